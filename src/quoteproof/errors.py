@@ -1,0 +1,43 @@
+"""The exception tree of quoteproof.
+
+    QuoteproofError
+    ├── IngestError          a file could not be ingested (names the file and the cause)
+    ├── IndexNotFoundError   no index at the given location
+    ├── StoreError           the index is unusable (schema too new, corrupt, ...)
+    └── BackendError         the language model could not answer
+        └── BackendUnavailableError   the model server cannot be reached
+
+The CLI turns every `QuoteproofError` into a one-line message; library users catch
+the class that matters to them.
+"""
+
+from __future__ import annotations
+
+
+class QuoteproofError(Exception):
+    """Base class of every error quoteproof raises on purpose."""
+
+
+class IngestError(QuoteproofError):
+    """A file could not be ingested. `path` names the file, `cause` says why."""
+
+    def __init__(self, path: str, cause: str) -> None:
+        super().__init__(f"{path}: {cause}")
+        self.path = path
+        self.cause = cause
+
+
+class IndexNotFoundError(QuoteproofError):
+    """No index exists at the location given (and creating one was not asked for)."""
+
+
+class StoreError(QuoteproofError):
+    """The index exists but cannot be used as it is."""
+
+
+class BackendError(QuoteproofError):
+    """The language model backend failed to produce a completion."""
+
+
+class BackendUnavailableError(BackendError):
+    """The model server could not be reached (down, wrong URL, timed out)."""

@@ -1,0 +1,182 @@
+"""Plain data types shared by every layer of quoteproof.
+
+This module imports nothing of quoteproof's own. All types are frozen dataclasses:
+once built, a value never changes, so a `Quote` created by the resolver stays equal
+to the source slice it was read from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Literal
+
+ANSWER_SCHEMA = "quoteproof.answer/1"
+REFUSAL_TEXT = "The sources contain no answer to this question."
+
+BlockKind = Literal["heading", "paragraph", "list", "table", "code"]
+MatchKind = Literal["ref", "exact", "normalized", "fuzzy"]
+AnswerStatus = Literal["answered", "refused"]
+
+
+def sha256_text(text: str) -> str:
+    """Return the hex SHA-256 of `text` encoded as UTF-8."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Block:
+    """A structural unit of a document's canonical text: `text[start:end]`.
+
+    `section` is the heading path that contains the block (outermost first); a
+    heading block's own section path ends with its own title.
+    """
+
+    kind: BlockKind
+    start: int
+    end: int
+    section: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """What a format parser returns: canonical text, title and blocks in order."""
+
+    text: str
+    title: str
+    format: str
+    blocks: tuple[Block, ...]
+
+
+@dataclass(frozen=True)
+class Document:
+    """One stored version of one source file.
+
+    `doc_id` is stable for a source path; `version` starts at 1 and grows each time
+    the file's canonical text changes. `sha256` is the hash of `text`.
+    """
+
+    doc_id: str
+    version: int
+    source_path: str
+    title: str
+    format: str
+    text: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A retrievable passage: `document.text[start:end]` of one document version.
+
+    `ref` is the short, index-wide unique key shown to the model; `label` is the
+    human-readable form (`Title › Section › ¶3`).
+    """
+
+    ref: str
+    doc_id: str
+    doc_version: int
+    ordinal: int
+    start: int
+    end: int
+    text: str
+    section: tuple[str, ...]
+    label: str
+    source_path: str
+    pages: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A chunk returned by retrieval, with its score (higher is better) and rank (1-based)."""
+
+    chunk: Chunk
+    score: float
+    rank: int
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A verbatim quotation: `text` is always `document.text[start:end]`.
+
+    Built only by `quoting.resolve`. `claimed_text` keeps the model's own words (or
+    None when it quoted a whole chunk by reference) and is never shown as a quote.
+    `differs` describes numbers, units or negations the model's words changed.
+    """
+
+    id: str
+    ref: str
+    label: str
+    doc_id: str
+    doc_version: int
+    source_path: str
+    start: int
+    end: int
+    text: str
+    claimed_text: str | None
+    match: MatchKind
+    score: float
+    doc_sha256: str
+    text_sha256: str
+    section: tuple[str, ...]
+    pages: tuple[int, ...] | None = None
+    differs: str | None = None
+
+
+@dataclass(frozen=True)
+class ProseSegment:
+    """Model-written prose (always shown as generated, escaped) with its citations."""
+
+    text: str
+    citations: tuple[str, ...] = ()
+    type: Literal["prose"] = "prose"
+
+
+@dataclass(frozen=True)
+class QuoteSegment:
+    """A place in the answer where the quote with `quote_id` is shown."""
+
+    quote_id: str
+    type: Literal["quote"] = "quote"
+
+
+Segment = ProseSegment | QuoteSegment
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """Something the model wrote that was not shown: its raw text and why."""
+
+    raw: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class LLMInfo:
+    """Which backend and model produced the raw output, and that output verbatim."""
+
+    backend: str
+    model: str | None
+    raw_output: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The result of `ask`: ordered segments, the quotes they show, what was rejected."""
+
+    question: str
+    status: AnswerStatus
+    segments: tuple[Segment, ...]
+    quotes: tuple[Quote, ...]
+    rejected: tuple[Rejected, ...]
+    llm: LLMInfo
+    sources: tuple[Hit, ...] = ()
+    refusal_reason: str | None = None
+    schema: str = field(default=ANSWER_SCHEMA)
+
+    def quote(self, quote_id: str) -> Quote:
+        """Return the quote with `quote_id`; raise KeyError if there is none."""
+        for quote in self.quotes:
+            if quote.id == quote_id:
+                return quote
+        raise KeyError(quote_id)
