@@ -1,8 +1,14 @@
-"""Shared pytest configuration for quoteproof's tests."""
+"""Shared pytest configuration and fixtures for quoteproof's tests."""
 
 from __future__ import annotations
 
+import json
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,3 +20,180 @@ SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 def repo_root() -> Path:
     """The repository's root directory."""
     return REPO_ROOT
+
+
+# --- a scripted OpenAI-compatible server on 127.0.0.1 -------------------------------
+
+
+Reply = str | tuple[int, dict[str, Any]] | Callable[[dict[str, Any]], str]
+
+
+class ScriptedOpenAIServer:
+    """A real HTTP server speaking the chat-completions wire protocol.
+
+    Replies are played in order from `script`: a string is the assistant's message,
+    `(status, body)` an HTTP error, a callable builds the message from the request.
+    When the script runs out, the last reply repeats. Requests are recorded.
+    """
+
+    def __init__(self) -> None:
+        self.script: list[Reply] = []
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                with server._lock:
+                    server.requests.append(body)
+                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    reply = server.script.pop(0) if len(server.script) > 1 else server.script[0]
+                if isinstance(reply, tuple):
+                    self._send(reply[0], reply[1])
+                    return
+                text = reply(body) if callable(reply) else reply
+                self._send(
+                    200,
+                    {
+                        "id": f"chatcmpl-{len(server.requests)}",
+                        "object": "chat.completion",
+                        "created": 1700000000,
+                        "model": body.get("model", "scripted"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": text},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                    },
+                )
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        """The `/v1` URL to give an OpenAI client."""
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def openai_server() -> Iterator[ScriptedOpenAIServer]:
+    """A started scripted server; set `.script` before use."""
+    server = ScriptedOpenAIServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def shared_openai_server() -> Iterator[ScriptedOpenAIServer]:
+    """One scripted server for a whole session (for hypothesis tests)."""
+    server = ScriptedOpenAIServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def dead_server_url() -> str:
+    """A loopback URL on which nothing listens (for 'server down' tests)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+# --- a small corpus and index ------------------------------------------------------
+
+CORPUS_FILES = {
+    "shingles.md": (
+        "# Shingles\n\n"
+        "## What are the symptoms?\n\n"
+        "The first sign of shingles is often burning or tingling pain. "
+        "A rash of fluid-filled blisters appears one to five days later.\n\n"
+        "Most people do not get shingles more than once.\n\n"
+        "## How is it treated?\n\n"
+        "Antiviral medicines such as acyclovir, valacyclovir and famciclovir "
+        "can shorten the attack if started within 72 hours of the rash.\n"
+    ),
+    "dosing.txt": (
+        "Remdesivir dosing\r\n\r\n"
+        "The recommended dose is 200 mg on day 1, followed by 100 mg once daily.\r\n\r\n"
+        "Do not use remdesivir in patients with known hypersensitivity.\r"
+    ),
+    "nested/pressure.html": (
+        "<html><head><title>Blood pressure</title><script>alert('x')</script></head>"
+        "<body><nav>Home | About</nav><main><h1>Blood pressure</h1>"
+        "<h2>Normal values</h2><p>Normal blood pressure is lower than 120/80 mmHg.</p>"
+        "<h2>Risks</h2><p>High blood pressure raises the risk of stroke and heart attack.</p>"
+        "</main></body></html>"
+    ),
+}
+
+
+def write_corpus(root: Path) -> Path:
+    """Write the small test corpus under `root` and return its folder."""
+    folder = root / "corpus"
+    for name, text in CORPUS_FILES.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+    return folder
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """A folder with a Markdown, a text (CRLF) and an HTML document."""
+    return write_corpus(tmp_path)
+
+
+@pytest.fixture
+def index_dir(tmp_path: Path, corpus: Path) -> Path:
+    """An index directory with the small corpus ingested."""
+    from quoteproof import Index
+
+    location = tmp_path / "index"
+    with Index.open(location, create=True) as index:
+        results = index.ingest([corpus])
+    assert [r.status for r in results] == ["added"] * len(CORPUS_FILES)
+    return location
+
+
+@pytest.fixture(scope="session")
+def session_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small corpus ingested once per session (read-only use)."""
+    from quoteproof import Index
+
+    root = tmp_path_factory.mktemp("session-index")
+    location = root / "index"
+    with Index.open(location, create=True) as index:
+        index.ingest([write_corpus(root)])
+    return location

@@ -96,6 +96,19 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class SourceInfo:
+    """A retrieved passage as recorded in an answer: where it is and how it ranked."""
+
+    ref: str
+    label: str
+    doc_id: str
+    doc_version: int
+    source_path: str
+    score: float
+    rank: int
+
+
+@dataclass(frozen=True)
 class Quote:
     """A verbatim quotation: `text` is always `document.text[start:end]`.
 
@@ -170,7 +183,7 @@ class Answer:
     quotes: tuple[Quote, ...]
     rejected: tuple[Rejected, ...]
     llm: LLMInfo
-    sources: tuple[Hit, ...] = ()
+    sources: tuple[SourceInfo, ...] = ()
     refusal_reason: str | None = None
     schema: str = field(default=ANSWER_SCHEMA)
 

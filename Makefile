@@ -1,0 +1,37 @@
+# quoteproof: `make demo` shows it working, `make test` runs the whole suite.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+DEMO_INDEX := .quoteproof-demo
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/activate:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/activate
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+demo: $(VENV)/.installed-dev
+	$(BIN)/quoteproof ingest examples/corpus --index $(DEMO_INDEX)
+	@while IFS= read -r question; do \
+		echo; echo "=== $$question"; \
+		$(BIN)/quoteproof ask "$$question" --index $(DEMO_INDEX) || exit $$?; \
+	done < examples/questions.txt
+	@echo
+	@echo "Try your own:  $(BIN)/quoteproof ask \"What causes high blood pressure?\" --index $(DEMO_INDEX)"
+	@echo "With a model:  $(BIN)/quoteproof ask \"...\" --index $(DEMO_INDEX) --llm openai --base-url http://localhost:11434/v1 --model llama3.1"
+	@echo "Web page:      not in this release yet (planned: quoteproof serve)."
+
+test: $(VENV)/.installed-dev
+	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/mypy
+	$(BIN)/pytest -n 2 -q
+
+bench: $(VENV)/.installed-dev
+	$(BIN)/python benchmarks/quoting_overhead.py
+
+clean:
+	rm -rf $(VENV) $(DEMO_INDEX) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,153 @@
+"""How much time the non-LLM part of `ask` takes, next to retrieval alone.
+
+For every question: retrieval (BM25 top 5) is timed on its own; then the quoting
+layer is timed on the same hits: prompt building, parsing a realistic model reply
+(a whole-chunk quote, an exact quote, a paraphrased quote, cited prose), resolving
+it against the index, and rendering JSON and terminal text. The model's own time is
+excluded (the simulated model records it and it is subtracted).
+
+Run: .venv/bin/python benchmarks/quoting_overhead.py [--scifact-queries N]
+Corpora: examples/corpus (demo) and ../shared/data/beir-scifact (5,183 abstracts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from quoteproof import Index
+from quoteproof.index import _StoreLookup
+from quoteproof.llm.base import Completion, CompletionRequest
+from quoteproof.model import Chunk
+from quoteproof.render.json import render_json
+from quoteproof.render.terminal import render_text
+from quoteproof.strategies.quote import answer_with_quotes
+
+REPO = Path(__file__).resolve().parent.parent
+SCIFACT = REPO.parent / "shared" / "data" / "beir-scifact"
+
+
+def paraphrase(words: list[str], rng: random.Random) -> str:
+    """Light edits a model makes when it 'quotes': a dropped word, a case change."""
+    edited = list(words)
+    if len(edited) > 6:
+        del edited[rng.randrange(1, len(edited) - 1)]
+    edited[0] = edited[0].lower()
+    return " ".join(edited)
+
+
+class SimulatedModel:
+    """A backend that writes a realistic protocol reply instantly, timing itself."""
+
+    name = "simulated"
+    model: str | None = "simulated"
+
+    def __init__(self, seed: int = 7) -> None:
+        self.rng = random.Random(seed)
+        self.seconds = 0.0
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        started = time.perf_counter()
+        text = self.reply(request.sources)
+        self.seconds += time.perf_counter() - started
+        return Completion(text=text, model=self.model)
+
+    def reply(self, sources: Sequence[Chunk]) -> str:
+        parts = [
+            f"The sources address this [{sources[0].ref}].",
+            f'<quote ref="{sources[0].ref}"/>',
+        ]
+        for chunk in sources[1:3]:
+            words = chunk.text.split()
+            start = self.rng.randrange(0, max(1, len(words) - 25))
+            exact = " ".join(words[start : start + 20])
+            parts.append(f'<quote ref="{chunk.ref}">{exact}</quote>')
+            edited = paraphrase(words[start : start + 20], self.rng)
+            parts.append(f'<quote ref="{chunk.ref}">{edited}</quote>')
+        return "\n".join(parts)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def measure(index: Index, questions: list[str], label: str) -> None:
+    lookup = _StoreLookup(index.store)
+    retrieval_ms, quoting_ms, quotes, fuzzy = [], [], 0, 0
+    for question in questions:
+        started = time.perf_counter()
+        hits = index.search(question, top_k=5)
+        retrieval_ms.append((time.perf_counter() - started) * 1000)
+        if not hits:
+            continue
+        model = SimulatedModel()
+        started = time.perf_counter()
+        answer = answer_with_quotes(question, hits, model, lookup)
+        render_json(answer)
+        render_text(answer)
+        quoting_ms.append((time.perf_counter() - started - model.seconds) * 1000)
+        quotes += len(answer.quotes)
+        fuzzy += sum(q.match == "fuzzy" for q in answer.quotes)
+    total = [r + q for r, q in zip(retrieval_ms, quoting_ms, strict=False)]
+    print(f"\n{label}: {len(questions)} questions, {quotes} quotes resolved ({fuzzy} fuzzy)")
+    print(f"  {'':34} {'mean':>8} {'p50':>8} {'p95':>8}  (ms)")
+    for name, values in (
+        ("retrieval alone", retrieval_ms),
+        ("quoting layer (prompt+parse+resolve+render)", quoting_ms),
+        ("non-LLM ask (retrieval + quoting)", total),
+    ):
+        print(
+            f"  {name:34} {statistics.mean(values):8.2f} {percentile(values, 0.5):8.2f} "
+            f"{percentile(values, 0.95):8.2f}"
+        )
+    verdict = "PASS" if statistics.mean(quoting_ms) < 5 else "FAIL"
+    print(
+        f"  quoting layer adds {statistics.mean(quoting_ms):.2f} ms per answer: {verdict} (< 5 ms)"
+    )
+
+
+def scifact_folder(root: Path) -> Path:
+    """Write each SciFact abstract as a text file (title, blank line, abstract)."""
+    folder = root / "scifact"
+    folder.mkdir()
+    with (SCIFACT / "corpus.jsonl").open(encoding="utf-8") as lines:
+        for line in lines:
+            doc = json.loads(line)
+            (folder / f"{doc['_id']}.txt").write_text(f"{doc['title']}\n\n{doc['text']}\n")
+    return folder
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scifact-queries", type=int, default=300)
+    args = parser.parse_args()
+    demo_questions = (REPO / "examples" / "questions.txt").read_text().splitlines()
+    with tempfile.TemporaryDirectory() as tmp:
+        with Index.open(Path(tmp) / "demo", create=True) as index:
+            index.ingest([REPO / "examples" / "corpus"])
+            measure(index, demo_questions * 10, "demo corpus (questions x10)")
+        if not SCIFACT.exists():
+            print("\nSciFact not found at", SCIFACT)
+            return
+        folder = scifact_folder(Path(tmp))
+        with Index.open(Path(tmp) / "scifact", create=True) as index:
+            started = time.perf_counter()
+            results = index.ingest([folder])
+            seconds = time.perf_counter() - started
+            print(f"\nSciFact ingest: {len(results)} docs in {seconds:.1f} s")
+            queries = [
+                json.loads(line)["text"]
+                for line in (SCIFACT / "queries.jsonl").read_text().splitlines()
+            ][: args.scifact_queries]
+            measure(index, queries, f"SciFact ({len(queries)} queries)")
+
+
+if __name__ == "__main__":
+    main()

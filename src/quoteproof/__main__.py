@@ -1,0 +1,5 @@
+"""`python -m quoteproof` runs the command line."""
+
+from quoteproof.cli import main
+
+main()

@@ -1,0 +1,123 @@
+"""The Python API: `Index.open`, `.ingest`, `.search`, `.ask` and `.verify`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from quoteproof.ingest.files import discover
+from quoteproof.ingest.pipeline import IngestResult, ingest_file
+from quoteproof.llm.base import Backend
+from quoteproof.llm.extractive import ExtractiveBackend
+from quoteproof.model import Answer, Chunk, Document, Hit
+from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
+from quoteproof.receipts import QuoteCheck, verify_answer
+from quoteproof.store.base import Store, neighbours
+from quoteproof.store.sqlite import SQLiteStore
+from quoteproof.strategies.quote import answer_with_quotes
+
+DEFAULT_INDEX = ".quoteproof"
+DEFAULT_SEARCH_TOP_K = 10
+DEFAULT_ASK_TOP_K = 5
+
+
+class _StoreLookup:
+    """Adapts a `Store` to the resolver's `SourceLookup`."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def document(self, doc_id: str, version: int) -> Document | None:
+        return self._store.get_document(doc_id, version)
+
+    def neighbours(self, chunk: Chunk) -> Sequence[Chunk]:
+        return neighbours(self._store, chunk)
+
+
+class Index:
+    """A document collection that answers questions with verifiable quotes."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    @classmethod
+    def open(cls, location: str | Path = DEFAULT_INDEX, *, create: bool = False) -> Index:
+        """Open the index at `location` (a directory); create it if `create` is true.
+
+        Raises `IndexNotFoundError` when it does not exist and `create` is false.
+        """
+        return cls(SQLiteStore.open(location, create=create))
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the underlying store."""
+        self.store.close()
+
+    @staticmethod
+    def discover(paths: Iterable[str | Path]) -> list[Path]:
+        """Return the files `ingest` would read for `paths` (folders walked recursively).
+
+        Raises `IngestError` for a path that does not exist.
+        """
+        return discover([Path(p) for p in paths])
+
+    def ingest(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        on_file: Callable[[IngestResult], None] | None = None,
+    ) -> list[IngestResult]:
+        """Ingest files and folders; return one result per file, failures included.
+
+        A failing file does not stop the batch and leaves nothing in the index.
+        `on_file` is called after each file (for progress display).
+        """
+        results = []
+        for path in self.discover(paths):
+            result = ingest_file(self.store, path)
+            results.append(result)
+            if on_file is not None:
+                on_file(result)
+        return results
+
+    def search(self, query: str, *, top_k: int = DEFAULT_SEARCH_TOP_K) -> list[Hit]:
+        """Return the `top_k` chunks most relevant to `query`, best first (BM25)."""
+        return self.store.search_bm25(query, top_k)
+
+    def ask(
+        self,
+        question: str,
+        *,
+        backend: Backend | None = None,
+        top_k: int = DEFAULT_ASK_TOP_K,
+        threshold: float = DEFAULT_THRESHOLD,
+    ) -> Answer:
+        """Answer `question` from the index; quotes are verbatim by construction.
+
+        `backend` defaults to the extractive backend (no model). `threshold` is the
+        fuzzy-match score (0-100) a paraphrased quote needs to resolve. Raises
+        `BackendError` when the model server fails.
+        """
+        hits = self.search(question, top_k=top_k)
+        return answer_with_quotes(
+            question,
+            hits,
+            backend or ExtractiveBackend(),
+            _StoreLookup(self.store),
+            threshold=threshold,
+        )
+
+    def verify(self, answer: Answer) -> list[QuoteCheck]:
+        """Re-check every quote of `answer` against this index (see `receipts`)."""
+        return verify_answer(answer, self.store)

@@ -1,0 +1,425 @@
+"""HTML ingest: extract the main content of a page as blocks of clean text.
+
+The canonical text of an HTML file is *built*, not copied: the text of each block
+(whitespace collapsed, except inside `<pre>` and between table rows) joined by
+`"\\n\\n"`. The same bytes always give the same text. Parsing uses selectolax's
+lexbor backend, which follows the HTML5 parsing algorithm, so malformed markup never
+fails: only undecodable bytes do.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from quoteproof.errors import IngestError
+from quoteproof.model import Block, BlockKind, ParsedDocument
+
+BLOCK_SEPARATOR = "\n\n"
+"""What joins two blocks' texts in an HTML document's canonical text."""
+
+CELL_SEPARATOR = " | "
+"""What joins two cells of a table row in a table block's text."""
+
+CONTENT_ROOTS = ("main", "[role=main]", "article", "body")
+"""CSS selectors tried in order; the first match is the part of the page indexed."""
+
+REMOVED_TAGS = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "form",
+    "button",
+    "iframe",
+)
+"""Elements dropped with all their content before text is extracted."""
+
+REMOVED_SELECTORS = (
+    "[hidden]",
+    '[aria-hidden="true"]',
+    '[role="navigation"]',
+    '[role="banner"]',
+    '[role="contentinfo"]',
+    '[role="complementary"]',
+)
+"""Elements matching these are dropped too: hidden, or landmarks of the removed tags."""
+
+CONTENTS_MIN_LINKS = 3
+"""An element with this many in-page links and little other text is a contents box."""
+
+CONTENTS_MAX_OTHER_CHARS = 40
+"""Most characters of non-link text a contents box may hold ("On This Page", ...)."""
+
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+
+# Elements that end the run of inline text before them; the value is the kind of
+# block their own loose text becomes.
+_CONTAINERS: dict[str, BlockKind] = {
+    **dict.fromkeys(("li", "dt", "dd"), "list"),
+    **dict.fromkeys(
+        (
+            "address",
+            "article",
+            "blockquote",
+            "body",
+            "caption",
+            "center",
+            "details",
+            "dialog",
+            "div",
+            "dl",
+            "fieldset",
+            "figcaption",
+            "figure",
+            "hgroup",
+            "hr",
+            "html",
+            "legend",
+            "main",
+            "menu",
+            "ol",
+            "p",
+            "section",
+            "summary",
+            "ul",
+        ),
+        "paragraph",
+    ),
+}
+
+_CONTENT_IN_FORM = "p, h1, h2, h3, h4, h5, h6"
+_WHITESPACE = re.compile(r"\s+")
+_META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
+_HEAD_END = re.compile(rb"</head\s*>", re.I)
+_CHARSET_SCAN_BYTES = 8192
+# Browsers decode these labels as windows-1252 (WHATWG Encoding Standard).
+_WINDOWS_1252_LABELS = frozenset(
+    {"iso-8859-1", "iso8859-1", "latin1", "latin-1", "us-ascii", "ascii"}
+)
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def collapse_whitespace(text: str) -> str:
+    """Return `text` with every run of whitespace turned into one space, stripped."""
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def declared_charset(raw: bytes) -> str | None:
+    """Return the charset an HTML page declares in `<meta>` (lower-cased), or None.
+
+    Looks at `<meta charset=...>` and `<meta http-equiv="Content-Type"
+    content="...; charset=...">` in the head (at most the first 8 KiB).
+    """
+    head = raw[:_CHARSET_SCAN_BYTES]
+    end = _HEAD_END.search(head)
+    if end is not None:
+        head = head[: end.start()]
+    match = _META_CHARSET.search(head)
+    return match.group(1).decode("ascii").lower() if match else None
+
+
+def decode_html(raw: bytes, path: str) -> str:
+    """Decode an HTML file's bytes.
+
+    The encoding is, in order: a byte-order mark, the `<meta>` charset, UTF-8.
+    Labels browsers read as windows-1252 (`iso-8859-1`, `ascii`, ...) are read so here
+    too. Raises `IngestError` for an unknown charset or bytes it cannot decode.
+    """
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            charset = encoding
+            break
+    else:
+        charset = declared_charset(raw) or "utf-8"
+        if charset.startswith("utf-16"):
+            charset = "utf-8"  # a page that could declare it in ASCII is not UTF-16
+    if charset in _WINDOWS_1252_LABELS:
+        charset = "cp1252"
+    try:
+        text = raw.decode(charset)
+    except LookupError:  # unknown name, or a codec that is not a text encoding
+        raise IngestError(path, f"unknown charset {charset!r} declared in <meta>") from None
+    except UnicodeDecodeError as exc:
+        raise IngestError(path, f"not valid {charset.upper()} (byte offset {exc.start})") from None
+    return text.removeprefix("\ufeff")
+
+
+def _children(node: LexborNode) -> Iterator[LexborNode]:
+    return node.iter(include_text=True)
+
+
+def _inline_text(node: LexborNode, *, pre: bool = False) -> str:
+    """All the text under `node` in document order.
+
+    `<br>` gives a line break in `pre` mode, a space otherwise; block-level elements
+    are set apart by spaces. Whitespace is collapsed unless `pre`.
+    """
+    parts: list[str] = []
+    stack: list[LexborNode | str] = list(reversed(list(_children(node))))
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            parts.append(item)
+            continue
+        tag = item.tag
+        if tag == "-text":
+            parts.append(item.text_content or "")
+        elif tag == "br":
+            parts.append("\n" if pre else " ")
+        elif tag is not None and not tag.startswith(("-", "!")):
+            spacer = (
+                " " if (tag in _CONTAINERS or tag in _HEADINGS or tag in ("td", "th", "tr")) else ""
+            )
+            stack.append(spacer)
+            stack.extend(reversed(list(_children(item))))
+            stack.append(spacer)
+    text = "".join(parts)
+    return text.strip() if pre else collapse_whitespace(text)
+
+
+def _table_text(table: LexborNode) -> str:
+    """A table as text: one line per non-empty row, cells joined by `CELL_SEPARATOR`."""
+    rows: list[str] = []
+    for row in table.css("tr"):
+        if not _same_node(_nearest_table(row), table):
+            continue  # a row of a nested table: its text is inside a cell already
+        cells = [_inline_text(cell) for cell in _children(row) if cell.tag in ("td", "th")]
+        if any(cells):
+            rows.append(CELL_SEPARATOR.join(cells).strip())
+    return "\n".join(rows)
+
+
+def _same_node(first: LexborNode | None, second: LexborNode) -> bool:
+    """Whether two wrappers stand for the same DOM node (wrappers are not unique)."""
+    return first is not None and first.mem_id == second.mem_id
+
+
+def _nearest_table(node: LexborNode) -> LexborNode | None:
+    parent = node.parent
+    while parent is not None and parent.tag != "table":
+        parent = parent.parent
+    return parent
+
+
+@dataclass
+class _Builder:
+    """Collects block texts in order, then joins them into the canonical text."""
+
+    texts: list[str] = field(default_factory=list)
+    kinds: list[BlockKind] = field(default_factory=list)
+    sections: list[tuple[str, ...]] = field(default_factory=list)
+    headings: list[tuple[int, str]] = field(default_factory=list)
+    # Inline text gathered since the last block ended; True marks the text of an
+    # in-page link (`<a href="#...">`: "Top", "Print", a table of contents entry).
+    loose: list[tuple[str, bool]] = field(default_factory=list)
+
+    def section(self) -> tuple[str, ...]:
+        return tuple(title for _, title in self.headings)
+
+    def add(self, kind: BlockKind, text: str) -> None:
+        if text:
+            self.texts.append(text)
+            self.kinds.append(kind)
+            self.sections.append(self.section())
+
+    def heading(self, level: int, text: str) -> None:
+        if not text:
+            return
+        while self.headings and self.headings[-1][0] >= level:
+            self.headings.pop()
+        self.headings.append((level, text))
+        self.add("heading", text)
+
+    def flush(self, kind: BlockKind) -> None:
+        """Turn the loose inline text gathered so far into one block of `kind`.
+
+        Text made only of in-page links is navigation, not content: it is dropped.
+        """
+        if any(not link and not text.isspace() for text, link in self.loose):
+            self.add(kind, collapse_whitespace("".join(text for text, _ in self.loose)))
+        self.loose.clear()
+
+    def document(self, title: str) -> ParsedDocument:
+        blocks: list[Block] = []
+        offset = 0
+        for text, kind, section in zip(self.texts, self.kinds, self.sections, strict=True):
+            blocks.append(Block(kind, offset, offset + len(text), section))
+            offset += len(text) + len(BLOCK_SEPARATOR)
+        return ParsedDocument(
+            text=BLOCK_SEPARATOR.join(self.texts),
+            title=title,
+            format="html",
+            blocks=tuple(blocks),
+        )
+
+
+class _LinkEnd:
+    """Work item marking the end of an in-page link in `_walk`."""
+
+
+_LINK_END = _LinkEnd()
+
+
+def _is_in_page_link(node: LexborNode) -> bool:
+    return node.tag == "a" and (node.attributes.get("href") or "").startswith("#")
+
+
+def _walk(root: LexborNode, builder: _Builder) -> None:
+    """Emit the blocks under `root` in document order (iterative: no recursion limit)."""
+    # Work items: a node to enter, the kind of a container being left, or a link's end.
+    kinds: list[BlockKind] = ["paragraph"]
+    links = 0  # how many in-page links the walk is inside
+    stack: list[LexborNode | BlockKind | _LinkEnd] = list(reversed(list(_children(root))))
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _LinkEnd):
+            links -= 1
+            continue
+        if isinstance(item, str):
+            builder.flush(kinds.pop())
+            continue
+        tag = item.tag
+        if tag == "-text":
+            builder.loose.append((item.text_content or "", links > 0))
+        elif tag is None or tag.startswith(("-", "!")):
+            continue
+        elif tag == "br":
+            builder.loose.append((" ", links > 0))
+        elif tag in _HEADINGS:
+            builder.flush(kinds[-1])
+            builder.heading(_HEADINGS[tag], _inline_text(item))
+        elif tag == "pre":
+            builder.flush(kinds[-1])
+            builder.add("code", _inline_text(item, pre=True))
+        elif tag == "table":
+            builder.flush(kinds[-1])
+            caption = item.css_first("caption")
+            if caption is not None and _same_node(_nearest_table(caption), item):
+                builder.add("paragraph", _inline_text(caption))
+            builder.add("table", _table_text(item))
+        elif tag in _CONTAINERS:
+            builder.flush(kinds[-1])
+            kinds.append(_CONTAINERS[tag])
+            stack.append(_CONTAINERS[tag])
+            stack.extend(reversed(list(_children(item))))
+        else:
+            if _is_in_page_link(item):
+                links += 1
+                stack.append(_LINK_END)
+            stack.extend(reversed(list(_children(item))))
+    builder.flush(kinds[-1])
+
+
+def _content_root(tree: LexborHTMLParser) -> LexborNode | None:
+    for selector in CONTENT_ROOTS:
+        node = tree.css_first(selector)
+        if node is not None:
+            return node
+    return tree.root
+
+
+def _remove_hidden_and_chrome(root: LexborNode) -> None:
+    """Drop `REMOVED_TAGS` and `REMOVED_SELECTORS` matches under `root`, with content.
+
+    A `form` that holds paragraphs or headings is kept (ASP.NET-style pages wrap the
+    whole page in one form). Nodes are dropped deepest first, so no node is touched
+    after an ancestor of it was freed.
+    """
+    selector = ", ".join((*REMOVED_TAGS, *REMOVED_SELECTORS))
+    for node in reversed(list(root.css(selector))):
+        if node.tag == "form" and node.css_first(_CONTENT_IN_FORM) is not None:
+            continue
+        node.decompose()
+
+
+def _drop_contents_boxes(root: LexborNode) -> None:
+    """Drop "table of contents" boxes under `root`: navigation inside the page.
+
+    A box is the outermost element holding at least `CONTENTS_MIN_LINKS` in-page
+    links (`href="#..."`), at most `CONTENTS_MAX_OTHER_CHARS` characters of other
+    text (a caption such as "On This Page" or "Contents"), and more than twice as
+    many characters of link text as of other text (so a short paragraph with
+    footnote links stays). O(number of nodes).
+    """
+    # Per element (by mem_id): [in-page links, characters of link text, other characters].
+    counts: dict[int, list[int]] = {}
+    order: list[LexborNode] = []  # elements, parents before children
+    stack = [child for child in _children(root) if child.is_element_node]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        if not _is_in_page_link(node):
+            stack.extend(child for child in _children(node) if child.is_element_node)
+    for node in reversed(order):  # children before parents
+        if _is_in_page_link(node):
+            counts[node.mem_id] = [1, len(_inline_text(node)), 0]
+            continue
+        total = [0, 0, 0]
+        for child in _children(node):
+            if child.is_element_node:
+                for index, value in enumerate(counts.get(child.mem_id, (0, 0, 0))):
+                    total[index] += value
+            elif child.tag == "-text":
+                total[2] += len(collapse_whitespace(child.text_content or ""))
+        counts[node.mem_id] = total
+    stack = [child for child in _children(root) if child.is_element_node]
+    while stack:
+        node = stack.pop()
+        links, link_chars, other_chars = counts.get(node.mem_id, (0, 0, 0))
+        if (
+            links >= CONTENTS_MIN_LINKS
+            and other_chars <= CONTENTS_MAX_OTHER_CHARS
+            and link_chars > 2 * other_chars
+        ):
+            node.decompose()
+        elif links > 0:
+            stack.extend(child for child in _children(node) if child.is_element_node)
+
+
+def parse_html(raw: bytes, path: str) -> ParsedDocument:
+    """Parse an HTML page into blocks of clean text and the canonical text they make.
+
+    Decodes with `decode_html`. The content root is the first of `CONTENT_ROOTS`
+    present. Under it, `REMOVED_TAGS` and `REMOVED_SELECTORS` matches are dropped (a
+    `form` holding p or headings is kept), then in-page contents boxes (see
+    `_drop_contents_boxes`); a block whose only text is in-page links
+    (`href="#..."`: "Top", "Print") is dropped too.
+
+    Blocks, in document order: h1-h6 ("heading"; they set the section path by
+    level), p, blockquote, figcaption, caption and loose text in other containers
+    such as div ("paragraph"), leaf-level li, dt and dd ("list"), pre ("code", its
+    line breaks kept) and whole tables ("table": rows joined by "\n", cells by
+    `CELL_SEPARATOR`). Inside a block, whitespace runs become one space and the ends
+    are stripped (except in pre). Canonical text = block texts joined by
+    `BLOCK_SEPARATOR`; each block is `text[block.start:block.end]`. The title is
+    `head > title` (whitespace collapsed), else the first h1, else the file stem.
+    Raises `IngestError` if the bytes cannot be decoded. O(len(raw)).
+    """
+    tree = LexborHTMLParser(decode_html(raw, path))
+    title_node = tree.css_first("head > title")
+    title = collapse_whitespace(title_node.text()) if title_node is not None else ""
+    root = _content_root(tree)
+    builder = _Builder()
+    if root is not None:
+        _remove_hidden_and_chrome(root)
+        _drop_contents_boxes(root)
+        _walk(root, builder)
+    if not title:
+        h1 = root.css_first("h1") if root is not None else None
+        title = _inline_text(h1) if h1 is not None else ""
+    return builder.document(title or PurePath(path).stem)

@@ -1,0 +1,151 @@
+"""Markdown ingest: the file itself is the canonical text; markdown-it finds the blocks.
+
+The canonical text is exactly the decoded file (see `decode_plain_text`), never the
+rendered HTML, so a quote shows the source's own characters (`**`, `|` and all).
+markdown-it-py tokens carry source line ranges (`Token.map`); each block is the
+trimmed span of those lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import PurePath
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from quoteproof.ingest.text import decode_plain_text, trim_span
+from quoteproof.model import Block, BlockKind, ParsedDocument
+
+_FRONT_MATTER_OPEN = "---"
+_FRONT_MATTER_CLOSE = ("---", "...")
+_WHITESPACE = re.compile(r"\s+")
+_HTML_COMMENTS = re.compile(r"(?:\s*<!--(?:(?!-->).)*-->)+\s*", re.DOTALL)
+
+
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _line_starts(text: str) -> list[int]:
+    """Offsets where each line of `text` begins, plus `len(text)` as a sentinel."""
+    starts = [0]
+    starts.extend(i + 1 for i, char in enumerate(text) if char == "\n")
+    starts.append(len(text))
+    return starts
+
+
+def front_matter_lines(text: str) -> int:
+    """Return how many leading lines of `text` are YAML-style front matter (0 if none).
+
+    Front matter opens with a `---` line at the very top (a BOM may precede it) and
+    closes with the next `---` or `...` line; both fence lines are counted.
+    """
+    lines = text.split("\n")
+    if not lines or lines[0].lstrip("\ufeff").rstrip() != _FRONT_MATTER_OPEN:
+        return 0
+    for number, line in enumerate(lines[1:], start=1):
+        if line.rstrip() in _FRONT_MATTER_CLOSE:
+            return number + 1
+    return 0
+
+
+def _inline_plain_text(token: Token) -> str:
+    """Plain words of an inline token (markup dropped, breaks as spaces)."""
+    parts: list[str] = []
+    stack = list(reversed(token.children or []))
+    while stack:
+        child = stack.pop()
+        if child.type in ("text", "code_inline", "html_inline"):
+            if child.type != "html_inline":
+                parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.children:
+            stack.extend(reversed(child.children))
+    return _WHITESPACE.sub(" ", "".join(parts)).strip()
+
+
+def _closing_index(tokens: Sequence[Token], index: int) -> int:
+    """Index of the token that closes the `*_open` token at `index`."""
+    depth = 0
+    for position in range(index, len(tokens)):
+        depth += tokens[position].nesting
+        if depth == 0:
+            return position
+    return len(tokens) - 1
+
+
+def parse_markdown(raw: bytes, path: str) -> ParsedDocument:
+    """Parse a Markdown file into its canonical text (the file itself) and blocks.
+
+    Blocks, in source order, each a trimmed non-empty span of the canonical text:
+    headings ("heading"; they set the section path by level, and a heading's own
+    section ends with its title), paragraphs (also those inside block quotes),
+    each top-level list item with everything nested in it ("list"), whole tables
+    ("table", GFM pipe tables), fenced and indented code ("code") and raw HTML blocks
+    other than comments ("paragraph"). Front matter at the very top is not a block.
+    The title is the text of the first level-1 heading, else the file name's stem.
+    Raises `IngestError` if `raw` is not UTF-8. O(len(raw)).
+    """
+    text = decode_plain_text(raw, path)
+    skipped = front_matter_lines(text)
+    lines = text.split("\n")
+    source = "\n".join([""] * skipped + lines[skipped:])
+    tokens = _parser().parse(source)
+    starts = _line_starts(text)
+
+    blocks: list[Block] = []
+    headings: list[tuple[int, str]] = []  # (level, title) of the open sections
+    title: str | None = None
+
+    def add(kind: BlockKind, line_range: list[int] | None) -> None:
+        if line_range is None:
+            return
+        first, last = line_range
+        start, end = trim_span(text, starts[first], starts[min(last, len(starts) - 1)])
+        if start < end:
+            section = tuple(heading for _, heading in headings)
+            blocks.append(Block(kind, start, end, section))
+
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        kind = token.type
+        if kind == "heading_open":
+            level = int(token.tag[1:])
+            heading = _inline_plain_text(tokens[index + 1])
+            if heading:
+                while headings and headings[-1][0] >= level:
+                    headings.pop()
+                headings.append((level, heading))
+                add("heading", token.map)
+                if level == 1 and title is None:
+                    title = heading
+            index = _closing_index(tokens, index) + 1
+            continue
+        if kind == "list_item_open":
+            add("list", token.map)
+            index = _closing_index(tokens, index) + 1
+            continue
+        if kind == "table_open":
+            add("table", token.map)
+            index = _closing_index(tokens, index) + 1
+            continue
+        if kind == "paragraph_open":
+            add("paragraph", token.map)
+            index = _closing_index(tokens, index) + 1
+            continue
+        if kind in ("fence", "code_block"):
+            add("code", token.map)
+        elif kind == "html_block" and not _HTML_COMMENTS.fullmatch(token.content):
+            add("paragraph", token.map)
+        index += 1
+
+    return ParsedDocument(
+        text=text,
+        title=title if title is not None else PurePath(path).stem,
+        format="markdown",
+        blocks=tuple(blocks),
+    )

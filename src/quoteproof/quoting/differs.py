@@ -1,0 +1,180 @@
+"""Say how the model's words differ from the source's in ways that change meaning.
+
+A fuzzy match can hide a changed number ("25" for "2.5"), unit ("mg" for "mcg") or
+negation ("not" dropped). `describe_difference(claimed, source)` compares the two in
+those three respects only and returns a short description, or None when they agree.
+Word order, spelling and other wording are ignored on purpose.
+
+Both texts are first passed through `normalize` (casefold, quote characters, NFKC).
+Everything is O(len(claimed) + len(source)).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Hashable, Sequence
+from decimal import Decimal, InvalidOperation
+
+from quoteproof.quoting.normalize import normalize
+
+__all__ = ["describe_difference"]
+
+# A number: digits with optional thousands groups and decimals, or ".5".
+_NUMBER = re.compile(r"(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|(?<![\w.])\.\d+")
+
+# Units keyed by their normalised spelling; values are the canonical name shown.
+_UNIT_NAMES: dict[str, str] = {
+    "mg": "mg",
+    "mcg": "mcg",
+    "µg": "mcg",
+    "μg": "mcg",
+    "ug": "mcg",
+    "ng": "ng",
+    "g": "g",
+    "kg": "kg",
+    "ml": "mL",
+    "dl": "dL",
+    "l": "L",
+    "%": "%",
+    "percent": "%",
+    "mmhg": "mmHg",
+    "iu": "IU",
+    "unit": "units",
+    "units": "units",
+    "mmol": "mmol",
+    "mol": "mol",
+    "meq": "mEq",
+    "kcal": "kcal",
+    "mm": "mm",
+    "cm": "cm",
+    "m": "m",
+    "km": "km",
+    "second": "seconds",
+    "seconds": "seconds",
+    "sec": "seconds",
+    "s": "seconds",
+    "minute": "minutes",
+    "minutes": "minutes",
+    "min": "minutes",
+    "mins": "minutes",
+    "hour": "hours",
+    "hours": "hours",
+    "hr": "hours",
+    "hrs": "hours",
+    "h": "hours",
+    "day": "days",
+    "days": "days",
+    "week": "weeks",
+    "weeks": "weeks",
+    "wk": "weeks",
+    "wks": "weeks",
+    "month": "months",
+    "months": "months",
+    "year": "years",
+    "years": "years",
+    "yr": "years",
+    "yrs": "years",
+}
+# Short or ambiguous unit spellings count only right after a number ("5 g", "2h").
+_NEEDS_NUMBER = frozenset({"g", "l", "m", "s", "h", "mm", "cm", "km", "min", "sec", "hr", "mol"})
+_UNIT_ALT = "|".join(sorted((re.escape(u) for u in _UNIT_NAMES), key=len, reverse=True))
+_UNIT = re.compile(rf"(?P<num>\d\s?)?(?<![^\W\d_])(?P<unit>{_UNIT_ALT})(?![^\W_])")
+
+# Negations; "n't" and "cannot" are shown as "not".
+_NEGATION = re.compile(r"n't\b|\b(?:not|no|never|without|none|cannot|neither|nor)\b")
+
+
+def _number_key(text: str) -> Decimal | str:
+    try:
+        return Decimal(text.replace(",", "")).normalize()
+    except InvalidOperation:  # pragma: no cover - the regex only yields numbers
+        return text
+
+
+def _numbers(text: str) -> list[tuple[Decimal | str, str]]:
+    return [(_number_key(m.group()), m.group()) for m in _NUMBER.finditer(text)]
+
+
+def _units(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for m in _UNIT.finditer(text):
+        unit = m.group("unit")
+        if unit in _NEEDS_NUMBER and m.group("num") is None:
+            continue
+        out.append((_UNIT_NAMES[unit], _UNIT_NAMES[unit]))
+    return out
+
+
+def _negations(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for m in _NEGATION.finditer(text):
+        word = "not" if m.group() in ("n't", "cannot") else m.group()
+        out.append((word, word))
+    return out
+
+
+_Items = Sequence[tuple[Hashable, str]]
+
+
+def _excess(mine: _Items, theirs: _Items) -> list[str]:
+    """Display forms of items in `mine` (in order) not matched by an item of `theirs`."""
+    left = Counter(key for key, _ in theirs)
+    out = []
+    for key, shown in mine:
+        if left[key] > 0:
+            left[key] -= 1
+        else:
+            out.append(shown)
+    return out
+
+
+def _compare(
+    kind: str,
+    extract: Callable[[str], _Items],
+    claimed: str,
+    source: str,
+) -> str | None:
+    mine, theirs = extract(claimed), extract(source)
+    extra, missing = _excess(mine, theirs), _excess(theirs, mine)
+    if extra and missing:
+        return f"{kind} {extra[0]} in the model's words, {missing[0]} in the source"
+    if extra:
+        return f"{kind} {extra[0]} in the model's words, not in the source"
+    if missing:
+        return f"{kind} {missing[0]} in the source, not in the model's words"
+    return None
+
+
+def _negation_difference(claimed: str, source: str) -> str | None:
+    mine, theirs = _negations(claimed), _negations(source)
+    if len(mine) == len(theirs):
+        return None  # same polarity; "no" for "not" is wording, not meaning
+    if len(mine) > len(theirs):
+        word = (_excess(mine, theirs) or [mine[-1][1]])[0]
+        return f"negation '{word}' missing from the source"
+    word = (_excess(theirs, mine) or [theirs[-1][1]])[0]
+    return f"negation '{word}' in the source, missing from the model's words"
+
+
+def describe_difference(claimed: str, source: str) -> str | None:
+    """Describe how `claimed` (the model's words) differs from `source` (the span's).
+
+    Compares, as multisets: numbers by value ("2.50" equals "2.5", "1,000" equals
+    "1000"), units by canonical name ("µg" equals "mcg", "day" equals "days";
+    one-letter and other ambiguous units count only right after a number), and the
+    count of negations (not, no, never, without, none, cannot, n't, neither, nor).
+    Returns None when all three agree, else one clause per differing respect joined
+    by "; ", e.g. "number 25 in the model's words, 2.5 in the source" or
+    "negation 'not' missing from the source".
+
+    Complexity: O(len(claimed) + len(source)).
+    """
+    c, s = normalize(claimed), normalize(source)
+    parts = [
+        _compare("number", _numbers, c, s),
+        _compare("unit", _units, c, s),
+        _negation_difference(c, s),
+    ]
+    found = [p for p in parts if p is not None]
+    return "; ".join(found) if found else None

@@ -1,0 +1,274 @@
+"""A tolerant parser of the model's output protocol (DESIGN §4).
+
+The model answers with prose, `<quote ref="REF"/>` (a whole chunk),
+`<quote ref="REF">approximate words</quote>` (part of a chunk), `[REF]` citations
+after prose, and `<no-answer/>`. `parse_output` turns any string into a sequence of
+`ProseItem`, `QuoteItem` and `MalformedItem` values, in the order they appear. It
+never raises and never decides what is verbatim: a `QuoteItem` only names a ref and
+the model's claimed words, which the resolver looks up in the index.
+
+Tolerated: tag names in any case; the ref unquoted, in single quotes or in other
+quote characters (“REF”), with spaces around `=`; the `<quote><title>REF</title>
+words</quote>` form; stray whitespace; an unclosed `<quote ref=..>words` (it runs to
+the next `<quote` or the end); nested quote tags (flattened into the outer quote's
+words); `<no-answer/>`, `<no-answer>`, `<no_answer/>`. A quote with no ref gets
+`ref=None` (the resolver searches every source). A `<quote` that never reaches its
+`>` becomes a `MalformedItem`.
+
+Prose keeps any other tags, HTML or Markdown literally (renderers escape it); only
+citation markers `[REF]`, `[REF1, REF2]`, `[REF1; REF2]`, `[REF1][REF2]` are taken
+out of the text into `citations`. A REF is a token `[A-Za-z0-9][A-Za-z0-9._:@~-]*`
+with at least one digit, so "[sic]" stays in the text.
+
+Complexity: O(n) regular-expression scanning plus O(t log t) over the t tags.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+__all__ = ["MalformedItem", "ParsedOutput", "ProseItem", "QuoteItem", "parse_output"]
+
+
+@dataclass(frozen=True)
+class ProseItem:
+    """Model-written prose, trimmed, with the citation markers taken out of it."""
+
+    text: str
+    citations: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class QuoteItem:
+    """A request to quote: `ref` (None: search every source) and the model's words.
+
+    `claimed` is None for a whole-chunk quote. `raw` is the quote's text exactly as
+    it appears in the model's output.
+    """
+
+    ref: str | None
+    claimed: str | None
+    raw: str
+
+
+@dataclass(frozen=True)
+class MalformedItem:
+    """Something quote-like that could not be read; `raw` as written, `reason` why."""
+
+    raw: str
+    reason: str
+
+
+Item = ProseItem | QuoteItem | MalformedItem
+
+
+@dataclass(frozen=True)
+class ParsedOutput:
+    """The items of one model output in order, and whether it declared no answer."""
+
+    items: tuple[Item, ...]
+    no_answer: bool
+
+
+# Tags the protocol knows. `attrs` runs to the first ">", so a tag never spans a "<".
+_TAG = re.compile(
+    r"<\s*(?P<close>/)?\s*(?P<name>quote|no[-_ ]?answer)\b(?P<attrs>[^<>]*)>"
+    r"|(?P<broken><\s*quote\b[^<>]*)(?=<|\Z)",
+    re.IGNORECASE,
+)
+_REF_ATTR = re.compile(
+    r"""\b(?:ref|source|src)\s*=\s*(?:
+        "(?P<dq>[^"]*)"
+      | '(?P<sq>[^']*)'
+      | [“”„‟](?P<cq>[^“”„‟]*)[“”„‟]
+      | [‘’‚‛](?P<cs>[^‘’‚‛]*)[‘’‚‛]
+      | «(?P<gq>[^»]*)»
+      | (?P<bare>[^\s"'“”„‟‘’‚‛«»/]+)
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_REF_TOKEN = r"[A-Za-z0-9][A-Za-z0-9._:@~-]*"
+_IS_REF = re.compile(rf"(?=[^\d]*\d){_REF_TOKEN}")
+_QUOTE_CHARS = "\"'“”„‟‘’‚‛«» "
+_TITLE = re.compile(r"\A\s*<\s*title\s*>(?P<ref>.*?)<\s*/\s*title\s*>", re.IGNORECASE | re.DOTALL)
+_CITATION = re.compile(r"\[(?P<body>[^\[\]\n]{1,200})\](?!\()")
+_CITATION_SEP = re.compile(r"\s*[,;]\s*|\s+")
+
+
+def _clean_ref(value: str | None) -> str | None:
+    """Strip whitespace, stray quote characters and [brackets]; empty -> None."""
+    if value is None:
+        return None
+    value = value.strip().strip(_QUOTE_CHARS)
+    if value.startswith("[") and value.endswith("]"):
+        value = value[1:-1].strip()
+    return value or None
+
+
+def _ref_from_attrs(attrs: str) -> str | None:
+    """The ref named in a quote tag's attributes, or None."""
+    m = _REF_ATTR.search(attrs)
+    if m is not None:
+        value = next((v for v in m.groupdict().values() if v is not None), None)
+        return _clean_ref(value)
+    # `<quote S1>` or `<quote "S1">`: a lone ref-like token.
+    bare = attrs.strip().rstrip("/").strip().strip(_QUOTE_CHARS)
+    if re.fullmatch(_REF_TOKEN, bare) and _IS_REF.fullmatch(bare):
+        return bare
+    return None
+
+
+def _split_citation(body: str) -> list[str] | None:
+    """The refs in a bracket's body, or None when it does not look like refs only."""
+    parts = [p for p in _CITATION_SEP.split(body.strip()) if p]
+    if parts and all(_IS_REF.fullmatch(p) for p in parts):
+        return parts
+    return None
+
+
+def _prose(text: str) -> ProseItem | None:
+    """Take citation markers (and the blanks before them) out of `text`.
+
+    Returns None when neither text nor citations are left.
+    """
+    citations: list[str] = []
+    pieces: list[str] = []
+    last = 0
+    for m in _CITATION.finditer(text):
+        refs = _split_citation(m.group("body"))
+        if refs is None:
+            continue
+        citations.extend(refs)
+        pieces.append(text[last : m.start()].rstrip(" \t"))
+        last = m.end()
+    pieces.append(text[last:])
+    stripped = "".join(pieces).strip()
+    if not stripped and not citations:
+        return None
+    return ProseItem(stripped, tuple(citations))
+
+
+def _is_open(m: re.Match[str]) -> bool:
+    return (
+        m.group("name") is not None and m.group("name").lower() == "quote" and not m.group("close")
+    )
+
+
+def _self_closing(m: re.Match[str]) -> bool:
+    return m.group("attrs").rstrip().endswith("/")
+
+
+def _is_quote_start(m: re.Match[str]) -> bool:
+    """Any opening of a quote: a proper open tag (self-closing or not) or a broken one."""
+    return m.group("broken") is not None or _is_open(m)
+
+
+def _is_no_answer(m: re.Match[str]) -> bool:
+    return m.group("name") is not None and m.group("name").lower() != "quote"
+
+
+def _is_close(m: re.Match[str]) -> bool:
+    return bool(m.group("close")) and m.group("name").lower() == "quote"
+
+
+def _claimed(body: str) -> tuple[str | None, str | None]:
+    """Split a quote body into (title ref, claimed words); tags stripped from the words."""
+    title_ref = None
+    title = _TITLE.match(body)
+    if title is not None:
+        title_ref = _clean_ref(title.group("ref"))
+        body = body[title.end() :]
+    words = _TAG.sub("", body).strip()
+    return title_ref, words or None
+
+
+def _quote_item(open_tag: re.Match[str], body: str, raw: str) -> QuoteItem | MalformedItem:
+    ref = _ref_from_attrs(open_tag.group("attrs"))
+    title_ref, claimed = _claimed(body)
+    ref = ref or title_ref
+    if ref is None and claimed is None:
+        return MalformedItem(raw, "quote with neither a ref nor any words")
+    return QuoteItem(ref, claimed, raw)
+
+
+def _match_closes(tags: list[re.Match[str]]) -> dict[int, int]:
+    """Map the index of each non-self-closing open quote tag to its closing tag's.
+
+    Ordinary bracket matching: a close tag closes the latest open tag not yet closed
+    (so quotes nest); unmatched closes are stray; unmatched opens are unclosed. O(t).
+    """
+    stack: list[int] = []
+    closes: dict[int, int] = {}
+    for k, tag in enumerate(tags):
+        if _is_close(tag):
+            if stack:
+                closes[stack.pop()] = k
+        elif _is_open(tag) and not _self_closing(tag):
+            stack.append(k)
+    return closes
+
+
+def parse_output(raw: str) -> ParsedOutput:
+    """Parse the model's raw output into items; never raises.
+
+    Contract: items appear in the order of `raw`; each `QuoteItem.raw` and
+    `MalformedItem.raw` is a substring of `raw`; `claimed` never contains a quote
+    or no-answer tag; prose items are trimmed and never empty (text or citations).
+    `no_answer` is True when any no-answer tag appears.
+
+    Complexity: O(len(raw) + t log t) for t tags.
+    """
+    tags = list(_TAG.finditer(raw))
+    closes = _match_closes(tags)
+    starts = [k for k, t in enumerate(tags) if _is_quote_start(t)]
+    items: list[Item] = []
+    prose: list[str] = []
+    no_answer = any(_is_no_answer(t) for t in tags)
+    pos = 0
+
+    def flush() -> None:
+        item = _prose("".join(prose))
+        prose.clear()
+        if item is not None:
+            items.append(item)
+
+    i = 0
+    while i < len(tags):
+        tag = tags[i]
+        if _is_no_answer(tag):  # open, close or self-closing: dropped from the text
+            prose.append(raw[pos : tag.start()])
+            pos, i = tag.end(), i + 1
+            continue
+        if _is_close(tag):  # a stray closing tag: dropped
+            prose.append(raw[pos : tag.start()])
+            pos, i = tag.end(), i + 1
+            continue
+        prose.append(raw[pos : tag.start()])
+        flush()
+        if tag.group("broken") is not None:
+            end, nxt = tag.end(), i + 1
+            if nxt < len(tags) and _is_close(tags[nxt]):
+                end, nxt = tags[nxt].end(), nxt + 1
+            items.append(MalformedItem(raw[tag.start() : end], "quote tag without a closing '>'"))
+            pos, i = end, nxt
+            continue
+        if _self_closing(tag):
+            items.append(_quote_item(tag, "", tag.group()))
+            pos, i = tag.end(), i + 1
+            continue
+        j = closes.get(i)
+        if j is not None:  # closed (possibly with nested quotes inside)
+            body = raw[tag.end() : tags[j].start()]
+            end, nxt = tags[j].end(), j + 1
+        else:  # unclosed: runs to the next quote opening or the end
+            k = bisect.bisect_right(starts, i)
+            nxt = starts[k] if k < len(starts) else len(tags)
+            end = tags[nxt].start() if nxt < len(tags) else len(raw)
+            body = raw[tag.end() : end]
+        items.append(_quote_item(tag, body, raw[tag.start() : end]))
+        pos, i = end, nxt
+    prose.append(raw[pos:])
+    flush()
+    return ParsedOutput(tuple(items), no_answer)

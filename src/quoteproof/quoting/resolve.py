@@ -1,0 +1,195 @@
+"""Turning parsed model output into verified segments: the only place Quotes are made.
+
+Every `Quote` built here takes its text from `Document.text[start:end]` of the stored
+document; the model's words survive only as `claimed_text`. What cannot be resolved
+becomes a `Rejected` entry with a reason, never a quote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from quoteproof.model import (
+    Chunk,
+    Document,
+    MatchKind,
+    ProseSegment,
+    Quote,
+    QuoteSegment,
+    Rejected,
+    Segment,
+    sha256_text,
+)
+from quoteproof.quoting.align import find_span
+from quoteproof.quoting.differs import describe_difference
+from quoteproof.quoting.parse import MalformedItem, ParsedOutput, ProseItem, QuoteItem
+from quoteproof.quoting.validate import quote_problems
+
+DEFAULT_THRESHOLD = 90.0
+
+
+class SourceLookup(Protocol):
+    """Read access to stored documents, as the resolver needs it."""
+
+    def document(self, doc_id: str, version: int) -> Document | None:
+        """Return one stored document version, or None."""
+        ...
+
+    def neighbours(self, chunk: Chunk) -> Sequence[Chunk]:
+        """Return the chunks next to `chunk` in its document version."""
+        ...
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The verified outcome of one model reply."""
+
+    segments: tuple[Segment, ...]
+    quotes: tuple[Quote, ...]
+    rejected: tuple[Rejected, ...]
+    no_answer: bool
+
+
+@dataclass(frozen=True)
+class _Span:
+    chunk: Chunk
+    start: int  # offsets into chunk.text
+    end: int
+    match: MatchKind
+    score: float
+
+
+def _candidates(item: QuoteItem, by_ref: dict[str, Chunk], lookup: SourceLookup) -> list[Chunk]:
+    """Chunks to search for a quote's words: the cited one, its neighbours, then the rest."""
+    ordered: dict[str, Chunk] = {}
+    cited = by_ref.get(item.ref) if item.ref else None
+    if cited is not None:
+        ordered[cited.ref] = cited
+        for neighbour in lookup.neighbours(cited):
+            ordered.setdefault(neighbour.ref, neighbour)
+    for chunk in by_ref.values():
+        ordered.setdefault(chunk.ref, chunk)
+    return list(ordered.values())
+
+
+def _locate(claimed: str, candidates: list[Chunk], threshold: float) -> _Span | None:
+    """Find `claimed` in the candidates: the first exact/normalised hit, else the best fuzzy."""
+    best: _Span | None = None
+    for chunk in candidates:
+        found = find_span(claimed, chunk.text, threshold=threshold)
+        if found is None:
+            continue
+        span = _Span(chunk, found.start, found.end, found.match, found.score)
+        if found.match != "fuzzy":
+            return span
+        if best is None or span.score > best.score:
+            best = span
+    return best
+
+
+def _make_quote(quote_id: str, span: _Span, document: Document, claimed: str | None) -> Quote:
+    start = span.chunk.start + span.start
+    end = span.chunk.start + span.end
+    text = document.text[start:end]
+    return Quote(
+        id=quote_id,
+        ref=span.chunk.ref,
+        label=span.chunk.label,
+        doc_id=document.doc_id,
+        doc_version=document.version,
+        source_path=document.source_path,
+        start=start,
+        end=end,
+        text=text,
+        claimed_text=claimed,
+        match=span.match,
+        score=span.score,
+        doc_sha256=document.sha256,
+        text_sha256=sha256_text(text),
+        section=span.chunk.section,
+        pages=span.chunk.pages,
+        differs=describe_difference(claimed, text) if claimed and span.match != "exact" else None,
+    )
+
+
+def _resolve_quote(
+    item: QuoteItem,
+    quote_id: str,
+    by_ref: dict[str, Chunk],
+    lookup: SourceLookup,
+    threshold: float,
+) -> Quote | Rejected:
+    claimed = (item.claimed or "").strip() or None
+    if claimed is None:
+        if item.ref is None:
+            return Rejected(item.raw, "quote names no source and contains no words")
+        chunk = by_ref.get(item.ref)
+        if chunk is None:
+            return Rejected(item.raw, f"unknown reference '{item.ref}': not a retrieved source")
+        span = _Span(chunk, 0, len(chunk.text), "ref", 100.0)
+    else:
+        located = _locate(claimed, _candidates(item, by_ref, lookup), threshold)
+        if located is None:
+            return Rejected(
+                item.raw,
+                f"no source passage matches these words closely enough (threshold {threshold:g})",
+            )
+        span = located
+    document = lookup.document(span.chunk.doc_id, span.chunk.doc_version)
+    if document is None:
+        return Rejected(item.raw, f"document of '{span.chunk.ref}' is missing from the index")
+    quote = _make_quote(quote_id, span, document, claimed)
+    problems = quote_problems(quote, document)
+    if problems or quote.text != span.chunk.text[span.start : span.end]:
+        return Rejected(item.raw, "internal check failed: " + "; ".join(problems))
+    return quote
+
+
+def _prose_segment(
+    item: ProseItem, by_ref: dict[str, Chunk]
+) -> tuple[ProseSegment, list[Rejected]]:
+    known = tuple(dict.fromkeys(ref for ref in item.citations if ref in by_ref))
+    rejected = [
+        Rejected(f"[{ref}]", f"citation '{ref}' names no retrieved source")
+        for ref in dict.fromkeys(item.citations)
+        if ref not in by_ref
+    ]
+    return ProseSegment(item.text, known), rejected
+
+
+def resolve_output(
+    parsed: ParsedOutput,
+    sources: Sequence[Chunk],
+    lookup: SourceLookup,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> Resolution:
+    """Resolve every item of `parsed` against the retrieved `sources`.
+
+    Quotes resolve in the order of DESIGN.md §5: whole chunk by ref; the claimed
+    words in the cited chunk, its neighbours, then the other sources (exact,
+    normalised, then fuzzy at `threshold`). Citations to refs outside `sources`
+    are dropped and reported. O(items × sources × chunk length) at worst.
+    """
+    by_ref = {chunk.ref: chunk for chunk in sources}
+    segments: list[Segment] = []
+    quotes: list[Quote] = []
+    rejected: list[Rejected] = []
+    for item in parsed.items:
+        if isinstance(item, MalformedItem):
+            rejected.append(Rejected(item.raw, item.reason))
+        elif isinstance(item, ProseItem):
+            segment, bad_citations = _prose_segment(item, by_ref)
+            rejected.extend(bad_citations)
+            if segment.text:
+                segments.append(segment)
+        else:
+            outcome = _resolve_quote(item, f"q{len(quotes) + 1}", by_ref, lookup, threshold)
+            if isinstance(outcome, Rejected):
+                rejected.append(outcome)
+            else:
+                quotes.append(outcome)
+                segments.append(QuoteSegment(outcome.id))
+    return Resolution(tuple(segments), tuple(quotes), tuple(rejected), parsed.no_answer)

@@ -1,0 +1,48 @@
+"""Receipts: re-checking a saved answer's quotes against the index (`quoteproof verify`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from quoteproof.model import Answer, Quote
+from quoteproof.quoting.validate import quote_problems
+from quoteproof.store.base import Store
+
+
+@dataclass(frozen=True)
+class QuoteCheck:
+    """The verdict on one quote: valid when `problems` is empty."""
+
+    quote_id: str
+    ref: str
+    problems: tuple[str, ...]
+
+    @property
+    def valid(self) -> bool:
+        """True when the quote matches the index exactly."""
+        return not self.problems
+
+
+def _ref_problems(quote: Quote, store: Store) -> list[str]:
+    chunk = store.get_chunk(quote.ref)
+    if chunk is None:
+        return [f"ref '{quote.ref}' is not in the index"]
+    if (chunk.doc_id, chunk.doc_version) != (quote.doc_id, quote.doc_version):
+        return [f"ref '{quote.ref}' belongs to another document version"]
+    if not chunk.start <= quote.start < quote.end <= chunk.end:
+        return [f"offsets {quote.start}..{quote.end} lie outside ref '{quote.ref}'"]
+    return []
+
+
+def check_quote(quote: Quote, store: Store) -> QuoteCheck:
+    """Re-read `quote` from `store` and compare text, offsets and both hashes."""
+    document = store.get_document(quote.doc_id, quote.doc_version)
+    problems = quote_problems(quote, document)
+    if document is not None:
+        problems += _ref_problems(quote, store)
+    return QuoteCheck(quote.id, quote.ref, tuple(problems))
+
+
+def verify_answer(answer: Answer, store: Store) -> list[QuoteCheck]:
+    """Return one check per quote of `answer`, in order. O(quotes × document length)."""
+    return [check_quote(quote, store) for quote in answer.quotes]

@@ -1,0 +1,304 @@
+"""The default store: one SQLite file (WAL mode) with an FTS5 BM25 index over chunks."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from quoteproof.errors import IndexNotFoundError, StoreError
+from quoteproof.model import Chunk, Document, Hit, sha256_text
+from quoteproof.store.base import (
+    SCHEMA_VERSION,
+    CurrentVersion,
+    IndexStats,
+    NewDocument,
+)
+from quoteproof.store.fts import fts_match_query
+from quoteproof.store.refs import chunk_ref, doc_id_candidates
+
+DB_FILENAME = "index.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    source_path TEXT NOT NULL,
+    title TEXT NOT NULL,
+    format TEXT NOT NULL,
+    text TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    file_sha256 TEXT NOT NULL,
+    ingested_at TEXT NOT NULL,
+    is_current INTEGER NOT NULL,
+    PRIMARY KEY (doc_id, version)
+);
+CREATE INDEX IF NOT EXISTS documents_by_path ON documents (source_path, version);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    ref TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL,
+    doc_version INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    start INTEGER NOT NULL,
+    end INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    section TEXT NOT NULL,
+    label TEXT NOT NULL,
+    pages TEXT,
+    FOREIGN KEY (doc_id, doc_version) REFERENCES documents (doc_id, version)
+);
+CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, doc_version, ordinal);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (
+    text, label, content='chunks', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+"""
+
+# Column weights for bm25(): chunk text counts fully, the label (title, sections) less.
+_BM25_WEIGHTS = (1.0, 0.4)
+
+_CHUNK_COLUMNS = """c.ref, c.doc_id, c.doc_version, c.ordinal, c.start, c.end, c.text,
+    c.section, c.label, c.pages, d.source_path"""
+_CHUNK_FROM = "chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version"
+
+
+def _chunk_from_row(row: sqlite3.Row) -> Chunk:
+    pages = json.loads(row["pages"]) if row["pages"] is not None else None
+    return Chunk(
+        ref=row["ref"],
+        doc_id=row["doc_id"],
+        doc_version=row["doc_version"],
+        ordinal=row["ordinal"],
+        start=row["start"],
+        end=row["end"],
+        text=row["text"],
+        section=tuple(json.loads(row["section"])),
+        label=row["label"],
+        source_path=row["source_path"],
+        pages=tuple(pages) if pages is not None else None,
+    )
+
+
+def bm25_search_sql(limit: int) -> str:
+    """Return the SQL of a BM25 search over current chunks (one `?`: the MATCH query)."""
+    weights = ", ".join(str(w) for w in _BM25_WEIGHTS)
+    return (
+        f"SELECT {_CHUNK_COLUMNS}, -bm25(chunks_fts, {weights}) AS score "
+        "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+        "JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version "
+        f"WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT {int(limit)}"
+    )
+
+
+class SQLiteStore:
+    """A `Store` in `DIR/index.sqlite3`. Use `SQLiteStore.open` to make one."""
+
+    def __init__(self, connection: sqlite3.Connection, location: str) -> None:
+        self._db = connection
+        self.location = location
+
+    @classmethod
+    def open(cls, directory: str | Path, *, create: bool = False) -> SQLiteStore:
+        """Open the index in `directory`; create it when `create` is true.
+
+        Raises IndexNotFoundError when there is no index and `create` is false, and
+        StoreError when the index was written by a newer quoteproof.
+        """
+        directory = Path(directory)
+        path = directory / DB_FILENAME
+        if not path.exists():
+            if not create:
+                raise IndexNotFoundError(
+                    f"no index at {directory} (run `quoteproof ingest PATH --index {directory}`)"
+                )
+            directory.mkdir(parents=True, exist_ok=True)
+        try:
+            db = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA foreign_keys=ON")
+            db.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open index {path}: {exc}") from exc
+        store = cls(db, str(directory))
+        store._migrate()
+        return store
+
+    def _migrate(self) -> None:
+        try:
+            with self._transaction():
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                row = self._db.execute(
+                    "SELECT value FROM meta WHERE key = 'schema_version'"
+                ).fetchone()
+                if row is None:
+                    self._db.execute(
+                        "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
+                        (str(SCHEMA_VERSION),),
+                    )
+                elif int(row["value"]) > SCHEMA_VERSION:
+                    raise StoreError(
+                        f"index {self.location} has schema {row['value']}, newer than this "
+                        f"quoteproof understands ({SCHEMA_VERSION}); upgrade quoteproof"
+                    )
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"index {self.location} is not usable: {exc}") from exc
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def current_version(self, source_path: str) -> CurrentVersion | None:
+        """Return the newest version stored for `source_path`, or None."""
+        row = self._db.execute(
+            "SELECT doc_id, version, sha256, file_sha256 FROM documents "
+            "WHERE source_path = ? ORDER BY version DESC LIMIT 1",
+            (source_path,),
+        ).fetchone()
+        if row is None:
+            return None
+        return CurrentVersion(row["doc_id"], row["version"], row["sha256"], row["file_sha256"])
+
+    def _allocate_doc_id(self, source_path: str) -> str:
+        for candidate in doc_id_candidates(source_path):
+            row = self._db.execute(
+                "SELECT source_path FROM documents WHERE doc_id = ? LIMIT 1", (candidate,)
+            ).fetchone()
+            if row is None or row["source_path"] == source_path:
+                return candidate
+        raise StoreError(f"cannot allocate a document id for {source_path}")
+
+    def add_document(self, new: NewDocument) -> Document:
+        """Store `new` as the next version of its source path, in one transaction."""
+        sha = sha256_text(new.text)
+        with self._transaction():
+            previous = self.current_version(new.source_path)
+            if previous is None:
+                doc_id, version = self._allocate_doc_id(new.source_path), 1
+            else:
+                doc_id, version = previous.doc_id, previous.version + 1
+                self._retire(doc_id, previous.version)
+            self._db.execute(
+                "INSERT INTO documents (doc_id, version, source_path, title, format, text, "
+                "sha256, file_sha256, ingested_at, is_current) VALUES (?,?,?,?,?,?,?,?,?,1)",
+                (
+                    doc_id,
+                    version,
+                    new.source_path,
+                    new.title,
+                    new.format,
+                    new.text,
+                    sha,
+                    new.file_sha256,
+                    datetime.now(UTC).isoformat(timespec="seconds"),
+                ),
+            )
+            for ordinal, chunk in enumerate(new.chunks, start=1):
+                text = new.text[chunk.start : chunk.end]
+                cursor = self._db.execute(
+                    "INSERT INTO chunks (ref, doc_id, doc_version, ordinal, start, end, text, "
+                    "section, label, pages) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        chunk_ref(doc_id, version, ordinal),
+                        doc_id,
+                        version,
+                        ordinal,
+                        chunk.start,
+                        chunk.end,
+                        text,
+                        json.dumps(list(chunk.section), ensure_ascii=False),
+                        chunk.label,
+                        json.dumps(list(chunk.pages)) if chunk.pages is not None else None,
+                    ),
+                )
+                self._db.execute(
+                    "INSERT INTO chunks_fts (rowid, text, label) VALUES (?, ?, ?)",
+                    (cursor.lastrowid, text, chunk.label),
+                )
+        return Document(doc_id, version, new.source_path, new.title, new.format, new.text, sha)
+
+    def _retire(self, doc_id: str, version: int) -> None:
+        """Take a superseded version out of the search index (it stays readable)."""
+        self._db.execute(
+            "UPDATE documents SET is_current = 0 WHERE doc_id = ? AND version = ?",
+            (doc_id, version),
+        )
+        self._db.execute(
+            "INSERT INTO chunks_fts (chunks_fts, rowid, text, label) "
+            "SELECT 'delete', id, text, label FROM chunks WHERE doc_id = ? AND doc_version = ?",
+            (doc_id, version),
+        )
+
+    def get_document(self, doc_id: str, version: int | None = None) -> Document | None:
+        """Return one stored version (the newest when `version` is None), or None."""
+        sql = "SELECT * FROM documents WHERE doc_id = ?"
+        params: tuple[object, ...] = (doc_id,)
+        if version is not None:
+            sql += " AND version = ?"
+            params += (version,)
+        row = self._db.execute(sql + " ORDER BY version DESC LIMIT 1", params).fetchone()
+        if row is None:
+            return None
+        return Document(
+            row["doc_id"],
+            row["version"],
+            row["source_path"],
+            row["title"],
+            row["format"],
+            row["text"],
+            row["sha256"],
+        )
+
+    def get_chunk(self, ref: str) -> Chunk | None:
+        """Return the chunk with `ref` (of any version), or None."""
+        row = self._db.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM {_CHUNK_FROM} WHERE c.ref = ?", (ref,)
+        ).fetchone()
+        return _chunk_from_row(row) if row is not None else None
+
+    def chunks_of(self, doc_id: str, version: int) -> list[Chunk]:
+        """Return the chunks of one document version, in document order."""
+        rows = self._db.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM {_CHUNK_FROM} "
+            "WHERE c.doc_id = ? AND c.doc_version = ? ORDER BY c.ordinal",
+            (doc_id, version),
+        ).fetchall()
+        return [_chunk_from_row(row) for row in rows]
+
+    def search_bm25(self, query: str, limit: int) -> list[Hit]:
+        """Return up to `limit` current chunks ranked by BM25 for `query`, best first."""
+        match = fts_match_query(query)
+        if match is None or limit <= 0:
+            return []
+        rows = self._db.execute(bm25_search_sql(limit), (match,)).fetchall()
+        return [
+            Hit(chunk=_chunk_from_row(row), score=float(row["score"]), rank=rank)
+            for rank, row in enumerate(rows, start=1)
+        ]
+
+    def stats(self) -> IndexStats:
+        """Return counts of current documents, all versions and current chunks."""
+        row = self._db.execute(
+            "SELECT (SELECT COUNT(*) FROM documents WHERE is_current = 1) AS documents, "
+            "(SELECT COUNT(*) FROM documents) AS versions, "
+            "(SELECT COUNT(*) FROM chunks c JOIN documents d ON d.doc_id = c.doc_id "
+            " AND d.version = c.doc_version WHERE d.is_current = 1) AS chunks"
+        ).fetchone()
+        return IndexStats(row["documents"], row["versions"], row["chunks"])
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self._db.close()

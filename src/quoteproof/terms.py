@@ -1,0 +1,40 @@
+"""Words of a question that matter for matching (pure functions, no dependencies)."""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+# Words too common to help ranking or matching.
+STOPWORDS = frozenset(
+    """a an and are as at be been being but by can could did do does doing for from had has
+    have having he her hers him his how i if in into is it its itself me more most my no nor
+    not of off on once only or other our ours out over own same she should so some such than
+    that the their theirs them then there these they this those through to too under until
+    up very was we were what when where which while who whom why will with would you your
+    yours""".split()
+)
+
+
+def words(text: str) -> list[str]:
+    """Return the lower-cased word tokens of `text`, in order."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def query_terms(text: str) -> list[str]:
+    """Return the distinct, lower-cased content words of `text`, in first-seen order.
+
+    Stopwords are dropped unless nothing else is left.
+    """
+    tokens = words(text)
+    content = [w for w in tokens if w not in STOPWORDS] or tokens
+    return list(dict.fromkeys(content))
+
+
+def stem(word: str) -> str:
+    """Return a crude English stem of a lower-cased word (plural and verb endings off)."""
+    for suffix in ("ies", "ing", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word

@@ -1,0 +1,123 @@
+"""Tests of file discovery and parsing by suffix."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from quoteproof.errors import IngestError
+from quoteproof.ingest.files import (
+    SUPPORTED_SUFFIXES,
+    discover,
+    parse_bytes,
+    parse_file,
+    read_file,
+)
+
+
+def _write(path: Path, data: str | bytes = "Some text.\n") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        path.write_text(data, encoding="utf-8")
+    else:
+        path.write_bytes(data)
+    return path
+
+
+def test_supported_suffixes() -> None:
+    assert SUPPORTED_SUFFIXES == (".htm", ".html", ".markdown", ".md", ".txt")
+
+
+def test_discover_walks_folders_and_keeps_named_files(tmp_path: Path) -> None:
+    root = tmp_path / "corpus"
+    wanted = [
+        _write(root / "a.txt"),
+        _write(root / "B.MD"),
+        _write(root / "sub" / "deep" / "c.html"),
+        _write(root / "sub" / "d.Htm"),
+        _write(root / "e.markdown"),
+    ]
+    _write(root / "skip.pdf.bak")
+    _write(root / "image.png", b"\x89PNG")
+    _write(root / ".hidden.txt")
+    _write(root / ".git" / "notes.txt")
+    _write(root / "sub" / ".cache" / "x.md")
+    named = _write(tmp_path / "other" / "notes.rst")  # unsupported, but named directly
+    found = discover([root, named, root / "a.txt"])
+    assert found == sorted([*wanted, named])
+    assert all(path.is_absolute() for path in found)
+
+
+def test_discover_relative_paths_become_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(tmp_path / "docs" / "x.txt")
+    monkeypatch.chdir(tmp_path)
+    assert discover([Path("docs"), Path("docs/../docs/x.txt")]) == [tmp_path / "docs" / "x.txt"]
+
+
+def test_discover_missing_path(tmp_path: Path) -> None:
+    missing = tmp_path / "nope"
+    with pytest.raises(IngestError) as info:
+        discover([missing])
+    assert (info.value.path, info.value.cause) == (str(missing), "no such file or directory")
+
+
+def test_parse_file_dispatches_by_suffix(tmp_path: Path) -> None:
+    text = parse_file(_write(tmp_path / "a.TXT", "Title\r\n\r\nBody."))
+    assert (text.format, text.text, text.title) == ("text", "Title\n\nBody.", "Title")
+    markdown = parse_file(_write(tmp_path / "b.md", "# Head\n\nBody.\n"))
+    assert (markdown.format, markdown.title) == ("markdown", "Head")
+    html = parse_file(_write(tmp_path / "c.htm", "<title>T</title><p>Body.</p>"))
+    assert (html.format, html.text, html.title) == ("html", "Body.", "T")
+
+
+def test_unsupported_suffix(tmp_path: Path) -> None:
+    path = _write(tmp_path / "data.xyz")
+    with pytest.raises(IngestError) as info:
+        parse_file(path)
+    assert info.value.path == str(path)
+    assert info.value.cause == (
+        "unsupported file type '.xyz' (supported: .htm, .html, .markdown, .md, .txt)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("blank.txt", " \n\n\t\n"),
+        ("empty.md", ""),
+        ("only.md", "---\na: 1\n---\n"),
+        ("x.html", "<script>x</script>"),
+    ],
+)
+def test_empty_documents_are_rejected(tmp_path: Path, name: str, data: str) -> None:
+    path = _write(tmp_path / name, data)
+    with pytest.raises(IngestError) as info:
+        parse_file(path)
+    assert (info.value.path, info.value.cause) == (str(path), "empty document: no text to index")
+
+
+def test_unreadable_file_names_the_cause(tmp_path: Path) -> None:
+    folder = tmp_path / "folder.txt"
+    folder.mkdir()
+    with pytest.raises(IngestError) as info:
+        read_file(folder)
+    assert info.value.path == str(folder)
+    assert info.value.cause == "Is a directory"
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root reads anything")
+def test_permission_denied(tmp_path: Path) -> None:
+    path = _write(tmp_path / "secret.txt")
+    path.chmod(0)
+    with pytest.raises(IngestError, match="Permission denied"):
+        parse_file(path)
+
+
+def test_parse_bytes_reports_decoding_errors(tmp_path: Path) -> None:
+    with pytest.raises(IngestError, match=r"bad\.txt: not valid UTF-8 \(byte offset 1\)"):
+        parse_bytes(b"a\xff", tmp_path / "bad.txt")

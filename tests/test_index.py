@@ -1,0 +1,146 @@
+"""End to end through the Python API: ingest, search, ask (extractive and a scripted
+OpenAI-compatible server), and verify."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quoteproof import Index
+from quoteproof.llm.openai import OpenAIBackend
+from quoteproof.model import REFUSAL_TEXT, Answer, sha256_text
+
+
+def assert_verbatim(answer: Answer, index: Index) -> None:
+    """Every quote equals the stored document slice its receipt names."""
+    for quote in answer.quotes:
+        document = index.store.get_document(quote.doc_id, quote.doc_version)
+        assert document is not None
+        assert quote.text == document.text[quote.start : quote.end]
+        assert quote.text_sha256 == sha256_text(quote.text)
+        assert quote.doc_sha256 == document.sha256
+    assert all(check.valid for check in index.verify(answer))
+
+
+def chunk_ref_containing(index: Index, words: str) -> str:
+    hits = index.search(words, top_k=1)
+    assert hits and words in hits[0].chunk.text
+    return hits[0].chunk.ref
+
+
+def model(server: Any) -> OpenAIBackend:
+    return OpenAIBackend(model="scripted", base_url=server.base_url, max_retries=0)
+
+
+def test_ingest_statuses_and_canonical_text(tmp_path: Path, corpus: Path) -> None:
+    with Index.open(tmp_path / "idx", create=True) as index:
+        first = index.ingest([corpus])
+        assert sorted(r.status for r in first) == ["added"] * 3
+        assert all(r.chunks > 0 for r in first)
+        again = index.ingest([corpus])
+        assert [r.status for r in again] == ["unchanged"] * 3
+        txt = next(r for r in first if r.path.endswith("dosing.txt"))
+        assert txt.doc_id is not None
+        document = index.store.get_document(txt.doc_id)
+        assert document is not None
+        raw = (corpus / "dosing.txt").read_bytes().decode("utf-8")
+        assert document.text == raw.replace("\r\n", "\n").replace("\r", "\n")
+        assert document.source_path == str((corpus / "dosing.txt").resolve())
+
+
+def test_changed_file_becomes_new_version_and_old_receipts_still_verify(
+    tmp_path: Path, corpus: Path
+) -> None:
+    with Index.open(tmp_path / "idx", create=True) as index:
+        index.ingest([corpus])
+        before = index.ask("recommended dose remdesivir")
+        assert before.status == "answered" and before.quotes
+        (corpus / "dosing.txt").write_text("Remdesivir dosing\n\nThe dose is now different.\n")
+        results = index.ingest([corpus])
+        updated = [r for r in results if r.status == "updated"]
+        assert len(updated) == 1 and updated[0].version == 2
+        assert_verbatim(before, index)  # version 1 stays resolvable
+        after = index.ask("remdesivir dose")
+        assert {q.doc_version for q in after.quotes if q.source_path.endswith(".txt")} == {2}
+
+
+def test_bad_files_fail_alone(tmp_path: Path, corpus: Path) -> None:
+    (corpus / "broken.txt").write_bytes(b"caf\xe9 au lait")
+    (corpus / "empty.md").write_text("   \n\n")
+    with Index.open(tmp_path / "idx", create=True) as index:
+        results = {Path(r.path).name: r for r in index.ingest([corpus])}
+        assert results["broken.txt"].status == "failed"
+        assert "UTF-8" in (results["broken.txt"].error or "")
+        assert results["empty.md"].status == "failed"
+        assert results["shingles.md"].status == "added"
+        assert index.store.stats().documents == 3
+
+
+def test_extractive_answer_is_verbatim(index_dir: Path) -> None:
+    with Index.open(index_dir) as index:
+        answer = index.ask("What is the first sign of shingles?")
+        assert answer.status == "answered"
+        assert answer.llm.backend == "extractive"
+        assert answer.quotes and "first sign of shingles" in answer.quotes[0].text
+        assert all(seg.type == "quote" for seg in answer.segments)
+        assert_verbatim(answer, index)
+
+
+def test_no_retrieval_refuses_without_calling_the_model(
+    index_dir: Path, openai_server: Any
+) -> None:
+    openai_server.script = ["should not be called"]
+    with Index.open(index_dir) as index:
+        answer = index.ask("xylophone quantum zebra", backend=model(openai_server))
+    assert answer.status == "refused"
+    assert answer.refusal_reason == "no_relevant_sources"
+    assert answer.segments[0].type == "prose" and answer.segments[0].text == REFUSAL_TEXT
+    assert openai_server.requests == []
+
+
+def test_model_quotes_resolve_to_source_words(index_dir: Path, openai_server: Any) -> None:
+    with Index.open(index_dir) as index:
+        ref = chunk_ref_containing(index, "Antiviral medicines")
+        openai_server.script = [
+            "Treatment exists [" + ref + "].\n"
+            f'<quote ref="{ref}"/>\n'
+            f'<quote ref="{ref}">antiviral medicine such as acyclovir, valacyclovir and '
+            "famciclovir can shorten the attack</quote>\n"
+            f'<quote ref="{ref}">started within 48 hours of the rash</quote>\n'
+            f'<quote ref="{ref}">Aspirin cures shingles overnight in every case.</quote>\n'
+            '<quote ref="zzzzzz.9"/>'
+        ]
+        answer = index.ask("How is shingles treated?", backend=model(openai_server))
+        assert_verbatim(answer, index)
+    prompt = openai_server.requests[0]["messages"][1]["content"]
+    assert f'<source ref="{ref}">' in prompt and "Question: How is shingles treated?" in prompt
+    whole, fuzzy, changed = answer.quotes
+    assert whole.match == "ref" and whole.claimed_text is None
+    assert fuzzy.match in {"normalized", "fuzzy"}
+    assert fuzzy.text.startswith("Antiviral medicines such as acyclovir")
+    assert "48" not in changed.text and changed.differs is not None
+    reasons = " | ".join(r.reason for r in answer.rejected)
+    assert "unknown reference" in reasons
+    assert len(answer.rejected) == 2
+    assert answer.segments[0].type == "prose" and answer.segments[0].citations == (ref,)
+
+
+def test_threshold_is_settable(index_dir: Path, openai_server: Any) -> None:
+    with Index.open(index_dir) as index:
+        ref = chunk_ref_containing(index, "Antiviral medicines")
+        openai_server.script = [f'<quote ref="{ref}">antiviral medicine such as acyclovir</quote>']
+        lenient = index.ask("How is shingles treated?", backend=model(openai_server), threshold=80)
+        strict = index.ask("How is shingles treated?", backend=model(openai_server), threshold=100)
+    assert len(lenient.quotes) == 1
+    assert strict.quotes == () and strict.status == "refused"
+
+
+@pytest.mark.parametrize("reply", ["<no-answer/>", "<NO-ANSWER>", "I cannot say. <no_answer/>"])
+def test_model_no_answer_is_a_refusal(index_dir: Path, openai_server: Any, reply: str) -> None:
+    openai_server.script = [reply]
+    with Index.open(index_dir) as index:
+        answer = index.ask("shingles rash", backend=model(openai_server))
+    assert answer.status == "refused" and answer.refusal_reason == "model_no_answer"
+    assert answer.quotes == ()
