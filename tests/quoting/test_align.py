@@ -196,6 +196,10 @@ def test_wrapping_quotes_are_ignored() -> None:
     found = find_span("“the drug was not effective”", haystack)
     assert found is not None and found.match == "normalized"
     assert haystack[found.start : found.end] == "The drug was not effective"
+    # Quotes inside the needle are kept: the wrapping ones belong to the source here.
+    source = 'He wrote "yes" and "no" twice.'
+    found = find_span('"yes" and "no"', source)
+    assert found == Alignment(9, 23, "exact", 100.0)
 
 
 def test_too_short_or_empty_needles() -> None:

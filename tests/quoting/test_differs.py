@@ -56,6 +56,7 @@ def test_differences(claimed: str, source: str, expected: str) -> None:
         ("there is no effect", "there is not an effect"),  # same polarity
         ("among them a girl", "them, a girl"),  # "mg"/"g" inside words are not units
         ("the effect was large", "the effect was very large"),  # wording only
+        ("don&#39;t use &lt; 5 mg", "don't use < 5 mg"),  # entities are not numbers
         ("", ""),
     ],
 )

@@ -7,7 +7,13 @@ import itertools
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from quoteproof.quoting.normalize import ZERO_WIDTH, normalize, normalize_with_map, raw_span
+from quoteproof.quoting.normalize import (
+    ZERO_WIDTH,
+    normalize,
+    normalize_with_map,
+    raw_span,
+    unescape_entities,
+)
 
 # Characters that exercise every rule: ASCII, whitespace of several kinds, accents in
 # both composed and decomposed forms, ligatures, quotes, dashes, zero-width.
@@ -113,3 +119,9 @@ def test_raw_span_renormalises_to_the_same_words(text: str, data: st.DataObject)
         return
     raw_start, raw_end = raw_span(text, offsets, start, end)
     assert normalize(text[raw_start:raw_end]) == norm[start:end]
+
+
+def test_unescape_entities() -> None:
+    assert unescape_entities("a &lt; b &amp;&amp; c &gt; d") == "a < b && c > d"
+    assert unescape_entities("&quot;x&quot; &#39;y&#x27; &apos;") == "\"x\" 'y' '"
+    assert unescape_entities("AT&T &copy &para;meter &amp") == "AT&T &copy &para;meter &amp"

@@ -155,13 +155,24 @@ def chunk_document(
     return chunks
 
 
+LABEL_PART_CHARS = 48
+
+
+def _shorten(part: str) -> str:
+    if len(part) <= LABEL_PART_CHARS:
+        return part
+    return part[: LABEL_PART_CHARS - 1].rstrip() + "…"
+
+
 def make_label(title: str, section: tuple[str, ...], paragraph: int) -> str:
     """Return a chunk's human-readable label, e.g. `"Title › Section › Sub › ¶3"`.
 
     Section titles equal to the document title are skipped (an h1 repeating the
-    title would otherwise show twice); an empty title is left out.
+    title would otherwise show twice); an empty title is left out; each part is cut
+    to `LABEL_PART_CHARS` characters with an ellipsis so labels fit a panel title.
     """
     parts = [title] if title else []
     parts.extend(name for name in section if name != title)
+    parts = [_shorten(part) for part in parts]
     parts.append(f"¶{paragraph}")
     return LABEL_SEPARATOR.join(parts)

@@ -49,6 +49,10 @@ def _best_passage(chunk: Chunk, terms: set[str]) -> _Passage:
     return best
 
 
+def _whole_text(passage: _Passage, sources: tuple[Chunk, ...]) -> str:
+    return next(chunk.text for chunk in sources if chunk.ref == passage.ref)
+
+
 def extract_answer(question: str, sources: tuple[Chunk, ...]) -> str:
     """Return a protocol reply quoting the best sentences of up to three sources.
 
@@ -60,9 +64,13 @@ def extract_answer(question: str, sources: tuple[Chunk, ...]) -> str:
     best = max((p.matched for p in passages), default=0)
     if best <= 0:
         return "<no-answer/>"
-    chosen = [p for p in passages if p.matched * 2 >= best][:MAX_QUOTES]
+    chosen: dict[str, _Passage] = {}  # keyed by text: repeated passages are quoted once
+    for passage in passages:
+        text = passage.text if passage.text is not None else _whole_text(passage, sources)
+        if passage.matched * 2 >= best and len(chosen) < MAX_QUOTES:
+            chosen.setdefault(" ".join(text.split()), passage)
     lines = []
-    for passage in chosen:
+    for passage in chosen.values():
         if passage.text is None:
             lines.append(f'<quote ref="{passage.ref}"/>')
         else:

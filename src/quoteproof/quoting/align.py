@@ -25,15 +25,20 @@ Every returned span is at word boundaries: it neither starts nor ends inside a w
 from __future__ import annotations
 
 import bisect
-import html
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from rapidfuzz import fuzz
 
-from quoteproof.quoting.normalize import ZERO_WIDTH, normalize, normalize_with_map, raw_span
+from quoteproof.quoting.normalize import (
+    ZERO_WIDTH,
+    normalize,
+    normalize_with_map,
+    raw_span,
+    unescape_entities,
+)
 
 __all__ = ["MIN_WORD_CHARS", "Alignment", "find_span", "snap_to_words"]
 
@@ -90,7 +95,6 @@ def snap_to_words(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-_ENTITY = re.compile(r"&(?:lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
 _ELLIPSIS = re.compile(r"\s*[\[(]?(?:\.{3,}|…|\.\s\.\s\.)[\])]?\s*")
 _OPEN_QUOTES = "\"'“‘«„‚"
 _CLOSE_QUOTES = "\"'”’»“‘"
@@ -103,10 +107,12 @@ def _variants(needle: str) -> list[str]:
     the needle used for fuzzy matching.
     """
     out = [needle.strip()]
-    unescaped = _ENTITY.sub(lambda m: html.unescape(m.group()), out[0]).strip()
+    unescaped = unescape_entities(out[0]).strip()
     out.append(unescaped)
     if len(unescaped) >= 2 and unescaped[0] in _OPEN_QUOTES and unescaped[-1] in _CLOSE_QUOTES:
-        out.append(unescaped[1:-1].strip())
+        inner = unescaped[1:-1]
+        if unescaped[0] not in inner and unescaped[-1] not in inner:
+            out.append(inner.strip())
     return list(dict.fromkeys(v for v in out if v))
 
 
@@ -114,31 +120,43 @@ def _word_chars(text: str) -> int:
     return sum(1 for c in text if _is_word(c))
 
 
-@dataclass(frozen=True)
-class _Prepared:
-    """A haystack's normalised form, offset map and word-boundary positions in it."""
-
-    norm: str
-    offsets: list[int]
-    starts: list[int]  # sorted positions in `norm` where a span may start
-    ends: list[int]  # sorted positions in `norm` where a span may end
-
-
 _TOKEN = re.compile(r"\S+")
 _WORD = re.compile(r"\w+")
+
+
+class _Prepared:
+    """A haystack's normalised form and offset map; word boundaries computed lazily.
+
+    `starts`/`ends` are the sorted positions in `norm` where a fuzzy span may start
+    or end: the edges of whitespace-delimited tokens and of runs of word characters.
+    """
+
+    def __init__(self, haystack: str) -> None:
+        self.norm, self.offsets = normalize_with_map(haystack)
+
+    @cached_property
+    def _boundaries(self) -> tuple[list[int], list[int]]:
+        starts: set[int] = set()
+        ends: set[int] = set()
+        for pattern in (_TOKEN, _WORD):
+            for m in pattern.finditer(self.norm):
+                starts.add(m.start())
+                ends.add(m.end())
+        return sorted(starts), sorted(ends)
+
+    @property
+    def starts(self) -> list[int]:
+        return self._boundaries[0]
+
+    @property
+    def ends(self) -> list[int]:
+        return self._boundaries[1]
 
 
 @lru_cache(maxsize=128)
 def _prepare(haystack: str) -> _Prepared:
     """Normalise `haystack` once; cached because a chunk is often searched many times."""
-    norm, offsets = normalize_with_map(haystack)
-    starts: set[int] = set()
-    ends: set[int] = set()
-    for pattern in (_TOKEN, _WORD):
-        for m in pattern.finditer(norm):
-            starts.add(m.start())
-            ends.add(m.end())
-    return _Prepared(norm, offsets, sorted(starts), sorted(ends))
+    return _Prepared(haystack)
 
 
 def _find_exact(needle: str, haystack: str) -> tuple[int, int] | None:

@@ -5,7 +5,8 @@ negation ("not" dropped). `describe_difference(claimed, source)` compares the tw
 those three respects only and returns a short description, or None when they agree.
 Word order, spelling and other wording are ignored on purpose.
 
-Both texts are first passed through `normalize` (casefold, quote characters, NFKC).
+Both texts are first passed through `unescape_entities` and `normalize` (casefold,
+quote characters, NFKC).
 Everything is O(len(claimed) + len(source)).
 """
 
@@ -16,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from decimal import Decimal, InvalidOperation
 
-from quoteproof.quoting.normalize import normalize
+from quoteproof.quoting.normalize import normalize, unescape_entities
 
 __all__ = ["describe_difference"]
 
@@ -170,7 +171,7 @@ def describe_difference(claimed: str, source: str) -> str | None:
 
     Complexity: O(len(claimed) + len(source)).
     """
-    c, s = normalize(claimed), normalize(source)
+    c, s = normalize(unescape_entities(claimed)), normalize(unescape_entities(source))
     parts = [
         _compare("number", _numbers, c, s),
         _compare("unit", _units, c, s),

@@ -21,11 +21,12 @@ offset list), other units are normalised through a small cache.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["ZERO_WIDTH", "normalize", "normalize_with_map", "raw_span"]
+__all__ = ["ZERO_WIDTH", "normalize", "normalize_with_map", "raw_span", "unescape_entities"]
 
 ZERO_WIDTH = frozenset("\u200b\u200c\u200d\ufeff\u00ad")
 """Characters that normalisation drops (they never produce output)."""
@@ -155,3 +156,18 @@ def raw_span(text: str, offsets: list[int], start: int, end: int) -> tuple[int, 
     while raw_end > last + 1 and _ignorable(text[raw_end - 1]):
         raw_end -= 1
     return raw_start, raw_end
+
+
+_ENTITY = re.compile(r"&(?:lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
+
+
+def unescape_entities(text: str) -> str:
+    """Unescape the HTML entities a model copies from escaped sources.
+
+    Only `&lt;`, `&gt;`, `&amp;`, `&quot;`, `&apos;` and numeric references (`&#39;`,
+    `&#x27;`) with their semicolon; anything else (`&copy`, "AT&T") is left as is.
+    Complexity: O(len(text)).
+    """
+    if "&" not in text:
+        return text
+    return _ENTITY.sub(lambda m: html.unescape(m.group()), text)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from quoteproof.model import Answer, ProseSegment, Quote
+from quoteproof.model import REFUSAL_TEXT, Answer, ProseSegment, Quote
 
 __all__ = [
     "GENERATED_LABEL",
@@ -155,11 +155,15 @@ def render_markdown(answer: Answer) -> str:
 
     Layout: the question; the segments in order (prose labelled as generated, with
     its citations as code spans; quotes as block quotes); for a refused answer a
-    `**Refused:**` line; then rejected output under "Removed (not verifiable)". A
+    `**Refused:**` line instead of the segments (their text is the fixed refusal
+    sentence, printed from `REFUSAL_TEXT`, never from the answer); then rejected output under "Removed (not verifiable)". A
     quote segment whose quote is missing from the answer is reported, never drawn.
     """
     out = [f"**Question:** {escape_inline(answer.question)}", ""]
-    for segment in answer.segments:
+    if answer.status == "refused":
+        reason = answer.refusal_reason or "no reason given"
+        out += [f"**Refused:** {REFUSAL_TEXT} ({escape_inline(reason)})", ""]
+    for segment in answer.segments if answer.status == "answered" else ():
         if isinstance(segment, ProseSegment):
             out.extend(_prose_block(segment))
             continue
@@ -169,9 +173,6 @@ def render_markdown(answer: Answer) -> str:
             out += [f"**Missing quote** {code_span(segment.quote_id)} — not shown.", ""]
             continue
         out.extend(_quote_block(quote))
-    if answer.status == "refused":
-        reason = answer.refusal_reason or "no reason given"
-        out += [f"**Refused:** {escape_inline(reason)}", ""]
     if answer.rejected:
         out += ["**Removed (not verifiable)**", ""]
         out += [

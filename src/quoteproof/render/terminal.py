@@ -32,7 +32,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from quoteproof.model import Answer, ProseSegment, Quote
+from quoteproof.model import REFUSAL_TEXT, Answer, ProseSegment, Quote
 
 __all__ = [
     "GENERATED_MARKER",
@@ -130,7 +130,11 @@ def _prose(segment: ProseSegment) -> RenderableType | None:
 
 
 def _renderables(answer: Answer) -> Iterable[RenderableType]:
-    for segment in answer.segments:
+    if answer.status == "refused":
+        refusal = Text(REFUSAL_TEXT + " ", style="bold yellow")
+        refusal.append(f"({_visible(answer.refusal_reason or 'no reason given')})", style="yellow")
+        yield _gutter(refusal, "! ", "bold yellow")
+    for segment in answer.segments if answer.status == "answered" else ():
         if isinstance(segment, ProseSegment):
             prose = _prose(segment)
             if prose is not None:
@@ -143,10 +147,6 @@ def _renderables(answer: Answer) -> Iterable[RenderableType]:
             yield _gutter(text, "! ", "red")
             continue
         yield quote_panel(quote)
-    if answer.status == "refused":
-        refusal = Text("Refused: ", style="bold yellow")
-        refusal.append(_visible(answer.refusal_reason or "no reason given"), style="yellow")
-        yield _gutter(refusal, "! ", "bold yellow")
     if answer.rejected:
         yield Text("")
         yield Text("removed (not verifiable):", style="bold red")

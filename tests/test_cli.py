@@ -1,0 +1,173 @@
+"""The `quoteproof` command as a user runs it: real processes, real exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quoteproof.model import sha256_text
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "quoteproof", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def test_ingest_reports_failures_and_exit_code(tmp_path: Path, corpus: Path) -> None:
+    (corpus / "bad.html").write_bytes(b'<meta charset="utf-8"><p>caf\xe9</p>')
+    result = run("ingest", str(corpus), "--index", str(tmp_path / "idx"))
+    assert result.returncode == 1
+    assert f"failed: {corpus / 'bad.html'}: not valid UTF-8" in " ".join(result.stderr.split())
+    assert "Ingest summary" in result.stderr
+    again = run("ingest", str(corpus / "shingles.md"), "--index", str(tmp_path / "idx"))
+    assert again.returncode == 0
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    missing = run("search", "anything", "--index", str(tmp_path / "absent"))
+    assert missing.returncode == 2 and "no index" in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1
+    assert run("ask").returncode == 2
+    assert run("ingest", str(tmp_path / "nope"), "--index", str(tmp_path)).returncode == 2
+    assert run("frobnicate").returncode == 2
+
+
+def test_search_text_and_json(session_index_dir: Path) -> None:
+    text = run("search", "shingles rash", "--index", str(session_index_dir))
+    assert text.returncode == 0 and "Shingles" in text.stdout
+    data = json.loads(
+        run(
+            "search", "blood pressure", "--index", str(session_index_dir), "--format", "json"
+        ).stdout
+    )
+    assert data["hits"] and data["hits"][0]["source_path"].endswith("pressure.html")
+    assert {"ref", "doc_id", "source_path", "score", "label", "text"} <= set(data["hits"][0])
+
+
+def test_batch_search_jsonl(session_index_dir: Path, tmp_path: Path) -> None:
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(
+        '{"id": "a", "text": "antiviral medicines"}\n{"id": 7, "text": "zzzz qqqq"}\n'
+    )
+    result = run(
+        "search", "--queries", str(queries), "--format", "jsonl", "--top-k", "2",
+        "--index", str(session_index_dir),
+    )  # fmt: skip
+    assert result.returncode == 0
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["id"] for line in lines] == ["a", 7]
+    assert 1 <= len(lines[0]["hits"]) <= 2 and lines[1]["hits"] == []
+    assert set(lines[0]["hits"][0]) == {"ref", "doc_id", "source_path", "score"}
+    queries.write_text('{"id": 1}\n')
+    bad = run("search", "--queries", str(queries), "--index", str(session_index_dir))
+    assert bad.returncode == 2 and "q.jsonl:1" in bad.stderr
+
+
+def ask_json(index: Path, server: Any, question: str) -> subprocess.CompletedProcess[str]:
+    return run(
+        "ask", question, "--index", str(index), "--llm", "openai",
+        "--base-url", server.base_url, "--model", "scripted", "--format", "json",
+    )  # fmt: skip
+
+
+def test_ask_json_contract_and_verify(
+    index_dir: Path, openai_server: Any, tmp_path: Path, corpus: Path
+) -> None:
+    hits = json.loads(
+        run("search", "recommended dose", "--index", str(index_dir), "--format", "json").stdout
+    )["hits"]
+    ref = hits[0]["ref"]
+    openai_server.script = [
+        f"Dosing is stated [{ref}]. "
+        f'<quote ref="{ref}">the recommended dose is 200 mg on day 1</quote>'
+    ]
+    result = ask_json(index_dir, openai_server, "What is the recommended dose?")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["schema"] == "quoteproof.answer/1" and answer["status"] == "answered"
+    assert [s["type"] for s in answer["segments"]] == ["prose", "quote"]
+    assert answer["segments"][0]["citations"] == [ref]
+    (quote,) = answer["quotes"]
+    canonical = (corpus / "dosing.txt").read_bytes().decode("utf-8")
+    canonical = canonical.replace("\r\n", "\n").replace("\r", "\n")
+    assert quote["text"] == canonical[quote["start"] : quote["end"]]
+    assert quote["text"].startswith("The recommended dose is 200 mg on day 1")
+    assert quote["match"] in {"normalized", "fuzzy"}
+    assert quote["claimed_text"] == "the recommended dose is 200 mg on day 1"
+    assert quote["source_path"] == str((corpus / "dosing.txt").resolve())
+    assert quote["text_sha256"] == sha256_text(quote["text"])
+    assert quote["doc_sha256"] == sha256_text(canonical)
+    assert quote["pages"] is None and answer["llm"]["backend"] == "openai"
+    assert answer["llm"]["raw_output"] == openai_server.script[0]
+
+    saved = tmp_path / "a.json"
+    saved.write_text(result.stdout)
+    ok = run("verify", str(saved), "--index", str(index_dir))
+    assert ok.returncode == 0 and "1 of 1 quotes verified" in ok.stdout
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda q: q.update(text=q["text"].replace("200", "300")),
+        lambda q: q.update(start=q["start"] + 1),
+        lambda q: q.update(end=q["end"] - 1),
+        lambda q: q.update(text_sha256="0" * 64),
+        lambda q: q.update(doc_sha256="0" * 64),
+    ],
+    ids=["text", "start", "end", "text_sha256", "doc_sha256"],
+)
+def test_verify_detects_tampering(
+    index_dir: Path, openai_server: Any, tmp_path: Path, tamper: Any
+) -> None:
+    openai_server.script = ["<quote>The recommended dose is 200 mg on day 1</quote>"]
+    answer = json.loads(ask_json(index_dir, openai_server, "recommended dose").stdout)
+    tamper(answer["quotes"][0])
+    saved = tmp_path / "tampered.json"
+    saved.write_text(json.dumps(answer))
+    result = run("verify", str(saved), "--index", str(index_dir))
+    assert result.returncode == 1
+    assert "INVALID q1" in result.stdout
+
+
+def test_verify_rejects_a_malformed_file(index_dir: Path, tmp_path: Path) -> None:
+    saved = tmp_path / "junk.json"
+    saved.write_text('{"schema": "something else"}')
+    result = run("verify", str(saved), "--index", str(index_dir))
+    assert result.returncode == 2 and "junk.json" in result.stderr
+
+
+def test_unreachable_model_server_exits_2(index_dir: Path, dead_server_url: str) -> None:
+    result = run(
+        "ask", "shingles rash", "--index", str(index_dir), "--llm", "openai",
+        "--base-url", dead_server_url, "--model", "m", "--timeout", "2",
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "cannot reach the model server" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_openai_without_model_is_a_usage_error(index_dir: Path) -> None:
+    result = run("ask", "shingles", "--index", str(index_dir), "--llm", "openai")
+    assert result.returncode == 2 and "--model" in result.stderr
+
+
+def test_ask_markdown_and_text_formats(session_index_dir: Path) -> None:
+    markdown = run(
+        "ask", "first sign of shingles", "--index", str(session_index_dir), "--format", "markdown"
+    )  # fmt: skip
+    assert markdown.returncode == 0 and "**Verbatim from source**" in markdown.stdout
+    text = run("ask", "first sign of shingles", "--index", str(session_index_dir))
+    assert "verbatim from source" in text.stdout
+    refused = run("ask", "zzzz qqqq", "--index", str(session_index_dir))
+    assert refused.returncode == 0 and "no answer to this question" in refused.stdout
