@@ -78,38 +78,54 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def row(name: str, values: list[float]) -> None:
+    print(
+        f"  {name:44} {statistics.mean(values):8.2f} {percentile(values, 0.5):8.2f} "
+        f"{percentile(values, 0.95):8.2f}"
+    )
+
+
 def measure(index: Index, questions: list[str], label: str) -> None:
     lookup = _StoreLookup(index.store)
-    retrieval_ms, quoting_ms, quotes, fuzzy = [], [], 0, 0
+    retrieval, resolve, as_json, as_text = [], [], [], []
+    quotes = fuzzy = 0
     for question in questions:
         started = time.perf_counter()
         hits = index.search(question, top_k=5)
-        retrieval_ms.append((time.perf_counter() - started) * 1000)
+        retrieval.append((time.perf_counter() - started) * 1000)
         if not hits:
             continue
         model = SimulatedModel()
         started = time.perf_counter()
         answer = answer_with_quotes(question, hits, model, lookup)
+        resolve.append((time.perf_counter() - started - model.seconds) * 1000)
+        started = time.perf_counter()
         render_json(answer)
+        as_json.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
         render_text(answer)
-        quoting_ms.append((time.perf_counter() - started - model.seconds) * 1000)
+        as_text.append((time.perf_counter() - started) * 1000)
         quotes += len(answer.quotes)
         fuzzy += sum(q.match == "fuzzy" for q in answer.quotes)
-    total = [r + q for r, q in zip(retrieval_ms, quoting_ms, strict=False)]
-    print(f"\n{label}: {len(questions)} questions, {quotes} quotes resolved ({fuzzy} fuzzy)")
-    print(f"  {'':34} {'mean':>8} {'p50':>8} {'p95':>8}  (ms)")
-    for name, values in (
-        ("retrieval alone", retrieval_ms),
-        ("quoting layer (prompt+parse+resolve+render)", quoting_ms),
-        ("non-LLM ask (retrieval + quoting)", total),
-    ):
-        print(
-            f"  {name:34} {statistics.mean(values):8.2f} {percentile(values, 0.5):8.2f} "
-            f"{percentile(values, 0.95):8.2f}"
-        )
-    verdict = "PASS" if statistics.mean(quoting_ms) < 5 else "FAIL"
+    layer_json = [r + j for r, j in zip(resolve, as_json, strict=True)]
+    layer_text = [r + t for r, t in zip(resolve, as_text, strict=True)]
+    counts = f"{len(questions)} questions, {len(resolve)} answered"
+    print(f"\n{label}: {counts}, {quotes} quotes ({fuzzy} fuzzy)")
+    print(f"  {'':44} {'mean':>8} {'p50':>8} {'p95':>8}  (ms)")
+    row("retrieval alone (BM25 top 5)", retrieval)
+    row("prompt + parse + resolve", resolve)
+    row("render JSON", as_json)
+    row("render terminal (rich)", as_text)
+    row("quoting layer, JSON output", layer_json)
+    row("quoting layer, terminal output", layer_text)
+    row(
+        "non-LLM ask, JSON (retrieval + quoting)",
+        [a + b for a, b in zip(retrieval, layer_json, strict=False)],
+    )
+    worst = max(statistics.mean(layer_json), statistics.mean(layer_text))
+    verdict = "PASS" if worst < 5 else "FAIL"
     print(
-        f"  quoting layer adds {statistics.mean(quoting_ms):.2f} ms per answer: {verdict} (< 5 ms)"
+        f"  quoting layer adds at most {worst:.2f} ms per answer (mean): {verdict} (target < 5 ms)"
     )
 
 
@@ -141,7 +157,11 @@ def main() -> None:
             started = time.perf_counter()
             results = index.ingest([folder])
             seconds = time.perf_counter() - started
-            print(f"\nSciFact ingest: {len(results)} docs in {seconds:.1f} s")
+            stats = index.store.stats()
+            print(
+                f"\nSciFact ingest: {len(results)} files -> {stats.documents} documents, "
+                f"{stats.chunks} chunks in {seconds:.1f} s"
+            )
             queries = [
                 json.loads(line)["text"]
                 for line in (SCIFACT / "queries.jsonl").read_text().splitlines()

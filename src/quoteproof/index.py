@@ -13,7 +13,7 @@ from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.model import Answer, Chunk, Document, Hit
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.receipts import QuoteCheck, verify_answer
-from quoteproof.store.base import Store, neighbours
+from quoteproof.store.base import Store
 from quoteproof.store.sqlite import SQLiteStore
 from quoteproof.strategies.quote import answer_with_quotes
 
@@ -32,7 +32,7 @@ class _StoreLookup:
         return self._store.get_document(doc_id, version)
 
     def neighbours(self, chunk: Chunk) -> Sequence[Chunk]:
-        return neighbours(self._store, chunk)
+        return self._store.neighbours(chunk)
 
 
 class Index:

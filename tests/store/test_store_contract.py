@@ -10,7 +10,7 @@ import pytest
 
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import sha256_text
-from quoteproof.store.base import NewChunk, NewDocument, Store, neighbours
+from quoteproof.store.base import NewChunk, NewDocument, Store
 from quoteproof.store.refs import doc_id_candidates
 from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore
 
@@ -98,8 +98,9 @@ def test_search_matches_label_words(store: Store) -> None:
 def test_neighbours(store: Store) -> None:
     doc = store.add_document(new_doc("/a.txt", ["p1", "p2", "p3", "p4"]))
     chunks = store.chunks_of(doc.doc_id, 1)
-    assert [c.ordinal for c in neighbours(store, chunks[1])] == [1, 3]
-    assert [c.ordinal for c in neighbours(store, chunks[0])] == [2]
+    assert [c.ordinal for c in store.neighbours(chunks[1])] == [1, 3]
+    assert [c.ordinal for c in store.neighbours(chunks[0])] == [2]
+    assert [c.ordinal for c in store.neighbours(chunks[3], width=2)] == [2, 3]
 
 
 def test_failed_write_leaves_nothing(tmp_path: Path) -> None:

@@ -116,8 +116,15 @@ def _variants(needle: str) -> list[str]:
     return list(dict.fromkeys(v for v in out if v))
 
 
-def _word_chars(text: str) -> int:
-    return sum(1 for c in text if _is_word(c))
+def _has_enough_word_chars(text: str) -> bool:
+    """True when `text` holds at least MIN_WORD_CHARS word characters (stops early)."""
+    count = 0
+    for c in text:
+        if _is_word(c):
+            count += 1
+            if count >= MIN_WORD_CHARS:
+                return True
+    return False
 
 
 _TOKEN = re.compile(r"\S+")
@@ -256,7 +263,7 @@ def _find_one(needle: str, haystack: str, threshold: float) -> Alignment | None:
     if not variants:
         return None
     norm_needle = normalize(variants[-1])
-    if _word_chars(norm_needle) < MIN_WORD_CHARS:
+    if not _has_enough_word_chars(norm_needle):
         return None
     return _find_literal(variants, haystack) or _find_fuzzy(
         norm_needle, haystack, _prepare(haystack), threshold
@@ -301,12 +308,12 @@ def find_span(needle: str, haystack: str, *, threshold: float = 90.0) -> Alignme
     if not variants:
         return None
     cleaned = variants[-1]
-    if _word_chars(normalize(cleaned)) < MIN_WORD_CHARS:
+    if not _has_enough_word_chars(normalize(cleaned)):
         return None
     literal = _find_literal(variants, haystack)
     if literal is not None:
         return literal
-    fragments = [f for f in _ELLIPSIS.split(cleaned) if _word_chars(normalize(f)) >= MIN_WORD_CHARS]
+    fragments = [f for f in _ELLIPSIS.split(cleaned) if _has_enough_word_chars(normalize(f))]
     if len(fragments) >= 2 or (len(fragments) == 1 and fragments[0] != cleaned):
         hit = _find_fragments(fragments, haystack, threshold)
         if hit is not None:

@@ -7,7 +7,7 @@ becomes a `Rejected` entry with a reason, never a quote.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -61,20 +61,22 @@ class _Span:
     score: float
 
 
-def _candidates(item: QuoteItem, by_ref: dict[str, Chunk], lookup: SourceLookup) -> list[Chunk]:
-    """Chunks to search for a quote's words: the cited one, its neighbours, then the rest."""
-    ordered: dict[str, Chunk] = {}
+def _tiers(
+    item: QuoteItem, by_ref: dict[str, Chunk], lookup: SourceLookup
+) -> Iterator[list[Chunk]]:
+    """Groups of chunks to search in turn: the cited chunk and its neighbours, then the
+    other retrieved chunks. Lazy: neighbours are read only if the first group is needed.
+    """
     cited = by_ref.get(item.ref) if item.ref else None
+    seen: set[str] = set()
     if cited is not None:
-        ordered[cited.ref] = cited
-        for neighbour in lookup.neighbours(cited):
-            ordered.setdefault(neighbour.ref, neighbour)
-    for chunk in by_ref.values():
-        ordered.setdefault(chunk.ref, chunk)
-    return list(ordered.values())
+        first = [cited, *lookup.neighbours(cited)]
+        seen = {chunk.ref for chunk in first}
+        yield first
+    yield [chunk for chunk in by_ref.values() if chunk.ref not in seen]
 
 
-def _locate(claimed: str, candidates: list[Chunk], threshold: float) -> _Span | None:
+def _locate(claimed: str, candidates: Iterable[Chunk], threshold: float) -> _Span | None:
     """Find `claimed` in the candidates: the first exact/normalised hit, else the best fuzzy."""
     best: _Span | None = None
     for chunk in candidates:
@@ -130,7 +132,11 @@ def _resolve_quote(
             return Rejected(item.raw, f"unknown reference '{item.ref}': not a retrieved source")
         span = _Span(chunk, 0, len(chunk.text), "ref", 100.0)
     else:
-        located = _locate(claimed, _candidates(item, by_ref, lookup), threshold)
+        located = None
+        for tier in _tiers(item, by_ref, lookup):
+            located = _locate(claimed, tier, threshold)
+            if located is not None:
+                break
         if located is None:
             return Rejected(
                 item.raw,
@@ -168,9 +174,10 @@ def resolve_output(
 ) -> Resolution:
     """Resolve every item of `parsed` against the retrieved `sources`.
 
-    Quotes resolve in the order of DESIGN.md §5: whole chunk by ref; the claimed
-    words in the cited chunk, its neighbours, then the other sources (exact,
-    normalised, then fuzzy at `threshold`). Citations to refs outside `sources`
+    Quotes resolve in the order of DESIGN.md §5: whole chunk by ref; else the
+    claimed words in the cited chunk and its neighbours (the first exact or
+    normalised hit, else the best fuzzy one at `threshold`), then the same in the
+    other sources. Citations to refs outside `sources`
     are dropped and reported. O(items × sources × chunk length) at worst.
     """
     by_ref = {chunk.ref: chunk for chunk in sources}

@@ -155,9 +155,9 @@ def render_markdown(answer: Answer) -> str:
 
     Layout: the question; the segments in order (prose labelled as generated, with
     its citations as code spans; quotes as block quotes); for a refused answer a
-    `**Refused:**` line instead of the segments (their text is the fixed refusal
-    sentence, printed from `REFUSAL_TEXT`, never from the answer); then rejected output under "Removed (not verifiable)". A
-    quote segment whose quote is missing from the answer is reported, never drawn.
+    `**Refused:**` line instead of the segments (the fixed `REFUSAL_TEXT` sentence,
+    never text from the answer); then rejected output under "Removed (not
+    verifiable)". A quote segment whose quote is missing is reported, never drawn.
     """
     out = [f"**Question:** {escape_inline(answer.question)}", ""]
     if answer.status == "refused":

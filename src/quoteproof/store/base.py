@@ -7,7 +7,6 @@ document are atomic: a store never holds half a document.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -87,6 +86,10 @@ class Store(Protocol):
         """Return the chunks of one document version, in document order."""
         ...
 
+    def neighbours(self, chunk: Chunk, width: int = 1) -> list[Chunk]:
+        """Return the chunks within `width` places of `chunk` in its version, in order."""
+        ...
+
     def search_bm25(self, query: str, limit: int) -> list[Hit]:
         """Return up to `limit` current chunks ranked by BM25 for `query`, best first."""
         ...
@@ -98,9 +101,3 @@ class Store(Protocol):
     def close(self) -> None:
         """Release the connection; the store must not be used afterwards."""
         ...
-
-
-def neighbours(store: Store, chunk: Chunk, *, width: int = 1) -> Sequence[Chunk]:
-    """Return the chunks within `width` positions of `chunk` in its document version."""
-    siblings = store.chunks_of(chunk.doc_id, chunk.doc_version)
-    return [c for c in siblings if c.ref != chunk.ref and abs(c.ordinal - chunk.ordinal) <= width]

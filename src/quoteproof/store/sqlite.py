@@ -278,6 +278,22 @@ class SQLiteStore:
         ).fetchall()
         return [_chunk_from_row(row) for row in rows]
 
+    def neighbours(self, chunk: Chunk, width: int = 1) -> list[Chunk]:
+        """Return the chunks within `width` places of `chunk` in its version, in order."""
+        rows = self._db.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM {_CHUNK_FROM} "
+            "WHERE c.doc_id = ? AND c.doc_version = ? AND c.ordinal BETWEEN ? AND ? "
+            "AND c.ordinal != ? ORDER BY c.ordinal",
+            (
+                chunk.doc_id,
+                chunk.doc_version,
+                chunk.ordinal - width,
+                chunk.ordinal + width,
+                chunk.ordinal,
+            ),
+        ).fetchall()
+        return [_chunk_from_row(row) for row in rows]
+
     def search_bm25(self, query: str, limit: int) -> list[Hit]:
         """Return up to `limit` current chunks ranked by BM25 for `query`, best first."""
         match = fts_match_query(query)
