@@ -219,7 +219,8 @@ def ask(
                 api_key=api_key,
                 timeout=timeout,
             )
-            answer = idx.ask(question, backend=backend, top_k=top_k, threshold=threshold)
+            with err.status(f"asking {backend.name}…", spinner="dots"):
+                answer = idx.ask(question, backend=backend, top_k=top_k, threshold=threshold)
         except QuoteproofError as exc:
             fail(str(exc))
     if format is AnswerFormat.json:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import copy
 import json
 import math
+from functools import partial
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers.answers import make_quote as build_quote
 from quoteproof.model import (
     ANSWER_SCHEMA,
     Answer,
@@ -27,30 +29,14 @@ from quoteproof.render.json import answer_from_dict, answer_to_dict, render_json
 
 SOURCE = "Alice was beginning to get very tired of sitting by her sister on the bank."
 
-
-def make_quote(source: str, start: int, end: int, quote_id: str = "q1", **extra: Any) -> Quote:
-    """A quote of `source[start:end]` with a correct receipt."""
-    fields: dict[str, Any] = {
-        "id": quote_id,
-        "ref": "alice-1",
-        "label": "Alice › Chapter I › ¶1",
-        "doc_id": "alice",
-        "doc_version": 1,
-        "source_path": "corpus/alice.txt",
-        "start": start,
-        "end": end,
-        "text": source[start:end],
-        "claimed_text": None,
-        "match": "ref",
-        "score": 100.0,
-        "doc_sha256": sha256_text(source),
-        "text_sha256": sha256_text(source[start:end]),
-        "section": ("Chapter I",),
-        "pages": None,
-        "differs": None,
-    }
-    fields.update(extra)
-    return Quote(**fields)
+make_quote = partial(
+    build_quote,
+    ref="alice-1",
+    label="Alice › Chapter I › ¶1",
+    doc_id="alice",
+    source_path="corpus/alice.txt",
+    section=("Chapter I",),
+)
 
 
 def sample_answer() -> Answer:

@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
+from functools import partial
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from helpers.answers import hostile_answers, shown_segments
+from helpers.answers import make_answer as build_answer
+from helpers.answers import make_quote as build_quote
 from quoteproof.model import (
     Answer,
-    LLMInfo,
     ProseSegment,
-    Quote,
     QuoteSegment,
     Rejected,
-    Segment,
-    sha256_text,
 )
 from quoteproof.render.markdown import (
     GENERATED_LABEL,
@@ -30,48 +29,19 @@ from quoteproof.render.markdown import (
 
 SOURCE = "It was the best of times,\nit was the worst of times.\n\n<b>Age</b> of *wisdom* > 1"
 
+make_quote = partial(
+    build_quote,
+    ref="t2c-1",
+    label="A Tale of Two Cities › Book I › ¶1",
+    doc_id="t2c",
+    source_path="corpus/dickens/two_cities.txt",
+    section=("Book I",),
+)
+make_answer = partial(build_answer, question="How does it begin?")
+
+
 # CommonMark plus the GFM block/inline extensions markdown-it ships without plugins.
 MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
-
-
-def make_quote(source: str, start: int, end: int, quote_id: str = "q1", **extra: Any) -> Quote:
-    """A quote of `source[start:end]` with a correct receipt."""
-    fields: dict[str, Any] = {
-        "id": quote_id,
-        "ref": "t2c-1",
-        "label": "A Tale of Two Cities › Book I › ¶1",
-        "doc_id": "t2c",
-        "doc_version": 1,
-        "source_path": "corpus/dickens/two_cities.txt",
-        "start": start,
-        "end": end,
-        "text": source[start:end],
-        "claimed_text": None,
-        "match": "ref",
-        "score": 100.0,
-        "doc_sha256": sha256_text(source),
-        "text_sha256": sha256_text(source[start:end]),
-        "section": ("Book I",),
-    }
-    fields.update(extra)
-    return Quote(**fields)
-
-
-def make_answer(
-    segments: tuple[Segment, ...],
-    quotes: tuple[Quote, ...],
-    **extra: Any,
-) -> Answer:
-    fields: dict[str, Any] = {
-        "question": "How does it begin?",
-        "status": "answered",
-        "segments": segments,
-        "quotes": quotes,
-        "rejected": (),
-        "llm": LLMInfo("test", None, ""),
-    }
-    fields.update(extra)
-    return Answer(**fields)
 
 
 def plain(fragment: str) -> str:
@@ -222,40 +192,6 @@ attack_text = st.lists(
 )
 
 
-@st.composite
-def hostile_answers(draw: st.DrawFn) -> Answer:
-    n_quotes = draw(st.integers(0, 3))
-    quote_list = []
-    for i in range(n_quotes):
-        source = draw(attack_text)
-        start = draw(st.integers(0, len(source)))
-        end = draw(st.integers(start, len(source)))
-        quote_list.append(
-            make_quote(
-                source,
-                start,
-                end,
-                f"q{i}",
-                label=draw(attack_text),
-                source_path=draw(attack_text),
-                differs=draw(st.none() | attack_text),
-            )
-        )
-    prose = st.builds(ProseSegment, attack_text, st.lists(attack_text, max_size=2).map(tuple))
-    ids = [q.id for q in quote_list]
-    segment: st.SearchStrategy[Segment] = (
-        prose | st.sampled_from(ids).map(QuoteSegment) if ids else prose
-    )
-    return make_answer(
-        tuple(draw(st.lists(segment, max_size=6))),
-        tuple(quote_list),
-        question=draw(attack_text),
-        status=draw(st.sampled_from(["answered", "refused"])),
-        refusal_reason=draw(st.none() | attack_text),
-        rejected=tuple(draw(st.lists(st.builds(Rejected, attack_text, attack_text), max_size=3))),
-    )
-
-
 def _shown_prose(answer: Answer) -> list[ProseSegment]:
     return [
         s
@@ -264,13 +200,8 @@ def _shown_prose(answer: Answer) -> list[ProseSegment]:
     ]
 
 
-def shown_segments(answer: Answer) -> tuple[Segment, ...]:
-    """The segments a renderer draws: none for a refusal (it prints the fixed sentence)."""
-    return answer.segments if answer.status == "answered" else ()
-
-
 @settings(max_examples=120, deadline=None)
-@given(hostile_answers())
+@given(hostile_answers(attack_text))
 def test_only_quote_segments_become_block_quotes(answer: Answer) -> None:
     rendered = MD.render(render_markdown(answer))
     n_quote_segments = sum(isinstance(s, QuoteSegment) for s in shown_segments(answer))
@@ -292,7 +223,7 @@ def test_only_quote_segments_become_block_quotes(answer: Answer) -> None:
 
 
 @settings(max_examples=120, deadline=None)
-@given(hostile_answers())
+@given(hostile_answers(attack_text))
 def test_block_quotes_hold_exactly_the_quote_text(answer: Answer) -> None:
     rendered = MD.render(render_markdown(answer))
     blocks = re.findall(r"<blockquote>(.*?)</blockquote>", rendered, flags=re.S)

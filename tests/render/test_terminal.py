@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any
+from functools import partial
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
+from helpers.answers import hostile_answers, shown_segments
+from helpers.answers import make_answer as build_answer
+from helpers.answers import make_quote as build_quote
 from quoteproof.model import (
     Answer,
-    LLMInfo,
     ProseSegment,
-    Quote,
     QuoteSegment,
     Rejected,
-    Segment,
-    sha256_text,
 )
 from quoteproof.render.terminal import (
     GENERATED_MARKER,
@@ -31,43 +30,18 @@ from quoteproof.render.terminal import (
 )
 
 SOURCE = "Call me Ishmael. Some years ago [bold]never mind[/bold] how long precisely."
+
+make_quote = partial(
+    build_quote,
+    ref="moby-1",
+    label="Moby-Dick › Loomings › ¶1",
+    doc_id="moby",
+    source_path="corpus/moby.txt",
+    section=("Loomings",),
+)
+make_answer = partial(build_answer, question="Who narrates?")
+
 PANEL_EDGES = ("╭", "│", "╰")
-
-
-def make_quote(source: str, start: int, end: int, quote_id: str = "q1", **extra: Any) -> Quote:
-    """A quote of `source[start:end]` with a correct receipt."""
-    fields: dict[str, Any] = {
-        "id": quote_id,
-        "ref": "moby-1",
-        "label": "Moby-Dick › Loomings › ¶1",
-        "doc_id": "moby",
-        "doc_version": 1,
-        "source_path": "corpus/moby.txt",
-        "start": start,
-        "end": end,
-        "text": source[start:end],
-        "claimed_text": None,
-        "match": "ref",
-        "score": 100.0,
-        "doc_sha256": sha256_text(source),
-        "text_sha256": sha256_text(source[start:end]),
-        "section": ("Loomings",),
-    }
-    fields.update(extra)
-    return Quote(**fields)
-
-
-def make_answer(segments: tuple[Segment, ...], quotes: tuple[Quote, ...], **extra: Any) -> Answer:
-    fields: dict[str, Any] = {
-        "question": "Who narrates?",
-        "status": "answered",
-        "segments": segments,
-        "quotes": quotes,
-        "rejected": (),
-        "llm": LLMInfo("test", None, ""),
-    }
-    fields.update(extra)
-    return Answer(**fields)
 
 
 def panel_bottoms(output: str) -> list[str]:
@@ -202,44 +176,8 @@ attack_text = st.lists(st.sampled_from(ATTACKS) | st.text(max_size=10), max_size
 )
 
 
-@st.composite
-def hostile_answers(draw: st.DrawFn) -> Answer:
-    quote_list = []
-    for i in range(draw(st.integers(0, 3))):
-        source = draw(attack_text)
-        start = draw(st.integers(0, len(source)))
-        end = draw(st.integers(start, len(source)))
-        quote_list.append(
-            make_quote(
-                source,
-                start,
-                end,
-                f"q{i}",
-                label=draw(attack_text),
-                differs=draw(st.none() | attack_text),
-            )
-        )
-    prose = st.builds(ProseSegment, attack_text, st.lists(attack_text, max_size=2).map(tuple))
-    ids = [q.id for q in quote_list]
-    segment: st.SearchStrategy[Segment] = (
-        prose | st.sampled_from(ids).map(QuoteSegment) if ids else prose
-    )
-    return make_answer(
-        tuple(draw(st.lists(segment, max_size=5))),
-        tuple(quote_list),
-        status=draw(st.sampled_from(["answered", "refused"])),
-        refusal_reason=draw(st.none() | attack_text),
-        rejected=tuple(draw(st.lists(st.builds(Rejected, attack_text, attack_text), max_size=2))),
-    )
-
-
-def shown_segments(answer: Answer) -> tuple[Segment, ...]:
-    """The segments a renderer draws: none for a refusal (it prints the fixed sentence)."""
-    return answer.segments if answer.status == "answered" else ()
-
-
 @settings(max_examples=150, deadline=None)
-@given(hostile_answers(), st.integers(50, 120))
+@given(hostile_answers(attack_text), st.integers(50, 120))
 def test_only_quote_segments_become_panels(answer: Answer, width: int) -> None:
     out = render_text(answer, width=width)
     n_quote_segments = sum(isinstance(s, QuoteSegment) for s in shown_segments(answer))
@@ -257,7 +195,7 @@ def test_only_quote_segments_become_panels(answer: Answer, width: int) -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(hostile_answers())
+@given(hostile_answers(attack_text))
 def test_colour_output_has_one_blue_panel_per_quote_segment(answer: Answer) -> None:
     out = ansi_render(answer, width=100)
     n_quote_segments = sum(isinstance(s, QuoteSegment) for s in shown_segments(answer))

@@ -1,1 +1,1 @@
-"""ingest."""
+"""Reading files into canonical text, blocks and chunks."""

@@ -1,1 +1,1 @@
-"""llm."""
+"""Language-model backends behind one small protocol."""

@@ -1,1 +1,1 @@
-"""quoting."""
+"""The model-facing protocol: prompt, parse, align and resolve quotes."""

@@ -1,1 +1,1 @@
-"""render."""
+"""Renderers of answers and search hits: terminal, Markdown, JSON."""

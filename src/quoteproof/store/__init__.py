@@ -1,1 +1,1 @@
-"""store."""
+"""Index storage: the Store protocol and its SQLite implementation."""

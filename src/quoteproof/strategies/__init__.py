@@ -1,1 +1,1 @@
-"""strategies."""
+"""Answer strategies: how a question becomes a verified Answer."""

@@ -1,0 +1,1 @@
+"""Builders shared by several test modules (importable thanks to pytest's pythonpath)."""
