@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from quoteproof import Index
-from quoteproof.index import _StoreLookup
+from quoteproof.index import StoreLookup
 from quoteproof.llm.base import Completion, CompletionRequest
 from quoteproof.model import Chunk
 from quoteproof.render.json import render_json
@@ -86,7 +86,7 @@ def row(name: str, values: list[float]) -> None:
 
 
 def measure(index: Index, questions: list[str], label: str) -> None:
-    lookup = _StoreLookup(index.store)
+    lookup = StoreLookup(index.store)
     retrieval, resolve, as_json, as_text = [], [], [], []
     quotes = fuzzy = 0
     for question in questions:

@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from quoteproof.errors import QuoteproofError
 from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K, Index
@@ -115,7 +116,7 @@ def ingest(
         sum(r.status == s for r in results) for s in ("added", "updated", "unchanged", "failed")
     ]
     summary.add_row(
-        *map(str, counts), f"{index}: {stats.documents} documents, {stats.chunks} chunks"
+        *map(str, counts), Text(f"{index}: {stats.documents} documents, {stats.chunks} chunks")
     )
     err.print(summary)
     if counts[3]:

@@ -22,16 +22,18 @@ DEFAULT_SEARCH_TOP_K = 10
 DEFAULT_ASK_TOP_K = 5
 
 
-class _StoreLookup:
-    """Adapts a `Store` to the resolver's `SourceLookup`."""
+class StoreLookup:
+    """Adapts a `Store` to the resolver's `SourceLookup` (documents and neighbours)."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
 
     def document(self, doc_id: str, version: int) -> Document | None:
+        """Return one stored document version, or None."""
         return self._store.get_document(doc_id, version)
 
     def neighbours(self, chunk: Chunk) -> Sequence[Chunk]:
+        """Return the chunks next to `chunk` in its document version."""
         return self._store.neighbours(chunk)
 
 
@@ -114,7 +116,7 @@ class Index:
             question,
             hits,
             backend or ExtractiveBackend(),
-            _StoreLookup(self.store),
+            StoreLookup(self.store),
             threshold=threshold,
         )
 

@@ -24,6 +24,14 @@ _WHITESPACE = re.compile(r"\s+")
 _HTML_COMMENTS = re.compile(r"(?:\s*<!--(?:(?!-->).)*-->)+\s*", re.DOTALL)
 
 
+# Opening tokens whose whole element (up to the matching close) is one block.
+_WHOLE_BLOCKS: dict[str, BlockKind] = {
+    "list_item_open": "list",
+    "table_open": "table",
+    "paragraph_open": "paragraph",
+}
+
+
 def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table")
 
@@ -125,16 +133,8 @@ def parse_markdown(raw: bytes, path: str) -> ParsedDocument:
                     title = heading
             index = _closing_index(tokens, index) + 1
             continue
-        if kind == "list_item_open":
-            add("list", token.map)
-            index = _closing_index(tokens, index) + 1
-            continue
-        if kind == "table_open":
-            add("table", token.map)
-            index = _closing_index(tokens, index) + 1
-            continue
-        if kind == "paragraph_open":
-            add("paragraph", token.map)
+        if kind in _WHOLE_BLOCKS:
+            add(_WHOLE_BLOCKS[kind], token.map)
             index = _closing_index(tokens, index) + 1
             continue
         if kind in ("fence", "code_block"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from quoteproof.model import Hit
 
@@ -31,8 +32,8 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 
 
 def hits_table(query: str, hits: list[Hit]) -> Table:
-    """Return a rich table of hits; cell text is never parsed as markup."""
-    table = Table(title=f"Search: {query}", title_justify="left", show_lines=True)
+    """Return a rich table of hits; query and cell text are never parsed as markup."""
+    table = Table(title=Text(f"Search: {query}"), title_justify="left", show_lines=True)
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
     table.add_column("ref")
@@ -41,7 +42,7 @@ def hits_table(query: str, hits: list[Hit]) -> Table:
         table.add_row(
             str(hit.rank),
             f"{hit.score:.2f}",
-            hit.chunk.ref,
-            f"{hit.chunk.label}\n{snippet(hit.chunk.text)}",
+            Text(hit.chunk.ref),
+            Text(f"{hit.chunk.label}\n{snippet(hit.chunk.text)}"),
         )
     return table
