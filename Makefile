@@ -32,6 +32,7 @@ test: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/quoting_overhead.py
+	$(BIN)/python benchmarks/ingest.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_INDEX) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -171,3 +171,34 @@ def test_ask_markdown_and_text_formats(session_index_dir: Path) -> None:
     assert "verbatim from source" in text.stdout
     refused = run("ask", "zzzz qqqq", "--index", str(session_index_dir))
     assert refused.returncode == 0 and "no answer to this question" in refused.stdout
+
+
+def test_show_prints_a_chunk_with_its_metadata(session_index_dir: Path) -> None:
+    search = run("search", "shingles", "--index", str(session_index_dir), "--format", "json")
+    ref = json.loads(search.stdout)["hits"][0]["ref"]
+    data = json.loads(
+        run("show", ref, "--index", str(session_index_dir), "--format", "json").stdout
+    )
+    assert data["ref"] == ref and data["current"] is True and data["format"] == "markdown"
+    assert data["source_uri"].startswith("file:///") and data["pages"] is None
+    assert data["parent_section"] == data["section"][:-1]
+    assert "shingles" in data["text"]
+    text = run("show", ref, "--index", str(session_index_dir))
+    assert text.returncode == 0
+    assert "ref" in text.stdout and ref in text.stdout and "section" in text.stdout
+    missing = run("show", "zzzzzz.9", "--index", str(session_index_dir))
+    assert missing.returncode == 2
+    assert "no chunk with reference 'zzzzzz.9'" in missing.stderr
+
+
+def test_ingest_size_limit_and_summary(tmp_path: Path, corpus: Path) -> None:
+    (corpus / "big.txt").write_text("word " * 300_000)  # 1.5 MB
+    result = run("ingest", str(corpus), "--index", str(tmp_path / "idx"), "--max-file-mb", "1")
+    assert result.returncode == 1
+    stderr = " ".join(result.stderr.split())
+    assert f"failed: {corpus / 'big.txt'}: file is 1.5 MB, over the 1 MB limit" in stderr
+    assert "Ingest summary" in stderr and "Failed files" in stderr
+    assert "0 added · 0 updated · 0 unchanged · 1 failed" not in stderr
+    assert "3 added · 0 updated · 0 unchanged · 1 failed" in stderr
+    ok = run("ingest", str(corpus), "--index", str(tmp_path / "idx"), "--max-file-mb", "2")
+    assert ok.returncode == 0 and "Failed files" not in ok.stderr

@@ -3,6 +3,7 @@ OpenAI-compatible server), and verify."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from quoteproof import Index
 from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.model import REFUSAL_TEXT, Answer, sha256_text
+from quoteproof.store.sqlite import DB_FILENAME
 
 
 def assert_verbatim(answer: Answer, index: Index) -> None:
@@ -144,3 +146,51 @@ def test_model_no_answer_is_a_refusal(index_dir: Path, openai_server: Any, reply
         answer = index.ask("shingles rash", backend=model(openai_server))
     assert answer.status == "refused" and answer.refusal_reason == "model_no_answer"
     assert answer.quotes == ()
+
+
+def test_labels_stay_unique_across_same_titles_and_versions(tmp_path: Path) -> None:
+    for folder in ("2016", "2020"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "guide.md").write_text(f"# Guide\n\nEdition {folder} text.\n")
+    with Index.open(tmp_path / "idx", create=True) as index:
+        index.ingest([tmp_path / "2016"])
+        index.ingest([tmp_path / "2020"])
+        labels = {c.label for hit in index.search("edition", top_k=5) for c in [hit.chunk]}
+        assert labels == {"Guide", "Guide (2020/guide.md)"}
+        (tmp_path / "2016" / "guide.md").write_text("# Guide\n\nEdition 2016 revised text.\n")
+        index.ingest([tmp_path / "2016"])
+        hit = index.search("revised", top_k=1)[0]
+        assert hit.chunk.label == "Guide (2016/guide.md) v2"
+
+
+def test_chunks_carry_location_metadata(tmp_path: Path, corpus: Path) -> None:
+    with Index.open(tmp_path / "idx", create=True) as index:
+        index.ingest([corpus])
+        chunk = index.search("shingles", top_k=1)[0].chunk
+        assert chunk.source_uri == Path(chunk.source_path).as_uri()
+        assert chunk.language == "en" and chunk.pages is None and chunk.ocr is False
+        assert index.chunk(chunk.ref) == chunk
+        assert index.chunk("zzzzzz.1") is None
+
+
+def test_a_failed_document_leaves_the_index_unchanged(tmp_path: Path, corpus: Path) -> None:
+    with Index.open(tmp_path / "idx", create=True) as index:
+        index.ingest([corpus])
+        before = dump(index)
+        (corpus / "dosing.txt").write_bytes(b"now \xff broken")
+        (corpus / "fake.pdf").write_text("<html><body>not a pdf</body></html>")
+        results = {Path(r.path).name: r for r in index.ingest([corpus])}
+        assert results["dosing.txt"].status == "failed"
+        assert results["fake.pdf"].error == "named .pdf but the content is HTML"
+        assert dump(index) == before
+
+
+def dump(index: Index) -> list[tuple[object, ...]]:
+    """Every stored row of every table (enough to see any change)."""
+    db = sqlite3.connect(Path(index.store.location) / DB_FILENAME)
+    tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    rows = [
+        (table, *row) for table in sorted(tables) for row in db.execute(f"SELECT * FROM {table}")
+    ]
+    db.close()
+    return sorted(rows, key=repr)

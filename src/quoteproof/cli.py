@@ -14,17 +14,23 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
 
 from quoteproof.errors import QuoteproofError
 from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K, Index
-from quoteproof.ingest.pipeline import IngestResult
+from quoteproof.ingest.chunking import (
+    DEFAULT_OVERLAP_TOKENS,
+    DEFAULT_SECTION_TOKENS,
+    DEFAULT_WINDOW_TOKENS,
+    ChunkSettings,
+)
+from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB
+from quoteproof.ingest.pipeline import IngestResult, IngestSettings
 from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
 from quoteproof.llm.select import make_backend
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
+from quoteproof.render.chunk import chunk_to_dict, chunk_view
 from quoteproof.render.hits import hit_to_dict, hits_table
+from quoteproof.render.ingest import IngestProgress, failures_table, summary_table
 from quoteproof.render.json import answer_from_dict, render_json
 from quoteproof.render.markdown import render_markdown
 from quoteproof.render.terminal import render_terminal
@@ -78,49 +84,71 @@ def open_index(location: Path, *, create: bool = False) -> Index:
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders (walked recursively).")],
     index: IndexOption = Path(DEFAULT_INDEX),
+    max_file_mb: Annotated[
+        float,
+        typer.Option("--max-file-mb", min=0.001, help="Refuse files larger than this (MB)."),
+    ] = DEFAULT_MAX_FILE_MB,
+    ocr: Annotated[
+        bool,
+        typer.Option("--ocr", help="Run Tesseract on PDF pages without a text layer."),
+    ] = False,
+    section_tokens: Annotated[
+        int, typer.Option("--section-tokens", min=1, help="A section up to this size is one chunk.")
+    ] = DEFAULT_SECTION_TOKENS,
+    window_tokens: Annotated[
+        int, typer.Option("--window-tokens", min=1, help="Window size for longer sections.")
+    ] = DEFAULT_WINDOW_TOKENS,
+    overlap_tokens: Annotated[
+        int, typer.Option("--overlap-tokens", min=0, help="Tokens two windows share.")
+    ] = DEFAULT_OVERLAP_TOKENS,
 ) -> None:
-    """Add .txt, .md and .html files to the index (unchanged files are skipped)."""
+    """Add PDF, DOCX, HTML, SPL XML, Markdown and text files to the index.
+
+    Unchanged files are skipped, changed ones become a new version. A file that
+    fails is reported with its cause and leaves nothing in the index; the others
+    go on. Exit code 1 when any file failed.
+    """
     try:
         files = Index.discover(paths)
-    except QuoteproofError as exc:
-        fail(str(exc))
-    results: list[IngestResult] = []
-    with open_index(index, create=True) as idx:
-        progress = Progress(
-            TextColumn("ingest"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("files"),
-            TimeElapsedColumn(),
-            console=err,
-            transient=True,
+        settings = IngestSettings(
+            max_file_mb=max_file_mb,
+            ocr=ocr,
+            chunking=ChunkSettings(section_tokens, window_tokens, overlap_tokens),
         )
-        with progress:
-            task = progress.add_task("ingest", total=len(files))
-
-            def advance(result: IngestResult) -> None:
-                results.append(result)
-                if result.status == "failed":
-                    progress.console.print(
-                        f"failed: {result.path}: {result.error}", markup=False, soft_wrap=True
-                    )
-                progress.advance(task)
-
-            idx.ingest(files, on_file=advance)
+    except (QuoteproofError, ValueError) as exc:
+        fail(str(exc))
+    with open_index(index, create=True) as idx:
+        results: list[IngestResult] = []
+        with IngestProgress(err, len(files)) as progress:
+            for result_ in idx.ingest(files, settings=settings, on_file=progress.file_done):
+                results.append(result_)
+            elapsed = progress.elapsed
         stats = idx.store.stats()
-    summary = Table(title="Ingest summary", title_justify="left")
-    for column in ("added", "updated", "unchanged", "failed"):
-        summary.add_column(column, justify="right")
-    summary.add_column("index")
-    counts = [
-        sum(r.status == s for r in results) for s in ("added", "updated", "unchanged", "failed")
-    ]
-    summary.add_row(
-        *map(str, counts), Text(f"{index}: {stats.documents} documents, {stats.chunks} chunks")
-    )
-    err.print(summary)
-    if counts[3]:
+    err.print(summary_table(results, elapsed, str(index), stats))
+    failures = failures_table(results)
+    if failures is not None:
+        err.print(failures)
         raise typer.Exit(1)
+
+
+@app.command()
+def show(
+    ref: Annotated[str, typer.Argument(help="A chunk reference, e.g. k3m9qa.4.")],
+    index: IndexOption = Path(DEFAULT_INDEX),
+    format: Annotated[SearchFormat, typer.Option("--format", help="text or json.")] = (
+        SearchFormat.text
+    ),
+) -> None:
+    """Print one chunk with its metadata: document, section, pages, source link."""
+    with open_index(index) as idx:
+        chunk = idx.chunk(ref)
+        if chunk is None:
+            fail(f"no chunk with reference '{ref}' in {index}")
+        document = idx.store.get_document(chunk.doc_id)
+    if format is SearchFormat.text:
+        out.print(chunk_view(chunk, document))
+    else:
+        print(json.dumps(chunk_to_dict(chunk, document), ensure_ascii=False, indent=2))
 
 
 def _read_queries(path: Path) -> list[tuple[Any, str]]:

@@ -5,17 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from quoteproof.ingest.files import discover
-from quoteproof.ingest.pipeline import IngestResult, ingest_file
+from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_file
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
-from quoteproof.model import Answer, Chunk, Document, Hit
+from quoteproof.model import Answer, Box, Chunk, Document, Hit, Location
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.receipts import QuoteCheck, verify_answer
 from quoteproof.store.base import Store
 from quoteproof.store.sqlite import SQLiteStore
 from quoteproof.strategies.quote import answer_with_quotes
+
+if TYPE_CHECKING:
+    from quoteproof.locations import PdfBoxReader
 
 DEFAULT_INDEX = ".quoteproof"
 DEFAULT_SEARCH_TOP_K = 10
@@ -23,10 +27,12 @@ DEFAULT_ASK_TOP_K = 5
 
 
 class StoreLookup:
-    """Adapts a `Store` to the resolver's `SourceLookup` (documents and neighbours)."""
+    """Adapts a `Store` to the resolver's `SourceLookup`: documents, neighbours, and
+    locations (pages from the stored layout, PDF boxes from the stored file)."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
+        self._boxes: PdfBoxReader | None = None  # made on the first PDF quote
 
     def document(self, doc_id: str, version: int) -> Document | None:
         """Return one stored document version, or None."""
@@ -35,6 +41,27 @@ class StoreLookup:
     def neighbours(self, chunk: Chunk) -> Sequence[Chunk]:
         """Return the chunks next to `chunk` in its document version."""
         return self._store.neighbours(chunk)
+
+    def _box_reader(self) -> PdfBoxReader:
+        if self._boxes is None:
+            from quoteproof.locations import PdfBoxReader  # loads PDFium only when needed
+
+            self._boxes = PdfBoxReader()
+        return self._boxes
+
+    def locate(self, document: Document, start: int, end: int) -> Location:
+        """Return the pages of `document.text[start:end]`, its boxes when the document
+        is a PDF, and whether its text came from OCR."""
+        layout = self._store.get_layout(document.doc_id, document.version)
+        if layout is None:
+            return Location(None)
+        pages = layout.pages_of(start, end)
+        boxes: tuple[Box, ...] = ()
+        if layout.char_runs:
+            original = self._store.get_original(document.doc_id, document.version)
+            if original is not None:
+                boxes = self._box_reader().boxes(original, layout, start, end)
+        return Location(pages or None, boxes, bool(set(pages) & set(layout.ocr_pages)))
 
 
 class Index:
@@ -78,20 +105,26 @@ class Index:
         self,
         paths: Iterable[str | Path],
         *,
+        settings: IngestSettings | None = None,
         on_file: Callable[[IngestResult], None] | None = None,
     ) -> list[IngestResult]:
         """Ingest files and folders; return one result per file, failures included.
 
         A failing file does not stop the batch and leaves nothing in the index.
-        `on_file` is called after each file (for progress display).
+        `settings` sets the file size limit, OCR and chunk sizes; `on_file` is
+        called after each file (for progress display).
         """
         results = []
         for path in self.discover(paths):
-            result = ingest_file(self.store, path)
+            result = ingest_file(self.store, path, settings)
             results.append(result)
             if on_file is not None:
                 on_file(result)
         return results
+
+    def chunk(self, ref: str) -> Chunk | None:
+        """Return the chunk with `ref` (of any stored version), or None."""
+        return self.store.get_chunk(ref)
 
     def search(self, query: str, *, top_k: int = DEFAULT_SEARCH_TOP_K) -> list[Hit]:
         """Return the `top_k` chunks most relevant to `query`, best first (BM25)."""

@@ -7,6 +7,7 @@ to the source slice it was read from.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from dataclasses import dataclass, field
 from typing import Literal
@@ -14,7 +15,8 @@ from typing import Literal
 ANSWER_SCHEMA = "quoteproof.answer/1"
 REFUSAL_TEXT = "The sources contain no answer to this question."
 
-BlockKind = Literal["heading", "paragraph", "list", "table", "code"]
+BlockKind = Literal["heading", "paragraph", "list", "table", "code", "furniture"]
+"""`furniture` is a running header or footer: kept in the text, never in a chunk."""
 MatchKind = Literal["ref", "exact", "normalized", "fuzzy"]
 AnswerStatus = Literal["answered", "refused"]
 
@@ -39,13 +41,71 @@ class Block:
 
 
 @dataclass(frozen=True)
+class CharRun:
+    """Canonical characters `[start, start + length)` are PDF page `page`'s characters
+    `[char, char + length)` in PDFium's text order (`page` counts from 1)."""
+
+    start: int
+    page: int
+    char: int
+    length: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a document's canonical text lies on its pages.
+
+    `page_starts[i]` is the canonical offset at which page `i + 1` begins (the first
+    is 0; offsets never decrease). `char_runs` (PDF only, sorted by `start`) map
+    canonical characters back to PDFium character indexes, from which exact character
+    boxes are read; characters in no run (line breaks, joins) have no box.
+    `ocr_pages` lists the pages whose text came from OCR.
+    """
+
+    page_starts: tuple[int, ...]
+    char_runs: tuple[CharRun, ...] = ()
+    ocr_pages: tuple[int, ...] = ()
+
+    def pages_of(self, start: int, end: int) -> tuple[int, ...]:
+        """Return the pages (1-based, ascending) that `text[start:end]` touches.
+
+        An empty span touches the page it starts on; a layout with no pages gives ().
+        """
+        if not self.page_starts:
+            return ()
+        first = bisect.bisect_right(self.page_starts, start)
+        last = bisect.bisect_right(self.page_starts, max(start, end - 1))
+        return tuple(range(max(first, 1), max(last, 1) + 1))
+
+
+@dataclass(frozen=True)
+class Box:
+    """A rectangle on page `page` (1-based) in PDF points, origin bottom-left."""
+
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+@dataclass(frozen=True)
 class ParsedDocument:
-    """What a format parser returns: canonical text, title and blocks in order."""
+    """What a format parser returns: canonical text, title and blocks in order.
+
+    `layout` is set for paged formats (PDF, DOCX with saved page breaks); `language`
+    is a BCP 47 tag (from the document's metadata, else "en"); `warnings` are
+    one-line notes for the user that did not stop ingest ("page 7 has no text
+    layer; OCR is off").
+    """
 
     text: str
     title: str
     format: str
     blocks: tuple[Block, ...]
+    layout: Layout | None = None
+    language: str = "en"
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,7 +130,9 @@ class Chunk:
     """A retrievable passage: `document.text[start:end]` of one document version.
 
     `ref` is the short, index-wide unique key shown to the model; `label` is the
-    human-readable form (`Title › Section › ¶3`).
+    human-readable form (`Veklury label › 5.1 Hypersensitivity › p. 4`). `pages` is
+    None for unpaged documents; `ocr` is true when some of the text came from OCR;
+    `source_uri` opens the source at the chunk (`file:///…/label.pdf#page=4`).
     """
 
     ref: str
@@ -84,6 +146,24 @@ class Chunk:
     label: str
     source_path: str
     pages: tuple[int, ...] | None = None
+    language: str = "en"
+    source_uri: str = ""
+    ocr: bool = False
+
+    @property
+    def parent_section(self) -> tuple[str, ...]:
+        """The section path one level up from `section` (empty at the top)."""
+        return self.section[:-1]
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a span of a document lies: its pages (None when unpaged) and, for PDFs,
+    rectangles covering its characters."""
+
+    pages: tuple[int, ...] | None
+    boxes: tuple[Box, ...] = ()
+    ocr: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,6 +195,8 @@ class Quote:
     Built only by `quoting.resolve`. `claimed_text` keeps the model's own words (or
     None when it quoted a whole chunk by reference) and is never shown as a quote.
     `differs` describes numbers, units or negations the model's words changed.
+    `pages` are the pages the quote's own span touches; `boxes` (PDF only) cover its
+    characters; `ocr` says the source text came from OCR.
     """
 
     id: str
@@ -134,6 +216,8 @@ class Quote:
     section: tuple[str, ...]
     pages: tuple[int, ...] | None = None
     differs: str | None = None
+    boxes: tuple[Box, ...] = ()
+    ocr: bool = False
 
 
 @dataclass(frozen=True)

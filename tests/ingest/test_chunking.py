@@ -1,20 +1,21 @@
 """Tests of chunking: examples, then properties on random documents.
 
-The property tests build documents from headings, paragraphs of sentences, tables
-and code, and check every rule of `chunk_document` against sentence ends computed
-here directly with sentencex (the oracle).
+The property tests build documents from headings, paragraphs of sentences, tables,
+code and running headers/footers, and check every rule of `chunk_document` against
+sentence ends computed here directly with sentencex (the oracle).
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
-from itertools import pairwise
 
+import pytest
 import sentencex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quoteproof.ingest.chunking import ChunkSpan, chunk_document, make_label
+from quoteproof.ingest.chunking import ChunkSettings, ChunkSpan, chunk_document, count_tokens
 from quoteproof.ingest.markdown import parse_markdown
 from quoteproof.model import Block, BlockKind, ParsedDocument
 
@@ -35,87 +36,95 @@ def _texts(doc: ParsedDocument, chunks: list[ChunkSpan]) -> list[str]:
     return [doc.text[c.start : c.end] for c in chunks]
 
 
-def test_short_paragraphs_merge_within_section_only() -> None:
-    a, b = ("A",), ("A", "B")
+def _sentence(number: int) -> str:
+    return f"Sentence number {number} has exactly eight tokens."  # 8 tokens
+
+
+def test_count_tokens() -> None:
+    assert count_tokens("Give 200 mg, then stop.") == 7
+    assert count_tokens("") == 0
+    assert count_tokens(_sentence(1)) == 8
+
+
+def test_short_section_is_one_chunk_and_sections_never_mix() -> None:
     doc = _doc(
         [
-            ("heading", "A", a),
-            ("paragraph", "One.", a),
-            ("paragraph", "Two.", a),
-            ("heading", "B", b),
-            ("paragraph", "Three.", b),
-            ("list", "Four.", b),
+            ("heading", "Dosing", ("Dosing",)),
+            ("paragraph", "Give 200 mg.", ("Dosing",)),
+            ("list", "one\ntwo", ("Dosing",)),
+            ("table", "a | b\n1 | 2", ("Dosing",)),
+            ("heading", "Warnings", ("Warnings",)),
+            ("paragraph", "Watch the liver.", ("Warnings",)),
         ]
     )
     chunks = chunk_document(doc)
-    assert _texts(doc, chunks) == ["One.\n\nTwo.", "Three.\n\nFour."]
-    assert [(c.section, c.paragraph) for c in chunks] == [(a, 1), (b, 1)]
-
-
-def test_merging_stops_at_min_chars() -> None:
-    paragraphs = [f"Paragraph number {i} is here." for i in range(6)]  # 27 chars each
-    doc = _doc([("paragraph", p, ()) for p in paragraphs])
-    chunks = chunk_document(doc, min_chars=50, max_chars=1000)
     assert _texts(doc, chunks) == [
-        "\n\n".join(paragraphs[0:2]),
-        "\n\n".join(paragraphs[2:4]),
-        "\n\n".join(paragraphs[4:6]),
+        "Give 200 mg.\n\none\ntwo\n\na | b\n1 | 2",
+        "Watch the liver.",
     ]
-    assert [c.paragraph for c in chunks] == [1, 2, 3]
+    assert [c.section for c in chunks] == [("Dosing",), ("Warnings",)]
 
 
-def test_long_paragraph_is_cut_at_sentence_ends() -> None:
-    sentences = [f"This is sentence number {i} of the paragraph." for i in range(10)]
-    paragraph = " ".join(sentences)  # 10 x 44 chars + spaces
-    doc = _doc([("paragraph", paragraph, ("S",))])
-    chunks = chunk_document(doc, min_chars=10, max_chars=100)
-    assert _texts(doc, chunks) == [" ".join(sentences[i : i + 2]) for i in range(0, 10, 2)]
-    assert [c.paragraph for c in chunks] == [1, 2, 3, 4, 5]
+def test_long_section_becomes_overlapping_windows_at_sentence_ends() -> None:
+    text = " ".join(_sentence(n) for n in range(1, 31))  # 240 tokens
+    doc = _doc([("paragraph", text, ("S",))])
+    settings_ = ChunkSettings(section_tokens=100, window_tokens=80, overlap_tokens=16)
+    chunks = chunk_document(doc, settings_)
+    texts = _texts(doc, chunks)
+    assert texts[0] == " ".join(_sentence(n) for n in range(1, 11))  # 10 sentences = 80
+    assert texts[1].startswith(_sentence(9))  # 2 sentences (16 tokens) repeated
+    assert texts[-1].endswith(_sentence(30))
+    assert all(count_tokens(t) <= 80 for t in texts)
+    for first, second in itertools.pairwise(chunks):
+        assert first.start < second.start < first.end  # overlapping, moving forward
+
+
+def test_windows_restart_at_each_section() -> None:
+    long_text = " ".join(_sentence(n) for n in range(1, 21))  # 160 tokens
+    doc = _doc([("paragraph", long_text, ("A",)), ("paragraph", long_text, ("B",))])
+    settings_ = ChunkSettings(section_tokens=100, window_tokens=80, overlap_tokens=8)
+    chunks = chunk_document(doc, settings_)
+    b_chunks = [c for c in chunks if c.section == ("B",)]
+    assert doc.text[b_chunks[0].start :].startswith(_sentence(1))
+    assert all(c.start >= doc.blocks[1].start for c in b_chunks)
 
 
 def test_single_long_sentence_and_big_table_stay_whole() -> None:
     sentence = "word " * 60 + "end."
-    table = "\n".join(f"Row {i}. | Value {i}. Note." for i in range(40))
-    doc = _doc([("paragraph", sentence, ()), ("table", table, ()), ("code", "x = 1\n" * 30, ())])
-    chunks = chunk_document(doc, min_chars=10, max_chars=50)
-    assert _texts(doc, chunks) == [sentence, table, ("x = 1\n" * 30).strip()]
+    table = "\n".join(f"row {n} | value {n}" for n in range(40))
+    doc = _doc([("paragraph", sentence, ()), ("table", table, ())])
+    chunks = chunk_document(
+        doc, ChunkSettings(section_tokens=20, window_tokens=10, overlap_tokens=2)
+    )
+    assert _texts(doc, chunks) == [sentence.strip(), table]
 
 
-def test_headings_are_not_chunks() -> None:
-    doc = _doc([("heading", "Only a heading", ("Only a heading",))])
-    assert chunk_document(doc) == []
-
-
-def test_paragraph_numbers_continue_when_a_section_path_returns() -> None:
+def test_headings_and_furniture_are_not_chunks_and_split_runs() -> None:
     doc = _doc(
         [
-            ("paragraph", "x" * 300, ("A",)),
-            ("heading", "B", ("B",)),
-            ("paragraph", "y" * 300, ("B",)),
-            ("heading", "A", ("A",)),
-            ("paragraph", "z" * 300, ("A",)),
+            ("heading", "Title", ("Title",)),
+            ("paragraph", "Before the page break.", ("Title",)),
+            ("furniture", "Page 1 of 2", ("Title",)),
+            ("paragraph", "After the page break.", ("Title",)),
         ]
     )
-    assert [(c.section, c.paragraph) for c in chunk_document(doc)] == [
-        (("A",), 1),
-        (("B",), 1),
-        (("A",), 2),
-    ]
+    assert _texts(doc, chunk_document(doc)) == ["Before the page break.", "After the page break."]
+    assert chunk_document(_doc([("heading", "Only", ("Only",))])) == []
+
+
+def test_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="overlap_tokens"):
+        ChunkSettings(window_tokens=50, overlap_tokens=50)
+    with pytest.raises(ValueError, match="window_tokens"):
+        ChunkSettings(window_tokens=0)
 
 
 def test_markdown_document_chunks() -> None:
-    source = "# Guide\n\nIntro text.\n\n## Dosage\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter.\n"
-    doc = parse_markdown(source.encode(), "guide.md")
+    raw = b"# Guide\n\nIntro text.\n\n## Dose\n\nGive 1 mg.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    doc = parse_markdown(raw, "g.md")
     chunks = chunk_document(doc)
-    assert _texts(doc, chunks) == ["Intro text.", "| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter."]
-    assert [c.section for c in chunks] == [("Guide",), ("Guide", "Dosage")]
-
-
-def test_make_label() -> None:
-    assert make_label("Title", ("Section", "Sub"), 3) == "Title › Section › Sub › ¶3"
-    assert make_label("Title", ("Title", "Dosage"), 1) == "Title › Dosage › ¶1"
-    assert make_label("Title", (), 2) == "Title › ¶2"
-    assert make_label("", ("S",), 1) == "S › ¶1"
+    assert [c.section for c in chunks] == [("Guide",), ("Guide", "Dose")]
+    assert _texts(doc, chunks)[1].startswith("Give 1 mg.")
 
 
 # Property tests ---------------------------------------------------------------
@@ -130,13 +139,13 @@ def sentences(draw: st.DrawFn) -> str:
     return " ".join(words).capitalize() + end
 
 
-KINDS: list[BlockKind] = ["heading", "paragraph", "paragraph", "list", "table", "code"]
+KINDS: list[BlockKind] = ["heading", "paragraph", "paragraph", "list", "table", "code", "furniture"]
 
 
 @st.composite
 def blocks(draw: st.DrawFn) -> tuple[BlockKind, str]:
     kind = draw(st.sampled_from(KINDS))
-    if kind == "heading":
+    if kind in ("heading", "furniture"):
         return kind, draw(WORDS).title()
     if kind == "table":
         rows = draw(st.lists(st.lists(sentences(), min_size=1, max_size=4), min_size=1, max_size=8))
@@ -167,21 +176,25 @@ def documents(draw: st.DrawFn) -> ParsedDocument:
 
 @dataclass(frozen=True)
 class Oracle:
-    """Places a chunk may start and end: block edges and sentence edges (sentencex)."""
+    """Places a chunk may start and end: atomic-block and sentence edges (sentencex)."""
 
     starts: frozenset[int]
     ends: frozenset[int]
-    sentences: frozenset[tuple[int, int]]
+    units: frozenset[tuple[int, int]]  # sentences and whole tables/code blocks
 
 
 def _oracle(doc: ParsedDocument) -> Oracle:
     starts: set[int] = set()
     ends: set[int] = set()
-    spans: set[tuple[int, int]] = set()
+    units: set[tuple[int, int]] = set()
     for block in doc.blocks:
-        starts.add(block.start)
-        ends.add(block.end)
         text = doc.text[block.start : block.end]
+        first = block.start + len(text) - len(text.lstrip())
+        last = block.end - (len(text) - len(text.rstrip()))
+        starts.add(first)
+        ends.add(last)
+        if block.kind in ("table", "code"):
+            units.add((first, last))
         for boundary in sentencex.get_sentence_boundaries("en", text):
             piece = text[boundary["start_index"] : boundary["end_index"]]
             if piece.strip():
@@ -189,62 +202,65 @@ def _oracle(doc: ParsedDocument) -> Oracle:
                 last = block.start + boundary["end_index"] - (len(piece) - len(piece.rstrip()))
                 starts.add(first)
                 ends.add(last)
-                spans.add((first, last))
-    return Oracle(frozenset(starts), frozenset(ends), frozenset(spans))
+                units.add((first, last))
+    return Oracle(frozenset(starts), frozenset(ends), frozenset(units))
 
 
 @settings(max_examples=150, deadline=None)
-@given(documents(), st.integers(0, 120), st.integers(20, 400))
-def test_chunk_properties(doc: ParsedDocument, min_chars: int, max_chars: int) -> None:
-    chunks = chunk_document(doc, min_chars=min_chars, max_chars=max_chars)
+@given(documents(), st.integers(5, 120), st.integers(5, 80), st.integers(0, 30))
+def test_chunk_properties(doc: ParsedDocument, section: int, window: int, overlap: int) -> None:
+    settings_ = ChunkSettings(section, window, min(overlap, window - 1))
+    chunks = chunk_document(doc, settings_)
     oracle = _oracle(doc)
-    previous_end = 0
-    numbers: dict[tuple[str, ...], int] = {}
+    previous: ChunkSpan | None = None
     for chunk in chunks:
         text = doc.text[chunk.start : chunk.end]
-        # non-empty, trimmed, ordered, not overlapping
+        # non-empty, trimmed, moving forward; overlap only inside one section
         assert text and text == text.strip()
-        assert previous_end <= chunk.start
-        previous_end = chunk.end
+        if previous is not None:
+            assert previous.start < chunk.start
+            if chunk.start < previous.end:
+                assert chunk.section == previous.section
+        previous = chunk
         # starts and ends only at block or sentence edges: no sentence is ever cut
         assert chunk.start in oracle.starts
         assert chunk.end in oracle.ends
-        # inside one section, never across (or on) a heading
+        # inside one section, never across (or on) a heading or furniture
         overlapping = [b for b in doc.blocks if b.start < chunk.end and chunk.start < b.end]
         assert overlapping
-        assert all(b.kind != "heading" for b in overlapping)
+        assert all(b.kind not in ("heading", "furniture") for b in overlapping)
         assert {b.section for b in overlapping} == {chunk.section}
         # tables and code are never cut
         for block in overlapping:
             if block.kind in ("table", "code"):
                 assert chunk.start <= block.start and block.end <= chunk.end
-        # over max_chars only when it is one table/code block or one sentence
-        if len(text) > max_chars:
-            whole = [(b.start, b.end) for b in overlapping if b.kind in ("table", "code")]
-            assert (chunk.start, chunk.end) in set(whole) | oracle.sentences
-        # paragraph numbers count from 1 within each section
-        numbers[chunk.section] = numbers.get(chunk.section, 0) + 1
-        assert chunk.paragraph == numbers[chunk.section]
-    # every non-whitespace character of every non-heading block is in a chunk
+        # a chunk bigger than both sizes can only be one uncuttable unit
+        tokens = count_tokens(text)
+        if tokens > settings_.section_tokens and tokens > settings_.window_tokens:
+            assert (chunk.start, chunk.end) in oracle.units
+    # every non-whitespace character of every content block is in a chunk
     covered = [False] * len(doc.text)
     for chunk in chunks:
         covered[chunk.start : chunk.end] = [True] * (chunk.end - chunk.start)
     for block in doc.blocks:
-        if block.kind != "heading":
+        if block.kind not in ("heading", "furniture"):
             for index in range(block.start, block.end):
                 assert covered[index] or doc.text[index].isspace()
 
 
 @settings(max_examples=60, deadline=None)
 @given(documents())
-def test_short_neighbours_are_merged(doc: ParsedDocument) -> None:
-    """Two neighbouring chunks of one section never both fit in one short chunk."""
-    min_chars, max_chars = 80, 300
-    chunks = chunk_document(doc, min_chars=min_chars, max_chars=max_chars)
-    for first, second in pairwise(chunks):
-        between = doc.text[first.end : second.start]
-        same_run = first.section == second.section and not any(
-            b.kind == "heading" and first.end <= b.start < second.start for b in doc.blocks
+def test_short_sections_are_single_chunks(doc: ParsedDocument) -> None:
+    """With a large section size, each run of a section between headings or
+    furniture is exactly one chunk."""
+    chunks = chunk_document(doc, ChunkSettings(section_tokens=10_000))
+    runs = 0
+    previous: Block | None = None
+    for block in doc.blocks:
+        content = (
+            block.kind not in ("heading", "furniture") and doc.text[block.start : block.end].strip()
         )
-        if same_run and not between.strip():
-            assert first.end - first.start >= min_chars or second.end - first.start > max_chars
+        if content and (previous is None or previous.section != block.section):
+            runs += 1
+        previous = block if content else None
+    assert len(chunks) == runs

@@ -28,7 +28,16 @@ def _write(path: Path, data: str | bytes = "Some text.\n") -> Path:
 
 
 def test_supported_suffixes() -> None:
-    assert SUPPORTED_SUFFIXES == (".htm", ".html", ".markdown", ".md", ".txt")
+    assert SUPPORTED_SUFFIXES == (
+        ".docx",
+        ".htm",
+        ".html",
+        ".markdown",
+        ".md",
+        ".pdf",
+        ".txt",
+        ".xml",
+    )
 
 
 def test_discover_walks_folders_and_keeps_named_files(tmp_path: Path) -> None:
@@ -81,7 +90,8 @@ def test_unsupported_suffix(tmp_path: Path) -> None:
         parse_file(path)
     assert info.value.path == str(path)
     assert info.value.cause == (
-        "unsupported file type '.xyz' (supported: .htm, .html, .markdown, .md, .txt)"
+        "unsupported file type '.xyz' "
+        "(supported: .docx, .htm, .html, .markdown, .md, .pdf, .txt, .xml)"
     )
 
 
@@ -89,7 +99,6 @@ def test_unsupported_suffix(tmp_path: Path) -> None:
     ("name", "data"),
     [
         ("blank.txt", " \n\n\t\n"),
-        ("empty.md", ""),
         ("only.md", "---\na: 1\n---\n"),
         ("x.html", "<script>x</script>"),
     ],
@@ -121,3 +130,45 @@ def test_permission_denied(tmp_path: Path) -> None:
 def test_parse_bytes_reports_decoding_errors(tmp_path: Path) -> None:
     with pytest.raises(IngestError, match=r"bad\.txt: not valid UTF-8 \(byte offset 1\)"):
         parse_bytes(b"a\xff", tmp_path / "bad.txt")
+
+
+def test_empty_file_is_rejected_before_parsing(tmp_path: Path) -> None:
+    path = _write(tmp_path / "empty.pdf", "")
+    with pytest.raises(IngestError) as info:
+        parse_file(path)
+    assert (info.value.path, info.value.cause) == (str(path), "empty file (0 bytes)")
+
+
+def test_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"x" * 2_500_000)
+    with pytest.raises(IngestError) as info:
+        read_file(path, max_file_mb=2)
+    assert info.value.cause == "file is 2.5 MB, over the 2 MB limit (raise it with --max-file-mb)"
+    assert read_file(path, max_file_mb=3) == b"x" * 2_500_000
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "cause"),
+    [
+        (
+            "page.pdf",
+            b"<!doctype html><html><p>hi</p></html>",
+            "named .pdf but the content is HTML",
+        ),
+        ("label.docx", b"%PDF-1.7\n", "named .docx but the content is a PDF"),
+        (
+            "notes.txt",
+            b"PK\x03\x04\x14\x00",
+            "named .txt but the content is a ZIP archive (e.g. DOCX)",
+        ),
+    ],
+)
+def test_mislabelled_files_say_what_they_are(
+    tmp_path: Path, name: str, data: bytes, cause: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(IngestError) as info:
+        parse_file(path)
+    assert (info.value.path, info.value.cause) == (str(path), cause)

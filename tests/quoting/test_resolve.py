@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from quoteproof.model import Chunk, Document, Quote, Rejected, sha256_text
+from quoteproof.model import Chunk, Document, Layout, Location, Quote, Rejected, sha256_text
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.resolve import resolve_output
 
@@ -52,6 +52,13 @@ class Lookup:
     def neighbours(self, chunk: Chunk) -> Sequence[Chunk]:
         self.neighbour_calls += 1
         return [c for c in self.chunks if abs(c.ordinal - chunk.ordinal) == 1]
+
+    def locate(self, document: Document, start: int, end: int) -> Location:
+        """Paragraphs 1-2 lie on page 1, paragraphs 3-4 on page 2."""
+        return Location(LAYOUT.pages_of(start, end))
+
+
+LAYOUT = Layout(page_starts=(0, TEXT.index(PARAGRAPHS[2])))
 
 
 def resolve(reply: str, retrieved: list[int], threshold: float = 90.0) -> tuple[Lookup, list]:
@@ -121,3 +128,12 @@ def test_citations_to_unretrieved_refs_are_dropped() -> None:
     cited = [c for seg in result.segments if seg.type == "prose" for c in seg.citations]
     assert cited == ["doc.1"]
     assert {r.raw for r in result.rejected} == {"[doc.4]", "[zz.1]"}
+
+
+def test_quote_pages_come_from_the_located_span() -> None:
+    _, (on_two, on_one) = resolve(
+        '<quote ref="doc.3">Stop the infusion</quote><quote ref="doc.1">Give 200 mg</quote>',
+        [0, 2],
+    )
+    assert isinstance(on_two, Quote) and isinstance(on_one, Quote)
+    assert (on_two.pages, on_one.pages) == ((2,), (1,))

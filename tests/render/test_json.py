@@ -16,6 +16,7 @@ from helpers.answers import make_quote as build_quote
 from quoteproof.model import (
     ANSWER_SCHEMA,
     Answer,
+    Box,
     LLMInfo,
     ProseSegment,
     Quote,
@@ -51,6 +52,8 @@ def sample_answer() -> Answer:
         score=91.5,
         pages=(1, 2),
         differs="sister → brother",
+        boxes=(Box(1, 72.0, 700.5, 540.0, 712.0), Box(2, 72.0, 80.0, 200.25, 91.5)),
+        ocr=True,
     )
     return Answer(
         question="Was Alice tired?",
@@ -108,11 +111,16 @@ def test_shape_is_the_public_contract() -> None:
         "section",
         "pages",
         "differs",
+        "boxes",
+        "ocr",
     ]
     assert q1["text"] == SOURCE[0:38] and q1["start"] == 0 and q1["end"] == 38
     assert q1["pages"] is None and q1["section"] == ["Chapter I"]
     assert q1["text_sha256"] == sha256_text(SOURCE[0:38])
     assert q2["pages"] == [1, 2] and q2["differs"] == "sister → brother"
+    assert q1["boxes"] == [] and q1["ocr"] is False
+    assert q2["boxes"][1] == {"page": 2, "x0": 72.0, "y0": 80.0, "x1": 200.25, "y1": 91.5}
+    assert q2["ocr"] is True
     assert q2["claimed_text"] == "of sitting by her brother" and q2["match"] == "fuzzy"
     assert data["rejected"] == [
         {"raw": '<quote ref="nope">x</quote>', "reason": "unknown ref 'nope'"}
@@ -275,6 +283,15 @@ def quotes(draw: st.DrawFn, quote_id: str) -> Quote:
         section=tuple(draw(st.lists(texts, max_size=3))),
         pages=draw(st.none() | st.lists(ints, max_size=3).map(tuple)),
         differs=draw(st.none() | texts),
+        boxes=tuple(
+            draw(
+                st.lists(
+                    st.builds(Box, st.integers(1, 999), finite, finite, finite, finite),
+                    max_size=3,
+                )
+            )
+        ),
+        ocr=draw(st.booleans()),
     )
 
 
@@ -341,3 +358,31 @@ def test_any_corruption_is_a_value_error_or_a_valid_answer(data: st.DataObject, 
         assert str(error)
     else:
         assert answer_to_dict(answer) == corrupted
+
+
+def test_answers_saved_before_boxes_existed_still_load() -> None:
+    data = answer_to_dict(sample_answer())
+    for quote in data["quotes"]:
+        del quote["boxes"], quote["ocr"]
+    loaded = answer_from_dict(data)
+    assert all(q.boxes == () and q.ocr is False for q in loaded.quotes)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda q: q.update(ocr="yes"), r"quotes\[1\]\.ocr: expected true or false, got str"),
+        (lambda q: q.update(boxes={}), r"quotes\[1\]\.boxes: expected a list, got object"),
+        (
+            lambda q: q["boxes"][0].update(page=0),
+            r"quotes\[1\]\.boxes\[0\]\.page: expected an integer >= 1",
+        ),
+        (lambda q: q["boxes"][0].pop("y1"), r"quotes\[1\]\.boxes\[0\]: missing field 'y1'"),
+        (lambda q: q["boxes"][0].update(x0="1"), r"quotes\[1\]\.boxes\[0\]\.x0: expected a number"),
+    ],
+)
+def test_bad_boxes_and_ocr_are_rejected(mutate: Any, message: str) -> None:
+    data = answer_to_dict(sample_answer())
+    mutate(data["quotes"][1])
+    with pytest.raises(ValueError, match=message):
+        answer_from_dict(data)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from quoteproof.errors import IndexNotFoundError, StoreError
-from quoteproof.model import sha256_text
+from quoteproof.model import CharRun, Layout, sha256_text
 from quoteproof.store.base import NewChunk, NewDocument, Store
 from quoteproof.store.refs import doc_id_candidates
 from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore
@@ -103,6 +103,37 @@ def test_neighbours(store: Store) -> None:
     assert [c.ordinal for c in store.neighbours(chunks[3], width=2)] == [2, 3]
 
 
+def test_layout_original_and_chunk_metadata_round_trip(store: Store) -> None:
+    text = "Page one text.\n\nPage two text."
+    layout = Layout(
+        page_starts=(0, 16),
+        char_runs=(CharRun(0, 1, 0, 14), CharRun(16, 2, 3, 14)),
+        ocr_pages=(2,),
+    )
+    chunks = (
+        NewChunk(0, 14, ("A", "B"), "T › A › B › p. 1", (1,), "de", "file:///t.pdf#page=1"),
+        NewChunk(16, 30, ("A",), "T › A › p. 2", (2,), "de", "file:///t.pdf#page=2", ocr=True),
+    )
+    new = NewDocument("/t.pdf", "T", "pdf", text, "f" * 64, chunks, layout, b"%PDF-bytes")
+    doc = store.add_document(new)
+    assert store.get_layout(doc.doc_id, 1) == layout
+    assert store.get_original(doc.doc_id, 1) == b"%PDF-bytes"
+    first, second = store.chunks_of(doc.doc_id, 1)
+    assert (first.pages, first.language, first.source_uri, first.ocr) == (
+        (1,),
+        "de",
+        "file:///t.pdf#page=1",
+        False,
+    )
+    assert first.parent_section == ("A",)
+    assert (second.pages, second.ocr, second.parent_section) == ((2,), True, ())
+    plain = store.add_document(new_doc("/p.txt", ["plain"], title="T"))
+    assert store.get_layout(plain.doc_id, 1) is None
+    assert store.get_original(plain.doc_id, 1) is None
+    assert store.source_paths_with_title("T") == ["/p.txt", "/t.pdf"]
+    assert store.source_paths_with_title("nothing") == []
+
+
 def test_failed_write_leaves_nothing(tmp_path: Path) -> None:
     store = SQLiteStore.open(tmp_path / "idx", create=True)
     other = store.add_document(new_doc("/a.txt", ["x"]))
@@ -128,6 +159,48 @@ def test_missing_index_and_newer_schema(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(StoreError, match="newer"):
         SQLiteStore.open(tmp_path / "idx")
+
+
+V1_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES ('schema_version', '1');
+CREATE TABLE documents (doc_id TEXT NOT NULL, version INTEGER NOT NULL,
+    source_path TEXT NOT NULL, title TEXT NOT NULL, format TEXT NOT NULL,
+    text TEXT NOT NULL, sha256 TEXT NOT NULL, file_sha256 TEXT NOT NULL,
+    ingested_at TEXT NOT NULL, is_current INTEGER NOT NULL, PRIMARY KEY (doc_id, version));
+CREATE TABLE chunks (id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE, doc_id TEXT NOT NULL,
+    doc_version INTEGER NOT NULL, ordinal INTEGER NOT NULL, start INTEGER NOT NULL,
+    end INTEGER NOT NULL, text TEXT NOT NULL, section TEXT NOT NULL, label TEXT NOT NULL,
+    pages TEXT);
+CREATE VIRTUAL TABLE chunks_fts USING fts5 (text, label, content='chunks',
+    content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+INSERT INTO documents VALUES ('abc123', 1, '/old.txt', 'Old', 'text', 'Old words.',
+    'x', 'y', '2026-01-01', 1);
+INSERT INTO chunks VALUES (1, 'abc123.1', 'abc123', 1, 1, 0, 10, 'Old words.', '[]',
+    'Old › ¶1', NULL);
+INSERT INTO chunks_fts (rowid, text, label) VALUES (1, 'Old words.', 'Old › ¶1');
+"""
+
+
+def test_schema_1_index_is_migrated_in_place(tmp_path: Path) -> None:
+    (tmp_path / "idx").mkdir()
+    db = sqlite3.connect(tmp_path / "idx" / DB_FILENAME)
+    db.executescript(V1_SCHEMA)
+    db.close()
+    store = SQLiteStore.open(tmp_path / "idx")
+    chunk = store.get_chunk("abc123.1")
+    assert chunk is not None
+    assert (chunk.text, chunk.language, chunk.source_uri, chunk.ocr) == (
+        "Old words.",
+        "en",
+        "",
+        False,
+    )
+    assert [hit.chunk.ref for hit in store.search_bm25("words", 5)] == ["abc123.1"]
+    store.add_document(new_doc("/new.txt", ["new words"]))
+    store.close()
+    db = sqlite3.connect(tmp_path / "idx" / DB_FILENAME)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
 
 
 def test_wal_mode(tmp_path: Path) -> None:

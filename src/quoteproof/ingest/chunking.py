@@ -1,21 +1,26 @@
-"""Chunking: cut a parsed document into paragraph-sized, retrievable spans.
+"""Chunking: one algorithm for every format, cutting a parsed document into
+section-sized or window-sized spans.
 
 Rules, in order of precedence:
 
-1. a chunk never crosses a heading (so it lies inside one section);
-2. a table or code block is never cut, however long;
-3. a paragraph or list block longer than `max_chars` is cut only at sentence ends
-   (found by sentencex); a single sentence longer than `max_chars` stays whole;
-4. consecutive pieces of one section are merged while the chunk is shorter than
-   `min_chars` and the merged span stays within `max_chars`;
-5. heading blocks are never chunks: their titles reach the chunk's label instead.
+1. a chunk never crosses a heading (so it lies inside one section) nor a running
+   header or footer (`furniture`); headings and furniture are never in a chunk;
+2. a sentence (found by sentencex) and a table or code block are never cut;
+3. a section of at most `section_tokens` tokens is one chunk;
+4. a longer section is cut into windows of at most `window_tokens` tokens (a single
+   sentence or table longer than that is a window of its own); each window after
+   the first starts so that it repeats about `overlap_tokens` tokens of the window
+   before it, and windows restart at each section boundary.
 
-Every chunk is a contiguous span of `doc.text` with no whitespace at either end.
+Tokens are counted as word and punctuation pieces (`count_tokens`), close to what
+subword tokenizers give for English prose. Every chunk is a contiguous, trimmed span
+of `doc.text`; windows of one section may overlap, chunks of different sections
+never do.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -24,20 +29,50 @@ import sentencex
 from quoteproof.ingest.text import trim_span
 from quoteproof.model import Block, ParsedDocument
 
-DEFAULT_MIN_CHARS = 200
-DEFAULT_MAX_CHARS = 1500
-LABEL_SEPARATOR = " › "
+DEFAULT_SECTION_TOKENS = 500
+DEFAULT_WINDOW_TOKENS = 400
+DEFAULT_OVERLAP_TOKENS = 80
 _ATOMIC_KINDS = frozenset({"table", "code"})
+_SKIPPED_KINDS = frozenset({"heading", "furniture"})
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    """Chunk sizes in tokens; see the module docstring for how they are used."""
+
+    section_tokens: int = DEFAULT_SECTION_TOKENS
+    window_tokens: int = DEFAULT_WINDOW_TOKENS
+    overlap_tokens: int = DEFAULT_OVERLAP_TOKENS
+
+    def __post_init__(self) -> None:
+        if self.window_tokens <= 0 or self.section_tokens <= 0:
+            raise ValueError("section_tokens and window_tokens must be > 0")
+        if not 0 <= self.overlap_tokens < self.window_tokens:
+            raise ValueError("overlap_tokens must be >= 0 and < window_tokens")
 
 
 @dataclass(frozen=True)
 class ChunkSpan:
-    """One chunk: `text[start:end]` inside `section`; `paragraph` counts from 1 per section."""
+    """One chunk: `text[start:end]`, inside the section path `section`."""
 
     start: int
     end: int
     section: tuple[str, ...]
-    paragraph: int
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """An uncuttable piece of a section: a sentence, a table or a code block."""
+
+    start: int
+    end: int
+    tokens: int
+
+
+def count_tokens(text: str) -> int:
+    """Return the number of word and punctuation pieces in `text`."""
+    return len(_TOKEN.findall(text))
 
 
 def sentence_spans(text: str, start: int, end: int, language: str = "en") -> list[tuple[int, int]]:
@@ -65,114 +100,78 @@ def sentence_spans(text: str, start: int, end: int, language: str = "en") -> lis
     return spans
 
 
-def _split_at_sentences(
-    text: str, start: int, end: int, max_chars: int, language: str
-) -> Iterator[tuple[int, int]]:
-    """Cut trimmed `text[start:end]` at sentence ends into pieces of <= `max_chars`.
+def _sections(blocks: Sequence[Block]) -> Iterator[list[Block]]:
+    """Maximal runs of consecutive content blocks that share one section path.
 
-    Pieces cover the span (only whitespace between them is left out); a piece is
-    longer than `max_chars` only when it is a single sentence that long.
+    Headings and furniture end a run: a chunk is one contiguous span of the text, so
+    it must stop before a running header or footer (a section that crosses a page
+    break is chunked page by page).
     """
-    cuts = sorted({last for _, last in sentence_spans(text, start, end, language)} | {end})
-    piece_start = start
-    previous: int | None = None  # the last cut that still fits the current piece
-    for cut in cuts:
-        if cut <= piece_start:
-            continue
-        if previous is None or cut - piece_start <= max_chars:
-            previous = cut
-            continue
-        yield trim_span(text, piece_start, previous)
-        piece_start = trim_span(text, previous, end)[0]
-        previous = cut
-    if piece_start < end:
-        yield trim_span(text, piece_start, end)
-
-
-def _pieces(
-    doc: ParsedDocument, block: Block, max_chars: int, language: str
-) -> Iterator[tuple[int, int]]:
-    """The trimmed spans a block contributes: itself, or sentence runs if too long."""
-    start, end = trim_span(doc.text, block.start, block.end)
-    if start >= end:
-        return
-    if block.kind in _ATOMIC_KINDS or end - start <= max_chars:
-        yield start, end
-        return
-    yield from _split_at_sentences(doc.text, start, end, max_chars, language)
-
-
-def _runs(blocks: Sequence[Block]) -> Iterator[list[Block]]:
-    """Maximal runs of consecutive non-heading blocks that share one section."""
     run: list[Block] = []
     for block in blocks:
-        if block.kind == "heading" or (run and block.section != run[-1].section):
+        if block.kind in _SKIPPED_KINDS or (run and block.section != run[-1].section):
             if run:
                 yield run
             run = []
-        if block.kind != "heading":
+        if block.kind not in _SKIPPED_KINDS:
             run.append(block)
     if run:
         yield run
 
 
-def chunk_document(
-    doc: ParsedDocument,
-    *,
-    min_chars: int = DEFAULT_MIN_CHARS,
-    max_chars: int = DEFAULT_MAX_CHARS,
-    language: str = "en",
-) -> list[ChunkSpan]:
+def _units(text: str, run: Sequence[Block], language: str) -> list[_Unit]:
+    """The sentences and atomic blocks of a section, in order, with token counts."""
+    units: list[_Unit] = []
+    for block in run:
+        if block.kind in _ATOMIC_KINDS:
+            start, end = trim_span(text, block.start, block.end)
+            spans = [(start, end)] if start < end else []
+        else:
+            spans = sentence_spans(text, block.start, block.end, language)
+        units.extend(_Unit(s, e, count_tokens(text[s:e])) for s, e in spans)
+    return units
+
+
+def _windows(units: Sequence[_Unit], settings: ChunkSettings) -> Iterator[tuple[int, int]]:
+    """Overlapping windows over `units` (non-empty) as (first, last) unit indexes."""
+    first = 0
+    while True:
+        last, tokens = first, units[first].tokens
+        while last + 1 < len(units) and tokens + units[last + 1].tokens <= settings.window_tokens:
+            last += 1
+            tokens += units[last].tokens
+        yield first, last
+        if last == len(units) - 1:
+            return
+        following, overlap = last + 1, 0
+        while (
+            following - 1 > first
+            and overlap + units[following - 1].tokens <= settings.overlap_tokens
+        ):
+            following -= 1
+            overlap += units[following].tokens
+        first = following
+
+
+def chunk_document(doc: ParsedDocument, settings: ChunkSettings | None = None) -> list[ChunkSpan]:
     """Cut `doc` into chunks by the module's rules; return them in text order.
 
-    Chunks are non-empty, trimmed, in order and never overlap; together they cover
-    all non-whitespace text of every non-heading block. `paragraph` numbers chunks
-    from 1 within each distinct section path. Assumes `doc.blocks` are in order and
-    do not overlap (as every parser guarantees). Cost: O(len(doc.text)) plus
-    sentence splitting of blocks longer than `max_chars`.
+    Chunks are non-empty and trimmed; together they cover all non-whitespace text of
+    every content block (not headings, not furniture). Assumes `doc.blocks` are in
+    order and do not overlap, as every parser guarantees. Cost: O(len(doc.text)),
+    plus sentence splitting of sections longer than `section_tokens`.
     """
-    if min_chars < 0 or max_chars <= 0:
-        raise ValueError("min_chars must be >= 0 and max_chars > 0")
+    settings = settings or ChunkSettings()
     chunks: list[ChunkSpan] = []
-    numbers: Counter[tuple[str, ...]] = Counter()
-    for run in _runs(doc.blocks):
+    for run in _sections(doc.blocks):
         section = run[0].section
-        spans = [piece for block in run for piece in _pieces(doc, block, max_chars, language)]
-        if not spans:
+        start, end = trim_span(doc.text, run[0].start, run[-1].end)
+        if start >= end:
             continue
-        first, last = spans[0]
-        merged: list[tuple[int, int]] = []
-        for start, end in spans[1:]:
-            if last - first < min_chars and end - first <= max_chars:
-                last = end
-            else:
-                merged.append((first, last))
-                first, last = start, end
-        merged.append((first, last))
-        for start, end in merged:
-            numbers[section] += 1
-            chunks.append(ChunkSpan(start, end, section, numbers[section]))
+        if count_tokens(doc.text[start:end]) <= settings.section_tokens:
+            chunks.append(ChunkSpan(start, end, section))
+            continue
+        units = _units(doc.text, run, doc.language)
+        for first, last in _windows(units, settings):
+            chunks.append(ChunkSpan(units[first].start, units[last].end, section))
     return chunks
-
-
-LABEL_PART_CHARS = 48
-
-
-def _shorten(part: str) -> str:
-    if len(part) <= LABEL_PART_CHARS:
-        return part
-    return part[: LABEL_PART_CHARS - 1].rstrip() + "…"
-
-
-def make_label(title: str, section: tuple[str, ...], paragraph: int) -> str:
-    """Return a chunk's human-readable label, e.g. `"Title › Section › Sub › ¶3"`.
-
-    Section titles equal to the document title are skipped (an h1 repeating the
-    title would otherwise show twice); an empty title is left out; each part is cut
-    to `LABEL_PART_CHARS` characters with an ellipsis so labels fit a panel title.
-    """
-    parts = [title] if title else []
-    parts.extend(name for name in section if name != title)
-    parts = [_shorten(part) for part in parts]
-    parts.append(f"¶{paragraph}")
-    return LABEL_SEPARATOR.join(parts)

@@ -1,26 +1,71 @@
-"""Finding files to ingest and parsing one file by its suffix."""
+"""Finding files to ingest, and reading and parsing one file by its suffix."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from quoteproof.errors import IngestError
 from quoteproof.ingest.html import parse_html
 from quoteproof.ingest.markdown import parse_markdown
+from quoteproof.ingest.sniff import mislabel_cause
 from quoteproof.ingest.text import parse_text
 from quoteproof.model import ParsedDocument
 
-Parser = Callable[[bytes, str], ParsedDocument]
-"""A format parser: `(file bytes, path for messages) -> ParsedDocument`."""
+DEFAULT_MAX_FILE_MB = 200.0
+"""Files larger than this many megabytes (10^6 bytes) are refused unread."""
+
+
+@dataclass(frozen=True)
+class ParseOptions:
+    """Settings that change how files are parsed: `ocr` runs Tesseract on PDF pages
+    without a text layer."""
+
+    ocr: bool = False
+
+
+Parser = Callable[[bytes, str, ParseOptions], ParsedDocument]
+"""A format parser: `(file bytes, path for messages, options) -> ParsedDocument`."""
+
+
+def _text_parser(parse: Callable[[bytes, str], ParsedDocument]) -> Parser:
+    """Adapt a parser that takes no options."""
+
+    def parser(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
+        return parse(raw, path)
+
+    return parser
+
+
+def _parse_pdf(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
+    from quoteproof.ingest.pdf import parse_pdf  # PDFium loads only when needed
+
+    return parse_pdf(raw, path, ocr=options.ocr)
+
+
+def _parse_docx(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
+    from quoteproof.ingest.docx import parse_docx
+
+    return parse_docx(raw, path)
+
+
+def _parse_spl(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
+    from quoteproof.ingest.spl import parse_spl
+
+    return parse_spl(raw, path)
+
 
 PARSERS: dict[str, Parser] = {
-    ".htm": parse_html,
-    ".html": parse_html,
-    ".markdown": parse_markdown,
-    ".md": parse_markdown,
-    ".txt": parse_text,
+    ".docx": _parse_docx,
+    ".htm": _text_parser(parse_html),
+    ".html": _text_parser(parse_html),
+    ".markdown": _text_parser(parse_markdown),
+    ".md": _text_parser(parse_markdown),
+    ".pdf": _parse_pdf,
+    ".txt": _text_parser(parse_text),
+    ".xml": _parse_spl,
 }
 """The parser for each supported suffix (lower case, with the dot)."""
 
@@ -78,33 +123,62 @@ def parser_for(path: Path) -> Parser:
     return parser
 
 
-def read_file(path: Path) -> bytes:
-    """Return the bytes of `path`; raise `IngestError` with the OS's reason if it fails."""
+def read_file(path: Path, max_file_mb: float = DEFAULT_MAX_FILE_MB) -> bytes:
+    """Return the bytes of `path`.
+
+    Raises `IngestError` naming `path` with the OS's reason when it cannot be read,
+    "empty file (0 bytes)" for an empty file, and a message giving both sizes when
+    it is larger than `max_file_mb` megabytes (checked before reading).
+    """
     try:
-        return path.read_bytes()
+        size = path.stat().st_size
+        if size > max_file_mb * 1_000_000:
+            raise IngestError(
+                str(path),
+                f"file is {size / 1_000_000:,.1f} MB, over the {max_file_mb:g} MB limit "
+                "(raise it with --max-file-mb)",
+            )
+        raw = path.read_bytes()
     except OSError as exc:
         raise IngestError(str(path), exc.strerror or str(exc)) from exc
+    if not raw:
+        raise IngestError(str(path), "empty file (0 bytes)")
+    return raw
 
 
-def parse_bytes(raw: bytes, path: Path) -> ParsedDocument:
+def parse_bytes(raw: bytes, path: Path, options: ParseOptions | None = None) -> ParsedDocument:
     """Parse the bytes `raw` of the file `path` with the parser for its suffix.
 
-    Raises `IngestError` naming `path` when the suffix is not supported, the bytes
-    cannot be decoded, or the document has no text to index ("empty document: no
-    text to index").
+    Raises `IngestError` naming `path` when the suffix is not supported, the content
+    is another kind of file than the suffix says ("named .pdf but the content is
+    HTML"), the parser rejects it (corrupt, encrypted, undecodable...) or fails
+    on it in any other way, or the document has no text to index ("empty
+    document: no text to index").
     """
-    document = parser_for(path)(raw, str(path))
-    if not any(document.text[b.start : b.end].strip() for b in document.blocks):
+    parser = parser_for(path)
+    cause = mislabel_cause(raw, path.suffix.lower())
+    if cause is not None:
+        raise IngestError(str(path), cause)
+    try:
+        document = parser(raw, str(path), options or ParseOptions())
+    except IngestError:
+        raise
+    except Exception as exc:  # a parser library's own failure on a hostile file
+        raise IngestError(str(path), f"cannot parse: {type(exc).__name__}: {exc}") from exc
+    if not any(
+        document.text[b.start : b.end].strip() for b in document.blocks if b.kind != "furniture"
+    ):
         raise IngestError(str(path), "empty document: no text to index")
     return document
 
 
-def parse_file(path: Path) -> ParsedDocument:
-    """Read and parse one file: `parse_bytes(read_file(path), path)`.
+def parse_file(
+    path: Path, options: ParseOptions | None = None, max_file_mb: float = DEFAULT_MAX_FILE_MB
+) -> ParsedDocument:
+    """Read and parse one file: `parse_bytes(read_file(path, max_file_mb), path, options)`.
 
     The suffix is checked before the file is read. Raises `IngestError` naming
-    `path` for an unsupported suffix, an unreadable file (the OS's reason),
-    undecodable bytes, or a document with no text to index.
+    `path` for every reason `read_file` and `parse_bytes` give.
     """
     parser_for(path)
-    return parse_bytes(read_file(path), path)
+    return parse_bytes(read_file(path, max_file_mb), path, options)

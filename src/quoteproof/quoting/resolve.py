@@ -14,6 +14,7 @@ from typing import Protocol
 from quoteproof.model import (
     Chunk,
     Document,
+    Location,
     MatchKind,
     ProseSegment,
     Quote,
@@ -39,6 +40,10 @@ class SourceLookup(Protocol):
 
     def neighbours(self, chunk: Chunk) -> Sequence[Chunk]:
         """Return the chunks next to `chunk` in its document version."""
+        ...
+
+    def locate(self, document: Document, start: int, end: int) -> Location:
+        """Return the pages (and PDF boxes) of `document.text[start:end]`."""
         ...
 
 
@@ -91,10 +96,13 @@ def _locate(claimed: str, candidates: Iterable[Chunk], threshold: float) -> _Spa
     return best
 
 
-def _make_quote(quote_id: str, span: _Span, document: Document, claimed: str | None) -> Quote:
+def _make_quote(
+    quote_id: str, span: _Span, document: Document, claimed: str | None, lookup: SourceLookup
+) -> Quote:
     start = span.chunk.start + span.start
     end = span.chunk.start + span.end
     text = document.text[start:end]
+    location = lookup.locate(document, start, end)
     return Quote(
         id=quote_id,
         ref=span.chunk.ref,
@@ -111,8 +119,10 @@ def _make_quote(quote_id: str, span: _Span, document: Document, claimed: str | N
         doc_sha256=document.sha256,
         text_sha256=sha256_text(text),
         section=span.chunk.section,
-        pages=span.chunk.pages,
+        pages=location.pages,
         differs=describe_difference(claimed, text) if claimed and span.match != "exact" else None,
+        boxes=location.boxes,
+        ocr=location.ocr,
     )
 
 
@@ -146,7 +156,7 @@ def _resolve_quote(
     document = lookup.document(span.chunk.doc_id, span.chunk.doc_version)
     if document is None:
         return Rejected(item.raw, f"document of '{span.chunk.ref}' is missing from the index")
-    quote = _make_quote(quote_id, span, document, claimed)
+    quote = _make_quote(quote_id, span, document, claimed, lookup)
     problems = quote_problems(quote, document)
     if problems or quote.text != span.chunk.text[span.start : span.end]:
         return Rejected(item.raw, "internal check failed: " + "; ".join(problems))

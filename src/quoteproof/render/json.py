@@ -9,7 +9,9 @@ Shape (a public contract; keys appear in this order)::
      "quotes": [{"id", "ref", "label", "doc_id", "doc_version", "source_path",
                  "start", "end", "text", "claimed_text", "match", "score",
                  "doc_sha256", "text_sha256", "section": [str, ...],
-                 "pages": null | [int, ...], "differs": str | null}],
+                 "pages": null | [int, ...], "differs": str | null,
+                 "boxes": [{"page": int, "x0", "y0", "x1", "y1": float}, ...],
+                 "ocr": bool}],
      "rejected": [{"raw", "reason"}],
      "llm": {"backend", "model", "raw_output"},
      "sources": [{"ref", "label", "doc_id", "doc_version", "source_path",
@@ -20,7 +22,9 @@ quotes it holds, `answer_from_dict(answer_to_dict(answer)) == answer`, and the s
 through `json.loads(render_json(answer))`. `answer_from_dict` is strict: a wrong
 type, a missing or unknown key, an unknown enum value, a bad span or a dangling
 quote id raises `ValueError` whose message starts with the path of the bad field
-(`quotes[2].start: expected an integer, got str`). It checks shape only; whether the
+(`quotes[2].start: expected an integer, got str`). A quote's `boxes` and `ocr` may be
+absent (answers saved before they existed) and then read as `[]` and `false`.
+Boxes are in PDF points, origin at the page's bottom left. It checks shape only; whether the
 quotes match the index is `quoteproof verify`'s job. All functions are O(size).
 """
 
@@ -34,6 +38,7 @@ from quoteproof.model import (
     ANSWER_SCHEMA,
     Answer,
     AnswerStatus,
+    Box,
     LLMInfo,
     MatchKind,
     ProseSegment,
@@ -80,7 +85,11 @@ _QUOTE_KEYS = (
     "section",
     "pages",
     "differs",
+    "boxes",
+    "ocr",
 )
+_QUOTE_OPTIONAL_KEYS = ("boxes", "ocr")
+_BOX_KEYS = ("page", "x0", "y0", "x1", "y1")
 _REJECTED_KEYS = ("raw", "reason")
 _LLM_KEYS = ("backend", "model", "raw_output")
 _SOURCE_KEYS = ("ref", "label", "doc_id", "doc_version", "source_path", "score", "rank")
@@ -156,6 +165,10 @@ def _quote_to_dict(quote: Quote) -> dict[str, Any]:
         "section": list(quote.section),
         "pages": None if quote.pages is None else list(quote.pages),
         "differs": quote.differs,
+        "boxes": [
+            {"page": b.page, "x0": b.x0, "y0": b.y0, "x1": b.x1, "y1": b.y1} for b in quote.boxes
+        ],
+        "ocr": quote.ocr,
     }
 
 
@@ -228,9 +241,27 @@ def _segment_from(data: object, path: str, quote_ids: set[str]) -> Segment:
     raise ValueError(f"{path}.type: expected 'prose' or 'quote', got {kind!r}")
 
 
-def _quote_from(data: object, path: str) -> Quote:
-    obj = _object(data, path, _QUOTE_KEYS)
+def _box_from(data: object, path: str) -> Box:
+    obj = _object(data, path, _BOX_KEYS)
     p = f"{path}."
+    return Box(
+        page=_int(obj, "page", p, minimum=1),
+        x0=_float(obj, "x0", p),
+        y0=_float(obj, "y0", p),
+        x1=_float(obj, "x1", p),
+        y1=_float(obj, "y1", p),
+    )
+
+
+def _quote_from(data: object, path: str) -> Quote:
+    obj = _object(data, path, _QUOTE_KEYS, optional=_QUOTE_OPTIONAL_KEYS)
+    p = f"{path}."
+    ocr = obj.get("ocr", False)
+    if not isinstance(ocr, bool):
+        raise ValueError(f"{p}ocr: expected true or false, got {_kind(ocr)}")
+    boxes = tuple(
+        _box_from(b, f"{p}boxes[{j}]") for j, b in enumerate(_list(obj, "boxes", p, default=[]))
+    )
     start = _int(obj, "start", p, minimum=0)
     end = _int(obj, "end", p, minimum=0)
     if end < start:
@@ -264,6 +295,8 @@ def _quote_from(data: object, path: str) -> Quote:
         ),
         pages=pages,
         differs=_opt_str(obj, "differs", p),
+        boxes=boxes,
+        ocr=ocr,
     )
 
 
@@ -311,12 +344,14 @@ def _kind(value: object) -> str:
     return type(value).__name__
 
 
-def _object(data: object, path: str, keys: tuple[str, ...]) -> dict[str, object]:
-    """Check `data` is a dict with exactly `keys`; return it."""
+def _object(
+    data: object, path: str, keys: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> dict[str, object]:
+    """Check `data` is a dict with exactly `keys`, of which `optional` may be absent."""
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected an object, got {_kind(data)}")
     for key in keys:
-        if key not in data:
+        if key not in data and key not in optional:
             raise ValueError(f"{path}: missing field {key!r}")
     for key in data:
         if key not in keys:
@@ -363,8 +398,10 @@ def _float(obj: dict[str, object], key: str, prefix: str) -> float:
     return float(value)
 
 
-def _list(obj: dict[str, object], key: str, prefix: str) -> list[object]:
-    value = obj[key]
+def _list(
+    obj: dict[str, object], key: str, prefix: str, default: list[object] | None = None
+) -> list[object]:
+    value = obj[key] if default is None else obj.get(key, default)
     if not isinstance(value, list):
         raise ValueError(f"{prefix}{key}: expected a list, got {_kind(value)}")
     return value

@@ -126,6 +126,8 @@ def _quote_header(quote: Quote) -> str:
         where.append(f"{prefix} {', '.join(str(p) for p in quote.pages)}")
     where.append(f"chars {quote.start}–{quote.end}")
     header = f"{VERBATIM_LABEL} — {escape_inline(quote.label)} ({', '.join(where)})"
+    if quote.ocr:
+        header += " · OCR text: check against the page"
     if quote.differs:
         header += f" · **differs:** {escape_inline(quote.differs)}"
     return header

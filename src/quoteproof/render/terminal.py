@@ -41,6 +41,7 @@ __all__ = [
     "quote_panel",
     "render_terminal",
     "render_text",
+    "visible",
 ]
 
 VERBATIM_SUBTITLE = "verbatim from source"
@@ -65,15 +66,16 @@ def _picture(ch: str) -> str:
     return ch
 
 
-def _visible(text: str) -> str:
-    """Turn line endings into `\\n` and replace the other control characters by pictures."""
+def visible(text: str) -> str:
+    """Return `text` safe to print: line endings become `\\n`, other control
+    characters (ESC included) their Unicode pictures, so no escape sequence passes."""
     text = _LINE_BREAK.sub("\n", text)
     return "".join(_picture(ch) for ch in text)
 
 
 def _one_line(text: str) -> str:
-    """Collapse whitespace runs (line breaks included) to a space, then `_visible`."""
-    return _visible(_WHITESPACE.sub(" ", text).strip())
+    """Collapse whitespace runs (line breaks included) to a space, then `visible`."""
+    return visible(_WHITESPACE.sub(" ", text).strip())
 
 
 class _Gutter:
@@ -106,11 +108,13 @@ def _gutter(renderable: RenderableType, mark: str, style: str) -> _Gutter:
 def quote_panel(quote: Quote) -> Panel:
     """Return the blue verbatim panel for `quote` (its text as `Text`, never markup)."""
     subtitle = Text(VERBATIM_SUBTITLE, style="blue")
+    if quote.ocr:
+        subtitle.append(" · OCR text: check against the page", style="yellow")
     if quote.differs:
         subtitle.append(" · differs: ", style="yellow")
         subtitle.append(_one_line(quote.differs), style="yellow")
     return Panel(
-        Text(_visible(quote.text)),
+        Text(visible(quote.text)),
         title=Text(_one_line(quote.label), style="bold"),
         subtitle=subtitle,
         border_style="blue",
@@ -118,7 +122,7 @@ def quote_panel(quote: Quote) -> Panel:
 
 
 def _prose(segment: ProseSegment) -> RenderableType | None:
-    body = Text(_visible(segment.text.strip()))
+    body = Text(visible(segment.text.strip()))
     if segment.citations:
         if body.plain:
             body.append(" ")
@@ -132,7 +136,7 @@ def _prose(segment: ProseSegment) -> RenderableType | None:
 def _renderables(answer: Answer) -> Iterable[RenderableType]:
     if answer.status == "refused":
         refusal = Text(REFUSAL_TEXT + " ", style="bold yellow")
-        refusal.append(f"({_visible(answer.refusal_reason or 'no reason given')})", style="yellow")
+        refusal.append(f"({visible(answer.refusal_reason or 'no reason given')})", style="yellow")
         yield _gutter(refusal, "! ", "bold yellow")
     for segment in answer.segments if answer.status == "answered" else ():
         if isinstance(segment, ProseSegment):

@@ -10,25 +10,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from quoteproof.model import Chunk, Document, Hit
+from quoteproof.model import Chunk, Document, Hit, Layout
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
 class NewChunk:
-    """A chunk about to be stored: a span of the new document's text and its label."""
+    """A chunk about to be stored: a span of the new document's text, its label and
+    location metadata (see `Chunk`)."""
 
     start: int
     end: int
     section: tuple[str, ...]
     label: str
     pages: tuple[int, ...] | None = None
+    language: str = "en"
+    source_uri: str = ""
+    ocr: bool = False
 
 
 @dataclass(frozen=True)
 class NewDocument:
-    """A parsed document about to be stored as the next version of `source_path`."""
+    """A parsed document about to be stored as the next version of `source_path`.
+
+    `layout` maps the text to pages; `original` keeps the file's bytes where they
+    are needed later (PDFs: character boxes are read from them on demand).
+    """
 
     source_path: str
     title: str
@@ -36,6 +44,8 @@ class NewDocument:
     text: str
     file_sha256: str
     chunks: tuple[NewChunk, ...]
+    layout: Layout | None = None
+    original: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +98,18 @@ class Store(Protocol):
 
     def neighbours(self, chunk: Chunk, width: int = 1) -> list[Chunk]:
         """Return the chunks within `width` places of `chunk` in its version, in order."""
+        ...
+
+    def get_layout(self, doc_id: str, version: int) -> Layout | None:
+        """Return the page layout of one document version, or None if it has none."""
+        ...
+
+    def get_original(self, doc_id: str, version: int) -> bytes | None:
+        """Return the stored original file bytes of one version (PDFs), or None."""
+        ...
+
+    def source_paths_with_title(self, title: str) -> list[str]:
+        """Return the source paths of stored documents whose title is `title`."""
         ...
 
     def search_bm25(self, query: str, limit: int) -> list[Hit]:

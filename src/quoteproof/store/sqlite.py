@@ -10,13 +10,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from quoteproof.errors import IndexNotFoundError, StoreError
-from quoteproof.model import Chunk, Document, Hit, sha256_text
+from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
 from quoteproof.store.base import (
     SCHEMA_VERSION,
     CurrentVersion,
     IndexStats,
     NewDocument,
 )
+from quoteproof.store.codec import decode_layout, encode_pages, encode_runs
 from quoteproof.store.fts import fts_match_query
 from quoteproof.store.refs import chunk_ref, doc_id_candidates
 
@@ -50,7 +51,26 @@ CREATE TABLE IF NOT EXISTS chunks (
     section TEXT NOT NULL,
     label TEXT NOT NULL,
     pages TEXT,
+    language TEXT NOT NULL DEFAULT 'en',
+    source_uri TEXT NOT NULL DEFAULT '',
+    ocr INTEGER NOT NULL DEFAULT 0,
     FOREIGN KEY (doc_id, doc_version) REFERENCES documents (doc_id, version)
+);
+CREATE INDEX IF NOT EXISTS documents_by_title ON documents (title);
+CREATE TABLE IF NOT EXISTS layouts (
+    doc_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    pages TEXT NOT NULL,
+    char_runs BLOB,
+    PRIMARY KEY (doc_id, version),
+    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
+);
+CREATE TABLE IF NOT EXISTS originals (
+    doc_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    content BLOB NOT NULL,
+    PRIMARY KEY (doc_id, version),
+    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
 );
 CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, doc_version, ordinal);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (
@@ -59,11 +79,21 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (
 );
 """
 
+# Statements that bring an index of schema version N-1 to version N (for N >= 2);
+# tables new in N are created by _SCHEMA itself.
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: (
+        "ALTER TABLE chunks ADD COLUMN language TEXT NOT NULL DEFAULT 'en'",
+        "ALTER TABLE chunks ADD COLUMN source_uri TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE chunks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0",
+    ),
+}
+
 # Column weights for bm25(): chunk text counts fully, the label (title, sections) less.
 _BM25_WEIGHTS = (1.0, 0.4)
 
 _CHUNK_COLUMNS = """c.ref, c.doc_id, c.doc_version, c.ordinal, c.start, c.end, c.text,
-    c.section, c.label, c.pages, d.source_path"""
+    c.section, c.label, c.pages, c.language, c.source_uri, c.ocr, d.source_path"""
 _CHUNK_FROM = "chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version"
 
 
@@ -81,6 +111,9 @@ def _chunk_from_row(row: sqlite3.Row) -> Chunk:
         label=row["label"],
         source_path=row["source_path"],
         pages=tuple(pages) if pages is not None else None,
+        language=row["language"],
+        source_uri=row["source_uri"],
+        ocr=bool(row["ocr"]),
     )
 
 
@@ -132,22 +165,32 @@ class SQLiteStore:
     def _migrate(self) -> None:
         try:
             with self._transaction():
+                has_meta = self._db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE name = 'meta'"
+                ).fetchone()
+                row = (
+                    self._db.execute(
+                        "SELECT value FROM meta WHERE key = 'schema_version'"
+                    ).fetchone()
+                    if has_meta
+                    else None
+                )
+                found = int(row["value"]) if row is not None else SCHEMA_VERSION
+                if found > SCHEMA_VERSION:
+                    raise StoreError(
+                        f"index {self.location} has schema {found}, newer than this "
+                        f"quoteproof understands ({SCHEMA_VERSION}); upgrade quoteproof"
+                    )
+                for version in range(found + 1, SCHEMA_VERSION + 1):
+                    for statement in _MIGRATIONS[version]:
+                        self._db.execute(statement)
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         self._db.execute(statement)
-                row = self._db.execute(
-                    "SELECT value FROM meta WHERE key = 'schema_version'"
-                ).fetchone()
-                if row is None:
-                    self._db.execute(
-                        "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
-                        (str(SCHEMA_VERSION),),
-                    )
-                elif int(row["value"]) > SCHEMA_VERSION:
-                    raise StoreError(
-                        f"index {self.location} has schema {row['value']}, newer than this "
-                        f"quoteproof understands ({SCHEMA_VERSION}); upgrade quoteproof"
-                    )
+                self._db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"index {self.location} is not usable: {exc}") from exc
 
@@ -210,7 +253,8 @@ class SQLiteStore:
                 text = new.text[chunk.start : chunk.end]
                 cursor = self._db.execute(
                     "INSERT INTO chunks (ref, doc_id, doc_version, ordinal, start, end, text, "
-                    "section, label, pages) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    "section, label, pages, language, source_uri, ocr) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         chunk_ref(doc_id, version, ordinal),
                         doc_id,
@@ -222,11 +266,29 @@ class SQLiteStore:
                         json.dumps(list(chunk.section), ensure_ascii=False),
                         chunk.label,
                         json.dumps(list(chunk.pages)) if chunk.pages is not None else None,
+                        chunk.language,
+                        chunk.source_uri,
+                        int(chunk.ocr),
                     ),
                 )
                 self._db.execute(
                     "INSERT INTO chunks_fts (rowid, text, label) VALUES (?, ?, ?)",
                     (cursor.lastrowid, text, chunk.label),
+                )
+            if new.layout is not None:
+                self._db.execute(
+                    "INSERT INTO layouts (doc_id, version, pages, char_runs) VALUES (?,?,?,?)",
+                    (
+                        doc_id,
+                        version,
+                        encode_pages(new.layout),
+                        encode_runs(new.layout.char_runs) if new.layout.char_runs else None,
+                    ),
+                )
+            if new.original is not None:
+                self._db.execute(
+                    "INSERT INTO originals (doc_id, version, content) VALUES (?,?,?)",
+                    (doc_id, version, new.original),
                 )
         return Document(doc_id, version, new.source_path, new.title, new.format, new.text, sha)
 
@@ -293,6 +355,29 @@ class SQLiteStore:
             ),
         ).fetchall()
         return [_chunk_from_row(row) for row in rows]
+
+    def get_layout(self, doc_id: str, version: int) -> Layout | None:
+        """Return the page layout of one document version, or None if it has none."""
+        row = self._db.execute(
+            "SELECT pages, char_runs FROM layouts WHERE doc_id = ? AND version = ?",
+            (doc_id, version),
+        ).fetchone()
+        return decode_layout(row["pages"], row["char_runs"]) if row is not None else None
+
+    def get_original(self, doc_id: str, version: int) -> bytes | None:
+        """Return the stored original file bytes of one version (PDFs), or None."""
+        row = self._db.execute(
+            "SELECT content FROM originals WHERE doc_id = ? AND version = ?", (doc_id, version)
+        ).fetchone()
+        return bytes(row["content"]) if row is not None else None
+
+    def source_paths_with_title(self, title: str) -> list[str]:
+        """Return the source paths of stored documents whose title is `title`."""
+        rows = self._db.execute(
+            "SELECT DISTINCT source_path FROM documents WHERE title = ? ORDER BY source_path",
+            (title,),
+        ).fetchall()
+        return [row["source_path"] for row in rows]
 
     def search_bm25(self, query: str, limit: int) -> list[Hit]:
         """Return up to `limit` current chunks ranked by BM25 for `query`, best first."""

@@ -1,0 +1,108 @@
+"""Ingest speed on real PDFs: quoteproof's parse + chunk + index next to raw PDFium.
+
+Files: every PDF in ../shared/data/pdfs-medical, ../shared/data/pdfs-structure-pdfplumber
+and the FDA Veklury label. Both sides run in this process, alternating, `--rounds`
+times; the best round of each is reported (the least disturbed by the machine).
+
+- raw pypdfium2: open each file, `get_text_range()` of every page: the reference.
+- quoteproof parse: `parse_file` (text, lines, headings, furniture, tables, layout).
+- quoteproof ingest: `Index.ingest` into a fresh SQLite index: parse + chunk +
+  label + store (FTS5), no embeddings.
+
+Run: .venv/bin/python benchmarks/ingest.py [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+from quoteproof import Index
+from quoteproof.ingest.files import parse_file
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO.parent / "shared" / "data"
+FOLDERS = ("pdfs-medical", "pdfs-structure-pdfplumber", "fda-remdesivir-label")
+
+
+def pdf_files() -> list[Path]:
+    """The benchmark's PDFs, sorted."""
+    return sorted(path for folder in FOLDERS for path in (DATA / folder).glob("*.pdf"))
+
+
+def raw_extraction(files: list[Path]) -> int:
+    """Extract every page's text with PDFium alone; return the page count."""
+    pages = 0
+    for path in files:
+        document = pdfium.PdfDocument(path)
+        for page in document:
+            textpage = page.get_textpage()
+            textpage.get_text_range()
+            textpage.close()
+            page.close()
+            pages += 1
+        document.close()
+    return pages
+
+
+def quoteproof_parse(files: list[Path]) -> int:
+    """Parse every file as ingest does (no chunking, no storage); return pages."""
+    pages = 0
+    for path in files:
+        layout = parse_file(path).layout
+        pages += len(layout.page_starts) if layout else 0
+    return pages
+
+
+def quoteproof_ingest(files: list[Path]) -> int:
+    """Ingest every file into a fresh index; return pages; fail loudly on errors."""
+    with tempfile.TemporaryDirectory() as folder, Index.open(folder, create=True) as index:
+        results = index.ingest(files)
+    failed = [f"{r.path}: {r.error}" for r in results if r.status == "failed"]
+    if failed:
+        raise SystemExit("ingest failed:\n" + "\n".join(failed))
+    return sum(r.pages for r in results)
+
+
+def timed(run: Callable[[list[Path]], int], files: list[Path], timings: list[float]) -> int:
+    """Run once, append the seconds taken to `timings`, return the pages processed."""
+    started = time.perf_counter()
+    pages = run(files)
+    timings.append(time.perf_counter() - started)
+    return pages
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3, help="Rounds per side (best is kept).")
+    args = parser.parse_args()
+    files = pdf_files()
+    sides: dict[str, Callable[[list[Path]], int]] = {
+        "raw pypdfium2 get_text_range": raw_extraction,
+        "quoteproof parse": quoteproof_parse,
+        "quoteproof parse + chunk + index": quoteproof_ingest,
+    }
+    timings: dict[str, list[float]] = {name: [] for name in sides}
+    pages: dict[str, int] = {}
+    for _ in range(args.rounds):
+        for name, run in sides.items():
+            pages[name] = timed(run, files, timings[name])
+    print(
+        f"{len(files)} PDFs, {pages['raw pypdfium2 get_text_range']} pages, "
+        f"best of {args.rounds} rounds, 1 process"
+    )
+    print(f"{'':36} {'pages':>6} {'seconds':>8} {'pages/s':>8} {'share of raw':>13}")
+    raw_rate = pages["raw pypdfium2 get_text_range"] / min(timings["raw pypdfium2 get_text_range"])
+    for name in sides:
+        seconds = min(timings[name])
+        rate = pages[name] / seconds
+        print(f"{name:36} {pages[name]:6d} {seconds:8.3f} {rate:8.0f} {rate / raw_rate:12.0%}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""Telling what a file's bytes really are, so a mislabelled file gets a clear error."""
+
+from __future__ import annotations
+
+import re
+
+_HEAD_BYTES = 1024
+_HTML_START = re.compile(
+    rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body|meta|title)\b", re.I | re.S
+)
+_XML_START = re.compile(rb"^\s*<\?xml\b")
+
+CONTENT_KINDS = ("pdf", "zip", "ole", "html", "xml", "text", "binary")
+"""What `sniff` can answer."""
+
+_DESCRIPTIONS = {
+    "pdf": "a PDF",
+    "zip": "a ZIP archive (e.g. DOCX)",
+    "ole": "an OLE container (legacy or encrypted Office file)",
+    "html": "HTML",
+    "xml": "XML",
+    "text": "plain text",
+    "binary": "binary data",
+}
+
+_TEXTUAL = frozenset({"html", "xml", "text", "binary"})  # their parsers explain bad bytes
+
+EXPECTED_KINDS: dict[str, frozenset[str]] = {
+    ".pdf": frozenset({"pdf"}),
+    ".docx": frozenset({"zip", "ole"}),
+    ".xml": frozenset({"xml", "text"}),
+    ".html": _TEXTUAL,
+    ".htm": _TEXTUAL,
+    ".md": _TEXTUAL,
+    ".markdown": _TEXTUAL,
+    ".txt": _TEXTUAL,
+}
+"""For each suffix, the content kinds handed to its parser; text parsers report
+undecodable bytes themselves, the DOCX parser explains OLE containers."""
+
+
+def sniff(raw: bytes) -> str:
+    """Return the kind of content in `raw`, one of `CONTENT_KINDS`, from its first bytes.
+
+    PDF is recognised by `%PDF-` within the first 1024 bytes (as PDF readers allow),
+    ZIP and OLE by their signatures, HTML and XML by their opening markup (after an
+    optional UTF-8 byte order mark); other bytes are `text` when the head decodes as
+    UTF-8 (or UTF-16 with a BOM) without NUL bytes, else `binary`.
+    """
+    head = raw[:_HEAD_BYTES]
+    if b"%PDF-" in head:
+        return "pdf"
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+        return "zip"
+    if head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
+        return "ole"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "text"
+    body = head.removeprefix(b"\xef\xbb\xbf")
+    if _HTML_START.match(body):
+        return "html"
+    if _XML_START.match(body):
+        return "xml"
+    if b"\x00" in body:
+        return "binary"
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(body) - 3:  # a character cut at the end of the head is fine
+            return "binary"
+    return "text"
+
+
+def mislabel_cause(raw: bytes, suffix: str) -> str | None:
+    """Say why `raw` cannot be a `suffix` file (`"named .pdf but the content is HTML"`),
+    or return None when its content kind fits the suffix (or the suffix is unknown)."""
+    expected = EXPECTED_KINDS.get(suffix)
+    if expected is None:
+        return None
+    kind = sniff(raw)
+    if kind in expected:
+        return None
+    return f"named {suffix} but the content is {_DESCRIPTIONS[kind]}"

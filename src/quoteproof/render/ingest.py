@@ -1,0 +1,117 @@
+"""Rendering ingest: a progress display over files and pages, and the summary table."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from quoteproof.ingest.pipeline import IngestResult
+from quoteproof.store.base import IndexStats
+
+STATUSES = ("added", "updated", "unchanged", "failed")
+
+
+class _PagesColumn(ProgressColumn):
+    """`1,234 pages · 210 pages/s` from the task's `pages` field."""
+
+    def render(self, task: Task) -> Text:
+        pages = int(task.fields.get("pages", 0))
+        elapsed = task.elapsed or 0.0
+        rate = f" · {pages / elapsed:,.0f} pages/s" if elapsed > 0 and pages else ""
+        return Text(f"{pages:,} pages{rate}")
+
+
+class IngestProgress:
+    """A progress bar over files with a running page count and pages/s, on `console`.
+
+    Use as a context manager; call `file_done` after each file. Failures print one
+    line (`failed: PATH: cause`) and warnings one line each (`warning: PATH: note`)
+    above the bar, never parsed as markup.
+    """
+
+    def __init__(self, console: Console, total_files: int) -> None:
+        self._progress = Progress(
+            TextColumn("ingest"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("files"),
+            _PagesColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
+        self._task = self._progress.add_task("ingest", total=total_files, pages=0)
+        self._pages = 0
+        self._started = time.perf_counter()
+
+    def __enter__(self) -> IngestProgress:
+        self._progress.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._progress.__exit__(exc_type, exc, tb)
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the progress display was created."""
+        return time.perf_counter() - self._started
+
+    def file_done(self, result: IngestResult) -> None:
+        """Record one file's result: advance the bar, add its pages, print problems."""
+        console = self._progress.console
+        if result.status == "failed":
+            console.print(f"failed: {result.path}: {result.error}", markup=False, soft_wrap=True)
+        for warning in result.warnings:
+            console.print(f"warning: {result.path}: {warning}", markup=False, soft_wrap=True)
+        self._pages += result.pages
+        self._progress.update(self._task, advance=1, pages=self._pages)
+
+
+def summary_table(
+    results: Sequence[IngestResult], elapsed: float, location: str, stats: IndexStats
+) -> Table:
+    """The table that ends an ingest run: files per status, pages and speed, new
+    chunks, and the index totals. Paths are never parsed as markup."""
+    table = Table(title="Ingest summary", title_justify="left", show_header=False)
+    table.add_column(style="bold")
+    table.add_column()
+    counts = " · ".join(f"{sum(r.status == s for r in results)} {s}" for s in STATUSES)
+    pages = sum(r.pages for r in results)
+    speed = f" ({pages / elapsed:,.0f} pages/s)" if elapsed > 0 and pages else ""
+    table.add_row("files", counts)
+    table.add_row("pages", f"{pages:,} in {elapsed:.1f} s{speed}")
+    table.add_row("chunks", f"{sum(r.chunks for r in results):,} new")
+    table.add_row("index", Text(f"{location}: {stats.documents} documents, {stats.chunks} chunks"))
+    return table
+
+
+def failures_table(results: Sequence[IngestResult]) -> Table | None:
+    """A table of the files that failed and why, or None when none failed."""
+    failed = [r for r in results if r.status == "failed"]
+    if not failed:
+        return None
+    table = Table(title="Failed files", title_justify="left")
+    table.add_column("file")
+    table.add_column("cause")
+    for result in failed:
+        table.add_row(Text(result.path), Text(result.error or "unknown"))
+    return table
