@@ -124,8 +124,9 @@ def test_ask_json_contract_and_verify(
         lambda q: q.update(end=q["end"] - 1),
         lambda q: q.update(text_sha256="0" * 64),
         lambda q: q.update(doc_sha256="0" * 64),
+        lambda q: q.update(pages=[3]),
     ],
-    ids=["text", "start", "end", "text_sha256", "doc_sha256"],
+    ids=["text", "start", "end", "text_sha256", "doc_sha256", "pages"],
 )
 def test_verify_detects_tampering(
     index_dir: Path, openai_server: Any, tmp_path: Path, tamper: Any

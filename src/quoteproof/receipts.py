@@ -34,12 +34,24 @@ def _ref_problems(quote: Quote, store: Store) -> list[str]:
     return []
 
 
+def _page_problems(quote: Quote, store: Store) -> list[str]:
+    layout = store.get_layout(quote.doc_id, quote.doc_version)
+    expected = (layout.pages_of(quote.start, quote.end) or None) if layout else None
+    if quote.pages != expected:
+        return [f"pages {_pages(quote.pages)} do not match the index ({_pages(expected)})"]
+    return []
+
+
+def _pages(pages: tuple[int, ...] | None) -> str:
+    return "none" if not pages else ", ".join(map(str, pages))
+
+
 def check_quote(quote: Quote, store: Store) -> QuoteCheck:
-    """Re-read `quote` from `store` and compare text, offsets and both hashes."""
+    """Re-read `quote` from `store` and compare text, offsets, pages and both hashes."""
     document = store.get_document(quote.doc_id, quote.doc_version)
     problems = quote_problems(quote, document)
     if document is not None:
-        problems += _ref_problems(quote, store)
+        problems += _ref_problems(quote, store) + _page_problems(quote, store)
     return QuoteCheck(quote.id, quote.ref, tuple(problems))
 
 

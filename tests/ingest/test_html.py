@@ -204,3 +204,165 @@ def test_all_cdc_pages_parse_cleanly() -> None:
         for block in doc.blocks:
             piece = doc.text[block.start : block.end]
             assert piece and piece == piece.strip() and piece != "Top", path
+
+
+BLOG = """<!DOCTYPE html>
+<html lang="en-GB"><head><meta charset="utf-8">
+<title>Growing Tomatoes at Home | The Garden Blog</title>
+<script>window.tracker = "SCRIPT-JUNK";</script></head>
+<body>
+<div id="top-bar"><a href="/">The Garden Blog</a> <a href="/about">About</a></div>
+<div class="menu"><ul><li><a href="/veg">Vegetables MENU-JUNK</a></li>
+  <li><a href="/fruit">Fruit</a></li>
+  <li><a href="/herbs">Herbs</a></li><li><a href="/tools">Tools</a></li></ul></div>
+<div id="wrapper">
+ <div class="post">
+  <h1>Growing Tomatoes at Home</h1>
+  <p>Tomatoes are the most popular crop in home gardens, and for good reason: a single healthy
+     plant can give several kilograms of fruit over a summer if it gets sun, water and support.</p>
+  <h2>Choosing a variety</h2>
+  <p>Determinate varieties stop growing at a fixed height and ripen their fruit within a few
+     weeks, which suits canning; indeterminate varieties keep fruiting until the first frost.</p>
+  <h3>Cherry tomatoes</h3>
+  <p>Cherry tomatoes are the easiest to grow for beginners, because they tolerate heat and
+     ripen quickly even in short summers with cool nights.</p>
+  <h2>Watering and feeding</h2>
+  <p>Water deeply twice a week rather than a little every day, so that the roots grow down
+     into the soil where moisture lasts longer between waterings.</p>
+  <table>
+   <tr><th>Stage</th><th>Water per week</th></tr>
+   <tr><td>Seedling</td><td>1 litre</td></tr>
+   <tr><td>Fruiting</td><td>10 litres</td></tr>
+  </table>
+  <p>Feed with a balanced fertiliser when the first flowers appear, then switch to one richer
+     in potassium once the fruit sets.</p>
+ </div>
+ <div class="sidebar"><h3>Popular posts</h3>
+  <ul><li><a href="/p1">Ten herbs for a windowsill</a></li>
+  <li><a href="/p2">Composting basics</a></li></ul>
+  <p>Subscribe to our newsletter for weekly tips on growing vegetables! SIDEBAR-JUNK</p></div>
+</div>
+<div class="footer-area"><p>Copyright 2024 The Garden Blog. All rights reserved. FOOTER-JUNK</p>
+ <a href="/privacy">Privacy policy</a> <a href="/terms">Terms</a></div>
+</body></html>
+"""
+
+
+def test_generic_page_without_content_root_keeps_only_the_article() -> None:
+    doc = _parse(BLOG)
+    top = ("Growing Tomatoes at Home",)
+    variety, watering = (*top, "Choosing a variety"), (*top, "Watering and feeding")
+    headings = [(text, section) for kind, text, section in _view(doc) if kind == "heading"]
+    assert headings == [
+        ("Growing Tomatoes at Home", top),
+        ("Choosing a variety", variety),
+        ("Cherry tomatoes", (*variety, "Cherry tomatoes")),
+        ("Watering and feeding", watering),
+    ]
+    tables = [(text, section) for kind, text, section in _view(doc) if kind == "table"]
+    assert tables == [
+        ("Stage | Water per week\nSeedling | 1 litre\nFruiting | 10 litres", watering)
+    ]
+    assert doc.text.startswith("Growing Tomatoes at Home\n\nTomatoes are the most popular crop")
+    assert doc.text.endswith("then switch to one richer in potassium once the fruit sets.")
+    for junk in ("JUNK", "The Garden Blog", "Popular posts", "Privacy", "Vegetables"):
+        assert junk not in doc.text
+    assert doc.title == "Growing Tomatoes at Home | The Garden Blog"
+    assert doc.language == "en-GB"
+
+
+def test_page_without_wrappers_is_read_whole() -> None:
+    sections = "".join(
+        f"<h2>Part {i}</h2><p>Paragraph {i} holds enough words about topic {i} to be taken "
+        "for the content of this page by any reasonable extractor.</p>"
+        for i in range(3)
+    )
+    doc = _parse(f"<html><body><h1>Doc</h1>{sections}</body></html>")
+    assert [text for kind, text, _ in _view(doc) if kind == "heading"] == [
+        "Doc",
+        "Part 0",
+        "Part 1",
+        "Part 2",
+    ]
+    assert doc.blocks[-1].section == ("Doc", "Part 2")
+    assert doc.language == "en"
+
+
+HOSTILE = """<html><head><title>T</title><style>p {{ color: red }} /* STYLE-JUNK */</style>
+<script>document.write("SCRIPT-JUNK")</script></head>
+<body onload="alert('ONLOAD-JUNK')">{open}
+<h1 onclick="alert('ONCLICK-JUNK')">Safe heading</h1>
+<p onmouseover="steal('HANDLER-JUNK')">Safe paragraph one, long enough to count as the article text
+of this page, with plenty of ordinary words in it for the extractor to weigh.<!-- COMMENT-JUNK -->
+<script type="text/javascript">var x = "INLINE-SCRIPT-JUNK";</script></p>
+<template><p>TEMPLATE-JUNK</p></template>
+<p>Safe paragraph two<![CDATA[ CDATA-JUNK ]]> also carries words enough to be read as the
+body of the article by trafilatura and by the fallback walk.</p>
+<style>.x {{ content: "INLINE-STYLE-JUNK" }}</style><noscript>NOSCRIPT-JUNK</noscript>
+<svg><script>SVG-SCRIPT-JUNK</script><text>SVG-TEXT-JUNK</text></svg>
+<iframe srcdoc="<p>IFRAME-JUNK</p>"></iframe>
+<a href="javascript:alert('HREF-JUNK')">a link</a>
+{close}</body></html>"""
+
+
+@pytest.mark.parametrize(
+    ("open_tag", "close_tag"), [("<main>", "</main>"), ("<div>", "</div>"), ("", "")]
+)
+def test_scripts_styles_and_comments_never_reach_the_text(open_tag: str, close_tag: str) -> None:
+    doc = _parse(HOSTILE.format(open=open_tag, close=close_tag))
+    assert "JUNK" not in doc.text
+    assert "Safe heading" in doc.text and "Safe paragraph two also carries" in doc.text
+
+
+def test_site_chrome_lines_are_dropped() -> None:
+    html = """<main><h1>T</h1><div class="h4">Related Pages</div><p>Body text.</p>
+      <p><b>Error processing SSI file</b></p><p>Top of Page</p>
+      <div class="last-reviewed">Last Reviewed: May 1, 2024 <div>Source: Some Center</div></div>
+      <p>View Page In: PDF [593K] RIS [2K]</p><p><a href="/x.jpg">High-resolution JPG for print
+      <span class="sr-only">image icon</span></a></p>
+      <p>Last reviewed on the ward: every patient, twice a day, by the nurse.</p></main>"""
+    assert [text for _, text, _ in _view(_parse(html))] == [
+        "T",
+        "Body text.",
+        "Last reviewed on the ward: every patient, twice a day, by the nurse.",
+    ]
+
+
+CDC_CHROME = (
+    "Error processing SSI file",
+    "Related Pages",
+    "Top of Page",
+    "View Page In",
+    "image icon",
+    "pdf icon",
+    "High-resolution JPG for print",
+    "Source: National Center for Chronic Disease Prevention and Health Promotion",
+)
+
+
+def test_every_cdc_page_has_title_headings_and_no_chrome() -> None:
+    pages = _cdc_pages()
+    assert len(pages) >= 100
+    for path in pages:
+        doc = parse_html(path.read_bytes(), str(path))
+        assert doc.title and doc.title != path.stem, path
+        assert any(block.kind == "heading" for block in doc.blocks), path
+        for junk in CDC_CHROME:
+            assert junk not in doc.text, (path, junk)
+        for block in doc.blocks:
+            assert not doc.text[block.start : block.end].startswith("Last Reviewed:"), path
+
+
+def test_cdc_program_evaluation_article_sections() -> None:
+    path = CDC_HTML / "23_0115.htm"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    doc = parse_html(path.read_bytes(), str(path))
+    title = doc.title
+    assert title.startswith("The Effect of a Tobacco Use Reduction Program")
+    headings = {doc.text[b.start : b.end]: b.section for b in doc.blocks if b.kind == "heading"}
+    assert headings[title] == (title,)
+    for name in ("Introduction", "Intervention Approach", "Results", "References"):
+        assert headings[name] == (title, name)
+    assert headings["Analysis"] == (title, "Evaluation Approach", "Analysis")
+    assert sum(b.kind == "table" for b in doc.blocks) == 2

@@ -5,6 +5,13 @@ The canonical text of an HTML file is *built*, not copied: the text of each bloc
 `"\\n\\n"`. The same bytes always give the same text. Parsing uses selectolax's
 lexbor backend, which follows the HTML5 parsing algorithm, so malformed markup never
 fails: only undecodable bytes do.
+
+A page with a content root (`<main>`, `[role=main]`, `<article>`) is read from that
+root (the fast path). A page without one is a generic web page: trafilatura tells
+which element holds its main content (leaving menus, sidebars and footers out), and
+the block walker reads that element of the page itself; if trafilatura finds no
+article, the whole body is read. On every path, site chrome (`REMOVED_TAGS`,
+`REMOVED_SELECTORS`, `CHROME_LINES`) is dropped.
 """
 
 from __future__ import annotations
@@ -18,15 +25,26 @@ from pathlib import PurePath
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from quoteproof.errors import IngestError
-from quoteproof.model import Block, BlockKind, ParsedDocument
+from quoteproof.ingest.blocks import (
+    BLOCK_SEPARATOR,
+    CELL_SEPARATOR,
+    ROW_SEPARATOR,
+    BlockBuilder,
+    collapse_whitespace,
+)
+from quoteproof.model import BlockKind, ParsedDocument
 
-BLOCK_SEPARATOR = "\n\n"
-"""What joins two blocks' texts in an HTML document's canonical text."""
+__all__ = [
+    "BLOCK_SEPARATOR",
+    "CELL_SEPARATOR",
+    "collapse_whitespace",
+    "declared_charset",
+    "decode_html",
+    "is_chrome_line",
+    "parse_html",
+]
 
-CELL_SEPARATOR = " | "
-"""What joins two cells of a table row in a table block's text."""
-
-CONTENT_ROOTS = ("main", "[role=main]", "article", "body")
+CONTENT_ROOTS = ("main", "[role=main]", "article")
 """CSS selectors tried in order; the first match is the part of the page indexed."""
 
 REMOVED_TAGS = (
@@ -52,14 +70,49 @@ REMOVED_SELECTORS = (
     '[role="banner"]',
     '[role="contentinfo"]',
     '[role="complementary"]',
+    ".sr-only",
+    ".visually-hidden",
+    ".breadcrumb",
+    ".breadcrumbs",
+    ".skip-link",
+    ".share",
+    ".page-share",
+    ".social-share",
+    ".last-reviewed",
 )
-"""Elements matching these are dropped too: hidden, or landmarks of the removed tags."""
+"""Elements matching these are dropped too: hidden, landmarks of the removed tags,
+screen-reader-only labels ("pdf icon"), and class names sites give their chrome
+(breadcrumbs, share bars, "Last reviewed: ... Source: ..." lines)."""
+
+CHROME_LINES = (
+    r"error processing ssi file",
+    r"\[an error occurred while processing this directive\]",
+    r"(?:back to |return to )?top(?: of (?:the )?page)?",
+    r"related (?:pages|links|content|articles|posts|topics|resources)",
+    r"on this page",
+    r"(?:page )?last (?:reviewed|updated|modified)(?: on)?:? .{1,40}",
+    r"view (?:this )?page in:? .{0,80}",
+    r"(?:download )?high[- ]resolution (?:jpe?g|png|tiff?|image|figure)(?: for print)?",
+    r"(?:print|share|email) this page",
+)
+"""Whole-block texts (matched case-insensitively, whitespace collapsed) that are site
+chrome, not content: server-side-include errors, "Top of Page", "Related Pages",
+"Last Reviewed: <date>", "View Page In: PDF [593K]", figure download links."""
 
 CONTENTS_MIN_LINKS = 3
 """An element with this many in-page links and little other text is a contents box."""
 
 CONTENTS_MAX_OTHER_CHARS = 40
 """Most characters of non-link text a contents box may hold ("On This Page", ...)."""
+
+ANCHOR_MIN_CHARS = 40
+"""Shortest paragraph of trafilatura's output used to locate the main content."""
+
+MAIN_CONTENT_MIN_CHARS = 250
+"""Below this many anchored characters, trafilatura found no article: read the body."""
+
+MAIN_CONTENT_SHARE = 0.95
+"""The main-content root is the deepest element holding this share of anchored text."""
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 
@@ -99,7 +152,13 @@ _CONTAINERS: dict[str, BlockKind] = {
 }
 
 _CONTENT_IN_FORM = "p, h1, h2, h3, h4, h5, h6"
-_WHITESPACE = re.compile(r"\s+")
+# Elements whose text may equal a paragraph of trafilatura's XML output (and its tags).
+_ANCHOR_SELECTOR = "p, li, dd, dt, td, th, pre, blockquote, h1, h2, h3, h4, h5, h6"
+_ANCHOR_XML = ("p", "head", "item", "cell", "quote", "code")
+# Elements a main-content root may be: an anchor's nearest one of these is used.
+_ROOT_TAGS = frozenset({"article", "body", "center", "div", "form", "main", "section"})
+_CHROME_LINE = re.compile("|".join(CHROME_LINES), re.IGNORECASE)
+_LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
 _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
 _HEAD_END = re.compile(rb"</head\s*>", re.I)
 _CHARSET_SCAN_BYTES = 8192
@@ -114,9 +173,9 @@ _BOMS = (
 )
 
 
-def collapse_whitespace(text: str) -> str:
-    """Return `text` with every run of whitespace turned into one space, stripped."""
-    return _WHITESPACE.sub(" ", text).strip()
+def is_chrome_line(text: str) -> bool:
+    """Whether a block's whole text is site chrome (one of `CHROME_LINES`)."""
+    return _CHROME_LINE.fullmatch(collapse_whitespace(text)) is not None
 
 
 def declared_charset(raw: bytes) -> str | None:
@@ -201,7 +260,7 @@ def _table_text(table: LexborNode) -> str:
         cells = [_inline_text(cell) for cell in _children(row) if cell.tag in ("td", "th")]
         if any(cells):
             rows.append(CELL_SEPARATOR.join(cells).strip())
-    return "\n".join(rows)
+    return ROW_SEPARATOR.join(rows)
 
 
 def _same_node(first: LexborNode | None, second: LexborNode) -> bool:
@@ -217,33 +276,21 @@ def _nearest_table(node: LexborNode) -> LexborNode | None:
 
 
 @dataclass
-class _Builder:
-    """Collects block texts in order, then joins them into the canonical text."""
+class _Builder(BlockBuilder):
+    """A `BlockBuilder` that also gathers the loose inline text of the walk.
 
-    texts: list[str] = field(default_factory=list)
-    kinds: list[BlockKind] = field(default_factory=list)
-    sections: list[tuple[str, ...]] = field(default_factory=list)
-    headings: list[tuple[int, str]] = field(default_factory=list)
+    Blocks whose whole text is site chrome (`is_chrome_line`) are never added.
+    """
+
     # Inline text gathered since the last block ended; True marks the text of an
     # in-page link (`<a href="#...">`: "Top", "Print", a table of contents entry).
     loose: list[tuple[str, bool]] = field(default_factory=list)
 
-    def section(self) -> tuple[str, ...]:
-        return tuple(title for _, title in self.headings)
+    def add(self, kind: BlockKind, text: str) -> bool:
+        return not is_chrome_line(text) and super().add(kind, text)
 
-    def add(self, kind: BlockKind, text: str) -> None:
-        if text:
-            self.texts.append(text)
-            self.kinds.append(kind)
-            self.sections.append(self.section())
-
-    def heading(self, level: int, text: str) -> None:
-        if not text:
-            return
-        while self.headings and self.headings[-1][0] >= level:
-            self.headings.pop()
-        self.headings.append((level, text))
-        self.add("heading", text)
+    def heading(self, level: int, title: str) -> bool:
+        return not is_chrome_line(title) and super().heading(level, title)
 
     def flush(self, kind: BlockKind) -> None:
         """Turn the loose inline text gathered so far into one block of `kind`.
@@ -253,19 +300,6 @@ class _Builder:
         if any(not link and not text.isspace() for text, link in self.loose):
             self.add(kind, collapse_whitespace("".join(text for text, _ in self.loose)))
         self.loose.clear()
-
-    def document(self, title: str) -> ParsedDocument:
-        blocks: list[Block] = []
-        offset = 0
-        for text, kind, section in zip(self.texts, self.kinds, self.sections, strict=True):
-            blocks.append(Block(kind, offset, offset + len(text), section))
-            offset += len(text) + len(BLOCK_SEPARATOR)
-        return ParsedDocument(
-            text=BLOCK_SEPARATOR.join(self.texts),
-            title=title,
-            format="html",
-            blocks=tuple(blocks),
-        )
 
 
 class _LinkEnd:
@@ -326,11 +360,81 @@ def _walk(root: LexborNode, builder: _Builder) -> None:
 
 
 def _content_root(tree: LexborHTMLParser) -> LexborNode | None:
+    """The first of `CONTENT_ROOTS` present in `tree`, or None."""
     for selector in CONTENT_ROOTS:
         node = tree.css_first(selector)
         if node is not None:
             return node
-    return tree.root
+    return None
+
+
+def _trafilatura_paragraphs(html: str) -> set[str]:
+    """The texts (whitespace collapsed) of the paragraphs, headings, list items and
+    table cells trafilatura keeps as the main content of `html`, if at least
+    `ANCHOR_MIN_CHARS` long; empty if it keeps nothing."""
+    # Imported here: trafilatura takes ~0.2 s to import and only pages without a
+    # content root need it.
+    import trafilatura
+    from lxml import etree
+
+    extracted = trafilatura.extract(  # its default precision/recall balance
+        html,
+        output_format="xml",
+        include_tables=True,
+        include_formatting=True,
+        include_comments=False,
+        include_images=False,
+        include_links=False,
+        deduplicate=False,  # deterministic: no cache shared between calls
+    )
+    if not extracted:
+        return set()
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    tree = etree.fromstring(extracted, parser)
+    texts = (collapse_whitespace("".join(node.itertext())) for node in tree.iter(*_ANCHOR_XML))
+    return {text for text in texts if len(text) >= ANCHOR_MIN_CHARS}
+
+
+def _anchor_weights(body: LexborNode, paragraphs: set[str]) -> tuple[dict[int, int], int]:
+    """Characters of `paragraphs` under each element of `body` (by mem_id), and in all.
+
+    An anchor is the first element (`_ANCHOR_SELECTOR`) whose whole text is one of
+    `paragraphs`; its length counts for it and for every ancestor up to `body`.
+    """
+    weights: dict[int, int] = {}
+    seen: set[str] = set()
+    for node in body.css(_ANCHOR_SELECTOR):
+        text = collapse_whitespace(node.text(deep=True))
+        if text not in paragraphs or text in seen:
+            continue
+        seen.add(text)
+        ancestor: LexborNode | None = node
+        while ancestor is not None and not _same_node(ancestor, body):
+            weights[ancestor.mem_id] = weights.get(ancestor.mem_id, 0) + len(text)
+            ancestor = ancestor.parent
+    return weights, sum(len(text) for text in seen)
+
+
+def _main_content_root(body: LexborNode, html: str) -> LexborNode:
+    """The element of `body` that holds the main content trafilatura finds in `html`.
+
+    trafilatura only *chooses*: the walker then reads that element of the original
+    page, so headings, tables and text are the page's own (trafilatura's own output
+    drops headings on some pages and glues words on others). The root is the deepest
+    element holding `MAIN_CONTENT_SHARE` of the anchored text (see `_anchor_weights`),
+    widened to its nearest container (`_ROOT_TAGS`); `body` when trafilatura anchors
+    less than `MAIN_CONTENT_MIN_CHARS`.
+    """
+    weights, total = _anchor_weights(body, _trafilatura_paragraphs(html))
+    if total < MAIN_CONTENT_MIN_CHARS:
+        return body
+    root = body
+    for node in body.traverse():
+        if weights.get(node.mem_id, 0) >= MAIN_CONTENT_SHARE * total:
+            root = node  # traversal is depth-first: a later qualifying node is deeper
+    while root.tag not in _ROOT_TAGS and root.parent is not None:
+        root = root.parent
+    return root
 
 
 def _remove_hidden_and_chrome(root: LexborNode) -> None:
@@ -391,14 +495,33 @@ def _drop_contents_boxes(root: LexborNode) -> None:
             stack.extend(child for child in _children(node) if child.is_element_node)
 
 
+def _language(tree: LexborHTMLParser) -> str:
+    """The page's `<html lang>` when it is a well-formed language tag, else "en"."""
+    html = tree.css_first("html")
+    lang = (html.attributes.get("lang") or "").strip() if html is not None else ""
+    return lang if _LANGUAGE_TAG.fullmatch(lang) else "en"
+
+
+def _page_root(tree: LexborHTMLParser, html: str) -> LexborNode | None:
+    """The part of a page that is read (see `parse_html`)."""
+    root = _content_root(tree)
+    if root is not None or tree.body is None:
+        return root
+    _remove_hidden_and_chrome(tree.body)  # so that anchors' texts hold no script text
+    return _main_content_root(tree.body, html)
+
+
 def parse_html(raw: bytes, path: str) -> ParsedDocument:
     """Parse an HTML page into blocks of clean text and the canonical text they make.
 
-    Decodes with `decode_html`. The content root is the first of `CONTENT_ROOTS`
-    present. Under it, `REMOVED_TAGS` and `REMOVED_SELECTORS` matches are dropped (a
-    `form` holding p or headings is kept), then in-page contents boxes (see
-    `_drop_contents_boxes`); a block whose only text is in-page links
-    (`href="#..."`: "Top", "Print") is dropped too.
+    Decodes with `decode_html`. The part of the page read is the first of
+    `CONTENT_ROOTS` present; on a page with none of them, the element holding the
+    main content trafilatura finds (see `_main_content_root`), or the whole body if
+    trafilatura finds none. Under it, `REMOVED_TAGS` and `REMOVED_SELECTORS` matches are
+    dropped (a `form` holding p or headings is kept), then in-page contents boxes
+    (see `_drop_contents_boxes`); a block whose only text is in-page links
+    (`href="#..."`: "Top", "Print") or whose whole text is one of `CHROME_LINES` is
+    dropped too. Scripts, styles, templates and comments never reach the text.
 
     Blocks, in document order: h1-h6 ("heading"; they set the section path by
     level), p, blockquote, figcaption, caption and loose text in other containers
@@ -407,13 +530,15 @@ def parse_html(raw: bytes, path: str) -> ParsedDocument:
     `CELL_SEPARATOR`). Inside a block, whitespace runs become one space and the ends
     are stripped (except in pre). Canonical text = block texts joined by
     `BLOCK_SEPARATOR`; each block is `text[block.start:block.end]`. The title is
-    `head > title` (whitespace collapsed), else the first h1, else the file stem.
-    Raises `IngestError` if the bytes cannot be decoded. O(len(raw)).
+    `head > title` (whitespace collapsed), else the first h1, else the file stem;
+    the language is `<html lang>` when set, else "en". Raises `IngestError` if the
+    bytes cannot be decoded. O(len(raw)) on the fast path; trafilatura costs more.
     """
-    tree = LexborHTMLParser(decode_html(raw, path))
+    html = decode_html(raw, path)
+    tree = LexborHTMLParser(html)
     title_node = tree.css_first("head > title")
     title = collapse_whitespace(title_node.text()) if title_node is not None else ""
-    root = _content_root(tree)
+    root = _page_root(tree, html)
     builder = _Builder()
     if root is not None:
         _remove_hidden_and_chrome(root)
@@ -422,4 +547,6 @@ def parse_html(raw: bytes, path: str) -> ParsedDocument:
     if not title:
         h1 = root.css_first("h1") if root is not None else None
         title = _inline_text(h1) if h1 is not None else ""
-    return builder.document(title or PurePath(path).stem)
+    return builder.build(
+        title=title or PurePath(path).stem, format="html", language=_language(tree)
+    )
