@@ -28,11 +28,26 @@ DEFAULT_ASK_TOP_K = 5
 
 class StoreLookup:
     """Adapts a `Store` to the resolver's `SourceLookup`: documents, neighbours, and
-    locations (pages from the stored layout, PDF boxes from the stored file)."""
+    locations (pages from the stored layout, PDF boxes from the stored file).
+
+    Keeps each PDF it reads boxes from open until `close` (use as a context manager).
+    """
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._boxes: PdfBoxReader | None = None  # made on the first PDF quote
+        self._readers: dict[tuple[str, int], PdfBoxReader] = {}
+
+    def __enter__(self) -> StoreLookup:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the PDFs opened for boxes."""
+        for reader in self._readers.values():
+            reader.close()
+        self._readers.clear()
 
     def document(self, doc_id: str, version: int) -> Document | None:
         """Return one stored document version, or None."""
@@ -42,12 +57,16 @@ class StoreLookup:
         """Return the chunks next to `chunk` in its document version."""
         return self._store.neighbours(chunk)
 
-    def _box_reader(self) -> PdfBoxReader:
-        if self._boxes is None:
+    def _reader(self, document: Document) -> PdfBoxReader | None:
+        key = (document.doc_id, document.version)
+        if key not in self._readers:
+            original = self._store.get_original(*key)
+            if original is None:
+                return None
             from quoteproof.locations import PdfBoxReader  # loads PDFium only when needed
 
-            self._boxes = PdfBoxReader()
-        return self._boxes
+            self._readers[key] = PdfBoxReader(original)
+        return self._readers[key]
 
     def locate(self, document: Document, start: int, end: int) -> Location:
         """Return the pages of `document.text[start:end]`, its boxes when the document
@@ -56,11 +75,8 @@ class StoreLookup:
         if layout is None:
             return Location(None)
         pages = layout.pages_of(start, end)
-        boxes: tuple[Box, ...] = ()
-        if layout.char_runs:
-            original = self._store.get_original(document.doc_id, document.version)
-            if original is not None:
-                boxes = self._box_reader().boxes(original, layout, start, end)
+        reader = self._reader(document) if layout.char_runs else None
+        boxes: tuple[Box, ...] = reader.boxes(layout, start, end) if reader else ()
         return Location(pages or None, boxes, bool(set(pages) & set(layout.ocr_pages)))
 
 
@@ -145,13 +161,10 @@ class Index:
         `BackendError` when the model server fails.
         """
         hits = self.search(question, top_k=top_k)
-        return answer_with_quotes(
-            question,
-            hits,
-            backend or ExtractiveBackend(),
-            StoreLookup(self.store),
-            threshold=threshold,
-        )
+        with StoreLookup(self.store) as lookup:
+            return answer_with_quotes(
+                question, hits, backend or ExtractiveBackend(), lookup, threshold=threshold
+            )
 
     def verify(self, answer: Answer) -> list[QuoteCheck]:
         """Re-check every quote of `answer` against this index (see `receipts`)."""

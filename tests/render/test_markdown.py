@@ -238,9 +238,10 @@ def test_block_quotes_hold_exactly_the_quote_text(answer: Answer) -> None:
 
 def _as_commonmark_sees(text: str) -> str:
     """What markdown-it shows for `text`: control characters (written as numeric
-    references by the renderer) come out as U+FFFD."""
+    references by the renderer) come out as U+FFFD, except tab, line feed, form feed
+    and carriage return, which it keeps."""
     return "".join(
-        "\ufffd" if (ord(ch) < 0x20 and ch not in "\t\n\r") or 0x7F <= ord(ch) <= 0x9F else ch
+        "\ufffd" if (ord(ch) < 0x20 and ch not in "\t\n\x0c\r") or 0x7F <= ord(ch) <= 0x9F else ch
         for ch in text
     )
 

@@ -1,0 +1,196 @@
+"""Planning a PDF's blocks from its lines: furniture, tables, headings, paragraphs.
+
+Pure functions over `PdfLine`s (no PDFium calls); `pdf.py` documents the rules.
+A plan says which lines form a block and of what kind; `pdf.py` then builds the
+canonical text of each plan with `pdf_text`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from quoteproof.ingest.pdf_headings import (
+    BODY,
+    Bookmark,
+    LineStats,
+    Role,
+    font_heading_roles,
+    is_list_start,
+    line_stats,
+    outline_heading_roles,
+)
+from quoteproof.ingest.pdf_page import PageContent, PdfLine
+from quoteproof.model import BlockKind
+
+BAND = 0.08
+"""Share of the page height, at the top and at the bottom, where running headers live."""
+
+_FURNITURE: Role = ("furniture", 0)
+_NOT_LETTERS = re.compile(r"[\W\d_]+")
+_PAGE_NUMBER = re.compile(
+    r"(?:page\s+)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?|[-–—]\s*\d{1,4}\s*[-–—]|[ivxlc]{1,7}",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class BlockPlan:
+    """Lines (all on one page) that become one block of `kind`; `level` orders headings
+    (smaller is outer) and is 0 for other kinds."""
+
+    kind: BlockKind
+    page: int
+    lines: tuple[PdfLine, ...]
+    level: int = 0
+
+
+def _in_band(line: PdfLine, page: PageContent) -> bool:
+    _, bottom, _, top = page.bbox
+    band = (top - bottom) * BAND
+    return line.y0 >= top - band or line.y1 <= bottom + band
+
+
+def _furniture_key(text: str) -> str:
+    """A running line's identity: its letters, lower-cased (page numbers, dates and
+    spacing vary from page to page)."""
+    return _NOT_LETTERS.sub("", text.lower())
+
+
+def furniture_roles(pages: Sequence[PageContent]) -> list[list[Role]]:
+    """Return each line's first role: furniture or body.
+
+    A line in the top or bottom `BAND` of its page is furniture when it is a bare page
+    number ("7", "Page 7 of 30", "- 7 -", "vii"), or, in documents of 3+ pages, when
+    its letters (`_furniture_key`) occur in the bands of at least half of the pages.
+    """
+    counts: Counter[str] = Counter()
+    for page in pages:
+        counts.update({_furniture_key(line.text) for line in page.lines if _in_band(line, page)})
+    needed = math.ceil(len(pages) / 2)
+    repeated = (
+        {key for key, n in counts.items() if key and n >= needed} if len(pages) >= 3 else set()
+    )
+    roles: list[list[Role]] = []
+    for page in pages:
+        page_roles: list[Role] = []
+        for line in page.lines:
+            furniture = _in_band(line, page) and (
+                _PAGE_NUMBER.fullmatch(line.text.strip()) is not None
+                or _furniture_key(line.text) in repeated
+            )
+            page_roles.append(_FURNITURE if furniture else BODY)
+        roles.append(page_roles)
+    return roles
+
+
+def mark_tables(pages: Sequence[PageContent], roles: list[list[Role]]) -> None:
+    """Give each body line whose centre lies in a table box the role ("table", n)."""
+    for page, page_roles in zip(pages, roles, strict=True):
+        for number, (x0, y0, x1, y1) in enumerate(page.tables):
+            for index, line in enumerate(page.lines):
+                cx, cy = (line.x0 + line.x1) / 2, (line.y0 + line.y1) / 2
+                if page_roles[index] == BODY and x0 <= cx <= x1 and y0 <= cy <= y1:
+                    page_roles[index] = ("table", number)
+
+
+def plan_blocks(
+    pages: Sequence[PageContent], bookmarks: Sequence[Bookmark]
+) -> tuple[list[BlockPlan], LineStats]:
+    """Plan every page's blocks in reading order; also return the typography measured.
+
+    Roles are decided in this order: furniture, tables, headings (the outline if it
+    fits, else fonts); the remaining lines are grouped into paragraphs and list items.
+    """
+    roles = furniture_roles(pages)
+    mark_tables(pages, roles)
+    stats = line_stats(pages)
+    levels = outline_heading_roles(pages, roles, bookmarks) if bookmarks else None
+    if levels is None:
+        levels = font_heading_roles(pages, roles, stats)
+    plans: list[BlockPlan] = []
+    for page, page_roles in zip(pages, roles, strict=True):
+        plans.extend(_plan_page(page, page_roles, levels, stats))
+    return plans, stats
+
+
+def _plan_page(
+    page: PageContent, roles: list[Role], levels: dict[int, int], stats: LineStats
+) -> list[BlockPlan]:
+    plans: list[BlockPlan] = []
+    current: list[PdfLine] = []
+    current_kind: BlockKind = "paragraph"
+    current_role: Role = BODY
+
+    def flush() -> None:
+        if current:
+            level = levels[current_role[1]] if current_kind == "heading" else 0
+            plans.append(BlockPlan(current_kind, page.number, tuple(current), level))
+            current.clear()
+
+    done_tables: set[int] = set()
+    right = 0.0  # rightmost extent of the current block's lines
+    for index, line in enumerate(page.lines):
+        role = roles[index]
+        if role[0] == "table":
+            if role[1] not in done_tables:
+                flush()
+                done_tables.add(role[1])
+                rows = tuple(other for other, r in zip(page.lines, roles, strict=True) if r == role)
+                plans.append(BlockPlan("table", page.number, rows))
+            continue
+        if role == _FURNITURE:
+            flush()
+            plans.append(BlockPlan("furniture", page.number, (line,)))
+            continue
+        if role[0] == "heading":
+            if not (current and current_role == role):
+                flush()
+                current_kind, current_role = "heading", role
+            current.append(line)
+            continue
+        starts_list = is_list_start(line.text.strip())
+        if (
+            current
+            and current_role == BODY
+            and not starts_list
+            and _continues(current, current_kind, line, right, stats)
+        ):
+            current.append(line)
+            right = max(right, line.x1)
+            continue
+        flush()
+        current_role = BODY
+        current_kind = "list" if starts_list else "paragraph"
+        current.append(line)
+        right = line.x1
+    flush()
+    return plans
+
+
+def _continues(
+    block: list[PdfLine], kind: BlockKind, line: PdfLine, right: float, stats: LineStats
+) -> bool:
+    """Whether `line` (not a list start) continues the paragraph or list item `block`,
+    whose lines reach `right` at most.
+
+    No after a font size change of over 15 %, for a line on the same row or above
+    (another column), after a gap larger than the usual line pitch; a list item
+    continues only with lines indented past its bullet; a paragraph ends before an
+    indented first line and after a short line that ends a sentence.
+    """
+    previous = block[-1]
+    size = max(previous.size, line.size, 1.0)
+    if abs(previous.size - line.size) > 0.15 * size:
+        return False
+    if previous.y0 - line.y0 < 0.5 * size or not stats.close_below(previous, line):
+        return False
+    if kind == "list":
+        return line.x0 > block[0].x0 + 0.3 * size
+    if len(block) >= 2 and line.x0 > previous.x0 + 0.8 * size:
+        return False
+    ends_sentence = previous.text.rstrip().endswith((".", "!", "?", ":"))
+    return not (len(block) >= 2 and ends_sentence and previous.x1 < right - 3 * size)

@@ -1,0 +1,168 @@
+"""Small PDFs built with reportlab (and one with pypdfium2) for the PDF ingest tests.
+
+Each builder returns the file's bytes. Positions are in PDF points on a US Letter
+page (612 x 792), origin bottom-left; texts are fixed so tests can look for them.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pypdfium2 as pdfium  # type: ignore[import-untyped]
+from PIL import Image, ImageDraw, ImageFont
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import letter
+from reportlab.lib.utils import ImageReader
+from reportlab.pdfgen import canvas
+from reportlab.platypus import SimpleDocTemplate, Table, TableStyle
+
+HEADER = "Quoteproof Test Report"
+"""Running header at the top of every page of `report_pdf`."""
+
+TITLE = "Report on Hand Hygiene"
+INTRO = "1 Introduction"
+BACKGROUND = "1.1 Background"
+METHODS = "2 Methods"
+
+TWO_LINES = (
+    "Hand hygiene is the single most important measure",
+    "to prevent the spread of infection.",
+)
+"""A paragraph drawn on two lines of page 1 of `report_pdf`, at y = 640 and 626."""
+
+HYPHENATED = (
+    "Staff who touch a patient must prevent infec-",
+    "tion and follow evidence-",
+    "based advice.",
+)
+"""Three lines of page 2 of `report_pdf`: "infec-"/"tion" (the word "infection" is
+elsewhere) and "evidence-"/"based" (no "evidencebased" anywhere)."""
+
+OCR_WORDS = "QUOTEPROOF SCANNED PAGE"
+"""The text drawn as an image on `image_only_pdf`."""
+
+TABLE_ROWS = (
+    ("Drug", "Dose", "Route"),
+    ("Alpha", "5 mg", "oral"),
+    ("Beta", "10 mg", "intravenous"),
+    ("Gamma", "20 mg", "oral"),
+)
+
+
+def _save(draw: canvas.Canvas) -> bytes:
+    return bytes(draw.getpdfdata())
+
+
+def _running_lines(draw: canvas.Canvas, number: int, pages: int) -> None:
+    draw.setFont("Helvetica", 9)
+    draw.drawString(72, 760, HEADER)
+    draw.drawCentredString(306, 30, f"Page {number} of {pages}")
+
+
+def report_pdf(*, outline: bool = False) -> bytes:
+    """A 4-page report with headings set only by font size and weight, a running header
+    and footer, a two-line paragraph, hyphenated line ends and, when `outline`, a
+    bookmark outline (whose titles omit the headings' numbers)."""
+    draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
+    draw.setTitle("")
+    pages = 4
+    for number in range(1, pages + 1):
+        _running_lines(draw, number, pages)
+        if number == 1:
+            draw.setFont("Helvetica-Bold", 22)
+            draw.drawString(72, 700, TITLE)
+            draw.setFont("Helvetica-Bold", 16)
+            draw.drawString(72, 665, INTRO)
+            if outline:
+                draw.bookmarkPage("intro")
+                draw.addOutlineEntry("Introduction", "intro", level=0)
+            draw.setFont("Helvetica", 11)
+            for index, line in enumerate(TWO_LINES):
+                draw.drawString(72, 640 - 14 * index, line)
+            draw.drawString(72, 600, "Cleaning hands prevents infection in every setting.")
+        elif number == 2:
+            draw.setFont("Helvetica-Bold", 13)
+            draw.drawString(72, 700, BACKGROUND)
+            if outline:
+                draw.bookmarkPage("background")
+                draw.addOutlineEntry("Background", "background", level=1)
+            draw.setFont("Helvetica", 11)
+            for index, line in enumerate(HYPHENATED):
+                draw.drawString(72, 675 - 14 * index, line)
+        else:
+            draw.setFont("Helvetica-Bold", 16)
+            heading = METHODS if number == 3 else "3 Results"
+            draw.drawString(72, 700, heading)
+            if outline:
+                key = f"p{number}"
+                draw.bookmarkPage(key)
+                draw.addOutlineEntry(heading.split(" ", 1)[1], key, level=0)
+            draw.setFont("Helvetica", 11)
+            draw.drawString(72, 675, f"Body text of page {number} about hand washing.")
+        draw.showPage()
+    return _save(draw)
+
+
+def table_pdf() -> bytes:
+    """One page: a paragraph, a ruled 4 x 3 table (`TABLE_ROWS`), a paragraph."""
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, Spacer
+
+    buffer = io.BytesIO()
+    styles = getSampleStyleSheet()
+    table = Table([list(row) for row in TABLE_ROWS], colWidths=[120, 90, 120])
+    table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.75, colors.black)]))
+    story = [
+        Paragraph("Doses are listed in the table below.", styles["BodyText"]),
+        Spacer(1, 12),
+        table,
+        Spacer(1, 12),
+        Paragraph("Give each dose with water.", styles["BodyText"]),
+    ]
+    SimpleDocTemplate(buffer, pagesize=letter).build(story)
+    return buffer.getvalue()
+
+
+def encrypted_pdf() -> bytes:
+    """A one-page PDF that needs the user password "pw"."""
+    draw = canvas.Canvas(io.BytesIO(), pagesize=letter, encrypt="pw")
+    draw.drawString(72, 700, "Secret text")
+    draw.showPage()
+    return _save(draw)
+
+
+def _text_image(text: str) -> Image.Image:
+    image = Image.new("L", (1800, 300), color=255)
+    font = ImageFont.load_default(size=110)
+    ImageDraw.Draw(image).text((40, 80), text, fill=0, font=font)
+    return image
+
+
+def image_only_pdf(*, text_page: bool = False) -> bytes:
+    """A page showing `OCR_WORDS` as a picture only (no text layer); with
+    `text_page`, a first page with real text comes before it."""
+    draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
+    if text_page:
+        draw.setFont("Helvetica", 11)
+        draw.drawString(72, 700, "This page has a text layer.")
+        draw.showPage()
+    draw.drawImage(ImageReader(_text_image(OCR_WORDS)), 36, 500, width=540, height=90)
+    draw.showPage()
+    return _save(draw)
+
+
+def zero_page_pdf() -> bytes:
+    """A well-formed PDF whose page tree is empty (written by PDFium itself)."""
+    document = pdfium.PdfDocument.new()
+    buffer = io.BytesIO()
+    try:
+        document.save(buffer)
+    finally:
+        document.close()
+    return buffer.getvalue()
+
+
+def truncated_pdf() -> bytes:
+    """The first third of `report_pdf`'s bytes."""
+    raw = report_pdf()
+    return raw[: len(raw) // 3]
