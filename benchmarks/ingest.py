@@ -7,7 +7,9 @@ times; the best round of each is reported (the least disturbed by the machine).
 - raw pypdfium2: open each file, `get_text_range()` of every page: the reference.
 - quoteproof parse: `parse_file` (text, lines, headings, furniture, tables, layout).
 - quoteproof ingest: `Index.ingest` into a fresh SQLite index: parse + chunk +
-  label + store (FTS5), no embeddings.
+  label + store (FTS5), no embeddings; once in one process, once with two worker
+  processes parsing while the main process stores (`quoteproof ingest --jobs 2`,
+  the default on this 2-core machine).
 
 Run: .venv/bin/python benchmarks/ingest.py [--rounds 3]
 """
@@ -18,6 +20,7 @@ import argparse
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -59,10 +62,10 @@ def quoteproof_parse(files: list[Path]) -> int:
     return pages
 
 
-def quoteproof_ingest(files: list[Path]) -> int:
+def quoteproof_ingest(files: list[Path], jobs: int = 1) -> int:
     """Ingest every file into a fresh index; return pages; fail loudly on errors."""
     with tempfile.TemporaryDirectory() as folder, Index.open(folder, create=True) as index:
-        results = index.ingest(files)
+        results = index.ingest(files, jobs=jobs)
     failed = [f"{r.path}: {r.error}" for r in results if r.status == "failed"]
     if failed:
         raise SystemExit("ingest failed:\n" + "\n".join(failed))
@@ -86,6 +89,7 @@ def main() -> None:
         "raw pypdfium2 get_text_range": raw_extraction,
         "quoteproof parse": quoteproof_parse,
         "quoteproof parse + chunk + index": quoteproof_ingest,
+        "  same, --jobs 2 (2 parse workers)": partial(quoteproof_ingest, jobs=2),
     }
     timings: dict[str, list[float]] = {name: [] for name in sides}
     pages: dict[str, int] = {}

@@ -194,3 +194,23 @@ def dump(index: Index) -> list[tuple[object, ...]]:
     ]
     db.close()
     return sorted(rows, key=repr)
+
+
+def test_parallel_ingest_stores_the_same_as_serial(tmp_path: Path, corpus: Path) -> None:
+    (corpus / "broken.txt").write_bytes(b"caf\xe9")
+    outcomes = []
+    for jobs in (1, 2):
+        with Index.open(tmp_path / f"idx{jobs}", create=True) as index:
+            results = index.ingest([corpus], jobs=jobs)
+            again = index.ingest([corpus], jobs=jobs)
+            rows = [row[1:] for row in dump(index) if row[0] == "chunks"]
+        outcomes.append(
+            (
+                [(r.path, r.status, r.chunks, r.error) for r in results],
+                [r.status for r in again],
+                sorted(repr(row) for row in rows),
+            )
+        )
+    assert outcomes[0] == outcomes[1]
+    assert [status for _, status, _, _ in outcomes[1][0]].count("failed") == 1
+    assert outcomes[1][1].count("unchanged") == 3

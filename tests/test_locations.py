@@ -12,7 +12,7 @@ from pathlib import Path
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pytest
 
-from ingest import pdf_builders as build
+from helpers import pdfs as build
 from quoteproof.ingest.pdf import parse_pdf
 from quoteproof.locations import PdfBoxReader, char_ranges, quote_boxes
 from quoteproof.model import Box, ParsedDocument

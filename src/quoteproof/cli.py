@@ -24,7 +24,7 @@ from quoteproof.ingest.chunking import (
     ChunkSettings,
 )
 from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB
-from quoteproof.ingest.pipeline import IngestResult, IngestSettings
+from quoteproof.ingest.pipeline import DEFAULT_JOBS, IngestSettings
 from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
 from quoteproof.llm.select import make_backend
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
@@ -101,6 +101,9 @@ def ingest(
     overlap_tokens: Annotated[
         int, typer.Option("--overlap-tokens", min=0, help="Tokens two windows share.")
     ] = DEFAULT_OVERLAP_TOKENS,
+    jobs: Annotated[
+        int, typer.Option("--jobs", min=1, help="Worker processes that parse files.")
+    ] = DEFAULT_JOBS,
 ) -> None:
     """Add PDF, DOCX, HTML, SPL XML, Markdown and text files to the index.
 
@@ -118,10 +121,8 @@ def ingest(
     except (QuoteproofError, ValueError) as exc:
         fail(str(exc))
     with open_index(index, create=True) as idx:
-        results: list[IngestResult] = []
         with IngestProgress(err, len(files)) as progress:
-            for result_ in idx.ingest(files, settings=settings, on_file=progress.file_done):
-                results.append(result_)
+            results = idx.ingest(files, settings=settings, jobs=jobs, on_file=progress.file_done)
             elapsed = progress.elapsed
         stats = idx.store.stats()
     err.print(summary_table(results, elapsed, str(index), stats))

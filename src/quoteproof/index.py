@@ -8,7 +8,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from quoteproof.ingest.files import discover
-from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_file
+from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.model import Answer, Box, Chunk, Document, Hit, Location
@@ -122,17 +122,18 @@ class Index:
         paths: Iterable[str | Path],
         *,
         settings: IngestSettings | None = None,
+        jobs: int = 1,
         on_file: Callable[[IngestResult], None] | None = None,
     ) -> list[IngestResult]:
         """Ingest files and folders; return one result per file, failures included.
 
         A failing file does not stop the batch and leaves nothing in the index.
-        `settings` sets the file size limit, OCR and chunk sizes; `on_file` is
-        called after each file (for progress display).
+        `settings` sets the file size limit, OCR and chunk sizes; `jobs` > 1 parses
+        in that many worker processes; `on_file` is called after each file, in
+        order (for progress display).
         """
         results = []
-        for path in self.discover(paths):
-            result = ingest_file(self.store, path, settings)
+        for result in ingest_files(self.store, self.discover(paths), settings, jobs):
             results.append(result)
             if on_file is not None:
                 on_file(result)

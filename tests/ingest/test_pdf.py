@@ -1,5 +1,5 @@
 """Tests of PDF ingest: real PDFs (FDA label, CDC and WHO guides, pdfplumber's test
-PDFs) and small PDFs built with reportlab (`pdf_builders`)."""
+PDFs) and small PDFs built with reportlab (`helpers.pdfs`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pdfplumber
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pytest
 
-from ingest import pdf_builders as build
+from helpers import pdfs as build
 from quoteproof.errors import IngestError
 from quoteproof.ingest.pdf import NO_TEXT_AT_ALL, meaningful_title, parse_pdf
 from quoteproof.ingest.pdf_page import PdfLine, upright

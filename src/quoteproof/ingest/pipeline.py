@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+import os
+import sys
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -12,9 +18,12 @@ from quoteproof.ingest.chunking import ChunkSettings, ChunkSpan, chunk_document
 from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB, ParseOptions, parse_bytes, read_file
 from quoteproof.ingest.labels import display_title, make_label, number_duplicates
 from quoteproof.model import ParsedDocument, sha256_text
-from quoteproof.store.base import NewChunk, NewDocument, Store
+from quoteproof.store.base import CurrentVersion, NewChunk, NewDocument, Store
 
 IngestStatus = Literal["added", "updated", "unchanged", "failed"]
+
+DEFAULT_JOBS = min(4, os.cpu_count() or 1)
+"""Worker processes `quoteproof ingest` parses with unless told otherwise."""
 
 _KEEP_ORIGINAL = frozenset({"pdf"})
 """Formats whose file bytes are stored: PDF character boxes are read from them."""
@@ -84,6 +93,95 @@ def build_chunks(
     )
 
 
+@dataclass(frozen=True)
+class _Pending:
+    """A file read and found new or changed: what parsing and storing need."""
+
+    path: Path
+    raw: bytes
+    file_sha256: str
+    current: CurrentVersion | None
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """The outcome of `parse_and_chunk`: a document and its chunk spans."""
+
+    document: ParsedDocument
+    spans: list[ChunkSpan]
+
+
+def _prepare(store: Store, path: Path, settings: IngestSettings) -> _Pending | IngestResult:
+    """Read `path`; return an `unchanged` result when its bytes are already stored.
+
+    Raises `IngestError` when the file cannot be read or is over the size limit.
+    """
+    raw = read_file(path, settings.max_file_mb)
+    file_sha = hashlib.sha256(raw).hexdigest()
+    current = store.current_version(str(path))
+    if current is not None and current.file_sha256 == file_sha:
+        return IngestResult(str(path), "unchanged", current.doc_id, current.version)
+    return _Pending(path, raw, file_sha, current)
+
+
+def parse_and_chunk(raw: bytes, path: Path, settings: IngestSettings) -> Parsed | str:
+    """Parse and chunk one file's bytes; return the result, or the cause of failure.
+
+    Pure (touches no store), so it can run in a worker process; failures come back
+    as a string because `IngestError` does not survive pickling.
+    """
+    try:
+        document = parse_bytes(raw, path, ParseOptions(ocr=settings.ocr))
+        spans = chunk_document(document, settings.chunking)
+        if not spans:
+            raise IngestError(str(path), "empty document: no text to index")
+    except IngestError as exc:
+        return exc.cause
+    return Parsed(document, spans)
+
+
+def _store(
+    store: Store, pending: _Pending, parsed: Parsed | str | Future[Parsed | str]
+) -> IngestResult:
+    """Write a parsed file as the next version of its path (or report its failure);
+    `parsed` may be a worker's future, waited for here."""
+    source_path = str(pending.path)
+    if isinstance(parsed, Future):
+        parsed = parsed.result()
+    if isinstance(parsed, str):
+        return IngestResult(source_path, "failed", error=parsed)
+    document, current = parsed.document, pending.current
+    page_count = len(document.layout.page_starts) if document.layout else 0
+    if current is not None and current.sha256 == sha256_text(document.text):
+        return IngestResult(
+            source_path, "unchanged", current.doc_id, current.version, pages=page_count
+        )
+    version = current.version + 1 if current is not None else 1
+    shown_title = display_title(
+        document.title, source_path, version, store.source_paths_with_title(document.title)
+    )
+    new = NewDocument(
+        source_path=source_path,
+        title=document.title,
+        format=document.format,
+        text=document.text,
+        file_sha256=pending.file_sha256,
+        chunks=build_chunks(document, parsed.spans, pending.path, shown_title),
+        layout=document.layout,
+        original=pending.raw if document.format in _KEEP_ORIGINAL else None,
+    )
+    stored = store.add_document(new)
+    return IngestResult(
+        source_path,
+        "added" if stored.version == 1 else "updated",
+        stored.doc_id,
+        stored.version,
+        chunks=len(new.chunks),
+        pages=page_count,
+        warnings=document.warnings,
+    )
+
+
 def ingest_file(store: Store, path: Path, settings: IngestSettings | None = None) -> IngestResult:
     """Ingest `path` (absolute) into `store` and say what happened.
 
@@ -92,46 +190,50 @@ def ingest_file(store: Store, path: Path, settings: IngestSettings | None = None
     cause, with nothing written to the store (writes are one transaction).
     """
     settings = settings or IngestSettings()
-    source_path = str(path)
     try:
-        raw = read_file(path, settings.max_file_mb)
-        file_sha = hashlib.sha256(raw).hexdigest()
-        current = store.current_version(source_path)
-        if current is not None and current.file_sha256 == file_sha:
-            return IngestResult(source_path, "unchanged", current.doc_id, current.version)
-        parsed = parse_bytes(raw, path, ParseOptions(ocr=settings.ocr))
-        page_count = len(parsed.layout.page_starts) if parsed.layout else 0
-        if current is not None and current.sha256 == sha256_text(parsed.text):
-            return IngestResult(
-                source_path, "unchanged", current.doc_id, current.version, pages=page_count
-            )
-        spans = chunk_document(parsed, settings.chunking)
-        if not spans:
-            raise IngestError(source_path, "empty document: no text to index")
-        version = current.version + 1 if current is not None else 1
-        shown_title = display_title(
-            parsed.title, source_path, version, store.source_paths_with_title(parsed.title)
-        )
-        new = NewDocument(
-            source_path=source_path,
-            title=parsed.title,
-            format=parsed.format,
-            text=parsed.text,
-            file_sha256=file_sha,
-            chunks=build_chunks(parsed, spans, path, shown_title),
-            layout=parsed.layout,
-            original=raw if parsed.format in _KEEP_ORIGINAL else None,
-        )
-        document = store.add_document(new)
+        pending = _prepare(store, path, settings)
     except IngestError as exc:
-        return IngestResult(source_path, "failed", error=exc.cause)
-    status: IngestStatus = "added" if document.version == 1 else "updated"
-    return IngestResult(
-        source_path,
-        status,
-        document.doc_id,
-        document.version,
-        chunks=len(new.chunks),
-        pages=page_count,
-        warnings=parsed.warnings,
-    )
+        return IngestResult(str(path), "failed", error=exc.cause)
+    if isinstance(pending, IngestResult):
+        return pending
+    return _store(store, pending, parse_and_chunk(pending.raw, path, settings))
+
+
+def ingest_files(
+    store: Store, paths: Sequence[Path], settings: IngestSettings | None = None, jobs: int = 1
+) -> Iterator[IngestResult]:
+    """Ingest `paths` in order, yielding one result per file as it is stored.
+
+    With `jobs` > 1, files are parsed and chunked in that many worker processes
+    (at most `2 * jobs` files in flight) while this process stores them one by one,
+    in order; results are the same as with `jobs=1`.
+    """
+    settings = settings or IngestSettings()
+    if jobs <= 1 or len(paths) < 2:
+        for path in paths:
+            yield ingest_file(store, path, settings)
+        return
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        in_flight: deque[_Slot] = deque()
+        waiting = deque(paths)
+        while waiting or in_flight:
+            while waiting and len(in_flight) < 2 * jobs:
+                in_flight.append(_submit(pool, store, waiting.popleft(), settings))
+            slot = in_flight.popleft()
+            yield slot if isinstance(slot, IngestResult) else _store(store, *slot)
+
+
+_Slot = IngestResult | tuple["_Pending", "Future[Parsed | str]"]
+"""A file in flight: its final result already, or its bytes and the worker's future."""
+
+
+def _submit(pool: ProcessPoolExecutor, store: Store, path: Path, settings: IngestSettings) -> _Slot:
+    """Read `path` and hand its bytes to a worker unless it is unchanged or unreadable."""
+    try:
+        pending = _prepare(store, path, settings)
+    except IngestError as exc:
+        return IngestResult(str(path), "failed", error=exc.cause)
+    if isinstance(pending, IngestResult):
+        return pending
+    return pending, pool.submit(parse_and_chunk, pending.raw, path, settings)

@@ -249,12 +249,11 @@ class SQLiteStore:
                     datetime.now(UTC).isoformat(timespec="seconds"),
                 ),
             )
-            for ordinal, chunk in enumerate(new.chunks, start=1):
-                text = new.text[chunk.start : chunk.end]
-                cursor = self._db.execute(
-                    "INSERT INTO chunks (ref, doc_id, doc_version, ordinal, start, end, text, "
-                    "section, label, pages, language, source_uri, ocr) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            self._db.executemany(
+                "INSERT INTO chunks (ref, doc_id, doc_version, ordinal, start, end, text, "
+                "section, label, pages, language, source_uri, ocr) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
                     (
                         chunk_ref(doc_id, version, ordinal),
                         doc_id,
@@ -262,19 +261,22 @@ class SQLiteStore:
                         ordinal,
                         chunk.start,
                         chunk.end,
-                        text,
+                        new.text[chunk.start : chunk.end],
                         json.dumps(list(chunk.section), ensure_ascii=False),
                         chunk.label,
                         json.dumps(list(chunk.pages)) if chunk.pages is not None else None,
                         chunk.language,
                         chunk.source_uri,
                         int(chunk.ocr),
-                    ),
-                )
-                self._db.execute(
-                    "INSERT INTO chunks_fts (rowid, text, label) VALUES (?, ?, ?)",
-                    (cursor.lastrowid, text, chunk.label),
-                )
+                    )
+                    for ordinal, chunk in enumerate(new.chunks, start=1)
+                ),
+            )
+            self._db.execute(
+                "INSERT INTO chunks_fts (rowid, text, label) SELECT id, text, label "
+                "FROM chunks WHERE doc_id = ? AND doc_version = ?",
+                (doc_id, version),
+            )
             if new.layout is not None:
                 self._db.execute(
                     "INSERT INTO layouts (doc_id, version, pages, char_runs) VALUES (?,?,?,?)",

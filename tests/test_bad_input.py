@@ -1,0 +1,103 @@
+"""Bad input as a user meets it: one batch of hostile files through `quoteproof ingest`.
+
+Each bad file gets one line naming it and its cause, the good files are ingested,
+the exit code is 1, and a failed file leaves the index exactly as it was.
+"""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from helpers import pdfs
+from quoteproof.store.sqlite import DB_FILENAME
+
+
+def zip_bomb_docx() -> bytes:
+    """A DOCX whose one image member deflates 60 MiB of zeros (ratio ~1000)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("word/document.xml", b"<w:document/>")
+        archive.writestr("word/media/image1.png", bytes(60 * 2**20))
+    return buffer.getvalue()
+
+
+BAD_FILES: dict[str, tuple[bytes, str]] = {
+    "encrypted.pdf": (pdfs.encrypted_pdf(), "encrypted PDF: a password is required"),
+    "corrupt.pdf": (b"%PDF-1.7\n" + bytes(range(256)) * 8, "corrupt or truncated PDF"),
+    "truncated.pdf": (pdfs.truncated_pdf(), "corrupt or truncated PDF"),
+    "empty.pdf": (b"", "empty file (0 bytes)"),
+    "zero-pages.pdf": (pdfs.zero_page_pdf(), "PDF has no pages"),
+    "scanned.pdf": (pdfs.image_only_pdf(), "no text layer on any page"),
+    "page.pdf": (b"<!doctype html><html><p>hi</p></html>", "named .pdf but the content is HTML"),
+    "huge.txt": (b"word " * 240_000, "file is 1.2 MB, over the 1 MB limit"),
+    "bomb.docx": (zip_bomb_docx(), "DOCX rejected as a zip bomb: word/media/image1.png"),
+}
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "quoteproof", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def dump(index: Path) -> list[tuple[object, ...]]:
+    """Every row of every table of the index."""
+    db = sqlite3.connect(index / DB_FILENAME)
+    tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    rows = [(t, *row) for t in sorted(tables) for row in db.execute(f"SELECT * FROM {t}")]
+    db.close()
+    return sorted(rows, key=repr)
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("batch")
+    for name, (data, _) in BAD_FILES.items():
+        (folder / name).write_bytes(data)
+    (folder / "good.pdf").write_bytes(pdfs.report_pdf())
+    (folder / "good.md").write_text("# Good\n\nThis file is fine.\n")
+    return folder
+
+
+def test_each_bad_file_fails_alone_with_its_cause(batch: Path, tmp_path: Path) -> None:
+    result = run("ingest", str(batch), "--index", str(tmp_path / "idx"), "--max-file-mb", "1")
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if line.startswith("failed: ")]
+    for name, (_, cause) in BAD_FILES.items():
+        (line,) = [line for line in lines if line.startswith(f"failed: {batch / name}: ")]
+        assert cause in line
+    assert len(lines) == len(BAD_FILES)
+    assert "2 added · 0 updated · 0 unchanged · 9 failed" in result.stderr
+    assert "Failed files" in result.stderr
+    assert run("search", "fine", "--index", str(tmp_path / "idx")).returncode == 0
+
+
+def test_a_failed_file_leaves_the_index_unchanged(batch: Path, tmp_path: Path) -> None:
+    index = tmp_path / "idx"
+    first = run("ingest", str(batch / "good.pdf"), str(batch / "good.md"), "--index", str(index))
+    assert first.returncode == 0
+    before = dump(index)
+    for name in BAD_FILES:
+        result = run("ingest", str(batch / name), "--index", str(index), "--max-file-mb", "1")
+        assert result.returncode == 1, name
+        assert dump(index) == before, name
+
+
+def test_a_good_file_replaced_by_a_bad_one_keeps_its_last_good_version(
+    batch: Path, tmp_path: Path
+) -> None:
+    index, target = tmp_path / "idx", tmp_path / "label.pdf"
+    target.write_bytes(pdfs.report_pdf())
+    assert run("ingest", str(target), "--index", str(index)).returncode == 0
+    before = dump(index)
+    target.write_bytes(pdfs.truncated_pdf())
+    result = run("ingest", str(target), "--index", str(index))
+    assert result.returncode == 1 and "corrupt or truncated PDF" in result.stderr
+    assert dump(index) == before
