@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Rebuild the quoteproof demo corpus in ``examples/corpus/`` from public data sets.
 
-The corpus has three parts (see ``examples/corpus/SOURCES.md`` for provenance and licenses):
+The corpus has four parts (see ``examples/corpus/SOURCES.md`` for provenance and licenses):
 
 * ``cdc-pcd/*.htm`` -- CDC *Preventing Chronic Disease* 2024 article pages, copied byte for byte
   (US Government work, public domain).
 * ``medquad/*.md`` -- MedQuAD question/answer documents (CC BY 4.0) written out as Markdown:
   ``# <Focus>``, then ``## <Question>`` and the answer text for every QA pair.
 * ``*.txt`` -- MedQuAD documents written out as plain text in the same way.
+* ``fda/*.pdf`` -- the FDA Veklury (remdesivir) label, October 2020, copied byte for byte
+  (FDA-published labeling).
 
 Answer text is kept verbatim. The only changes are whitespace: each line of the XML answer is
 stripped of its leading/trailing blanks (the XML indentation), and lines are separated by exactly
@@ -31,6 +33,7 @@ from pathlib import Path
 
 DEFAULT_DATA_DIR = Path("/work/shared/data")
 DEFAULT_OUT_DIR = Path(__file__).resolve().parent / "corpus"
+FDA_LABEL = "veklury_remdesivir_label_oct2020.pdf"
 
 #: CDC PCD 2024 article pages (relative to ``<data-dir>/cdc-pcd-2024-html/html``), copied as is.
 CDC_PCD_FILES: tuple[str, ...] = (
@@ -142,6 +145,12 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(html_dir / name, target)
         written.append(target)
+
+    label = data_dir / "fda-remdesivir-label" / FDA_LABEL
+    target = out_dir / "fda" / FDA_LABEL
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(label, target)
+    written.append(target)
 
     medquad_dir = data_dir / "medquad"
     for rel_path, name in MEDQUAD_MARKDOWN:

@@ -214,3 +214,19 @@ def test_parallel_ingest_stores_the_same_as_serial(tmp_path: Path, corpus: Path)
     assert outcomes[0] == outcomes[1]
     assert [status for _, status, _, _ in outcomes[1][0]].count("failed") == 1
     assert outcomes[1][1].count("unchanged") == 3
+
+
+VEKLURY = Path(__file__).resolve().parents[2] / "shared/data/fda-remdesivir-label"
+
+
+def test_pdf_quotes_carry_their_page_and_boxes_and_verify(tmp_path: Path) -> None:
+    with Index.open(tmp_path / "idx", create=True) as index:
+        index.ingest([VEKLURY / "veklury_remdesivir_label_oct2020.pdf"])
+        answer = index.ask("hypersensitivity reaction occur discontinue administration VEKLURY")
+        quote = next(q for q in answer.quotes if "5.1 Hypersensitivity" in q.label)
+        assert quote.pages == (8,) and quote.label.endswith("p. 8")
+        assert quote.boxes and {box.page for box in quote.boxes} == {8}
+        assert all(0 <= b.x0 < b.x1 <= 612 and 0 <= b.y0 < b.y1 <= 792 for b in quote.boxes)
+        assert_verbatim(answer, index)
+        chunk = index.chunk(quote.ref)
+        assert chunk is not None and chunk.source_uri.endswith(".pdf#page=8")

@@ -157,6 +157,8 @@ def test_veklury_sentence_of_section_5_1_is_on_page_8_under_its_heading() -> Non
     assert heading.kind == "heading"
     assert heading.section == block.section
     assert document.text[heading.start : heading.end] == block.section[-1]
+    # "HIGHLIGHTS OF PRESCRIBING INFORMATION" heads every FDA label: not a title
+    assert document.title.startswith("VEKLURY® (remdesivir) for injection")
 
 
 def test_veklury_two_line_heading_and_table_caption_nest_under_numbered_sections() -> None:

@@ -128,6 +128,14 @@ def test_differs_in_subtitle() -> None:
     assert "verbatim from source · differs: 3 → 30" in bottom
 
 
+def test_pages_and_ocr_in_subtitle() -> None:
+    quote = make_quote(SOURCE, 0, 16, pages=(3, 4), ocr=True)
+    bottom = render_text(make_answer((QuoteSegment("q1"),), (quote,))).splitlines()[-1]
+    assert "verbatim from source · pp. 3–4 · OCR text" in bottom
+    plain = make_quote(SOURCE, 0, 16)
+    assert "p." not in render_text(make_answer((QuoteSegment("q1"),), (plain,))).splitlines()[-1]
+
+
 def test_missing_quote_is_reported_not_drawn() -> None:
     out = render_text(make_answer((QuoteSegment("ghost"),), ()))
     assert out == "! quote 'ghost' is missing; not shown\n"

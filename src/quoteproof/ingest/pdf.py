@@ -92,6 +92,17 @@ TABLE_ROW_SEPARATOR = "\n"
 MAX_TITLE_CHARS = 200
 """A page-1 block longer than this is not taken for the title."""
 
+GENERIC_HEADINGS = frozenset(
+    {
+        "highlights of prescribing information",
+        "full prescribing information",
+        "full prescribing information: contents",
+        "table of contents",
+        "contents",
+    }
+)
+"""Front-matter headings that name a part of many documents, never one document."""
+
 NO_TEXT_AT_ALL = "no text layer on any page (scanned images?); OCR is off, run with --ocr"
 
 _ENCRYPTION_CAUSES = {
@@ -225,6 +236,8 @@ def _title_candidate(plan: BlockPlan, text: str, large: float) -> tuple[float, s
     """(size, text) of a page-1 block that may give the title: a heading, or a block
     set in a size counted as large, with letters; None for other blocks."""
     if plan.kind in ("furniture", "table") or len(text) > MAX_TITLE_CHARS:
+        return None
+    if text.strip(" :").casefold() in GENERIC_HEADINGS:
         return None
     if sum(char.isalpha() for char in text) < 2:
         return None

@@ -4,7 +4,8 @@ Contract (the guarantee of DESIGN.md section 1, for the terminal):
 
 - Each `QuoteSegment` whose quote the answer holds is drawn as one blue
   `rich.panel.Panel` (border_style "blue"): title the quote's label, subtitle
-  "verbatim from source" (plus " · differs: …" when the model's words differed),
+  "verbatim from source" (plus " · p. 4" with the quote's own pages, " · OCR
+  text…" for OCR text, " · differs: …" when the model's words differed),
   body `Text(quote.text)`. Nothing else is drawn in a panel.
 - No text from the answer is ever parsed as rich markup: every piece is a
   `rich.text.Text`, so "[bold]x[/bold]" prints literally.
@@ -32,6 +33,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from quoteproof.ingest.labels import page_part
 from quoteproof.model import REFUSAL_TEXT, Answer, ProseSegment, Quote
 
 __all__ = [
@@ -108,6 +110,9 @@ def _gutter(renderable: RenderableType, mark: str, style: str) -> _Gutter:
 def quote_panel(quote: Quote) -> Panel:
     """Return the blue verbatim panel for `quote` (its text as `Text`, never markup)."""
     subtitle = Text(VERBATIM_SUBTITLE, style="blue")
+    page = page_part(quote.pages)
+    if page is not None:
+        subtitle.append(f" · {page}", style="blue")
     if quote.ocr:
         subtitle.append(" · OCR text: check against the page", style="yellow")
     if quote.differs:
