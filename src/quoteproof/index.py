@@ -11,7 +11,7 @@ from quoteproof.ingest.files import discover
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
-from quoteproof.model import Answer, Box, Chunk, Document, Hit, Location
+from quoteproof.model import Answer, Box, Chunk, Document, Hit, Layout, Location
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.receipts import QuoteCheck, verify_answer
 from quoteproof.store.base import Store
@@ -30,12 +30,14 @@ class StoreLookup:
     """Adapts a `Store` to the resolver's `SourceLookup`: documents, neighbours, and
     locations (pages from the stored layout, PDF boxes from the stored file).
 
-    Keeps each PDF it reads boxes from open until `close` (use as a context manager).
+    Keeps the layouts it read, and each PDF it reads boxes from open, until `close`
+    (use as a context manager); stored versions never change, so the caches hold.
     """
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._readers: dict[tuple[str, int], PdfBoxReader] = {}
+        self._layouts: dict[tuple[str, int], Layout | None] = {}
 
     def __enter__(self) -> StoreLookup:
         return self
@@ -48,6 +50,7 @@ class StoreLookup:
         for reader in self._readers.values():
             reader.close()
         self._readers.clear()
+        self._layouts.clear()
 
     def document(self, doc_id: str, version: int) -> Document | None:
         """Return one stored document version, or None."""
@@ -71,7 +74,10 @@ class StoreLookup:
     def locate(self, document: Document, start: int, end: int) -> Location:
         """Return the pages of `document.text[start:end]`, its boxes when the document
         is a PDF, and whether its text came from OCR."""
-        layout = self._store.get_layout(document.doc_id, document.version)
+        key = (document.doc_id, document.version)
+        if key not in self._layouts:
+            self._layouts[key] = self._store.get_layout(*key)
+        layout = self._layouts[key]
         if layout is None:
             return Location(None)
         pages = layout.pages_of(start, end)

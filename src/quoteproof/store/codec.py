@@ -27,7 +27,11 @@ def decode_runs(data: bytes) -> tuple[CharRun, ...]:
         packed.byteswap()
     if len(packed) % _RUN_FIELDS:
         raise ValueError("char runs: length is not a multiple of 4 integers")
-    return tuple(CharRun(*packed[i : i + _RUN_FIELDS]) for i in range(0, len(packed), _RUN_FIELDS))
+    values = iter(packed)
+    return tuple(
+        CharRun(start, page, char, length)
+        for start, page, char, length in zip(values, values, values, values, strict=True)
+    )
 
 
 def encode_pages(layout: Layout) -> str:
