@@ -7,7 +7,6 @@ the exit code is 1, and a failed file leaves the index exactly as it was.
 from __future__ import annotations
 
 import io
-import sqlite3
 import subprocess
 import sys
 import zipfile
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from helpers import pdfs
-from quoteproof.store.sqlite import DB_FILENAME
+from helpers.rows import index_rows
 
 
 def zip_bomb_docx() -> bytes:
@@ -47,15 +46,6 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def dump(index: Path) -> list[tuple[object, ...]]:
-    """Every row of every table of the index."""
-    db = sqlite3.connect(index / DB_FILENAME)
-    tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-    rows = [(t, *row) for t in sorted(tables) for row in db.execute(f"SELECT * FROM {t}")]
-    db.close()
-    return sorted(rows, key=repr)
-
-
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("batch")
@@ -83,11 +73,11 @@ def test_a_failed_file_leaves_the_index_unchanged(batch: Path, tmp_path: Path) -
     index = tmp_path / "idx"
     first = run("ingest", str(batch / "good.pdf"), str(batch / "good.md"), "--index", str(index))
     assert first.returncode == 0
-    before = dump(index)
+    before = index_rows(index)
     for name in BAD_FILES:
         result = run("ingest", str(batch / name), "--index", str(index), "--max-file-mb", "1")
         assert result.returncode == 1, name
-        assert dump(index) == before, name
+        assert index_rows(index) == before, name
 
 
 def test_a_good_file_replaced_by_a_bad_one_keeps_its_last_good_version(
@@ -96,8 +86,8 @@ def test_a_good_file_replaced_by_a_bad_one_keeps_its_last_good_version(
     index, target = tmp_path / "idx", tmp_path / "label.pdf"
     target.write_bytes(pdfs.report_pdf())
     assert run("ingest", str(target), "--index", str(index)).returncode == 0
-    before = dump(index)
+    before = index_rows(index)
     target.write_bytes(pdfs.truncated_pdf())
     result = run("ingest", str(target), "--index", str(index))
     assert result.returncode == 1 and "corrupt or truncated PDF" in result.stderr
-    assert dump(index) == before
+    assert index_rows(index) == before

@@ -3,16 +3,15 @@ OpenAI-compatible server), and verify."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from helpers.rows import index_rows
 from quoteproof import Index
 from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.model import REFUSAL_TEXT, Answer, sha256_text
-from quoteproof.store.sqlite import DB_FILENAME
 
 
 def assert_verbatim(answer: Answer, index: Index) -> None:
@@ -176,24 +175,13 @@ def test_chunks_carry_location_metadata(tmp_path: Path, corpus: Path) -> None:
 def test_a_failed_document_leaves_the_index_unchanged(tmp_path: Path, corpus: Path) -> None:
     with Index.open(tmp_path / "idx", create=True) as index:
         index.ingest([corpus])
-        before = dump(index)
+        before = index_rows(index.store.location)
         (corpus / "dosing.txt").write_bytes(b"now \xff broken")
         (corpus / "fake.pdf").write_text("<html><body>not a pdf</body></html>")
         results = {Path(r.path).name: r for r in index.ingest([corpus])}
         assert results["dosing.txt"].status == "failed"
         assert results["fake.pdf"].error == "named .pdf but the content is HTML"
-        assert dump(index) == before
-
-
-def dump(index: Index) -> list[tuple[object, ...]]:
-    """Every stored row of every table (enough to see any change)."""
-    db = sqlite3.connect(Path(index.store.location) / DB_FILENAME)
-    tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-    rows = [
-        (table, *row) for table in sorted(tables) for row in db.execute(f"SELECT * FROM {table}")
-    ]
-    db.close()
-    return sorted(rows, key=repr)
+        assert index_rows(index.store.location) == before
 
 
 def test_parallel_ingest_stores_the_same_as_serial(tmp_path: Path, corpus: Path) -> None:
@@ -203,7 +191,7 @@ def test_parallel_ingest_stores_the_same_as_serial(tmp_path: Path, corpus: Path)
         with Index.open(tmp_path / f"idx{jobs}", create=True) as index:
             results = index.ingest([corpus], jobs=jobs)
             again = index.ingest([corpus], jobs=jobs)
-            rows = [row[1:] for row in dump(index) if row[0] == "chunks"]
+            rows = [row[1:] for row in index_rows(index.store.location) if row[0] == "chunks"]
         outcomes.append(
             (
                 [(r.path, r.status, r.chunks, r.error) for r in results],

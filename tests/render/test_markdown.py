@@ -90,7 +90,7 @@ def test_layout_of_an_answer() -> None:
 def test_differs_and_pages_in_header() -> None:
     quote = make_quote(SOURCE, 0, 25, pages=(3, 4), differs="best → worst")
     out = render_markdown(make_answer((QuoteSegment("q1"),), (quote,)))
-    assert "(two\\_cities.txt, pp. 3, 4, chars 0–25) · **differs:** best → worst\n" in out
+    assert "(two\\_cities.txt, pp. 3–4, chars 0–25) · **differs:** best → worst\n" in out
 
 
 def test_refusal() -> None:

@@ -112,11 +112,12 @@ class Parsed:
 
 
 def _prepare(store: Store, path: Path, settings: IngestSettings) -> _Pending | IngestResult:
-    """Read `path`; return an `unchanged` result when its bytes are already stored.
-
-    Raises `IngestError` when the file cannot be read or is over the size limit.
-    """
-    raw = read_file(path, settings.max_file_mb)
+    """Read `path`; return an `unchanged` result when its bytes are already stored,
+    a `failed` one when it cannot be read or is over the size limit."""
+    try:
+        raw = read_file(path, settings.max_file_mb)
+    except IngestError as exc:
+        return IngestResult(str(path), "failed", error=exc.cause)
     file_sha = hashlib.sha256(raw).hexdigest()
     current = store.current_version(str(path))
     if current is not None and current.file_sha256 == file_sha:
@@ -140,14 +141,9 @@ def parse_and_chunk(raw: bytes, path: Path, settings: IngestSettings) -> Parsed 
     return Parsed(document, spans)
 
 
-def _store(
-    store: Store, pending: _Pending, parsed: Parsed | str | Future[Parsed | str]
-) -> IngestResult:
-    """Write a parsed file as the next version of its path (or report its failure);
-    `parsed` may be a worker's future, waited for here."""
+def _store(store: Store, pending: _Pending, parsed: Parsed | str) -> IngestResult:
+    """Write a parsed file as the next version of its path (or report its failure)."""
     source_path = str(pending.path)
-    if isinstance(parsed, Future):
-        parsed = parsed.result()
     if isinstance(parsed, str):
         return IngestResult(source_path, "failed", error=parsed)
     document, current = parsed.document, pending.current
@@ -190,10 +186,7 @@ def ingest_file(store: Store, path: Path, settings: IngestSettings | None = None
     cause, with nothing written to the store (writes are one transaction).
     """
     settings = settings or IngestSettings()
-    try:
-        pending = _prepare(store, path, settings)
-    except IngestError as exc:
-        return IngestResult(str(path), "failed", error=exc.cause)
+    pending = _prepare(store, path, settings)
     if isinstance(pending, IngestResult):
         return pending
     return _store(store, pending, parse_and_chunk(pending.raw, path, settings))
@@ -221,7 +214,11 @@ def ingest_files(
             while waiting and len(in_flight) < 2 * jobs:
                 in_flight.append(_submit(pool, store, waiting.popleft(), settings))
             slot = in_flight.popleft()
-            yield slot if isinstance(slot, IngestResult) else _store(store, *slot)
+            if isinstance(slot, IngestResult):
+                yield slot
+            else:
+                pending, future = slot
+                yield _store(store, pending, future.result())
 
 
 _Slot = IngestResult | tuple["_Pending", "Future[Parsed | str]"]
@@ -230,10 +227,7 @@ _Slot = IngestResult | tuple["_Pending", "Future[Parsed | str]"]
 
 def _submit(pool: ProcessPoolExecutor, store: Store, path: Path, settings: IngestSettings) -> _Slot:
     """Read `path` and hand its bytes to a worker unless it is unchanged or unreadable."""
-    try:
-        pending = _prepare(store, path, settings)
-    except IngestError as exc:
-        return IngestResult(str(path), "failed", error=exc.cause)
+    pending = _prepare(store, path, settings)
     if isinstance(pending, IngestResult):
         return pending
     return pending, pool.submit(parse_and_chunk, pending.raw, path, settings)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 _HEAD_BYTES = 1024
 _HTML_START = re.compile(
@@ -10,10 +11,10 @@ _HTML_START = re.compile(
 )
 _XML_START = re.compile(rb"^\s*<\?xml\b")
 
-CONTENT_KINDS = ("pdf", "zip", "ole", "html", "xml", "text", "binary")
+ContentKind = Literal["pdf", "zip", "ole", "html", "xml", "text", "binary"]
 """What `sniff` can answer."""
 
-_DESCRIPTIONS = {
+_DESCRIPTIONS: dict[ContentKind, str] = {
     "pdf": "a PDF",
     "zip": "a ZIP archive (e.g. DOCX)",
     "ole": "an OLE container (legacy or encrypted Office file)",
@@ -39,8 +40,8 @@ EXPECTED_KINDS: dict[str, frozenset[str]] = {
 undecodable bytes themselves, the DOCX parser explains OLE containers."""
 
 
-def sniff(raw: bytes) -> str:
-    """Return the kind of content in `raw`, one of `CONTENT_KINDS`, from its first bytes.
+def sniff(raw: bytes) -> ContentKind:
+    """Return the kind of content in `raw`, a `ContentKind`, from its first bytes.
 
     PDF is recognised by `%PDF-` within the first 1024 bytes (as PDF readers allow),
     ZIP and OLE by their signatures, HTML and XML by their opening markup (after an

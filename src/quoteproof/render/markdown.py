@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from quoteproof.ingest.labels import page_part
 from quoteproof.model import REFUSAL_TEXT, Answer, ProseSegment, Quote
 
 __all__ = [
@@ -121,9 +122,9 @@ def _file_name(source_path: str) -> str:
 
 def _quote_header(quote: Quote) -> str:
     where = [escape_inline(_file_name(quote.source_path))]
-    if quote.pages:
-        prefix = "p." if len(quote.pages) == 1 else "pp."
-        where.append(f"{prefix} {', '.join(str(p) for p in quote.pages)}")
+    page = page_part(quote.pages)
+    if page is not None:
+        where.append(page)
     where.append(f"chars {quote.start}–{quote.end}")
     header = f"{VERBATIM_LABEL} — {escape_inline(quote.label)} ({', '.join(where)})"
     if quote.ocr:
