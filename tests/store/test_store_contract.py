@@ -6,13 +6,22 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import CharRun, Layout, sha256_text
-from quoteproof.store.base import NewChunk, NewDocument, Store
+from quoteproof.store.base import (
+    SCHEMA_VERSION,
+    EmbeddingSpace,
+    NewChunk,
+    NewDocument,
+    PendingEmbedding,
+    Store,
+    embedding_input,
+)
 from quoteproof.store.refs import doc_id_candidates
-from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore
+from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore, embed_key
 
 
 @pytest.fixture(params=["sqlite"])
@@ -134,6 +143,89 @@ def test_layout_original_and_chunk_metadata_round_trip(store: Store) -> None:
     assert store.source_paths_with_title("nothing") == []
 
 
+def unit(*values: float) -> np.ndarray:
+    vector = np.array(values, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def embed_pending(store: Store, vectors: dict[str, np.ndarray]) -> list[PendingEmbedding]:
+    """Give every pending chunk the vector named by its last word; return what was pending."""
+    pending = store.pending_embeddings()
+    if pending:
+        keys = [p.key for p in pending]
+        store.add_embeddings(keys, np.stack([vectors[p.text.split()[-1]] for p in pending]))
+    return pending
+
+
+AXES = {"alpha": unit(1, 0, 0), "beta": unit(1, 1, 0), "gamma": unit(0, 0, 1)}
+
+
+def test_dense_search_ranks_current_chunks_by_cosine(store: Store) -> None:
+    assert store.embedding_space() is None
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    doc = store.add_document(new_doc("/a.txt", ["one alpha", "two beta", "three gamma"], "T"))
+    pending = embed_pending(store, AXES)
+    assert sorted(p.text for p in pending) == sorted(
+        embedding_input("T", ("Sec",), text) for text in ["one alpha", "two beta", "three gamma"]
+    )
+    assert store.pending_embeddings() == []
+    assert store.stats().embedded == 3
+    hits = store.search_dense(unit(1, 0.1, 0), 2)
+    assert [h.chunk.text for h in hits] == ["one alpha", "two beta"]
+    assert [h.rank for h in hits] == [1, 2]
+    assert hits[0].score == pytest.approx(float(unit(1, 0.1, 0) @ AXES["alpha"]), abs=1e-5)
+    assert store.get_chunk(hits[0].chunk.ref) == hits[0].chunk
+    assert len(store.search_dense(unit(0, 0, 1), 10)) == 3
+    assert store.search_dense(unit(0, 0, 1), 0) == []
+    assert doc.version == 1
+
+
+def test_only_new_or_changed_chunks_need_vectors(store: Store) -> None:
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    store.add_document(new_doc("/a.txt", ["one alpha", "two beta"], "T"))
+    embed_pending(store, AXES)
+    store.add_document(new_doc("/a.txt", ["one alpha", "changed gamma"], "T"))
+    assert [p.text.split()[-1] for p in store.pending_embeddings()] == ["gamma"]
+    embed_pending(store, AXES)
+    texts = [h.chunk.text for h in store.search_dense(unit(1, 1, 0), 10)]
+    assert sorted(texts) == ["changed gamma", "one alpha"]  # the old version is not searched
+    assert all(h.chunk.doc_version == 2 for h in store.search_dense(unit(1, 1, 0), 10))
+
+
+def test_embedding_space_is_recorded_once_and_checked(store: Store) -> None:
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    with pytest.raises(StoreError, match="toy"):
+        store.set_embedding_space(EmbeddingSpace("other", 3))
+    store.add_document(new_doc("/a.txt", ["one alpha"]))
+    key = store.pending_embeddings()[0].key
+    with pytest.raises(StoreError, match="3 dimensions"):
+        store.add_embeddings([key], np.ones((1, 4), dtype=np.float32))
+    assert store.stats().embedded == 0
+
+
+def test_vectors_need_an_embedding_space(store: Store) -> None:
+    store.add_document(new_doc("/a.txt", ["one alpha"]))
+    key = store.pending_embeddings()[0].key
+    with pytest.raises(StoreError, match="no embedding model"):
+        store.add_embeddings([key], unit(1, 0, 0).reshape(1, 3))
+
+
+def test_settings_round_trip(store: Store) -> None:
+    assert store.get_setting("refusal_threshold") is None
+    store.put_setting("refusal_threshold", '{"value": 0.3}')
+    store.put_setting("refusal_threshold", '{"value": 0.4}')
+    assert store.get_setting("refusal_threshold") == '{"value": 0.4}'
+
+
+def test_storing_the_same_text_twice_adds_no_version(store: Store) -> None:
+    first = store.add_document(new_doc("/a.txt", ["same words"]))
+    again = store.add_document(new_doc("/a.txt", ["same words"]))
+    assert again == first
+    assert store.stats().versions == 1
+    assert len(store.search_bm25("same", 10)) == 1
+
+
 def test_failed_write_leaves_nothing(tmp_path: Path) -> None:
     store = SQLiteStore.open(tmp_path / "idx", create=True)
     other = store.add_document(new_doc("/a.txt", ["x"]))
@@ -200,7 +292,23 @@ def test_schema_1_index_is_migrated_in_place(tmp_path: Path) -> None:
     store.add_document(new_doc("/new.txt", ["new words"]))
     store.close()
     db = sqlite3.connect(tmp_path / "idx" / DB_FILENAME)
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
+        str(SCHEMA_VERSION),
+    )
+
+
+def test_migrated_chunks_get_embedding_keys(tmp_path: Path) -> None:
+    (tmp_path / "idx").mkdir()
+    db = sqlite3.connect(tmp_path / "idx" / DB_FILENAME)
+    db.executescript(V1_SCHEMA)
+    db.close()
+    store = SQLiteStore.open(tmp_path / "idx")
+    assert store.pending_embeddings() == [
+        PendingEmbedding(
+            embed_key("Old", (), "Old words."), embedding_input("Old", (), "Old words.")
+        )
+    ]
+    store.close()
 
 
 def test_wal_mode(tmp_path: Path) -> None:

@@ -1,8 +1,13 @@
 """The `Store` protocol: what every index backend (SQLite, PostgreSQL) provides.
 
-A store keeps every version of every ingested document with its chunks, and a
-full-text (BM25) index over the chunks of current versions only. Writes of one
-document are atomic: a store never holds half a document.
+A store keeps every version of every ingested document with its chunks, a
+full-text (BM25) index over the chunks of current versions only, and dense vectors
+of chunks. Writes of one document are atomic: a store never holds half a document.
+
+Vectors are keyed by the SHA-256 of a chunk's embedding input (`embedding_input`),
+not by the chunk: a chunk whose text and context did not change between versions
+keeps its vector, and only new or changed chunks are embedded. Vectors are derived
+data written after the document; a chunk without one is still found by BM25.
 """
 
 from __future__ import annotations
@@ -10,9 +15,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+from numpy.typing import NDArray
+
+from quoteproof.errors import StoreError
 from quoteproof.model import Chunk, Document, Hit, Layout
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+
+Vectors = NDArray[np.float32]
+"""Rows of unit-length float32 vectors (one row per text)."""
+
+
+def embedding_input(title: str, section: tuple[str, ...], text: str) -> str:
+    """Return the text embedded for a chunk: its context line, then its text.
+
+    The context is the document title and section path, leaving out parts the text
+    already begins with and repeats of the previous part (a Markdown H1 that is
+    also the title), so short chunks keep their topic and long ones lose little of
+    the model's input length.
+    """
+    context: list[str] = []
+    for part in (title, *section):
+        part = part.strip()
+        if part and not text.startswith(part) and (not context or context[-1] != part):
+            context.append(part)
+    return f"{' › '.join(context)}\n{text}" if context else text
 
 
 @dataclass(frozen=True)
@@ -60,11 +88,50 @@ class CurrentVersion:
 
 @dataclass(frozen=True)
 class IndexStats:
-    """Counts of what an index holds (current versions only, except `versions`)."""
+    """Counts of what an index holds (current versions only, except `versions`);
+    `embedded` counts current chunks that have a vector."""
 
     documents: int
     versions: int
     chunks: int
+    embedded: int = 0
+
+
+@dataclass(frozen=True)
+class EmbeddingSpace:
+    """The embedding model an index's vectors come from, and their dimension."""
+
+    model: str
+    dimensions: int
+
+
+@dataclass(frozen=True)
+class PendingEmbedding:
+    """A vector the index lacks: its key and the text to embed (`embedding_input`)."""
+
+    key: str
+    text: str
+
+
+def embedding_space_mismatch(location: str, recorded: EmbeddingSpace, new: EmbeddingSpace) -> str:
+    """The message of the StoreError raised when an index gets a second embedding model."""
+    return (
+        f"index {location} holds vectors of {recorded.model} ({recorded.dimensions} dimensions), "
+        f"not {new.model} ({new.dimensions}); use that model, or a new index"
+    )
+
+
+def check_vectors(
+    location: str, space: EmbeddingSpace | None, keys: list[str], vectors: Vectors
+) -> None:
+    """Raise StoreError unless `vectors` has one row per key of the recorded dimension."""
+    if space is None:
+        raise StoreError(f"index {location} has no embedding model recorded yet")
+    if vectors.ndim != 2 or vectors.shape != (len(keys), space.dimensions):
+        raise StoreError(
+            f"expected {len(keys)} vectors of {space.dimensions} dimensions for index "
+            f"{location}, got an array of shape {vectors.shape}"
+        )
 
 
 class Store(Protocol):
@@ -81,6 +148,8 @@ class Store(Protocol):
 
         Allocates the document id (stable per source path), the version number and
         the chunk refs; earlier versions stay readable but leave the search index.
+        When the newest stored version already has the same text (another process
+        stored it first), nothing is written and that version is returned.
         """
         ...
 
@@ -114,6 +183,42 @@ class Store(Protocol):
 
     def search_bm25(self, query: str, limit: int) -> list[Hit]:
         """Return up to `limit` current chunks ranked by BM25 for `query`, best first."""
+        ...
+
+    def search_dense(self, vector: Vectors, limit: int) -> list[Hit]:
+        """Return up to `limit` current chunks that have vectors, ranked by cosine
+        similarity to `vector` (one unit-length row), best first; `score` is the
+        cosine similarity."""
+        ...
+
+    def embedding_space(self) -> EmbeddingSpace | None:
+        """Return the model and dimension of the index's vectors, None before any."""
+        ...
+
+    def set_embedding_space(self, space: EmbeddingSpace) -> None:
+        """Record `space` as the index's embedding model (once).
+
+        Raises StoreError when the index already records a different one: vectors
+        of two models cannot be compared.
+        """
+        ...
+
+    def pending_embeddings(self) -> list[PendingEmbedding]:
+        """Return what current chunks lack a vector for, one item per distinct key."""
+        ...
+
+    def add_embeddings(self, keys: list[str], vectors: Vectors) -> None:
+        """Store `vectors[i]` under `keys[i]` in one transaction; a key already stored
+        keeps its vector. Raises StoreError before `set_embedding_space`, or when
+        the vectors' dimension differs from the recorded one."""
+        ...
+
+    def get_setting(self, name: str) -> str | None:
+        """Return an index-wide setting (e.g. the calibrated refusal threshold)."""
+        ...
+
+    def put_setting(self, name: str, value: str) -> None:
+        """Store an index-wide setting, replacing any earlier value."""
         ...
 
     def stats(self) -> IndexStats:

@@ -1,7 +1,13 @@
-"""The default store: one SQLite file (WAL mode) with an FTS5 BM25 index over chunks."""
+"""The default store: one SQLite file (WAL mode) with an FTS5 BM25 index over chunks.
+
+Dense search is exact: the vectors of current chunks are read into one matrix,
+kept until the index changes (in this process or another), and multiplied with
+the query vector; at the sizes one SQLite file serves this takes milliseconds.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -9,13 +15,21 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
+
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
 from quoteproof.store.base import (
     SCHEMA_VERSION,
     CurrentVersion,
+    EmbeddingSpace,
     IndexStats,
     NewDocument,
+    PendingEmbedding,
+    Vectors,
+    check_vectors,
+    embedding_input,
+    embedding_space_mismatch,
 )
 from quoteproof.store.codec import decode_layout, encode_pages, encode_runs
 from quoteproof.store.fts import fts_match_query
@@ -54,8 +68,11 @@ CREATE TABLE IF NOT EXISTS chunks (
     language TEXT NOT NULL DEFAULT 'en',
     source_uri TEXT NOT NULL DEFAULT '',
     ocr INTEGER NOT NULL DEFAULT 0,
+    embed_key TEXT NOT NULL DEFAULT '',
     FOREIGN KEY (doc_id, doc_version) REFERENCES documents (doc_id, version)
 );
+CREATE INDEX IF NOT EXISTS chunks_by_embed_key ON chunks (embed_key);
+CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS documents_by_title ON documents (title);
 CREATE TABLE IF NOT EXISTS layouts (
     doc_id TEXT NOT NULL,
@@ -87,6 +104,11 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE chunks ADD COLUMN source_uri TEXT NOT NULL DEFAULT ''",
         "ALTER TABLE chunks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0",
     ),
+    3: (
+        "ALTER TABLE chunks ADD COLUMN embed_key TEXT NOT NULL DEFAULT ''",
+        "UPDATE chunks SET embed_key = qp_embed_key((SELECT d.title FROM documents d "
+        "WHERE d.doc_id = chunks.doc_id AND d.version = chunks.doc_version), section, text)",
+    ),
 }
 
 # Column weights for bm25(): chunk text counts fully, the label (title, sections) less.
@@ -95,6 +117,15 @@ _BM25_WEIGHTS = (1.0, 0.4)
 _CHUNK_COLUMNS = """c.ref, c.doc_id, c.doc_version, c.ordinal, c.start, c.end, c.text,
     c.section, c.label, c.pages, c.language, c.source_uri, c.ocr, d.source_path"""
 _CHUNK_FROM = "chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version"
+
+
+def embed_key(title: str, section: tuple[str, ...], text: str) -> str:
+    """Return the key a chunk's vector is stored under (SHA-256 of its embedding input)."""
+    return hashlib.sha256(embedding_input(title, section, text).encode("utf-8")).hexdigest()
+
+
+def _embed_key_of_row(title: str, section_json: str, text: str) -> str:
+    return embed_key(title, tuple(json.loads(section_json)), text)
 
 
 def _chunk_from_row(row: sqlite3.Row) -> Chunk:
@@ -134,6 +165,8 @@ class SQLiteStore:
     def __init__(self, connection: sqlite3.Connection, location: str) -> None:
         self._db = connection
         self.location = location
+        self._writes = 0
+        self._matrix: tuple[tuple[int, int], np.ndarray, list[int]] | None = None
 
     @classmethod
     def open(cls, directory: str | Path, *, create: bool = False) -> SQLiteStore:
@@ -156,6 +189,7 @@ class SQLiteStore:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA foreign_keys=ON")
             db.execute("PRAGMA synchronous=NORMAL")
+            db.create_function("qp_embed_key", 3, _embed_key_of_row, deterministic=True)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open index {path}: {exc}") from exc
         store = cls(db, str(directory))
@@ -203,6 +237,7 @@ class SQLiteStore:
             self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
+        self._writes += 1
 
     def current_version(self, source_path: str) -> CurrentVersion | None:
         """Return the newest version stored for `source_path`, or None."""
@@ -229,6 +264,10 @@ class SQLiteStore:
         sha = sha256_text(new.text)
         with self._transaction():
             previous = self.current_version(new.source_path)
+            if previous is not None and previous.sha256 == sha:
+                stored = self.get_document(previous.doc_id, previous.version)
+                assert stored is not None
+                return stored
             if previous is None:
                 doc_id, version = self._allocate_doc_id(new.source_path), 1
             else:
@@ -251,8 +290,8 @@ class SQLiteStore:
             )
             self._db.executemany(
                 "INSERT INTO chunks (ref, doc_id, doc_version, ordinal, start, end, text, "
-                "section, label, pages, language, source_uri, ocr) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "section, label, pages, language, source_uri, ocr, embed_key) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     (
                         chunk_ref(doc_id, version, ordinal),
@@ -268,6 +307,7 @@ class SQLiteStore:
                         chunk.language,
                         chunk.source_uri,
                         int(chunk.ocr),
+                        embed_key(new.title, chunk.section, new.text[chunk.start : chunk.end]),
                     )
                     for ordinal, chunk in enumerate(new.chunks, start=1)
                 ),
@@ -392,15 +432,109 @@ class SQLiteStore:
             for rank, row in enumerate(rows, start=1)
         ]
 
+    def _current_vectors(self) -> tuple[np.ndarray, list[int]]:
+        """The vectors of current chunks as one matrix, with the chunk row ids."""
+        generation = (self._writes, self._db.execute("PRAGMA data_version").fetchone()[0])
+        if self._matrix is None or self._matrix[0] != generation:
+            rows = self._db.execute(
+                f"SELECT c.id, e.vector FROM {_CHUNK_FROM} JOIN embeddings e "
+                "ON e.key = c.embed_key WHERE d.is_current = 1 ORDER BY c.id"
+            ).fetchall()
+            space = self.embedding_space()
+            dims = space.dimensions if space else 0
+            matrix = np.frombuffer(b"".join(r["vector"] for r in rows), dtype="<f4")
+            self._matrix = (generation, matrix.reshape(len(rows), dims), [r["id"] for r in rows])
+        return self._matrix[1], self._matrix[2]
+
+    def search_dense(self, vector: Vectors, limit: int) -> list[Hit]:
+        """Return up to `limit` current chunks ranked by cosine similarity, best first."""
+        matrix, ids = self._current_vectors()
+        if limit <= 0 or not ids:
+            return []
+        scores = matrix @ np.asarray(vector, dtype=np.float32).reshape(-1)
+        count = min(limit, len(ids))
+        best = np.argpartition(-scores, count - 1)[:count]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        wanted = [ids[i] for i in best]
+        marks = ",".join("?" * len(wanted))
+        rows = self._db.execute(
+            f"SELECT c.id, {_CHUNK_COLUMNS} FROM {_CHUNK_FROM} WHERE c.id IN ({marks})", wanted
+        ).fetchall()
+        by_id = {row["id"]: row for row in rows}
+        return [
+            Hit(chunk=_chunk_from_row(by_id[ids[i]]), score=float(scores[i]), rank=rank)
+            for rank, i in enumerate(best, start=1)
+        ]
+
+    def embedding_space(self) -> EmbeddingSpace | None:
+        """Return the model and dimension of the index's vectors, None before any."""
+        recorded = self.get_setting("embedding_space")
+        if recorded is None:
+            return None
+        data = json.loads(recorded)
+        return EmbeddingSpace(data["model"], int(data["dimensions"]))
+
+    def set_embedding_space(self, space: EmbeddingSpace) -> None:
+        """Record `space` once; raise StoreError when a different one is recorded."""
+        value = json.dumps({"model": space.model, "dimensions": space.dimensions})
+        with self._transaction():
+            recorded = self.embedding_space()
+            if recorded is None:
+                self._db.execute(
+                    "INSERT INTO meta (key, value) VALUES ('setting:embedding_space', ?)", (value,)
+                )
+            elif recorded != space:
+                raise StoreError(embedding_space_mismatch(self.location, recorded, space))
+
+    def pending_embeddings(self) -> list[PendingEmbedding]:
+        """Return what current chunks lack a vector for, one item per distinct key."""
+        rows = self._db.execute(
+            f"SELECT c.embed_key, d.title, c.section, c.text FROM {_CHUNK_FROM} "
+            "WHERE d.is_current = 1 AND NOT EXISTS "
+            "(SELECT 1 FROM embeddings e WHERE e.key = c.embed_key) ORDER BY c.id"
+        ).fetchall()
+        pending: dict[str, PendingEmbedding] = {}
+        for row in rows:
+            if row["embed_key"] not in pending:
+                text = embedding_input(row["title"], tuple(json.loads(row["section"])), row["text"])
+                pending[row["embed_key"]] = PendingEmbedding(row["embed_key"], text)
+        return list(pending.values())
+
+    def add_embeddings(self, keys: list[str], vectors: Vectors) -> None:
+        """Store `vectors[i]` under `keys[i]` in one transaction; stored keys are kept."""
+        space = self.embedding_space()
+        check_vectors(self.location, space, keys, vectors)
+        rows = np.ascontiguousarray(vectors, dtype="<f4")
+        with self._transaction():
+            self._db.executemany(
+                "INSERT OR IGNORE INTO embeddings (key, vector) VALUES (?, ?)",
+                ((key, row.tobytes()) for key, row in zip(keys, rows, strict=True)),
+            )
+
+    def get_setting(self, name: str) -> str | None:
+        """Return an index-wide setting, or None when it was never set."""
+        row = self._db.execute(
+            "SELECT value FROM meta WHERE key = ?", (f"setting:{name}",)
+        ).fetchone()
+        return str(row["value"]) if row is not None else None
+
+    def put_setting(self, name: str, value: str) -> None:
+        """Store an index-wide setting, replacing any earlier value."""
+        with self._transaction():
+            self._db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (f"setting:{name}", value)
+            )
+
     def stats(self) -> IndexStats:
-        """Return counts of current documents, all versions and current chunks."""
+        """Return counts of current documents, all versions, current chunks and vectors."""
         row = self._db.execute(
             "SELECT (SELECT COUNT(*) FROM documents WHERE is_current = 1) AS documents, "
             "(SELECT COUNT(*) FROM documents) AS versions, "
-            "(SELECT COUNT(*) FROM chunks c JOIN documents d ON d.doc_id = c.doc_id "
-            " AND d.version = c.doc_version WHERE d.is_current = 1) AS chunks"
+            f"(SELECT COUNT(*) FROM {_CHUNK_FROM} WHERE d.is_current = 1) AS chunks, "
+            f"(SELECT COUNT(*) FROM {_CHUNK_FROM} WHERE d.is_current = 1 AND EXISTS "
+            " (SELECT 1 FROM embeddings e WHERE e.key = c.embed_key)) AS embedded"
         ).fetchone()
-        return IndexStats(row["documents"], row["versions"], row["chunks"])
+        return IndexStats(row["documents"], row["versions"], row["chunks"], row["embedded"])
 
     def close(self) -> None:
         """Close the database connection."""
