@@ -15,7 +15,7 @@ from quoteproof.model import Answer, Box, Chunk, Document, Hit, Layout, Location
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.receipts import QuoteCheck, verify_answer
 from quoteproof.store.base import Store
-from quoteproof.store.sqlite import SQLiteStore
+from quoteproof.store.open import open_store
 from quoteproof.strategies.quote import answer_with_quotes
 
 if TYPE_CHECKING:
@@ -94,11 +94,13 @@ class Index:
 
     @classmethod
     def open(cls, location: str | Path = DEFAULT_INDEX, *, create: bool = False) -> Index:
-        """Open the index at `location` (a directory); create it if `create` is true.
+        """Open the index at `location`, a directory (SQLite) or a `postgresql://`
+        URL; create it if `create` is true.
 
-        Raises `IndexNotFoundError` when it does not exist and `create` is false.
+        Raises `IndexNotFoundError` when it does not exist and `create` is false,
+        `StoreError` when it cannot be used.
         """
-        return cls(SQLiteStore.open(location, create=create))
+        return cls(open_store(location, create=create))
 
     def __enter__(self) -> Index:
         return self
