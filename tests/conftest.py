@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import socket
+import tempfile
 import threading
+import uuid
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -182,7 +186,7 @@ def index_dir(tmp_path: Path, corpus: Path) -> Path:
 
     location = tmp_path / "index"
     with Index.open(location, create=True) as index:
-        results = index.ingest([corpus])
+        results = index.ingest([corpus], embed=False)
     assert [r.status for r in results] == ["added"] * len(CORPUS_FILES)
     return location
 
@@ -195,5 +199,72 @@ def session_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("session-index")
     location = root / "index"
     with Index.open(location, create=True) as index:
-        index.ingest([write_corpus(root)])
+        index.ingest([write_corpus(root)], embed=False)
     return location
+
+
+# --- PostgreSQL ----------------------------------------------------------------------
+
+PG_URL_VARIABLE = "QUOTEPROOF_TEST_PG_URL"
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """The URL of a PostgreSQL server whose user may create databases.
+
+    `$QUOTEPROOF_TEST_PG_URL` when set, else a private server started with pgserver
+    (one per pytest-xdist worker, stopped at the end of the session). Skips when
+    psycopg and pgvector, or (without the variable) pgserver, are not installed.
+    """
+    pytest.importorskip("psycopg", reason="PostgreSQL tests need psycopg (the postgres extra)")
+    pytest.importorskip("pgvector", reason="PostgreSQL tests need pgvector (the postgres extra)")
+    url = os.environ.get(PG_URL_VARIABLE)
+    if url:
+        yield url
+        return
+    pgserver = pytest.importorskip(
+        "pgserver", reason=f"PostgreSQL tests need ${PG_URL_VARIABLE} or pgserver (dev extra)"
+    )
+    data = Path(tempfile.mkdtemp(prefix="quoteproof-pg-"))
+    server = pgserver.get_server(data, cleanup_mode="stop")
+    try:
+        url = server.get_uri()
+        _relax_durability(url)
+        yield url
+    finally:
+        server.cleanup()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def _relax_durability(url: str) -> None:
+    """Turn off fsync on a throwaway test server: commits get much faster."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("ALTER SYSTEM SET fsync = off")
+        conn.execute("ALTER SYSTEM SET synchronous_commit = off")
+        conn.execute("SELECT pg_reload_conf()")
+
+
+def with_database(url: str, name: str) -> str:
+    """Return the `postgresql://` URL `url` naming database `name` instead of its own."""
+    base, separator, query = url.partition("?")
+    scheme, _, rest = base.partition("://")
+    authority = rest.split("/", 1)[0]
+    return f"{scheme}://{authority}/{name}{separator}{query}"
+
+
+@pytest.fixture
+def pg_database(pg_url: str) -> Iterator[str]:
+    """The URL of a fresh, empty database (dropped after the test)."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"quoteproof_test_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    yield with_database(pg_url, name)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )

@@ -57,7 +57,7 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_each_bad_file_fails_alone_with_its_cause(batch: Path, tmp_path: Path) -> None:
-    result = run("ingest", str(batch), "--index", str(tmp_path / "idx"), "--max-file-mb", "1")
+    result = run("ingest", "--no-embed", str(batch), "--index", str(tmp_path / "idx"), "--max-file-mb", "1")
     assert result.returncode == 1
     lines = [line for line in result.stderr.splitlines() if line.startswith("failed: ")]
     for name, (_, cause) in BAD_FILES.items():
@@ -71,11 +71,11 @@ def test_each_bad_file_fails_alone_with_its_cause(batch: Path, tmp_path: Path) -
 
 def test_a_failed_file_leaves_the_index_unchanged(batch: Path, tmp_path: Path) -> None:
     index = tmp_path / "idx"
-    first = run("ingest", str(batch / "good.pdf"), str(batch / "good.md"), "--index", str(index))
+    first = run("ingest", "--no-embed", str(batch / "good.pdf"), str(batch / "good.md"), "--index", str(index))
     assert first.returncode == 0
     before = index_rows(index)
     for name in BAD_FILES:
-        result = run("ingest", str(batch / name), "--index", str(index), "--max-file-mb", "1")
+        result = run("ingest", "--no-embed", str(batch / name), "--index", str(index), "--max-file-mb", "1")
         assert result.returncode == 1, name
         assert index_rows(index) == before, name
 
@@ -85,9 +85,9 @@ def test_a_good_file_replaced_by_a_bad_one_keeps_its_last_good_version(
 ) -> None:
     index, target = tmp_path / "idx", tmp_path / "label.pdf"
     target.write_bytes(pdfs.report_pdf())
-    assert run("ingest", str(target), "--index", str(index)).returncode == 0
+    assert run("ingest", "--no-embed", str(target), "--index", str(index)).returncode == 0
     before = index_rows(index)
     target.write_bytes(pdfs.truncated_pdf())
-    result = run("ingest", str(target), "--index", str(index))
+    result = run("ingest", "--no-embed", str(target), "--index", str(index))
     assert result.returncode == 1 and "corrupt or truncated PDF" in result.stderr
     assert index_rows(index) == before

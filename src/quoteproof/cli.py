@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -28,12 +29,18 @@ from quoteproof.ingest.pipeline import DEFAULT_JOBS, IngestSettings
 from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
 from quoteproof.llm.select import make_backend
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
+from quoteproof.render.calibration import calibration_table
 from quoteproof.render.chunk import chunk_to_dict, chunk_view
 from quoteproof.render.hits import hit_to_dict, hits_table
-from quoteproof.render.ingest import IngestProgress, failures_table, summary_table
+from quoteproof.render.ingest import EmbedProgress, IngestProgress, failures_table, summary_table
 from quoteproof.render.json import answer_from_dict, render_json
 from quoteproof.render.markdown import render_markdown
 from quoteproof.render.terminal import render_terminal
+from quoteproof.retrieval.embed_index import EmbedReport
+from quoteproof.retrieval.embedder import dense_available
+from quoteproof.retrieval.fusion import DEFAULT_RRF_K
+from quoteproof.retrieval.rerank import DEFAULT_RERANK_CANDIDATES, DEFAULT_RERANK_KEEP
+from quoteproof.retrieval.retriever import DEFAULT_DEPTH, RetrievalNotice, RetrievalSettings
 
 app = typer.Typer(
     help="Answers from your documents in which every quotation is verbatim source text.",
@@ -45,7 +52,12 @@ out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
 IndexOption = Annotated[
-    Path, typer.Option("--index", help="Index directory.", envvar="QUOTEPROOF_INDEX")
+    str,
+    typer.Option(
+        "--index",
+        help="Index: a directory (SQLite) or a postgresql:// URL.",
+        envvar="QUOTEPROOF_INDEX",
+    ),
 ]
 
 
@@ -66,16 +78,84 @@ class LLMName(StrEnum):
     openai = "openai"
 
 
+class RetrieverName(StrEnum):
+    bm25 = "bm25"
+    dense = "dense"
+    hybrid = "hybrid"
+
+
+RetrieverOption = Annotated[
+    RetrieverName | None,
+    typer.Option(
+        "--retriever",
+        help="bm25, dense or hybrid (RRF of both). Default: hybrid when the index has vectors.",
+    ),
+]
+EmbedModelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--embed-model",
+        help="Embedding model (local directory or name). Default: the index's, or "
+        "all-MiniLM-L6-v2 for a new index.",
+    ),
+]
+RerankModelOption = Annotated[
+    str | None,
+    typer.Option("--rerank-model", help="Local cross-encoder directory to rerank with."),
+]
+RerankCandidatesOption = Annotated[
+    int, typer.Option("--rerank-candidates", min=1, help="Fused hits the reranker reorders.")
+]
+RerankKeepOption = Annotated[int, typer.Option("--rerank-keep", min=1, help="Reranked hits kept.")]
+RrfKOption = Annotated[int, typer.Option("--rrf-k", min=0, help="RRF constant k.")]
+Bm25WeightOption = Annotated[
+    float, typer.Option("--bm25-weight", min=0.0, help="Weight of the BM25 list in fusion.")
+]
+DenseWeightOption = Annotated[
+    float, typer.Option("--dense-weight", min=0.0, help="Weight of the dense list in fusion.")
+]
+DepthOption = Annotated[
+    int, typer.Option("--fusion-depth", min=1, help="Hits each list contributes to fusion.")
+]
+
+
+def retrieval_settings(
+    retriever: RetrieverName | None,
+    embed_model: str | None,
+    rerank_model: str | None,
+    rerank_candidates: int,
+    rerank_keep: int,
+    rrf_k: int,
+    bm25_weight: float,
+    dense_weight: float,
+    depth: int,
+) -> RetrievalSettings:
+    """Collect the retrieval options of `search`, `ask` and `calibrate`."""
+    return RetrievalSettings(
+        retriever=retriever.value if retriever else None,
+        rrf_k=rrf_k,
+        bm25_weight=bm25_weight,
+        dense_weight=dense_weight,
+        depth=depth,
+        embed_model=embed_model,
+        rerank_model=rerank_model,
+        rerank_candidates=rerank_candidates,
+        rerank_keep=rerank_keep,
+    )
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print `message` as one line on stderr and exit with `code`."""
     err.print(f"error: {message}", markup=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
-def open_index(location: Path, *, create: bool = False) -> Index:
+def open_index(
+    location: str, *, create: bool = False, retrieval: RetrievalSettings | None = None
+) -> Index:
     """Open the index or exit 2 with a one-line reason."""
     try:
-        return Index.open(location, create=create)
+        return Index.open(location, create=create, retrieval=retrieval)
     except QuoteproofError as exc:
         fail(str(exc))
 
@@ -83,7 +163,7 @@ def open_index(location: Path, *, create: bool = False) -> Index:
 @app.command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders (walked recursively).")],
-    index: IndexOption = Path(DEFAULT_INDEX),
+    index: IndexOption = DEFAULT_INDEX,
     max_file_mb: Annotated[
         float,
         typer.Option("--max-file-mb", min=0.001, help="Refuse files larger than this (MB)."),
@@ -104,12 +184,22 @@ def ingest(
     jobs: Annotated[
         int, typer.Option("--jobs", min=1, help="Worker processes that parse files.")
     ] = DEFAULT_JOBS,
+    embed: Annotated[
+        bool | None,
+        typer.Option(
+            "--embed/--no-embed",
+            help="Compute vectors for dense retrieval. Default: when the dense extra is installed.",
+            show_default=False,
+        ),
+    ] = None,
+    embed_model: EmbedModelOption = None,
 ) -> None:
     """Add PDF, DOCX, HTML, SPL XML, Markdown and text files to the index.
 
     Unchanged files are skipped, changed ones become a new version. A file that
     fails is reported with its cause and leaves nothing in the index; the others
-    go on. Exit code 1 when any file failed.
+    go on. Then chunks without vectors are embedded (only new or changed ones).
+    Exit code 1 when any file failed.
     """
     try:
         files = Index.discover(paths)
@@ -120,22 +210,38 @@ def ingest(
         )
     except (QuoteproofError, ValueError) as exc:
         fail(str(exc))
+    if embed is None:
+        embed = dense_available()
+        if not embed:
+            note("no vectors computed: dense retrieval needs pip install 'quoteproof[dense]'")
     with open_index(index, create=True) as idx:
         with IngestProgress(err, len(files)) as progress:
-            results = idx.ingest(files, settings=settings, jobs=jobs, on_file=progress.file_done)
+            results = idx.ingest(
+                files, settings=settings, jobs=jobs, on_file=progress.file_done, embed=False
+            )
             elapsed = progress.elapsed
+        embedding = embed_index(idx, embed_model) if embed else None
         stats = idx.store.stats()
-    err.print(summary_table(results, elapsed, str(index), stats))
+    err.print(summary_table(results, elapsed, idx.store.location, stats, embedding))
     failures = failures_table(results)
     if failures is not None:
         err.print(failures)
         raise typer.Exit(1)
 
 
+def embed_index(idx: Index, model: str | None) -> EmbedReport:
+    """Embed the chunks that lack vectors with a progress bar; exit 2 on failure."""
+    try:
+        with EmbedProgress(err) as progress:
+            return idx.embed(model, on_start=progress.start, on_progress=progress.advance)
+    except QuoteproofError as exc:
+        fail(str(exc))
+
+
 @app.command()
 def show(
     ref: Annotated[str, typer.Argument(help="A chunk reference, e.g. k3m9qa.4.")],
-    index: IndexOption = Path(DEFAULT_INDEX),
+    index: IndexOption = DEFAULT_INDEX,
     format: Annotated[SearchFormat, typer.Option("--format", help="text or json.")] = (
         SearchFormat.text
     ),
@@ -175,7 +281,7 @@ def _read_queries(path: Path) -> list[tuple[Any, str]]:
 @app.command()
 def search(
     query: Annotated[str | None, typer.Argument(help="The search text.")] = None,
-    index: IndexOption = Path(DEFAULT_INDEX),
+    index: IndexOption = DEFAULT_INDEX,
     top_k: Annotated[int, typer.Option("--top-k", min=1, help="Hits to return.")] = (
         DEFAULT_SEARCH_TOP_K
     ),
@@ -183,18 +289,37 @@ def search(
         Path | None, typer.Option("--queries", help='JSONL file of {"id", "text"} lines.')
     ] = None,
     format: Annotated[SearchFormat, typer.Option("--format")] = SearchFormat.text,
+    retriever: RetrieverOption = None,
+    embed_model: EmbedModelOption = None,
+    rerank_model: RerankModelOption = None,
+    rerank_candidates: RerankCandidatesOption = DEFAULT_RERANK_CANDIDATES,
+    rerank_keep: RerankKeepOption = DEFAULT_RERANK_KEEP,
+    rrf_k: RrfKOption = DEFAULT_RRF_K,
+    bm25_weight: Bm25WeightOption = 1.0,
+    dense_weight: DenseWeightOption = 1.0,
+    depth: DepthOption = DEFAULT_DEPTH,
 ) -> None:
-    """Show the passages most relevant to QUERY, or run a batch with --queries."""
+    """Show the passages most relevant to QUERY, or run a batch with --queries.
+
+    With a reranker, at most --rerank-keep hits are shown.
+    """
     if (query is None) == (queries is None):
         fail("give either a QUERY or --queries FILE, not both or neither")
-    with open_index(index) as idx:
-        if queries is not None:
-            for query_id, text in _read_queries(queries):
-                batch = [hit_to_dict(h) for h in idx.search(text, top_k=top_k)]
-                print(json.dumps({"id": query_id, "hits": batch}, ensure_ascii=False))
-            return
-        assert query is not None
-        hits = idx.search(query, top_k=top_k)
+    retrieval = retrieval_settings(
+        retriever, embed_model, rerank_model, rerank_candidates, rerank_keep,
+        rrf_k, bm25_weight, dense_weight, depth,
+    )  # fmt: skip
+    with open_index(index, retrieval=retrieval) as idx:
+        try:
+            if queries is not None:
+                for query_id, text in _read_queries(queries):
+                    batch = [hit_to_dict(h) for h in idx.search(text, top_k=top_k)]
+                    print(json.dumps({"id": query_id, "hits": batch}, ensure_ascii=False))
+                return
+            assert query is not None
+            hits = idx.search(query, top_k=top_k)
+        except QuoteproofError as exc:
+            fail(str(exc))
     if format is SearchFormat.text:
         out.print(hits_table(query, hits) if hits else "No matching passages.")
     elif format is SearchFormat.json:
@@ -207,7 +332,7 @@ def search(
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
-    index: IndexOption = Path(DEFAULT_INDEX),
+    index: IndexOption = DEFAULT_INDEX,
     llm: Annotated[
         LLMName | None,
         typer.Option(
@@ -238,9 +363,26 @@ def ask(
         typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
     ] = DEFAULT_THRESHOLD,
     format: Annotated[AnswerFormat, typer.Option("--format")] = AnswerFormat.text,
+    retriever: RetrieverOption = None,
+    embed_model: EmbedModelOption = None,
+    rerank_model: RerankModelOption = None,
+    rerank_candidates: RerankCandidatesOption = DEFAULT_RERANK_CANDIDATES,
+    rerank_keep: RerankKeepOption = DEFAULT_RERANK_KEEP,
+    rrf_k: RrfKOption = DEFAULT_RRF_K,
+    bm25_weight: Bm25WeightOption = 1.0,
+    dense_weight: DenseWeightOption = 1.0,
+    depth: DepthOption = DEFAULT_DEPTH,
 ) -> None:
-    """Answer QUESTION from the index with verbatim quotes."""
-    with open_index(index) as idx:
+    """Answer QUESTION from the index with verbatim quotes.
+
+    When the index is calibrated (`quoteproof calibrate`) and the best retrieval
+    evidence is below its threshold, the answer is a refusal and no model is called.
+    """
+    retrieval = retrieval_settings(
+        retriever, embed_model, rerank_model, rerank_candidates, rerank_keep,
+        rrf_k, bm25_weight, dense_weight, depth,
+    )  # fmt: skip
+    with open_index(index, retrieval=retrieval) as idx:
         try:
             backend = make_backend(
                 llm.value if llm else None,
@@ -261,10 +403,69 @@ def ask(
         render_terminal(answer, out)
 
 
+def _read_labelled(path: Path) -> list[tuple[str, bool]]:
+    """Read `{"question", "answerable"}` lines; exit 2 naming the line of any bad one."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"{path}: cannot read questions: {exc}")
+    labelled = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+                raise ValueError('expected an object with a string "question"')
+            if not isinstance(item.get("answerable"), bool):
+                raise ValueError('expected "answerable": true or false')
+            labelled.append((item["question"], item["answerable"]))
+        except ValueError as exc:
+            fail(f"{path}:{number}: bad question line: {exc}")
+    return labelled
+
+
+@app.command()
+def calibrate(
+    questions: Annotated[
+        Path,
+        typer.Argument(help='JSONL of {"question": str, "answerable": bool} lines.'),
+    ],
+    index: IndexOption = DEFAULT_INDEX,
+    retriever: RetrieverOption = None,
+    embed_model: EmbedModelOption = None,
+    rerank_model: RerankModelOption = None,
+    rerank_candidates: RerankCandidatesOption = DEFAULT_RERANK_CANDIDATES,
+    rerank_keep: RerankKeepOption = DEFAULT_RERANK_KEEP,
+    rrf_k: RrfKOption = DEFAULT_RRF_K,
+    bm25_weight: Bm25WeightOption = 1.0,
+    dense_weight: DenseWeightOption = 1.0,
+    depth: DepthOption = DEFAULT_DEPTH,
+) -> None:
+    """Derive the refusal threshold from labelled questions and store it in the index.
+
+    `ask` then refuses, without calling a model, when the best retrieval evidence
+    for a question is below it. Use the retrieval options `ask` will use: the
+    threshold applies only to the same kind of evidence.
+    """
+    labelled = _read_labelled(questions)
+    retrieval = retrieval_settings(
+        retriever, embed_model, rerank_model, rerank_candidates, rerank_keep,
+        rrf_k, bm25_weight, dense_weight, depth,
+    )  # fmt: skip
+    with open_index(index, retrieval=retrieval) as idx:
+        try:
+            with err.status(f"retrieving for {len(labelled)} questions…", spinner="dots"):
+                calibration = idx.calibrate(labelled)
+        except (QuoteproofError, ValueError) as exc:
+            fail(str(exc))
+        out.print(calibration_table(calibration, idx.store.location))
+
+
 @app.command()
 def verify(
     answer_file: Annotated[Path, typer.Argument(help="An answer saved with --format json.")],
-    index: IndexOption = Path(DEFAULT_INDEX),
+    index: IndexOption = DEFAULT_INDEX,
 ) -> None:
     """Re-check every quote of a saved answer against the index (exit 1 if any fails)."""
     try:
@@ -286,8 +487,32 @@ def verify(
         raise typer.Exit(1)
 
 
+def note(message: str) -> None:
+    """Print an informational line on stderr (`note: ...`)."""
+    err.print(f"note: {message}", markup=False, soft_wrap=True)
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """Show quoteproof's retrieval notices as `note:` lines; others as Python does."""
+    if issubclass(category, RetrievalNotice):
+        note(str(message))
+    else:
+        _python_show_warning(message, category, filename, lineno, file, line)
+
+
+_python_show_warning = warnings.showwarning
+
+
 def main() -> None:
     """Console-script entry point."""
+    warnings.showwarning = _show_warning
     try:
         app()
     except KeyboardInterrupt:

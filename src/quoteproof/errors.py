@@ -4,6 +4,7 @@
     ├── IngestError          a file could not be ingested (names the file and the cause)
     ├── IndexNotFoundError   no index at the given location
     ├── StoreError           the index is unusable (schema too new, corrupt, ...)
+    ├── RetrievalError       retrieval cannot run as asked (no dense extra, bad model)
     └── BackendError         the language model could not answer
         └── BackendUnavailableError   the model server cannot be reached
 
@@ -41,3 +42,8 @@ class BackendError(QuoteproofError):
 
 class BackendUnavailableError(BackendError):
     """The model server could not be reached (down, wrong URL, timed out)."""
+
+
+class RetrievalError(QuoteproofError):
+    """Retrieval cannot run as asked (dense extra missing, a model that will not load,
+    an index without vectors for dense search)."""

@@ -1,22 +1,50 @@
-"""The Python API: `Index.open`, `.ingest`, `.search`, `.ask` and `.verify`."""
+"""The Python API: `Index.open`, `.ingest`, `.embed`, `.search`, `.ask`, `.calibrate`
+and `.verify`."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from quoteproof.errors import StoreError
 from quoteproof.ingest.files import discover
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
-from quoteproof.model import Answer, Box, Chunk, Document, Hit, Layout, Location
+from quoteproof.model import (
+    Answer,
+    Box,
+    Chunk,
+    Document,
+    Hit,
+    Layout,
+    LLMInfo,
+    Location,
+    RetrievalInfo,
+)
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.receipts import QuoteCheck, verify_answer
-from quoteproof.store.base import Store
+from quoteproof.retrieval.embed_index import EmbedReport, embed_pending
+from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL, Embedder, dense_available
+from quoteproof.retrieval.evidence import (
+    Calibration,
+    choose_threshold,
+    load_calibration,
+    save_calibration,
+)
+from quoteproof.retrieval.retriever import (
+    Retrieval,
+    RetrievalNotice,
+    RetrievalSettings,
+    Retriever,
+)
+from quoteproof.store.base import Store, embedding_space_mismatch
 from quoteproof.store.open import open_store
-from quoteproof.strategies.quote import answer_with_quotes
+from quoteproof.strategies.quote import NO_RELEVANT_SOURCES, answer_with_quotes, refusal
 
 if TYPE_CHECKING:
     from quoteproof.locations import PdfBoxReader
@@ -87,20 +115,32 @@ class StoreLookup:
 
 
 class Index:
-    """A document collection that answers questions with verifiable quotes."""
+    """A document collection that answers questions with verifiable quotes.
 
-    def __init__(self, store: Store) -> None:
+    `retrieval` says how `search` and `ask` retrieve (default: hybrid when the index
+    has vectors and the dense extra is installed, else BM25).
+    """
+
+    def __init__(self, store: Store, retrieval: RetrievalSettings | None = None) -> None:
         self.store = store
+        self.retrieval = retrieval or RetrievalSettings()
+        self._retriever: Retriever | None = None
 
     @classmethod
-    def open(cls, location: str | Path = DEFAULT_INDEX, *, create: bool = False) -> Index:
+    def open(
+        cls,
+        location: str | Path = DEFAULT_INDEX,
+        *,
+        create: bool = False,
+        retrieval: RetrievalSettings | None = None,
+    ) -> Index:
         """Open the index at `location`, a directory (SQLite) or a `postgresql://`
         URL; create it if `create` is true.
 
         Raises `IndexNotFoundError` when it does not exist and `create` is false,
         `StoreError` when it cannot be used.
         """
-        return cls(open_store(location, create=create))
+        return cls(open_store(location, create=create), retrieval)
 
     def __enter__(self) -> Index:
         return self
@@ -132,28 +172,94 @@ class Index:
         settings: IngestSettings | None = None,
         jobs: int = 1,
         on_file: Callable[[IngestResult], None] | None = None,
+        embed: bool | None = None,
     ) -> list[IngestResult]:
         """Ingest files and folders; return one result per file, failures included.
 
         A failing file does not stop the batch and leaves nothing in the index.
         `settings` sets the file size limit, OCR and chunk sizes; `jobs` > 1 parses
         in that many worker processes; `on_file` is called after each file, in
-        order (for progress display).
+        order (for progress display). Then, when `embed` is true, or None and the
+        dense extra is installed, the chunks that lack vectors are embedded
+        (see `embed`).
         """
         results = []
         for result in ingest_files(self.store, self.discover(paths), settings, jobs):
             results.append(result)
             if on_file is not None:
                 on_file(result)
+        if embed or (embed is None and dense_available()):
+            self.embed()
         return results
+
+    def embed(
+        self,
+        model: str | None = None,
+        *,
+        on_start: Callable[[int], None] | None = None,
+        on_progress: Callable[[int], None] | None = None,
+    ) -> EmbedReport:
+        """Compute vectors for current chunks that lack one (new or changed chunks).
+
+        `model` defaults to the index's embedding model, or all-MiniLM-L6-v2 for an
+        index without vectors. Raises `StoreError` when `model` differs from the
+        index's, `RetrievalError` when the dense extra is missing or the model
+        does not load.
+        """
+        space = self.store.embedding_space()
+        chosen = model or (space.model if space else DEFAULT_EMBED_MODEL)
+        if space is not None and chosen != space.model:
+            raise StoreError(embedding_space_mismatch(self.store.location, space, chosen))
+        embedder = self._retriever_embedder(chosen) or Embedder(chosen)
+        return embed_pending(self.store, embedder, on_start=on_start, on_progress=on_progress)
+
+    def _retriever_embedder(self, model: str) -> Embedder | None:
+        """The already loaded embedder of the retriever, when it uses `model`."""
+        embedder = self._retriever.embedder if self._retriever else None
+        return embedder if embedder is not None and embedder.model == model else None
 
     def chunk(self, ref: str) -> Chunk | None:
         """Return the chunk with `ref` (of any stored version), or None."""
         return self.store.get_chunk(ref)
 
+    @property
+    def retriever(self) -> Retriever:
+        """The retriever `search` and `ask` use, made on first use and kept (its models
+        stay loaded). Raises `RetrievalError` when the configured one cannot run."""
+        if self._retriever is None:
+            self._retriever = Retriever(self.store, self.retrieval)
+        return self._retriever
+
+    def retrieve(self, query: str, *, top_k: int = DEFAULT_SEARCH_TOP_K) -> Retrieval:
+        """Return the `top_k` best hits for `query` with how they were found and the
+        retrieval evidence. Raises `RetrievalError` (see `retriever`)."""
+        return self.retriever.search(query, top_k)
+
     def search(self, query: str, *, top_k: int = DEFAULT_SEARCH_TOP_K) -> list[Hit]:
-        """Return the `top_k` chunks most relevant to `query`, best first (BM25)."""
-        return self.store.search_bm25(query, top_k)
+        """Return the `top_k` chunks most relevant to `query`, best first."""
+        return self.retrieve(query, top_k=top_k).hits
+
+    def calibrate(self, questions: Sequence[tuple[str, bool]]) -> Calibration:
+        """Derive the refusal threshold from `(question, answerable)` pairs with the
+        current retrieval, store it in the index and return it.
+
+        Raises ValueError unless both answerable and unanswerable questions are given.
+        """
+        answerable: list[float] = []
+        unanswerable: list[float] = []
+        kind = ""
+        for question, is_answerable in questions:
+            info = self.retrieve(question, top_k=DEFAULT_ASK_TOP_K).info
+            kind = info.evidence_kind or ""
+            evidence = info.evidence if info.evidence is not None else float("-inf")
+            (answerable if is_answerable else unanswerable).append(evidence)
+        calibration = choose_threshold(kind, answerable, unanswerable)
+        save_calibration(self.store, calibration)
+        return calibration
+
+    def calibration(self) -> Calibration | None:
+        """Return the stored refusal threshold, or None when never calibrated."""
+        return load_calibration(self.store)
 
     def ask(
         self,
@@ -166,15 +272,40 @@ class Index:
         """Answer `question` from the index; quotes are verbatim by construction.
 
         `backend` defaults to the extractive backend (no model). `threshold` is the
-        fuzzy-match score (0-100) a paraphrased quote needs to resolve. Raises
-        `BackendError` when the model server fails.
+        fuzzy-match score (0-100) a paraphrased quote needs to resolve. When the
+        index is calibrated for this retrieval's evidence and the evidence is below
+        the stored threshold, the answer is a refusal (`no_relevant_sources`) and
+        the model is not called. Raises `BackendError` when the model server fails.
         """
-        hits = self.search(question, top_k=top_k)
+        backend = backend or ExtractiveBackend()
+        retrieval = self.retrieve(question, top_k=top_k)
+        info = applied_threshold(retrieval, self.calibration())
+        if info.threshold is not None and (info.evidence or 0.0) < info.threshold:
+            llm = LLMInfo(backend.name, backend.model, "")
+            return refusal(question, NO_RELEVANT_SOURCES, llm, retrieval.hits, retrieval=info)
         with StoreLookup(self.store) as lookup:
             return answer_with_quotes(
-                question, hits, backend or ExtractiveBackend(), lookup, threshold=threshold
+                question, retrieval.hits, backend, lookup, threshold=threshold, retrieval=info
             )
 
     def verify(self, answer: Answer) -> list[QuoteCheck]:
         """Re-check every quote of `answer` against this index (see `receipts`)."""
         return verify_answer(answer, self.store)
+
+
+def applied_threshold(retrieval: Retrieval, calibration: Calibration | None) -> RetrievalInfo:
+    """Return `retrieval.info` with the calibrated threshold filled in when it applies
+    (calibrated on the same kind of evidence); warn once when it does not."""
+    info = retrieval.info
+    if calibration is None:
+        return info
+    if calibration.evidence_kind != info.evidence_kind:
+        warnings.warn(
+            f"the refusal threshold was calibrated on {calibration.evidence_kind} evidence, "
+            f"this retrieval gives {info.evidence_kind}: not applied (run `quoteproof calibrate` "
+            "with the same retrieval options)",
+            RetrievalNotice,
+            stacklevel=3,
+        )
+        return info
+    return replace(info, threshold=calibration.threshold)

@@ -167,12 +167,42 @@ class Location:
 
 
 @dataclass(frozen=True)
+class Via:
+    """How one retriever ranked a hit: its name (`bm25`, `dense`, `rerank`), the
+    hit's rank in that retriever's list (1-based) and the score it gave."""
+
+    retriever: str
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True)
 class Hit:
-    """A chunk returned by retrieval, with its score (higher is better) and rank (1-based)."""
+    """A chunk returned by retrieval, with its score (higher is better) and rank (1-based).
+
+    `via` says how each retriever behind a fused or reranked list ranked the chunk
+    (empty for a single retriever's own list).
+    """
 
     chunk: Chunk
     score: float
     rank: int
+    via: tuple[Via, ...] = ()
+
+
+@dataclass(frozen=True)
+class RetrievalInfo:
+    """How an answer's sources were retrieved, and the evidence behind a refusal.
+
+    `evidence` is the best retrieval evidence for the question (e.g. the highest
+    cosine similarity), `evidence_kind` what it measures; `threshold` is the
+    calibrated refusal threshold that was applied (None when none applied).
+    """
+
+    retriever: str
+    evidence: float | None = None
+    evidence_kind: str | None = None
+    threshold: float | None = None
 
 
 @dataclass(frozen=True)
@@ -269,6 +299,7 @@ class Answer:
     llm: LLMInfo
     sources: tuple[SourceInfo, ...] = ()
     refusal_reason: str | None = None
+    retrieval: RetrievalInfo | None = None
     schema: str = field(default=ANSWER_SCHEMA)
 
     def quote(self, quote_id: str) -> Quote:

@@ -1,4 +1,4 @@
-"""Contract tests every `Store` implementation must pass (SQLite now; PostgreSQL later)."""
+"""Contract tests every `Store` implementation must pass (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -24,9 +24,14 @@ from quoteproof.store.refs import doc_id_candidates
 from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore, embed_key
 
 
-@pytest.fixture(params=["sqlite"])
+@pytest.fixture(params=["sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    opened = SQLiteStore.open(tmp_path / "idx", create=True)
+    if request.param == "postgres":
+        from quoteproof.store.postgres import PostgresStore
+
+        opened: Store = PostgresStore.open(request.getfixturevalue("pg_database"), create=True)
+    else:
+        opened = SQLiteStore.open(tmp_path / "idx", create=True)
     yield opened
     opened.close()
 

@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quoteproof.ingest.pipeline import IngestResult
+from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.store.base import IndexStats
 
 STATUSES = ("added", "updated", "unchanged", "failed")
@@ -86,11 +87,64 @@ class IngestProgress:
         self._progress.update(self._task, advance=1, pages=self._pages)
 
 
+class EmbedProgress:
+    """A progress bar over chunks being embedded, with vectors/s, on `console`.
+
+    Use as a context manager; pass `start` and `advance` to `Index.embed` as its
+    `on_start` and `on_progress` callbacks.
+    """
+
+    def __init__(self, console: Console) -> None:
+        self._progress = Progress(
+            TextColumn("embed"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("chunks"),
+            _RateColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
+        self._task = self._progress.add_task("embed", total=None)
+
+    def __enter__(self) -> EmbedProgress:
+        self._progress.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._progress.__exit__(exc_type, exc, tb)
+
+    def start(self, total: int) -> None:
+        """Set how many chunks will be embedded."""
+        self._progress.update(self._task, total=total)
+
+    def advance(self, count: int) -> None:
+        """Record `count` more chunks embedded."""
+        self._progress.update(self._task, advance=count)
+
+
+class _RateColumn(ProgressColumn):
+    """`480 chunks/s` from the task's progress."""
+
+    def render(self, task: Task) -> Text:
+        elapsed = task.elapsed or 0.0
+        return Text(f"{task.completed / elapsed:,.0f}/s" if elapsed > 0 and task.completed else "")
+
+
 def summary_table(
-    results: Sequence[IngestResult], elapsed: float, location: str, stats: IndexStats
+    results: Sequence[IngestResult],
+    elapsed: float,
+    location: str,
+    stats: IndexStats,
+    embedding: EmbedReport | None = None,
 ) -> Table:
     """The table that ends an ingest run: files per status, pages and speed, new
-    chunks, and the index totals. Paths are never parsed as markup."""
+    chunks, vectors computed, and the index totals. Paths are never parsed as markup."""
     table = Table(title="Ingest summary", title_justify="left", show_header=False)
     table.add_column(style="bold")
     table.add_column()
@@ -100,7 +154,12 @@ def summary_table(
     table.add_row("files", counts)
     table.add_row("pages", f"{pages:,} in {elapsed:.1f} s{speed}")
     table.add_row("chunks", f"{sum(r.chunks for r in results):,} new")
-    table.add_row("index", Text(f"{location}: {stats.documents} documents, {stats.chunks} chunks"))
+    if embedding is not None:
+        rate = f" ({embedding.per_second:,.0f}/s)" if embedding.embedded else ""
+        done = f"{embedding.embedded:,} computed in {embedding.seconds:.1f} s{rate}"
+        table.add_row("vectors", Text(f"{done} · {embedding.model}"))
+    totals = f"{location}: {stats.documents} documents, {stats.chunks} chunks"
+    table.add_row("index", Text(f"{totals}, {stats.embedded} with vectors"))
     return table
 
 

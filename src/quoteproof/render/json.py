@@ -15,15 +15,18 @@ Shape (a public contract; keys appear in this order)::
      "rejected": [{"raw", "reason"}],
      "llm": {"backend", "model", "raw_output"},
      "sources": [{"ref", "label", "doc_id", "doc_version", "source_path",
-                  "score", "rank"}]}
+                  "score", "rank"}],
+     "retrieval": {"retriever": str, "evidence": float | null,
+                   "evidence_kind": str | null, "threshold": float | null}}
 
 Contract: for every `Answer` whose floats are finite and whose quote segments name
 quotes it holds, `answer_from_dict(answer_to_dict(answer)) == answer`, and the same
 through `json.loads(render_json(answer))`. `answer_from_dict` is strict: a wrong
 type, a missing or unknown key, an unknown enum value, a bad span or a dangling
 quote id raises `ValueError` whose message starts with the path of the bad field
-(`quotes[2].start: expected an integer, got str`). A quote's `boxes` and `ocr` may be
-absent (answers saved before they existed) and then read as `[]` and `false`.
+(`quotes[2].start: expected an integer, got str`). A quote's `boxes` and `ocr`, and the
+answer's `retrieval`, may be absent (answers saved before they existed) and then read
+as `[]`, `false` and null; `retrieval` is written only when known.
 Boxes are in PDF points, origin at the page's bottom left. It checks shape only; whether the
 quotes match the index is `quoteproof verify`'s job. All functions are O(size).
 """
@@ -45,6 +48,7 @@ from quoteproof.model import (
     Quote,
     QuoteSegment,
     Rejected,
+    RetrievalInfo,
     Segment,
     SourceInfo,
 )
@@ -64,7 +68,10 @@ _ANSWER_KEYS = (
     "rejected",
     "llm",
     "sources",
+    "retrieval",
 )
+_ANSWER_OPTIONAL_KEYS = ("retrieval",)
+_RETRIEVAL_KEYS = ("retriever", "evidence", "evidence_kind", "threshold")
 _PROSE_KEYS = ("type", "text", "citations")
 _QUOTE_SEGMENT_KEYS = ("type", "quote_id")
 _QUOTE_KEYS = (
@@ -104,7 +111,7 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
     Tuples become lists; nothing is dropped, so `answer_from_dict` rebuilds an equal
     `Answer`. The result shares no mutable state with `answer`.
     """
-    return {
+    data: dict[str, Any] = {
         "schema": answer.schema,
         "question": answer.question,
         "status": answer.status,
@@ -130,6 +137,14 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
             for source in answer.sources
         ],
     }
+    if answer.retrieval is not None:
+        data["retrieval"] = {
+            "retriever": answer.retrieval.retriever,
+            "evidence": answer.retrieval.evidence,
+            "evidence_kind": answer.retrieval.evidence_kind,
+            "threshold": answer.retrieval.threshold,
+        }
+    return data
 
 
 def render_json(answer: Answer) -> str:
@@ -180,7 +195,7 @@ def answer_from_dict(data: object) -> Answer:
 
     Raises `ValueError` naming the first bad field (see the module docstring).
     """
-    obj = _object(data, "answer", _ANSWER_KEYS)
+    obj = _object(data, "answer", _ANSWER_KEYS, optional=_ANSWER_OPTIONAL_KEYS)
     schema = _str(obj, "schema", "")
     if schema != ANSWER_SCHEMA:
         raise ValueError(f"schema: unsupported schema {schema!r}, expected {ANSWER_SCHEMA!r}")
@@ -217,7 +232,19 @@ def answer_from_dict(data: object) -> Answer:
         ),
         sources=sources,
         refusal_reason=_opt_str(obj, "refusal_reason", ""),
+        retrieval=_retrieval_from(obj["retrieval"]) if obj.get("retrieval") is not None else None,
         schema=schema,
+    )
+
+
+def _retrieval_from(data: object) -> RetrievalInfo:
+    obj = _object(data, "retrieval", _RETRIEVAL_KEYS)
+    p = "retrieval."
+    return RetrievalInfo(
+        retriever=_str(obj, "retriever", p),
+        evidence=None if obj["evidence"] is None else _float(obj, "evidence", p),
+        evidence_kind=_opt_str(obj, "evidence_kind", p),
+        threshold=None if obj["threshold"] is None else _float(obj, "threshold", p),
     )
 
 

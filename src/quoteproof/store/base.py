@@ -113,11 +113,16 @@ class PendingEmbedding:
     text: str
 
 
-def embedding_space_mismatch(location: str, recorded: EmbeddingSpace, new: EmbeddingSpace) -> str:
-    """The message of the StoreError raised when an index gets a second embedding model."""
+def embedding_space_mismatch(
+    location: str, recorded: EmbeddingSpace, asked: EmbeddingSpace | str
+) -> str:
+    """The message of the error raised when an index is used with a second embedding
+    model (`asked`: that model's space, or its name)."""
+    if isinstance(asked, EmbeddingSpace):
+        asked = f"{asked.model} ({asked.dimensions} dimensions)"
     return (
         f"index {location} holds vectors of {recorded.model} ({recorded.dimensions} dimensions), "
-        f"not {new.model} ({new.dimensions}); use that model, or a new index"
+        f"not of {asked}; use that model, or a new index"
     )
 
 

@@ -12,6 +12,7 @@ from quoteproof.model import (
     LLMInfo,
     ProseSegment,
     Rejected,
+    RetrievalInfo,
     SourceInfo,
 )
 from quoteproof.quoting.parse import parse_output
@@ -45,6 +46,7 @@ def refusal(
     llm: LLMInfo,
     hits: Sequence[Hit] = (),
     rejected: tuple[Rejected, ...] = (),
+    retrieval: RetrievalInfo | None = None,
 ) -> Answer:
     """Return a refused answer that says the sources contain no answer."""
     return Answer(
@@ -56,6 +58,7 @@ def refusal(
         llm=llm,
         sources=source_infos(hits),
         refusal_reason=reason,
+        retrieval=retrieval,
     )
 
 
@@ -66,15 +69,18 @@ def answer_with_quotes(
     lookup: SourceLookup,
     *,
     threshold: float = DEFAULT_THRESHOLD,
+    retrieval: RetrievalInfo | None = None,
 ) -> Answer:
     """Ask `backend` to answer from `hits` and return the verified answer.
 
     No hits: a refusal without calling the model. A `<no-answer/>` reply, or a
     reply of which nothing resolves, is a refusal too (what the model wrote stays in
-    `rejected` and `llm.raw_output`). Raises `BackendError` when the model fails.
+    `rejected` and `llm.raw_output`). `retrieval` is recorded in the answer as is.
+    Raises `BackendError` when the model fails.
     """
     if not hits:
-        return refusal(question, NO_RELEVANT_SOURCES, LLMInfo(backend.name, backend.model, ""))
+        llm_info = LLMInfo(backend.name, backend.model, "")
+        return refusal(question, NO_RELEVANT_SOURCES, llm_info, retrieval=retrieval)
     sources = tuple(h.chunk for h in hits)
     completion = backend.complete(
         CompletionRequest(build_messages(question, sources), question, sources)
@@ -86,9 +92,10 @@ def answer_with_quotes(
             Rejected(q.claimed_text or q.ref, "the model also said the sources do not answer")
             for q in resolution.quotes
         )
-        return refusal(question, MODEL_NO_ANSWER, llm, hits, resolution.rejected + dropped)
+        rejected = resolution.rejected + dropped
+        return refusal(question, MODEL_NO_ANSWER, llm, hits, rejected, retrieval)
     if not resolution.segments:
-        return refusal(question, NOTHING_VERIFIABLE, llm, hits, resolution.rejected)
+        return refusal(question, NOTHING_VERIFIABLE, llm, hits, resolution.rejected, retrieval)
     return Answer(
         question=question,
         status="answered",
@@ -97,4 +104,5 @@ def answer_with_quotes(
         rejected=resolution.rejected,
         llm=llm,
         sources=source_infos(hits),
+        retrieval=retrieval,
     )

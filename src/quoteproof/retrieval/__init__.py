@@ -1,0 +1,1 @@
+"""Retrieval: BM25 and dense lists, rank fusion, reranking, and refusal evidence."""

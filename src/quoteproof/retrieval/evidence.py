@@ -1,0 +1,106 @@
+"""Refusal evidence: how well the best retrieved passage matches a question, and the
+calibrated threshold below which `ask` refuses without calling a model.
+
+The evidence depends on the retrieval in use, so a threshold is stored with the
+kind of evidence it was calibrated on and applied only to that kind:
+
+- `rerank:MODEL`: the cross-encoder score of the best reranked passage;
+- `cosine:MODEL`: the highest cosine similarity between question and a passage;
+- `bm25-coverage`: the share of the question's content words (crudely stemmed) that
+  the top BM25 passage contains.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from quoteproof.errors import StoreError
+from quoteproof.model import Hit
+from quoteproof.store.base import Store
+from quoteproof.terms import query_terms, stem, words
+
+BM25_COVERAGE = "bm25-coverage"
+THRESHOLD_SETTING = "refusal_threshold"
+
+
+def term_coverage(question: str, hits: Sequence[Hit]) -> float:
+    """Return the share (0-1) of the question's content words found in the top hit."""
+    terms = {stem(t) for t in query_terms(question)}
+    if not hits or not terms:
+        return 0.0
+    present = {stem(w) for w in words(hits[0].chunk.text + " " + hits[0].chunk.label)}
+    return len(terms & present) / len(terms)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A refusal threshold and how it was derived.
+
+    Questions with evidence below `threshold` are refused. The counts say how the
+    threshold did on the labelled questions it was derived from.
+    """
+
+    evidence_kind: str
+    threshold: float
+    answerable: int
+    unanswerable: int
+    false_refusals: int
+    missed_refusals: int
+
+    @property
+    def accuracy(self) -> float:
+        """Share of the labelled questions the threshold classified correctly."""
+        total = self.answerable + self.unanswerable
+        wrong = self.false_refusals + self.missed_refusals
+        return (total - wrong) / total if total else 0.0
+
+
+def choose_threshold(
+    evidence_kind: str, answerable: Sequence[float], unanswerable: Sequence[float]
+) -> Calibration:
+    """Return the threshold that best separates answerable from unanswerable questions.
+
+    Candidates are the midpoints between consecutive distinct scores (and points
+    just outside the range); the one with the fewest misclassified questions wins,
+    and among equals the middle one, so the threshold sits centred in the gap.
+    Raises ValueError unless both groups have at least one question.
+    """
+    if not answerable or not unanswerable:
+        raise ValueError("calibration needs at least one answerable and one unanswerable question")
+    values = sorted(set(answerable) | set(unanswerable))
+    candidates = [values[0] - 1e-6]
+    candidates += [(a + b) / 2 for a, b in itertools.pairwise(values)]
+    candidates.append(values[-1] + 1e-6)
+
+    def errors(threshold: float) -> tuple[int, int]:
+        false = sum(score < threshold for score in answerable)
+        missed = sum(score >= threshold for score in unanswerable)
+        return false, missed
+
+    fewest = min(sum(errors(t)) for t in candidates)
+    best = [t for t in candidates if sum(errors(t)) == fewest]
+    threshold = best[len(best) // 2]
+    false, missed = errors(threshold)
+    return Calibration(evidence_kind, threshold, len(answerable), len(unanswerable), false, missed)
+
+
+def save_calibration(store: Store, calibration: Calibration) -> None:
+    """Store `calibration` in the index, replacing any earlier one."""
+    store.put_setting(THRESHOLD_SETTING, json.dumps(asdict(calibration)))
+
+
+def load_calibration(store: Store) -> Calibration | None:
+    """Return the index's calibration, or None when it was never calibrated.
+
+    Raises StoreError when the stored value is unreadable.
+    """
+    stored = store.get_setting(THRESHOLD_SETTING)
+    if stored is None:
+        return None
+    try:
+        return Calibration(**json.loads(stored))
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"index {store.location}: unreadable refusal threshold: {exc}") from exc

@@ -1,0 +1,139 @@
+"""The retriever behind `search` and `ask`: BM25, dense or hybrid (RRF), optional rerank.
+
+Which retriever runs when none is named: hybrid when the dense extra is installed
+and the index holds vectors, else BM25 alone, with a one-time notice saying why
+(a `RetrievalNotice` warning).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from quoteproof.errors import RetrievalError
+from quoteproof.model import Hit, RetrievalInfo, Via
+from quoteproof.retrieval.embedder import DENSE_EXTRA_HINT, Embedder, dense_available
+from quoteproof.retrieval.evidence import BM25_COVERAGE, term_coverage
+from quoteproof.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
+from quoteproof.retrieval.rerank import DEFAULT_RERANK_CANDIDATES, DEFAULT_RERANK_KEEP, Reranker
+from quoteproof.store.base import Store, embedding_space_mismatch
+
+RetrieverName = Literal["bm25", "dense", "hybrid"]
+RETRIEVERS: tuple[str, ...] = get_args(RetrieverName)
+DEFAULT_DEPTH = 100
+"""How many hits each list contributes to fusion."""
+
+
+class RetrievalNotice(UserWarning):
+    """Retrieval runs differently from what a user might assume (e.g. BM25 alone)."""
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """How to retrieve. `retriever` None picks hybrid when possible, else BM25.
+
+    `rrf_k`, `bm25_weight` and `dense_weight` tune the fusion; `depth` is how many
+    hits each list contributes to it. `embed_model` must match the model the index
+    was embedded with (None: that model). With `rerank_model` (a local
+    cross-encoder), the fused top `rerank_candidates` are reordered and the best
+    `rerank_keep` kept.
+    """
+
+    retriever: RetrieverName | None = None
+    rrf_k: int = DEFAULT_RRF_K
+    bm25_weight: float = 1.0
+    dense_weight: float = 1.0
+    depth: int = DEFAULT_DEPTH
+    embed_model: str | None = None
+    rerank_model: str | None = None
+    rerank_candidates: int = DEFAULT_RERANK_CANDIDATES
+    rerank_keep: int = DEFAULT_RERANK_KEEP
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """Hits for one query, best first, and how they were found (with the evidence)."""
+
+    hits: list[Hit]
+    info: RetrievalInfo
+
+
+def _notice(message: str) -> None:
+    warnings.warn(message, RetrievalNotice, stacklevel=3)
+
+
+class Retriever:
+    """Runs retrieval against one store; keeps its models loaded between queries.
+
+    Raises RetrievalError at construction when the named retriever cannot run
+    (dense extra missing, index without vectors, another embedding model).
+    """
+
+    def __init__(self, store: Store, settings: RetrievalSettings | None = None) -> None:
+        self.store = store
+        self.settings = settings or RetrievalSettings()
+        self.name, self.embedder = self._choose()
+        self._reranker = (
+            Reranker(self.settings.rerank_model) if self.settings.rerank_model else None
+        )
+
+    def _choose(self) -> tuple[RetrieverName, Embedder | None]:
+        wanted = self.settings.retriever
+        if wanted == "bm25":
+            return "bm25", None
+        space = self.store.embedding_space()
+        if wanted is None and not dense_available():
+            _notice(f"retrieval is BM25 alone: dense retrieval needs {DENSE_EXTRA_HINT}")
+            return "bm25", None
+        if wanted is None and space is None:
+            _notice(
+                f"retrieval is BM25 alone: index {self.store.location} has no vectors "
+                "(ingest again with the dense extra installed to add them)"
+            )
+            return "bm25", None
+        if not dense_available():
+            raise RetrievalError(f"--retriever {wanted} needs the dense extra: {DENSE_EXTRA_HINT}")
+        if space is None:
+            raise RetrievalError(
+                f"--retriever {wanted}: index {self.store.location} has no vectors "
+                "(ingest with the dense extra installed to add them)"
+            )
+        asked = self.settings.embed_model
+        if asked is not None and asked != space.model:
+            raise RetrievalError(embedding_space_mismatch(self.store.location, space, asked))
+        return wanted or "hybrid", Embedder(space.model)
+
+    def search(self, query: str, top_k: int) -> Retrieval:
+        """Return the `top_k` best hits for `query` (fewer when reranking keeps fewer)
+        and the retrieval evidence. Raises RetrievalError when a model fails to load."""
+        settings = self.settings
+        wanted = max(top_k, settings.rerank_candidates if self._reranker else top_k)
+        lists: dict[str, Sequence[Hit]] = {}
+        depth = max(settings.depth, wanted) if self.name == "hybrid" else wanted
+        if self.name in ("bm25", "hybrid"):
+            lists["bm25"] = self.store.search_bm25(query, depth)
+        if self.embedder is not None:
+            lists["dense"] = self.store.search_dense(self.embedder.embed_query(query), depth)
+        if self.name == "hybrid":
+            weights = {"bm25": settings.bm25_weight, "dense": settings.dense_weight}
+            hits = reciprocal_rank_fusion(lists, k=settings.rrf_k, weights=weights, limit=wanted)
+        else:
+            hits = [
+                Hit(h.chunk, h.score, h.rank, (Via(self.name, h.rank, h.score),))
+                for h in lists[self.name]
+            ]
+        if "dense" in lists:
+            dense = lists["dense"]
+            evidence: float | None = dense[0].score if dense else None
+            kind = f"cosine:{self.embedder.model if self.embedder else ''}"
+        else:
+            evidence, kind = term_coverage(query, lists["bm25"]), BM25_COVERAGE
+        if self._reranker is not None:
+            hits = self._reranker.rerank(
+                query, hits[: settings.rerank_candidates], settings.rerank_keep
+            )
+            evidence = hits[0].score if hits else None
+            kind = f"rerank:{self._reranker.model}"
+        return Retrieval(hits[:top_k], RetrievalInfo(self.name, evidence, kind))

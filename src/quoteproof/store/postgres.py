@@ -1,0 +1,513 @@
+"""A `Store` in a PostgreSQL database: full-text search and pgvector HNSW search.
+
+Semantics mirror the SQLite store (see `quoteproof.store.base.Store`); the schema is
+in `postgres_schema`. Every write is one transaction holding an advisory lock, so
+writers in many processes queue up and never lose or duplicate a document, while
+readers are never blocked.
+
+Full-text search: the OR of one `plainto_tsquery` per question term (so no user
+syntax is interpreted) under `TEXT_SEARCH_CONFIG` (English stemming, no stopwords,
+like SQLite's porter tokenizer), ranked by `ts_rank` with the label weighted 0.4
+against the text's 1.0 (the SQLite store's bm25 weights) and the score divided by
+1 + log(chunk length). `ts_rank` has no IDF, so this is BM25-like, not BM25.
+
+Dense search: the HNSW index (cosine distance) with `hnsw.ef_search` raised to twice
+the limit; when it yields fewer current chunks than exist (retired versions crowd
+the candidates, or the limit exceeds what HNSW returns), an exact scan answers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import DictRow, dict_row
+
+from quoteproof.errors import IndexNotFoundError, StoreError
+from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
+from quoteproof.store.base import (
+    SCHEMA_VERSION,
+    CurrentVersion,
+    EmbeddingSpace,
+    IndexStats,
+    NewDocument,
+    PendingEmbedding,
+    Vectors,
+    check_vectors,
+    embedding_input,
+    embedding_space_mismatch,
+)
+from quoteproof.store.codec import decode_layout, encode_pages, encode_runs
+from quoteproof.store.postgres_schema import (
+    MIGRATIONS,
+    SCHEMA_DDL,
+    TEXT_SEARCH_CONFIG,
+    WRITE_LOCK,
+    embedding_ddl,
+    redact_url,
+    scrub,
+)
+from quoteproof.store.refs import chunk_ref, doc_id_candidates
+from quoteproof.store.sqlite import embed_key
+from quoteproof.terms import query_terms
+
+CONNECT_TIMEOUT_S = 10
+"""Seconds to wait for the server unless the URL or PGCONNECT_TIMEOUT says otherwise."""
+
+# ts_rank weights of labels {D, C, B, A}: text is A (1.0), the label C (0.4).
+_RANK_WEIGHTS = "'{0.1, 0.4, 0.4, 1.0}'::float4[]"
+_RANK_NORMALISATION = 1  # divide by 1 + log(number of words)
+
+_EF_SEARCH_MIN, _EF_SEARCH_MAX = 40, 1000
+
+# "end" is a reserved word in PostgreSQL.
+_CHUNK_COLUMNS = """c.ref, c.doc_id, c.doc_version, c.ordinal, c.start, c."end", c.text,
+    c.section, c.label, c.pages, c.language, c.source_uri, c.ocr, d.source_path"""
+_CHUNK_FROM = "chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version"
+_DOCUMENT_COLUMNS = "doc_id, version, source_path, title, format, text, sha256"
+
+
+def _chunk_from_row(row: DictRow) -> Chunk:
+    return Chunk(
+        ref=row["ref"],
+        doc_id=row["doc_id"],
+        doc_version=row["doc_version"],
+        ordinal=row["ordinal"],
+        start=row["start"],
+        end=row["end"],
+        text=row["text"],
+        section=tuple(row["section"]),
+        label=row["label"],
+        source_path=row["source_path"],
+        pages=tuple(row["pages"]) if row["pages"] is not None else None,
+        language=row["language"],
+        source_uri=row["source_uri"],
+        ocr=row["ocr"],
+    )
+
+
+def _connect(url: str, location: str) -> psycopg.Connection[DictRow]:
+    """Open an autocommit connection, or raise StoreError saying why not (no password)."""
+    try:
+        options: dict[str, Any] = {}
+        if "connect_timeout" not in conninfo_to_dict(url) and "PGCONNECT_TIMEOUT" not in os.environ:
+            options["connect_timeout"] = CONNECT_TIMEOUT_S
+        return psycopg.connect(url, autocommit=True, row_factory=dict_row, **options)
+    except psycopg.Error as exc:
+        reason = scrub(str(exc), url) or type(exc).__name__
+        raise StoreError(f"cannot connect to PostgreSQL at {location}: {reason}") from None
+
+
+class PostgresStore:
+    """A `Store` in a PostgreSQL database. Use `PostgresStore.open` to make one."""
+
+    def __init__(self, connection: psycopg.Connection[DictRow], location: str) -> None:
+        self._db = connection
+        self.location = location
+        self._space: EmbeddingSpace | None = None
+
+    @classmethod
+    def open(cls, url: str, *, create: bool = False) -> PostgresStore:
+        """Open the index in the database at `url`; create it when `create` is true.
+
+        Raises IndexNotFoundError when the database holds no index and `create` is
+        false, and StoreError when the server cannot be reached, refuses the login,
+        or the index was written by a newer quoteproof. Messages and `location`
+        show the URL with its password masked.
+        """
+        location = redact_url(url)
+        store = cls(_connect(url, location), location)
+        try:
+            store._prepare(create)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _prepare(self, create: bool) -> None:
+        """Check the schema version; create or migrate the schema when needed."""
+        try:
+            found = self._schema_version()
+            if found is None and not create:
+                raise IndexNotFoundError(
+                    f"no index at {self.location} "
+                    f"(run `quoteproof ingest PATH --index {self.location}`)"
+                )
+            if found != SCHEMA_VERSION:
+                with self._schema_lock(), self._db.transaction():
+                    found = self._schema_version()  # another process may have been first
+                    if found is None:
+                        self._db.execute(SCHEMA_DDL)
+                    else:
+                        self._migrate(found)
+                    self._db.execute(
+                        "INSERT INTO meta (key, value) VALUES ('schema_version', %s) "
+                        "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                        (str(SCHEMA_VERSION),),
+                    )
+            register_vector(self._db)
+        except psycopg.Error as exc:
+            raise StoreError(f"index {self.location} is not usable: {exc}") from exc
+
+    def _schema_version(self) -> int | None:
+        """The index's schema version, None when the database holds no index."""
+        row = self._db.execute("SELECT to_regclass('meta') IS NOT NULL AS present").fetchone()
+        if row is None or not row["present"]:
+            return None
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is None:
+            raise StoreError(f"{self.location} has a table `meta` that is not a quoteproof index")
+        found = int(row["value"])
+        if found > SCHEMA_VERSION:
+            raise StoreError(
+                f"index {self.location} has schema {found}, newer than this "
+                f"quoteproof understands ({SCHEMA_VERSION}); upgrade quoteproof"
+            )
+        return found
+
+    def _migrate(self, found: int) -> None:
+        for version in range(found + 1, SCHEMA_VERSION + 1):
+            if version not in MIGRATIONS:
+                raise StoreError(f"index {self.location} has schema {found}, which cannot be read")
+            for statement in MIGRATIONS[version]:
+                self._db.execute(statement)
+
+    @contextmanager
+    def _schema_lock(self) -> Iterator[None]:
+        """Hold the write lock at session level, for a schema change: a transaction
+        begun after taking it sees the catalog changes of processes that held it
+        before (one begun before would see stale catalog caches)."""
+        self._db.execute("SELECT pg_advisory_lock(%s)", (WRITE_LOCK,))
+        try:
+            yield
+        finally:
+            self._db.execute("SELECT pg_advisory_unlock(%s)", (WRITE_LOCK,))
+
+    @contextmanager
+    def _write(self) -> Iterator[None]:
+        """One transaction holding the index's write lock (committed on success)."""
+        with self._db.transaction():
+            self._db.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            yield
+
+    def current_version(self, source_path: str) -> CurrentVersion | None:
+        """Return the newest version stored for `source_path`, or None."""
+        row = self._db.execute(
+            "SELECT doc_id, version, sha256, file_sha256 FROM documents "
+            "WHERE source_path = %s ORDER BY version DESC LIMIT 1",
+            (source_path,),
+        ).fetchone()
+        if row is None:
+            return None
+        return CurrentVersion(row["doc_id"], row["version"], row["sha256"], row["file_sha256"])
+
+    def _allocate_doc_id(self, source_path: str) -> str:
+        for candidate in doc_id_candidates(source_path):
+            row = self._db.execute(
+                "SELECT source_path FROM documents WHERE doc_id = %s LIMIT 1", (candidate,)
+            ).fetchone()
+            if row is None or row["source_path"] == source_path:
+                return candidate
+        raise StoreError(f"cannot allocate a document id for {source_path}")
+
+    def add_document(self, new: NewDocument) -> Document:
+        """Store `new` as the next version of its source path, in one transaction.
+
+        Raises StoreError for text holding NUL characters, which PostgreSQL cannot store.
+        """
+        if any("\x00" in text for text in (new.text, new.title, new.source_path)):
+            raise StoreError(
+                f"{new.source_path}: the text holds NUL characters (U+0000), which a "
+                "PostgreSQL index cannot store"
+            )
+        sha = sha256_text(new.text)
+        with self._write():
+            previous = self.current_version(new.source_path)
+            if previous is not None and previous.sha256 == sha:
+                stored = self.get_document(previous.doc_id, previous.version)
+                assert stored is not None
+                return stored
+            if previous is None:
+                doc_id, version = self._allocate_doc_id(new.source_path), 1
+            else:
+                doc_id, version = previous.doc_id, previous.version + 1
+                self._retire(doc_id, previous.version)
+            self._db.execute(
+                "INSERT INTO documents (doc_id, version, source_path, title, format, text, "
+                "sha256, file_sha256, is_current) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,true)",
+                (
+                    doc_id,
+                    version,
+                    new.source_path,
+                    new.title,
+                    new.format,
+                    new.text,
+                    sha,
+                    new.file_sha256,
+                ),
+            )
+            self._db.cursor().executemany(
+                'INSERT INTO chunks (ref, doc_id, doc_version, ordinal, start, "end", text, '
+                "section, label, pages, language, source_uri, ocr, embed_key, is_current) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,true)",
+                [
+                    (
+                        chunk_ref(doc_id, version, ordinal),
+                        doc_id,
+                        version,
+                        ordinal,
+                        chunk.start,
+                        chunk.end,
+                        new.text[chunk.start : chunk.end],
+                        list(chunk.section),
+                        chunk.label,
+                        list(chunk.pages) if chunk.pages is not None else None,
+                        chunk.language,
+                        chunk.source_uri,
+                        chunk.ocr,
+                        embed_key(new.title, chunk.section, new.text[chunk.start : chunk.end]),
+                    )
+                    for ordinal, chunk in enumerate(new.chunks, start=1)
+                ],
+            )
+            if new.layout is not None:
+                self._db.execute(
+                    "INSERT INTO layouts (doc_id, version, pages, char_runs) VALUES (%s,%s,%s,%s)",
+                    (
+                        doc_id,
+                        version,
+                        encode_pages(new.layout),
+                        encode_runs(new.layout.char_runs) if new.layout.char_runs else None,
+                    ),
+                )
+            if new.original is not None:
+                self._db.execute(
+                    "INSERT INTO originals (doc_id, version, content) VALUES (%s,%s,%s)",
+                    (doc_id, version, new.original),
+                )
+        return Document(doc_id, version, new.source_path, new.title, new.format, new.text, sha)
+
+    def _retire(self, doc_id: str, version: int) -> None:
+        """Take a superseded version out of the search indexes (it stays readable)."""
+        self._db.execute(
+            "UPDATE documents SET is_current = false WHERE doc_id = %s AND version = %s",
+            (doc_id, version),
+        )
+        self._db.execute(
+            "UPDATE chunks SET is_current = false WHERE doc_id = %s AND doc_version = %s",
+            (doc_id, version),
+        )
+
+    def get_document(self, doc_id: str, version: int | None = None) -> Document | None:
+        """Return one stored version (the newest when `version` is None), or None."""
+        row = self._db.execute(
+            f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE doc_id = %s "
+            "AND (%s::integer IS NULL OR version = %s) ORDER BY version DESC LIMIT 1",
+            (doc_id, version, version),
+        ).fetchone()
+        if row is None:
+            return None
+        return Document(**row)
+
+    def get_chunk(self, ref: str) -> Chunk | None:
+        """Return the chunk with `ref` (of any version), or None."""
+        row = self._db.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM {_CHUNK_FROM} WHERE c.ref = %s", (ref,)
+        ).fetchone()
+        return _chunk_from_row(row) if row is not None else None
+
+    def chunks_of(self, doc_id: str, version: int) -> list[Chunk]:
+        """Return the chunks of one document version, in document order."""
+        rows = self._db.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM {_CHUNK_FROM} "
+            "WHERE c.doc_id = %s AND c.doc_version = %s ORDER BY c.ordinal",
+            (doc_id, version),
+        ).fetchall()
+        return [_chunk_from_row(row) for row in rows]
+
+    def neighbours(self, chunk: Chunk, width: int = 1) -> list[Chunk]:
+        """Return the chunks within `width` places of `chunk` in its version, in order."""
+        rows = self._db.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM {_CHUNK_FROM} "
+            "WHERE c.doc_id = %s AND c.doc_version = %s AND c.ordinal BETWEEN %s AND %s "
+            "AND c.ordinal <> %s ORDER BY c.ordinal",
+            (
+                chunk.doc_id,
+                chunk.doc_version,
+                chunk.ordinal - width,
+                chunk.ordinal + width,
+                chunk.ordinal,
+            ),
+        ).fetchall()
+        return [_chunk_from_row(row) for row in rows]
+
+    def get_layout(self, doc_id: str, version: int) -> Layout | None:
+        """Return the page layout of one document version, or None if it has none."""
+        row = self._db.execute(
+            "SELECT pages, char_runs FROM layouts WHERE doc_id = %s AND version = %s",
+            (doc_id, version),
+        ).fetchone()
+        return decode_layout(row["pages"], row["char_runs"]) if row is not None else None
+
+    def get_original(self, doc_id: str, version: int) -> bytes | None:
+        """Return the stored original file bytes of one version (PDFs), or None."""
+        row = self._db.execute(
+            "SELECT content FROM originals WHERE doc_id = %s AND version = %s", (doc_id, version)
+        ).fetchone()
+        return bytes(row["content"]) if row is not None else None
+
+    def source_paths_with_title(self, title: str) -> list[str]:
+        """Return the source paths of stored documents whose title is `title`."""
+        rows = self._db.execute(
+            "SELECT DISTINCT source_path FROM documents WHERE title = %s ORDER BY source_path",
+            (title,),
+        ).fetchall()
+        return [row["source_path"] for row in rows]
+
+    def search_bm25(self, query: str, limit: int) -> list[Hit]:
+        """Return up to `limit` current chunks ranked by full-text relevance, best first.
+
+        The question's terms (`query_terms`) are OR-ed, each as a plain-text query,
+        so operators and punctuation in it are never interpreted.
+        """
+        terms = query_terms(query)
+        if not terms or limit <= 0:
+            return []
+        tsquery = " || ".join([f"plainto_tsquery('{TEXT_SEARCH_CONFIG}', %s)"] * len(terms))
+        rows = self._db.execute(
+            f"SELECT {_CHUNK_COLUMNS}, "
+            f"ts_rank({_RANK_WEIGHTS}, c.search_text, q.query, {_RANK_NORMALISATION}) AS score "
+            f"FROM (SELECT {tsquery} AS query) q, {_CHUNK_FROM} "
+            "WHERE c.is_current AND c.search_text @@ q.query "
+            "ORDER BY score DESC, c.id LIMIT %s",
+            (*terms, limit),
+        ).fetchall()
+        return [
+            Hit(chunk=_chunk_from_row(row), score=float(row["score"]), rank=rank)
+            for rank, row in enumerate(rows, start=1)
+        ]
+
+    def search_dense(self, vector: Vectors, limit: int) -> list[Hit]:
+        """Return the min(`limit`, current chunks with vectors) current chunks nearest
+        to `vector` by cosine similarity, best first; `score` is the similarity."""
+        if limit <= 0 or self.embedding_space() is None:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        sql = (
+            f"SELECT {_CHUNK_COLUMNS}, 1 - (e.vector <=> %s) AS score "
+            f"FROM embeddings e JOIN {_CHUNK_FROM} ON c.embed_key = e.key WHERE c.is_current "
+        )
+        ef_search = min(max(_EF_SEARCH_MIN, 2 * limit), _EF_SEARCH_MAX)
+        with self._db.transaction():
+            self._db.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search),))
+            # Ordered by the distance operator, the HNSW index may answer (approximately).
+            rows = self._db.execute(
+                sql + "ORDER BY e.vector <=> %s LIMIT %s", (query, query, limit)
+            ).fetchall()
+            if len(rows) < limit and len(rows) < self._embedded_current(limit):
+                # Ordered by the score, no index can: an exact scan.
+                rows = self._db.execute(
+                    sql + "ORDER BY score DESC, c.id LIMIT %s", (query, limit)
+                ).fetchall()
+        return [
+            Hit(chunk=_chunk_from_row(row), score=float(row["score"]), rank=rank)
+            for rank, row in enumerate(rows, start=1)
+        ]
+
+    def _embedded_current(self, at_most: int) -> int:
+        """The number of current chunks that have a vector, counted up to `at_most`."""
+        row = self._db.execute(
+            "SELECT count(*) AS n FROM (SELECT 1 FROM chunks c JOIN embeddings e "
+            "ON e.key = c.embed_key WHERE c.is_current LIMIT %s) found",
+            (at_most,),
+        ).fetchone()
+        return int(row["n"]) if row is not None else 0
+
+    def embedding_space(self) -> EmbeddingSpace | None:
+        """Return the model and dimension of the index's vectors, None before any."""
+        if self._space is None:
+            recorded = self.get_setting("embedding_space")
+            if recorded is not None:
+                data = json.loads(recorded)
+                self._space = EmbeddingSpace(data["model"], int(data["dimensions"]))
+        return self._space
+
+    def set_embedding_space(self, space: EmbeddingSpace) -> None:
+        """Record `space` once, giving `embeddings` its vector column and HNSW index;
+        raise StoreError when a different one is recorded."""
+        value = json.dumps({"model": space.model, "dimensions": space.dimensions})
+        with self._write():
+            recorded = self.embedding_space()
+            if recorded is None:
+                self._db.execute(
+                    "INSERT INTO meta (key, value) VALUES ('setting:embedding_space', %s)",
+                    (value,),
+                )
+                for statement in embedding_ddl(space.dimensions):
+                    self._db.execute(statement)
+            elif recorded != space:
+                raise StoreError(embedding_space_mismatch(self.location, recorded, space))
+
+    def pending_embeddings(self) -> list[PendingEmbedding]:
+        """Return what current chunks lack a vector for, one item per distinct key."""
+        rows = self._db.execute(
+            f"SELECT c.embed_key, d.title, c.section, c.text FROM {_CHUNK_FROM} "
+            "WHERE c.is_current AND NOT EXISTS "
+            "(SELECT 1 FROM embeddings e WHERE e.key = c.embed_key) ORDER BY c.id"
+        ).fetchall()
+        pending: dict[str, PendingEmbedding] = {}
+        for row in rows:
+            if row["embed_key"] not in pending:
+                text = embedding_input(row["title"], tuple(row["section"]), row["text"])
+                pending[row["embed_key"]] = PendingEmbedding(row["embed_key"], text)
+        return list(pending.values())
+
+    def add_embeddings(self, keys: list[str], vectors: Vectors) -> None:
+        """Store `vectors[i]` under `keys[i]` in one transaction; stored keys are kept."""
+        check_vectors(self.location, self.embedding_space(), keys, vectors)
+        rows = np.asarray(vectors, dtype=np.float32)
+        if not keys:
+            return
+        with self._write():
+            self._db.cursor().executemany(
+                "INSERT INTO embeddings (key, vector) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING",
+                list(zip(keys, rows, strict=True)),
+            )
+
+    def get_setting(self, name: str) -> str | None:
+        """Return an index-wide setting, or None when it was never set."""
+        row = self._db.execute(
+            "SELECT value FROM meta WHERE key = %s", (f"setting:{name}",)
+        ).fetchone()
+        return str(row["value"]) if row is not None else None
+
+    def put_setting(self, name: str, value: str) -> None:
+        """Store an index-wide setting, replacing any earlier value."""
+        self._db.execute(
+            "INSERT INTO meta (key, value) VALUES (%s, %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            (f"setting:{name}", value),
+        )
+
+    def stats(self) -> IndexStats:
+        """Return counts of current documents, all versions, current chunks and vectors."""
+        row = self._db.execute(
+            "SELECT (SELECT count(*) FROM documents WHERE is_current) AS documents, "
+            "(SELECT count(*) FROM documents) AS versions, "
+            "(SELECT count(*) FROM chunks WHERE is_current) AS chunks, "
+            "(SELECT count(*) FROM chunks c WHERE c.is_current AND EXISTS "
+            " (SELECT 1 FROM embeddings e WHERE e.key = c.embed_key)) AS embedded"
+        ).fetchone()
+        assert row is not None
+        return IndexStats(row["documents"], row["versions"], row["chunks"], row["embedded"])
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self._db.close()

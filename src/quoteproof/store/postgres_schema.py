@@ -1,0 +1,133 @@
+"""The PostgreSQL schema of a quoteproof index, and masking of passwords in URLs.
+
+The tables mirror the SQLite store's, with native types (arrays, booleans, bytea,
+timestamps) and two additions that keep search over current versions cheap:
+`chunks.is_current` (a copy of `documents.is_current`) and `chunks.search_text`, a
+generated tsvector of the chunk text (weight A) and label (weight C) under the
+`TEXT_SEARCH_CONFIG` configuration, with a GIN index over current chunks only. The
+`embeddings.vector` column and its HNSW index are added by `embedding_ddl` once the
+dimension is known.
+
+The tables live in the first schema of the connection's `search_path` (`public`
+unless the URL sets `options=-csearch_path=...`).
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+WRITE_LOCK = 0x71756F74
+"""The `pg_advisory_xact_lock` key every write transaction takes: writers of one
+database queue up, as SQLite's `BEGIN IMMEDIATE` makes them."""
+
+TEXT_SEARCH_CONFIG = "quoteproof_english"
+"""The text search configuration of chunks and queries: PostgreSQL's `english`
+with its Snowball stemmer but no stopwords, as the SQLite store's porter tokenizer
+(questions drop stopwords themselves, unless nothing else is left)."""
+
+SCHEMA_DDL = f"""
+CREATE EXTENSION IF NOT EXISTS vector;
+CREATE TEXT SEARCH DICTIONARY {TEXT_SEARCH_CONFIG}_stem (TEMPLATE = snowball, Language = english);
+CREATE TEXT SEARCH CONFIGURATION {TEXT_SEARCH_CONFIG} (COPY = english);
+ALTER TEXT SEARCH CONFIGURATION {TEXT_SEARCH_CONFIG}
+    ALTER MAPPING REPLACE english_stem WITH {TEXT_SEARCH_CONFIG}_stem;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    source_path TEXT NOT NULL,
+    title TEXT NOT NULL,
+    format TEXT NOT NULL,
+    text TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    file_sha256 TEXT NOT NULL,
+    ingested_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    is_current BOOLEAN NOT NULL,
+    PRIMARY KEY (doc_id, version),
+    UNIQUE (source_path, version)
+);
+CREATE INDEX IF NOT EXISTS documents_by_title ON documents (title);
+CREATE TABLE IF NOT EXISTS chunks (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    ref TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL,
+    doc_version INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    start INTEGER NOT NULL,
+    "end" INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    section TEXT[] NOT NULL,
+    label TEXT NOT NULL,
+    pages INTEGER[],
+    language TEXT NOT NULL DEFAULT 'en',
+    source_uri TEXT NOT NULL DEFAULT '',
+    ocr BOOLEAN NOT NULL DEFAULT false,
+    embed_key TEXT NOT NULL,
+    is_current BOOLEAN NOT NULL,
+    search_text TSVECTOR GENERATED ALWAYS AS (
+        setweight(to_tsvector('{TEXT_SEARCH_CONFIG}'::regconfig, text), 'A')
+        || setweight(to_tsvector('{TEXT_SEARCH_CONFIG}'::regconfig, label), 'C')
+    ) STORED,
+    UNIQUE (doc_id, doc_version, ordinal),
+    FOREIGN KEY (doc_id, doc_version) REFERENCES documents (doc_id, version)
+);
+CREATE INDEX IF NOT EXISTS chunks_search ON chunks USING gin (search_text) WHERE is_current;
+CREATE INDEX IF NOT EXISTS chunks_by_embed_key ON chunks (embed_key) WHERE is_current;
+CREATE TABLE IF NOT EXISTS layouts (
+    doc_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    pages TEXT NOT NULL,
+    char_runs BYTEA,
+    PRIMARY KEY (doc_id, version),
+    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
+);
+CREATE TABLE IF NOT EXISTS originals (
+    doc_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    content BYTEA NOT NULL,
+    PRIMARY KEY (doc_id, version),
+    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
+);
+CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY)
+"""
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {}
+"""Statements that bring a PostgreSQL index of schema version N-1 to N. The first
+PostgreSQL index had schema 3, so there are none yet."""
+
+HNSW_MAX_DIMENSIONS = 2000
+"""pgvector indexes vectors of at most this many dimensions; longer ones are
+searched exactly."""
+
+
+def embedding_ddl(dimensions: int) -> list[str]:
+    """The statements that give `embeddings` its `vector(dimensions)` column and the
+    HNSW index (cosine distance, pgvector's default m=16, ef_construction=64)."""
+    statements = [f"ALTER TABLE embeddings ADD COLUMN vector vector({int(dimensions)}) NOT NULL"]
+    if dimensions <= HNSW_MAX_DIMENSIONS:
+        statements.append(
+            "CREATE INDEX embeddings_hnsw ON embeddings USING hnsw (vector vector_cosine_ops)"
+        )
+    return statements
+
+
+_URL_PASSWORD = re.compile(r"^(\w+://[^:/?#@]*):([^@/?#]+)@")
+_PARAM_PASSWORD = re.compile(r"([?&]password=)([^&#]*)", re.IGNORECASE)
+
+
+def redact_url(url: str) -> str:
+    """Return `url` with its password (after `user:` or in a `password=` parameter)
+    replaced by `***`; an empty password stays empty."""
+    url = _URL_PASSWORD.sub(r"\1:***@", url)
+    return _PARAM_PASSWORD.sub(lambda m: m[1] + ("***" if m[2] else ""), url)
+
+
+def scrub(message: str, url: str) -> str:
+    """Return `message` on one line, with any password of `url` in it masked."""
+    secrets = [m[2] for m in (_URL_PASSWORD.search(url), *_PARAM_PASSWORD.finditer(url)) if m]
+    for secret in secrets:
+        for form in (secret, unquote(secret)):
+            if form:
+                message = message.replace(form, "***")
+    return " ".join(line.strip() for line in message.splitlines() if line.strip())

@@ -1,0 +1,153 @@
+"""Dense and hybrid retrieval on a real embedding model (all-MiniLM-L6-v2, offline)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import quoteproof.retrieval.retriever as retriever_module
+from quoteproof import Index
+from quoteproof.errors import RetrievalError, StoreError
+from quoteproof.llm.openai import OpenAIBackend
+from quoteproof.render.json import answer_from_dict, answer_to_dict
+from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL, Embedder
+from quoteproof.retrieval.retriever import RetrievalNotice, RetrievalSettings
+
+PARAPHRASE = "hypertension increases chance of a cerebrovascular accident"
+
+
+def open_with(location: Path, **settings: Any) -> Index:
+    return Index.open(location, retrieval=RetrievalSettings(**settings))
+
+
+def test_dense_finds_a_paraphrase_bm25_misses(embedded_index_dir: Path) -> None:
+    with open_with(embedded_index_dir, retriever="bm25") as index:
+        assert index.search(PARAPHRASE) == []
+    for name in ("dense", "hybrid"):
+        with open_with(embedded_index_dir, retriever=name) as index:
+            hits = index.search(PARAPHRASE, top_k=3)
+        assert "stroke" in hits[0].chunk.text, name
+        assert [h.rank for h in hits] == [1, 2, 3]
+
+
+def test_default_is_hybrid_and_hits_say_how_each_list_ranked(embedded_index_dir: Path) -> None:
+    with Index.open(embedded_index_dir) as index:
+        retrieval = index.retrieve("remdesivir dose on day 1", top_k=3)
+    assert retrieval.info.retriever == "hybrid"
+    assert retrieval.info.evidence_kind == f"cosine:{DEFAULT_EMBED_MODEL}"
+    top = retrieval.hits[0]
+    assert "200 mg" in top.chunk.text
+    assert [v.retriever for v in top.via] == ["bm25", "dense"]
+    assert top.score == pytest.approx(sum(1 / (60 + v.rank) for v in top.via))
+    assert retrieval.info.evidence == pytest.approx(
+        next(v.score for v in top.via if v.retriever == "dense")
+    )
+
+
+def test_fusion_weights_are_settable(embedded_index_dir: Path) -> None:
+    with open_with(embedded_index_dir, bm25_weight=0.0, rrf_k=10) as index:
+        fused = index.search("antiviral dose", top_k=5)
+    with open_with(embedded_index_dir, retriever="dense") as index:
+        dense = index.search("antiviral dose", top_k=5)
+    assert [h.chunk.ref for h in fused] == [h.chunk.ref for h in dense]
+
+
+def test_query_embeddings_are_cached(embedded_index_dir: Path) -> None:
+    embedder = Embedder()
+    first = embedder.embed_query("shingles rash")
+    assert embedder.embed_query("shingles rash") is first
+    assert first.shape == (1, 384) and first.dtype.name == "float32"
+    assert float((first**2).sum()) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_reingest_embeds_only_new_or_changed_chunks(tmp_path: Path, corpus: Path) -> None:
+    with Index.open(tmp_path / "index", create=True) as index:
+        index.ingest([corpus], embed=False)
+        first = index.embed()
+        assert first.embedded == index.store.stats().chunks > 0
+        index.ingest([corpus])
+        assert index.embed().embedded == 0  # nothing changed: nothing embedded
+        source = corpus / "shingles.md"
+        source.write_text(source.read_text().replace("72 hours", "three days"))
+        index.ingest([corpus], embed=False)
+        assert index.embed().embedded == 1  # only the changed section's chunk
+        stats = index.store.stats()
+        assert stats.chunks == first.embedded and stats.embedded == stats.chunks
+        hits = index.search("started within three days", top_k=1)
+        assert "three days" in hits[0].chunk.text and hits[0].chunk.doc_version == 2
+
+
+def test_another_embedding_model_is_refused(embedded_copy: Path) -> None:
+    with open_with(embedded_copy, embed_model="other/model") as index:
+        with pytest.raises(RetrievalError, match="other/model"):
+            index.search("rash")
+        with pytest.raises(StoreError, match="all-MiniLM-L6-v2"):
+            index.embed("other/model")
+
+
+def test_without_the_dense_extra_retrieval_is_bm25_and_says_so(
+    embedded_index_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(retriever_module, "dense_available", lambda: False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with Index.open(embedded_index_dir) as index:
+            assert index.retrieve("rash").info.retriever == "bm25"
+    assert [str(w.message) for w in caught if w.category is RetrievalNotice] == [
+        "retrieval is BM25 alone: dense retrieval needs pip install 'quoteproof[dense]'"
+    ]
+    with open_with(embedded_index_dir, retriever="dense") as index:
+        with pytest.raises(RetrievalError, match="dense extra"):
+            index.search("rash")
+
+
+def test_an_index_without_vectors_cannot_search_densely(index_dir: Path) -> None:
+    with open_with(index_dir, retriever="hybrid") as index:
+        with pytest.raises(RetrievalError, match="no vectors"):
+            index.search("rash")
+
+
+LABELLED = [
+    ("What raises the risk of stroke?", True),
+    ("What is the remdesivir dose on the first day?", True),
+    ("Which antivirals treat shingles?", True),
+    ("Who won the football world cup in 1998?", False),
+    ("What is the price of bitcoin?", False),
+    ("How do I bake sourdough bread?", False),
+]
+
+
+def test_calibrated_threshold_refuses_without_calling_the_model(
+    embedded_copy: Path, openai_server: Any
+) -> None:
+    openai_server.script = ["should not be called"]
+    model = OpenAIBackend(model="m", base_url=openai_server.base_url, max_retries=0)
+    with Index.open(embedded_copy) as index:
+        assert index.calibration() is None
+        calibration = index.calibrate(LABELLED)
+        assert calibration.accuracy == 1.0 and 0.0 < calibration.threshold < 1.0
+        assert calibration.evidence_kind == f"cosine:{DEFAULT_EMBED_MODEL}"
+    with Index.open(embedded_copy) as index:  # stored in the index
+        assert index.calibration() == calibration
+        answer = index.ask("What is the capital of Mongolia?", backend=model)
+    assert answer.status == "refused" and answer.refusal_reason == "no_relevant_sources"
+    assert openai_server.requests == []
+    info = answer.retrieval
+    assert info is not None and info.threshold == calibration.threshold
+    assert info.evidence is not None and info.evidence < calibration.threshold
+    assert answer_from_dict(answer_to_dict(answer)) == answer
+    with Index.open(embedded_copy) as index:
+        answered = index.ask("Which antivirals treat shingles?")
+    assert answered.status == "answered"
+
+
+def test_a_threshold_for_other_evidence_is_not_applied(embedded_copy: Path) -> None:
+    with Index.open(embedded_copy) as index:
+        index.calibrate(LABELLED)
+    with open_with(embedded_copy, retriever="bm25") as index:
+        with pytest.warns(RetrievalNotice, match="not applied"):
+            answer = index.ask("What is the capital of Mongolia?")
+    assert answer.retrieval is not None and answer.retrieval.threshold is None

@@ -1,0 +1,171 @@
+"""PostgreSQL-specific behaviour of `PostgresStore` (the shared contract is in
+test_store_contract.py): opening, errors without passwords, HNSW search, the API."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from quoteproof import Index
+from quoteproof.errors import IndexNotFoundError, StoreError
+from quoteproof.model import sha256_text
+from quoteproof.store.base import EmbeddingSpace, NewChunk, NewDocument, embedding_input
+
+psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need psycopg")
+pytest.importorskip("pgvector", reason="PostgreSQL tests need pgvector")
+
+from quoteproof.store.postgres import PostgresStore  # noqa: E402
+from quoteproof.store.postgres_schema import redact_url, scrub  # noqa: E402
+
+
+@pytest.fixture
+def store(pg_database: str) -> Iterator[PostgresStore]:
+    opened = PostgresStore.open(pg_database, create=True)
+    yield opened
+    opened.close()
+
+
+def paragraphs_doc(path: str, paragraphs: list[str], title: str = "T") -> NewDocument:
+    text = "\n\n".join(paragraphs)
+    chunks, offset = [], 0
+    for paragraph in paragraphs:
+        chunks.append(NewChunk(offset, offset + len(paragraph), (), paragraph))
+        offset += len(paragraph) + 2
+    return NewDocument(path, title, "text", text, sha256_text(text), tuple(chunks))
+
+
+def test_missing_index_without_create(pg_database: str) -> None:
+    with pytest.raises(IndexNotFoundError, match="no index at postgresql://"):
+        PostgresStore.open(pg_database)
+    PostgresStore.open(pg_database, create=True).close()
+    PostgresStore.open(pg_database).close()
+
+
+def test_newer_schema_is_refused(pg_database: str) -> None:
+    PostgresStore.open(pg_database, create=True).close()
+    with psycopg.connect(pg_database, autocommit=True) as conn:
+        conn.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
+    with pytest.raises(StoreError, match="newer"):
+        PostgresStore.open(pg_database)
+
+
+def test_foreign_meta_table_is_not_an_index(pg_database: str) -> None:
+    with psycopg.connect(pg_database, autocommit=True) as conn:
+        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    with pytest.raises(StoreError, match="not a quoteproof index"):
+        PostgresStore.open(pg_database, create=True)
+
+
+def test_unreachable_server_error_names_no_password() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"postgresql://reader:s3cret-pw@127.0.0.1:{port}/quoteproof?connect_timeout=3"
+    with pytest.raises(StoreError, match="cannot connect to PostgreSQL") as caught:
+        Index.open(url)
+    message = str(caught.value)
+    assert "s3cret-pw" not in message and "reader:***@127.0.0.1" in message
+    assert "\n" not in message
+
+
+def test_passwords_are_masked() -> None:
+    assert redact_url("postgresql://u:pw@h:5432/db") == "postgresql://u:***@h:5432/db"
+    assert redact_url("postgres://h/db?sslmode=require&password=pw") == (
+        "postgres://h/db?sslmode=require&password=***"
+    )
+    assert redact_url("postgresql://postgres:@/postgres?host=/tmp/x") == (
+        "postgresql://postgres:@/postgres?host=/tmp/x"
+    )
+    assert scrub("auth failed: p@ss\n  for user", "postgresql://u:p%40ss@h/db") == (
+        "auth failed: *** for user"
+    )
+
+
+def test_location_has_no_password(pg_database: str) -> None:
+    with_password = pg_database.replace("postgres:@", "postgres:unused-pw@")
+    store = PostgresStore.open(with_password, create=True)  # the test server trusts
+    try:
+        assert "unused-pw" not in store.location and "postgres:***@" in store.location
+    finally:
+        store.close()
+
+
+def test_text_with_nul_is_refused_cleanly(store: PostgresStore) -> None:
+    with pytest.raises(StoreError, match="NUL"):
+        store.add_document(paragraphs_doc("/nul.txt", ["a\x00b"]))
+    assert store.stats().versions == 0
+
+
+def unit_rows(rng: np.random.Generator, count: int, dimensions: int) -> np.ndarray:
+    rows = rng.normal(size=(count, dimensions)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("force_index", [False, True], ids=["planner", "hnsw"])
+def test_dense_search_returns_limit_hits_in_cosine_order(
+    store: PostgresStore, force_index: bool
+) -> None:
+    rng = np.random.default_rng(7)
+    store.set_embedding_space(EmbeddingSpace("toy", 8))
+    store.add_document(paragraphs_doc("/many.txt", [f"passage {i}" for i in range(300)]))
+    pending = store.pending_embeddings()
+    vectors = unit_rows(rng, len(pending), 8)
+    store.add_embeddings([p.key for p in pending], vectors)
+    by_input = {p.text: v for p, v in zip(pending, vectors, strict=True)}
+    if force_index:  # small tables are scanned; make the planner take the HNSW index
+        store._db.execute("ANALYZE")
+        store._db.execute("SET enable_seqscan = off")
+        store._db.execute("SET enable_sort = off")
+        plan = store._db.execute(
+            "EXPLAIN SELECT key FROM embeddings ORDER BY vector <=> %s LIMIT 100", (vectors[0],)
+        ).fetchall()
+        assert "embeddings_hnsw" in str(plan)
+    for query in unit_rows(rng, 5, 8):
+        hits = store.search_dense(query, 100)  # ef_search 200 < 300 vectors
+        assert [h.rank for h in hits] == list(range(1, 101))
+        expected = sorted((float(v @ query) for v in vectors), reverse=True)[:100]
+        assert [h.score for h in hits] == pytest.approx(expected, abs=1e-5)
+        for hit in hits[:10]:
+            vector = by_input[embedding_input("T", (), hit.chunk.text)]
+            assert hit.score == pytest.approx(float(vector @ query), abs=1e-5)
+    assert len(store.search_dense(unit_rows(rng, 1, 8)[0], 1000)) == 300
+
+
+def test_dense_search_falls_back_to_exact_when_retired_vectors_crowd(
+    store: PostgresStore,
+) -> None:
+    rng = np.random.default_rng(3)
+    store.set_embedding_space(EmbeddingSpace("toy", 8))
+    store.add_document(paragraphs_doc("/a.txt", [f"old {i}" for i in range(200)]))
+    pending = store.pending_embeddings()
+    store.add_embeddings([p.key for p in pending], unit_rows(rng, len(pending), 8))
+    store.add_document(paragraphs_doc("/a.txt", [f"new {i}" for i in range(5)]))
+    pending = store.pending_embeddings()
+    far = -np.ones((len(pending), 8), dtype=np.float32) / np.sqrt(8)
+    store.add_embeddings([p.key for p in pending], far)
+    store._db.execute("ANALYZE")
+    store._db.execute("SET enable_seqscan = off")  # the index's 40 candidates are all retired
+    hits = store.search_dense(np.ones(8, dtype=np.float32) / np.sqrt(8), 10)
+    assert sorted(h.chunk.text for h in hits) == [f"new {i}" for i in range(5)]
+    assert all(h.score == pytest.approx(-1.0, abs=1e-5) for h in hits)
+
+
+def test_index_api_ingests_and_searches(pg_database: str, tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "gout.md").write_text("# Gout\n\nGout attacks often start in the big toe.\n")
+    (folder / "anaemia.txt").write_text("Anaemia\n\nIron deficiency is a common cause.\n")
+    with Index.open(pg_database, create=True) as index:
+        results = index.ingest([folder])
+        assert sorted(r.status for r in results) == ["added", "added"]
+        hits = index.search("what causes anaemia? iron", top_k=3)
+        assert hits and "Iron deficiency" in hits[0].chunk.text
+        assert "big toe" in index.search("gout toe", top_k=1)[0].chunk.text
+        assert [r.status for r in index.ingest([folder])] == ["unchanged", "unchanged"]
+        assert index.store.stats().documents == 2
+    with Index.open(pg_database) as reopened:
+        assert reopened.search("gout", top_k=1)
