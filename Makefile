@@ -10,12 +10,15 @@ $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# torch first, pinned: that spec picks the CPU build (anything else pulls CUDA packages).
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/activate
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev,dense,postgres]'
 	touch $@
 
 demo: $(VENV)/.installed-dev
 	$(BIN)/quoteproof ingest examples/corpus --index $(DEMO_INDEX)
+	$(BIN)/quoteproof calibrate examples/calibration.jsonl --index $(DEMO_INDEX)
 	@while IFS= read -r question; do \
 		echo; echo "=== $$question"; \
 		$(BIN)/quoteproof ask "$$question" --index $(DEMO_INDEX) || exit $$?; \
@@ -33,6 +36,7 @@ test: $(VENV)/.installed-dev
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/quoting_overhead.py
 	$(BIN)/python benchmarks/ingest.py
+	$(BIN)/python benchmarks/retrieval.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_INDEX) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -65,7 +65,7 @@ def quoteproof_parse(files: list[Path]) -> int:
 def quoteproof_ingest(files: list[Path], jobs: int = 1) -> int:
     """Ingest every file into a fresh index; return pages; fail loudly on errors."""
     with tempfile.TemporaryDirectory() as folder, Index.open(folder, create=True) as index:
-        results = index.ingest(files, jobs=jobs)
+        results = index.ingest(files, jobs=jobs, embed=False)
     failed = [f"{r.path}: {r.error}" for r in results if r.status == "failed"]
     if failed:
         raise SystemExit("ingest failed:\n" + "\n".join(failed))

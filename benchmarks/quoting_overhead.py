@@ -13,7 +13,6 @@ Corpora: examples/corpus (demo) and ../shared/data/beir-scifact (5,183 abstracts
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import tempfile
@@ -21,6 +20,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import scifact
 from quoteproof import Index
 from quoteproof.index import StoreLookup
 from quoteproof.llm.base import Completion, CompletionRequest
@@ -30,7 +30,6 @@ from quoteproof.render.terminal import render_text
 from quoteproof.strategies.quote import answer_with_quotes
 
 REPO = Path(__file__).resolve().parent.parent
-SCIFACT = REPO.parent / "shared" / "data" / "beir-scifact"
 
 
 def paraphrase(words: list[str], rng: random.Random) -> str:
@@ -129,17 +128,6 @@ def measure(index: Index, questions: list[str], label: str) -> None:
     )
 
 
-def scifact_folder(root: Path) -> Path:
-    """Write each SciFact abstract as a text file (title, blank line, abstract)."""
-    folder = root / "scifact"
-    folder.mkdir()
-    with (SCIFACT / "corpus.jsonl").open(encoding="utf-8") as lines:
-        for line in lines:
-            doc = json.loads(line)
-            (folder / f"{doc['_id']}.txt").write_text(f"{doc['title']}\n\n{doc['text']}\n")
-    return folder
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scifact-queries", type=int, default=300)
@@ -147,25 +135,22 @@ def main() -> None:
     demo_questions = (REPO / "examples" / "questions.txt").read_text().splitlines()
     with tempfile.TemporaryDirectory() as tmp:
         with Index.open(Path(tmp) / "demo", create=True) as index:
-            index.ingest([REPO / "examples" / "corpus"])
+            index.ingest([REPO / "examples" / "corpus"], embed=False)
             measure(index, demo_questions * 10, "demo corpus (questions x10)")
-        if not SCIFACT.exists():
-            print("\nSciFact not found at", SCIFACT)
+        if not scifact.SCIFACT.exists():
+            print("\nSciFact not found at", scifact.SCIFACT)
             return
-        folder = scifact_folder(Path(tmp))
+        folder = scifact.write_folder(Path(tmp))
         with Index.open(Path(tmp) / "scifact", create=True) as index:
             started = time.perf_counter()
-            results = index.ingest([folder])
+            results = index.ingest([folder], embed=False)
             seconds = time.perf_counter() - started
             stats = index.store.stats()
             print(
                 f"\nSciFact ingest: {len(results)} files -> {stats.documents} documents, "
                 f"{stats.chunks} chunks in {seconds:.1f} s"
             )
-            queries = [
-                json.loads(line)["text"]
-                for line in (SCIFACT / "queries.jsonl").read_text().splitlines()
-            ][: args.scifact_queries]
+            queries = list(scifact.queries().values())[: args.scifact_queries]
             measure(index, queries, f"SciFact ({len(queries)} queries)")
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_cli import run
-
 from retrieval.test_dense import LABELLED, PARAPHRASE
+from test_cli import run
 
 
 def test_batch_search_works_with_every_retriever(embedded_index_dir: Path, tmp_path: Path) -> None:

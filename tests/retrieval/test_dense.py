@@ -81,9 +81,11 @@ def test_reingest_embeds_only_new_or_changed_chunks(tmp_path: Path, corpus: Path
 
 
 def test_another_embedding_model_is_refused(embedded_copy: Path) -> None:
-    with open_with(embedded_copy, embed_model="other/model") as index:
-        with pytest.raises(RetrievalError, match="other/model"):
-            index.search("rash")
+    with (
+        open_with(embedded_copy, embed_model="other/model") as index,
+        pytest.raises(RetrievalError, match="other/model"),
+    ):
+        index.search("rash")
         with pytest.raises(StoreError, match="all-MiniLM-L6-v2"):
             index.embed("other/model")
 
@@ -99,15 +101,19 @@ def test_without_the_dense_extra_retrieval_is_bm25_and_says_so(
     assert [str(w.message) for w in caught if w.category is RetrievalNotice] == [
         "retrieval is BM25 alone: dense retrieval needs pip install 'quoteproof[dense]'"
     ]
-    with open_with(embedded_index_dir, retriever="dense") as index:
-        with pytest.raises(RetrievalError, match="dense extra"):
-            index.search("rash")
+    with (
+        open_with(embedded_index_dir, retriever="dense") as index,
+        pytest.raises(RetrievalError, match="dense extra"),
+    ):
+        index.search("rash")
 
 
 def test_an_index_without_vectors_cannot_search_densely(index_dir: Path) -> None:
-    with open_with(index_dir, retriever="hybrid") as index:
-        with pytest.raises(RetrievalError, match="no vectors"):
-            index.search("rash")
+    with (
+        open_with(index_dir, retriever="hybrid") as index,
+        pytest.raises(RetrievalError, match="no vectors"),
+    ):
+        index.search("rash")
 
 
 LABELLED = [
@@ -147,7 +153,9 @@ def test_calibrated_threshold_refuses_without_calling_the_model(
 def test_a_threshold_for_other_evidence_is_not_applied(embedded_copy: Path) -> None:
     with Index.open(embedded_copy) as index:
         index.calibrate(LABELLED)
-    with open_with(embedded_copy, retriever="bm25") as index:
-        with pytest.warns(RetrievalNotice, match="not applied"):
-            answer = index.ask("What is the capital of Mongolia?")
+    with (
+        open_with(embedded_copy, retriever="bm25") as index,
+        pytest.warns(RetrievalNotice, match="not applied"),
+    ):
+        answer = index.ask("What is the capital of Mongolia?")
     assert answer.retrieval is not None and answer.retrieval.threshold is None

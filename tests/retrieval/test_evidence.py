@@ -34,9 +34,11 @@ def test_calibration_needs_both_kinds() -> None:
     st.lists(st.floats(-5, 5), min_size=1, max_size=20),
     st.lists(st.floats(-5, 5), min_size=1, max_size=20),
 )
-def test_no_threshold_makes_fewer_errors(answerable: list[float], unanswerable: list[float]) -> None:
+def test_no_threshold_makes_fewer_errors(
+    answerable: list[float], unanswerable: list[float]
+) -> None:
     chosen = choose_threshold("k", answerable, unanswerable)
-    for t in sorted(set(answerable + unanswerable)) + [6.0]:
+    for t in [*sorted(set(answerable + unanswerable)), 6.0]:
         errors = sum(a < t for a in answerable) + sum(u >= t for u in unanswerable)
         assert chosen.false_refusals + chosen.missed_refusals <= errors
 

@@ -80,6 +80,8 @@ def test_retriever_reranks_the_fused_head_and_keeps_the_best(
 
 def test_a_missing_rerank_model_is_a_clear_error(tmp_path: Path, embedded_index_dir: Path) -> None:
     settings = RetrievalSettings(rerank_model=str(tmp_path / "no-such-model"))
-    with Index.open(embedded_index_dir, retrieval=settings) as index:
-        with pytest.raises(RetrievalError, match="no-such-model"):
-            index.search("rash")
+    with (
+        Index.open(embedded_index_dir, retrieval=settings) as index,
+        pytest.raises(RetrievalError, match="no-such-model"),
+    ):
+        index.search("rash")

@@ -3,6 +3,7 @@ test_store_contract.py): opening, errors without passwords, HNSW search, the API
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from quoteproof import Index
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import sha256_text
+from quoteproof.retrieval.retriever import RetrievalSettings
 from quoteproof.store.base import EmbeddingSpace, NewChunk, NewDocument, embedding_input
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need psycopg")
@@ -169,3 +171,27 @@ def test_index_api_ingests_and_searches(pg_database: str, tmp_path: Path) -> Non
         assert index.store.stats().documents == 2
     with Index.open(pg_database) as reopened:
         assert reopened.search("gout", top_k=1)
+
+
+def test_cli_ingest_and_batch_search_on_postgres(pg_database: str, corpus: Path) -> None:
+    from test_cli import run
+
+    ingested = run("ingest", str(corpus), "--index", pg_database)
+    assert ingested.returncode == 0, ingested.stderr
+    assert "5 with vectors" in " ".join(ingested.stderr.split())
+    assert "postgresql://" in ingested.stderr
+    queries = corpus.parent / "q.jsonl"
+    queries.write_text(
+        '{"id": "p", "text": "hypertension increases chance of a cerebrovascular accident"}\n'
+        '{"id": "d", "text": "remdesivir dose"}\n'
+    )
+    for retriever in ("bm25", "dense", "hybrid"):
+        with Index.open(pg_database, retrieval=RetrievalSettings(retriever=retriever)) as index:
+            hits = index.search("remdesivir dose", top_k=2)
+            assert hits[0].chunk.source_path.endswith("dosing.txt"), retriever
+    result = run("search", "--queries", str(queries), "--top-k", "2", "--index", pg_database)
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["id"] for line in lines] == ["p", "d"]
+    assert lines[0]["hits"][0]["source_path"].endswith("pressure.html")  # dense found it
+    assert lines[1]["hits"][0]["source_path"].endswith("dosing.txt")

@@ -18,10 +18,11 @@ from quoteproof.store.base import (
     NewDocument,
     PendingEmbedding,
     Store,
+    embed_key,
     embedding_input,
 )
 from quoteproof.store.refs import doc_id_candidates
-from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore, embed_key
+from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

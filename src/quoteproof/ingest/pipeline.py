@@ -133,6 +133,8 @@ def parse_and_chunk(raw: bytes, path: Path, settings: IngestSettings) -> Parsed 
     """
     try:
         document = parse_bytes(raw, path, ParseOptions(ocr=settings.ocr))
+        if "\x00" in document.text:
+            raise IngestError(str(path), "the text contains NUL characters (a binary file?)")
         spans = chunk_document(document, settings.chunking)
         if not spans:
             raise IngestError(str(path), "empty document: no text to index")

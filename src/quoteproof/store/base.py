@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from quoteproof.errors import StoreError
-from quoteproof.model import Chunk, Document, Hit, Layout
+from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
 
 SCHEMA_VERSION = 3
 
@@ -41,6 +41,11 @@ def embedding_input(title: str, section: tuple[str, ...], text: str) -> str:
         if part and not text.startswith(part) and (not context or context[-1] != part):
             context.append(part)
     return f"{' › '.join(context)}\n{text}" if context else text
+
+
+def embed_key(title: str, section: tuple[str, ...], text: str) -> str:
+    """Return the key a chunk's vector is stored under (SHA-256 of its embedding input)."""
+    return sha256_text(embedding_input(title, section, text))
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from quoteproof.store.base import (
     PendingEmbedding,
     Vectors,
     check_vectors,
+    embed_key,
     embedding_input,
     embedding_space_mismatch,
 )
@@ -55,7 +56,6 @@ from quoteproof.store.postgres_schema import (
     scrub,
 )
 from quoteproof.store.refs import chunk_ref, doc_id_candidates
-from quoteproof.store.sqlite import embed_key
 from quoteproof.terms import query_terms
 
 CONNECT_TIMEOUT_S = 10

@@ -7,7 +7,6 @@ the query vector; at the sizes one SQLite file serves this takes milliseconds.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -28,6 +27,7 @@ from quoteproof.store.base import (
     PendingEmbedding,
     Vectors,
     check_vectors,
+    embed_key,
     embedding_input,
     embedding_space_mismatch,
 )
@@ -117,11 +117,6 @@ _BM25_WEIGHTS = (1.0, 0.4)
 _CHUNK_COLUMNS = """c.ref, c.doc_id, c.doc_version, c.ordinal, c.start, c.end, c.text,
     c.section, c.label, c.pages, c.language, c.source_uri, c.ocr, d.source_path"""
 _CHUNK_FROM = "chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version"
-
-
-def embed_key(title: str, section: tuple[str, ...], text: str) -> str:
-    """Return the key a chunk's vector is stored under (SHA-256 of its embedding input)."""
-    return hashlib.sha256(embedding_input(title, section, text).encode("utf-8")).hexdigest()
 
 
 def _embed_key_of_row(title: str, section_json: str, text: str) -> str:
