@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from quoteproof.errors import StoreError
 from quoteproof.store.base import Store
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+_POSTGRES_MODULES = ("psycopg", "pgvector")
 
 
 def is_postgres_url(location: str | Path) -> bool:
@@ -23,13 +25,14 @@ def open_store(location: str | Path, *, create: bool = False) -> Store:
     StoreError when the PostgreSQL extra is missing or the index is unusable.
     """
     if is_postgres_url(location):
-        try:
-            from quoteproof.store.postgres import PostgresStore
-        except ImportError as exc:
+        missing = [name for name in _POSTGRES_MODULES if importlib.util.find_spec(name) is None]
+        if missing:
             raise StoreError(
-                f"a PostgreSQL index needs the postgres extra: pip install 'quoteproof[postgres]' "
-                f"({exc})"
-            ) from exc
+                "a PostgreSQL index needs the postgres extra: pip install 'quoteproof[postgres]' "
+                f"(missing: {', '.join(missing)})"
+            )
+        from quoteproof.store.postgres import PostgresStore
+
         return PostgresStore.open(str(location), create=create)
     from quoteproof.store.sqlite import SQLiteStore
 
