@@ -195,3 +195,16 @@ def test_cli_ingest_and_batch_search_on_postgres(pg_database: str, corpus: Path)
     assert [line["id"] for line in lines] == ["p", "d"]
     assert lines[0]["hits"][0]["source_path"].endswith("pressure.html")  # dense found it
     assert lines[1]["hits"][0]["source_path"].endswith("dosing.txt")
+
+
+def test_bm25_statistics_follow_the_current_versions(store: PostgresStore) -> None:
+    store.add_document(paragraphs_doc("/a.txt", ["Gout attacks start in the big toe."]))
+    store.add_document(paragraphs_doc("/b.txt", ["Anaemia has many causes.", "Iron helps."]))
+    store.add_document(paragraphs_doc("/a.txt", ["Gout is a form of arthritis."]))  # retires v1
+    row = store._db.execute("SELECT chunks, tokens FROM bm25_stats").fetchone()
+    expected = store._db.execute(
+        "SELECT count(*) AS chunks, sum(length(search_text)) AS tokens FROM chunks WHERE is_current"
+    ).fetchone()
+    assert row is not None and expected is not None
+    assert (row["chunks"], row["tokens"]) == (expected["chunks"], expected["tokens"])
+    assert row["chunks"] == store.stats().chunks == 3

@@ -321,3 +321,11 @@ def test_wal_mode(tmp_path: Path) -> None:
     SQLiteStore.open(tmp_path / "idx", create=True).close()
     db = sqlite3.connect(tmp_path / "idx" / DB_FILENAME)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_bm25_weighs_rare_terms_above_common_ones(store: Store) -> None:
+    common = [f"Pain report number {n} mentions pain." for n in range(5)]
+    store.add_document(new_doc("/a.txt", [*common, "Zoster was seen once."]))
+    hits = store.search_bm25("zoster pain", 10)
+    assert hits[0].chunk.text == "Zoster was seen once."  # IDF: the rare term counts most
+    assert len(hits) == 6

@@ -7,9 +7,10 @@ readers are never blocked.
 
 Full-text search: the OR of one `plainto_tsquery` per question term (so no user
 syntax is interpreted) under `TEXT_SEARCH_CONFIG` (English stemming, no stopwords,
-like SQLite's porter tokenizer), ranked by `ts_rank` with the label weighted 0.4
-against the text's 1.0 (the SQLite store's bm25 weights) and the score divided by
-1 + log(chunk length). `ts_rank` has no IDF, so this is BM25-like, not BM25.
+like SQLite's porter tokenizer) finds the chunks; Okapi BM25 (k1 1.2, b 0.75) ranks
+them, with a term in the label counting 0.4 (the SQLite store's bm25 weights).
+PostgreSQL's own `ts_rank` has no IDF and ranks markedly worse (SciFact nDCG@10
+0.60 against 0.69).
 
 Dense search: the HNSW index (cosine distance) with `hnsw.ef_search` raised to twice
 the limit; when it yields fewer current chunks than exist (retired versions crowd
@@ -61,9 +62,37 @@ from quoteproof.terms import query_terms
 CONNECT_TIMEOUT_S = 10
 """Seconds to wait for the server unless the URL or PGCONNECT_TIMEOUT says otherwise."""
 
-# ts_rank weights of labels {D, C, B, A}: text is A (1.0), the label C (0.4).
-_RANK_WEIGHTS = "'{0.1, 0.4, 0.4, 1.0}'::float4[]"
-_RANK_NORMALISATION = 1  # divide by 1 + log(number of words)
+_BM25_K1, _BM25_B = 1.2, 0.75
+_LABEL_WEIGHT = 0.4  # a term in the label (weight C) counts 0.4, as in the SQLite store
+
+# Okapi BM25 over the matching current chunks: a term's frequency is read from the
+# chunk's tsvector (its positions, label ones weighted), its document frequency is
+# counted among the matches (every chunk holding a query term matches), and the
+# collection size and average length come from `bm25_stats`.
+_BM25_SQL = f"""
+WITH q AS (SELECT {{tsquery}} AS query),
+matched AS (
+    SELECT c.id, length(c.search_text)::float8 AS length, u.lexeme,
+        (SELECT sum(CASE w WHEN 'A' THEN 1.0 ELSE {_LABEL_WEIGHT} END) FROM unnest(u.weights) w)
+            AS tf
+    FROM chunks c, q, LATERAL unnest(c.search_text) u
+    WHERE c.is_current AND c.search_text @@ q.query
+        AND u.lexeme = ANY (SELECT lexeme FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %s)))
+),
+df AS (SELECT lexeme, count(*)::float8 AS n FROM matched GROUP BY lexeme),
+scored AS (
+    SELECT m.id, sum(
+        ln(1 + (s.chunks - df.n + 0.5) / (df.n + 0.5)) * m.tf * {_BM25_K1 + 1}
+        / (m.tf + {_BM25_K1} * (1 - {_BM25_B} + {_BM25_B} * m.length
+            / greatest(s.tokens::float8 / greatest(s.chunks, 1), 1)))
+    ) AS score
+    FROM matched m JOIN df USING (lexeme), bm25_stats s
+    GROUP BY m.id
+)
+SELECT {{columns}}, scored.score FROM scored JOIN chunks c ON c.id = scored.id
+    JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version
+ORDER BY scored.score DESC, c.id LIMIT %s
+"""
 
 _EF_SEARCH_MIN, _EF_SEARCH_MAX = 40, 1000
 
@@ -277,6 +306,7 @@ class PostgresStore:
                     for ordinal, chunk in enumerate(new.chunks, start=1)
                 ],
             )
+            self._count_for_bm25(doc_id, version, 1)
             if new.layout is not None:
                 self._db.execute(
                     "INSERT INTO layouts (doc_id, version, pages, char_runs) VALUES (%s,%s,%s,%s)",
@@ -294,8 +324,18 @@ class PostgresStore:
                 )
         return Document(doc_id, version, new.source_path, new.title, new.format, new.text, sha)
 
+    def _count_for_bm25(self, doc_id: str, version: int, sign: int) -> None:
+        """Add (`sign` 1) or remove (-1) one version's chunks to the BM25 statistics."""
+        self._db.execute(
+            "UPDATE bm25_stats SET chunks = chunks + %s * s.n, tokens = tokens + %s * s.t "
+            "FROM (SELECT count(*) AS n, coalesce(sum(length(search_text)), 0) AS t "
+            "FROM chunks WHERE doc_id = %s AND doc_version = %s) s",
+            (sign, sign, doc_id, version),
+        )
+
     def _retire(self, doc_id: str, version: int) -> None:
         """Take a superseded version out of the search indexes (it stays readable)."""
+        self._count_for_bm25(doc_id, version, -1)
         self._db.execute(
             "UPDATE documents SET is_current = false WHERE doc_id = %s AND version = %s",
             (doc_id, version),
@@ -372,7 +412,7 @@ class PostgresStore:
         return [row["source_path"] for row in rows]
 
     def search_bm25(self, query: str, limit: int) -> list[Hit]:
-        """Return up to `limit` current chunks ranked by full-text relevance, best first.
+        """Return up to `limit` current chunks ranked by BM25, best first.
 
         The question's terms (`query_terms`) are OR-ed, each as a plain-text query,
         so operators and punctuation in it are never interpreted.
@@ -382,12 +422,8 @@ class PostgresStore:
             return []
         tsquery = " || ".join([f"plainto_tsquery('{TEXT_SEARCH_CONFIG}', %s)"] * len(terms))
         rows = self._db.execute(
-            f"SELECT {_CHUNK_COLUMNS}, "
-            f"ts_rank({_RANK_WEIGHTS}, c.search_text, q.query, {_RANK_NORMALISATION}) AS score "
-            f"FROM (SELECT {tsquery} AS query) q, {_CHUNK_FROM} "
-            "WHERE c.is_current AND c.search_text @@ q.query "
-            "ORDER BY score DESC, c.id LIMIT %s",
-            (*terms, limit),
+            _BM25_SQL.format(tsquery=tsquery, columns=_CHUNK_COLUMNS),
+            (*terms, " ".join(terms), limit),
         ).fetchall()
         return [
             Hit(chunk=_chunk_from_row(row), score=float(row["score"]), rank=rank)

@@ -6,7 +6,8 @@ timestamps) and two additions that keep search over current versions cheap:
 generated tsvector of the chunk text (weight A) and label (weight C) under the
 `TEXT_SEARCH_CONFIG` configuration, with a GIN index over current chunks only. The
 `embeddings.vector` column and its HNSW index are added by `embedding_ddl` once the
-dimension is known.
+dimension is known. `bm25_stats` holds the number of current chunks and of their
+tokens (positions of `search_text`), kept up to date by every write, for BM25.
 
 The tables live in the first schema of the connection's `search_path` (`public`
 unless the URL sets `options=-csearch_path=...`).
@@ -89,7 +90,13 @@ CREATE TABLE IF NOT EXISTS originals (
     PRIMARY KEY (doc_id, version),
     FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
 );
-CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY)
+CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS bm25_stats (
+    only_row BOOLEAN PRIMARY KEY DEFAULT true CHECK (only_row),
+    chunks BIGINT NOT NULL,
+    tokens BIGINT NOT NULL
+);
+INSERT INTO bm25_stats (chunks, tokens) VALUES (0, 0) ON CONFLICT DO NOTHING
 """
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {}
