@@ -280,7 +280,7 @@ class Index:
         backend = backend or ExtractiveBackend()
         retrieval = self.retrieve(question, top_k=top_k)
         info = applied_threshold(retrieval, self.calibration())
-        if info.threshold is not None and (info.evidence or 0.0) < info.threshold:
+        if info.threshold is not None and (info.evidence is None or info.evidence < info.threshold):
             llm = LLMInfo(backend.name, backend.model, "")
             return refusal(question, NO_RELEVANT_SOURCES, llm, retrieval.hits, retrieval=info)
         with StoreLookup(self.store) as lookup:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal
 
 from quoteproof.errors import RetrievalError
 from quoteproof.model import Hit, RetrievalInfo, Via
@@ -21,7 +21,6 @@ from quoteproof.retrieval.rerank import DEFAULT_RERANK_CANDIDATES, DEFAULT_RERAN
 from quoteproof.store.base import Store, embedding_space_mismatch
 
 RetrieverName = Literal["bm25", "dense", "hybrid"]
-RETRIEVERS: tuple[str, ...] = get_args(RetrieverName)
 DEFAULT_DEPTH = 100
 """How many hits each list contributes to fusion."""
 
@@ -124,10 +123,10 @@ class Retriever:
                 Hit(h.chunk, h.score, h.rank, (Via(self.name, h.rank, h.score),))
                 for h in lists[self.name]
             ]
-        if "dense" in lists:
+        if self.embedder is not None:
             dense = lists["dense"]
             evidence: float | None = dense[0].score if dense else None
-            kind = f"cosine:{self.embedder.model if self.embedder else ''}"
+            kind = f"cosine:{self.embedder.model}"
         else:
             evidence, kind = term_coverage(query, lists["bm25"]), BM25_COVERAGE
         if self._reranker is not None:

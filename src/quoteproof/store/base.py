@@ -12,6 +12,8 @@ data written after the document; a chunk without one is still found by BM25.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -116,6 +118,33 @@ class PendingEmbedding:
 
     key: str
     text: str
+
+
+EMBEDDING_SPACE_SETTING = "embedding_space"
+"""The setting under which a store records its `EmbeddingSpace`."""
+
+
+def encode_space(space: EmbeddingSpace) -> str:
+    """Return `space` as the JSON text stores keep in `EMBEDDING_SPACE_SETTING`."""
+    return json.dumps({"model": space.model, "dimensions": space.dimensions})
+
+
+def decode_space(value: str) -> EmbeddingSpace:
+    """Inverse of `encode_space`."""
+    data = json.loads(value)
+    return EmbeddingSpace(data["model"], int(data["dimensions"]))
+
+
+def distinct_pending(
+    rows: Iterable[tuple[str, str, tuple[str, ...], str]],
+) -> list[PendingEmbedding]:
+    """Turn `(embed_key, title, section, text)` rows of chunks without vectors into one
+    `PendingEmbedding` per distinct key, in row order."""
+    pending: dict[str, PendingEmbedding] = {}
+    for key, title, section, text in rows:
+        if key not in pending:
+            pending[key] = PendingEmbedding(key, embedding_input(title, section, text))
+    return list(pending.values())
 
 
 def embedding_space_mismatch(

@@ -19,7 +19,6 @@ the candidates, or the limit exceeds what HNSW returns), an exact scan answers.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,6 +33,7 @@ from psycopg.rows import DictRow, dict_row
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
 from quoteproof.store.base import (
+    EMBEDDING_SPACE_SETTING,
     SCHEMA_VERSION,
     CurrentVersion,
     EmbeddingSpace,
@@ -42,9 +42,11 @@ from quoteproof.store.base import (
     PendingEmbedding,
     Vectors,
     check_vectors,
+    decode_space,
+    distinct_pending,
     embed_key,
-    embedding_input,
     embedding_space_mismatch,
+    encode_space,
 )
 from quoteproof.store.codec import decode_layout, encode_pages, encode_runs
 from quoteproof.store.postgres_schema import (
@@ -469,22 +471,20 @@ class PostgresStore:
     def embedding_space(self) -> EmbeddingSpace | None:
         """Return the model and dimension of the index's vectors, None before any."""
         if self._space is None:
-            recorded = self.get_setting("embedding_space")
+            recorded = self.get_setting(EMBEDDING_SPACE_SETTING)
             if recorded is not None:
-                data = json.loads(recorded)
-                self._space = EmbeddingSpace(data["model"], int(data["dimensions"]))
+                self._space = decode_space(recorded)
         return self._space
 
     def set_embedding_space(self, space: EmbeddingSpace) -> None:
         """Record `space` once, giving `embeddings` its vector column and HNSW index;
         raise StoreError when a different one is recorded."""
-        value = json.dumps({"model": space.model, "dimensions": space.dimensions})
         with self._write():
             recorded = self.embedding_space()
             if recorded is None:
                 self._db.execute(
-                    "INSERT INTO meta (key, value) VALUES ('setting:embedding_space', %s)",
-                    (value,),
+                    "INSERT INTO meta (key, value) VALUES (%s, %s)",
+                    (f"setting:{EMBEDDING_SPACE_SETTING}", encode_space(space)),
                 )
                 for statement in embedding_ddl(space.dimensions):
                     self._db.execute(statement)
@@ -498,12 +498,9 @@ class PostgresStore:
             "WHERE c.is_current AND NOT EXISTS "
             "(SELECT 1 FROM embeddings e WHERE e.key = c.embed_key) ORDER BY c.id"
         ).fetchall()
-        pending: dict[str, PendingEmbedding] = {}
-        for row in rows:
-            if row["embed_key"] not in pending:
-                text = embedding_input(row["title"], tuple(row["section"]), row["text"])
-                pending[row["embed_key"]] = PendingEmbedding(row["embed_key"], text)
-        return list(pending.values())
+        return distinct_pending(
+            (row["embed_key"], row["title"], tuple(row["section"]), row["text"]) for row in rows
+        )
 
     def add_embeddings(self, keys: list[str], vectors: Vectors) -> None:
         """Store `vectors[i]` under `keys[i]` in one transaction; stored keys are kept."""

@@ -19,6 +19,7 @@ import numpy as np
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
 from quoteproof.store.base import (
+    EMBEDDING_SPACE_SETTING,
     SCHEMA_VERSION,
     CurrentVersion,
     EmbeddingSpace,
@@ -27,9 +28,11 @@ from quoteproof.store.base import (
     PendingEmbedding,
     Vectors,
     check_vectors,
+    decode_space,
+    distinct_pending,
     embed_key,
-    embedding_input,
     embedding_space_mismatch,
+    encode_space,
 )
 from quoteproof.store.codec import decode_layout, encode_pages, encode_runs
 from quoteproof.store.fts import fts_match_query
@@ -463,20 +466,17 @@ class SQLiteStore:
 
     def embedding_space(self) -> EmbeddingSpace | None:
         """Return the model and dimension of the index's vectors, None before any."""
-        recorded = self.get_setting("embedding_space")
-        if recorded is None:
-            return None
-        data = json.loads(recorded)
-        return EmbeddingSpace(data["model"], int(data["dimensions"]))
+        recorded = self.get_setting(EMBEDDING_SPACE_SETTING)
+        return decode_space(recorded) if recorded is not None else None
 
     def set_embedding_space(self, space: EmbeddingSpace) -> None:
         """Record `space` once; raise StoreError when a different one is recorded."""
-        value = json.dumps({"model": space.model, "dimensions": space.dimensions})
         with self._transaction():
             recorded = self.embedding_space()
             if recorded is None:
                 self._db.execute(
-                    "INSERT INTO meta (key, value) VALUES ('setting:embedding_space', ?)", (value,)
+                    "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    (f"setting:{EMBEDDING_SPACE_SETTING}", encode_space(space)),
                 )
             elif recorded != space:
                 raise StoreError(embedding_space_mismatch(self.location, recorded, space))
@@ -488,12 +488,10 @@ class SQLiteStore:
             "WHERE d.is_current = 1 AND NOT EXISTS "
             "(SELECT 1 FROM embeddings e WHERE e.key = c.embed_key) ORDER BY c.id"
         ).fetchall()
-        pending: dict[str, PendingEmbedding] = {}
-        for row in rows:
-            if row["embed_key"] not in pending:
-                text = embedding_input(row["title"], tuple(json.loads(row["section"])), row["text"])
-                pending[row["embed_key"]] = PendingEmbedding(row["embed_key"], text)
-        return list(pending.values())
+        return distinct_pending(
+            (row["embed_key"], row["title"], tuple(json.loads(row["section"])), row["text"])
+            for row in rows
+        )
 
     def add_embeddings(self, keys: list[str], vectors: Vectors) -> None:
         """Store `vectors[i]` under `keys[i]` in one transaction; stored keys are kept."""
