@@ -5,6 +5,8 @@
     ├── IndexNotFoundError   no index at the given location
     ├── StoreError           the index is unusable (schema too new, corrupt, ...)
     ├── RetrievalError       retrieval cannot run as asked (no dense extra, bad model)
+    ├── TableError           a table query cannot run (unknown table, column or pointer)
+    ├── BackendConfigError   the options cannot make a backend (no model name, no key)
     └── BackendError         the language model could not answer
         └── BackendUnavailableError   the model server cannot be reached
 
@@ -47,3 +49,13 @@ class BackendUnavailableError(BackendError):
 class RetrievalError(QuoteproofError):
     """Retrieval cannot run as asked (dense extra missing, a model that will not load,
     an index without vectors for dense search)."""
+
+
+class TableError(QuoteproofError):
+    """A table query or aggregate cannot run as asked: unknown or ambiguous table,
+    unknown column or pointer, a value that is not a number where one is needed, or
+    a stored table that no longer parses."""
+
+
+class BackendConfigError(QuoteproofError):
+    """The options given cannot make a working backend (no model name, no API key)."""

@@ -19,6 +19,24 @@ BlockKind = Literal["heading", "paragraph", "list", "table", "code", "furniture"
 """`furniture` is a running header or footer: kept in the text, never in a chunk."""
 MatchKind = Literal["ref", "exact", "normalized", "fuzzy"]
 AnswerStatus = Literal["answered", "refused"]
+AnswerMode = Literal["quote", "cite", "rationale", "agent"]
+"""How an answer was composed (`ask --mode`): see `quoteproof.strategies`."""
+Role = Literal["system", "user", "assistant", "tool"]
+StatementLabel = Literal[
+    "CORRECT-EXPLICIT",
+    "CORRECT-IMPLICIT",
+    "CORRECT-ADDITIONAL_INFO",
+    "INCORRECT-FALSE_INFO",
+    "INCORRECT-DEVIATING_INFO",
+    "INCORRECT-ILLOGICAL",
+]
+"""The verifier's verdict on a rationale statement (`rationale` mode)."""
+FilterOp = Literal["=", "!=", "<", "<=", ">", ">=", "contains"]
+AggregateOp = Literal["count", "sum", "mean", "min", "max", "distinct"]
+Cell = str | None
+"""A table cell as shown: the source's own text (JSON numbers and booleans as their
+JSON text); None for a value the row lacks."""
+Scalar = str | int | float | bool | None
 
 
 def sha256_text(text: str) -> str:
@@ -260,6 +278,14 @@ class ProseSegment:
 
 
 @dataclass(frozen=True)
+class DataSegment:
+    """A place in the answer where the data result with `data_id` is shown."""
+
+    data_id: str
+    type: Literal["data"] = "data"
+
+
+@dataclass(frozen=True)
 class QuoteSegment:
     """A place in the answer where the quote with `quote_id` is shown."""
 
@@ -267,7 +293,7 @@ class QuoteSegment:
     type: Literal["quote"] = "quote"
 
 
-Segment = ProseSegment | QuoteSegment
+Segment = ProseSegment | QuoteSegment | DataSegment
 
 
 @dataclass(frozen=True)
@@ -288,8 +314,128 @@ class LLMInfo:
 
 
 @dataclass(frozen=True)
+class Usage:
+    """Token counts reported by the model server (summed over calls in an `Answer`)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call the model asked for: `arguments` is the JSON text it wrote (for
+    Anthropic, the JSON encoding of the `input` object)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message. `tool_calls` only on assistant messages; `tool_call_id` (the
+    call answered) only on `tool` messages, whose `content` is the tool's result."""
+
+    role: Role
+    content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    """One request to the model, kept in the answer for audit.
+
+    `stage` names the step (`answer`, `retry`, `generate`, `verify`, `refine`,
+    `agent`); `messages` are the messages this call added to the conversation (the
+    whole prompt for a fresh conversation; for agent steps after the first, only the
+    tool results sent back); `output` and `tool_calls` are the model's reply;
+    `problems` say why validation failed (empty: accepted).
+    """
+
+    stage: str
+    messages: tuple[Message, ...]
+    output: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    problems: tuple[str, ...] = ()
+    usage: Usage | None = None
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A rationale statement (`rationale` mode): model-written, always shown as
+    generated, with the refs it relies on and the verifier's label.
+
+    `text` is the statement as used for the answer (the refined text when it was
+    refined); `original` the first version when refined, else None. `label` and
+    `justification` are the verifier's (None when the verifier gave none).
+    """
+
+    id: str
+    text: str
+    refs: tuple[str, ...]
+    label: StatementLabel | None
+    justification: str | None
+    original: str | None = None
+
+
+@dataclass(frozen=True)
+class Filter:
+    """One row condition of a table query: `column op value`."""
+
+    column: str
+    op: FilterOp
+    value: Scalar
+
+
+@dataclass(frozen=True)
+class DataResult:
+    """A result computed deterministically from a table (`agent` mode), with every
+    parameter that produced it.
+
+    `id` is the pointer the model used (`r1`). The table is the stored document
+    `doc_id` version `doc_version` (hash `doc_sha256`). `filters` and `columns` are
+    those of the query (an aggregate repeats the query it was computed from, named
+    in `source`); `row_count` counts the matching rows and `rows` holds the first of
+    them (at most a preview). `operation`, `column` and `value` are set for an
+    aggregate. `period` describes a date range the filters select, when they do.
+    """
+
+    id: str
+    table: str
+    doc_id: str
+    doc_version: int
+    doc_sha256: str
+    source_path: str
+    filters: tuple[Filter, ...]
+    columns: tuple[str, ...]
+    row_count: int
+    rows: tuple[tuple[Cell, ...], ...] = ()
+    operation: AggregateOp | None = None
+    column: str | None = None
+    value: Scalar = None
+    source: str | None = None
+    period: str | None = None
+
+
+@dataclass(frozen=True)
 class Answer:
-    """The result of `ask`: ordered segments, the quotes they show, what was rejected."""
+    """The result of `ask`: ordered segments, the quotes they show, what was rejected.
+
+    `mode` says how it was composed. `partial` marks an answer from which uncited
+    sentences were dropped (or an agent stopped by its step limit). `cited` holds the
+    whole passages that prose cites, as verbatim quotes shown on demand.
+    `statements` (rationale mode), `data` (agent mode) and `escalation` (the agent's
+    reason for handing the question to a person, model-written) carry the extra
+    parts of each mode; `calls` keeps every model request and reply for audit, and
+    `usage` sums their token counts (None when no call reported any).
+    """
 
     question: str
     status: AnswerStatus
@@ -300,6 +446,14 @@ class Answer:
     sources: tuple[SourceInfo, ...] = ()
     refusal_reason: str | None = None
     retrieval: RetrievalInfo | None = None
+    mode: AnswerMode = "quote"
+    partial: bool = False
+    cited: tuple[Quote, ...] = ()
+    statements: tuple[Statement, ...] = ()
+    data: tuple[DataResult, ...] = ()
+    escalation: str | None = None
+    calls: tuple[ModelCall, ...] = ()
+    usage: Usage | None = None
     schema: str = field(default=ANSWER_SCHEMA)
 
     def quote(self, quote_id: str) -> Quote:
@@ -308,3 +462,15 @@ class Answer:
             if quote.id == quote_id:
                 return quote
         raise KeyError(quote_id)
+
+    def data_result(self, data_id: str) -> DataResult:
+        """Return the data result with `data_id`; raise KeyError if there is none."""
+        for result in self.data:
+            if result.id == data_id:
+                return result
+        raise KeyError(data_id)
+
+    def cited_passages(self, refs: tuple[str, ...]) -> tuple[Quote, ...]:
+        """Return the verbatim passages in `cited` for `refs`, in the order of `refs`."""
+        by_ref = {quote.ref: quote for quote in self.cited}
+        return tuple(by_ref[ref] for ref in refs if ref in by_ref)

@@ -1,54 +1,69 @@
 """The one protocol every language-model backend implements.
 
 In the spirit of httpx's transports: a backend turns a `CompletionRequest` into a
-`Completion` and knows nothing about quoting, stores or rendering.
+`Completion` and knows nothing about quoting, stores or rendering. `stream` is the
+same call with the reply text handed over piece by piece as it arrives.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, Protocol
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from quoteproof.model import Chunk
+from quoteproof.model import Chunk, Message, Role, ToolCall, Usage
 
-Role = Literal["system", "user", "assistant"]
+__all__ = [
+    "Backend",
+    "Completion",
+    "CompletionRequest",
+    "Message",
+    "Role",
+    "TextSink",
+    "ToolCall",
+    "ToolSpec",
+    "Usage",
+]
+
+TextSink = Callable[[str], None]
+"""Receives each piece of reply text, in order, while a reply streams."""
 
 
 @dataclass(frozen=True)
-class Message:
-    """One chat message."""
+class ToolSpec:
+    """A tool the model may call: its name, what it does, and a JSON Schema
+    (`{"type": "object", "properties": ..., "required": [...]}`) of its arguments."""
 
-    role: Role
-    content: str
+    name: str
+    description: str
+    parameters: dict[str, Any] = field(hash=False)
 
 
 @dataclass(frozen=True)
 class CompletionRequest:
     """What a backend is asked: the chat messages, plus the question and sources they
-    were built from (used by backends that do not read prose, such as `extractive`)."""
+    were built from (used by backends that do not read prose, such as `extractive`).
+
+    With `tools`, the model may answer with tool calls instead of (or besides) text.
+    """
 
     messages: tuple[Message, ...]
     question: str
     sources: tuple[Chunk, ...]
     max_tokens: int = 1024
     temperature: float = 0.0
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Token counts reported by the model server, when it reports them."""
-
-    prompt_tokens: int
-    completion_tokens: int
+    tools: tuple[ToolSpec, ...] = ()
 
 
 @dataclass(frozen=True)
 class Completion:
-    """The backend's raw reply text, the model that wrote it and its token usage."""
+    """The backend's raw reply: text, tool calls (in order), the model that wrote it
+    and its token usage (None when the server reports none)."""
 
     text: str
     model: str | None
     usage: Usage | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 class Backend(Protocol):
@@ -59,4 +74,9 @@ class Backend(Protocol):
 
     def complete(self, request: CompletionRequest) -> Completion:
         """Return the model's reply to `request`."""
+        ...
+
+    def stream(self, request: CompletionRequest, on_text: TextSink) -> Completion:
+        """Return the model's reply to `request`, calling `on_text` with each piece of
+        its text as it arrives; the pieces joined equal the returned `text`."""
         ...

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from quoteproof.errors import QuoteproofError
+from quoteproof.errors import BackendConfigError
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.llm.openai import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, OpenAIBackend
 
 BackendName = Literal["extractive", "openai"]
 
-
-class BackendConfigError(QuoteproofError):
-    """The options given cannot make a working backend (e.g. no model name)."""
+__all__ = ["BackendConfigError", "BackendName", "make_backend"]
 
 
 def make_backend(
