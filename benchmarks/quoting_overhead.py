@@ -23,11 +23,12 @@ from pathlib import Path
 import scifact
 from quoteproof import Index
 from quoteproof.index import StoreLookup
-from quoteproof.llm.base import Completion, CompletionRequest
+from quoteproof.llm.base import Completion, CompletionRequest, TextSink
 from quoteproof.model import Chunk
 from quoteproof.render.json import render_json
 from quoteproof.render.terminal import render_text
-from quoteproof.strategies.quote import answer_with_quotes
+from quoteproof.strategies.quote import answer_quote
+from quoteproof.strategies.session import AnswerSession
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -56,6 +57,11 @@ class SimulatedModel:
         text = self.reply(request.sources)
         self.seconds += time.perf_counter() - started
         return Completion(text=text, model=self.model)
+
+    def stream(self, request: CompletionRequest, on_text: TextSink) -> Completion:
+        completion = self.complete(request)
+        on_text(completion.text)
+        return completion
 
     def reply(self, sources: Sequence[Chunk]) -> str:
         parts = [
@@ -96,7 +102,7 @@ def measure(index: Index, questions: list[str], label: str) -> None:
             continue
         model = SimulatedModel()
         started = time.perf_counter()
-        answer = answer_with_quotes(question, hits, model, lookup)
+        answer = answer_quote(AnswerSession(question, hits, model, lookup, "quote"))
         resolve.append((time.perf_counter() - started - model.seconds) * 1000)
         started = time.perf_counter()
         render_json(answer)

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
 import tempfile
-import threading
 import uuid
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+
+from helpers.llm_servers import ScriptedAnthropicServer, ScriptedOpenAIServer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
@@ -26,86 +24,7 @@ def repo_root() -> Path:
     return REPO_ROOT
 
 
-# --- a scripted OpenAI-compatible server on 127.0.0.1 -------------------------------
-
-
-Reply = str | tuple[int, dict[str, Any]] | Callable[[dict[str, Any]], str]
-
-
-class ScriptedOpenAIServer:
-    """A real HTTP server speaking the chat-completions wire protocol.
-
-    Replies are played in order from `script`: a string is the assistant's message,
-    `(status, body)` an HTTP error, a callable builds the message from the request.
-    When the script runs out, the last reply repeats. Requests are recorded.
-    """
-
-    def __init__(self) -> None:
-        self.script: list[Reply] = []
-        self.requests: list[dict[str, Any]] = []
-        self.headers: list[dict[str, str]] = []
-        self._lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length) or b"{}")
-                if not self.path.endswith("/chat/completions"):
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
-                    return
-                with server._lock:
-                    server.requests.append(body)
-                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
-                    reply = server.script.pop(0) if len(server.script) > 1 else server.script[0]
-                if isinstance(reply, tuple):
-                    self._send(reply[0], reply[1])
-                    return
-                text = reply(body) if callable(reply) else reply
-                self._send(
-                    200,
-                    {
-                        "id": f"chatcmpl-{len(server.requests)}",
-                        "object": "chat.completion",
-                        "created": 1700000000,
-                        "model": body.get("model", "scripted"),
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": text},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-                    },
-                )
-
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        """The `/v1` URL to give an OpenAI client."""
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+# --- scripted model servers on 127.0.0.1 (see tests/helpers/llm_servers.py) ----------
 
 
 @pytest.fixture
@@ -121,6 +40,24 @@ def openai_server() -> Iterator[ScriptedOpenAIServer]:
 def shared_openai_server() -> Iterator[ScriptedOpenAIServer]:
     """One scripted server for a whole session (for hypothesis tests)."""
     server = ScriptedOpenAIServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def anthropic_server() -> Iterator[ScriptedAnthropicServer]:
+    """A started scripted Anthropic server; set `.script` before use."""
+    server = ScriptedAnthropicServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def shared_anthropic_server() -> Iterator[ScriptedAnthropicServer]:
+    """One scripted Anthropic server for a whole session (for hypothesis tests)."""
+    server = ScriptedAnthropicServer()
     server.start()
     yield server
     server.stop()

@@ -115,7 +115,9 @@ def test_ask_json_contract_and_verify(
     saved = tmp_path / "a.json"
     saved.write_text(result.stdout)
     ok = run("verify", str(saved), "--index", str(index_dir))
-    assert ok.returncode == 0 and "1 of 1 quotes verified" in ok.stdout
+    # the quote and the passage its prose cites (c1) both verify
+    assert ok.returncode == 0 and "2 of 2 quotes verified" in ok.stdout
+    assert "ok      c1" in ok.stdout
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,7 @@ from quoteproof.render.chunk import chunk_to_dict, chunk_view
 from quoteproof.render.hits import hit_to_dict, hits_table
 from quoteproof.render.ingest import EmbedProgress, IngestProgress, failures_table, summary_table
 from quoteproof.render.json import answer_from_dict, render_json
+from quoteproof.render.live import answer_progress
 from quoteproof.render.markdown import render_markdown
 from quoteproof.render.terminal import render_terminal
 from quoteproof.retrieval.embed_index import EmbedReport
@@ -41,6 +42,7 @@ from quoteproof.retrieval.embedder import dense_available
 from quoteproof.retrieval.fusion import DEFAULT_RRF_K
 from quoteproof.retrieval.rerank import DEFAULT_RERANK_CANDIDATES, DEFAULT_RERANK_KEEP
 from quoteproof.retrieval.retriever import DEFAULT_DEPTH, RetrievalNotice, RetrievalSettings
+from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 
 app = typer.Typer(
     help="Answers from your documents in which every quotation is verbatim source text.",
@@ -76,6 +78,19 @@ class SearchFormat(StrEnum):
 class LLMName(StrEnum):
     extractive = "extractive"
     openai = "openai"
+    anthropic = "anthropic"
+
+
+class ModeName(StrEnum):
+    quote = "quote"
+    cite = "cite"
+    rationale = "rationale"
+    agent = "agent"
+
+
+class StrictnessName(StrEnum):
+    strict = "strict"
+    lenient = "lenient"
 
 
 class RetrieverName(StrEnum):
@@ -333,24 +348,54 @@ def search(
 def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
     index: IndexOption = DEFAULT_INDEX,
+    mode: Annotated[
+        ModeName,
+        typer.Option(
+            "--mode",
+            help="quote: the model picks quotes; cite: every sentence cites its sources "
+            "(checked, retried once); rationale: statements generated, verified by the "
+            "model, refined, then answered; agent: the model calls tools that compose "
+            "the answer (search, quote, table queries).",
+        ),
+    ] = ModeName.quote,
+    strictness: Annotated[
+        StrictnessName,
+        typer.Option(
+            "--strictness",
+            help="cite mode: strict refuses unless every sentence cites a source; "
+            "lenient drops uncited sentences and marks the answer partial.",
+        ),
+    ] = StrictnessName.strict,
+    max_steps: Annotated[
+        int, typer.Option("--max-steps", min=1, help="agent mode: most model calls.")
+    ] = DEFAULT_MAX_STEPS,
     llm: Annotated[
         LLMName | None,
         typer.Option(
             "--llm",
             envvar="QUOTEPROOF_LLM",
-            help="Backend: extractive (no model) or openai (any OpenAI-compatible server). "
-            "Default: openai when a model is named, else extractive.",
+            help="Backend: extractive (no model), openai (any OpenAI-compatible server) "
+            "or anthropic. Default: openai when a model is named, else extractive.",
         ),
     ] = None,
     base_url: Annotated[
-        str | None, typer.Option("--base-url", envvar="OPENAI_BASE_URL", help="Server URL.")
+        str | None,
+        typer.Option(
+            "--base-url",
+            help="Model server URL (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, "
+            "else the provider's own).",
+        ),
     ] = None,
     model: Annotated[
         str | None, typer.Option("--model", envvar="QUOTEPROOF_MODEL", help="Model name.")
     ] = None,
     api_key: Annotated[
         str | None,
-        typer.Option("--api-key", envvar="OPENAI_API_KEY", help="API key.", show_default=False),
+        typer.Option(
+            "--api-key",
+            help="API key (default: OPENAI_API_KEY or ANTHROPIC_API_KEY).",
+            show_default=False,
+        ),
     ] = None,
     timeout: Annotated[
         float, typer.Option("--timeout", min=1.0, help="Seconds per model request.")
@@ -363,6 +408,18 @@ def ask(
         typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
     ] = DEFAULT_THRESHOLD,
     format: Annotated[AnswerFormat, typer.Option("--format")] = AnswerFormat.text,
+    stream: Annotated[
+        bool | None,
+        typer.Option(
+            "--stream/--no-stream",
+            help="Show the answer as it is written (default: on a terminal, text format).",
+            show_default=False,
+        ),
+    ] = None,
+    show_cited: Annotated[
+        bool,
+        typer.Option("--show-cited", help="Show the passages each cited sentence cites."),
+    ] = False,
     retriever: RetrieverOption = None,
     embed_model: EmbedModelOption = None,
     rerank_model: RerankModelOption = None,
@@ -382,6 +439,7 @@ def ask(
         retriever, embed_model, rerank_model, rerank_candidates, rerank_keep,
         rrf_k, bm25_weight, dense_weight, depth,
     )  # fmt: skip
+    live = stream if stream is not None else format is AnswerFormat.text and out.is_terminal
     with open_index(index, retrieval=retrieval) as idx:
         try:
             backend = make_backend(
@@ -391,16 +449,25 @@ def ask(
                 api_key=api_key,
                 timeout=timeout,
             )
-            with err.status(f"asking {backend.name}…", spinner="dots"):
-                answer = idx.ask(question, backend=backend, top_k=top_k, threshold=threshold)
+            with answer_progress(out if live else err, backend.name, live) as events:
+                answer = idx.ask(
+                    question,
+                    backend=backend,
+                    top_k=top_k,
+                    threshold=threshold,
+                    mode=mode.value,
+                    strictness=strictness.value,
+                    max_steps=max_steps,
+                    events=events,
+                )
         except QuoteproofError as exc:
             fail(str(exc))
     if format is AnswerFormat.json:
         print(render_json(answer))
     elif format is AnswerFormat.markdown:
-        print(render_markdown(answer))
+        print(render_markdown(answer, show_cited=show_cited))
     else:
-        render_terminal(answer, out)
+        render_terminal(answer, out, show_cited=show_cited)
 
 
 def _read_labelled(path: Path) -> list[tuple[str, bool]]:

@@ -10,22 +10,23 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from quoteproof.errors import StoreError
+from quoteproof.errors import BackendConfigError, StoreError
 from quoteproof.ingest.files import discover
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.model import (
     Answer,
+    AnswerMode,
     Box,
     Chunk,
     Document,
     Hit,
     Layout,
-    LLMInfo,
     Location,
     RetrievalInfo,
 )
+from quoteproof.quoting.citations import Strictness
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.receipts import QuoteCheck, verify_answer
 from quoteproof.retrieval.embed_index import EmbedReport, embed_pending
@@ -44,7 +45,13 @@ from quoteproof.retrieval.retriever import (
 )
 from quoteproof.store.base import Store, embedding_space_mismatch
 from quoteproof.store.open import open_store
-from quoteproof.strategies.quote import NO_RELEVANT_SOURCES, answer_with_quotes, refusal
+from quoteproof.strategies.agent import DEFAULT_MAX_STEPS, answer_agent
+from quoteproof.strategies.cite import answer_cite
+from quoteproof.strategies.quote import answer_quote
+from quoteproof.strategies.rationale import answer_rationale
+from quoteproof.strategies.session import NO_RELEVANT_SOURCES, AnswerSession
+from quoteproof.streaming import EventSink
+from quoteproof.tables import TableSession
 
 if TYPE_CHECKING:
     from quoteproof.locations import PdfBoxReader
@@ -268,25 +275,56 @@ class Index:
         backend: Backend | None = None,
         top_k: int = DEFAULT_ASK_TOP_K,
         threshold: float = DEFAULT_THRESHOLD,
+        mode: AnswerMode = "quote",
+        strictness: Strictness = "strict",
+        max_steps: int = DEFAULT_MAX_STEPS,
+        events: EventSink | None = None,
     ) -> Answer:
         """Answer `question` from the index; quotes are verbatim by construction.
 
-        `backend` defaults to the extractive backend (no model). `threshold` is the
-        fuzzy-match score (0-100) a paraphrased quote needs to resolve. When the
-        index is calibrated for this retrieval's evidence and the evidence is below
-        the stored threshold, the answer is a refusal (`no_relevant_sources`) and
-        the model is not called. Raises `BackendError` when the model server fails.
+        `mode` picks the strategy (`quote`, `cite`, `rationale`, `agent`; see
+        `quoteproof.strategies`); `strictness` applies to `cite`, `max_steps` to
+        `agent`. `backend` defaults to the extractive backend (no model), which
+        answers in `quote` mode only. `threshold` is the fuzzy-match score (0-100) a
+        paraphrased quote needs to resolve. When the index is calibrated for this
+        retrieval's evidence and the evidence is below the stored threshold, or
+        nothing is retrieved, the answer is a refusal (`no_relevant_sources`) and
+        the model is not called. `events` receives the draft of the answer while
+        it is made (see `quoteproof.streaming`).
+
+        Raises `BackendConfigError` for a mode the backend cannot serve and
+        `BackendError` when the model server fails.
         """
         backend = backend or ExtractiveBackend()
+        if mode != "quote" and backend.name == "extractive":
+            raise BackendConfigError(
+                f"--mode {mode} needs a language model: pass --model NAME "
+                "(with --llm openai or --llm anthropic)"
+            )
         retrieval = self.retrieve(question, top_k=top_k)
         info = applied_threshold(retrieval, self.calibration())
-        if info.threshold is not None and (info.evidence is None or info.evidence < info.threshold):
-            llm = LLMInfo(backend.name, backend.model, "")
-            return refusal(question, NO_RELEVANT_SOURCES, llm, retrieval.hits, retrieval=info)
         with StoreLookup(self.store) as lookup:
-            return answer_with_quotes(
-                question, retrieval.hits, backend, lookup, threshold=threshold, retrieval=info
+            session = AnswerSession(
+                question, retrieval.hits, backend, lookup, mode, threshold, info, events
             )
+            below = info.threshold is not None and (
+                info.evidence is None or info.evidence < info.threshold
+            )
+            if below or not retrieval.hits:
+                return session.refuse(NO_RELEVANT_SOURCES)
+            if mode == "cite":
+                return answer_cite(session, strictness)
+            if mode == "rationale":
+                return answer_rationale(session)
+            if mode == "agent":
+                search = self.search
+                return answer_agent(
+                    session,
+                    lambda query: search(query, top_k=top_k),
+                    TableSession(self.store),
+                    max_steps,
+                )
+            return answer_quote(session)
 
     def verify(self, answer: Answer) -> list[QuoteCheck]:
         """Re-check every quote of `answer` against this index (see `receipts`)."""

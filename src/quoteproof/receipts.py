@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from quoteproof.model import Answer, Quote
 from quoteproof.quoting.validate import quote_problems
@@ -11,11 +11,13 @@ from quoteproof.store.base import Store
 
 @dataclass(frozen=True)
 class QuoteCheck:
-    """The verdict on one quote: valid when `problems` is empty."""
+    """The verdict on one quote: valid when `problems` is empty. `cited` marks a
+    passage from `Answer.cited` (cited by prose) rather than from `Answer.quotes`."""
 
     quote_id: str
     ref: str
     problems: tuple[str, ...]
+    cited: bool = False
 
     @property
     def valid(self) -> bool:
@@ -56,5 +58,8 @@ def check_quote(quote: Quote, store: Store) -> QuoteCheck:
 
 
 def verify_answer(answer: Answer, store: Store) -> list[QuoteCheck]:
-    """Return one check per quote of `answer`, in order. O(quotes × document length)."""
-    return [check_quote(quote, store) for quote in answer.quotes]
+    """Return one check per quote of `answer`, in order, then one per cited passage
+    (`answer.cited`, marked `cited`). O(quotes × document length)."""
+    checks = [check_quote(quote, store) for quote in answer.quotes]
+    checks += [replace(check_quote(quote, store), cited=True) for quote in answer.cited]
+    return checks

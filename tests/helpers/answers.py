@@ -2,20 +2,37 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from hypothesis import strategies as st
 
 from quoteproof.model import (
+    AggregateOp,
     Answer,
+    DataResult,
+    DataSegment,
+    Filter,
+    FilterOp,
     LLMInfo,
+    Message,
+    ModelCall,
     ProseSegment,
     Quote,
     QuoteSegment,
     Rejected,
+    Role,
     Segment,
+    Statement,
+    StatementLabel,
+    ToolCall,
+    Usage,
     sha256_text,
 )
+
+LABELS: tuple[StatementLabel, ...] = get_args(StatementLabel)
+FILTER_OPS: tuple[FilterOp, ...] = get_args(FilterOp)
+AGGREGATE_OPS: tuple[AggregateOp, ...] = get_args(AggregateOp)
+ROLES: tuple[Role, ...] = get_args(Role)
 
 
 def make_quote(source: str, start: int, end: int, quote_id: str = "q1", **extra: Any) -> Quote:
@@ -43,6 +60,29 @@ def make_quote(source: str, start: int, end: int, quote_id: str = "q1", **extra:
     return Quote(**fields)
 
 
+def make_data_result(data_id: str = "r1", **extra: Any) -> DataResult:
+    """A data result (mean age of the rows of people.csv where country = US)."""
+    fields: dict[str, Any] = {
+        "id": data_id,
+        "table": "people.csv",
+        "doc_id": "people",
+        "doc_version": 2,
+        "doc_sha256": sha256_text("people"),
+        "source_path": "data/people.csv",
+        "filters": (Filter("country", "=", "US"),),
+        "columns": ("name", "age"),
+        "row_count": 3,
+        "rows": (("Ann", "40"), ("Bob", None)),
+        "operation": "mean",
+        "column": "age",
+        "value": 41.5,
+        "source": None,
+        "period": None,
+    }
+    fields.update(extra)
+    return DataResult(**fields)
+
+
 def make_answer(segments: tuple[Segment, ...], quotes: tuple[Quote, ...], **extra: Any) -> Answer:
     """An answered `Answer` with these segments and quotes; `extra` overrides fields."""
     fields: dict[str, Any] = {
@@ -62,31 +102,125 @@ def shown_segments(answer: Answer) -> tuple[Segment, ...]:
     return answer.segments if answer.status == "answered" else ()
 
 
-def hostile_answers(attack_text: st.SearchStrategy[str]) -> st.SearchStrategy[Answer]:
-    """Answers whose every string (quote text, labels, prose, reasons) is `attack_text`."""
+def shown_cited(answer: Answer) -> tuple[Quote, ...]:
+    """The cited passages a renderer draws with `show_cited`, in order: those of each
+    shown prose segment, right after it."""
+    return tuple(
+        quote
+        for segment in shown_segments(answer)
+        if isinstance(segment, ProseSegment)
+        for quote in answer.cited_passages(segment.citations)
+    )
 
-    @st.composite
-    def build(draw: st.DrawFn) -> Answer:
-        quote_list = []
+
+def hostile_answers(attack_text: st.SearchStrategy[str]) -> st.SearchStrategy[Answer]:
+    """Answers whose every string is `attack_text`: quote text and labels, prose,
+    reasons, cited passages, rationale statements, data results (tables, columns,
+    filter values, cells), the escalation, model calls; with any mode and usage."""
+
+    def quotes(draw: st.DrawFn, prefix: str, refs: list[str]) -> list[Quote]:
+        found = []
         for i in range(draw(st.integers(0, 3))):
             source = draw(attack_text)
             start = draw(st.integers(0, len(source)))
             end = draw(st.integers(start, len(source)))
-            quote_list.append(
+            ref = draw(st.sampled_from(refs)) if refs else draw(attack_text)
+            found.append(
                 make_quote(
                     source,
                     start,
                     end,
-                    f"q{i}",
+                    f"{prefix}{i}",
+                    ref=ref,
                     label=draw(attack_text),
                     differs=draw(st.none() | attack_text),
                 )
             )
-        prose = st.builds(ProseSegment, attack_text, st.lists(attack_text, max_size=2).map(tuple))
-        ids = [q.id for q in quote_list]
-        segment: st.SearchStrategy[Segment] = (
-            prose | st.sampled_from(ids).map(QuoteSegment) if ids else prose
-        )
+        return found
+
+    scalars = (
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | attack_text
+    )
+
+    def data_results(draw: st.DrawFn) -> list[DataResult]:
+        return [
+            make_data_result(
+                f"r{i}",
+                table=draw(attack_text),
+                doc_id=draw(attack_text),
+                source_path=draw(attack_text),
+                filters=tuple(
+                    draw(
+                        st.lists(
+                            st.builds(Filter, attack_text, st.sampled_from(FILTER_OPS), scalars),
+                            max_size=3,
+                        )
+                    )
+                ),
+                columns=tuple(draw(st.lists(attack_text, max_size=3))),
+                row_count=draw(st.integers(0, 10**6)),
+                rows=tuple(
+                    draw(
+                        st.lists(
+                            st.lists(st.none() | attack_text, max_size=3).map(tuple), max_size=3
+                        )
+                    )
+                ),
+                operation=draw(st.none() | st.sampled_from(AGGREGATE_OPS)),
+                column=draw(st.none() | attack_text),
+                value=draw(scalars),
+                source=draw(st.none() | attack_text),
+                period=draw(st.none() | attack_text),
+            )
+            for i in range(draw(st.integers(0, 2)))
+        ]
+
+    tool_calls = st.lists(st.builds(ToolCall, attack_text, attack_text, attack_text), max_size=2)
+    message = st.builds(
+        Message,
+        st.sampled_from(ROLES),
+        attack_text,
+        tool_calls.map(tuple),
+        st.none() | attack_text,
+    )
+    usage = st.none() | st.builds(Usage, st.integers(0, 10**6), st.integers(0, 10**6))
+    call = st.builds(
+        ModelCall,
+        attack_text,
+        st.lists(message, max_size=2).map(tuple),
+        attack_text,
+        tool_calls.map(tuple),
+        st.lists(attack_text, max_size=2).map(tuple),
+        usage,
+    )
+    statement = st.builds(
+        Statement,
+        attack_text,
+        attack_text,
+        st.lists(attack_text, max_size=2).map(tuple),
+        st.none() | st.sampled_from(LABELS),
+        st.none() | attack_text,
+        st.none() | attack_text,
+    )
+
+    @st.composite
+    def build(draw: st.DrawFn) -> Answer:
+        quote_list = quotes(draw, "q", [])
+        cited_refs = draw(st.lists(attack_text, max_size=3))
+        cited = quotes(draw, "c", cited_refs)
+        data = data_results(draw)
+        # Prose cites the cited passages' refs as well as any other text.
+        citation = st.sampled_from(cited_refs) | attack_text if cited_refs else attack_text
+        prose = st.builds(ProseSegment, attack_text, st.lists(citation, max_size=2).map(tuple))
+        segment: st.SearchStrategy[Segment] = prose
+        if quote_list:
+            segment |= st.sampled_from([q.id for q in quote_list]).map(QuoteSegment)
+        if data:
+            segment |= st.sampled_from([d.id for d in data]).map(DataSegment)
         return make_answer(
             tuple(draw(st.lists(segment, max_size=5))),
             tuple(quote_list),
@@ -95,6 +229,14 @@ def hostile_answers(attack_text: st.SearchStrategy[str]) -> st.SearchStrategy[An
             rejected=tuple(
                 draw(st.lists(st.builds(Rejected, attack_text, attack_text), max_size=2))
             ),
+            mode=draw(st.sampled_from(["quote", "cite", "rationale", "agent"])),
+            partial=draw(st.booleans()),
+            cited=tuple(cited),
+            statements=tuple(draw(st.lists(statement, max_size=2))),
+            data=tuple(data),
+            escalation=draw(st.none() | attack_text),
+            calls=tuple(draw(st.lists(call, max_size=2))),
+            usage=draw(usage),
         )
 
     return build()

@@ -29,12 +29,15 @@ def _write(path: Path, data: str | bytes = "Some text.\n") -> Path:
 
 def test_supported_suffixes() -> None:
     assert SUPPORTED_SUFFIXES == (
+        ".csv",
         ".docx",
         ".htm",
         ".html",
+        ".json",
         ".markdown",
         ".md",
         ".pdf",
+        ".tsv",
         ".txt",
         ".xml",
     )
@@ -91,7 +94,7 @@ def test_unsupported_suffix(tmp_path: Path) -> None:
     assert info.value.path == str(path)
     assert info.value.cause == (
         "unsupported file type '.xyz' "
-        "(supported: .docx, .htm, .html, .markdown, .md, .pdf, .txt, .xml)"
+        "(supported: .csv, .docx, .htm, .html, .json, .markdown, .md, .pdf, .tsv, .txt, .xml)"
     )
 
 

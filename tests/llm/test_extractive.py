@@ -54,3 +54,12 @@ def test_backend_reads_the_request_not_the_prompt() -> None:
     request = CompletionRequest(build_messages("vaccination?", sources), "vaccination?", sources)
     completion = ExtractiveBackend().complete(request)
     assert completion.text == '<quote ref="d.1"/>' and completion.model is None
+
+
+def test_stream_hands_over_the_whole_reply_once() -> None:
+    sources = (chunk("d.1", LONG), chunk("d.2", "Annual vaccination protects against influenza."))
+    request = CompletionRequest(build_messages("vaccination?", sources), "vaccination?", sources)
+    pieces: list[str] = []
+    completion = ExtractiveBackend().stream(request, pieces.append)
+    assert pieces == [completion.text]
+    assert completion == ExtractiveBackend().complete(request)

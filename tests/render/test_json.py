@@ -12,18 +12,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers.answers import AGGREGATE_OPS, FILTER_OPS, LABELS, ROLES, make_data_result
 from helpers.answers import make_quote as build_quote
 from quoteproof.model import (
     ANSWER_SCHEMA,
     Answer,
     Box,
+    DataResult,
+    DataSegment,
+    Filter,
     LLMInfo,
+    Message,
+    ModelCall,
     ProseSegment,
     Quote,
     QuoteSegment,
     Rejected,
     Segment,
     SourceInfo,
+    Statement,
+    ToolCall,
+    Usage,
     sha256_text,
 )
 from quoteproof.render.json import answer_from_dict, answer_to_dict, render_json
@@ -62,6 +71,7 @@ def sample_answer() -> Answer:
             ProseSegment("Yes — très fatiguée.", ("alice-1",)),
             QuoteSegment("q1"),
             QuoteSegment("q2"),
+            DataSegment("r1"),
         ),
         quotes=(q1, q2),
         rejected=(Rejected('<quote ref="nope">x</quote>', "unknown ref 'nope'"),),
@@ -69,6 +79,38 @@ def sample_answer() -> Answer:
         sources=(
             SourceInfo("alice-1", "Alice › Chapter I › ¶1", "alice", 1, "corpus/alice.txt", 0.8, 1),
         ),
+        mode="agent",
+        partial=True,
+        cited=(make_quote(SOURCE, 0, len(SOURCE), "c1"),),
+        statements=(
+            Statement(
+                "s1", "Alice was tired.", ("alice-1",), "CORRECT-EXPLICIT", "Said so.", "Tired?"
+            ),
+            Statement("s2", "She slept.", (), None, None),
+        ),
+        data=(
+            make_data_result(
+                filters=(Filter("country", "=", "US"), Filter("age", ">=", 18)),
+                source="r0",
+                period="2024",
+            ),
+        ),
+        escalation="A person should check the dose.",
+        calls=(
+            ModelCall(
+                "agent",
+                (
+                    Message("system", "Answer from the sources."),
+                    Message("assistant", "", (ToolCall("t1", "query", '{"table": "x"}'),)),
+                    Message("tool", '{"rows": 3}', tool_call_id="t1"),
+                ),
+                "done",
+                (ToolCall("t2", "answer", "{}"),),
+                ("no citation",),
+                Usage(100, 20),
+            ),
+        ),
+        usage=Usage(100, 20),
     )
 
 
@@ -84,6 +126,14 @@ def test_shape_is_the_public_contract() -> None:
         "rejected",
         "llm",
         "sources",
+        "mode",
+        "partial",
+        "cited",
+        "statements",
+        "data",
+        "escalation",
+        "calls",
+        "usage",
     ]
     assert data["schema"] == ANSWER_SCHEMA == "quoteproof.answer/1"
     assert data["refusal_reason"] is None
@@ -91,6 +141,7 @@ def test_shape_is_the_public_contract() -> None:
         {"type": "prose", "text": "Yes — très fatiguée.", "citations": ["alice-1"]},
         {"type": "quote", "quote_id": "q1"},
         {"type": "quote", "quote_id": "q2"},
+        {"type": "data", "data_id": "r1"},
     ]
     q1, q2 = data["quotes"]
     assert list(q1) == [
@@ -139,6 +190,111 @@ def test_shape_is_the_public_contract() -> None:
     ]
 
 
+def test_shape_of_the_new_parts() -> None:
+    data = json.loads(render_json(sample_answer()))
+    assert data["mode"] == "agent" and data["partial"] is True
+    assert [list(q) for q in data["cited"]] == [list(data["quotes"][0])]
+    assert data["cited"][0]["id"] == "c1" and data["cited"][0]["text"] == SOURCE
+    assert data["statements"] == [
+        {
+            "id": "s1",
+            "text": "Alice was tired.",
+            "refs": ["alice-1"],
+            "label": "CORRECT-EXPLICIT",
+            "justification": "Said so.",
+            "original": "Tired?",
+        },
+        {
+            "id": "s2",
+            "text": "She slept.",
+            "refs": [],
+            "label": None,
+            "justification": None,
+            "original": None,
+        },
+    ]
+    assert data["data"] == [
+        {
+            "id": "r1",
+            "table": "people.csv",
+            "doc_id": "people",
+            "doc_version": 2,
+            "doc_sha256": sha256_text("people"),
+            "source_path": "data/people.csv",
+            "filters": [
+                {"column": "country", "op": "=", "value": "US"},
+                {"column": "age", "op": ">=", "value": 18},
+            ],
+            "columns": ["name", "age"],
+            "row_count": 3,
+            "rows": [["Ann", "40"], ["Bob", None]],
+            "operation": "mean",
+            "column": "age",
+            "value": 41.5,
+            "source": "r0",
+            "period": "2024",
+        }
+    ]
+    assert data["escalation"] == "A person should check the dose."
+    assert data["calls"] == [
+        {
+            "stage": "agent",
+            "messages": [
+                {
+                    "role": "system",
+                    "content": "Answer from the sources.",
+                    "tool_calls": [],
+                    "tool_call_id": None,
+                },
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [{"id": "t1", "name": "query", "arguments": '{"table": "x"}'}],
+                    "tool_call_id": None,
+                },
+                {"role": "tool", "content": '{"rows": 3}', "tool_calls": [], "tool_call_id": "t1"},
+            ],
+            "output": "done",
+            "tool_calls": [{"id": "t2", "name": "answer", "arguments": "{}"}],
+            "problems": ["no citation"],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20},
+        }
+    ]
+    assert data["usage"] == {"prompt_tokens": 100, "completion_tokens": 20}
+
+
+def test_defaults_are_written_too() -> None:
+    answer = Answer("q?", "answered", (), (), (), LLMInfo("x", None, ""))
+    data = answer_to_dict(answer)
+    assert "retrieval" not in data
+    assert {key: data[key] for key in list(data)[-8:]} == {
+        "mode": "quote",
+        "partial": False,
+        "cited": [],
+        "statements": [],
+        "data": [],
+        "escalation": None,
+        "calls": [],
+        "usage": None,
+    }
+
+
+def test_answers_saved_before_the_new_parts_still_load() -> None:
+    data = answer_to_dict(sample_answer())
+    for key in ("mode", "partial", "cited", "statements", "escalation", "calls", "usage"):
+        del data[key]
+    del data["data"], data["segments"][3]
+    loaded = answer_from_dict(data)
+    assert (loaded.mode, loaded.partial, loaded.escalation, loaded.usage) == (
+        "quote",
+        False,
+        None,
+        None,
+    )
+    assert (loaded.cited, loaded.statements, loaded.data, loaded.calls) == ((), (), (), ())
+    assert loaded.quotes == sample_answer().quotes
+
+
 def test_render_json_is_indented_and_keeps_non_ascii() -> None:
     text = render_json(sample_answer())
     assert text.startswith('{\n  "schema": "quoteproof.answer/1",\n  "question": ')
@@ -171,6 +327,17 @@ def test_to_dict_shares_no_state() -> None:
     data = answer_to_dict(answer)
     data["quotes"][0]["section"].append("mutated")
     assert answer.quotes[0].section == ("Chapter I",)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf])
+def test_non_finite_data_value_is_refused_by_render_json(value: float) -> None:
+    answer = Answer("q?", "answered", (), (), (), LLMInfo("x", None, ""))
+    for result in (
+        make_data_result(value=value),
+        make_data_result(filters=(Filter("a", "<", value),)),
+    ):
+        with pytest.raises(ValueError):
+            render_json(Answer("q?", "answered", (), (), (), answer.llm, data=(result,)))
 
 
 def test_non_finite_score_is_refused_by_render_json() -> None:
@@ -213,7 +380,10 @@ MALFORMED = [
     (_set(("status",), "maybe"), "status: expected one of 'answered', 'refused'"),
     (_set(("refusal_reason",), 5), "refusal_reason: expected a string or null, got int"),
     (_set(("segments",), {}), "segments: expected a list, got object"),
-    (_set(("segments", 0, "type"), "image"), "segments[0].type: expected 'prose' or 'quote'"),
+    (
+        _set(("segments", 0, "type"), "image"),
+        "segments[0].type: expected 'prose', 'quote' or 'data'",
+    ),
     (_set(("segments", 0, "citations", 0), 5), "segments[0].citations[0]: expected a string"),
     (_set(("segments", 2, "quote_id"), "q9"), "segments[2].quote_id: no quote with id 'q9'"),
     (_set(("segments", 1, "extra"), 1), "segments[1]: unknown field 'extra'"),
@@ -237,7 +407,104 @@ MALFORMED = [
     (_set(("llm",), None), "llm: expected an object, got null"),
     (_set(("sources", 0, "rank"), 1.5), "sources[0].rank: expected an integer, got float"),
     (_set(("sources",), _DELETE), "answer: missing field 'sources'"),
+    # the parts added for the modes
+    (_set(("mode",), "essay"), "mode: expected one of 'quote', 'cite', 'rationale', 'agent'"),
+    (_set(("mode",), None), "mode: expected a string, got null"),
+    (_set(("partial",), "yes"), "partial: expected true or false, got str"),
+    (_set(("cited",), None), "cited: expected a list, got null"),
+    (_set(("cited", 0, "start"), "0"), "cited[0].start: expected an integer, got str"),
+    (_set(("cited", 0, "match"), "guess"), "cited[0].match: expected one of 'ref'"),
+    (_set(("statements", 0, "label"), "TRUE"), "statements[0].label: expected one of"),
+    (_set(("statements", 0, "label"), 1), "statements[0].label: expected a string, got int"),
+    (_set(("statements", 0, "refs", 0), None), "statements[0].refs[0]: expected a string"),
+    (_set(("statements", 1, "original"), 2), "statements[1].original: expected a string or"),
+    (_set(("statements", 0, "id"), _DELETE), "statements[0]: missing field 'id'"),
+    (_set(("statements", 0, "verdict"), "x"), "statements[0]: unknown field 'verdict'"),
+    (_set(("segments", 3, "data_id"), "r9"), "segments[3].data_id: no data result with id 'r9'"),
+    (_set(("segments", 3, "quote_id"), "q1"), "segments[3]: unknown field 'quote_id'"),
+    (_set(("data", 0, "doc_version"), "2"), "data[0].doc_version: expected an integer, got str"),
+    (_set(("data", 0, "row_count"), -1), "data[0].row_count: expected an integer >= 0"),
+    (_set(("data", 0, "filters", 1, "op"), "=="), "data[0].filters[1].op: expected one of '='"),
+    (
+        _set(("data", 0, "filters", 0, "value"), [1]),
+        "data[0].filters[0].value: expected a string, number, boolean or null, got list",
+    ),
+    (
+        _set(("data", 0, "filters", 0, "value"), math.nan),
+        "data[0].filters[0].value: expected a finite number",
+    ),
+    (_set(("data", 0, "filters", 0, "colum"), "x"), "data[0].filters[0]: unknown field 'colum'"),
+    (_set(("data", 0, "columns", 1), 3), "data[0].columns[1]: expected a string, got int"),
+    (_set(("data", 0, "rows", 1, 0), 5), "data[0].rows[1][0]: expected a string or null, got int"),
+    (_set(("data", 0, "rows", 0), "Ann,40"), "data[0].rows[0]: expected a list, got str"),
+    (_set(("data", 0, "operation"), "median"), "data[0].operation: expected one of 'count'"),
+    (_set(("data", 0, "value"), {}), "data[0].value: expected a string, number, boolean or null"),
+    (_set(("data", 0, "value"), math.inf), "data[0].value: expected a finite number"),
+    (_set(("data", 0, "period"), 2024), "data[0].period: expected a string or null, got int"),
+    (_set(("escalation",), ["x"]), "escalation: expected a string or null, got list"),
+    (_set(("calls", 0, "stage"), None), "calls[0].stage: expected a string, got null"),
+    (_set(("calls", 0, "messages", 0, "role"), "robot"), "calls[0].messages[0].role: expected"),
+    (
+        _set(("calls", 0, "messages", 1, "tool_calls", 0, "arguments"), {}),
+        "calls[0].messages[1].tool_calls[0].arguments: expected a string, got object",
+    ),
+    (
+        _set(("calls", 0, "messages", 2, "tool_call_id"), 1),
+        "calls[0].messages[2].tool_call_id: expected a string or null, got int",
+    ),
+    (_set(("calls", 0, "messages", 0, "name"), "x"), "calls[0].messages[0]: unknown field 'name'"),
+    (_set(("calls", 0, "tool_calls", 0, "id"), _DELETE), "calls[0].tool_calls[0]: missing field"),
+    (_set(("calls", 0, "problems"), "x"), "calls[0].problems: expected a list, got str"),
+    (
+        _set(("calls", 0, "usage", "prompt_tokens"), -5),
+        "calls[0].usage.prompt_tokens: expected an integer >= 0",
+    ),
+    (_set(("calls", 0, "output"), _DELETE), "calls[0]: missing field 'output'"),
+    (_set(("usage",), 10), "usage: expected an object, got int"),
+    (_set(("usage", "completion_tokens"), 1.5), "usage.completion_tokens: expected an integer"),
+    (_set(("usage", "total_tokens"), 3), "usage: unknown field 'total_tokens'"),
 ]
+
+
+def _duplicate(key: str) -> Any:
+    def mutate(data: Any) -> None:
+        data[key].append(copy.deepcopy(data[key][0]))
+
+    return mutate
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (_duplicate("cited"), "cited[1].id: duplicate quote id 'c1'"),
+        (_duplicate("data"), "data[1].id: duplicate data result id 'r1'"),
+    ],
+)
+def test_duplicate_ids_are_rejected(mutate: Any, message: str) -> None:
+    data = answer_to_dict(sample_answer())
+    mutate(data)
+    with pytest.raises(ValueError) as info:
+        answer_from_dict(data)
+    assert str(info.value).startswith(message)
+
+
+def test_cited_ids_may_repeat_quote_ids() -> None:
+    answer = sample_answer()
+    data = answer_to_dict(answer)
+    data["cited"][0]["id"] = "q1"
+    assert answer_from_dict(data).cited[0].id == "q1"
+
+
+@pytest.mark.parametrize("value", ["x", "", 0, -3, 2**70, 1.5, -0.25, True, False, None])
+def test_scalar_values_round_trip(value: Any) -> None:
+    result = make_data_result(value=value, filters=(Filter("c", "!=", value),))
+    answer = Answer(
+        "q?", "answered", (DataSegment("r1"),), (), (), LLMInfo("x", None, ""), data=(result,)
+    )
+    loaded = answer_from_dict(json.loads(render_json(answer)))
+    assert loaded == answer
+    assert type(loaded.data[0].value) is type(value)
+    assert type(loaded.data[0].filters[0].value) is type(value)
 
 
 @pytest.mark.parametrize(("mutate", "message"), MALFORMED)
@@ -267,7 +534,7 @@ def quotes(draw: st.DrawFn, quote_id: str) -> Quote:
     source = draw(st.text(max_size=60))
     start = draw(st.integers(0, len(source)))
     end = draw(st.integers(start, len(source)))
-    return make_quote(
+    quote: Quote = make_quote(
         source,
         start,
         end,
@@ -293,16 +560,72 @@ def quotes(draw: st.DrawFn, quote_id: str) -> Quote:
         ),
         ocr=draw(st.booleans()),
     )
+    return quote
+
+
+scalars = st.none() | st.booleans() | st.integers() | finite | texts
+tool_calls = st.lists(st.builds(ToolCall, texts, texts, texts), max_size=2).map(tuple)
+usages = st.none() | st.builds(Usage, ints, ints)
+calls = st.builds(
+    ModelCall,
+    texts,
+    st.lists(
+        st.builds(Message, st.sampled_from(ROLES), texts, tool_calls, st.none() | texts),
+        max_size=3,
+    ).map(tuple),
+    texts,
+    tool_calls,
+    st.lists(texts, max_size=2).map(tuple),
+    usages,
+)
+statements = st.builds(
+    Statement,
+    texts,
+    texts,
+    st.lists(texts, max_size=3).map(tuple),
+    st.none() | st.sampled_from(LABELS),
+    st.none() | texts,
+    st.none() | texts,
+)
+
+
+@st.composite
+def data_results(draw: st.DrawFn, data_id: str) -> DataResult:
+    return DataResult(
+        id=data_id,
+        table=draw(texts),
+        doc_id=draw(texts),
+        doc_version=draw(ints),
+        doc_sha256=draw(texts),
+        source_path=draw(texts),
+        filters=tuple(
+            draw(
+                st.lists(st.builds(Filter, texts, st.sampled_from(FILTER_OPS), scalars), max_size=3)
+            )
+        ),
+        columns=tuple(draw(st.lists(texts, max_size=3))),
+        row_count=draw(ints),
+        rows=tuple(draw(st.lists(st.lists(st.none() | texts, max_size=3).map(tuple), max_size=3))),
+        operation=draw(st.none() | st.sampled_from(AGGREGATE_OPS)),
+        column=draw(st.none() | texts),
+        value=draw(scalars),
+        source=draw(st.none() | texts),
+        period=draw(st.none() | texts),
+    )
 
 
 @st.composite
 def answers(draw: st.DrawFn) -> Answer:
     ids = draw(st.lists(texts, max_size=4, unique=True))
     quote_list = tuple(draw(quotes(quote_id)) for quote_id in ids)
+    cited_ids = draw(st.lists(texts, max_size=3, unique=True))
+    data_ids = draw(st.lists(texts, max_size=3, unique=True))
     prose = st.builds(ProseSegment, texts, st.lists(texts, max_size=3).map(tuple))
-    segment: st.SearchStrategy[Segment] = (
-        prose | st.sampled_from(ids).map(QuoteSegment) if ids else prose
-    )
+    segment: st.SearchStrategy[Segment] = prose
+    if ids:
+        segment |= st.sampled_from(ids).map(QuoteSegment)
+    if data_ids:
+        segment |= st.sampled_from(data_ids).map(DataSegment)
     return Answer(
         question=draw(texts),
         status=draw(st.sampled_from(["answered", "refused"])),
@@ -314,6 +637,14 @@ def answers(draw: st.DrawFn) -> Answer:
             draw(st.lists(st.builds(SourceInfo, texts, texts, texts, ints, texts, finite, ints)))
         ),
         refusal_reason=draw(st.none() | texts),
+        mode=draw(st.sampled_from(["quote", "cite", "rationale", "agent"])),
+        partial=draw(st.booleans()),
+        cited=tuple(draw(quotes(quote_id)) for quote_id in cited_ids),
+        statements=tuple(draw(st.lists(statements, max_size=3))),
+        data=tuple(draw(data_results(data_id)) for data_id in data_ids),
+        escalation=draw(st.none() | texts),
+        calls=tuple(draw(st.lists(calls, max_size=2))),
+        usage=draw(usages),
     )
 
 

@@ -10,15 +10,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from helpers.answers import hostile_answers, shown_segments
+from helpers.answers import hostile_answers, make_data_result, shown_segments
 from helpers.answers import make_answer as build_answer
 from helpers.answers import make_quote as build_quote
 from quoteproof.model import (
     Answer,
+    DataSegment,
+    Filter,
     ProseSegment,
     QuoteSegment,
     Rejected,
+    Statement,
+    Usage,
 )
+from quoteproof.render.dataresult import preview_header
 from quoteproof.render.markdown import (
     GENERATED_LABEL,
     code_span,
@@ -132,6 +137,171 @@ def test_escape_inline_collapses_whitespace() -> None:
     assert escape_inline("  # a\n\n> b  ") == "\\# a \\> b"
 
 
+# ----------------------------------------------------------------- modes
+
+IMITATION = "> **Verbatim from source** — Fake (fake.txt, chars 0–5)\n> fake\n\n<blockquote>x"
+
+
+def test_statements_layout() -> None:
+    answer = make_answer(
+        (ProseSegment("It opens with a contrast."),),
+        (),
+        mode="rationale",
+        statements=(
+            Statement("s1", "Best *and* worst.", ("t2c-1",), "CORRECT-EXPLICIT", "Line 1."),
+            Statement("s2", "It is 1790.", ("t2c-1", "t2c-2"), "INCORRECT-FALSE_INFO", None),
+            Statement("s3", "A contrast.", (), None, None, original="A > B"),
+        ),
+    )
+    out = render_markdown(answer)
+    assert out.endswith(
+        "**Rationale statements (generated, checked by the model)**\n"
+        "\n"
+        "Statement s1 · **CORRECT\\-EXPLICIT**\n"
+        "Best \\*and\\* worst. `[t2c-1]`\n"
+        "Justification: Line 1.\n"
+        "\n"
+        "Statement s2 · **INCORRECT\\-FALSE\\_INFO**\n"
+        "It is 1790. `[t2c-1]` `[t2c-2]`\n"
+        "\n"
+        "Statement s3 · **UNVERIFIED**\n"
+        "A contrast.\n"
+        "Refined from: A \\> B\n"
+        "\n"
+        "Mode: rationale\n"
+    )
+    rendered = MD.render(out)
+    for label in ("CORRECT-EXPLICIT", "INCORRECT-FALSE_INFO", "UNVERIFIED"):
+        assert f"<strong>{label}</strong>" in rendered
+    assert "<em>and</em>" not in rendered
+
+
+def test_data_segment_layout() -> None:
+    result = make_data_result(
+        filters=(Filter("date", ">=", "2024-01-01"), Filter("country", "=", "US")),
+        period="2024",
+        row_count=12,
+        rows=(("Ann", "40"), ("B|ob", None, "extra")),
+    )
+    answer = make_answer(
+        (ProseSegment("Mean age:"), DataSegment("r1"), QuoteSegment("q1")),
+        (make_quote(SOURCE, 0, 25),),
+        data=(result,),
+    )
+    out = render_markdown(answer)
+    assert (
+        "*Generated — not a quote:*\n"
+        "Mean age:\n"
+        "\n"
+        "**Computed from table** people.csv (doc version 2) — not a quote\n"
+        "Query: where date \\>\\= 2024\\-01\\-01 and country \\= US\n"
+        "Period: 2024\n"
+        "Columns: name, age\n"
+        "**Value:** mean(age) \\= 41.5\n"
+        "12 matching rows, first 2 shown\n"
+        "\n"
+        "| name | age |  |\n"
+        "| --- | --- | --- |\n"
+        "| Ann | 40 |\n"
+        "| B\\|ob |  | extra |\n"
+        "\n"
+        "**Verbatim from source**"
+    ) in out
+    rendered = MD.render(out)
+    assert rendered.count("<table>") == 1 and rendered.count("<blockquote>") == 1
+    cells = re.findall(r"<t[dh]>(.*?)</t[dh]>", rendered)
+    assert cells == ["name", "age", "", "Ann", "40", "", "B|ob", "", "extra"]
+
+
+def test_count_without_rows_has_no_table() -> None:
+    result = make_data_result(operation="count", column=None, value=3, rows=(), source="r0")
+    out = render_markdown(make_answer((DataSegment("r1"),), (), data=(result,)))
+    assert "From query: r0\n**Value:** count(\\*) \\= 3\n3 matching rows\n" in out
+    assert "<table>" not in MD.render(out)
+
+
+def test_missing_data_result_is_reported_not_drawn() -> None:
+    out = render_markdown(make_answer((DataSegment("ghost"),), ()))
+    assert "**Missing data result** `ghost` — not shown." in out
+
+
+def test_partial_escalation_and_usage() -> None:
+    answer = make_answer(
+        (ProseSegment("Part of it."),),
+        (),
+        partial=True,
+        escalation="Needs a *pharmacist*.\n> The dose is unclear.",
+        usage=Usage(1200, 34),
+        mode="agent",
+    )
+    out = render_markdown(answer)
+    assert out.startswith(
+        "**Question:** How does it begin?\n"
+        "\n"
+        "**Partial answer:** sentences without a valid citation were removed, "
+        "or the work stopped before it was complete.\n"
+        "\n"
+        "**Escalated to a person.** The model's reason (generated, not a quote):\n"
+        "Needs a \\*pharmacist\\*.\n"
+        "\\> The dose is unclear.\n"
+        "\n"
+    )
+    assert out.endswith("\nMode: agent · tokens: 1200 prompt · 34 completion\n")
+    rendered = MD.render(out)
+    assert "<blockquote>" not in rendered and "<em>pharmacist" not in rendered
+
+
+def test_imitations_in_statements_escalation_and_data_are_inert() -> None:
+    answer = make_answer(
+        (ProseSegment("x", ("t2c-1",)), DataSegment("r1")),
+        (),
+        statements=(Statement(IMITATION, IMITATION, (IMITATION,), None, IMITATION, IMITATION),),
+        escalation=IMITATION,
+        data=(
+            make_data_result(
+                table=IMITATION,
+                columns=(IMITATION, "| --- |"),
+                rows=((IMITATION, "| a | b |\n| --- | --- |"),),
+                filters=(Filter(IMITATION, "=", IMITATION),),
+                period=IMITATION,
+                source=IMITATION,
+                column=IMITATION,
+            ),
+        ),
+    )
+    for show_cited in (False, True):
+        rendered = MD.render(render_markdown(answer, show_cited=show_cited))
+        assert "<blockquote>" not in rendered
+        assert "<strong>Verbatim from source</strong>" not in rendered
+        assert rendered.count("<table>") == 1 and rendered.count("<tr>") == 2
+
+
+def test_show_cited_adds_the_cited_passages_as_block_quotes() -> None:
+    cited = (
+        make_quote(SOURCE, 0, 25, "c1", ref="t2c-1"),
+        make_quote(SOURCE, 26, 52, "c2", ref="t2c-2"),
+    )
+    answer = make_answer(
+        (ProseSegment("A contrast.", ("t2c-2", "t2c-9", "t2c-1")), QuoteSegment("q1")),
+        (make_quote(SOURCE, 0, 25),),
+        cited=cited,
+    )
+    assert MD.render(render_markdown(answer)).count("<blockquote>") == 1
+    out = render_markdown(answer, show_cited=True)
+    assert (
+        "A contrast. `[t2c-2]` `[t2c-9]` `[t2c-1]`\n"
+        "\n"
+        "**Verbatim from source** — A Tale of Two Cities › Book I › ¶1 "
+        "(two\\_cities.txt, chars 26–52)\n"
+        "> it was the worst of times.\n"
+        "\n"
+        "**Verbatim from source** — A Tale of Two Cities › Book I › ¶1 "
+        "(two\\_cities.txt, chars 0–25)\n"
+        "> It was the best of times,\n"
+    ) in out
+    assert MD.render(out).count("<blockquote>") == 3
+
+
 # ----------------------------------------------------------------- attacks
 
 ATTACKS = [
@@ -200,23 +370,57 @@ def _shown_prose(answer: Answer) -> list[ProseSegment]:
     ]
 
 
+def _shown_quotes(answer: Answer, show_cited: bool) -> list[str]:
+    """The texts the block quotes must hold, in order."""
+    texts = []
+    for segment in shown_segments(answer):
+        if isinstance(segment, QuoteSegment):
+            texts.append(answer.quote(segment.quote_id).text)
+        elif isinstance(segment, ProseSegment) and show_cited:
+            texts += [quote.text for quote in answer.cited_passages(segment.citations)]
+    return texts
+
+
+def _shown_tables(answer: Answer) -> list[list[str]]:
+    """The cells of each preview table (header first), as markdown-it shows them."""
+    tables = []
+    for segment in shown_segments(answer):
+        if isinstance(segment, DataSegment):
+            result = answer.data_result(segment.data_id)
+            header = list(preview_header(result))
+            if result.rows and header:
+                cells = header[:]
+                for row in result.rows:
+                    cells += [cell or "" for cell in row] + [""] * (len(header) - len(row))
+                # A cell is one line: escape_inline collapses whitespace runs first.
+                tables.append([collapsed(_as_commonmark_sees(collapsed(c))) for c in cells])
+    return tables
+
+
 @settings(max_examples=120, deadline=None)
-@given(hostile_answers(attack_text))
-def test_only_quote_segments_become_block_quotes(answer: Answer) -> None:
-    rendered = MD.render(render_markdown(answer))
-    n_quote_segments = sum(isinstance(s, QuoteSegment) for s in shown_segments(answer))
+@given(hostile_answers(attack_text), st.booleans())
+def test_only_quote_segments_become_block_quotes(answer: Answer, show_cited: bool) -> None:
+    rendered = MD.render(render_markdown(answer, show_cited=show_cited))
+    n_block_quotes = len(_shown_quotes(answer, show_cited))
     prose = _shown_prose(answer)
     tags = re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", rendered)
 
-    assert rendered.count("<blockquote>") == n_quote_segments
-    assert rendered.count("<strong>Verbatim from source</strong>") == n_quote_segments
+    assert rendered.count("<blockquote>") == n_block_quotes
+    assert rendered.count("<strong>Verbatim from source</strong>") == n_block_quotes
     assert rendered.count(f"<em>{GENERATED_LABEL.strip('*')}</em>") == len(prose)
     assert rendered.count("<em>") == len(prose)
-    assert rendered.count("<code>") == sum(len(s.citations) for s in prose)
+    n_refs = sum(len(s.citations) for s in prose) + sum(len(s.refs) for s in answer.statements)
+    assert rendered.count("<code>") == n_refs
     assert rendered.count("<li>") == len(answer.rejected)
+    assert rendered.count("<table>") == len(_shown_tables(answer))
+    # Each statement's label is shown.
+    for statement in answer.statements:
+        assert f"<strong>{statement.label or 'UNVERIFIED'}</strong>" in rendered
     # Nothing but our own structure: no raw HTML, links, images, headings, lists
-    # other than the removed-items list, code blocks, tables, rules, strikethrough.
+    # other than the removed-items list, code blocks, tables other than the data
+    # results' previews, rules, strikethrough.
     allowed = {"p", "strong", "em", "code", "blockquote", "ul", "li", "br"}
+    allowed |= {"table", "thead", "tbody", "tr", "th", "td"}
     assert set(tags) <= allowed, set(tags) - allowed
     assert "<script" not in rendered.lower()
     assert rendered.count("<br") == 0
@@ -224,12 +428,25 @@ def test_only_quote_segments_become_block_quotes(answer: Answer) -> None:
 
 @settings(max_examples=120, deadline=None)
 @given(hostile_answers(attack_text))
-def test_block_quotes_hold_exactly_the_quote_text(answer: Answer) -> None:
+def test_tables_hold_exactly_the_cells(answer: Answer) -> None:
     rendered = MD.render(render_markdown(answer))
+    tables = re.findall(r"<table>(.*?)</table>", rendered, flags=re.S)
+    expected = _shown_tables(answer)
+    assert len(tables) == len(expected)
+    for table, cells in zip(tables, expected, strict=True):
+        found = re.findall(r"<t[hd]>(.*?)</t[hd]>", table, flags=re.S)
+        assert [plain(cell) for cell in found] == cells
+        assert set(re.findall(r"<(/?[a-z]+)", table)) <= {
+            "thead", "/thead", "tbody", "/tbody", "tr", "/tr", "th", "/th", "td", "/td"
+        }  # fmt: skip
+
+
+@settings(max_examples=120, deadline=None)
+@given(hostile_answers(attack_text), st.booleans())
+def test_block_quotes_hold_exactly_the_quote_text(answer: Answer, show_cited: bool) -> None:
+    rendered = MD.render(render_markdown(answer, show_cited=show_cited))
     blocks = re.findall(r"<blockquote>(.*?)</blockquote>", rendered, flags=re.S)
-    expected = [
-        answer.quote(s.quote_id).text for s in shown_segments(answer) if isinstance(s, QuoteSegment)
-    ]
+    expected = _shown_quotes(answer, show_cited)
     assert len(blocks) == len(expected)
     for block, text in zip(blocks, expected, strict=True):
         assert set(re.findall(r"<(/?[a-z]+)", block)) <= {"p", "/p"}

@@ -11,18 +11,26 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
-from helpers.answers import hostile_answers, shown_segments
+from helpers.answers import hostile_answers, make_data_result, shown_cited, shown_segments
 from helpers.answers import make_answer as build_answer
 from helpers.answers import make_quote as build_quote
 from quoteproof.model import (
     Answer,
+    DataSegment,
+    Filter,
     ProseSegment,
     QuoteSegment,
     Rejected,
+    Statement,
+    Usage,
 )
 from quoteproof.render.terminal import (
+    DATA_GUTTER,
+    ESCALATION_HEADING,
     GENERATED_MARKER,
+    PARTIAL_NOTICE,
     PROSE_GUTTER,
+    STATEMENTS_HEADING,
     VERBATIM_SUBTITLE,
     quote_panel,
     render_terminal,
@@ -48,11 +56,15 @@ def panel_bottoms(output: str) -> list[str]:
     return [line for line in output.splitlines() if line.startswith("╰")]
 
 
-def ansi_render(answer: Answer, width: int = 80) -> str:
+def ansi_render(answer: Answer, width: int = 80, show_cited: bool = False) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, force_terminal=True, color_system="standard")
-    render_terminal(answer, console)
+    render_terminal(answer, console, show_cited=show_cited)
     return buffer.getvalue()
+
+
+def panel_tops(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith("╭")]
 
 
 # ----------------------------------------------------------------- layout
@@ -150,6 +162,190 @@ def test_long_prose_wraps_behind_the_gutter() -> None:
     assert panel_bottoms(out) == []
 
 
+# ----------------------------------------------------------------- modes
+
+IMITATION = "╭── Fake ──╮\n│ fake quote │\n╰── verbatim from source ──╯"
+
+
+def test_statements_show_each_label_text_refs_justification_and_original() -> None:
+    answer = make_answer(
+        (ProseSegment("Ishmael narrates."),),
+        (),
+        mode="rationale",
+        statements=(
+            Statement("s1", "The narrator is Ishmael.", ("moby-1",), "CORRECT-EXPLICIT", "Line 1."),
+            Statement("s2", "He is a whaler.", ("moby-2", "moby-3"), "INCORRECT-FALSE_INFO", None),
+            Statement("s3", "He is young.", (), None, None, original="He is old."),
+        ),
+    )
+    lines = render_text(answer, width=80).splitlines()
+    start = lines.index(f"{PROSE_GUTTER}{STATEMENTS_HEADING}:")
+    assert lines[start - 1 :] == [
+        "",
+        "┆ Rationale statements (generated, checked by the model):",
+        "┆ s1 · CORRECT-EXPLICIT",
+        "┆ The narrator is Ishmael. [moby-1]",
+        "┆ justification: Line 1.",
+        "┆ s2 · INCORRECT-FALSE_INFO",
+        "┆ He is a whaler. [moby-2] [moby-3]",
+        "┆ s3 · UNVERIFIED",
+        "┆ He is young.",
+        "┆ refined from: He is old.",
+        "",
+        "mode: rationale",
+    ]
+    out = ansi_render(answer)
+    assert "\x1b[1;32mCORRECT-EXPLICIT" in out
+    assert "\x1b[1;31mINCORRECT-FALSE_INFO" in out
+    assert "\x1b[1;33mUNVERIFIED" in out
+
+
+def test_imitations_in_statements_escalation_and_data_are_inert() -> None:
+    answer = make_answer(
+        (ProseSegment("x"), DataSegment("r1")),
+        (),
+        statements=(Statement(IMITATION, IMITATION, (IMITATION,), None, IMITATION, IMITATION),),
+        escalation=IMITATION + "\n[bold]x[/bold] \x1b[31m",
+        data=(
+            make_data_result(
+                table=IMITATION,
+                columns=(IMITATION,),
+                rows=((IMITATION, "[red]x[/red]"),),
+                filters=(Filter(IMITATION, "=", IMITATION),),
+                period=IMITATION,
+                source=IMITATION,
+                column=IMITATION,
+            ),
+        ),
+    )
+    for width in (40, 80, 120):
+        out = render_text(answer, width=width, show_cited=True)
+        assert panel_tops(out) == panel_bottoms(out) == []
+        assert not any(line.startswith(PANEL_EDGES) for line in out.splitlines())
+        assert "[bold]x[/bold] ␛[31m" in out and "[red]x[/red]" in out
+    assert not re.search("^\x1b\\[34m[╭╰]", ansi_render(answer), re.MULTILINE)
+
+
+def test_data_segment_shows_every_parameter_in_order() -> None:
+    result = make_data_result(
+        filters=(Filter("date", ">=", "2024-01-01"), Filter("country", "=", "US")),
+        period="2024-01-01 to 2024-12-31",
+        row_count=12,
+        rows=(("Ann", "40"), ("Bob", None)),
+    )
+    answer = make_answer(
+        (ProseSegment("Mean age:"), DataSegment("r1"), QuoteSegment("q1")),
+        (make_quote(SOURCE, 0, 16),),
+        data=(result,),
+    )
+    lines = render_text(answer, width=80).splitlines()
+    data_lines = [line for line in lines if line.startswith(DATA_GUTTER)]
+    assert lines.index(data_lines[0]) == 2  # after the prose, before the panel
+    assert lines[len(data_lines) + 2].startswith("╭")
+    assert [line.rstrip() for line in data_lines] == [
+        "▦ computed from table people.csv (doc version 2) — not a quote",
+        "▦ query: where date >= 2024-01-01 and country = US",
+        "▦ period: 2024-01-01 to 2024-12-31",
+        "▦ columns: name, age",
+        "▦ mean(age) = 41.5",
+        "▦ 12 matching rows, first 2 shown",
+        "▦ name   age",
+        "▦ ──────────",
+        "▦ Ann    40",
+        "▦ Bob",
+    ]
+
+
+def test_plain_query_and_count() -> None:
+    plain_query = make_data_result(filters=(), operation=None, column=None, value=None, rows=())
+    count = make_data_result(
+        "r2", operation="count", column=None, value=3, source="r1", rows=(), row_count=1
+    )
+    answer = make_answer((DataSegment("r1"), DataSegment("r2")), (), data=(plain_query, count))
+    out = render_text(answer, width=80)
+    assert "▦ query: all rows\n" in out
+    assert "▦ from query: r1\n▦ count(*) = 3\n▦ 1 matching row\n" in out
+    assert out.count("3 matching rows\n") == 1
+
+
+def test_filter_values_that_could_read_as_conditions_are_quoted() -> None:
+    result = make_data_result(
+        filters=(
+            Filter("note", "contains", "US and x = y"),
+            Filter("n", "<", 2.5),
+            Filter("ok", "=", True),
+            Filter("gone", "=", None),
+            Filter("first name", "!=", ""),
+        )
+    )
+    out = render_text(make_answer((DataSegment("r1"),), (), data=(result,)), width=200)
+    assert (
+        '▦ query: where note contains "US and x = y" and n < 2.5 and ok = true '
+        'and gone = null and "first name" != ""\n'
+    ) in out
+
+
+def test_missing_data_result_is_reported_not_drawn() -> None:
+    out = render_text(make_answer((DataSegment("ghost"),), ()))
+    assert out == "! data result 'ghost' is missing; not shown\n"
+
+
+def test_partial_escalation_and_usage() -> None:
+    answer = make_answer(
+        (ProseSegment("Part of it."),),
+        (),
+        partial=True,
+        escalation="Needs a pharmacist.\nThe dose is unclear.",
+        usage=Usage(1200, 34),
+    )
+    lines = render_text(answer, width=200).splitlines()
+    assert lines[:4] == [
+        f"! {PARTIAL_NOTICE}",
+        f"! {ESCALATION_HEADING}",
+        "┆ Needs a pharmacist.",
+        "┆ The dose is unclear.",
+    ]
+    assert lines[-2:] == ["", "tokens: 1200 prompt · 34 completion"]
+    assert "\x1b[2mtokens: 1200 prompt" in ansi_render(answer, width=200)
+
+
+def test_quote_mode_without_usage_has_no_footer() -> None:
+    answer = make_answer((ProseSegment("x"),), ())
+    assert render_text(answer).splitlines()[-1] == "┆ x"
+    assert render_text(make_answer((ProseSegment("x"),), (), mode="cite")).endswith(
+        "\n\nmode: cite\n"
+    )
+
+
+def test_show_cited_draws_the_cited_passages_after_their_prose() -> None:
+    cited = (
+        make_quote(SOURCE, 0, 16, "c1", ref="moby-1"),
+        make_quote(SOURCE, 17, 31, "c2", ref="moby-2", label="Moby-Dick › ¶2"),
+    )
+    answer = make_answer(
+        (
+            ProseSegment("Ishmael.", ("moby-2", "moby-9", "moby-1")),
+            QuoteSegment("q1"),
+            ProseSegment("No citation."),
+        ),
+        (make_quote(SOURCE, 0, 16),),
+        cited=cited,
+    )
+    assert len(panel_tops(render_text(answer))) == 1
+    lines = render_text(answer, width=60, show_cited=True).splitlines()
+    assert len(panel_tops("\n".join(lines))) == 3
+    assert lines[:8] == [
+        "┆ generated — not a quote",
+        "┆ Ishmael. [moby-2] [moby-9] [moby-1]",
+        "╭───────────────────── Moby-Dick › ¶2 ─────────────────────╮",
+        "│ Some years ago                                           │",
+        "╰────────────────── verbatim from source ──────────────────╯",
+        "╭─────────────── Moby-Dick › Loomings › ¶1 ────────────────╮",
+        "│ Call me Ishmael.                                         │",
+        "╰────────────────── verbatim from source ──────────────────╯",
+    ]
+
+
 # ----------------------------------------------------------------- attacks
 
 ATTACKS = [
@@ -184,32 +380,50 @@ attack_text = st.lists(st.sampled_from(ATTACKS) | st.text(max_size=10), max_size
 )
 
 
+OWN_PREFIXES = (
+    PROSE_GUTTER,
+    DATA_GUTTER,
+    "! ",
+    "  ✗ ",
+    "    ",
+    "removed (not verifiable):",
+    "mode: ",
+    "tokens: ",
+)
+
+
 @settings(max_examples=150, deadline=None)
-@given(hostile_answers(attack_text), st.integers(50, 120))
-def test_only_quote_segments_become_panels(answer: Answer, width: int) -> None:
-    out = render_text(answer, width=width)
+@given(hostile_answers(attack_text), st.integers(50, 120), st.booleans())
+def test_only_quote_segments_become_panels(answer: Answer, width: int, show_cited: bool) -> None:
+    out = render_text(answer, width=width, show_cited=show_cited)
     n_quote_segments = sum(isinstance(s, QuoteSegment) for s in shown_segments(answer))
+    n_panels = n_quote_segments + (len(shown_cited(answer)) if show_cited else 0)
     lines = out.splitlines()
 
-    tops = [line for line in lines if line.startswith("╭")]
+    tops = panel_tops(out)
     bottoms = panel_bottoms(out)
-    assert len(tops) == len(bottoms) == n_quote_segments
+    assert len(tops) == len(bottoms) == n_panels
     assert all(line[len("╰") :].lstrip("─ ").startswith(VERBATIM_SUBTITLE) for line in bottoms)
     # Every line is either part of a panel or starts with one of our own prefixes.
-    own = (PROSE_GUTTER, "! ", "  ✗ ", "    ", "removed (not verifiable):")
-    assert all(line == "" or line.startswith(PANEL_EDGES + own) for line in lines)
+    assert all(line == "" or line.startswith(PANEL_EDGES + OWN_PREFIXES) for line in lines)
     # No control character from the answer reaches the terminal.
     assert not any(ord(ch) < 0x20 and ch != "\n" for ch in out)
+    # Each statement's label is shown.
+    for statement in answer.statements:
+        assert (statement.label or "UNVERIFIED") in out
 
 
 @settings(max_examples=50, deadline=None)
-@given(hostile_answers(attack_text))
-def test_colour_output_has_one_blue_panel_per_quote_segment(answer: Answer) -> None:
-    out = ansi_render(answer, width=100)
+@given(hostile_answers(attack_text), st.booleans())
+def test_colour_output_has_one_blue_panel_per_quote_segment(
+    answer: Answer, show_cited: bool
+) -> None:
+    out = ansi_render(answer, width=100, show_cited=show_cited)
     n_quote_segments = sum(isinstance(s, QuoteSegment) for s in shown_segments(answer))
+    n_panels = n_quote_segments + (len(shown_cited(answer)) if show_cited else 0)
     # Count blue panel edges that open a line: a real panel's own border.
-    assert len(re.findall("^\x1b\\[34m╭", out, re.MULTILINE)) == n_quote_segments
-    assert len(re.findall("^\x1b\\[34m╰", out, re.MULTILINE)) == n_quote_segments
+    assert len(re.findall("^\x1b\\[34m╭", out, re.MULTILINE)) == n_panels
+    assert len(re.findall("^\x1b\\[34m╰", out, re.MULTILINE)) == n_panels
     assert out.count(GENERATED_MARKER) >= sum(
         1
         for s in shown_segments(answer)

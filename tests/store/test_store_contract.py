@@ -13,6 +13,7 @@ from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import CharRun, Layout, sha256_text
 from quoteproof.store.base import (
     SCHEMA_VERSION,
+    DocumentSummary,
     EmbeddingSpace,
     NewChunk,
     NewDocument,
@@ -58,6 +59,19 @@ def test_add_and_read_back(store: Store) -> None:
         assert chunk.section == ("Sec",)
     assert store.get_document(doc.doc_id) == doc
     assert store.get_chunk("nope.1") is None
+
+
+def test_list_documents_lists_current_versions_by_path(store: Store) -> None:
+    assert store.list_documents() == []
+    b1 = store.add_document(new_doc("/b.csv", ["x,y", "1,2"], title="b"))
+    a1 = store.add_document(new_doc("/a.txt", ["Aspirin."], title="A"))
+    b2 = store.add_document(new_doc("/b.csv", ["x,y", "1,3"], title="b"))
+    upper = store.add_document(new_doc("/Z.txt", ["Zinc."], title="Z"))
+    assert b1.version == 1 and b2.version == 2
+    assert store.list_documents() == [
+        DocumentSummary(d.doc_id, d.version, d.source_path, d.title, d.format, d.sha256)
+        for d in (upper, a1, b2)  # code-point order: "/Z" < "/a" < "/b"
+    ]
 
 
 def test_refs_are_unique_short_and_stable(store: Store) -> None:

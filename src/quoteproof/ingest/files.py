@@ -11,6 +11,7 @@ from quoteproof.errors import IngestError
 from quoteproof.ingest.html import parse_html
 from quoteproof.ingest.markdown import parse_markdown
 from quoteproof.ingest.sniff import mislabel_cause
+from quoteproof.ingest.tables import parse_csv, parse_json
 from quoteproof.ingest.text import parse_text
 from quoteproof.model import ParsedDocument
 
@@ -57,13 +58,20 @@ def _parse_spl(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
     return parse_spl(raw, path)
 
 
+def _parse_tsv(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
+    return parse_csv(raw, path, delimiter="\t")
+
+
 PARSERS: dict[str, Parser] = {
+    ".csv": _text_parser(parse_csv),
     ".docx": _parse_docx,
     ".htm": _text_parser(parse_html),
     ".html": _text_parser(parse_html),
+    ".json": _text_parser(parse_json),
     ".markdown": _text_parser(parse_markdown),
     ".md": _text_parser(parse_markdown),
     ".pdf": _parse_pdf,
+    ".tsv": _parse_tsv,
     ".txt": _text_parser(parse_text),
     ".xml": _parse_spl,
 }

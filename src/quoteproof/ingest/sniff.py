@@ -35,6 +35,9 @@ EXPECTED_KINDS: dict[str, frozenset[str]] = {
     ".md": _TEXTUAL,
     ".markdown": _TEXTUAL,
     ".txt": _TEXTUAL,
+    ".csv": _TEXTUAL,
+    ".tsv": _TEXTUAL,
+    ".json": _TEXTUAL,
 }
 """For each suffix, the content kinds handed to its parser; text parsers report
 undecodable bytes themselves, the DOCX parser explains OLE containers."""

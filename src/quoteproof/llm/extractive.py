@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import sentencex
 
-from quoteproof.llm.base import Completion, CompletionRequest
+from quoteproof.llm.base import Completion, CompletionRequest, TextSink
 from quoteproof.model import Chunk
 from quoteproof.terms import query_terms, stem, words
 
@@ -87,3 +87,9 @@ class ExtractiveBackend:
     def complete(self, request: CompletionRequest) -> Completion:
         """Answer `request.question` from `request.sources` with quotes only."""
         return Completion(text=extract_answer(request.question, request.sources), model=None)
+
+    def stream(self, request: CompletionRequest, on_text: TextSink) -> Completion:
+        """Like `complete`; `on_text` is called once, with the whole reply."""
+        completion = self.complete(request)
+        on_text(completion.text)
+        return completion

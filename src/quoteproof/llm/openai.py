@@ -1,19 +1,43 @@
-"""Backend for any OpenAI-compatible chat server (OpenAI, Ollama, vLLM, llama.cpp, ...)."""
+"""Backend for any OpenAI-compatible chat server (OpenAI, Ollama, vLLM, llama.cpp, ...).
+
+Speaks chat completions through the official `openai` SDK, with tool calling
+(`tools`, assistant `tool_calls`, `tool` messages) and streaming (`stream=True` with
+`stream_options.include_usage`, so the last chunk carries the token usage).
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TypedDict
 
 import openai
 from openai.types.chat import (
     ChatCompletionAssistantMessageParam,
+    ChatCompletionChunk,
+    ChatCompletionFunctionToolParam,
+    ChatCompletionMessage,
+    ChatCompletionMessageFunctionToolCall,
+    ChatCompletionMessageFunctionToolCallParam,
     ChatCompletionMessageParam,
     ChatCompletionSystemMessageParam,
+    ChatCompletionToolMessageParam,
     ChatCompletionUserMessageParam,
 )
+from openai.types.completion_usage import CompletionUsage
 
 from quoteproof.errors import BackendError, BackendUnavailableError
-from quoteproof.llm.base import Completion, CompletionRequest, Message, Usage
+from quoteproof.llm.base import (
+    Completion,
+    CompletionRequest,
+    Message,
+    TextSink,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_RETRIES = 2
@@ -21,12 +45,156 @@ DEFAULT_RETRIES = 2
 PLACEHOLDER_API_KEY = "not-needed"
 
 
+# --- requests ----------------------------------------------------------------------
+
+
+def _tool_call_param(call: ToolCall) -> ChatCompletionMessageFunctionToolCallParam:
+    return ChatCompletionMessageFunctionToolCallParam(
+        id=call.id, type="function", function={"name": call.name, "arguments": call.arguments}
+    )
+
+
 def _message_param(message: Message) -> ChatCompletionMessageParam:
+    """One message in the chat-completions shape: assistant messages carry their
+    `tool_calls` (and null content when they have no text), `tool` messages the
+    `tool_call_id` they answer."""
     if message.role == "system":
         return ChatCompletionSystemMessageParam(role="system", content=message.content)
+    if message.role == "assistant" and message.tool_calls:
+        return ChatCompletionAssistantMessageParam(
+            role="assistant",
+            content=message.content or None,
+            tool_calls=[_tool_call_param(call) for call in message.tool_calls],
+        )
     if message.role == "assistant":
         return ChatCompletionAssistantMessageParam(role="assistant", content=message.content)
+    if message.role == "tool":
+        return ChatCompletionToolMessageParam(
+            role="tool", content=message.content, tool_call_id=message.tool_call_id or ""
+        )
     return ChatCompletionUserMessageParam(role="user", content=message.content)
+
+
+def _tool_param(tool: ToolSpec) -> ChatCompletionFunctionToolParam:
+    return ChatCompletionFunctionToolParam(
+        type="function",
+        function={
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        },
+    )
+
+
+class _ChatParams(TypedDict):
+    """The arguments `complete` and `stream` both pass to `chat.completions.create`."""
+
+    model: str
+    messages: list[ChatCompletionMessageParam]
+    temperature: float
+    max_tokens: int
+    tools: list[ChatCompletionFunctionToolParam] | openai.Omit
+
+
+def _chat_params(model: str, request: CompletionRequest) -> _ChatParams:
+    """The request's parameters; `tools` is sent only when the request has tools."""
+    return _ChatParams(
+        model=model,
+        messages=[_message_param(m) for m in request.messages],
+        temperature=request.temperature,
+        max_tokens=request.max_tokens,
+        tools=[_tool_param(t) for t in request.tools] if request.tools else openai.omit,
+    )
+
+
+# --- replies -----------------------------------------------------------------------
+
+
+def _usage(usage: CompletionUsage | None) -> Usage | None:
+    if usage is None:
+        return None
+    return Usage(usage.prompt_tokens, usage.completion_tokens)
+
+
+def _tool_calls(message: ChatCompletionMessage) -> tuple[ToolCall, ...]:
+    """The message's function tool calls, in order (other kinds are ignored)."""
+    return tuple(
+        ToolCall(call.id, call.function.name, call.function.arguments)
+        for call in message.tool_calls or ()
+        if isinstance(call, ChatCompletionMessageFunctionToolCall)
+    )
+
+
+@dataclass
+class _PartialCall:
+    """A tool call being assembled from stream deltas."""
+
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
+@dataclass
+class _StreamedReply:
+    """Accumulates `chat.completion.chunk`s of the first choice into a `Completion`,
+    handing each non-empty content delta to `on_text` as it is added."""
+
+    on_text: TextSink
+    text: list[str] = field(default_factory=list)
+    calls: dict[int, _PartialCall] = field(default_factory=dict)
+    model: str | None = None
+    usage: Usage | None = None
+
+    def add(self, chunk: ChatCompletionChunk) -> None:
+        """Fold one chunk in: its model, usage (the final chunk), text and tool calls."""
+        self.model = chunk.model or self.model
+        self.usage = _usage(chunk.usage) or self.usage
+        for choice in chunk.choices:
+            if choice.index != 0:
+                continue
+            if choice.delta.content:
+                self.text.append(choice.delta.content)
+                self.on_text(choice.delta.content)
+            for delta in choice.delta.tool_calls or ():
+                call = self.calls.setdefault(delta.index, _PartialCall())
+                call.id = delta.id or call.id
+                if delta.function is not None:
+                    call.name = delta.function.name or call.name
+                    call.arguments += delta.function.arguments or ""
+
+    def completion(self, fallback_model: str) -> Completion:
+        """The reply so far; tool calls in index order; `fallback_model` when no chunk
+        named a model."""
+        calls = tuple(ToolCall(c.id, c.name, c.arguments) for _, c in sorted(self.calls.items()))
+        return Completion(
+            text="".join(self.text),
+            model=self.model or fallback_model,
+            usage=self.usage,
+            tool_calls=calls,
+        )
+
+
+# --- the backend -------------------------------------------------------------------
+
+
+@contextmanager
+def _backend_errors(base_url: str) -> Iterator[None]:
+    """Turn the SDK's errors raised inside the block into quoteproof's: connection
+    failures and time-outs into `BackendUnavailableError` naming `base_url`, error
+    statuses into `BackendError` saying "HTTP <code>", anything else into
+    `BackendError`."""
+    try:
+        yield
+    except (openai.APIConnectionError, openai.APITimeoutError) as exc:
+        raise BackendUnavailableError(
+            f"cannot reach the model server at {base_url}: {exc}"
+        ) from exc
+    except openai.APIStatusError as exc:
+        raise BackendError(
+            f"the model server at {base_url} answered HTTP {exc.status_code}: {exc.message}"
+        ) from exc
+    except openai.OpenAIError as exc:
+        raise BackendError(f"the model server at {base_url} failed: {exc}") from exc
 
 
 class OpenAIBackend:
@@ -49,6 +217,7 @@ class OpenAIBackend:
         max_retries: int = DEFAULT_RETRIES,
     ) -> None:
         self.model: str | None = model
+        self._model = model
         self._client = openai.OpenAI(
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY,
             base_url=base_url,
@@ -58,33 +227,31 @@ class OpenAIBackend:
         self.base_url = str(self._client.base_url)
 
     def complete(self, request: CompletionRequest) -> Completion:
-        """Send the request's messages and return the first choice's text."""
-        assert self.model is not None
-        try:
-            response = self._client.chat.completions.create(
-                model=self.model,
-                messages=[_message_param(m) for m in request.messages],
-                temperature=request.temperature,
-                max_tokens=request.max_tokens,
-            )
-        except (openai.APIConnectionError, openai.APITimeoutError) as exc:
-            raise BackendUnavailableError(
-                f"cannot reach the model server at {self.base_url}: {exc}"
-            ) from exc
-        except openai.APIStatusError as exc:
-            raise BackendError(
-                f"the model server at {self.base_url} answered HTTP {exc.status_code}: "
-                f"{exc.message}"
-            ) from exc
-        except openai.OpenAIError as exc:
-            raise BackendError(f"the model server at {self.base_url} failed: {exc}") from exc
+        """Send the request (with its tools, if any) and return the first choice's text
+        and tool calls."""
+        with _backend_errors(self.base_url):
+            response = self._client.chat.completions.create(**_chat_params(self._model, request))
         if not response.choices:
             raise BackendError(f"the model server at {self.base_url} returned no choices")
-        usage = None
-        if response.usage is not None:
-            usage = Usage(response.usage.prompt_tokens, response.usage.completion_tokens)
+        message = response.choices[0].message
         return Completion(
-            text=response.choices[0].message.content or "",
-            model=response.model or self.model,
-            usage=usage,
+            text=message.content or "",
+            model=response.model or self._model,
+            usage=_usage(response.usage),
+            tool_calls=_tool_calls(message),
         )
+
+    def stream(self, request: CompletionRequest, on_text: TextSink) -> Completion:
+        """Like `complete`, streaming: `on_text` gets each non-empty text delta as it
+        arrives. Usage comes from the server's final usage chunk (None without one)."""
+        reply = _StreamedReply(on_text)
+        params = _chat_params(self._model, request)
+        with (
+            _backend_errors(self.base_url),
+            self._client.chat.completions.create(
+                **params, stream=True, stream_options={"include_usage": True}
+            ) as chunks,
+        ):
+            for chunk in chunks:
+                reply.add(chunk)
+        return reply.completion(self._model)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Literal
 
 from quoteproof.errors import BackendConfigError
+from quoteproof.llm.anthropic import AnthropicBackend
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.llm.openai import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, OpenAIBackend
 
-BackendName = Literal["extractive", "openai"]
+BackendName = Literal["extractive", "openai", "anthropic"]
 
 __all__ = ["BackendConfigError", "BackendName", "make_backend"]
 
@@ -26,7 +27,8 @@ def make_backend(
     """Return the backend called `name`; None picks `openai` if a model is named, else
     `extractive` (no model server needed).
 
-    Raises `BackendConfigError` when `openai` is asked for without a model name.
+    Raises `BackendConfigError` when `openai` or `anthropic` is asked for without a
+    model name, or `anthropic` without an API key (argument or `ANTHROPIC_API_KEY`).
     """
     if name is None:
         name = "openai" if model else "extractive"
@@ -34,8 +36,9 @@ def make_backend(
         return ExtractiveBackend()
     if not model:
         raise BackendConfigError(
-            "--llm openai needs a model name: pass --model NAME or set QUOTEPROOF_MODEL"
+            f"--llm {name} needs a model name: pass --model NAME or set QUOTEPROOF_MODEL"
         )
-    return OpenAIBackend(
+    backend = AnthropicBackend if name == "anthropic" else OpenAIBackend
+    return backend(
         model=model, base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
     )

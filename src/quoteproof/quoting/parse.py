@@ -27,17 +27,30 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["MalformedItem", "ParsedOutput", "ProseItem", "QuoteItem", "parse_output"]
+__all__ = [
+    "Item",
+    "MalformedItem",
+    "ParsedOutput",
+    "ProseItem",
+    "QuoteItem",
+    "parse_output",
+    "split_citations",
+]
 
 
 @dataclass(frozen=True)
 class ProseItem:
-    """Model-written prose, trimmed, with the citation markers taken out of it."""
+    """Model-written prose, trimmed, with the citation markers taken out of it.
+
+    `raw` is the prose as written, markers included (not part of equality), so a
+    validator can tell which sentence each marker ends.
+    """
 
     text: str
     citations: tuple[str, ...]
+    raw: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -128,10 +141,10 @@ def _split_citation(body: str) -> list[str] | None:
     return None
 
 
-def _prose(text: str) -> ProseItem | None:
+def split_citations(text: str) -> ProseItem | None:
     """Take citation markers (and the blanks before them) out of `text`.
 
-    Returns None when neither text nor citations are left.
+    Returns None when neither text nor citations are left; the item's `raw` is `text`.
     """
     citations: list[str] = []
     pieces: list[str] = []
@@ -147,7 +160,7 @@ def _prose(text: str) -> ProseItem | None:
     stripped = "".join(pieces).strip()
     if not stripped and not citations:
         return None
-    return ProseItem(stripped, tuple(citations))
+    return ProseItem(stripped, tuple(citations), text)
 
 
 def _is_open(m: re.Match[str]) -> bool:
@@ -229,7 +242,7 @@ def parse_output(raw: str) -> ParsedOutput:
     pos = 0
 
     def flush() -> None:
-        item = _prose("".join(prose))
+        item = split_citations("".join(prose))
         prose.clear()
         if item is not None:
             items.append(item)

@@ -163,6 +163,23 @@ def _resolve_quote(
     return quote
 
 
+def resolve_quote(
+    ref: str | None,
+    claimed: str | None,
+    quote_id: str,
+    sources: Sequence[Chunk],
+    lookup: SourceLookup,
+    *,
+    raw: str,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> Quote | Rejected:
+    """Resolve one quote request (whole chunk `ref`, or the `claimed` words) against
+    `sources` exactly as `resolve_output` does; `raw` is what the model wrote, kept in
+    a `Rejected` when nothing matches."""
+    by_ref = {chunk.ref: chunk for chunk in sources}
+    return _resolve_quote(QuoteItem(ref, claimed, raw), quote_id, by_ref, lookup, threshold)
+
+
 def _prose_segment(
     item: ProseItem, by_ref: dict[str, Chunk]
 ) -> tuple[ProseSegment, list[Rejected]]:
@@ -210,3 +227,25 @@ def resolve_output(
                 quotes.append(outcome)
                 segments.append(QuoteSegment(outcome.id))
     return Resolution(tuple(segments), tuple(quotes), tuple(rejected), parsed.no_answer)
+
+
+def cite_passages(
+    refs: Iterable[str], sources: Sequence[Chunk], lookup: SourceLookup
+) -> tuple[tuple[Quote, ...], tuple[Rejected, ...]]:
+    """Return the whole retrieved passage of each distinct ref in `refs` as a verbatim
+    quote (ids `c1`, `c2`, … in order), for showing what a sentence cites.
+
+    Refs outside `sources` are skipped (prose resolution already reported them); a
+    passage that fails its internal check is returned as `Rejected`, never as a quote.
+    """
+    by_ref = {chunk.ref: chunk for chunk in sources}
+    quotes: list[Quote] = []
+    rejected: list[Rejected] = []
+    for ref in dict.fromkeys(r for r in refs if r in by_ref):
+        item = QuoteItem(ref, None, f"[{ref}]")
+        outcome = _resolve_quote(item, f"c{len(quotes) + 1}", by_ref, lookup, DEFAULT_THRESHOLD)
+        if isinstance(outcome, Rejected):
+            rejected.append(outcome)
+        else:
+            quotes.append(outcome)
+    return tuple(quotes), tuple(rejected)

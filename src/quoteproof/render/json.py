@@ -5,28 +5,66 @@ Shape (a public contract; keys appear in this order)::
     {"schema": "quoteproof.answer/1", "question": str,
      "status": "answered" | "refused", "refusal_reason": str | null,
      "segments": [{"type": "prose", "text": str, "citations": [str, ...]}
-                  | {"type": "quote", "quote_id": str}],
-     "quotes": [{"id", "ref", "label", "doc_id", "doc_version", "source_path",
-                 "start", "end", "text", "claimed_text", "match", "score",
-                 "doc_sha256", "text_sha256", "section": [str, ...],
-                 "pages": null | [int, ...], "differs": str | null,
-                 "boxes": [{"page": int, "x0", "y0", "x1", "y1": float}, ...],
-                 "ocr": bool}],
+                  | {"type": "quote", "quote_id": str}
+                  | {"type": "data", "data_id": str}],
+     "quotes": [QUOTE, ...],
      "rejected": [{"raw", "reason"}],
      "llm": {"backend", "model", "raw_output"},
      "sources": [{"ref", "label", "doc_id", "doc_version", "source_path",
                   "score", "rank"}],
      "retrieval": {"retriever": str, "evidence": float | null,
-                   "evidence_kind": str | null, "threshold": float | null}}
+                   "evidence_kind": str | null, "threshold": float | null},
+     "mode": "quote" | "cite" | "rationale" | "agent",
+     "partial": bool,
+     "cited": [QUOTE, ...],
+     "statements": [{"id": str, "text": str, "refs": [str, ...],
+                     "label": LABEL | null, "justification": str | null,
+                     "original": str | null}],
+     "data": [{"id", "table", "doc_id": str, "doc_version": int, "doc_sha256",
+               "source_path": str,
+               "filters": [{"column": str, "op": OP, "value": SCALAR}],
+               "columns": [str, ...], "row_count": int,
+               "rows": [[str | null, ...], ...],
+               "operation": AGGREGATE | null, "column": str | null,
+               "value": SCALAR, "source": str | null, "period": str | null}],
+     "escalation": str | null,
+     "calls": [{"stage": str,
+                "messages": [{"role": "system" | "user" | "assistant" | "tool",
+                              "content": str, "tool_calls": [TOOL_CALL, ...],
+                              "tool_call_id": str | null}],
+                "output": str, "tool_calls": [TOOL_CALL, ...],
+                "problems": [str, ...], "usage": USAGE | null}],
+     "usage": USAGE | null}
 
-Contract: for every `Answer` whose floats are finite and whose quote segments name
-quotes it holds, `answer_from_dict(answer_to_dict(answer)) == answer`, and the same
-through `json.loads(render_json(answer))`. `answer_from_dict` is strict: a wrong
-type, a missing or unknown key, an unknown enum value, a bad span or a dangling
-quote id raises `ValueError` whose message starts with the path of the bad field
-(`quotes[2].start: expected an integer, got str`). A quote's `boxes` and `ocr`, and the
-answer's `retrieval`, may be absent (answers saved before they existed) and then read
-as `[]`, `false` and null; `retrieval` is written only when known.
+    QUOTE     = {"id", "ref", "label", "doc_id", "doc_version", "source_path",
+                 "start", "end", "text", "claimed_text", "match", "score",
+                 "doc_sha256", "text_sha256", "section": [str, ...],
+                 "pages": null | [int, ...], "differs": str | null,
+                 "boxes": [{"page": int, "x0", "y0", "x1", "y1": float}, ...],
+                 "ocr": bool}
+    TOOL_CALL = {"id": str, "name": str, "arguments": str}
+    USAGE     = {"prompt_tokens": int, "completion_tokens": int}
+    SCALAR    = str | int | float | bool | null        (numbers finite)
+    LABEL     = "CORRECT-EXPLICIT" | "CORRECT-IMPLICIT" | "CORRECT-ADDITIONAL_INFO"
+                | "INCORRECT-FALSE_INFO" | "INCORRECT-DEVIATING_INFO"
+                | "INCORRECT-ILLOGICAL"
+    OP        = "=" | "!=" | "<" | "<=" | ">" | ">=" | "contains"
+    AGGREGATE = "count" | "sum" | "mean" | "min" | "max" | "distinct"
+
+Contract: for every `Answer` whose floats are finite, whose quote and data segments
+name quotes and data results it holds, and whose quote ids (in `quotes`, and in
+`cited`) and data result ids are unique,
+`answer_from_dict(answer_to_dict(answer)) == answer`, and the same through
+`json.loads(render_json(answer))`. `answer_from_dict` is strict: a wrong type, a
+missing or unknown key, an unknown enum value, a bad span, a duplicate id or a
+dangling quote or data id raises `ValueError` whose message starts with the path
+of the bad field (`quotes[2].start: expected an integer, got str`,
+`calls[1].messages[0].role: ...`). Fields added after the first release may be
+absent (answers saved before they existed) and then read as their defaults: a
+quote's `boxes` and `ocr` as `[]` and `false`; the answer's `retrieval` as null,
+`mode` as "quote", `partial` as false, `cited`, `statements`, `data` and `calls`
+as `[]`, `escalation` and `usage` as null. `retrieval` is written only when known;
+every other key is always written.
 Boxes are in PDF points, origin at the page's bottom left. It checks shape only; whether the
 quotes match the index is `quoteproof verify`'s job. All functions are O(size).
 """
@@ -35,28 +73,51 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, get_args
+from typing import Any, TypeVar, cast, get_args
 
 from quoteproof.model import (
     ANSWER_SCHEMA,
+    AggregateOp,
     Answer,
+    AnswerMode,
     AnswerStatus,
     Box,
+    Cell,
+    DataResult,
+    DataSegment,
+    Filter,
+    FilterOp,
     LLMInfo,
     MatchKind,
+    Message,
+    ModelCall,
     ProseSegment,
     Quote,
     QuoteSegment,
     Rejected,
     RetrievalInfo,
+    Role,
+    Scalar,
     Segment,
     SourceInfo,
+    Statement,
+    StatementLabel,
+    ToolCall,
+    Usage,
 )
 
 __all__ = ["answer_from_dict", "answer_to_dict", "render_json"]
 
+_T = TypeVar("_T")
+
 _STATUSES: tuple[str, ...] = get_args(AnswerStatus)
 _MATCHES: tuple[str, ...] = get_args(MatchKind)
+# Enum values by name: reading a checked string back as its Literal type.
+_MODES: dict[str, AnswerMode] = {n: cast(AnswerMode, n) for n in get_args(AnswerMode)}
+_LABELS: dict[str, StatementLabel] = {n: cast(StatementLabel, n) for n in get_args(StatementLabel)}
+_ROLES: dict[str, Role] = {n: cast(Role, n) for n in get_args(Role)}
+_FILTER_OPS: dict[str, FilterOp] = {n: cast(FilterOp, n) for n in get_args(FilterOp)}
+_AGGREGATE_OPS: dict[str, AggregateOp] = {n: cast(AggregateOp, n) for n in get_args(AggregateOp)}
 
 _ANSWER_KEYS = (
     "schema",
@@ -69,11 +130,30 @@ _ANSWER_KEYS = (
     "llm",
     "sources",
     "retrieval",
+    "mode",
+    "partial",
+    "cited",
+    "statements",
+    "data",
+    "escalation",
+    "calls",
+    "usage",
 )
-_ANSWER_OPTIONAL_KEYS = ("retrieval",)
+_ANSWER_OPTIONAL_KEYS = (
+    "retrieval",
+    "mode",
+    "partial",
+    "cited",
+    "statements",
+    "data",
+    "escalation",
+    "calls",
+    "usage",
+)
 _RETRIEVAL_KEYS = ("retriever", "evidence", "evidence_kind", "threshold")
 _PROSE_KEYS = ("type", "text", "citations")
 _QUOTE_SEGMENT_KEYS = ("type", "quote_id")
+_DATA_SEGMENT_KEYS = ("type", "data_id")
 _QUOTE_KEYS = (
     "id",
     "ref",
@@ -100,6 +180,29 @@ _BOX_KEYS = ("page", "x0", "y0", "x1", "y1")
 _REJECTED_KEYS = ("raw", "reason")
 _LLM_KEYS = ("backend", "model", "raw_output")
 _SOURCE_KEYS = ("ref", "label", "doc_id", "doc_version", "source_path", "score", "rank")
+_STATEMENT_KEYS = ("id", "text", "refs", "label", "justification", "original")
+_DATA_KEYS = (
+    "id",
+    "table",
+    "doc_id",
+    "doc_version",
+    "doc_sha256",
+    "source_path",
+    "filters",
+    "columns",
+    "row_count",
+    "rows",
+    "operation",
+    "column",
+    "value",
+    "source",
+    "period",
+)
+_FILTER_KEYS = ("column", "op", "value")
+_CALL_KEYS = ("stage", "messages", "output", "tool_calls", "problems", "usage")
+_MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id")
+_TOOL_CALL_KEYS = ("id", "name", "arguments")
+_USAGE_KEYS = ("prompt_tokens", "completion_tokens")
 
 
 # --------------------------------------------------------------------------- writing
@@ -144,13 +247,32 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
             "evidence_kind": answer.retrieval.evidence_kind,
             "threshold": answer.retrieval.threshold,
         }
+    data["mode"] = answer.mode
+    data["partial"] = answer.partial
+    data["cited"] = [_quote_to_dict(quote) for quote in answer.cited]
+    data["statements"] = [
+        {
+            "id": statement.id,
+            "text": statement.text,
+            "refs": list(statement.refs),
+            "label": statement.label,
+            "justification": statement.justification,
+            "original": statement.original,
+        }
+        for statement in answer.statements
+    ]
+    data["data"] = [_data_to_dict(result) for result in answer.data]
+    data["escalation"] = answer.escalation
+    data["calls"] = [_call_to_dict(call) for call in answer.calls]
+    data["usage"] = _usage_to_dict(answer.usage)
     return data
 
 
 def render_json(answer: Answer) -> str:
     """Return `answer` as JSON text: indent 2, non-ASCII kept as is (`ensure_ascii=False`).
 
-    Raises `ValueError` if a score is NaN or infinite (not representable in JSON).
+    Raises `ValueError` if a float (a score, a box coordinate, a data value) is NaN
+    or infinite (not representable in JSON).
     """
     return json.dumps(answer_to_dict(answer), indent=2, ensure_ascii=False, allow_nan=False)
 
@@ -158,7 +280,58 @@ def render_json(answer: Answer) -> str:
 def _segment_to_dict(segment: Segment) -> dict[str, Any]:
     if isinstance(segment, ProseSegment):
         return {"type": "prose", "text": segment.text, "citations": list(segment.citations)}
+    if isinstance(segment, DataSegment):
+        return {"type": "data", "data_id": segment.data_id}
     return {"type": "quote", "quote_id": segment.quote_id}
+
+
+def _data_to_dict(result: DataResult) -> dict[str, Any]:
+    return {
+        "id": result.id,
+        "table": result.table,
+        "doc_id": result.doc_id,
+        "doc_version": result.doc_version,
+        "doc_sha256": result.doc_sha256,
+        "source_path": result.source_path,
+        "filters": [{"column": f.column, "op": f.op, "value": f.value} for f in result.filters],
+        "columns": list(result.columns),
+        "row_count": result.row_count,
+        "rows": [list(row) for row in result.rows],
+        "operation": result.operation,
+        "column": result.column,
+        "value": result.value,
+        "source": result.source,
+        "period": result.period,
+    }
+
+
+def _tool_calls_to_list(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
+    return [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
+
+
+def _call_to_dict(call: ModelCall) -> dict[str, Any]:
+    return {
+        "stage": call.stage,
+        "messages": [
+            {
+                "role": message.role,
+                "content": message.content,
+                "tool_calls": _tool_calls_to_list(message.tool_calls),
+                "tool_call_id": message.tool_call_id,
+            }
+            for message in call.messages
+        ],
+        "output": call.output,
+        "tool_calls": _tool_calls_to_list(call.tool_calls),
+        "problems": list(call.problems),
+        "usage": _usage_to_dict(call.usage),
+    }
+
+
+def _usage_to_dict(usage: Usage | None) -> dict[str, Any] | None:
+    if usage is None:
+        return None
+    return {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}
 
 
 def _quote_to_dict(quote: Quote) -> dict[str, Any]:
@@ -200,16 +373,14 @@ def answer_from_dict(data: object) -> Answer:
     if schema != ANSWER_SCHEMA:
         raise ValueError(f"schema: unsupported schema {schema!r}, expected {ANSWER_SCHEMA!r}")
     status = _choice(obj, "status", "", _STATUSES)
-    quotes = tuple(
-        _quote_from(item, f"quotes[{i}]") for i, item in enumerate(_list(obj, "quotes", ""))
+    quotes = _quotes_from(obj, "quotes", default=None)
+    data = tuple(
+        _data_from(item, f"data[{i}]") for i, item in enumerate(_list(obj, "data", "", default=[]))
     )
-    seen: set[str] = set()
-    for i, quote in enumerate(quotes):
-        if quote.id in seen:
-            raise ValueError(f"quotes[{i}].id: duplicate quote id {quote.id!r}")
-        seen.add(quote.id)
+    data_ids = _unique_ids([result.id for result in data], "data", "data result")
+    quote_ids = {quote.id for quote in quotes}
     segments = tuple(
-        _segment_from(item, f"segments[{i}]", seen)
+        _segment_from(item, f"segments[{i}]", quote_ids, data_ids)
         for i, item in enumerate(_list(obj, "segments", ""))
     )
     rejected = tuple(
@@ -233,8 +404,43 @@ def answer_from_dict(data: object) -> Answer:
         sources=sources,
         refusal_reason=_opt_str(obj, "refusal_reason", ""),
         retrieval=_retrieval_from(obj["retrieval"]) if obj.get("retrieval") is not None else None,
+        mode=_enum(obj.get("mode", "quote"), "mode", _MODES),
+        partial=_bool(obj.get("partial", False), "partial"),
+        cited=_quotes_from(obj, "cited", default=[]),
+        statements=tuple(
+            _statement_from(item, f"statements[{i}]")
+            for i, item in enumerate(_list(obj, "statements", "", default=[]))
+        ),
+        data=data,
+        escalation=_opt_str(obj, "escalation", "") if "escalation" in obj else None,
+        calls=tuple(
+            _call_from(item, f"calls[{i}]")
+            for i, item in enumerate(_list(obj, "calls", "", default=[]))
+        ),
+        usage=_usage_from(obj.get("usage"), "usage"),
         schema=schema,
     )
+
+
+def _quotes_from(
+    obj: dict[str, object], key: str, default: list[object] | None
+) -> tuple[Quote, ...]:
+    """Read the list of quotes under `key`; their ids must be unique within it."""
+    quotes = tuple(
+        _quote_from(item, f"{key}[{i}]")
+        for i, item in enumerate(_list(obj, key, "", default=default))
+    )
+    _unique_ids([quote.id for quote in quotes], key, "quote")
+    return quotes
+
+
+def _unique_ids(ids: list[str], key: str, what: str) -> set[str]:
+    seen: set[str] = set()
+    for i, item_id in enumerate(ids):
+        if item_id in seen:
+            raise ValueError(f"{key}[{i}].id: duplicate {what} id {item_id!r}")
+        seen.add(item_id)
+    return seen
 
 
 def _retrieval_from(data: object) -> RetrievalInfo:
@@ -248,7 +454,7 @@ def _retrieval_from(data: object) -> RetrievalInfo:
     )
 
 
-def _segment_from(data: object, path: str, quote_ids: set[str]) -> Segment:
+def _segment_from(data: object, path: str, quote_ids: set[str], data_ids: set[str]) -> Segment:
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected an object, got {_kind(data)}")
     kind = data.get("type")
@@ -265,7 +471,13 @@ def _segment_from(data: object, path: str, quote_ids: set[str]) -> Segment:
         if quote_id not in quote_ids:
             raise ValueError(f"{path}.quote_id: no quote with id {quote_id!r} in quotes")
         return QuoteSegment(quote_id=quote_id)
-    raise ValueError(f"{path}.type: expected 'prose' or 'quote', got {kind!r}")
+    if kind == "data":
+        obj = _object(data, path, _DATA_SEGMENT_KEYS)
+        data_id = _str(obj, "data_id", f"{path}.")
+        if data_id not in data_ids:
+            raise ValueError(f"{path}.data_id: no data result with id {data_id!r} in data")
+        return DataSegment(data_id=data_id)
+    raise ValueError(f"{path}.type: expected 'prose', 'quote' or 'data', got {kind!r}")
 
 
 def _box_from(data: object, path: str) -> Box:
@@ -333,6 +545,118 @@ _MATCH_BY_NAME: dict[str, MatchKind] = {
     "normalized": "normalized",
     "fuzzy": "fuzzy",
 }
+
+
+def _statement_from(data: object, path: str) -> Statement:
+    obj = _object(data, path, _STATEMENT_KEYS)
+    p = f"{path}."
+    return Statement(
+        id=_str(obj, "id", p),
+        text=_str(obj, "text", p),
+        refs=_str_tuple(obj, "refs", p),
+        label=_opt_enum(obj["label"], f"{p}label", _LABELS),
+        justification=_opt_str(obj, "justification", p),
+        original=_opt_str(obj, "original", p),
+    )
+
+
+def _data_from(data: object, path: str) -> DataResult:
+    obj = _object(data, path, _DATA_KEYS)
+    p = f"{path}."
+    return DataResult(
+        id=_str(obj, "id", p),
+        table=_str(obj, "table", p),
+        doc_id=_str(obj, "doc_id", p),
+        doc_version=_int(obj, "doc_version", p),
+        doc_sha256=_str(obj, "doc_sha256", p),
+        source_path=_str(obj, "source_path", p),
+        filters=tuple(
+            _filter_from(item, f"{p}filters[{j}]")
+            for j, item in enumerate(_list(obj, "filters", p))
+        ),
+        columns=_str_tuple(obj, "columns", p),
+        row_count=_int(obj, "row_count", p, minimum=0),
+        rows=tuple(_row_from(row, f"{p}rows[{j}]") for j, row in enumerate(_list(obj, "rows", p))),
+        operation=_opt_enum(obj["operation"], f"{p}operation", _AGGREGATE_OPS),
+        column=_opt_str(obj, "column", p),
+        value=_scalar(obj["value"], f"{p}value"),
+        source=_opt_str(obj, "source", p),
+        period=_opt_str(obj, "period", p),
+    )
+
+
+def _filter_from(data: object, path: str) -> Filter:
+    obj = _object(data, path, _FILTER_KEYS)
+    p = f"{path}."
+    return Filter(
+        column=_str(obj, "column", p),
+        op=_enum(obj["op"], f"{p}op", _FILTER_OPS),
+        value=_scalar(obj["value"], f"{p}value"),
+    )
+
+
+def _row_from(data: object, path: str) -> tuple[Cell, ...]:
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: expected a list, got {_kind(data)}")
+    cells: list[Cell] = []
+    for j, cell in enumerate(data):
+        if cell is not None and not isinstance(cell, str):
+            raise ValueError(f"{path}[{j}]: expected a string or null, got {_kind(cell)}")
+        cells.append(cell)
+    return tuple(cells)
+
+
+def _call_from(data: object, path: str) -> ModelCall:
+    obj = _object(data, path, _CALL_KEYS)
+    p = f"{path}."
+    return ModelCall(
+        stage=_str(obj, "stage", p),
+        messages=tuple(
+            _message_from(item, f"{p}messages[{j}]")
+            for j, item in enumerate(_list(obj, "messages", p))
+        ),
+        output=_str(obj, "output", p),
+        tool_calls=_tool_calls_from(obj, p),
+        problems=_str_tuple(obj, "problems", p),
+        usage=_usage_from(obj["usage"], f"{p}usage"),
+    )
+
+
+def _message_from(data: object, path: str) -> Message:
+    obj = _object(data, path, _MESSAGE_KEYS)
+    p = f"{path}."
+    return Message(
+        role=_enum(obj["role"], f"{p}role", _ROLES),
+        content=_str(obj, "content", p),
+        tool_calls=_tool_calls_from(obj, p),
+        tool_call_id=_opt_str(obj, "tool_call_id", p),
+    )
+
+
+def _tool_calls_from(obj: dict[str, object], prefix: str) -> tuple[ToolCall, ...]:
+    calls = []
+    for j, item in enumerate(_list(obj, "tool_calls", prefix)):
+        call = _object(item, f"{prefix}tool_calls[{j}]", _TOOL_CALL_KEYS)
+        p = f"{prefix}tool_calls[{j}]."
+        calls.append(
+            ToolCall(
+                id=_str(call, "id", p),
+                name=_str(call, "name", p),
+                arguments=_str(call, "arguments", p),
+            )
+        )
+    return tuple(calls)
+
+
+def _usage_from(data: object, path: str) -> Usage | None:
+    if data is None:
+        return None
+    obj = _object(data, path, _USAGE_KEYS)
+    p = f"{path}."
+    return Usage(
+        prompt_tokens=_int(obj, "prompt_tokens", p, minimum=0),
+        completion_tokens=_int(obj, "completion_tokens", p, minimum=0),
+    )
 
 
 def _rejected_from(data: object, path: str) -> Rejected:
@@ -432,6 +756,41 @@ def _list(
     if not isinstance(value, list):
         raise ValueError(f"{prefix}{key}: expected a list, got {_kind(value)}")
     return value
+
+
+def _bool(value: object, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{path}: expected true or false, got {_kind(value)}")
+    return value
+
+
+def _str_tuple(obj: dict[str, object], key: str, prefix: str) -> tuple[str, ...]:
+    return tuple(_item_str(s, f"{prefix}{key}[{j}]") for j, s in enumerate(_list(obj, key, prefix)))
+
+
+def _scalar(value: object, path: str) -> Scalar:
+    """A table value: a string, a finite number, a boolean or null."""
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{path}: expected a finite number, got {value!r}")
+        return value
+    raise ValueError(f"{path}: expected a string, number, boolean or null, got {_kind(value)}")
+
+
+def _enum(value: object, path: str, table: dict[str, _T]) -> _T:
+    """Return the enum value named `value`: a string among `table`'s keys."""
+    name = _item_str(value, path)
+    if name not in table:
+        allowed = ", ".join(repr(c) for c in table)
+        raise ValueError(f"{path}: expected one of {allowed}, got {name!r}")
+    return table[name]
+
+
+def _opt_enum(value: object, path: str, table: dict[str, _T]) -> _T | None:
+    """Like `_enum`, or None for null."""
+    return None if value is None else _enum(value, path, table)
 
 
 def _choice(obj: dict[str, object], key: str, prefix: str, choices: tuple[str, ...]) -> str:

@@ -3,13 +3,25 @@
 Contract (the guarantee of DESIGN.md section 1, for Markdown):
 
 - The output holds exactly one block quote per `QuoteSegment` whose quote the
-  answer holds, and no other block quote. Each one is the quote's `text`, preceded
-  by a header line `**Verbatim from source** — label (file, chars start–end)`.
-- Every other piece of text (prose, question, labels, reasons, rejected output) is
+  answer holds, plus, with `show_cited`, one per passage a shown prose segment
+  cites (`answer.cited_passages(segment.citations)`: real `Quote`s from
+  `answer.cited`, right after that prose), and no other block quote. Each one is
+  the quote's `text`, preceded by a header line
+  `**Verbatim from source** — label (file, chars start–end)`.
+- Every other piece of text (prose, question, labels, reasons, rejected output,
+  rationale statements with their justifications and earlier versions, the reason
+  for an escalation, a data result's table, columns, filter values and cells) is
   escaped by `escape_markdown`/`escape_inline`: whatever it contains, it renders as
-  literal characters in plain paragraphs. It can never become a block quote,
-  heading, list, table, code block, HTML, link, image or emphasis. Prose is labelled
-  `*Generated — not a quote:*`.
+  literal characters in plain paragraphs (or, for a data result's preview rows,
+  in the cells of a table whose structure is ours). It can never become a block
+  quote, heading, list, table, code block, HTML, link, image or emphasis. Prose is
+  labelled `*Generated — not a quote:*`; statements are listed under
+  `**Rationale statements (generated, checked by the model)**`, each with its
+  label (the verifier's verdict, or UNVERIFIED).
+- A `DataSegment` shows its data result, labelled `**Computed from table**`:
+  every parameter of the query (filters, period, columns, aggregate and value),
+  the row count and the preview rows as a GFM table (one per data segment with
+  preview rows; every cell escaped, `|` included).
 - Quote text inside the block quote is escaped the same way, so a source that
   contains Markdown or HTML shows those characters literally.
 
@@ -25,10 +37,28 @@ from __future__ import annotations
 import re
 
 from quoteproof.ingest.labels import page_part
-from quoteproof.model import REFUSAL_TEXT, Answer, ProseSegment, Quote
+from quoteproof.model import (
+    REFUSAL_TEXT,
+    Answer,
+    DataResult,
+    DataSegment,
+    ProseSegment,
+    Quote,
+    Statement,
+)
+from quoteproof.render.dataresult import (
+    cell_text,
+    describe_aggregate,
+    describe_filters,
+    describe_rows,
+    describe_source,
+    preview_header,
+)
 
 __all__ = [
+    "DATA_LABEL",
     "GENERATED_LABEL",
+    "STATEMENTS_LABEL",
     "VERBATIM_LABEL",
     "code_span",
     "escape_inline",
@@ -38,6 +68,13 @@ __all__ = [
 
 VERBATIM_LABEL = "**Verbatim from source**"
 GENERATED_LABEL = "*Generated — not a quote:*"
+DATA_LABEL = "**Computed from table**"
+STATEMENTS_LABEL = "**Rationale statements (generated, checked by the model)**"
+PARTIAL_LINE = (
+    "**Partial answer:** sentences without a valid citation were removed, "
+    "or the work stopped before it was complete."
+)
+ESCALATION_LABEL = "**Escalated to a person.** The model's reason (generated, not a quote):"
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _WHITESPACE = re.compile(r"\s+")
@@ -153,29 +190,103 @@ def _prose_block(segment: ProseSegment) -> list[str]:
     return [GENERATED_LABEL, *lines, ""]
 
 
-def render_markdown(answer: Answer) -> str:
+def _table_row(cells: tuple[str, ...]) -> str:
+    return "| " + " | ".join(escape_inline(cell) for cell in cells) + " |"
+
+
+def _data_block(result: DataResult) -> list[str]:
+    """The data result's origin and parameters, then its preview rows as a table."""
+    source = describe_source(result).removeprefix("computed from table ")
+    lines = [f"{DATA_LABEL} {escape_inline(source)} — not a quote"]
+    lines.append(f"Query: {escape_inline(describe_filters(result.filters))}")
+    if result.period is not None:
+        lines.append(f"Period: {escape_inline(result.period)}")
+    if result.columns:
+        lines.append(f"Columns: {escape_inline(', '.join(result.columns))}")
+    if result.source is not None:
+        lines.append(f"From query: {escape_inline(result.source)}")
+    aggregate = describe_aggregate(result)
+    if aggregate is not None:
+        lines.append(f"**Value:** {escape_inline(aggregate)}")
+    lines += [escape_inline(describe_rows(result)), ""]
+    header = preview_header(result)
+    if result.rows and header:
+        lines.append(_table_row(header))
+        lines.append("| " + " | ".join("---" for _ in header) + " |")
+        lines += [_table_row(tuple(cell_text(cell) for cell in row)) for row in result.rows]
+        lines.append("")
+    return lines
+
+
+def _statement_block(statement: Statement) -> list[str]:
+    """`Statement id · **LABEL**`, its text with refs, justification, earlier version."""
+    label = "UNVERIFIED" if statement.label is None else escape_inline(statement.label)
+    lines = [f"Statement {escape_inline(statement.id)} · **{label}**"]
+    text = _escape_lines(statement.text)
+    if statement.refs:
+        cites = " ".join(code_span(f"[{ref}]") for ref in statement.refs)
+        text = [*text[:-1], f"{text[-1]} {cites}"] if text else [cites]
+    lines += text
+    if statement.justification is not None:
+        lines.append(f"Justification: {escape_inline(statement.justification)}")
+    if statement.original is not None:
+        lines.append(f"Refined from: {escape_inline(statement.original)}")
+    return [*lines, ""]
+
+
+def _footer(answer: Answer) -> list[str]:
+    parts = [] if answer.mode == "quote" else [f"Mode: {answer.mode}"]
+    if answer.usage is not None:
+        usage = answer.usage
+        parts.append(f"tokens: {usage.prompt_tokens} prompt · {usage.completion_tokens} completion")
+    return [escape_inline(" · ".join(parts)), ""] if parts else []
+
+
+def render_markdown(answer: Answer, show_cited: bool = False) -> str:
     """Return `answer` as a Markdown document (see the module docstring for the contract).
 
-    Layout: the question; the segments in order (prose labelled as generated, with
-    its citations as code spans; quotes as block quotes); for a refused answer a
-    `**Refused:**` line instead of the segments (the fixed `REFUSAL_TEXT` sentence,
-    never text from the answer); then rejected output under "Removed (not
-    verifiable)". A quote segment whose quote is missing is reported, never drawn.
+    Layout: the question; for a refused answer a `**Refused:**` line (the fixed
+    `REFUSAL_TEXT` sentence, never text from the answer) instead of the segments;
+    the partial-answer notice; the escalation and its (escaped) reason; the
+    segments in order (prose labelled as generated, with its citations as code
+    spans and, with `show_cited`, the passages it cites as block quotes after it;
+    quotes as block quotes; data results under `**Computed from table**`); the
+    rationale statements; rejected output under "Removed (not verifiable)"; a
+    footer line with the mode (unless "quote") and token usage (when known). A
+    segment whose quote or data result is missing is reported, never drawn.
     """
     out = [f"**Question:** {escape_inline(answer.question)}", ""]
     if answer.status == "refused":
         reason = answer.refusal_reason or "no reason given"
         out += [f"**Refused:** {REFUSAL_TEXT} ({escape_inline(reason)})", ""]
+    if answer.partial:
+        out += [PARTIAL_LINE, ""]
+    if answer.escalation is not None:
+        out += [ESCALATION_LABEL, *(_escape_lines(answer.escalation) or ["(no reason given)"]), ""]
     for segment in answer.segments if answer.status == "answered" else ():
         if isinstance(segment, ProseSegment):
             out.extend(_prose_block(segment))
-            continue
-        try:
-            quote = answer.quote(segment.quote_id)
-        except KeyError:
-            out += [f"**Missing quote** {code_span(segment.quote_id)} — not shown.", ""]
-            continue
-        out.extend(_quote_block(quote))
+            if show_cited:
+                for quote in answer.cited_passages(segment.citations):
+                    out.extend(_quote_block(quote))
+        elif isinstance(segment, DataSegment):
+            try:
+                result = answer.data_result(segment.data_id)
+            except KeyError:
+                out += [f"**Missing data result** {code_span(segment.data_id)} — not shown.", ""]
+                continue
+            out.extend(_data_block(result))
+        else:
+            try:
+                quote = answer.quote(segment.quote_id)
+            except KeyError:
+                out += [f"**Missing quote** {code_span(segment.quote_id)} — not shown.", ""]
+                continue
+            out.extend(_quote_block(quote))
+    if answer.statements:
+        out += [STATEMENTS_LABEL, ""]
+        for statement in answer.statements:
+            out.extend(_statement_block(statement))
     if answer.rejected:
         out += ["**Removed (not verifiable)**", ""]
         out += [
@@ -183,4 +294,5 @@ def render_markdown(answer: Answer) -> str:
             for item in answer.rejected
         ]
         out.append("")
+    out.extend(_footer(answer))
     return "\n".join(out).rstrip("\n") + "\n"

@@ -94,6 +94,18 @@ class CurrentVersion:
 
 
 @dataclass(frozen=True)
+class DocumentSummary:
+    """A current document version without its text: what `Store.list_documents` lists."""
+
+    doc_id: str
+    version: int
+    source_path: str
+    title: str
+    format: str
+    sha256: str
+
+
+@dataclass(frozen=True)
 class IndexStats:
     """Counts of what an index holds (current versions only, except `versions`);
     `embedded` counts current chunks that have a vector."""
@@ -194,6 +206,11 @@ class Store(Protocol):
 
     def get_document(self, doc_id: str, version: int | None = None) -> Document | None:
         """Return one stored version (the newest when `version` is None), or None."""
+        ...
+
+    def list_documents(self) -> list[DocumentSummary]:
+        """Return the current version of every stored document (without its text),
+        ordered by source path (code-point order)."""
         ...
 
     def get_chunk(self, ref: str) -> Chunk | None:

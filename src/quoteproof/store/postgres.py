@@ -36,6 +36,7 @@ from quoteproof.store.base import (
     EMBEDDING_SPACE_SETTING,
     SCHEMA_VERSION,
     CurrentVersion,
+    DocumentSummary,
     EmbeddingSpace,
     IndexStats,
     NewDocument,
@@ -357,6 +358,14 @@ class PostgresStore:
         if row is None:
             return None
         return Document(**row)
+
+    def list_documents(self) -> list[DocumentSummary]:
+        """Return the current version of every stored document, by source path."""
+        rows = self._db.execute(
+            "SELECT doc_id, version, source_path, title, format, sha256 FROM documents "
+            'WHERE is_current ORDER BY source_path COLLATE "C"'
+        ).fetchall()
+        return [DocumentSummary(**row) for row in rows]
 
     def get_chunk(self, ref: str) -> Chunk | None:
         """Return the chunk with `ref` (of any version), or None."""

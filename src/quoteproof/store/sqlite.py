@@ -22,6 +22,7 @@ from quoteproof.store.base import (
     EMBEDDING_SPACE_SETTING,
     SCHEMA_VERSION,
     CurrentVersion,
+    DocumentSummary,
     EmbeddingSpace,
     IndexStats,
     NewDocument,
@@ -363,6 +364,14 @@ class SQLiteStore:
             row["text"],
             row["sha256"],
         )
+
+    def list_documents(self) -> list[DocumentSummary]:
+        """Return the current version of every stored document, by source path."""
+        rows = self._db.execute(
+            "SELECT doc_id, version, source_path, title, format, sha256 FROM documents "
+            "WHERE is_current = 1 ORDER BY source_path"
+        ).fetchall()
+        return [DocumentSummary(*row) for row in rows]
 
     def get_chunk(self, ref: str) -> Chunk | None:
         """Return the chunk with `ref` (of any version), or None."""

@@ -4,105 +4,61 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from quoteproof.llm.base import Backend, CompletionRequest
-from quoteproof.model import (
-    REFUSAL_TEXT,
-    Answer,
-    Hit,
-    LLMInfo,
-    ProseSegment,
-    Rejected,
-    RetrievalInfo,
-    SourceInfo,
-)
+from quoteproof.model import Answer, Chunk, Rejected, Statement
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.prompt import build_messages
-from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, SourceLookup, resolve_output
-
-NO_RELEVANT_SOURCES = "no_relevant_sources"
-MODEL_NO_ANSWER = "model_no_answer"
-NOTHING_VERIFIABLE = "nothing_verifiable"
+from quoteproof.quoting.resolve import resolve_output
+from quoteproof.strategies.session import MODEL_NO_ANSWER, NOTHING_VERIFIABLE, AnswerSession
 
 
-def source_infos(hits: Sequence[Hit]) -> tuple[SourceInfo, ...]:
-    """Return what an answer records about each retrieved hit."""
-    return tuple(
-        SourceInfo(
-            ref=h.chunk.ref,
-            label=h.chunk.label,
-            doc_id=h.chunk.doc_id,
-            doc_version=h.chunk.doc_version,
-            source_path=h.chunk.source_path,
-            score=h.score,
-            rank=h.rank,
-        )
-        for h in hits
-    )
-
-
-def refusal(
-    question: str,
-    reason: str,
-    llm: LLMInfo,
-    hits: Sequence[Hit] = (),
-    rejected: tuple[Rejected, ...] = (),
-    retrieval: RetrievalInfo | None = None,
-) -> Answer:
-    """Return a refused answer that says the sources contain no answer."""
-    return Answer(
-        question=question,
-        status="refused",
-        segments=(ProseSegment(REFUSAL_TEXT),),
-        quotes=(),
-        rejected=rejected,
-        llm=llm,
-        sources=source_infos(hits),
-        refusal_reason=reason,
-        retrieval=retrieval,
-    )
-
-
-def answer_with_quotes(
-    question: str,
-    hits: Sequence[Hit],
-    backend: Backend,
-    lookup: SourceLookup,
+def answer_from_reply(
+    session: AnswerSession,
+    reply: str,
+    sources: Sequence[Chunk] | None = None,
     *,
-    threshold: float = DEFAULT_THRESHOLD,
-    retrieval: RetrievalInfo | None = None,
+    rejected: Sequence[Rejected] = (),
+    statements: Sequence[Statement] = (),
+    cited_refs: Sequence[str] = (),
 ) -> Answer:
-    """Ask `backend` to answer from `hits` and return the verified answer.
+    """Resolve a protocol `reply` against `sources` (default: all retrieved) into the
+    session's answer.
 
-    No hits: a refusal without calling the model. A `<no-answer/>` reply, or a
-    reply of which nothing resolves, is a refusal too (what the model wrote stays in
-    `rejected` and `llm.raw_output`). `retrieval` is recorded in the answer as is.
-    Raises `BackendError` when the model fails.
+    A `<no-answer/>` reply, or one of which nothing resolves, is a refusal (what the
+    model wrote stays in `rejected` and the recorded calls). What earlier stages
+    produced is carried into the answer or refusal: `rejected` (listed first),
+    `statements`, and `cited_refs` (added to the cited passages of an answer).
     """
-    if not hits:
-        llm_info = LLMInfo(backend.name, backend.model, "")
-        return refusal(question, NO_RELEVANT_SOURCES, llm_info, retrieval=retrieval)
-    sources = tuple(h.chunk for h in hits)
-    completion = backend.complete(
-        CompletionRequest(build_messages(question, sources), question, sources)
+    chunks = session.sources if sources is None else sources
+    resolution = resolve_output(
+        parse_output(reply), chunks, session.lookup, threshold=session.threshold
     )
-    llm = LLMInfo(backend.name, completion.model, completion.text)
-    resolution = resolve_output(parse_output(completion.text), sources, lookup, threshold=threshold)
+    earlier = tuple(rejected)
     if resolution.no_answer:
         dropped = tuple(
             Rejected(q.claimed_text or q.ref, "the model also said the sources do not answer")
             for q in resolution.quotes
         )
-        rejected = resolution.rejected + dropped
-        return refusal(question, MODEL_NO_ANSWER, llm, hits, rejected, retrieval)
+        return session.refuse(
+            MODEL_NO_ANSWER, earlier + resolution.rejected + dropped, statements=statements
+        )
     if not resolution.segments:
-        return refusal(question, NOTHING_VERIFIABLE, llm, hits, resolution.rejected, retrieval)
-    return Answer(
-        question=question,
-        status="answered",
-        segments=resolution.segments,
-        quotes=resolution.quotes,
-        rejected=resolution.rejected,
-        llm=llm,
-        sources=source_infos(hits),
-        retrieval=retrieval,
+        return session.refuse(
+            NOTHING_VERIFIABLE, earlier + resolution.rejected, statements=statements
+        )
+    return session.answer(
+        resolution.segments,
+        resolution.quotes,
+        earlier + resolution.rejected,
+        statements=statements,
+        cited_refs=cited_refs,
     )
+
+
+def answer_quote(session: AnswerSession) -> Answer:
+    """Ask the model for quotes (and short cited prose) and return the verified answer.
+
+    Raises `BackendError` when the model fails.
+    """
+    messages = build_messages(session.question, session.sources)
+    completion = session.call("answer", messages, stream=True)
+    return answer_from_reply(session, completion.text)

@@ -1,0 +1,243 @@
+"""Backend for Anthropic's Messages API, through the official `anthropic` SDK.
+
+Maps quoteproof's chat messages onto the Messages API: system messages become the
+`system` parameter; an assistant message's tool calls become `tool_use` blocks; tool
+results become `tool_result` blocks in a user message; and consecutive messages that
+end up with the same role are merged, because the API wants user and assistant turns
+to alternate.
+
+No sampling temperature is sent: the SDK (2.x) has no such parameter, and the API
+version it speaks answers HTTP 400 to one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Literal, TypedDict
+
+import anthropic
+from anthropic.types import (
+    AssistantMessageParam,
+    ContentBlockParam,
+    MessageParam,
+    TextBlock,
+    TextBlockParam,
+    ToolParam,
+    ToolResultBlockParam,
+    ToolUseBlock,
+    ToolUseBlockParam,
+    UserMessageParam,
+)
+from anthropic.types import Message as AnthropicMessage
+
+from quoteproof.errors import BackendConfigError, BackendError, BackendUnavailableError
+from quoteproof.llm.base import (
+    Completion,
+    CompletionRequest,
+    Message,
+    TextSink,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
+
+# The same defaults as the OpenAI backend, so `make_backend` treats both alike.
+from quoteproof.llm.openai import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
+
+__all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT_S", "AnthropicBackend"]
+
+API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
+
+_Role = Literal["user", "assistant"]
+_Content = str | list[ContentBlockParam]
+"""A message's content: plain text, or content blocks."""
+
+
+# --- requests ----------------------------------------------------------------------
+
+
+def _tool_input(arguments: str) -> dict[str, object]:
+    """The JSON object `arguments` encodes; {} when it is not a JSON object."""
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _tool_use_block(call: ToolCall) -> ToolUseBlockParam:
+    return ToolUseBlockParam(
+        type="tool_use", id=call.id, name=call.name, input=_tool_input(call.arguments)
+    )
+
+
+def _content(message: Message) -> tuple[_Role, _Content]:
+    """The role and content a non-system message takes in the Messages API."""
+    if message.role == "tool":
+        result = ToolResultBlockParam(
+            type="tool_result", tool_use_id=message.tool_call_id or "", content=message.content
+        )
+        return "user", [result]
+    if message.role == "assistant" and message.tool_calls:
+        text: list[ContentBlockParam] = (
+            [TextBlockParam(type="text", text=message.content)] if message.content else []
+        )
+        return "assistant", text + [_tool_use_block(c) for c in message.tool_calls]
+    return ("assistant" if message.role == "assistant" else "user"), message.content
+
+
+def _blocks(content: _Content) -> list[ContentBlockParam]:
+    if isinstance(content, str):
+        return [TextBlockParam(type="text", text=content)]
+    return content
+
+
+def _message_param(role: _Role, content: _Content) -> MessageParam:
+    if role == "user":
+        return UserMessageParam(role="user", content=content)
+    return AssistantMessageParam(role="assistant", content=content)
+
+
+def _conversation(messages: Iterable[Message]) -> list[MessageParam]:
+    """The non-system messages as alternating turns: consecutive messages with the same
+    resulting role are merged into one, their content blocks concatenated in order."""
+    turns: list[tuple[_Role, _Content]] = []
+    for message in messages:
+        if message.role == "system":
+            continue
+        role, content = _content(message)
+        if turns and turns[-1][0] == role:
+            turns[-1] = (role, _blocks(turns[-1][1]) + _blocks(content))
+        else:
+            turns.append((role, content))
+    return [_message_param(role, content) for role, content in turns]
+
+
+def _system(messages: Iterable[Message]) -> str | anthropic.Omit:
+    """The system messages joined with blank lines; omitted when there are none."""
+    texts = [m.content for m in messages if m.role == "system"]
+    return "\n\n".join(texts) if texts else anthropic.omit
+
+
+def _tool_param(tool: ToolSpec) -> ToolParam:
+    return ToolParam(name=tool.name, description=tool.description, input_schema=tool.parameters)
+
+
+class _MessagesParams(TypedDict):
+    """The arguments `complete` and `stream` both pass to the SDK."""
+
+    model: str
+    max_tokens: int
+    system: str | anthropic.Omit
+    messages: list[MessageParam]
+    tools: list[ToolParam] | anthropic.Omit
+
+
+def _messages_params(model: str, request: CompletionRequest) -> _MessagesParams:
+    """The request's parameters; `system` and `tools` are sent only when present."""
+    return _MessagesParams(
+        model=model,
+        max_tokens=request.max_tokens,
+        system=_system(request.messages),
+        messages=_conversation(request.messages),
+        tools=[_tool_param(t) for t in request.tools] if request.tools else anthropic.omit,
+    )
+
+
+# --- replies -----------------------------------------------------------------------
+
+
+def _completion(message: AnthropicMessage) -> Completion:
+    """The reply's text blocks concatenated, its `tool_use` blocks as tool calls (the
+    arguments being the JSON encoding of each `input`), and its usage."""
+    blocks = message.content
+    return Completion(
+        text="".join(b.text for b in blocks if isinstance(b, TextBlock)),
+        model=message.model,
+        usage=Usage(message.usage.input_tokens, message.usage.output_tokens),
+        tool_calls=tuple(
+            ToolCall(b.id, b.name, json.dumps(b.input, ensure_ascii=False))
+            for b in blocks
+            if isinstance(b, ToolUseBlock)
+        ),
+    )
+
+
+# --- the backend -------------------------------------------------------------------
+
+
+@contextmanager
+def _backend_errors(base_url: str) -> Iterator[None]:
+    """Turn the SDK's errors raised inside the block into quoteproof's: connection
+    failures and time-outs into `BackendUnavailableError` naming `base_url`, error
+    statuses into `BackendError` saying "HTTP <code>", anything else into
+    `BackendError`."""
+    try:
+        yield
+    except (anthropic.APIConnectionError, anthropic.APITimeoutError) as exc:
+        raise BackendUnavailableError(
+            f"cannot reach the model server at {base_url}: {exc}"
+        ) from exc
+    except anthropic.APIStatusError as exc:
+        raise BackendError(
+            f"the model server at {base_url} answered HTTP {exc.status_code}: {exc.message}"
+        ) from exc
+    except anthropic.AnthropicError as exc:
+        raise BackendError(f"the model server at {base_url} failed: {exc}") from exc
+
+
+class AnthropicBackend:
+    """Messages through the official `anthropic` SDK.
+
+    The API key is `api_key`, else `$ANTHROPIC_API_KEY`; without either the
+    constructor raises `BackendConfigError`. `base_url` None means the SDK's default
+    (Anthropic itself, or `ANTHROPIC_BASE_URL`). Connection failures and time-outs
+    (after `max_retries` retries) raise `BackendUnavailableError`; error replies from
+    the server raise `BackendError`.
+    """
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        max_retries: int = DEFAULT_RETRIES,
+    ) -> None:
+        key = api_key or os.environ.get(API_KEY_VARIABLE)
+        if not key:
+            raise BackendConfigError(
+                f"--llm anthropic needs an API key: set {API_KEY_VARIABLE} or pass --api-key"
+            )
+        self.model: str | None = model
+        self._model = model
+        self._client = anthropic.Anthropic(
+            api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries
+        )
+        self.base_url = str(self._client.base_url)
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        """Send the request (with its tools, if any) and return the reply's text, tool
+        calls and usage."""
+        with _backend_errors(self.base_url):
+            message = self._client.messages.create(**_messages_params(self._model, request))
+        return _completion(message)
+
+    def stream(self, request: CompletionRequest, on_text: TextSink) -> Completion:
+        """Like `complete`, streaming: `on_text` gets each text delta as it arrives;
+        tool calls and usage come from the final message."""
+        with (
+            _backend_errors(self.base_url),
+            self._client.messages.stream(**_messages_params(self._model, request)) as events,
+        ):
+            for text in events.text_stream:
+                if text:
+                    on_text(text)
+            message = events.get_final_message()
+        return _completion(message)

@@ -1,0 +1,146 @@
+"""The `cite` strategy: prose in which every sentence cites its sources, checked.
+
+The model writes prose ending each sentence with `[REF]` markers (and may quote).
+The reply is split into sentences and checked (`quoting.citations`): strict mode
+wants a marker naming a retrieved source on every sentence; lenient mode drops the
+sentences without one and marks the answer partial. A reply that fails is retried
+once with the top 3 sources and a stricter prompt that lists what was wrong; a
+second failure is a refusal (`validation_failed`) with both attempts kept in
+`Answer.calls`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from quoteproof.model import Answer, Chunk, Message, Rejected
+from quoteproof.quoting.citations import (
+    Sentence,
+    Strictness,
+    sentence_problems,
+    split_sentences,
+)
+from quoteproof.quoting.parse import Item, ParsedOutput, ProseItem, parse_output
+from quoteproof.quoting.prompt import format_sources
+from quoteproof.quoting.resolve import resolve_output
+from quoteproof.strategies.quote import answer_from_reply
+from quoteproof.strategies.session import VALIDATION_FAILED, AnswerSession
+
+RETRY_SOURCES = 3
+NOTHING_CITED = "the reply has no cited sentence and no quote that resolves"
+
+CITE_SYSTEM_PROMPT = """\
+You answer questions using only the sources you are given. Each source is wrapped \
+in <source ref="REF"> ... </source>.
+
+Rules for your reply:
+1. Answer in a few sentences of your own. End EVERY sentence with the refs of the \
+sources that support it, like [REF] or [REF1][REF2], before the full stop.
+2. Use only refs that appear in the sources below. Do not state anything the \
+sources do not support.
+3. You may quote a source: <quote ref="REF">the exact words</quote>, or \
+<quote ref="REF"/> for a whole source. Quotes are replaced by the source's own text.
+4. If the sources do not answer the question, reply with exactly <no-answer/> and nothing else.
+"""
+
+RETRY_SYSTEM_PROMPT = """\
+You answer questions using only the sources you are given. Each source is wrapped \
+in <source ref="REF"> ... </source>.
+
+Your previous reply was rejected because:
+{problems}
+
+Rules, strictly enforced:
+1. Every sentence you write MUST end with at least one marker naming a source below: \
+{refs}. A sentence without a marker, or with any other ref, makes the whole answer fail.
+2. Write only what these sources state. Prefer fewer, shorter sentences.
+3. You may quote a source: <quote ref="REF">the exact words</quote>.
+4. If these sources do not answer the question, reply with exactly <no-answer/>.
+"""
+
+
+def cite_messages(question: str, sources: Sequence[Chunk]) -> tuple[Message, ...]:
+    """The first attempt's prompt: every sentence must cite."""
+    user = f"{format_sources(sources)}\n\nQuestion: {question.strip()}"
+    return (Message("system", CITE_SYSTEM_PROMPT), Message("user", user))
+
+
+def retry_messages(
+    question: str, sources: Sequence[Chunk], problems: Sequence[str]
+) -> tuple[Message, ...]:
+    """The retry's prompt: the failed checks, the allowed refs, only `sources`."""
+    system = RETRY_SYSTEM_PROMPT.format(
+        problems="\n".join(f"- {p}" for p in problems),
+        refs=", ".join(f"[{chunk.ref}]" for chunk in sources),
+    )
+    user = f"{format_sources(sources)}\n\nQuestion: {question.strip()}"
+    return (Message("system", system), Message("user", user))
+
+
+def _sentence_items(
+    parsed: ParsedOutput, refs: set[str]
+) -> tuple[list[Item], list[Sentence], list[Rejected]]:
+    """Replace each prose item by one item per cited sentence; return the new items,
+    every sentence, and the uncited sentences (dropped)."""
+    items: list[Item] = []
+    sentences: list[Sentence] = []
+    uncited: list[Rejected] = []
+    for item in parsed.items:
+        if not isinstance(item, ProseItem):
+            items.append(item)
+            continue
+        for sentence in split_sentences(item, refs):
+            sentences.append(sentence)
+            if sentence.cited:
+                items.append(ProseItem(sentence.text, sentence.known + sentence.unknown))
+            else:
+                uncited.append(Rejected(sentence.text, "sentence cites no retrieved source"))
+    return items, sentences, uncited
+
+
+def check_reply(
+    session: AnswerSession, reply: str, sources: Sequence[Chunk], strictness: Strictness
+) -> Answer | list[str]:
+    """Return the answer `reply` makes, or the problems that make it fail.
+
+    A `<no-answer/>` reply is a refusal, not a failure.
+    """
+    parsed = parse_output(reply)
+    if parsed.no_answer:
+        return answer_from_reply(session, reply, sources)
+    items, sentences, uncited = _sentence_items(parsed, {chunk.ref for chunk in sources})
+    problems = sentence_problems(sentences, strictness)
+    if problems:
+        return problems
+    resolution = resolve_output(
+        ParsedOutput(tuple(items), False), sources, session.lookup, threshold=session.threshold
+    )
+    if not resolution.segments:
+        return [NOTHING_CITED]
+    return session.answer(
+        resolution.segments,
+        resolution.quotes,
+        resolution.rejected + tuple(uncited),
+        partial=bool(uncited),
+    )
+
+
+def answer_cite(session: AnswerSession, strictness: Strictness = "strict") -> Answer:
+    """Ask for citation-mandatory prose; check it, retry once, else refuse.
+
+    Raises `BackendError` when the model fails.
+    """
+    sources = session.sources
+    messages = cite_messages(session.question, sources)
+    for stage in ("answer", "retry"):
+        completion = session.call(stage, messages, sources=sources, stream=True)
+        outcome = check_reply(session, completion.text, sources, strictness)
+        if isinstance(outcome, Answer):
+            return outcome
+        session.reject_last_call(outcome)
+        sources = session.sources[:RETRY_SOURCES]
+        messages = retry_messages(session.question, sources, outcome)
+    failed = [problem for call in session.calls for problem in call.problems]
+    return session.refuse(
+        VALIDATION_FAILED, [Rejected(problem, "citation check failed") for problem in failed]
+    )

@@ -1,0 +1,226 @@
+"""What every answer strategy shares: the question and its sources, the model calls
+made so far (kept for audit), streaming, and building the final `Answer`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from quoteproof.llm.base import Backend, Completion, CompletionRequest, ToolSpec
+from quoteproof.model import (
+    REFUSAL_TEXT,
+    Answer,
+    AnswerMode,
+    AnswerStatus,
+    Chunk,
+    DataResult,
+    Hit,
+    LLMInfo,
+    Message,
+    ModelCall,
+    ProseSegment,
+    Quote,
+    Rejected,
+    RetrievalInfo,
+    Segment,
+    SourceInfo,
+    Statement,
+    Usage,
+)
+from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, SourceLookup, cite_passages
+from quoteproof.streaming import DraftStream, EventSink, StageStarted
+
+NO_RELEVANT_SOURCES = "no_relevant_sources"
+MODEL_NO_ANSWER = "model_no_answer"
+NOTHING_VERIFIABLE = "nothing_verifiable"
+VALIDATION_FAILED = "validation_failed"
+ESCALATED = "escalated"
+STEP_LIMIT = "step_limit"
+
+
+def source_infos(hits: Sequence[Hit]) -> tuple[SourceInfo, ...]:
+    """Return what an answer records about each retrieved hit."""
+    return tuple(
+        SourceInfo(
+            ref=h.chunk.ref,
+            label=h.chunk.label,
+            doc_id=h.chunk.doc_id,
+            doc_version=h.chunk.doc_version,
+            source_path=h.chunk.source_path,
+            score=h.score,
+            rank=h.rank,
+        )
+        for h in hits
+    )
+
+
+def total_usage(calls: Sequence[ModelCall]) -> Usage | None:
+    """Sum the usage of `calls` that reported one; None when none did."""
+    reported = [call.usage for call in calls if call.usage is not None]
+    if not reported:
+        return None
+    total = reported[0]
+    for usage in reported[1:]:
+        total = total + usage
+    return total
+
+
+@dataclass
+class AnswerSession:
+    """One `ask` in progress: the question, the retrieved hits, the backend, and the
+    model calls made so far.
+
+    `events` (optional) receives a `StageStarted` before each model call and, for
+    calls made with `stream=True`, the draft events of the reply (see `streaming`).
+    """
+
+    question: str
+    hits: Sequence[Hit]
+    backend: Backend
+    lookup: SourceLookup
+    mode: AnswerMode
+    threshold: float = DEFAULT_THRESHOLD
+    retrieval: RetrievalInfo | None = None
+    events: EventSink | None = None
+    calls: list[ModelCall] = field(default_factory=list)
+    _last_model: str | None = None
+
+    @property
+    def sources(self) -> tuple[Chunk, ...]:
+        """The retrieved chunks, best first."""
+        return tuple(hit.chunk for hit in self.hits)
+
+    def call(
+        self,
+        stage: str,
+        messages: tuple[Message, ...],
+        *,
+        sources: Sequence[Chunk] | None = None,
+        tools: tuple[ToolSpec, ...] = (),
+        stream: bool = False,
+        recorded: tuple[Message, ...] | None = None,
+    ) -> Completion:
+        """Send `messages` to the model and record the call under `stage`.
+
+        `sources` (default: all retrieved) are what quotes in a streamed draft resolve
+        against; `stream` sends the reply's draft events as it arrives; `recorded`
+        are the messages kept in the answer for this call (default: all of them).
+        Raises `BackendError` when the model fails.
+        """
+        chunks = tuple(self.sources if sources is None else sources)
+        request = CompletionRequest(messages, self.question, chunks, tools=tools)
+        if self.events is not None:
+            self.events(StageStarted(stage))
+        if stream and self.events is not None:
+            draft = DraftStream(chunks, self.lookup, self.threshold, self.events)
+            completion = self.backend.stream(request, draft.feed)
+            draft.close()
+        else:
+            completion = self.backend.complete(request)
+        self._last_model = completion.model
+        self.calls.append(
+            ModelCall(
+                stage=stage,
+                messages=messages if recorded is None else recorded,
+                output=completion.text,
+                tool_calls=completion.tool_calls,
+                usage=completion.usage,
+            )
+        )
+        return completion
+
+    def reject_last_call(self, problems: Sequence[str]) -> None:
+        """Record why the last call's reply failed validation."""
+        self.calls[-1] = replace(self.calls[-1], problems=tuple(problems))
+
+    def _llm(self) -> LLMInfo:
+        raw = self.calls[-1].output if self.calls else ""
+        return LLMInfo(self.backend.name, self._last_model or self.backend.model, raw)
+
+    def answer(
+        self,
+        segments: Sequence[Segment],
+        quotes: Sequence[Quote],
+        rejected: Sequence[Rejected],
+        *,
+        partial: bool = False,
+        statements: Sequence[Statement] = (),
+        data: Sequence[DataResult] = (),
+        cited_refs: Sequence[str] = (),
+        passages: Sequence[Chunk] | None = None,
+    ) -> Answer:
+        """Return the answered `Answer` made of these parts.
+
+        The passages cited by prose segments (and by `cited_refs`, e.g. statement
+        refs) are looked up in `passages` (default: the retrieved sources) and kept
+        in `cited` as whole-chunk verbatim quotes.
+        """
+        refs = [ref for s in segments if isinstance(s, ProseSegment) for ref in s.citations]
+        chunks = self.sources if passages is None else passages
+        cited, bad = cite_passages([*refs, *cited_refs], chunks, self.lookup)
+        return self._build(
+            "answered",
+            tuple(segments),
+            tuple(quotes),
+            tuple(rejected) + bad,
+            partial=partial,
+            statements=tuple(statements),
+            data=tuple(data),
+            cited=cited,
+        )
+
+    def refuse(
+        self,
+        reason: str,
+        rejected: Sequence[Rejected] = (),
+        *,
+        statements: Sequence[Statement] = (),
+        data: Sequence[DataResult] = (),
+        escalation: str | None = None,
+    ) -> Answer:
+        """Return a refusal (the fixed refusal sentence) for `reason`; what the model
+        wrote stays in `rejected`, `calls` and `llm.raw_output`."""
+        return self._build(
+            "refused",
+            (ProseSegment(REFUSAL_TEXT),),
+            (),
+            tuple(rejected),
+            refusal_reason=reason,
+            statements=tuple(statements),
+            data=tuple(data),
+            escalation=escalation,
+        )
+
+    def _build(
+        self,
+        status: AnswerStatus,
+        segments: tuple[Segment, ...],
+        quotes: tuple[Quote, ...],
+        rejected: tuple[Rejected, ...],
+        *,
+        refusal_reason: str | None = None,
+        partial: bool = False,
+        statements: tuple[Statement, ...] = (),
+        data: tuple[DataResult, ...] = (),
+        cited: tuple[Quote, ...] = (),
+        escalation: str | None = None,
+    ) -> Answer:
+        return Answer(
+            question=self.question,
+            status=status,
+            segments=segments,
+            quotes=quotes,
+            rejected=rejected,
+            llm=self._llm(),
+            sources=source_infos(self.hits),
+            refusal_reason=refusal_reason,
+            retrieval=self.retrieval,
+            mode=self.mode,
+            partial=partial,
+            cited=cited,
+            statements=statements,
+            data=data,
+            escalation=escalation,
+            calls=tuple(self.calls),
+            usage=total_usage(self.calls),
+        )

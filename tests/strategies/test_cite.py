@@ -1,0 +1,164 @@
+"""`ask --mode cite` end to end through scripted OpenAI-compatible and Anthropic servers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers.scripted_model import ScriptedModel
+from quoteproof import Index
+from quoteproof.model import Answer, ProseSegment, QuoteSegment
+
+QUESTION = (
+    "How is shingles treated, what are its symptoms, what is the remdesivir dose "
+    "and what is normal blood pressure?"
+)
+
+
+@pytest.fixture
+def index(index_dir: Path) -> Iterator[Index]:
+    with Index.open(index_dir) as opened:
+        yield opened
+
+
+def ref_of(index: Index, words: str) -> str:
+    """The ref of the retrieved chunk that contains `words`."""
+    for hit in index.search(QUESTION, top_k=5):
+        if words in hit.chunk.text:
+            return hit.chunk.ref
+    raise AssertionError(f"no retrieved chunk contains {words!r}")
+
+
+def best_ref(index: Index) -> str:
+    """The top-ranked source's ref (always among the retry's three sources)."""
+    return index.search(QUESTION, top_k=1)[0].chunk.ref
+
+
+def ask(index: Index, llm: ScriptedModel, **options: Any) -> Answer:
+    return index.ask(QUESTION, backend=llm.backend(), mode="cite", **options)
+
+
+def prose(answer: Answer) -> list[ProseSegment]:
+    return [s for s in answer.segments if isinstance(s, ProseSegment)]
+
+
+def test_every_sentence_cited_is_accepted_at_once(index: Index, llm: ScriptedModel) -> None:
+    treat, signs = ref_of(index, "acyclovir"), ref_of(index, "tingling")
+    llm.script = [
+        f"Antivirals such as acyclovir help if started early [{treat}]. "
+        f"It starts with burning pain. [{signs}]"
+    ]
+    answer = ask(index, llm)
+    assert answer.status == "answered" and answer.mode == "cite" and not answer.partial
+    assert len(llm.requests) == 1
+    assert [(s.text, s.citations) for s in prose(answer)] == [
+        ("Antivirals such as acyclovir help if started early.", (treat,)),
+        ("It starts with burning pain.", (signs,)),
+    ]
+    # each cited sentence's passages, verbatim, on demand
+    cited = answer.cited_passages((treat,))
+    assert len(cited) == 1 and cited[0].match == "ref"
+    chunk = index.chunk(treat)
+    assert chunk is not None and cited[0].text == chunk.text
+    assert all(check.valid for check in index.verify(answer))
+    assert [c.stage for c in answer.calls] == ["answer"] and answer.calls[0].problems == ()
+    assert answer.usage is not None and answer.usage.completion_tokens == 5
+
+
+def test_an_uncited_sentence_is_retried_with_top_three_and_a_stricter_prompt(
+    index: Index, llm: ScriptedModel
+) -> None:
+    treat, top = ref_of(index, "acyclovir"), best_ref(index)
+    llm.script = [
+        f"Acyclovir treats shingles [{treat}]. Everyone recovers within a day.",
+        f"The sources answer this [{top}].",
+    ]
+    answer = ask(index, llm)
+    assert answer.status == "answered"
+    assert len(llm.requests) == 2
+    assert "previous reply was rejected" in llm.system(1)
+    assert "Everyone recovers within a day" in llm.system(1)
+    first_sources = llm.first_user(0).count("<source ref=")
+    assert first_sources > 3 and llm.first_user(1).count("<source ref=") == 3
+    assert [c.stage for c in answer.calls] == ["answer", "retry"]
+    assert answer.calls[0].problems and "cites no source" in answer.calls[0].problems[0]
+    assert answer.calls[1].problems == ()
+    assert "Everyone recovers" not in " ".join(s.text for s in prose(answer))
+    assert answer.llm.raw_output == answer.calls[1].output
+
+
+def test_two_failures_are_a_validation_refusal_with_both_attempts_kept(
+    index: Index, llm: ScriptedModel
+) -> None:
+    llm.script = ["Shingles is caused by stress.", "It is always mild."]
+    answer = ask(index, llm)
+    assert answer.status == "refused" and answer.refusal_reason == "validation_failed"
+    assert len(llm.requests) == 2
+    assert [c.output for c in answer.calls] == [
+        "Shingles is caused by stress.",
+        "It is always mild.",
+    ]
+    assert all(c.problems for c in answer.calls)
+    assert answer.quotes == () and answer.cited == ()
+    assert any("stress" in r.raw for r in answer.rejected)
+
+
+def test_a_citation_of_an_unknown_ref_fails_in_strict_mode(
+    index: Index, llm: ScriptedModel
+) -> None:
+    top = best_ref(index)
+    llm.script = [
+        f"Acyclovir helps [{top}][zzzzzz.9].",
+        f"Acyclovir helps [{top}].",
+    ]
+    answer = ask(index, llm)
+    assert len(llm.requests) == 2
+    assert "'zzzzzz.9', which is not a retrieved source" in answer.calls[0].problems[0]
+    assert answer.status == "answered" and prose(answer)[0].citations == (top,)
+
+
+def test_lenient_mode_drops_uncited_sentences_and_marks_the_answer_partial(
+    index: Index, llm: ScriptedModel
+) -> None:
+    treat = ref_of(index, "acyclovir")
+    llm.script = [f"Acyclovir helps [{treat}]. It is a miracle cure [nope.1]. Trust me."]
+    answer = ask(index, llm, strictness="lenient")
+    assert len(llm.requests) == 1
+    assert answer.status == "answered" and answer.partial
+    assert [s.text for s in prose(answer)] == ["Acyclovir helps."]
+    dropped = {r.raw for r in answer.rejected}
+    assert {"It is a miracle cure.", "Trust me."} <= dropped
+
+
+def test_no_answer_is_a_refusal_without_retry(index: Index, llm: ScriptedModel) -> None:
+    llm.script = ["<no-answer/>"]
+    answer = ask(index, llm)
+    assert answer.refusal_reason == "model_no_answer" and len(llm.requests) == 1
+
+
+def test_quotes_in_a_cited_answer_resolve_to_source_text(index: Index, llm: ScriptedModel) -> None:
+    treat = ref_of(index, "acyclovir")
+    llm.script = [
+        f"Treatment is antiviral [{treat}].\n"
+        f'<quote ref="{treat}">antiviral medicines such as acyclovir, valacyclovir</quote>\n'
+        f'<quote ref="{treat}">shingles vaccine cures the rash instantly</quote>'
+    ]
+    answer = ask(index, llm)
+    assert answer.status == "answered"
+    assert [type(s) for s in answer.segments] == [ProseSegment, QuoteSegment]
+    document = index.store.get_document(answer.quotes[0].doc_id, answer.quotes[0].doc_version)
+    assert document is not None
+    quote = answer.quotes[0]
+    assert quote.text == document.text[quote.start : quote.end]
+    assert quote.text.startswith("Antiviral medicines")
+    assert any("vaccine" in r.raw for r in answer.rejected)
+
+
+def test_modes_other_than_quote_need_a_model(index: Index) -> None:
+    from quoteproof.errors import BackendConfigError
+
+    with pytest.raises(BackendConfigError, match="needs a language model"):
+        index.ask(QUESTION, mode="cite")

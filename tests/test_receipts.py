@@ -1,0 +1,51 @@
+"""Tests for quoteproof.receipts: `verify_answer` re-checks quotes and cited passages."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from helpers.answers import make_answer, make_quote
+from quoteproof import Index
+from quoteproof.model import Chunk, ProseSegment, Quote, QuoteSegment
+from quoteproof.receipts import verify_answer
+
+
+def passage(index: Index, chunk: Chunk, quote_id: str) -> Quote:
+    """The whole chunk as a quote with a correct receipt (as the resolver builds it)."""
+    document = index.store.get_document(chunk.doc_id, chunk.doc_version)
+    assert document is not None
+    return make_quote(
+        document.text,
+        chunk.start,
+        chunk.end,
+        quote_id,
+        ref=chunk.ref,
+        label=chunk.label,
+        doc_id=chunk.doc_id,
+        doc_version=chunk.doc_version,
+        source_path=chunk.source_path,
+        section=chunk.section,
+        pages=chunk.pages,
+    )
+
+
+def test_cited_passages_are_verified_after_the_quotes(index_dir: Path) -> None:
+    with Index.open(index_dir) as index:
+        dose, rash = (index.search(words, top_k=1)[0].chunk for words in ("200 mg", "blisters"))
+        quote = passage(index, dose, "q1")
+        cited = passage(index, rash, "q1")  # ids of cited passages may repeat quote ids
+        tampered = dataclasses.replace(cited, id="c2", text=cited.text.replace("five", "ten"))
+        answer = make_answer(
+            (ProseSegment("Blisters follow.", (rash.ref,)), QuoteSegment("q1")),
+            (quote,),
+            cited=(cited, tampered),
+        )
+        checks = verify_answer(answer, index.store)
+        assert index.verify(answer) == checks
+    assert [(c.quote_id, c.ref, c.cited, c.valid) for c in checks] == [
+        ("q1", dose.ref, False, True),
+        ("q1", rash.ref, True, True),
+        ("c2", rash.ref, True, False),
+    ]
+    assert "text differs from the source" in "; ".join(checks[2].problems)
