@@ -129,13 +129,15 @@ def _has_enough_word_chars(text: str) -> bool:
 
 _TOKEN = re.compile(r"\S+")
 _WORD = re.compile(r"\w+")
+_PUNCTUATION = re.compile(r"[^\w\s]+")
 
 
 class _Prepared:
     """A haystack's normalised form and offset map; word boundaries computed lazily.
 
     `starts`/`ends` are the sorted positions in `norm` where a fuzzy span may start
-    or end: the edges of whitespace-delimited tokens and of runs of word characters.
+    or end: the edges of whitespace-delimited tokens, of runs of word characters and
+    of runs of punctuation (every place a span may start or end without cutting a word).
     """
 
     def __init__(self, haystack: str) -> None:
@@ -145,7 +147,7 @@ class _Prepared:
     def _boundaries(self) -> tuple[list[int], list[int]]:
         starts: set[int] = set()
         ends: set[int] = set()
-        for pattern in (_TOKEN, _WORD):
+        for pattern in (_TOKEN, _WORD, _PUNCTUATION):
             for m in pattern.finditer(self.norm):
                 starts.add(m.start())
                 ends.add(m.end())
