@@ -26,6 +26,7 @@ demo: $(VENV)/.installed-dev
 	@echo
 	@echo "Try your own:  $(BIN)/quoteproof ask \"What causes high blood pressure?\" --index $(DEMO_INDEX)"
 	@echo "With a model:  $(BIN)/quoteproof ask \"...\" --index $(DEMO_INDEX) --llm openai --base-url http://localhost:11434/v1 --model llama3.1"
+	@echo "               add --mode cite, --mode rationale or --mode agent (README: Answer modes)"
 	@echo "Web page:      not in this release yet (planned: quoteproof serve)."
 
 test: $(VENV)/.installed-dev
@@ -37,6 +38,7 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/quoting_overhead.py
 	$(BIN)/python benchmarks/ingest.py
 	$(BIN)/python benchmarks/retrieval.py
+	$(BIN)/python benchmarks/tokens.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_INDEX) .pytest_cache .mypy_cache .ruff_cache .hypothesis

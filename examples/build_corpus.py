@@ -10,6 +10,8 @@ The corpus has four parts (see ``examples/corpus/SOURCES.md`` for provenance and
 * ``*.txt`` -- MedQuAD documents written out as plain text in the same way.
 * ``fda/*.pdf`` -- the FDA Veklury (remdesivir) label, October 2020, copied byte for byte
   (FDA-published labeling).
+* ``cdc-pcd/articles.csv`` -- one row per PCD article page, read from the page's own
+  ``citation_*`` meta tags (a small table for ``ask --mode agent``).
 
 Answer text is kept verbatim. The only changes are whitespace: each line of the XML answer is
 stripped of its leading/trailing blanks (the XML indentation), and lines are separated by exactly
@@ -25,6 +27,10 @@ Usage (standard library only)::
 from __future__ import annotations
 
 import argparse
+import csv
+import html
+import io
+import re
 import shutil
 import sys
 import xml.etree.ElementTree as ET
@@ -128,6 +134,36 @@ def to_text(doc: MedQuADDocument, rel_path: str) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
+_META = re.compile(r'<meta\s+name="(citation_[a-z_]+)"\s+content="([^"]*)"', re.IGNORECASE)
+ARTICLE_COLUMNS = ("file", "title", "category", "first_author", "year", "doi")
+
+
+def article_row(name: str, page: str) -> dict[str, str]:
+    """One ``articles.csv`` row from a PCD page's ``citation_*`` meta tags."""
+    meta: dict[str, list[str]] = {}
+    for key, value in _META.findall(page):
+        meta.setdefault(key.lower(), []).append(html.unescape(value))
+    authors = meta.get("citation_author", [])
+    return {
+        "file": name,
+        "title": meta["citation_title"][0],
+        "category": meta.get("citation_categories", [""])[0],
+        "first_author": authors[0] if authors else "",
+        "year": meta.get("citation_publication_date", [""])[0],
+        "doi": meta.get("citation_doi", [""])[0],
+    }
+
+
+def articles_csv(pages: dict[str, str]) -> str:
+    """The CSV table of the PCD articles, one row per page, in file-name order."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=ARTICLE_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for name in sorted(pages):
+        writer.writerow(article_row(name, pages[name]))
+    return out.getvalue()
+
+
 def write_text_file(path: Path, content: str) -> None:
     """Write UTF-8 text with LF line endings."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -145,6 +181,13 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(html_dir / name, target)
         written.append(target)
+    pages = {
+        name: (html_dir / name).read_text(encoding="utf-8", errors="replace")
+        for name in CDC_PCD_FILES
+    }
+    target = out_dir / "cdc-pcd" / "articles.csv"
+    write_text_file(target, articles_csv(pages))
+    written.append(target)
 
     label = data_dir / "fda-remdesivir-label" / FDA_LABEL
     target = out_dir / "fda" / FDA_LABEL

@@ -534,7 +534,11 @@ def verify(
     answer_file: Annotated[Path, typer.Argument(help="An answer saved with --format json.")],
     index: IndexOption = DEFAULT_INDEX,
 ) -> None:
-    """Re-check every quote of a saved answer against the index (exit 1 if any fails)."""
+    """Re-check every quote of a saved answer against the index (exit 1 if any fails).
+
+    Passages that prose cites (cite and rationale modes) are checked too and marked
+    "(cited passage)".
+    """
     try:
         answer = answer_from_dict(json.loads(answer_file.read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -542,12 +546,12 @@ def verify(
     with open_index(index) as idx:
         checks = idx.verify(answer)
     for check in checks:
+        kind = " (cited passage)" if check.cited else ""
         if check.valid:
-            out.print(f"ok      {check.quote_id} [{check.ref}]", markup=False)
+            out.print(f"ok      {check.quote_id} [{check.ref}]{kind}", markup=False)
         else:
-            out.print(
-                f"INVALID {check.quote_id} [{check.ref}]: {'; '.join(check.problems)}", markup=False
-            )
+            problems = "; ".join(check.problems)
+            out.print(f"INVALID {check.quote_id} [{check.ref}]{kind}: {problems}", markup=False)
     invalid = sum(not c.valid for c in checks)
     out.print(f"{len(checks) - invalid} of {len(checks)} quotes verified", markup=False)
     if invalid:

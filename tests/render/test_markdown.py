@@ -164,7 +164,7 @@ def test_statements_layout() -> None:
         "Statement s2 · **INCORRECT\\-FALSE\\_INFO**\n"
         "It is 1790. `[t2c-1]` `[t2c-2]`\n"
         "\n"
-        "Statement s3 · **UNVERIFIED**\n"
+        "Statement s3 · **UNVERIFIED** · refined after the check\n"
         "A contrast.\n"
         "Refined from: A \\> B\n"
         "\n"

@@ -188,7 +188,7 @@ def test_statements_show_each_label_text_refs_justification_and_original() -> No
         "┆ justification: Line 1.",
         "┆ s2 · INCORRECT-FALSE_INFO",
         "┆ He is a whaler. [moby-2] [moby-3]",
-        "┆ s3 · UNVERIFIED",
+        "┆ s3 · UNVERIFIED · refined after the check",
         "┆ He is young.",
         "┆ refined from: He is old.",
         "",

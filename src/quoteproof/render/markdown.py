@@ -221,7 +221,8 @@ def _data_block(result: DataResult) -> list[str]:
 def _statement_block(statement: Statement) -> list[str]:
     """`Statement id · **LABEL**`, its text with refs, justification, earlier version."""
     label = "UNVERIFIED" if statement.label is None else escape_inline(statement.label)
-    lines = [f"Statement {escape_inline(statement.id)} · **{label}**"]
+    refined = " · refined after the check" if statement.original is not None else ""
+    lines = [f"Statement {escape_inline(statement.id)} · **{label}**{refined}"]
     text = _escape_lines(statement.text)
     if statement.refs:
         cites = " ".join(code_span(f"[{ref}]") for ref in statement.refs)

@@ -201,6 +201,8 @@ def _statement(statement: Statement) -> RenderableType:
     head = Text(_one_line(statement.id) or "(no id)", style="bold")
     head.append(" · ", style="dim")
     head.append_text(_label(statement))
+    if statement.original is not None:
+        head.append(" · refined after the check", style="bold")
     body = Text(visible(statement.text.strip()))
     if statement.refs:
         if body.plain:
