@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from typing import Literal, TypedDict
 
 import anthropic
@@ -33,7 +33,7 @@ from anthropic.types import (
 )
 from anthropic.types import Message as AnthropicMessage
 
-from quoteproof.errors import BackendConfigError, BackendError, BackendUnavailableError
+from quoteproof.errors import BackendConfigError
 from quoteproof.llm.base import (
     Completion,
     CompletionRequest,
@@ -43,6 +43,7 @@ from quoteproof.llm.base import (
     ToolSpec,
     Usage,
 )
+from quoteproof.llm.errors import sdk_errors
 
 # The same defaults as the OpenAI backend, so `make_backend` treats both alike.
 from quoteproof.llm.openai import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
@@ -169,24 +170,14 @@ def _completion(message: AnthropicMessage) -> Completion:
 # --- the backend -------------------------------------------------------------------
 
 
-@contextmanager
-def _backend_errors(base_url: str) -> Iterator[None]:
-    """Turn the SDK's errors raised inside the block into quoteproof's: connection
-    failures and time-outs into `BackendUnavailableError` naming `base_url`, error
-    statuses into `BackendError` saying "HTTP <code>", anything else into
-    `BackendError`."""
-    try:
-        yield
-    except (anthropic.APIConnectionError, anthropic.APITimeoutError) as exc:
-        raise BackendUnavailableError(
-            f"cannot reach the model server at {base_url}: {exc}"
-        ) from exc
-    except anthropic.APIStatusError as exc:
-        raise BackendError(
-            f"the model server at {base_url} answered HTTP {exc.status_code}: {exc.message}"
-        ) from exc
-    except anthropic.AnthropicError as exc:
-        raise BackendError(f"the model server at {base_url} failed: {exc}") from exc
+def _backend_errors(base_url: str) -> AbstractContextManager[None]:
+    """The anthropic SDK's errors raised inside the block, as quoteproof's (`sdk_errors`)."""
+    return sdk_errors(
+        base_url,
+        unreachable=(anthropic.APIConnectionError, anthropic.APITimeoutError),
+        status=anthropic.APIStatusError,
+        other=anthropic.AnthropicError,
+    )
 
 
 class AnthropicBackend:

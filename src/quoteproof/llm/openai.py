@@ -8,8 +8,7 @@ Speaks chat completions through the official `openai` SDK, with tool calling
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TypedDict
 
@@ -28,7 +27,7 @@ from openai.types.chat import (
 )
 from openai.types.completion_usage import CompletionUsage
 
-from quoteproof.errors import BackendError, BackendUnavailableError
+from quoteproof.errors import BackendError
 from quoteproof.llm.base import (
     Completion,
     CompletionRequest,
@@ -38,6 +37,7 @@ from quoteproof.llm.base import (
     ToolSpec,
     Usage,
 )
+from quoteproof.llm.errors import sdk_errors
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_RETRIES = 2
@@ -177,24 +177,14 @@ class _StreamedReply:
 # --- the backend -------------------------------------------------------------------
 
 
-@contextmanager
-def _backend_errors(base_url: str) -> Iterator[None]:
-    """Turn the SDK's errors raised inside the block into quoteproof's: connection
-    failures and time-outs into `BackendUnavailableError` naming `base_url`, error
-    statuses into `BackendError` saying "HTTP <code>", anything else into
-    `BackendError`."""
-    try:
-        yield
-    except (openai.APIConnectionError, openai.APITimeoutError) as exc:
-        raise BackendUnavailableError(
-            f"cannot reach the model server at {base_url}: {exc}"
-        ) from exc
-    except openai.APIStatusError as exc:
-        raise BackendError(
-            f"the model server at {base_url} answered HTTP {exc.status_code}: {exc.message}"
-        ) from exc
-    except openai.OpenAIError as exc:
-        raise BackendError(f"the model server at {base_url} failed: {exc}") from exc
+def _backend_errors(base_url: str) -> AbstractContextManager[None]:
+    """The openai SDK's errors raised inside the block, as quoteproof's (`sdk_errors`)."""
+    return sdk_errors(
+        base_url,
+        unreachable=(openai.APIConnectionError, openai.APITimeoutError),
+        status=openai.APIStatusError,
+        other=openai.OpenAIError,
+    )
 
 
 class OpenAIBackend:
