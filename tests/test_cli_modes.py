@@ -168,9 +168,7 @@ def test_show_cited_adds_a_verbatim_panel_per_cited_passage(
     plain = ask_openai(index_dir, openai_server, QUESTION, "--mode", "cite")
     shown = ask_openai(index_dir, openai_server, QUESTION, "--mode", "cite", "--show-cited")
     assert plain.returncode == 0 and shown.returncode == 0, shown.stderr
-    corners = [
-        sum(line.startswith("╭") for line in r.stdout.splitlines()) for r in (plain, shown)
-    ]
+    corners = [sum(line.startswith("╭") for line in r.stdout.splitlines()) for r in (plain, shown)]
     assert corners == [1, 2]
     assert panels(plain.stdout) == ["burning or tingling pain"]
     # the cited passage follows its prose, before the quote
@@ -364,7 +362,7 @@ def test_draft_shows_prose_as_generated_and_quotes_as_panels_and_a_retry_clears_
     assert all(line.startswith(("┆ ", "╭", "│", "╰", "✗ ", "▦ ", "draft: ")) for line in lines)
     assert lines.count("┆ generated — not a quote") == 2 and "┆ More prose." in lines
     assert "✗ quote removed: not found in any source" in lines
-    assert "▦ computed from table people.csv" in lines
+    assert any(line.startswith("▦ computed from table people.csv") for line in lines)
 
     draft(StageStarted("retry"))
     assert draw(draft) == [

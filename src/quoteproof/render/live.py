@@ -17,7 +17,14 @@ from rich.live import Live
 from rich.status import Status
 from rich.text import Text
 
-from quoteproof.render.terminal import GENERATED_MARKER, PROSE_GUTTER, gutter, quote_panel, visible
+from quoteproof.render.terminal import (
+    GENERATED_MARKER,
+    PROSE_GUTTER,
+    data_block,
+    gutter,
+    quote_panel,
+    visible,
+)
 from quoteproof.streaming import (
     AnswerEvent,
     DataComputed,
@@ -72,8 +79,7 @@ def _renderable(event: QuoteResolved | QuoteDropped | DataComputed) -> Renderabl
         return quote_panel(event.quote)
     if isinstance(event, QuoteDropped):
         return gutter(Text(f"quote removed: {visible(event.reason)}", style="red"), "✗ ", "red")
-    result = event.result
-    return gutter(Text(f"computed from table {visible(result.table)}"), "▦ ", "green")
+    return data_block(event.result)
 
 
 @contextmanager
