@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_INDEX := .quoteproof-demo
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean openapi
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -13,7 +13,7 @@ $(BIN)/activate:
 # torch first, pinned: that spec picks the CPU build (anything else pulls CUDA packages).
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/activate
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev,dense,postgres]'
+	$(BIN)/pip install --quiet -e '.[dev,dense,postgres,server]'
 	touch $@
 
 demo: $(VENV)/.installed-dev
@@ -33,6 +33,10 @@ test: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 -q
+
+# The committed OpenAPI schema of `quoteproof serve` (a test checks it is current).
+openapi: $(VENV)/.installed-dev
+	$(BIN)/python -m quoteproof.server.app --openapi docs/openapi.json
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/quoting_overhead.py

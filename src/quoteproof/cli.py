@@ -6,6 +6,7 @@ not verify), 2 a usage or input error (bad option, missing index, unreachable mo
 
 from __future__ import annotations
 
+import getpass
 import json
 import sys
 import warnings
@@ -16,6 +17,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 
+from quoteproof.audit import export_lines, record_answer, verify_log
 from quoteproof.errors import QuoteproofError
 from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K, Index
 from quoteproof.ingest.chunking import (
@@ -26,12 +28,15 @@ from quoteproof.ingest.chunking import (
 )
 from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB
 from quoteproof.ingest.pipeline import DEFAULT_JOBS, IngestSettings
+from quoteproof.keys import create_key
 from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
 from quoteproof.llm.select import make_backend
+from quoteproof.model import DEFAULT_COLLECTION
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.render.calibration import calibration_table
 from quoteproof.render.chunk import chunk_to_dict, chunk_view
 from quoteproof.render.hits import hit_to_dict, hits_table
+from quoteproof.render.html import render_html_page
 from quoteproof.render.ingest import EmbedProgress, IngestProgress, failures_table, summary_table
 from quoteproof.render.json import answer_from_dict, render_json
 from quoteproof.render.live import answer_progress
@@ -42,6 +47,7 @@ from quoteproof.retrieval.embedder import dense_available
 from quoteproof.retrieval.fusion import DEFAULT_RRF_K
 from quoteproof.retrieval.rerank import DEFAULT_RERANK_CANDIDATES, DEFAULT_RERANK_KEEP
 from quoteproof.retrieval.retriever import DEFAULT_DEPTH, RetrievalNotice, RetrievalSettings
+from quoteproof.store.base import check_collection_name
 from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 
 app = typer.Typer(
@@ -53,6 +59,14 @@ app = typer.Typer(
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
+CollectionsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--collection",
+        help="Only documents of this collection (repeat for several; default: all).",
+        show_default=False,
+    ),
+]
 IndexOption = Annotated[
     str,
     typer.Option(
@@ -67,6 +81,7 @@ class AnswerFormat(StrEnum):
     text = "text"
     json = "json"
     markdown = "markdown"
+    html = "html"
 
 
 class SearchFormat(StrEnum):
@@ -208,8 +223,11 @@ def ingest(
         ),
     ] = None,
     embed_model: EmbedModelOption = None,
+    collection: Annotated[
+        str, typer.Option("--collection", help="The collection the files belong to.")
+    ] = DEFAULT_COLLECTION,
 ) -> None:
-    """Add PDF, DOCX, HTML, SPL XML, Markdown and text files to the index.
+    """Add PDF, DOCX, HTML, SPL XML, Markdown, text and CSV/JSON table files to the index.
 
     Unchanged files are skipped, changed ones become a new version. A file that
     fails is reported with its cause and leaves nothing in the index; the others
@@ -223,6 +241,7 @@ def ingest(
             ocr=ocr,
             chunking=ChunkSettings(section_tokens, window_tokens, overlap_tokens),
         )
+        check_collection_name(collection)
     except (QuoteproofError, ValueError) as exc:
         fail(str(exc))
     if embed is None:
@@ -232,7 +251,12 @@ def ingest(
     with open_index(index, create=True) as idx:
         with IngestProgress(err, len(files)) as progress:
             results = idx.ingest(
-                files, settings=settings, jobs=jobs, on_file=progress.file_done, embed=False
+                files,
+                settings=settings,
+                jobs=jobs,
+                on_file=progress.file_done,
+                embed=False,
+                collection=collection,
             )
             elapsed = progress.elapsed
         embedding = embed_index(idx, embed_model) if embed else None
@@ -304,6 +328,7 @@ def search(
         Path | None, typer.Option("--queries", help='JSONL file of {"id", "text"} lines.')
     ] = None,
     format: Annotated[SearchFormat, typer.Option("--format")] = SearchFormat.text,
+    collection: CollectionsOption = None,
     retriever: RetrieverOption = None,
     embed_model: EmbedModelOption = None,
     rerank_model: RerankModelOption = None,
@@ -328,11 +353,12 @@ def search(
         try:
             if queries is not None:
                 for query_id, text in _read_queries(queries):
-                    batch = [hit_to_dict(h) for h in idx.search(text, top_k=top_k)]
+                    found = idx.search(text, top_k=top_k, collections=collection)
+                    batch = [hit_to_dict(h) for h in found]
                     print(json.dumps({"id": query_id, "hits": batch}, ensure_ascii=False))
                 return
             assert query is not None
-            hits = idx.search(query, top_k=top_k)
+            hits = idx.search(query, top_k=top_k, collections=collection)
         except QuoteproofError as exc:
             fail(str(exc))
     if format is SearchFormat.text:
@@ -420,6 +446,7 @@ def ask(
         bool,
         typer.Option("--show-cited", help="Show the passages each cited sentence cites."),
     ] = False,
+    collection: CollectionsOption = None,
     retriever: RetrieverOption = None,
     embed_model: EmbedModelOption = None,
     rerank_model: RerankModelOption = None,
@@ -459,13 +486,17 @@ def ask(
                     strictness=strictness.value,
                     max_steps=max_steps,
                     events=events,
+                    collections=collection,
                 )
+            record_answer(idx, answer, user=getpass.getuser(), collections=collection)
         except QuoteproofError as exc:
             fail(str(exc))
     if format is AnswerFormat.json:
         print(render_json(answer))
     elif format is AnswerFormat.markdown:
         print(render_markdown(answer, show_cited=show_cited))
+    elif format is AnswerFormat.html:
+        print(render_html_page(answer, show_cited=show_cited), end="")
     else:
         render_terminal(answer, out, show_cited=show_cited)
 
@@ -556,6 +587,268 @@ def verify(
     out.print(f"{len(checks) - invalid} of {len(checks)} quotes verified", markup=False)
     if invalid:
         raise typer.Exit(1)
+
+
+audit_app = typer.Typer(
+    help="The audit log: every answer asked, append-only and hash-chained.",
+    no_args_is_help=True,
+)
+keys_app = typer.Typer(help="API keys for `quoteproof serve`.", no_args_is_help=True)
+app.add_typer(audit_app, name="audit")
+app.add_typer(keys_app, name="keys")
+
+
+@audit_app.command("verify")
+def audit_verify(index: IndexOption = DEFAULT_INDEX) -> None:
+    """Check that no audit entry was edited, deleted or cut off; exit 1 if one was."""
+    with open_index(index) as idx:
+        check = verify_log(idx.store)
+    for problem in check.problems:
+        print(f"INVALID {problem}")
+    if not check.intact:
+        print(f"audit log of {index}: {len(check.problems)} problem(s) in {check.entries} entries")
+        raise typer.Exit(1)
+    print(f"audit log of {index}: {check.entries} entries, chain intact (head {check.head[:16]}…)")
+
+
+@audit_app.command("export")
+def audit_export(
+    index: IndexOption = DEFAULT_INDEX,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
+    ] = None,
+) -> None:
+    """Write every audit entry as one JSON line (chain fields and the answer)."""
+    with open_index(index) as idx:
+        lines = list(export_lines(idx.store))
+    text = "".join(line + "\n" for line in lines)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        err.print(f"{len(lines)} entries written to {output}", markup=False)
+
+
+@keys_app.command("create")
+def keys_create(
+    collection: Annotated[
+        list[str],
+        typer.Option("--collection", help="A collection the key may see (repeat for several)."),
+    ],
+    name: Annotated[str, typer.Option("--name", help="Who or what the key is for.")] = "api",
+    index: IndexOption = DEFAULT_INDEX,
+) -> None:
+    """Create an API key for COLLECTIONs and print it (it is shown only this once)."""
+    with open_index(index) as idx:
+        try:
+            token, key = create_key(idx.store, name, collection)
+        except ValueError as exc:
+            fail(str(exc))
+    print(token)
+    err.print(
+        f"key {key.key_id} ({key.name}) for {', '.join(key.collections)}: store it now, "
+        "it cannot be shown again",
+        markup=False,
+    )
+
+
+@keys_app.command("list")
+def keys_list(index: IndexOption = DEFAULT_INDEX) -> None:
+    """List the keys (never their secrets)."""
+    with open_index(index) as idx:
+        keys = idx.store.list_api_keys()
+    for key in keys:
+        state = "revoked" if key.revoked else "active"
+        print(f"{key.key_id}  {state:<7}  {key.created}  {key.name}  {','.join(key.collections)}")
+
+
+@keys_app.command("revoke")
+def keys_revoke(
+    key_id: Annotated[str, typer.Argument(help="The key id (from `keys list`).")],
+    index: IndexOption = DEFAULT_INDEX,
+) -> None:
+    """Revoke a key: it stops working at once."""
+    with open_index(index) as idx:
+        if not idx.store.revoke_api_key(key_id):
+            fail(f"no key {key_id!r} in {index}")
+    print(f"key {key_id} revoked")
+
+
+@app.command("mcp")
+def mcp_server(
+    index: IndexOption = DEFAULT_INDEX,
+    llm: Annotated[
+        LLMName | None,
+        typer.Option(
+            "--llm",
+            envvar="QUOTEPROOF_LLM",
+            help="Backend of the ask tool: extractive (no model), openai or anthropic. "
+            "Default: openai when a model is named, else extractive.",
+        ),
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--base-url",
+            help="Model server URL (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, "
+            "else the provider's own).",
+        ),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", envvar="QUOTEPROOF_MODEL", help="Model name.")
+    ] = None,
+    api_key: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key",
+            help="API key (default: OPENAI_API_KEY or ANTHROPIC_API_KEY).",
+            show_default=False,
+        ),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=1.0, help="Seconds per model request.")
+    ] = DEFAULT_TIMEOUT_S,
+    threshold: Annotated[
+        float,
+        typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
+    ] = DEFAULT_THRESHOLD,
+    collection: CollectionsOption = None,
+) -> None:
+    """Serve the index to desktop assistants over MCP (stdio): search, quote, ask.
+
+    The quote tool returns the source's own words with a receipt, never the
+    assistant's; answers asked through the ask tool are recorded in the audit log
+    (user "mcp"). With --collection every tool sees only those collections.
+    """
+    try:
+        from quoteproof.server.mcp import McpServer
+    except ImportError as exc:
+        if not (exc.name or "").startswith("mcp"):
+            raise
+        fail("quoteproof mcp needs the MCP SDK: pip install 'mcp>=2'")
+    try:
+        collections = tuple(dict.fromkeys(map(check_collection_name, collection or ())))
+        backend = make_backend(
+            llm.value if llm else None,
+            model=model,
+            base_url=base_url,
+            api_key=api_key,
+            timeout=timeout,
+        )
+        server = McpServer.open(
+            index, backend, collections=collections or None, threshold=threshold
+        )
+    except (QuoteproofError, ValueError) as exc:
+        fail(str(exc))
+    with server:
+        server.run()
+
+
+@app.command()
+def serve(
+    index: IndexOption = DEFAULT_INDEX,
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port.")] = 8000,
+    no_auth: Annotated[
+        bool,
+        typer.Option(
+            "--no-auth",
+            help="Serve without API keys, every collection to everyone (loopback hosts only).",
+        ),
+    ] = False,
+    llm: Annotated[
+        LLMName | None,
+        typer.Option(
+            "--llm",
+            envvar="QUOTEPROOF_LLM",
+            help="Backend: extractive (no model), openai (any OpenAI-compatible server) "
+            "or anthropic. Default: openai when a model is named, else extractive.",
+        ),
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--base-url",
+            help="Model server URL (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, "
+            "else the provider's own).",
+        ),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", envvar="QUOTEPROOF_MODEL", help="Model name.")
+    ] = None,
+    api_key: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key",
+            help="API key of the model server (default: OPENAI_API_KEY or ANTHROPIC_API_KEY).",
+            show_default=False,
+        ),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=1.0, help="Seconds per model request.")
+    ] = DEFAULT_TIMEOUT_S,
+    max_upload_mb: Annotated[
+        float, typer.Option("--max-upload-mb", min=0.001, help="Most one upload may carry.")
+    ] = 50.0,
+    upload_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--upload-dir",
+            help="Where uploaded files are kept (default: 'uploads' beside the index "
+            "directory; a temporary folder for PostgreSQL).",
+        ),
+    ] = None,
+) -> None:
+    """Serve the HTTP API (/v1/, OpenAPI at /docs) and the web page.
+
+    Every request needs an API key (`quoteproof keys create`) and sees only that
+    key's collections; --no-auth is allowed on a loopback address only.
+    """
+    from quoteproof.server import is_loopback_host
+
+    if no_auth and not is_loopback_host(host):
+        fail(
+            f"--no-auth serves every document to anyone who can reach {host}; it is allowed "
+            "only on a loopback address (127.0.0.1, ::1, localhost)"
+        )
+    try:
+        import uvicorn
+
+        from quoteproof.server.app import create_app
+        from quoteproof.server.security import LOOPBACK_NAMES
+        from quoteproof.server.state import ServerConfig
+    except ImportError as exc:
+        fail(
+            f"quoteproof serve needs the server extra ({exc.name} is missing): "
+            "pip install 'quoteproof[server]'"
+        )
+    with open_index(index, create=True) as idx:
+        has_keys = bool(idx.store.list_api_keys())
+    config = ServerConfig(
+        index=index,
+        auth=not no_auth,
+        llm=llm.value if llm else None,
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        timeout=timeout,
+        max_upload_mb=max_upload_mb,
+        upload_dir=upload_dir,
+        allowed_hosts=(*LOOPBACK_NAMES, host) if no_auth else None,
+    )
+    try:
+        server_app = create_app(config)
+        server_app.state.quoteproof.backend()  # a bad --llm/--model fails now, not per request
+    except QuoteproofError as exc:
+        fail(str(exc))
+    if no_auth:
+        note("no authentication: every request sees every collection")
+    elif not has_keys:
+        note(
+            f"the index {index} has no API keys yet, so every request will be refused; "
+            f"create one with: quoteproof keys create --collection NAME --index {index}"
+        )
+    uvicorn.run(server_app, host=host, port=port, log_level="info")
 
 
 def note(message: str) -> None:

@@ -4,7 +4,7 @@ and `.verify`."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
@@ -16,6 +16,7 @@ from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_file
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.model import (
+    DEFAULT_COLLECTION,
     Answer,
     AnswerMode,
     Box,
@@ -180,16 +181,19 @@ class Index:
         jobs: int = 1,
         on_file: Callable[[IngestResult], None] | None = None,
         embed: bool | None = None,
+        collection: str = DEFAULT_COLLECTION,
     ) -> list[IngestResult]:
         """Ingest files and folders; return one result per file, failures included.
 
         A failing file does not stop the batch and leaves nothing in the index.
-        `settings` sets the file size limit, OCR and chunk sizes; `jobs` > 1 parses
-        in that many worker processes; `on_file` is called after each file, in
-        order (for progress display). Then, when `embed` is true, or None and the
-        dense extra is installed, the chunks that lack vectors are embedded
-        (see `embed`).
+        `settings` sets the file size limit, OCR and chunk sizes; `collection` (it
+        overrides `settings.collection`) the collection new and changed files go to
+        (ValueError when the name is invalid); `jobs` > 1 parses in that many worker
+        processes; `on_file` is called after each file, in order (for progress
+        display). Then, when `embed` is true, or None and the dense extra is
+        installed, the chunks that lack vectors are embedded (see `embed`).
         """
+        settings = replace(settings or IngestSettings(), collection=collection)
         results = []
         for result in ingest_files(self.store, self.discover(paths), settings, jobs):
             results.append(result)
@@ -237,14 +241,28 @@ class Index:
             self._retriever = Retriever(self.store, self.retrieval)
         return self._retriever
 
-    def retrieve(self, query: str, *, top_k: int = DEFAULT_SEARCH_TOP_K) -> Retrieval:
+    def retrieve(
+        self,
+        query: str,
+        *,
+        top_k: int = DEFAULT_SEARCH_TOP_K,
+        collections: Collection[str] | None = None,
+    ) -> Retrieval:
         """Return the `top_k` best hits for `query` with how they were found and the
-        retrieval evidence. Raises `RetrievalError` (see `retriever`)."""
-        return self.retriever.search(query, top_k)
+        retrieval evidence; only from `collections` when given (None: all).
+        Raises `RetrievalError` (see `retriever`)."""
+        return self.retriever.search(query, top_k, collections)
 
-    def search(self, query: str, *, top_k: int = DEFAULT_SEARCH_TOP_K) -> list[Hit]:
-        """Return the `top_k` chunks most relevant to `query`, best first."""
-        return self.retrieve(query, top_k=top_k).hits
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int = DEFAULT_SEARCH_TOP_K,
+        collections: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Return the `top_k` chunks most relevant to `query`, best first (only from
+        `collections` when given)."""
+        return self.retrieve(query, top_k=top_k, collections=collections).hits
 
     def calibrate(self, questions: Sequence[tuple[str, bool]]) -> Calibration:
         """Derive the refusal threshold from `(question, answerable)` pairs with the
@@ -279,6 +297,7 @@ class Index:
         strictness: Strictness = "strict",
         max_steps: int = DEFAULT_MAX_STEPS,
         events: EventSink | None = None,
+        collections: Collection[str] | None = None,
     ) -> Answer:
         """Answer `question` from the index; quotes are verbatim by construction.
 
@@ -290,7 +309,8 @@ class Index:
         retrieval's evidence and the evidence is below the stored threshold, or
         nothing is retrieved, the answer is a refusal (`no_relevant_sources`) and
         the model is not called. `events` receives the draft of the answer while
-        it is made (see `quoteproof.streaming`).
+        it is made (see `quoteproof.streaming`). `collections` limits every source
+        (retrieval, agent searches and tables) to those collections (None: all).
 
         Raises `BackendConfigError` for a mode the backend cannot serve and
         `BackendError` when the model server fails.
@@ -301,7 +321,7 @@ class Index:
                 f"--mode {mode} needs a language model: pass --model NAME "
                 "(with --llm openai or --llm anthropic)"
             )
-        retrieval = self.retrieve(question, top_k=top_k)
+        retrieval = self.retrieve(question, top_k=top_k, collections=collections)
         info = applied_threshold(retrieval, self.calibration())
         with StoreLookup(self.store) as lookup:
             session = AnswerSession(
@@ -320,8 +340,8 @@ class Index:
                 search = self.search
                 return answer_agent(
                     session,
-                    lambda query: search(query, top_k=top_k),
-                    TableSession(self.store),
+                    lambda query: search(query, top_k=top_k, collections=collections),
+                    TableSession(self.store, collections=collections),
                     max_steps,
                 )
             return answer_quote(session)

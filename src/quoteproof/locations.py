@@ -19,6 +19,7 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from quoteproof.model import Box, Layout
+from quoteproof.pdfium_lock import pdfium as pdfium_lock
 
 MIN_SIZE = 0.01
 """Character boxes narrower or lower than this (points) are skipped: they mark nothing."""
@@ -46,13 +47,15 @@ class PdfBoxReader:
     """Reads quote boxes from one PDF's bytes, keeping the document open between quotes.
 
     Use as a context manager (or call `close`); the few most recently used text
-    pages stay open too. Not thread-safe (PDFium is not).
+    pages stay open too. PDFium calls hold the process's PDFium lock, but one reader
+    must not be used by two threads at once (its page cache is not shared safely).
     """
 
     def __init__(self, pdf: bytes) -> None:
         """Open `pdf`; raise ValueError if PDFium cannot open it."""
         try:
-            self._document = pdfium.PdfDocument(pdf)
+            with pdfium_lock():
+                self._document = pdfium.PdfDocument(pdf)
         except pdfium.PdfiumError as exc:
             raise ValueError(f"cannot open PDF: {exc}") from None
         self._pages: OrderedDict[int, tuple[pdfium.PdfPage, pdfium.PdfTextPage]] = OrderedDict()
@@ -72,11 +75,12 @@ class PdfBoxReader:
 
     def close(self) -> None:
         """Close the open pages and the document; the reader is unusable afterwards."""
-        while self._pages:
-            _, (page, textpage) = self._pages.popitem()
-            textpage.close()
-            page.close()
-        self._document.close()
+        with pdfium_lock():
+            while self._pages:
+                _, (page, textpage) = self._pages.popitem()
+                textpage.close()
+                page.close()
+            self._document.close()
 
     def _textpage(self, page: int) -> pdfium.PdfTextPage:
         if page in self._pages:
@@ -92,7 +96,12 @@ class PdfBoxReader:
         return textpage
 
     def boxes(self, layout: Layout, start: int, end: int) -> tuple[Box, ...]:
-        """The rectangles covering canonical text [start, end); see `quote_boxes`."""
+        """The rectangles covering canonical text [start, end); see `quote_boxes`.
+        Holds the process's PDFium lock while it reads."""
+        with pdfium_lock():
+            return self._boxes(layout, start, end)
+
+    def _boxes(self, layout: Layout, start: int, end: int) -> tuple[Box, ...]:
         found: list[Box] = []
         current: list[float] | None = None  # x0, y0, x1, y1 of the open fragment
         current_page = 0

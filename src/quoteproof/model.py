@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 ANSWER_SCHEMA = "quoteproof.answer/1"
+DEFAULT_COLLECTION = "default"
+"""The collection documents go to when none is named."""
 REFUSAL_TEXT = "The sources contain no answer to this question."
 
 BlockKind = Literal["heading", "paragraph", "list", "table", "code", "furniture"]
@@ -131,7 +133,8 @@ class Document:
     """One stored version of one source file.
 
     `doc_id` is stable for a source path; `version` starts at 1 and grows each time
-    the file's canonical text changes. `sha256` is the hash of `text`.
+    the file's canonical text changes. `sha256` is the hash of `text`. `collection`
+    is the collection the document belongs to (access control works per collection).
     """
 
     doc_id: str
@@ -141,6 +144,7 @@ class Document:
     format: str
     text: str
     sha256: str
+    collection: str = DEFAULT_COLLECTION
 
 
 @dataclass(frozen=True)

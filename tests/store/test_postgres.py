@@ -3,6 +3,7 @@ test_store_contract.py): opening, errors without passwords, HNSW search, the API
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 from collections.abc import Iterator
@@ -208,3 +209,92 @@ def test_bm25_statistics_follow_the_current_versions(store: PostgresStore) -> No
     assert row is not None and expected is not None
     assert (row["chunks"], row["tokens"]) == (expected["chunks"], expected["tokens"])
     assert row["chunks"] == store.stats().chunks == 3
+
+
+def test_dense_search_with_a_collection_falls_back_to_exact_when_others_crowd(
+    store: PostgresStore,
+) -> None:
+    rng = np.random.default_rng(5)
+    store.set_embedding_space(EmbeddingSpace("toy", 8))
+    store.add_document(paragraphs_doc("/crowd.txt", [f"crowd {i}" for i in range(200)]))
+    store.add_document(
+        dataclasses.replace(paragraphs_doc("/few.txt", [f"few {i}" for i in range(5)]), **HR)
+    )
+    pending = store.pending_embeddings()
+    vectors = np.stack(
+        [
+            -np.ones(8, dtype=np.float32) / np.sqrt(8)
+            if "few" in p.text
+            else unit_rows(rng, 1, 8)[0]
+            for p in pending
+        ]
+    )
+    store.add_embeddings([p.key for p in pending], vectors)
+    store._db.execute("ANALYZE")
+    store._db.execute("SET enable_seqscan = off")  # the index's candidates are all "crowd"
+    query = np.ones(8, dtype=np.float32) / np.sqrt(8)
+    hits = store.search_dense(query, 10, ["hr"])
+    assert sorted(h.chunk.text for h in hits) == [f"few {i}" for i in range(5)]
+    assert all(h.score == pytest.approx(-1.0, abs=1e-5) for h in hits)
+    assert all(h.chunk.source_path == "/few.txt" for h in store.search_dense(query, 3, ["hr"]))
+    assert len(store.search_dense(query, 10, ["default"])) == 10
+
+
+HR = {"collection": "hr"}
+
+
+def test_bm25_statistics_follow_retirement(store: PostgresStore) -> None:
+    a = store.add_document(paragraphs_doc("/a.txt", ["Gout attacks start in the big toe."]))
+    store.add_document(
+        dataclasses.replace(paragraphs_doc("/b.txt", ["Anaemia has causes.", "Iron."]), **HR)
+    )
+    store.retire_document(a.doc_id)
+
+    def counted() -> tuple[object, object]:
+        row = store._db.execute("SELECT chunks, tokens FROM bm25_stats").fetchone()
+        expected = store._db.execute(
+            "SELECT count(*) AS chunks, sum(length(search_text)) AS tokens FROM chunks "
+            "WHERE is_current"
+        ).fetchone()
+        assert row is not None and expected is not None
+        assert (row["chunks"], row["tokens"]) == (expected["chunks"], expected["tokens"])
+        return row["chunks"], row["tokens"]
+
+    assert counted()[0] == 2
+    store.add_document(paragraphs_doc("/a.txt", ["Gout attacks start in the big toe."]))
+    assert counted()[0] == 3
+
+
+def test_schema_3_index_is_migrated_in_place(pg_database: str) -> None:
+    store = PostgresStore.open(pg_database, create=True)
+    doc = store.add_document(paragraphs_doc("/old.txt", ["Old words of gout."]))
+    store.close()
+    with psycopg.connect(pg_database, autocommit=True) as conn:  # back to schema 3
+        for statement in (
+            "DROP TABLE audit_log",
+            "DROP TABLE api_keys",
+            "DROP FUNCTION quoteproof_audit_append_only",
+            "DROP INDEX documents_by_collection",
+            "ALTER TABLE documents DROP COLUMN collection",
+            "ALTER TABLE chunks DROP COLUMN collection",
+            "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
+        ):
+            conn.execute(statement)
+    store = PostgresStore.open(pg_database)
+    try:
+        assert store.get_document(doc.doc_id) == doc
+        assert [d.collection for d in store.list_documents(["default"])] == ["default"]
+        assert [h.chunk.ref for h in store.search_bm25("gout", 5, ["default"])] == [
+            f"{doc.doc_id}.1"
+        ]
+        assert store.search_bm25("gout", 5, ["hr"]) == []
+        entry = store.append_audit("e1", "2026-01-01T00:00:00+00:00", None, (), "{}")
+        assert entry.seq == 1
+        assert store.get_setting("audit_head") == f"1:{entry.hash}"
+        with pytest.raises(psycopg.Error, match="append-only"):
+            store._db.execute("DELETE FROM audit_log")
+    finally:
+        store.close()
+    with psycopg.connect(pg_database, autocommit=True) as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        assert row == ("4",)

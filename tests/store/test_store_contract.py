@@ -2,40 +2,68 @@
 
 from __future__ import annotations
 
+import dataclasses
+import multiprocessing
 import sqlite3
+import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from helpers.audit import append_worker
 from quoteproof.errors import IndexNotFoundError, StoreError
-from quoteproof.model import CharRun, Layout, sha256_text
+from quoteproof.model import DEFAULT_COLLECTION, CharRun, Layout, sha256_text
 from quoteproof.store.base import (
+    GENESIS_HASH,
     SCHEMA_VERSION,
+    ApiKey,
     DocumentSummary,
     EmbeddingSpace,
     NewChunk,
     NewDocument,
     PendingEmbedding,
     Store,
+    audit_hash,
+    check_collection_name,
     embed_key,
     embedding_input,
 )
+from quoteproof.store.open import is_postgres_url, open_store
 from quoteproof.store.refs import doc_id_candidates
 from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where an index is made: a fresh PostgreSQL database, or a directory."""
     if request.param == "postgres":
-        from quoteproof.store.postgres import PostgresStore
+        return str(request.getfixturevalue("pg_database"))
+    return str(tmp_path / "idx")
 
-        opened: Store = PostgresStore.open(request.getfixturevalue("pg_database"), create=True)
-    else:
-        opened = SQLiteStore.open(tmp_path / "idx", create=True)
+
+@pytest.fixture
+def store(location: str) -> Iterator[Store]:
+    opened = open_store(location, create=True)
     yield opened
     opened.close()
+
+
+def raw_execute(location: str, sql: str) -> None:
+    """Run `sql` through a connection of its own, not through the store."""
+    if is_postgres_url(location):
+        import psycopg
+
+        with psycopg.connect(location, autocommit=True) as conn:
+            conn.execute(sql)
+        return
+    db = sqlite3.connect(Path(location) / DB_FILENAME, isolation_level=None)
+    try:
+        db.execute(sql)
+    finally:
+        db.close()
 
 
 def new_doc(path: str, paragraphs: list[str], title: str = "Doc") -> NewDocument:
@@ -343,3 +371,348 @@ def test_bm25_weighs_rare_terms_above_common_ones(store: Store) -> None:
     hits = store.search_bm25("zoster pain", 10)
     assert hits[0].chunk.text == "Zoster was seen once."  # IDF: the rare term counts most
     assert len(hits) == 6
+
+
+# --- collections -------------------------------------------------------------------
+
+
+def in_collection(new: NewDocument, collection: str) -> NewDocument:
+    return dataclasses.replace(new, collection=collection)
+
+
+def test_documents_keep_their_collection(store: Store) -> None:
+    plain = store.add_document(new_doc("/a.txt", ["Aspirin."]))
+    hr = store.add_document(in_collection(new_doc("/hr.txt", ["Leave policy."]), "hr"))
+    eng = store.add_document(in_collection(new_doc("/eng.txt", ["Deploy policy."]), "eng.v2"))
+    assert (plain.collection, hr.collection, eng.collection) == (DEFAULT_COLLECTION, "hr", "eng.v2")
+    assert store.get_document(hr.doc_id) == hr
+    assert store.get_document(eng.doc_id, 1) == eng
+
+    def listed(*names: str) -> list[str]:
+        return [d.source_path for d in store.list_documents(names)]
+
+    assert [d.collection for d in store.list_documents()] == [DEFAULT_COLLECTION, "eng.v2", "hr"]
+    assert listed("hr") == ["/hr.txt"]
+    assert listed("hr", "eng.v2") == ["/eng.txt", "/hr.txt"]
+    assert listed("nothing") == [] and listed() == []
+    assert [d.source_path for d in store.list_documents(iter(["hr"]))] == ["/hr.txt"]
+    assert store.list_documents(["hr"]) == [
+        DocumentSummary(hr.doc_id, 1, "/hr.txt", "Doc", "text", hr.sha256, "hr")
+    ]
+    hr2 = store.add_document(in_collection(new_doc("/hr.txt", ["Leave policy v2."]), "hr"))
+    assert [(d.version, d.collection) for d in store.list_documents(["hr"])] == [(2, "hr")]
+    assert hr2.collection == "hr"
+
+
+def test_invalid_collection_names_are_refused(store: Store) -> None:
+    for name in ("", "a b", "x" * 65, "ü", "a/b", "a\n"):
+        with pytest.raises(ValueError, match="collection name"):
+            store.add_document(in_collection(new_doc("/a.txt", ["x"]), name))
+    assert store.stats().versions == 0
+    assert check_collection_name("A-z_0.9") == "A-z_0.9"
+    assert check_collection_name("x" * 64) == "x" * 64
+    with pytest.raises(ValueError, match="collection name"):
+        check_collection_name("tab\t")
+
+
+def collection_corpus(store: Store) -> dict[str, str]:
+    """Store documents about pain in three collections; return doc id -> collection."""
+    owners = {}
+    for name, collection, paragraphs in [
+        ("/a.txt", "default", ["Pain in the knee.", "Pain and swelling of the knee."]),
+        ("/b.txt", "hr", ["Back pain at the desk.", "Desk height and pain."]),
+        ("/c.txt", "hr", ["Leave when in pain."]),
+        ("/d.txt", "eng", ["Pain of deploying on Friday.", "Knee surgery costs."]),
+    ]:
+        doc = store.add_document(in_collection(new_doc(name, paragraphs), collection))
+        owners[doc.doc_id] = collection
+    return owners
+
+
+def test_bm25_filters_by_collection_without_changing_scores(store: Store) -> None:
+    owners = collection_corpus(store)
+    everything = store.search_bm25("knee pain", 20)
+    assert len(everything) == 7  # every chunk names pain or knee
+    for wanted in (["hr"], ["eng", "default"], ["default"], ["eng"]):
+        hits = store.search_bm25("knee pain", 20, wanted)
+        expected = [h for h in everything if owners[h.chunk.doc_id] in wanted]
+        assert [h.chunk for h in hits] == [h.chunk for h in expected]
+        assert [h.score for h in hits] == pytest.approx([h.score for h in expected])
+        assert [h.rank for h in hits] == list(range(1, len(expected) + 1))
+    top = store.search_bm25("knee pain", 1, ["hr"])
+    assert len(top) == 1 and owners[top[0].chunk.doc_id] == "hr"
+    assert store.search_bm25("knee pain", 20, []) == []
+    assert store.search_bm25("knee pain", 20, ["nothing"]) == []
+    assert store.search_bm25("knee pain", 20, iter(["eng"])) != []
+
+
+def test_dense_search_filters_by_collection(store: Store) -> None:
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    a = store.add_document(new_doc("/a.txt", ["one alpha", "two beta"], "T"))
+    b = store.add_document(in_collection(new_doc("/b.txt", ["three gamma", "four beta"]), "hr"))
+    embed_pending(store, AXES)
+    query = unit(1, 0.1, 0)
+    everything = store.search_dense(query, 10)
+    assert len(everything) == 4
+    for wanted, doc_ids in ((["hr"], {b.doc_id}), (["default"], {a.doc_id})):
+        hits = store.search_dense(query, 10, wanted)
+        expected = [h for h in everything if h.chunk.doc_id in doc_ids]
+        assert [h.chunk for h in hits] == [h.chunk for h in expected]
+        assert [h.score for h in hits] == pytest.approx([h.score for h in expected], abs=1e-5)
+        assert [h.rank for h in hits] == [1, 2]
+    (best_hr,) = store.search_dense(query, 1, ["hr"])
+    assert best_hr.chunk.text == "four beta"
+    assert [h.chunk.text for h in store.search_dense(query, 10, ["hr", "default"])] == [
+        h.chunk.text for h in everything
+    ]
+    assert store.search_dense(query, 10, []) == []
+    assert store.search_dense(query, 10, ["nothing"]) == []
+
+
+# --- retiring documents ------------------------------------------------------------
+
+
+def test_retired_documents_leave_search_and_listing_but_stay_readable(store: Store) -> None:
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    v1 = store.add_document(new_doc("/a.txt", ["Warfarin alpha"], "T"))
+    v2 = store.add_document(new_doc("/a.txt", ["Warfarin and aspirin alpha", "more beta"], "T"))
+    other = store.add_document(new_doc("/b.txt", ["Heparin gamma"], "T"))
+    embed_pending(store, AXES)
+    old_refs = [c.ref for v in (1, 2) for c in store.chunks_of(v1.doc_id, v)]
+    assert store.retire_document(v1.doc_id) is True
+    assert store.retire_document(v1.doc_id) is False
+    assert store.retire_document("nosuchid") is False
+
+    assert store.search_bm25("warfarin", 10) == []
+    assert store.search_bm25("warfarin", 10, ["default"]) == []
+    assert {h.chunk.doc_id for h in store.search_dense(unit(1, 0, 0), 10)} == {other.doc_id}
+    assert [d.doc_id for d in store.list_documents()] == [other.doc_id]
+    assert store.get_document(v1.doc_id, 1) == v1
+    assert store.get_document(v1.doc_id) == v2
+    assert all(store.get_chunk(ref) is not None for ref in old_refs)
+    assert store.current_version("/a.txt") is None
+    assert store.pending_embeddings() == []
+    stats = store.stats()
+    assert (stats.documents, stats.versions, stats.chunks, stats.embedded) == (1, 3, 1, 1)
+
+    # Ingesting the path again (same text as before) makes a new current version.
+    v3 = store.add_document(new_doc("/a.txt", ["Warfarin and aspirin alpha", "more beta"], "T"))
+    assert (v3.doc_id, v3.version, v3.sha256) == (v1.doc_id, 3, v2.sha256)
+    new_refs = [c.ref for c in store.chunks_of(v1.doc_id, 3)]
+    assert len(new_refs) == 2 and not set(new_refs) & set(old_refs)
+    current = store.current_version("/a.txt")
+    assert current is not None and current.version == 3
+    assert [h.chunk.ref for h in store.search_bm25("warfarin", 10)] == [new_refs[0]]
+    assert store.pending_embeddings() == []  # the unchanged chunks keep their vectors
+    assert {h.chunk.doc_version for h in store.search_dense(unit(1, 0, 0), 10)} == {1, 3}
+    assert [(d.doc_id, d.version) for d in store.list_documents()] == [
+        (v1.doc_id, 3),
+        (other.doc_id, 1),
+    ]
+    assert store.stats().documents == 2 and store.stats().versions == 4
+    assert store.add_document(new_doc("/a.txt", ["Warfarin and aspirin alpha", "more beta"])) == v3
+
+
+def test_retired_single_version_comes_back_as_version_2(store: Store) -> None:
+    v1 = store.add_document(in_collection(new_doc("/a.txt", ["Gout toe."]), "hr"))
+    assert store.retire_document(v1.doc_id)
+    assert store.search_bm25("gout", 5, ["hr"]) == []
+    v2 = store.add_document(in_collection(new_doc("/a.txt", ["Gout toe."]), "eng"))
+    assert (v2.version, v2.collection) == (2, "eng")
+    assert [h.chunk.ref for h in store.search_bm25("gout", 5)] == [f"{v1.doc_id}.2.1"]
+    assert store.search_bm25("gout", 5, ["hr"]) == []
+    assert store.get_document(v1.doc_id, 1) == v1
+
+
+# --- the audit log -----------------------------------------------------------------
+
+
+def test_audit_log_appends_a_hash_chain(store: Store) -> None:
+    assert store.audit_entries() == [] and store.get_audit_entry("e1") is None
+    assert store.get_setting("audit_head") is None
+    first = store.append_audit("e1", "2026-01-01T10:00:00+00:00", None, (), '{"a": 1}')
+    second = store.append_audit(
+        "e2", "2026-01-01T10:00:01+00:00", "ann", ("hr", "Déjà"), '{"answer": "ü"}'
+    )
+    third = store.append_audit("e3", "2026-01-01T10:00:02+00:00", "bob", ("default",), "{}")
+    assert (first.seq, second.seq, third.seq) == (1, 2, 3)
+    assert first.prev_hash == GENESIS_HASH
+    assert second.prev_hash == first.hash and third.prev_hash == second.hash
+    assert store.audit_entries() == [first, second, third]
+    assert store.audit_entries(after_seq=1) == [second, third]
+    assert store.audit_entries(after_seq=1, limit=1) == [second]
+    assert store.audit_entries(after_seq=3) == []
+    assert store.get_audit_entry("e2") == second
+    assert second.collections == ("hr", "Déjà") and second.user == "ann"
+    for entry in store.audit_entries():
+        assert entry.hash == audit_hash(
+            entry.prev_hash,
+            entry.seq,
+            entry.entry_id,
+            entry.time,
+            entry.user,
+            entry.collections,
+            entry.body,
+        )
+    assert store.get_setting("audit_head") == f"3:{third.hash}"
+
+    with pytest.raises(StoreError, match="e2"):
+        store.append_audit("e2", "2026-01-01T10:00:03+00:00", None, (), "{}")
+    assert store.get_setting("audit_head") == f"3:{third.hash}"
+    fourth = store.append_audit("e4", "2026-01-01T10:00:04+00:00", None, (), "{}")
+    assert (fourth.seq, fourth.prev_hash) == (4, third.hash)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["UPDATE audit_log SET body = 'forged'", "DELETE FROM audit_log WHERE seq = 1"],
+    ids=["update", "delete"],
+)
+def test_audit_entries_cannot_be_changed_through_sql(
+    location: str, store: Store, statement: str
+) -> None:
+    entry = store.append_audit("e1", "2026-01-01T10:00:00+00:00", "ann", ("hr",), "{}")
+    with pytest.raises(Exception, match="append-only"):
+        raw_execute(location, statement)
+    if is_postgres_url(location):
+        with pytest.raises(Exception, match="append-only"):
+            raw_execute(location, "TRUNCATE audit_log")
+    assert store.audit_entries() == [entry]
+
+
+def test_concurrent_appends_get_gapless_distinct_seq(location: str, tmp_path: Path) -> None:
+    open_store(location, create=True).close()
+    workers, per_worker = 4, 25
+    ready = [tmp_path / f"ready-{n}" for n in range(workers)]
+    go = tmp_path / "go"
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=spawn) as pool:
+        futures = [
+            pool.submit(append_worker, location, n, per_worker, str(ready[n]), str(go))
+            for n in range(workers)
+        ]
+        deadline = time.monotonic() + 60
+        while not all(r.exists() for r in ready) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        go.touch()
+        given = [future.result(timeout=120) for future in futures]
+    total = workers * per_worker
+    assert sorted(seq for seqs in given for seq in seqs) == list(range(1, total + 1))
+    assert all(seqs == sorted(seqs) for seqs in given)
+    store = open_store(location)
+    try:
+        entries = store.audit_entries()
+        assert [e.seq for e in entries] == list(range(1, total + 1))
+        assert len({e.entry_id for e in entries}) == total
+        previous = GENESIS_HASH
+        for entry in entries:
+            assert entry.prev_hash == previous
+            assert entry.hash == audit_hash(
+                previous,
+                entry.seq,
+                entry.entry_id,
+                entry.time,
+                entry.user,
+                entry.collections,
+                entry.body,
+            )
+            previous = entry.hash
+        assert store.get_setting("audit_head") == f"{total}:{previous}"
+    finally:
+        store.close()
+
+
+# --- API keys ----------------------------------------------------------------------
+
+
+def test_api_keys_add_get_list_revoke(store: Store) -> None:
+    assert store.list_api_keys() == [] and store.get_api_key("k1") is None
+    first = ApiKey("k1", "ci", "a" * 64, ("default", "hr"), "2026-01-01T00:00:00+00:00")
+    second = ApiKey("k0", "ann's laptop", "b" * 64, (), "2026-01-02T00:00:00+00:00")
+    third = ApiKey("k2", "same second", "c" * 64, ("hr",), "2026-01-02T00:00:00+00:00")
+    for key in (first, second, third):
+        store.add_api_key(key)
+    assert store.get_api_key("k1") == first
+    assert store.list_api_keys() == [first, second, third]
+    with pytest.raises(StoreError, match="k1"):
+        store.add_api_key(dataclasses.replace(first, name="again"))
+    assert store.revoke_api_key("k0") is True
+    assert store.revoke_api_key("k0") is True
+    assert store.revoke_api_key("missing") is False
+    revoked = store.get_api_key("k0")
+    assert revoked == dataclasses.replace(second, revoked=True)
+    assert [k.revoked for k in store.list_api_keys()] == [False, True, False]
+
+
+# --- migration of a schema-3 SQLite index ----------------------------------------
+
+V3_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES ('schema_version', '3');
+INSERT INTO meta VALUES ('setting:embedding_space', '{"model": "toy", "dimensions": 3}');
+CREATE TABLE documents (doc_id TEXT NOT NULL, version INTEGER NOT NULL,
+    source_path TEXT NOT NULL, title TEXT NOT NULL, format TEXT NOT NULL,
+    text TEXT NOT NULL, sha256 TEXT NOT NULL, file_sha256 TEXT NOT NULL,
+    ingested_at TEXT NOT NULL, is_current INTEGER NOT NULL, PRIMARY KEY (doc_id, version));
+CREATE INDEX documents_by_path ON documents (source_path, version);
+CREATE TABLE chunks (id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE, doc_id TEXT NOT NULL,
+    doc_version INTEGER NOT NULL, ordinal INTEGER NOT NULL, start INTEGER NOT NULL,
+    end INTEGER NOT NULL, text TEXT NOT NULL, section TEXT NOT NULL, label TEXT NOT NULL,
+    pages TEXT, language TEXT NOT NULL DEFAULT 'en', source_uri TEXT NOT NULL DEFAULT '',
+    ocr INTEGER NOT NULL DEFAULT 0, embed_key TEXT NOT NULL DEFAULT '',
+    FOREIGN KEY (doc_id, doc_version) REFERENCES documents (doc_id, version));
+CREATE INDEX chunks_by_embed_key ON chunks (embed_key);
+CREATE TABLE embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL);
+CREATE INDEX documents_by_title ON documents (title);
+CREATE TABLE layouts (doc_id TEXT NOT NULL, version INTEGER NOT NULL, pages TEXT NOT NULL,
+    char_runs BLOB, PRIMARY KEY (doc_id, version));
+CREATE TABLE originals (doc_id TEXT NOT NULL, version INTEGER NOT NULL, content BLOB NOT NULL,
+    PRIMARY KEY (doc_id, version));
+CREATE INDEX chunks_by_doc ON chunks (doc_id, doc_version, ordinal);
+CREATE VIRTUAL TABLE chunks_fts USING fts5 (text, label, content='chunks',
+    content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+INSERT INTO documents VALUES ('abc123', 1, '/old.txt', 'Old', 'text', 'Old words.',
+    'x1', 'y1', '2026-01-01', 0);
+INSERT INTO documents VALUES ('abc123', 2, '/old.txt', 'Old', 'text', 'Old alpha words.',
+    'x2', 'y2', '2026-01-02', 1);
+INSERT INTO chunks VALUES (1, 'abc123.1', 'abc123', 1, 1, 0, 10, 'Old words.', '[]',
+    'Old › ¶1', NULL, 'en', '', 0, 'k1');
+INSERT INTO chunks VALUES (2, 'abc123.2.1', 'abc123', 2, 1, 0, 16, 'Old alpha words.', '[]',
+    'Old v2 › ¶1', NULL, 'en', '', 0, 'k2');
+INSERT INTO chunks_fts (rowid, text, label) VALUES (2, 'Old alpha words.', 'Old v2 › ¶1');
+"""
+
+
+def test_schema_3_index_is_migrated_into_the_default_collection(tmp_path: Path) -> None:
+    (tmp_path / "idx").mkdir()
+    db = sqlite3.connect(tmp_path / "idx" / DB_FILENAME)
+    db.executescript(V3_SCHEMA)
+    db.execute("INSERT INTO embeddings VALUES ('k2', ?)", (unit(1, 0, 0).astype("<f4").tobytes(),))
+    db.commit()
+    db.close()
+    store = SQLiteStore.open(tmp_path / "idx")
+    try:
+        (summary,) = store.list_documents()
+        assert (summary.doc_id, summary.version, summary.collection) == ("abc123", 2, "default")
+        assert store.list_documents(["default"]) == [summary]
+        assert store.list_documents(["hr"]) == []
+        old = store.get_document("abc123", 1)
+        assert old is not None and old.collection == DEFAULT_COLLECTION
+        assert [h.chunk.ref for h in store.search_bm25("words", 5, ["default"])] == ["abc123.2.1"]
+        assert store.search_bm25("words", 5, ["hr"]) == []
+        assert [h.chunk.ref for h in store.search_dense(unit(1, 0, 0), 5, ["default"])] == [
+            "abc123.2.1"
+        ]
+        entry = store.append_audit("e1", "2026-01-01T00:00:00+00:00", None, ("default",), "{}")
+        assert entry.seq == 1
+        store.add_api_key(ApiKey("k", "n", "s" * 64, ("default",), "2026-01-01T00:00:00+00:00"))
+        assert store.retire_document("abc123")
+        v3 = store.add_document(new_doc("/old.txt", ["Old alpha words."]))
+        assert (v3.doc_id, v3.version) == ("abc123", 3)
+    finally:
+        store.close()
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        raw_execute(str(tmp_path / "idx"), "DELETE FROM audit_log")
+    db = sqlite3.connect(tmp_path / "idx" / DB_FILENAME)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("4",)
+    db.close()

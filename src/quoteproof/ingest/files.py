@@ -14,6 +14,7 @@ from quoteproof.ingest.sniff import mislabel_cause
 from quoteproof.ingest.tables import parse_csv, parse_json
 from quoteproof.ingest.text import parse_text
 from quoteproof.model import ParsedDocument
+from quoteproof.pdfium_lock import pdfium
 
 DEFAULT_MAX_FILE_MB = 200.0
 """Files larger than this many megabytes (10^6 bytes) are refused unread."""
@@ -43,7 +44,8 @@ def _text_parser(parse: Callable[[bytes, str], ParsedDocument]) -> Parser:
 def _parse_pdf(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
     from quoteproof.ingest.pdf import parse_pdf  # PDFium loads only when needed
 
-    return parse_pdf(raw, path, ocr=options.ocr)
+    with pdfium():  # PDFium is not thread-safe (the server ingests in a thread)
+        return parse_pdf(raw, path, ocr=options.ocr)
 
 
 def _parse_docx(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:

@@ -17,8 +17,14 @@ from quoteproof.errors import IngestError
 from quoteproof.ingest.chunking import ChunkSettings, ChunkSpan, chunk_document
 from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB, ParseOptions, parse_bytes, read_file
 from quoteproof.ingest.labels import display_title, make_label, number_duplicates
-from quoteproof.model import ParsedDocument, sha256_text
-from quoteproof.store.base import CurrentVersion, NewChunk, NewDocument, Store
+from quoteproof.model import DEFAULT_COLLECTION, ParsedDocument, sha256_text
+from quoteproof.store.base import (
+    CurrentVersion,
+    NewChunk,
+    NewDocument,
+    Store,
+    check_collection_name,
+)
 
 IngestStatus = Literal["added", "updated", "unchanged", "failed"]
 
@@ -31,11 +37,20 @@ _KEEP_ORIGINAL = frozenset({"pdf"})
 
 @dataclass(frozen=True)
 class IngestSettings:
-    """How files are ingested: size limit, OCR, and chunk sizes."""
+    """How files are ingested: size limit, OCR, chunk sizes, and the collection new
+    versions go to (raises ValueError for an invalid collection name).
+
+    The collection is set on new and changed files only: a file already stored
+    unchanged keeps the collection of its current version.
+    """
 
     max_file_mb: float = DEFAULT_MAX_FILE_MB
     ocr: bool = False
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
+    collection: str = DEFAULT_COLLECTION
+
+    def __post_init__(self) -> None:
+        check_collection_name(self.collection)
 
 
 @dataclass(frozen=True)
@@ -143,7 +158,9 @@ def parse_and_chunk(raw: bytes, path: Path, settings: IngestSettings) -> Parsed 
     return Parsed(document, spans)
 
 
-def _store(store: Store, pending: _Pending, parsed: Parsed | str) -> IngestResult:
+def _store(
+    store: Store, pending: _Pending, parsed: Parsed | str, settings: IngestSettings
+) -> IngestResult:
     """Write a parsed file as the next version of its path (or report its failure)."""
     source_path = str(pending.path)
     if isinstance(parsed, str):
@@ -167,6 +184,7 @@ def _store(store: Store, pending: _Pending, parsed: Parsed | str) -> IngestResul
         chunks=build_chunks(document, parsed.spans, pending.path, shown_title),
         layout=document.layout,
         original=pending.raw if document.format in _KEEP_ORIGINAL else None,
+        collection=settings.collection,
     )
     stored = store.add_document(new)
     return IngestResult(
@@ -191,7 +209,7 @@ def ingest_file(store: Store, path: Path, settings: IngestSettings | None = None
     pending = _prepare(store, path, settings)
     if isinstance(pending, IngestResult):
         return pending
-    return _store(store, pending, parse_and_chunk(pending.raw, path, settings))
+    return _store(store, pending, parse_and_chunk(pending.raw, path, settings), settings)
 
 
 def ingest_files(
@@ -220,7 +238,7 @@ def ingest_files(
                 yield slot
             else:
                 pending, future = slot
-                yield _store(store, pending, future.result())
+                yield _store(store, pending, future.result(), settings)
 
 
 _Slot = IngestResult | tuple["_Pending", "Future[Parsed | str]"]

@@ -8,7 +8,7 @@ and the index holds vectors, else BM25 alone, with a one-time notice saying why
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -104,17 +104,21 @@ class Retriever:
             raise RetrievalError(embedding_space_mismatch(self.store.location, space, asked))
         return wanted or "hybrid", Embedder(space.model)
 
-    def search(self, query: str, top_k: int) -> Retrieval:
+    def search(
+        self, query: str, top_k: int, collections: Collection[str] | None = None
+    ) -> Retrieval:
         """Return the `top_k` best hits for `query` (fewer when reranking keeps fewer)
-        and the retrieval evidence. Raises RetrievalError when a model fails to load."""
+        and the retrieval evidence; with `collections`, only from documents in those
+        collections. Raises RetrievalError when a model fails to load."""
         settings = self.settings
         wanted = max(top_k, settings.rerank_candidates if self._reranker else top_k)
         lists: dict[str, Sequence[Hit]] = {}
         depth = max(settings.depth, wanted) if self.name == "hybrid" else wanted
         if self.name in ("bm25", "hybrid"):
-            lists["bm25"] = self.store.search_bm25(query, depth)
+            lists["bm25"] = self.store.search_bm25(query, depth, collections)
         if self.embedder is not None:
-            lists["dense"] = self.store.search_dense(self.embedder.embed_query(query), depth)
+            vector = self.embedder.embed_query(query)
+            lists["dense"] = self.store.search_dense(vector, depth, collections)
         if self.name == "hybrid":
             weights = {"bm25": settings.bm25_weight, "dense": settings.dense_weight}
             hits = reciprocal_rank_fusion(lists, k=settings.rrf_k, weights=weights, limit=wanted)

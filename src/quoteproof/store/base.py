@@ -13,6 +13,7 @@ data written after the document; a chunk without one is still found by BM25.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -21,9 +22,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from quoteproof.errors import StoreError
-from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
+from quoteproof.model import DEFAULT_COLLECTION, Chunk, Document, Hit, Layout, sha256_text
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 Vectors = NDArray[np.float32]
 """Rows of unit-length float32 vectors (one row per text)."""
@@ -48,6 +49,19 @@ def embedding_input(title: str, section: tuple[str, ...], text: str) -> str:
 def embed_key(title: str, section: tuple[str, ...], text: str) -> str:
     """Return the key a chunk's vector is stored under (SHA-256 of its embedding input)."""
     return sha256_text(embedding_input(title, section, text))
+
+
+_COLLECTION_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+def check_collection_name(name: str) -> str:
+    """Return `name` when it is a valid collection name (1 to 64 ASCII letters, digits,
+    `-`, `_` or `.`); raise ValueError saying what is wrong otherwise."""
+    if not isinstance(name, str) or _COLLECTION_NAME.fullmatch(name) is None:
+        raise ValueError(
+            f"invalid collection name {name!r}: use 1 to 64 letters, digits, '-', '_' or '.'"
+        )
+    return name
 
 
 @dataclass(frozen=True)
@@ -81,6 +95,7 @@ class NewDocument:
     chunks: tuple[NewChunk, ...]
     layout: Layout | None = None
     original: bytes | None = None
+    collection: str = DEFAULT_COLLECTION
 
 
 @dataclass(frozen=True)
@@ -103,6 +118,67 @@ class DocumentSummary:
     title: str
     format: str
     sha256: str
+    collection: str = DEFAULT_COLLECTION
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One entry of the append-only, hash-chained audit log.
+
+    `seq` counts from 1 without gaps; `entry_id` is the public id (unguessable);
+    `time` is ISO 8601 UTC; `user` who asked (None: unknown); `collections` the
+    collections the question was asked over; `body` the JSON text of what was
+    recorded (the answer). `hash` is `audit_hash(prev_hash, ...)` of this entry and
+    `prev_hash` the previous entry's hash (`GENESIS_HASH` for the first).
+    """
+
+    seq: int
+    entry_id: str
+    time: str
+    user: str | None
+    collections: tuple[str, ...]
+    body: str
+    prev_hash: str
+    hash: str
+
+
+GENESIS_HASH = "0" * 64
+
+
+def audit_hash(
+    prev_hash: str,
+    seq: int,
+    entry_id: str,
+    time: str,
+    user: str | None,
+    collections: tuple[str, ...],
+    body: str,
+) -> str:
+    """The chain hash of an audit entry: SHA-256 of the canonical JSON array of the
+    previous hash and every field of the entry, so changing any field (or the order
+    of entries) changes every later hash."""
+    canonical = json.dumps(
+        [prev_hash, seq, entry_id, time, user, list(collections), body],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return sha256_text(canonical)
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """An API key as stored: never the secret itself, only its SHA-256.
+
+    A key is presented as `qp_<key_id>_<secret>`; it grants access to `collections`
+    only. `created` is ISO 8601 UTC.
+    """
+
+    key_id: str
+    name: str
+    secret_sha256: str
+    collections: tuple[str, ...]
+    created: str
+    revoked: bool = False
 
 
 @dataclass(frozen=True)
@@ -208,9 +284,17 @@ class Store(Protocol):
         """Return one stored version (the newest when `version` is None), or None."""
         ...
 
-    def list_documents(self) -> list[DocumentSummary]:
+    def list_documents(self, collections: Iterable[str] | None = None) -> list[DocumentSummary]:
         """Return the current version of every stored document (without its text),
-        ordered by source path (code-point order)."""
+        ordered by source path (code-point order); only those in `collections` when
+        given. Retired documents are not listed."""
+        ...
+
+    def retire_document(self, doc_id: str) -> bool:
+        """Take every version of `doc_id` out of search and listing, keeping the stored
+        versions readable (`get_document`, so old receipts still verify). Ingesting
+        the same source path again makes a new, current version. Returns False when
+        there is no such current document."""
         ...
 
     def get_chunk(self, ref: str) -> Chunk | None:
@@ -237,14 +321,20 @@ class Store(Protocol):
         """Return the source paths of stored documents whose title is `title`."""
         ...
 
-    def search_bm25(self, query: str, limit: int) -> list[Hit]:
-        """Return up to `limit` current chunks ranked by BM25 for `query`, best first."""
+    def search_bm25(
+        self, query: str, limit: int, collections: Iterable[str] | None = None
+    ) -> list[Hit]:
+        """Return up to `limit` current chunks ranked by BM25 for `query`, best first;
+        with `collections`, only chunks of documents in those collections (filtered
+        before ranking is cut, so a collection's results never depend on another's)."""
         ...
 
-    def search_dense(self, vector: Vectors, limit: int) -> list[Hit]:
+    def search_dense(
+        self, vector: Vectors, limit: int, collections: Iterable[str] | None = None
+    ) -> list[Hit]:
         """Return up to `limit` current chunks that have vectors, ranked by cosine
         similarity to `vector` (one unit-length row), best first; `score` is the
-        cosine similarity."""
+        cosine similarity. `collections` filters as in `search_bm25`."""
         ...
 
     def embedding_space(self) -> EmbeddingSpace | None:
@@ -275,6 +365,45 @@ class Store(Protocol):
 
     def put_setting(self, name: str, value: str) -> None:
         """Store an index-wide setting, replacing any earlier value."""
+        ...
+
+    def append_audit(
+        self,
+        entry_id: str,
+        time: str,
+        user: str | None,
+        collections: tuple[str, ...],
+        body: str,
+    ) -> AuditEntry:
+        """Append one entry to the audit log atomically: the next `seq`, chained to the
+        previous entry's hash (`audit_hash`), and record the new head (seq, hash) as
+        the setting `audit_head` in the same transaction. Concurrent appends from
+        several processes get distinct, gapless `seq` numbers. Entries can never be
+        changed or deleted through the store."""
+        ...
+
+    def audit_entries(self, after_seq: int = 0, limit: int | None = None) -> list[AuditEntry]:
+        """Return the audit entries with `seq > after_seq`, in order, at most `limit`."""
+        ...
+
+    def get_audit_entry(self, entry_id: str) -> AuditEntry | None:
+        """Return the audit entry with the public id `entry_id`, or None."""
+        ...
+
+    def add_api_key(self, key: ApiKey) -> None:
+        """Store a new API key (its `key_id` must be new)."""
+        ...
+
+    def get_api_key(self, key_id: str) -> ApiKey | None:
+        """Return the key with `key_id` (revoked ones too), or None."""
+        ...
+
+    def list_api_keys(self) -> list[ApiKey]:
+        """Return every key, oldest first."""
+        ...
+
+    def revoke_api_key(self, key_id: str) -> bool:
+        """Mark a key revoked; False when there is no such key."""
         ...
 
     def stats(self) -> IndexStats:

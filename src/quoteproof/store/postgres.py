@@ -12,15 +12,26 @@ them, with a term in the label counting 0.4 (the SQLite store's bm25 weights).
 PostgreSQL's own `ts_rank` has no IDF and ranks markedly worse (SciFact nDCG@10
 0.60 against 0.69).
 
+BM25 statistics (chunk count, average length, and a term's document frequency)
+are those of all current chunks; a collection filter only drops chunks of other
+collections from the ranking, so a chunk's score never depends on the filter (as
+in the SQLite store, whose FTS5 statistics are global).
+
 Dense search: the HNSW index (cosine distance) with `hnsw.ef_search` raised to twice
-the limit; when it yields fewer current chunks than exist (retired versions crowd
-the candidates, or the limit exceeds what HNSW returns), an exact scan answers.
+the limit, filtered by a WHERE clause (current chunks, of the collections asked);
+when it yields fewer chunks than qualify (retired versions or other collections
+crowd the candidates, or the limit exceeds what HNSW returns), an exact scan with
+the same WHERE answers.
+
+The audit log's `seq` is the last entry's plus one, read and written under the
+write lock, so concurrent appends never skip or repeat a number.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -34,7 +45,10 @@ from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
 from quoteproof.store.base import (
     EMBEDDING_SPACE_SETTING,
+    GENESIS_HASH,
     SCHEMA_VERSION,
+    ApiKey,
+    AuditEntry,
     CurrentVersion,
     DocumentSummary,
     EmbeddingSpace,
@@ -42,6 +56,8 @@ from quoteproof.store.base import (
     NewDocument,
     PendingEmbedding,
     Vectors,
+    audit_hash,
+    check_collection_name,
     check_vectors,
     decode_space,
     distinct_pending,
@@ -71,11 +87,12 @@ _LABEL_WEIGHT = 0.4  # a term in the label (weight C) counts 0.4, as in the SQLi
 # Okapi BM25 over the matching current chunks: a term's frequency is read from the
 # chunk's tsvector (its positions, label ones weighted), its document frequency is
 # counted among the matches (every chunk holding a query term matches), and the
-# collection size and average length come from `bm25_stats`.
+# collection size and average length come from `bm25_stats`. `{only}` keeps the
+# chunks of the collections asked for (after counting document frequencies).
 _BM25_SQL = f"""
 WITH q AS (SELECT {{tsquery}} AS query),
 matched AS (
-    SELECT c.id, length(c.search_text)::float8 AS length, u.lexeme,
+    SELECT c.id, c.collection, length(c.search_text)::float8 AS length, u.lexeme,
         (SELECT sum(CASE w WHEN 'A' THEN 1.0 ELSE {_LABEL_WEIGHT} END) FROM unnest(u.weights) w)
             AS tf
     FROM chunks c, q, LATERAL unnest(c.search_text) u
@@ -90,6 +107,7 @@ scored AS (
             / greatest(s.tokens::float8 / greatest(s.chunks, 1), 1)))
     ) AS score
     FROM matched m JOIN df USING (lexeme), bm25_stats s
+    WHERE {{only}}
     GROUP BY m.id
 )
 SELECT {{columns}}, scored.score FROM scored JOIN chunks c ON c.id = scored.id
@@ -103,7 +121,9 @@ _EF_SEARCH_MIN, _EF_SEARCH_MAX = 40, 1000
 _CHUNK_COLUMNS = """c.ref, c.doc_id, c.doc_version, c.ordinal, c.start, c."end", c.text,
     c.section, c.label, c.pages, c.language, c.source_uri, c.ocr, d.source_path"""
 _CHUNK_FROM = "chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version"
-_DOCUMENT_COLUMNS = "doc_id, version, source_path, title, format, text, sha256"
+_DOCUMENT_COLUMNS = "doc_id, version, source_path, title, format, text, sha256, collection"
+_AUDIT_COLUMNS = 'seq, entry_id, time, "user", collections, body, prev_hash, hash'
+_KEY_COLUMNS = "key_id, name, secret_sha256, collections, created, revoked"
 
 
 def _chunk_from_row(row: DictRow) -> Chunk:
@@ -123,6 +143,35 @@ def _chunk_from_row(row: DictRow) -> Chunk:
         source_uri=row["source_uri"],
         ocr=row["ocr"],
     )
+
+
+def _audit_from_row(row: DictRow) -> AuditEntry:
+    return AuditEntry(
+        seq=row["seq"],
+        entry_id=row["entry_id"],
+        time=row["time"],
+        user=row["user"],
+        collections=tuple(json.loads(row["collections"])),
+        body=row["body"],
+        prev_hash=row["prev_hash"],
+        hash=row["hash"],
+    )
+
+
+def _key_from_row(row: DictRow) -> ApiKey:
+    return ApiKey(
+        key_id=row["key_id"],
+        name=row["name"],
+        secret_sha256=row["secret_sha256"],
+        collections=tuple(json.loads(row["collections"])),
+        created=row["created"],
+        revoked=row["revoked"],
+    )
+
+
+def _collection_list(collections: Iterable[str] | None) -> list[str] | None:
+    """`collections` as a list (a text[] parameter), None when not given."""
+    return None if collections is None else list(collections)
 
 
 def _connect(url: str, location: str) -> psycopg.Connection[DictRow]:
@@ -230,15 +279,24 @@ class PostgresStore:
             yield
 
     def current_version(self, source_path: str) -> CurrentVersion | None:
-        """Return the newest version stored for `source_path`, or None."""
+        """Return the current version of `source_path`, or None (never ingested, or retired)."""
         row = self._db.execute(
             "SELECT doc_id, version, sha256, file_sha256 FROM documents "
-            "WHERE source_path = %s ORDER BY version DESC LIMIT 1",
+            "WHERE source_path = %s AND is_current ORDER BY version DESC LIMIT 1",
             (source_path,),
         ).fetchone()
         if row is None:
             return None
         return CurrentVersion(row["doc_id"], row["version"], row["sha256"], row["file_sha256"])
+
+    def _latest_version(self, source_path: str) -> tuple[str, int] | None:
+        """The doc id and newest version number stored for `source_path`, retired or not."""
+        row = self._db.execute(
+            "SELECT doc_id, version FROM documents WHERE source_path = %s "
+            "ORDER BY version DESC LIMIT 1",
+            (source_path,),
+        ).fetchone()
+        return (row["doc_id"], row["version"]) if row is not None else None
 
     def _allocate_doc_id(self, source_path: str) -> str:
         for candidate in doc_id_candidates(source_path):
@@ -252,8 +310,12 @@ class PostgresStore:
     def add_document(self, new: NewDocument) -> Document:
         """Store `new` as the next version of its source path, in one transaction.
 
-        Raises StoreError for text holding NUL characters, which PostgreSQL cannot store.
+        After the path's document was retired, the new version is current again
+        (its number continues the retired ones'). Raises StoreError for text holding
+        NUL characters, which PostgreSQL cannot store, and ValueError for an invalid
+        collection name.
         """
+        check_collection_name(new.collection)
         if any("\x00" in text for text in (new.text, new.title, new.source_path)):
             raise StoreError(
                 f"{new.source_path}: the text holds NUL characters (U+0000), which a "
@@ -266,14 +328,17 @@ class PostgresStore:
                 stored = self.get_document(previous.doc_id, previous.version)
                 assert stored is not None
                 return stored
-            if previous is None:
+            latest = self._latest_version(new.source_path)
+            if latest is None:
                 doc_id, version = self._allocate_doc_id(new.source_path), 1
             else:
-                doc_id, version = previous.doc_id, previous.version + 1
+                doc_id, version = latest[0], latest[1] + 1
+            if previous is not None:
                 self._retire(doc_id, previous.version)
             self._db.execute(
                 "INSERT INTO documents (doc_id, version, source_path, title, format, text, "
-                "sha256, file_sha256, is_current) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,true)",
+                "sha256, file_sha256, is_current, collection) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,true,%s)",
                 (
                     doc_id,
                     version,
@@ -283,12 +348,13 @@ class PostgresStore:
                     new.text,
                     sha,
                     new.file_sha256,
+                    new.collection,
                 ),
             )
             self._db.cursor().executemany(
                 'INSERT INTO chunks (ref, doc_id, doc_version, ordinal, start, "end", text, '
-                "section, label, pages, language, source_uri, ocr, embed_key, is_current) "
-                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,true)",
+                "section, label, pages, language, source_uri, ocr, embed_key, is_current, "
+                "collection) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,true,%s)",
                 [
                     (
                         chunk_ref(doc_id, version, ordinal),
@@ -305,6 +371,7 @@ class PostgresStore:
                         chunk.source_uri,
                         chunk.ocr,
                         embed_key(new.title, chunk.section, new.text[chunk.start : chunk.end]),
+                        new.collection,
                     )
                     for ordinal, chunk in enumerate(new.chunks, start=1)
                 ],
@@ -325,7 +392,9 @@ class PostgresStore:
                     "INSERT INTO originals (doc_id, version, content) VALUES (%s,%s,%s)",
                     (doc_id, version, new.original),
                 )
-        return Document(doc_id, version, new.source_path, new.title, new.format, new.text, sha)
+        return Document(
+            doc_id, version, new.source_path, new.title, new.format, new.text, sha, new.collection
+        )
 
     def _count_for_bm25(self, doc_id: str, version: int, sign: int) -> None:
         """Add (`sign` 1) or remove (-1) one version's chunks to the BM25 statistics."""
@@ -337,7 +406,8 @@ class PostgresStore:
         )
 
     def _retire(self, doc_id: str, version: int) -> None:
-        """Take a superseded version out of the search indexes (it stays readable)."""
+        """Take a superseded or retired version out of the search indexes (it stays
+        readable)."""
         self._count_for_bm25(doc_id, version, -1)
         self._db.execute(
             "UPDATE documents SET is_current = false WHERE doc_id = %s AND version = %s",
@@ -359,13 +429,28 @@ class PostgresStore:
             return None
         return Document(**row)
 
-    def list_documents(self) -> list[DocumentSummary]:
-        """Return the current version of every stored document, by source path."""
+    def list_documents(self, collections: Iterable[str] | None = None) -> list[DocumentSummary]:
+        """Return the current version of every stored document (of `collections`
+        only, when given), by source path."""
+        wanted = _collection_list(collections)
         rows = self._db.execute(
-            "SELECT doc_id, version, source_path, title, format, sha256 FROM documents "
-            'WHERE is_current ORDER BY source_path COLLATE "C"'
+            "SELECT doc_id, version, source_path, title, format, sha256, collection "
+            "FROM documents WHERE is_current AND (%s::text[] IS NULL OR collection = ANY (%s)) "
+            'ORDER BY source_path COLLATE "C"',
+            (wanted, wanted),
         ).fetchall()
         return [DocumentSummary(**row) for row in rows]
+
+    def retire_document(self, doc_id: str) -> bool:
+        """Take every version of `doc_id` out of search and listing (they stay
+        readable); False when `doc_id` has no current version."""
+        with self._write():
+            rows = self._db.execute(
+                "SELECT version FROM documents WHERE doc_id = %s AND is_current", (doc_id,)
+            ).fetchall()
+            for row in rows:
+                self._retire(doc_id, row["version"])
+        return bool(rows)
 
     def get_chunk(self, ref: str) -> Chunk | None:
         """Return the chunk with `ref` (of any version), or None."""
@@ -422,58 +507,72 @@ class PostgresStore:
         ).fetchall()
         return [row["source_path"] for row in rows]
 
-    def search_bm25(self, query: str, limit: int) -> list[Hit]:
-        """Return up to `limit` current chunks ranked by BM25, best first.
+    def search_bm25(
+        self, query: str, limit: int, collections: Iterable[str] | None = None
+    ) -> list[Hit]:
+        """Return up to `limit` current chunks ranked by BM25, best first (of documents
+        in `collections` only, when given).
 
         The question's terms (`query_terms`) are OR-ed, each as a plain-text query,
         so operators and punctuation in it are never interpreted.
         """
         terms = query_terms(query)
-        if not terms or limit <= 0:
+        wanted = _collection_list(collections)
+        if not terms or limit <= 0 or wanted == []:
             return []
         tsquery = " || ".join([f"plainto_tsquery('{TEXT_SEARCH_CONFIG}', %s)"] * len(terms))
+        only = "true" if wanted is None else "m.collection = ANY (%s)"
         rows = self._db.execute(
-            _BM25_SQL.format(tsquery=tsquery, columns=_CHUNK_COLUMNS),
-            (*terms, " ".join(terms), limit),
+            _BM25_SQL.format(tsquery=tsquery, columns=_CHUNK_COLUMNS, only=only),
+            (*terms, " ".join(terms), *([] if wanted is None else [wanted]), limit),
         ).fetchall()
         return [
             Hit(chunk=_chunk_from_row(row), score=float(row["score"]), rank=rank)
             for rank, row in enumerate(rows, start=1)
         ]
 
-    def search_dense(self, vector: Vectors, limit: int) -> list[Hit]:
-        """Return the min(`limit`, current chunks with vectors) current chunks nearest
-        to `vector` by cosine similarity, best first; `score` is the similarity."""
-        if limit <= 0 or self.embedding_space() is None:
+    def search_dense(
+        self, vector: Vectors, limit: int, collections: Iterable[str] | None = None
+    ) -> list[Hit]:
+        """Return the min(`limit`, qualifying chunks) current chunks with vectors
+        nearest to `vector` by cosine similarity, best first; `score` is the
+        similarity. With `collections`, only chunks of documents in those qualify."""
+        wanted = _collection_list(collections)
+        if limit <= 0 or self.embedding_space() is None or wanted == []:
             return []
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        only = "" if wanted is None else "AND c.collection = ANY (%s) "
+        extra: list[object] = [] if wanted is None else [wanted]
         sql = (
             f"SELECT {_CHUNK_COLUMNS}, 1 - (e.vector <=> %s) AS score "
-            f"FROM embeddings e JOIN {_CHUNK_FROM} ON c.embed_key = e.key WHERE c.is_current "
+            f"FROM embeddings e JOIN {_CHUNK_FROM} ON c.embed_key = e.key "
+            f"WHERE c.is_current {only}"
         )
         ef_search = min(max(_EF_SEARCH_MIN, 2 * limit), _EF_SEARCH_MAX)
         with self._db.transaction():
             self._db.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search),))
             # Ordered by the distance operator, the HNSW index may answer (approximately).
             rows = self._db.execute(
-                sql + "ORDER BY e.vector <=> %s LIMIT %s", (query, query, limit)
+                sql + "ORDER BY e.vector <=> %s LIMIT %s", (query, *extra, query, limit)
             ).fetchall()
-            if len(rows) < limit and len(rows) < self._embedded_current(limit):
+            if len(rows) < limit and len(rows) < self._embedded_current(limit, wanted):
                 # Ordered by the score, no index can: an exact scan.
                 rows = self._db.execute(
-                    sql + "ORDER BY score DESC, c.id LIMIT %s", (query, limit)
+                    sql + "ORDER BY score DESC, c.id LIMIT %s", (query, *extra, limit)
                 ).fetchall()
         return [
             Hit(chunk=_chunk_from_row(row), score=float(row["score"]), rank=rank)
             for rank, row in enumerate(rows, start=1)
         ]
 
-    def _embedded_current(self, at_most: int) -> int:
-        """The number of current chunks that have a vector, counted up to `at_most`."""
+    def _embedded_current(self, at_most: int, collections: list[str] | None = None) -> int:
+        """The number of current chunks (of `collections`, when given) that have a
+        vector, counted up to `at_most`."""
         row = self._db.execute(
             "SELECT count(*) AS n FROM (SELECT 1 FROM chunks c JOIN embeddings e "
-            "ON e.key = c.embed_key WHERE c.is_current LIMIT %s) found",
-            (at_most,),
+            "ON e.key = c.embed_key WHERE c.is_current "
+            "AND (%s::text[] IS NULL OR c.collection = ANY (%s)) LIMIT %s) found",
+            (collections, collections, at_most),
         ).fetchone()
         return int(row["n"]) if row is not None else 0
 
@@ -537,6 +636,98 @@ class PostgresStore:
             "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
             (f"setting:{name}", value),
         )
+
+    def append_audit(
+        self,
+        entry_id: str,
+        time: str,
+        user: str | None,
+        collections: tuple[str, ...],
+        body: str,
+    ) -> AuditEntry:
+        """Append one entry to the audit log, chained to the last one, and record the
+        new head as the setting `audit_head`, in one transaction under the write
+        lock. Raises StoreError when `entry_id` is already taken."""
+        collections = tuple(collections)
+        try:
+            with self._write():
+                last = self._db.execute(
+                    "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1"
+                ).fetchone()
+                seq, prev_hash = (last["seq"] + 1, last["hash"]) if last else (1, GENESIS_HASH)
+                chained = audit_hash(prev_hash, seq, entry_id, time, user, collections, body)
+                self._db.execute(
+                    f"INSERT INTO audit_log ({_AUDIT_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
+                    (
+                        seq,
+                        entry_id,
+                        time,
+                        user,
+                        json.dumps(list(collections), ensure_ascii=False),
+                        body,
+                        prev_hash,
+                        chained,
+                    ),
+                )
+                self._db.execute(
+                    "INSERT INTO meta (key, value) VALUES ('setting:audit_head', %s) "
+                    "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                    (f"{seq}:{chained}",),
+                )
+        except psycopg.errors.UniqueViolation as exc:
+            raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
+        return AuditEntry(seq, entry_id, time, user, collections, body, prev_hash, chained)
+
+    def audit_entries(self, after_seq: int = 0, limit: int | None = None) -> list[AuditEntry]:
+        """Return the audit entries with `seq > after_seq`, in order, at most `limit`."""
+        rows = self._db.execute(
+            f"SELECT {_AUDIT_COLUMNS} FROM audit_log WHERE seq > %s ORDER BY seq LIMIT %s",
+            (after_seq, None if limit is None else max(limit, 0)),
+        ).fetchall()
+        return [_audit_from_row(row) for row in rows]
+
+    def get_audit_entry(self, entry_id: str) -> AuditEntry | None:
+        """Return the audit entry with the public id `entry_id`, or None."""
+        row = self._db.execute(
+            f"SELECT {_AUDIT_COLUMNS} FROM audit_log WHERE entry_id = %s", (entry_id,)
+        ).fetchone()
+        return _audit_from_row(row) if row is not None else None
+
+    def add_api_key(self, key: ApiKey) -> None:
+        """Store a new API key; raise StoreError when its `key_id` is taken."""
+        try:
+            self._db.execute(
+                f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s)",
+                (
+                    key.key_id,
+                    key.name,
+                    key.secret_sha256,
+                    json.dumps(list(key.collections), ensure_ascii=False),
+                    key.created,
+                    key.revoked,
+                ),
+            )
+        except psycopg.errors.UniqueViolation as exc:
+            raise StoreError(f"API key {key.key_id!r} cannot be added: {exc}") from exc
+
+    def get_api_key(self, key_id: str) -> ApiKey | None:
+        """Return the key with `key_id` (revoked ones too), or None."""
+        row = self._db.execute(
+            f"SELECT {_KEY_COLUMNS} FROM api_keys WHERE key_id = %s", (key_id,)
+        ).fetchone()
+        return _key_from_row(row) if row is not None else None
+
+    def list_api_keys(self) -> list[ApiKey]:
+        """Return every key, oldest first."""
+        rows = self._db.execute(
+            f'SELECT {_KEY_COLUMNS} FROM api_keys ORDER BY created COLLATE "C", added'
+        ).fetchall()
+        return [_key_from_row(row) for row in rows]
+
+    def revoke_api_key(self, key_id: str) -> bool:
+        """Mark a key revoked; False when there is no such key."""
+        cursor = self._db.execute("UPDATE api_keys SET revoked = true WHERE key_id = %s", (key_id,))
+        return cursor.rowcount > 0
 
     def stats(self) -> IndexStats:
         """Return counts of current documents, all versions, current chunks and vectors."""

@@ -1,13 +1,18 @@
 """The PostgreSQL schema of a quoteproof index, and masking of passwords in URLs.
 
 The tables mirror the SQLite store's, with native types (arrays, booleans, bytea,
-timestamps) and two additions that keep search over current versions cheap:
-`chunks.is_current` (a copy of `documents.is_current`) and `chunks.search_text`, a
+timestamps) and three additions that keep search over current versions cheap:
+`chunks.is_current` (a copy of `documents.is_current`), `chunks.collection` (a copy
+of `documents.collection`, which never changes) and `chunks.search_text`, a
 generated tsvector of the chunk text (weight A) and label (weight C) under the
 `TEXT_SEARCH_CONFIG` configuration, with a GIN index over current chunks only. The
 `embeddings.vector` column and its HNSW index are added by `embedding_ddl` once the
 dimension is known. `bm25_stats` holds the number of current chunks and of their
 tokens (positions of `search_text`), kept up to date by every write, for BM25.
+
+The audit log (`audit_log`) is append-only: triggers refuse UPDATE, DELETE and
+TRUNCATE. Its `time` and `collections` (JSON) are kept as the exact text they were
+hashed as.
 
 The tables live in the first schema of the connection's `search_path` (`public`
 unless the URL sets `options=-csearch_path=...`).
@@ -27,6 +32,43 @@ TEXT_SEARCH_CONFIG = "quoteproof_english"
 with its Snowball stemmer but no stopwords, as the SQLite store's porter tokenizer
 (questions drop stopwords themselves, unless nothing else is left)."""
 
+AUDIT_APPEND_ONLY = "the audit log is append-only"
+"""The message of the error raised by any change to a stored audit entry."""
+
+# New in schema 4: documents by collection, the audit log and API keys.
+_SCHEMA_4_DDL = f"""
+CREATE INDEX IF NOT EXISTS documents_by_collection ON documents (collection) WHERE is_current;
+CREATE TABLE IF NOT EXISTS audit_log (
+    seq BIGINT PRIMARY KEY CHECK (seq > 0),
+    entry_id TEXT NOT NULL UNIQUE,
+    time TEXT NOT NULL,
+    "user" TEXT,
+    collections TEXT NOT NULL,
+    body TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE OR REPLACE FUNCTION quoteproof_audit_append_only() RETURNS trigger
+    LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '{AUDIT_APPEND_ONLY}';
+END
+$$;
+CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
+    FOR EACH ROW EXECUTE FUNCTION quoteproof_audit_append_only();
+CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
+    FOR EACH STATEMENT EXECUTE FUNCTION quoteproof_audit_append_only();
+CREATE TABLE IF NOT EXISTS api_keys (
+    key_id TEXT PRIMARY KEY,
+    added BIGINT GENERATED ALWAYS AS IDENTITY,
+    name TEXT NOT NULL,
+    secret_sha256 TEXT NOT NULL,
+    collections TEXT NOT NULL,
+    created TEXT NOT NULL,
+    revoked BOOLEAN NOT NULL DEFAULT false
+)
+"""
+
 SCHEMA_DDL = f"""
 CREATE EXTENSION IF NOT EXISTS vector;
 CREATE TEXT SEARCH DICTIONARY {TEXT_SEARCH_CONFIG}_stem (TEMPLATE = snowball, Language = english);
@@ -45,6 +87,7 @@ CREATE TABLE IF NOT EXISTS documents (
     file_sha256 TEXT NOT NULL,
     ingested_at TIMESTAMPTZ NOT NULL DEFAULT now(),
     is_current BOOLEAN NOT NULL,
+    collection TEXT NOT NULL DEFAULT 'default',
     PRIMARY KEY (doc_id, version),
     UNIQUE (source_path, version)
 );
@@ -66,6 +109,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     ocr BOOLEAN NOT NULL DEFAULT false,
     embed_key TEXT NOT NULL,
     is_current BOOLEAN NOT NULL,
+    collection TEXT NOT NULL DEFAULT 'default',
     search_text TSVECTOR GENERATED ALWAYS AS (
         setweight(to_tsvector('{TEXT_SEARCH_CONFIG}'::regconfig, text), 'A')
         || setweight(to_tsvector('{TEXT_SEARCH_CONFIG}'::regconfig, label), 'C')
@@ -96,12 +140,19 @@ CREATE TABLE IF NOT EXISTS bm25_stats (
     chunks BIGINT NOT NULL,
     tokens BIGINT NOT NULL
 );
-INSERT INTO bm25_stats (chunks, tokens) VALUES (0, 0) ON CONFLICT DO NOTHING
+INSERT INTO bm25_stats (chunks, tokens) VALUES (0, 0) ON CONFLICT DO NOTHING;
+{_SCHEMA_4_DDL}
 """
 
-MIGRATIONS: dict[int, tuple[str, ...]] = {}
-"""Statements that bring a PostgreSQL index of schema version N-1 to N. The first
-PostgreSQL index had schema 3, so there are none yet."""
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    4: (
+        "ALTER TABLE documents ADD COLUMN collection TEXT NOT NULL DEFAULT 'default'",
+        "ALTER TABLE chunks ADD COLUMN collection TEXT NOT NULL DEFAULT 'default'",
+        _SCHEMA_4_DDL,
+    ),
+}
+"""Statements that bring a PostgreSQL index of schema version N-1 to N (the first
+PostgreSQL index had schema 3)."""
 
 HNSW_MAX_DIMENSIONS = 2000
 """pgvector indexes vectors of at most this many dimensions; longer ones are

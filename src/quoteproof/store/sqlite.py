@@ -1,15 +1,22 @@
 """The default store: one SQLite file (WAL mode) with an FTS5 BM25 index over chunks.
 
-Dense search is exact: the vectors of current chunks are read into one matrix,
-kept until the index changes (in this process or another), and multiplied with
-the query vector; at the sizes one SQLite file serves this takes milliseconds.
+Dense search is exact: the vectors of current chunks are read into one matrix
+(with each row's collection), kept until the index changes (in this process or
+another), and multiplied with the query vector; a collection filter masks rows of
+that matrix. At the sizes one SQLite file serves this takes milliseconds.
+
+BM25 statistics (FTS5's) are those of all current chunks; a collection filter is a
+WHERE clause of the ranking query, so a chunk's score never depends on the filter.
+
+The audit log is a table that triggers keep append-only; an entry's `seq` is the
+last one's plus one, read and written in one `BEGIN IMMEDIATE` transaction.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +27,10 @@ from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
 from quoteproof.store.base import (
     EMBEDDING_SPACE_SETTING,
+    GENESIS_HASH,
     SCHEMA_VERSION,
+    ApiKey,
+    AuditEntry,
     CurrentVersion,
     DocumentSummary,
     EmbeddingSpace,
@@ -28,6 +38,8 @@ from quoteproof.store.base import (
     NewDocument,
     PendingEmbedding,
     Vectors,
+    audit_hash,
+    check_collection_name,
     check_vectors,
     decode_space,
     distinct_pending,
@@ -54,6 +66,7 @@ CREATE TABLE IF NOT EXISTS documents (
     file_sha256 TEXT NOT NULL,
     ingested_at TEXT NOT NULL,
     is_current INTEGER NOT NULL,
+    collection TEXT NOT NULL DEFAULT 'default',
     PRIMARY KEY (doc_id, version)
 );
 CREATE INDEX IF NOT EXISTS documents_by_path ON documents (source_path, version);
@@ -98,7 +111,36 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (
     text, label, content='chunks', content_rowid='id',
     tokenize='porter unicode61 remove_diacritics 2'
 );
+CREATE INDEX IF NOT EXISTS documents_by_collection ON documents (collection, is_current);
+CREATE TABLE IF NOT EXISTS audit_log (
+    seq INTEGER PRIMARY KEY,
+    entry_id TEXT NOT NULL UNIQUE,
+    time TEXT NOT NULL,
+    user TEXT,
+    collections TEXT NOT NULL,
+    body TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS api_keys (
+    key_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    secret_sha256 TEXT NOT NULL,
+    collections TEXT NOT NULL,
+    created TEXT NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0
+);
 """
+
+AUDIT_APPEND_ONLY = "the audit log is append-only"
+"""The message of the error raised by any change to a stored audit entry."""
+
+# Triggers hold `;` inside, so they are not part of _SCHEMA (split on `;`).
+_TRIGGERS = tuple(
+    f"CREATE TRIGGER IF NOT EXISTS audit_log_no_{event.lower()} BEFORE {event} ON audit_log "
+    f"BEGIN SELECT RAISE(ABORT, '{AUDIT_APPEND_ONLY}'); END"
+    for event in ("UPDATE", "DELETE")
+)
 
 # Statements that bring an index of schema version N-1 to version N (for N >= 2);
 # tables new in N are created by _SCHEMA itself.
@@ -113,6 +155,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "UPDATE chunks SET embed_key = qp_embed_key((SELECT d.title FROM documents d "
         "WHERE d.doc_id = chunks.doc_id AND d.version = chunks.doc_version), section, text)",
     ),
+    4: ("ALTER TABLE documents ADD COLUMN collection TEXT NOT NULL DEFAULT 'default'",),
 }
 
 # Column weights for bm25(): chunk text counts fully, the label (title, sections) less.
@@ -147,15 +190,66 @@ def _chunk_from_row(row: sqlite3.Row) -> Chunk:
     )
 
 
-def bm25_search_sql(limit: int) -> str:
-    """Return the SQL of a BM25 search over current chunks (one `?`: the MATCH query)."""
+def bm25_search_sql(limit: int, collections: int | None = None) -> str:
+    """Return the SQL of a BM25 search over current chunks (one `?`: the MATCH query,
+    then, with `collections`, that many `?`: the collections searched)."""
     weights = ", ".join(str(w) for w in _BM25_WEIGHTS)
+    only = (
+        f"AND d.collection IN ({','.join('?' * collections)}) " if collections is not None else ""
+    )
     return (
         f"SELECT {_CHUNK_COLUMNS}, -bm25(chunks_fts, {weights}) AS score "
         "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
         "JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version "
-        f"WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT {int(limit)}"
+        f"WHERE chunks_fts MATCH ? {only}ORDER BY score DESC LIMIT {int(limit)}"
     )
+
+
+def _audit_from_row(row: sqlite3.Row) -> AuditEntry:
+    return AuditEntry(
+        seq=row["seq"],
+        entry_id=row["entry_id"],
+        time=row["time"],
+        user=row["user"],
+        collections=tuple(json.loads(row["collections"])),
+        body=row["body"],
+        prev_hash=row["prev_hash"],
+        hash=row["hash"],
+    )
+
+
+def _key_from_row(row: sqlite3.Row) -> ApiKey:
+    return ApiKey(
+        key_id=row["key_id"],
+        name=row["name"],
+        secret_sha256=row["secret_sha256"],
+        collections=tuple(json.loads(row["collections"])),
+        created=row["created"],
+        revoked=bool(row["revoked"]),
+    )
+
+
+def _document_from_row(row: sqlite3.Row) -> Document:
+    return Document(
+        row["doc_id"],
+        row["version"],
+        row["source_path"],
+        row["title"],
+        row["format"],
+        row["text"],
+        row["sha256"],
+        row["collection"],
+    )
+
+
+_Matrix = tuple[str, np.ndarray, list[int], np.ndarray, dict[str, int]]
+"""The cached vectors of current chunks: the search generation they were read at,
+the matrix, the chunk row ids, each row's collection code and the codes by name."""
+
+_GENERATION = "search_generation"
+"""The meta key counting writes that change what dense search sees (documents,
+retirements, vectors), so that other writes (audit entries, keys, settings) keep
+every process's cached matrix."""
 
 
 class SQLiteStore:
@@ -165,7 +259,8 @@ class SQLiteStore:
         self._db = connection
         self.location = location
         self._writes = 0
-        self._matrix: tuple[tuple[int, int], np.ndarray, list[int]] | None = None
+        self._matrix: _Matrix | None = None
+        self._seen: tuple[int, int] | None = None  # (_writes, data_version) last checked
 
     @classmethod
     def open(cls, directory: str | Path, *, create: bool = False) -> SQLiteStore:
@@ -220,6 +315,8 @@ class SQLiteStore:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         self._db.execute(statement)
+                for statement in _TRIGGERS:
+                    self._db.execute(statement)
                 self._db.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                     (str(SCHEMA_VERSION),),
@@ -238,16 +335,33 @@ class SQLiteStore:
         self._db.execute("COMMIT")
         self._writes += 1
 
+    def _searched_data_changed(self) -> None:
+        """Count a write that changes what dense search sees (inside a transaction)."""
+        self._db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, '1') "
+            "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+            (_GENERATION,),
+        )
+
     def current_version(self, source_path: str) -> CurrentVersion | None:
-        """Return the newest version stored for `source_path`, or None."""
+        """Return the current version of `source_path`, or None (never ingested, or retired)."""
         row = self._db.execute(
             "SELECT doc_id, version, sha256, file_sha256 FROM documents "
-            "WHERE source_path = ? ORDER BY version DESC LIMIT 1",
+            "WHERE source_path = ? AND is_current = 1 ORDER BY version DESC LIMIT 1",
             (source_path,),
         ).fetchone()
         if row is None:
             return None
         return CurrentVersion(row["doc_id"], row["version"], row["sha256"], row["file_sha256"])
+
+    def _latest_version(self, source_path: str) -> tuple[str, int] | None:
+        """The doc id and newest version number stored for `source_path`, retired or not."""
+        row = self._db.execute(
+            "SELECT doc_id, version FROM documents WHERE source_path = ? "
+            "ORDER BY version DESC LIMIT 1",
+            (source_path,),
+        ).fetchone()
+        return (row["doc_id"], row["version"]) if row is not None else None
 
     def _allocate_doc_id(self, source_path: str) -> str:
         for candidate in doc_id_candidates(source_path):
@@ -259,7 +373,13 @@ class SQLiteStore:
         raise StoreError(f"cannot allocate a document id for {source_path}")
 
     def add_document(self, new: NewDocument) -> Document:
-        """Store `new` as the next version of its source path, in one transaction."""
+        """Store `new` as the next version of its source path, in one transaction.
+
+        After the path's document was retired, the new version is current again
+        (its number continues the retired ones'). Raises ValueError for an invalid
+        collection name.
+        """
+        check_collection_name(new.collection)
         sha = sha256_text(new.text)
         with self._transaction():
             previous = self.current_version(new.source_path)
@@ -267,14 +387,18 @@ class SQLiteStore:
                 stored = self.get_document(previous.doc_id, previous.version)
                 assert stored is not None
                 return stored
-            if previous is None:
+            latest = self._latest_version(new.source_path)
+            if latest is None:
                 doc_id, version = self._allocate_doc_id(new.source_path), 1
             else:
-                doc_id, version = previous.doc_id, previous.version + 1
+                doc_id, version = latest[0], latest[1] + 1
+            if previous is not None:
                 self._retire(doc_id, previous.version)
+            self._searched_data_changed()
             self._db.execute(
                 "INSERT INTO documents (doc_id, version, source_path, title, format, text, "
-                "sha256, file_sha256, ingested_at, is_current) VALUES (?,?,?,?,?,?,?,?,?,1)",
+                "sha256, file_sha256, ingested_at, is_current, collection) "
+                "VALUES (?,?,?,?,?,?,?,?,?,1,?)",
                 (
                     doc_id,
                     version,
@@ -285,6 +409,7 @@ class SQLiteStore:
                     sha,
                     new.file_sha256,
                     datetime.now(UTC).isoformat(timespec="seconds"),
+                    new.collection,
                 ),
             )
             self._db.executemany(
@@ -331,10 +456,13 @@ class SQLiteStore:
                     "INSERT INTO originals (doc_id, version, content) VALUES (?,?,?)",
                     (doc_id, version, new.original),
                 )
-        return Document(doc_id, version, new.source_path, new.title, new.format, new.text, sha)
+        return Document(
+            doc_id, version, new.source_path, new.title, new.format, new.text, sha, new.collection
+        )
 
     def _retire(self, doc_id: str, version: int) -> None:
-        """Take a superseded version out of the search index (it stays readable)."""
+        """Take a superseded or retired version out of the search index (it stays
+        readable)."""
         self._db.execute(
             "UPDATE documents SET is_current = 0 WHERE doc_id = ? AND version = ?",
             (doc_id, version),
@@ -353,25 +481,34 @@ class SQLiteStore:
             sql += " AND version = ?"
             params += (version,)
         row = self._db.execute(sql + " ORDER BY version DESC LIMIT 1", params).fetchone()
-        if row is None:
-            return None
-        return Document(
-            row["doc_id"],
-            row["version"],
-            row["source_path"],
-            row["title"],
-            row["format"],
-            row["text"],
-            row["sha256"],
-        )
+        return _document_from_row(row) if row is not None else None
 
-    def list_documents(self) -> list[DocumentSummary]:
-        """Return the current version of every stored document, by source path."""
-        rows = self._db.execute(
-            "SELECT doc_id, version, source_path, title, format, sha256 FROM documents "
-            "WHERE is_current = 1 ORDER BY source_path"
-        ).fetchall()
+    def list_documents(self, collections: Iterable[str] | None = None) -> list[DocumentSummary]:
+        """Return the current version of every stored document (of `collections`
+        only, when given), by source path."""
+        sql = (
+            "SELECT doc_id, version, source_path, title, format, sha256, collection "
+            "FROM documents WHERE is_current = 1"
+        )
+        wanted: tuple[str, ...] = ()
+        if collections is not None:
+            wanted = tuple(collections)
+            sql += f" AND collection IN ({','.join('?' * len(wanted))})"
+        rows = self._db.execute(sql + " ORDER BY source_path", wanted).fetchall()
         return [DocumentSummary(*row) for row in rows]
+
+    def retire_document(self, doc_id: str) -> bool:
+        """Take every version of `doc_id` out of search and listing (they stay
+        readable); False when `doc_id` has no current version."""
+        with self._transaction():
+            rows = self._db.execute(
+                "SELECT version FROM documents WHERE doc_id = ? AND is_current = 1", (doc_id,)
+            ).fetchall()
+            for row in rows:
+                self._retire(doc_id, row["version"])
+            if rows:
+                self._searched_data_changed()
+        return bool(rows)
 
     def get_chunk(self, ref: str) -> Chunk | None:
         """Return the chunk with `ref` (of any version), or None."""
@@ -428,38 +565,72 @@ class SQLiteStore:
         ).fetchall()
         return [row["source_path"] for row in rows]
 
-    def search_bm25(self, query: str, limit: int) -> list[Hit]:
-        """Return up to `limit` current chunks ranked by BM25 for `query`, best first."""
+    def search_bm25(
+        self, query: str, limit: int, collections: Iterable[str] | None = None
+    ) -> list[Hit]:
+        """Return up to `limit` current chunks ranked by BM25 for `query`, best first
+        (of documents in `collections` only, when given)."""
         match = fts_match_query(query)
-        if match is None or limit <= 0:
+        wanted = tuple(collections) if collections is not None else None
+        if match is None or limit <= 0 or wanted == ():
             return []
-        rows = self._db.execute(bm25_search_sql(limit), (match,)).fetchall()
+        sql = bm25_search_sql(limit, len(wanted) if wanted is not None else None)
+        rows = self._db.execute(sql, (match, *(wanted or ()))).fetchall()
         return [
             Hit(chunk=_chunk_from_row(row), score=float(row["score"]), rank=rank)
             for rank, row in enumerate(rows, start=1)
         ]
 
-    def _current_vectors(self) -> tuple[np.ndarray, list[int]]:
-        """The vectors of current chunks as one matrix, with the chunk row ids."""
-        generation = (self._writes, self._db.execute("PRAGMA data_version").fetchone()[0])
+    def _current_vectors(self) -> _Matrix:
+        """The vectors of current chunks as one matrix, with the chunk row ids and
+        each row's collection (as a code, and the codes by collection name)."""
+        seen = (self._writes, self._db.execute("PRAGMA data_version").fetchone()[0])
+        if self._matrix is not None and self._seen == seen:
+            return self._matrix
+        self._seen = seen
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (_GENERATION,)).fetchone()
+        generation = str(row["value"]) if row is not None else ""
         if self._matrix is None or self._matrix[0] != generation:
             rows = self._db.execute(
-                f"SELECT c.id, e.vector FROM {_CHUNK_FROM} JOIN embeddings e "
+                f"SELECT c.id, e.vector, d.collection FROM {_CHUNK_FROM} JOIN embeddings e "
                 "ON e.key = c.embed_key WHERE d.is_current = 1 ORDER BY c.id"
             ).fetchall()
             space = self.embedding_space()
             dims = space.dimensions if space else 0
             matrix = np.frombuffer(b"".join(r["vector"] for r in rows), dtype="<f4")
-            self._matrix = (generation, matrix.reshape(len(rows), dims), [r["id"] for r in rows])
-        return self._matrix[1], self._matrix[2]
+            codes: dict[str, int] = {}
+            row_codes = np.fromiter(
+                (codes.setdefault(r["collection"], len(codes)) for r in rows),
+                dtype=np.int32,
+                count=len(rows),
+            )
+            self._matrix = (
+                generation,
+                matrix.reshape(len(rows), dims),
+                [r["id"] for r in rows],
+                row_codes,
+                codes,
+            )
+        return self._matrix
 
-    def search_dense(self, vector: Vectors, limit: int) -> list[Hit]:
-        """Return up to `limit` current chunks ranked by cosine similarity, best first."""
-        matrix, ids = self._current_vectors()
+    def search_dense(
+        self, vector: Vectors, limit: int, collections: Iterable[str] | None = None
+    ) -> list[Hit]:
+        """Return up to `limit` current chunks ranked by cosine similarity, best first
+        (of documents in `collections` only, when given)."""
+        _, matrix, ids, row_codes, codes = self._current_vectors()
         if limit <= 0 or not ids:
             return []
         scores = matrix @ np.asarray(vector, dtype=np.float32).reshape(-1)
-        count = min(limit, len(ids))
+        available = len(ids)
+        if collections is not None:
+            wanted = [codes[name] for name in set(collections) if name in codes]
+            outside = ~np.isin(row_codes, wanted)
+            available -= int(outside.sum())
+            if available == 0:
+                return []
+            scores[outside] = -np.inf
+        count = min(limit, available)
         best = np.argpartition(-scores, count - 1)[:count]
         best = best[np.argsort(-scores[best], kind="stable")]
         wanted = [ids[i] for i in best]
@@ -512,6 +683,7 @@ class SQLiteStore:
                 "INSERT OR IGNORE INTO embeddings (key, vector) VALUES (?, ?)",
                 ((key, row.tobytes()) for key, row in zip(keys, rows, strict=True)),
             )
+            self._searched_data_changed()
 
     def get_setting(self, name: str) -> str | None:
         """Return an index-wide setting, or None when it was never set."""
@@ -526,6 +698,95 @@ class SQLiteStore:
             self._db.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (f"setting:{name}", value)
             )
+
+    def append_audit(
+        self,
+        entry_id: str,
+        time: str,
+        user: str | None,
+        collections: tuple[str, ...],
+        body: str,
+    ) -> AuditEntry:
+        """Append one entry to the audit log, chained to the last one, and record the
+        new head as the setting `audit_head`, in one transaction. Raises StoreError
+        when `entry_id` is already taken."""
+        try:
+            with self._transaction():
+                last = self._db.execute(
+                    "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1"
+                ).fetchone()
+                seq, prev_hash = (last["seq"] + 1, last["hash"]) if last else (1, GENESIS_HASH)
+                collections = tuple(collections)
+                chained = audit_hash(prev_hash, seq, entry_id, time, user, collections, body)
+                self._db.execute(
+                    "INSERT INTO audit_log (seq, entry_id, time, user, collections, body, "
+                    "prev_hash, hash) VALUES (?,?,?,?,?,?,?,?)",
+                    (
+                        seq,
+                        entry_id,
+                        time,
+                        user,
+                        json.dumps(list(collections), ensure_ascii=False),
+                        body,
+                        prev_hash,
+                        chained,
+                    ),
+                )
+                self._db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('setting:audit_head', ?)",
+                    (f"{seq}:{chained}",),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
+        return AuditEntry(seq, entry_id, time, user, collections, body, prev_hash, chained)
+
+    def audit_entries(self, after_seq: int = 0, limit: int | None = None) -> list[AuditEntry]:
+        """Return the audit entries with `seq > after_seq`, in order, at most `limit`."""
+        rows = self._db.execute(
+            "SELECT * FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?",
+            (after_seq, -1 if limit is None else max(limit, 0)),
+        ).fetchall()
+        return [_audit_from_row(row) for row in rows]
+
+    def get_audit_entry(self, entry_id: str) -> AuditEntry | None:
+        """Return the audit entry with the public id `entry_id`, or None."""
+        row = self._db.execute("SELECT * FROM audit_log WHERE entry_id = ?", (entry_id,)).fetchone()
+        return _audit_from_row(row) if row is not None else None
+
+    def add_api_key(self, key: ApiKey) -> None:
+        """Store a new API key; raise StoreError when its `key_id` is taken."""
+        try:
+            with self._transaction():
+                self._db.execute(
+                    "INSERT INTO api_keys (key_id, name, secret_sha256, collections, created, "
+                    "revoked) VALUES (?,?,?,?,?,?)",
+                    (
+                        key.key_id,
+                        key.name,
+                        key.secret_sha256,
+                        json.dumps(list(key.collections), ensure_ascii=False),
+                        key.created,
+                        int(key.revoked),
+                    ),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"API key {key.key_id!r} cannot be added: {exc}") from exc
+
+    def get_api_key(self, key_id: str) -> ApiKey | None:
+        """Return the key with `key_id` (revoked ones too), or None."""
+        row = self._db.execute("SELECT * FROM api_keys WHERE key_id = ?", (key_id,)).fetchone()
+        return _key_from_row(row) if row is not None else None
+
+    def list_api_keys(self) -> list[ApiKey]:
+        """Return every key, oldest first."""
+        rows = self._db.execute("SELECT * FROM api_keys ORDER BY created, rowid").fetchall()
+        return [_key_from_row(row) for row in rows]
+
+    def revoke_api_key(self, key_id: str) -> bool:
+        """Mark a key revoked; False when there is no such key."""
+        with self._transaction():
+            cursor = self._db.execute("UPDATE api_keys SET revoked = 1 WHERE key_id = ?", (key_id,))
+        return cursor.rowcount > 0
 
     def stats(self) -> IndexStats:
         """Return counts of current documents, all versions, current chunks and vectors."""

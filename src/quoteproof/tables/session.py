@@ -8,7 +8,7 @@ not over the preview the model was shown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 
@@ -84,20 +84,29 @@ class TableSession:
     The table list is read once, at first use, so one answer sees one state of the
     index. A table's name in the session (`TableInfo.name`, `DataResult.table`,
     messages) is its file name, or a longer tail of its path when two tables share
-    a file name (`session_names`). Every method raises `TableError` with a message
-    a model can act on.
+    a file name (`session_names`). With `collections`, only tables of documents in
+    those collections exist for the session. Every method raises `TableError` with
+    a message a model can act on.
     """
 
-    def __init__(self, store: Store, *, preview_rows: int = PREVIEW_ROWS) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        preview_rows: int = PREVIEW_ROWS,
+        collections: Collection[str] | None = None,
+    ) -> None:
         self._store = store
         self._preview_rows = preview_rows
+        self._collections = collections
         self._listed: list[_Listed] | None = None
         self._tables: dict[str, Table] = {}
         self._entries: dict[str, _Entry] = {}
 
     def _catalogue(self) -> list[_Listed]:
         if self._listed is None:
-            summaries = [s for s in self._store.list_documents() if s.format in TABLE_FORMATS]
+            listed = self._store.list_documents(self._collections)
+            summaries = [s for s in listed if s.format in TABLE_FORMATS]
             names = session_names([s.source_path for s in summaries])
             self._listed = [_Listed(n, s) for n, s in zip(names, summaries, strict=True)]
         return self._listed

@@ -1,0 +1,646 @@
+"""The JSON API under `/v1/`.
+
+Every endpoint that touches documents or answers acts for the request's
+`Principal` and sees only its collections: searches and answers are limited to
+them, and a single item of another collection (document, source, answer, job) is
+answered 404, exactly as an item that does not exist. Asking to read a collection
+the key lacks is 403; so is writing into one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import unicodedata
+import uuid
+from collections.abc import Collection
+from pathlib import Path
+from typing import Annotated, Any, Literal, cast
+
+from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from quoteproof.audit import record_answer, visible_to
+from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_SEARCH_TOP_K, Index, StoreLookup
+from quoteproof.ingest.files import SUPPORTED_SUFFIXES
+from quoteproof.ingest.sniff import mislabel_cause
+from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, Chunk, Document, Layout
+from quoteproof.receipts import verify_answer
+from quoteproof.render.hits import hit_to_dict
+from quoteproof.render.json import answer_from_dict, answer_to_dict
+from quoteproof.server.auth import Principal, optional_principal, principal
+from quoteproof.server.state import AppStateDep
+from quoteproof.store.base import Store, check_collection_name
+from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
+
+router = APIRouter(prefix="/v1", tags=["v1"])
+
+MAX_TOP_K = 100
+MAX_CONTEXT = 10_000
+MAX_FILES_PER_UPLOAD = 100
+MAX_NAME_CHARS = 200
+SNIFF_BYTES = 1024
+
+PrincipalDep = Annotated[Principal, Depends(principal)]
+StateDep = AppStateDep
+
+_NOT_FOUND = "not found"
+
+
+# --- response and request models (for validation and the OpenAPI schema) ---
+
+
+class ErrorBody(BaseModel):
+    """Every error: a one-line message."""
+
+    error: str
+
+
+class AskRequest(BaseModel):
+    """A question, and how to answer it."""
+
+    question: str = Field(min_length=1, max_length=10_000)
+    mode: Literal["quote", "cite", "rationale", "agent"] = "quote"
+    strictness: Literal["strict", "lenient"] = "strict"
+    max_steps: int = Field(DEFAULT_MAX_STEPS, ge=1, le=50)
+    top_k: int = Field(DEFAULT_ASK_TOP_K, ge=1, le=MAX_TOP_K)
+    collections: list[str] | None = Field(
+        None,
+        description="Only these collections (each must be the key's); default: all of the key's.",
+    )
+
+
+class HitBody(BaseModel):
+    """One search hit (as `quoteproof search --format json`)."""
+
+    ref: str
+    doc_id: str
+    source_path: str
+    score: float
+    rank: int
+    label: str
+    text: str
+
+
+class SearchBody(BaseModel):
+    query: str
+    hits: list[HitBody]
+
+
+class DocumentBody(BaseModel):
+    """The current version of a document, without its text."""
+
+    doc_id: str
+    version: int
+    source_path: str
+    title: str
+    format: str
+    sha256: str
+    collection: str
+
+
+class DocumentsBody(BaseModel):
+    documents: list[DocumentBody]
+
+
+class FileResultBody(BaseModel):
+    path: str
+    status: str
+    error: str | None
+    doc_id: str | None
+    version: int | None
+
+
+class JobBody(BaseModel):
+    """An ingest job: `state` is queued, running, done (every file tried; see each
+    file's `status`) or failed (the job itself failed: `error`)."""
+
+    job: str
+    state: Literal["queued", "running", "done", "failed"]
+    collection: str
+    total: int
+    done: int
+    results: list[FileResultBody]
+    error: str | None
+    created: str
+    finished: str | None
+
+
+class RetiredBody(BaseModel):
+    doc_id: str
+    retired: bool
+
+
+class AnswerRecordBody(BaseModel):
+    """An answer from the audit log: its id, when and by whom it was asked, over
+    which collections (`*`: the whole index), and the answer JSON."""
+
+    id: str
+    time: str
+    user: str | None
+    collections: list[str]
+    answer: dict[str, Any]
+
+
+class CheckBody(BaseModel):
+    """The verdict on one quote (`cited`: a passage cited by prose)."""
+
+    quote_id: str
+    ref: str
+    valid: bool
+    problems: list[str]
+    cited: bool
+
+
+class BoxBody(BaseModel):
+    """A rectangle on a page (1-based) in PDF points, origin bottom-left."""
+
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+class SourceBody(BaseModel):
+    """A span of a stored document version, with context and location."""
+
+    doc_id: str
+    version: int
+    title: str
+    source_path: str
+    format: str
+    collection: str
+    sha256: str
+    length: int
+    start: int
+    end: int
+    text: str
+    before: str
+    after: str
+    pages: list[int] | None
+    boxes: list[BoxBody]
+    ocr: bool
+
+
+class HealthBody(BaseModel):
+    """`documents`: how many current documents the presented key may see (all of
+    them without auth); null when no valid key is presented."""
+
+    status: str
+    documents: int | None
+
+
+class VersionBody(BaseModel):
+    version: str
+    answer_schema: str
+    api: str
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorBody, "description": "No valid API key"},
+    403: {"model": ErrorBody, "description": "A collection the key lacks"},
+    404: {"model": ErrorBody, "description": "No such item (or another collection's)"},
+}
+
+
+def _not_found() -> HTTPException:
+    return HTTPException(404, _NOT_FOUND)
+
+
+def _visible_document(
+    store: Store, who: Principal, doc_id: str, version: int | None = None
+) -> Document:
+    """The document version `who` may see, or 404 (missing or another collection's)."""
+    document = store.get_document(doc_id, version)
+    if document is None or not who.allows(document.collection):
+        raise _not_found()
+    return document
+
+
+# --- answers ---
+
+
+@router.post(
+    "/ask",
+    summary="Answer a question with verbatim quotes",
+    response_description="The answer JSON (`quoteproof.answer/1`), as `ask --format json`",
+    responses={**_ERRORS, 200: {"content": {"application/json": {"schema": {"type": "object"}}}}},
+)
+def ask(body: AskRequest, who: PrincipalDep, state: StateDep) -> JSONResponse:
+    """Answer `question` from the key's collections (or the subset named in
+    `collections`). The answer is recorded in the audit log; `Location` and
+    `X-Answer-Id` name the entry (`GET /v1/answers/{id}`)."""
+    scope = who.scope(body.collections)
+    index = state.index()
+    answer = index.ask(
+        body.question,
+        backend=state.backend(),
+        top_k=body.top_k,
+        mode=body.mode,
+        strictness=body.strictness,
+        max_steps=body.max_steps,
+        collections=scope,
+    )
+    entry = record_answer(index, answer, user=who.name, collections=scope)
+    return JSONResponse(
+        answer_to_dict(answer),
+        headers={"Location": f"/v1/answers/{entry.entry_id}", "X-Answer-Id": entry.entry_id},
+    )
+
+
+@router.get(
+    "/answers/{answer_id}",
+    summary="An answer from the audit log",
+    response_model=AnswerRecordBody,
+    responses=_ERRORS,
+)
+def get_answer(answer_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
+    """Return a recorded answer; 404 unless the key may see every collection it was
+    asked over."""
+    entry = state.index().store.get_audit_entry(answer_id)
+    if entry is None or not visible_to(entry, who.collections):
+        raise _not_found()
+    return {
+        "id": entry.entry_id,
+        "time": entry.time,
+        "user": entry.user,
+        "collections": list(entry.collections),
+        "answer": json.loads(entry.body),
+    }
+
+
+class _ScopedStore:
+    """A read-only view of a store in which documents (and their chunks and
+    layouts) outside `collections` do not exist; only what `verify_answer` reads."""
+
+    def __init__(self, store: Store, who: Principal) -> None:
+        self._store = store
+        self._who = who
+
+    def get_document(self, doc_id: str, version: int | None = None) -> Document | None:
+        document = self._store.get_document(doc_id, version)
+        return document if document is not None and self._who.allows(document.collection) else None
+
+    def get_chunk(self, ref: str) -> Chunk | None:
+        chunk = self._store.get_chunk(ref)
+        if chunk is None or self.get_document(chunk.doc_id, chunk.doc_version) is None:
+            return None
+        return chunk
+
+    def get_layout(self, doc_id: str, version: int) -> Layout | None:
+        if self.get_document(doc_id, version) is None:
+            return None
+        return self._store.get_layout(doc_id, version)
+
+
+@router.post(
+    "/verify",
+    summary="Re-check the quotes of a saved answer",
+    response_model=list[CheckBody],
+    responses={**_ERRORS, 400: {"model": ErrorBody, "description": "Not an answer JSON"}},
+)
+def verify(
+    answer: Annotated[dict[str, Any], Body(description="An answer JSON (`quoteproof.answer/1`)")],
+    who: PrincipalDep,
+    state: StateDep,
+) -> list[dict[str, Any]]:
+    """Check every quote (and cited passage) of `answer` against the index, as
+    `quoteproof verify` does. Documents of collections the key lacks count as
+    absent."""
+    try:
+        parsed = answer_from_dict(answer)
+    except ValueError as exc:
+        raise HTTPException(400, f"not a valid answer: {exc}") from exc
+    store = state.index().store
+    view = store if who.collections is None else cast(Store, _ScopedStore(store, who))
+    return [
+        {
+            "quote_id": check.quote_id,
+            "ref": check.ref,
+            "valid": check.valid,
+            "problems": list(check.problems),
+            "cited": check.cited,
+        }
+        for check in verify_answer(parsed, view)
+    ]
+
+
+# --- search and sources ---
+
+
+@router.get(
+    "/search", summary="Search the key's documents", response_model=SearchBody, responses=_ERRORS
+)
+def search(
+    who: PrincipalDep,
+    state: StateDep,
+    q: Annotated[str, Query(min_length=1, max_length=10_000, description="The query")],
+    top_k: Annotated[int, Query(ge=1, le=MAX_TOP_K)] = DEFAULT_SEARCH_TOP_K,
+    collection: Annotated[
+        list[str] | None, Query(description="Only these collections (repeat for several)")
+    ] = None,
+) -> dict[str, Any]:
+    """Return the best `top_k` chunks for `q`, with their text."""
+    hits = state.index().search(q, top_k=top_k, collections=who.scope(collection))
+    return {"query": q, "hits": [hit_to_dict(hit, with_text=True) for hit in hits]}
+
+
+@router.get(
+    "/sources/{doc_id}",
+    summary="A span of a stored document",
+    response_model=SourceBody,
+    responses={**_ERRORS, 400: {"model": ErrorBody, "description": "Offsets out of range"}},
+)
+def source(
+    doc_id: str,
+    who: PrincipalDep,
+    state: StateDep,
+    version: Annotated[int | None, Query(ge=1, description="Default: the newest")] = None,
+    start: Annotated[int | None, Query(description="Default: 0")] = None,
+    end: Annotated[int | None, Query(description="Default: the end of the text")] = None,
+    context: Annotated[int, Query(ge=0, le=MAX_CONTEXT)] = 200,
+) -> dict[str, Any]:
+    """Return `text[start:end]` of a document version with `context` characters
+    around it, its pages and (PDF) boxes."""
+    store = state.index().store
+    document = _visible_document(store, who, doc_id, version)
+    text = document.text
+    start = 0 if start is None else start
+    end = len(text) if end is None else end
+    if not 0 <= start < end <= len(text):
+        raise HTTPException(
+            400, f"need 0 <= start < end <= {len(text)}, got start={start}, end={end}"
+        )
+    with StoreLookup(store) as lookup:
+        location = lookup.locate(document, start, end)
+    return {
+        "doc_id": document.doc_id,
+        "version": document.version,
+        "title": document.title,
+        "source_path": document.source_path,
+        "format": document.format,
+        "collection": document.collection,
+        "sha256": document.sha256,
+        "length": len(text),
+        "start": start,
+        "end": end,
+        "text": text[start:end],
+        "before": text[max(0, start - context) : start],
+        "after": text[end : end + context],
+        "pages": list(location.pages) if location.pages else None,
+        "boxes": [
+            {"page": b.page, "x0": b.x0, "y0": b.y0, "x1": b.x1, "y1": b.y1} for b in location.boxes
+        ],
+        "ocr": location.ocr,
+    }
+
+
+# --- documents and ingest jobs ---
+
+
+@router.get(
+    "/documents", summary="The key's documents", response_model=DocumentsBody, responses=_ERRORS
+)
+def list_documents(
+    who: PrincipalDep,
+    state: StateDep,
+    collection: Annotated[
+        list[str] | None, Query(description="Only these collections (repeat for several)")
+    ] = None,
+) -> dict[str, Any]:
+    """List the current version of every document the key may see, by source path."""
+    summaries = state.index().store.list_documents(who.scope(collection))
+    return {
+        "documents": [
+            {
+                "doc_id": s.doc_id,
+                "version": s.version,
+                "source_path": s.source_path,
+                "title": s.title,
+                "format": s.format,
+                "sha256": s.sha256,
+                "collection": s.collection,
+            }
+            for s in summaries
+        ]
+    }
+
+
+@router.delete(
+    "/documents/{doc_id}",
+    summary="Retire a document",
+    response_model=RetiredBody,
+    responses=_ERRORS,
+)
+def retire(doc_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
+    """Take a document out of search and listing; its stored versions stay readable
+    (old answers still verify)."""
+    store = state.index().store
+    _visible_document(store, who, doc_id)
+    if not store.retire_document(doc_id):
+        raise _not_found()
+    return {"doc_id": doc_id, "retired": True}
+
+
+class UploadTooLarge(Exception):
+    """The request body grew past the upload limit."""
+
+
+def safe_name(raw: str | None) -> str:
+    """The file name to store an upload under: the last component of `raw` (either
+    separator), control and format characters (NUL, bidi overrides) replaced by
+    `_`, at most `MAX_NAME_CHARS` long (suffix kept). Raises `HTTPException` 400
+    for a missing, empty or dots-only name."""
+    name = re.split(r"[\\/]", raw or "")[-1]
+    name = "".join(
+        "_" if unicodedata.category(c) in ("Cc", "Cf") else c
+        for c in unicodedata.normalize("NFC", name)
+    ).strip()
+    if not name or set(name) == {"."}:
+        raise HTTPException(400, f"unusable file name {raw!r}")
+    if len(name) > MAX_NAME_CHARS:
+        suffix = Path(name).suffix[:20]
+        name = name[: MAX_NAME_CHARS - len(suffix)] + suffix
+    return name
+
+
+def upload_path(upload_dir: Path, name: str) -> Path:
+    """`upload_dir/<uuid4>/<name>`, checked to lie inside `upload_dir` (400 if not)."""
+    path = upload_dir / uuid.uuid4().hex / name
+    if not path.resolve().is_relative_to(upload_dir.resolve()) or path.parent.parent != upload_dir:
+        raise HTTPException(400, f"unusable file name {name!r}")
+    return path
+
+
+def _limited(request: Request, limit: int) -> Request:
+    """`request` whose body reading raises `UploadTooLarge` past `limit` bytes, so
+    at most one chunk beyond the limit is ever received."""
+    received = 0
+    receive = request.receive
+
+    async def limited_receive() -> Any:
+        nonlocal received
+        message = await receive()
+        if message["type"] == "http.request":
+            received += len(message.get("body", b""))
+            if received > limit:
+                raise UploadTooLarge
+        return message
+
+    return Request(request.scope, limited_receive)
+
+
+def _too_large(limit_mb: float) -> HTTPException:
+    return HTTPException(413, f"upload larger than the {limit_mb:g} MB limit")
+
+
+async def _checked_file(item: UploadFile) -> tuple[str, UploadFile]:
+    """The safe name of an uploaded file after checking its type; 415 with the cause
+    for an unsupported suffix or content that is another kind of file."""
+    name = safe_name(item.filename)
+    suffix = Path(name).suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        shown = f"'{suffix}'" if suffix else "no suffix"
+        raise HTTPException(
+            415,
+            f"{name}: unsupported file type {shown} (supported: {', '.join(SUPPORTED_SUFFIXES)})",
+        )
+    head = await item.read(SNIFF_BYTES)
+    await item.seek(0)
+    cause = mislabel_cause(head, suffix)
+    if cause is not None:
+        raise HTTPException(415, f"{name}: {cause}")
+    return name, item
+
+
+def _store_files(files: list[tuple[str, UploadFile]], upload_dir: Path) -> list[Path]:
+    """Write the uploads under `upload_dir`, each in a new folder."""
+    stored = []
+    for name, item in files:
+        path = upload_path(upload_dir, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("xb") as out:
+            shutil.copyfileobj(item.file, out)
+        stored.append(path)
+    return stored
+
+
+_UPLOAD_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {
+                        "file": {
+                            "type": "array",
+                            "items": {"type": "string", "format": "binary"},
+                            "description": "One or more files (repeat the field)",
+                        },
+                        "collection": {"type": "string", "default": DEFAULT_COLLECTION},
+                    },
+                }
+            }
+        },
+    }
+}
+
+
+@router.post(
+    "/documents",
+    summary="Upload files to ingest",
+    status_code=202,
+    response_model=JobBody,
+    openapi_extra=_UPLOAD_BODY,
+    responses={
+        **_ERRORS,
+        400: {"model": ErrorBody, "description": "No file, a bad name or collection"},
+        413: {"model": ErrorBody, "description": "Larger than the upload limit"},
+        415: {"model": ErrorBody, "description": "Unsupported or mislabelled file"},
+    },
+)
+async def upload(
+    request: Request, response: Response, who: PrincipalDep, state: StateDep
+) -> dict[str, Any]:
+    """Store the files of a multipart upload (fields `file`, repeated, and
+    `collection`, default `default`) and ingest them in the background: poll
+    `GET /v1/jobs/{job}`. Every file is checked before any is stored; the whole
+    request may carry at most the server's upload limit."""
+    limit_mb = state.config.max_upload_mb
+    limit = int(limit_mb * 1_000_000)
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise _too_large(limit_mb)
+    try:
+        form = await _limited(request, limit).form(
+            max_files=MAX_FILES_PER_UPLOAD, max_fields=MAX_FILES_PER_UPLOAD
+        )
+    except UploadTooLarge:
+        raise _too_large(limit_mb) from None
+    try:
+        collection = form.get("collection") or DEFAULT_COLLECTION
+        if not isinstance(collection, str):
+            raise HTTPException(400, "'collection' must be a form field, not a file")
+        try:
+            check_collection_name(collection)
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from exc
+        if not who.allows(collection):
+            raise HTTPException(403, f"this key cannot write into collection '{collection}'")
+        items = [item for _, item in form.multi_items() if isinstance(item, UploadFile)]
+        if not items:
+            raise HTTPException(400, "no file uploaded (multipart field 'file')")
+        checked = [await _checked_file(item) for item in items]
+        paths = await run_in_threadpool(_store_files, checked, state.upload_dir)
+    finally:
+        await form.close()
+    job = state.jobs.submit(paths, collection, user=who.name)
+    response.headers["Location"] = f"/v1/jobs/{job.id}"
+    return job.snapshot()
+
+
+@router.get(
+    "/jobs/{job_id}", summary="Progress of an ingest job", response_model=JobBody, responses=_ERRORS
+)
+def get_job(job_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
+    """Return an upload's ingest progress; 404 for another collection's job."""
+    job = state.jobs.get(job_id)
+    if job is None or not who.allows(job.collection):
+        raise _not_found()
+    return job.snapshot()
+
+
+# --- service ---
+
+
+def _visible_count(index: Index, collections: Collection[str] | None) -> int:
+    if collections is None:
+        return index.store.stats().documents
+    return len(index.store.list_documents(collections))
+
+
+@router.get("/health", summary="Liveness and document count", response_model=HealthBody)
+def health(
+    state: StateDep, who: Annotated[Principal | None, Depends(optional_principal)]
+) -> dict[str, Any]:
+    """`{"status": "ok", "documents": N}`; needs no key (N only with one)."""
+    index = state.index()
+    return {
+        "status": "ok",
+        "documents": None if who is None else _visible_count(index, who.collections),
+    }
+
+
+@router.get("/version", summary="Server and answer-schema versions", response_model=VersionBody)
+def version() -> dict[str, Any]:
+    """The quoteproof version, the answer JSON schema and the API version."""
+    from quoteproof.server.app import version as app_version
+
+    return {"version": app_version(), "answer_schema": ANSWER_SCHEMA, "api": "v1"}

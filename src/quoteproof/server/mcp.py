@@ -1,0 +1,325 @@
+"""`quoteproof mcp`: the index as a Model Context Protocol server over stdio.
+
+Three tools let a desktop assistant quote documents instead of paraphrasing them:
+`search` finds passages, `quote` turns a ref (and, optionally, the words the
+assistant means to quote) into the source's own words with a receipt, and `ask`
+answers a question as `quoteproof ask` does and records it in the audit log.
+Quotes come only from the resolver (DESIGN.md §1): words that match no source
+passage are a tool error, never a quote. With `collections`, every tool sees only
+documents of those collections.
+
+The index is opened, used and closed on one worker thread (a SQLite connection
+belongs to the thread that opened it); tool calls wait for it in turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from types import TracebackType
+from typing import Annotated, Any, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+from typing_extensions import TypedDict
+
+from quoteproof import __version__
+from quoteproof.audit import record_answer
+from quoteproof.errors import QuoteproofError
+from quoteproof.index import Index, StoreLookup
+from quoteproof.llm.base import Backend
+from quoteproof.model import AnswerMode, Quote, Rejected
+from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, resolve_quote
+from quoteproof.render.json import answer_to_dict
+
+__all__ = ["MAX_SEARCH_TOP_K", "MCP_USER", "McpServer", "QuoteResult", "SearchHit", "Tools"]
+
+MCP_USER = "mcp"
+"""The user the audit log records for answers asked through MCP."""
+MAX_SEARCH_TOP_K = 50
+
+_T = TypeVar("_T")
+
+INSTRUCTIONS = """\
+quoteproof serves a collection of documents. Quotations from it must be the \
+documents' own words: find passages with `search`, then get the exact words with \
+`quote` and present its `text` verbatim, as a quotation, citing its `label`. Never \
+present your own paraphrase or recollection as a quotation. `ask` answers a \
+question in one call, with verbatim quotes and their receipts."""
+
+SEARCH_DESCRIPTION = """\
+Find passages in the indexed documents, best first. Each hit has `ref` (pass it to \
+`quote`), `label` (document › section › page: cite this), `source_path`, `score` \
+(higher is better) and `text`, the passage as stored. To quote a passage to the \
+user, call `quote`: it returns the exact words with a receipt."""
+
+QUOTE_DESCRIPTION = """\
+Get the exact words of a source passage, with a receipt. Give `ref` alone for the \
+whole passage, or `ref` and `words` (what you want to quote, even approximately) \
+for the span of the source that matches them, looked for in that passage and the \
+passages next to it. The result's `text` is the source's own wording and may \
+differ from `words`: present `text` to the user verbatim, as a quotation (never \
+reworded, shortened or merged with other text), and cite it with `label`. `match` \
+says how it was found (ref, exact, normalized or fuzzy); `differs`, when set, names \
+a number, unit or negation in which `words` differ from the source. When no \
+passage matches the words the call fails: then do not present those words as a \
+quotation."""
+
+ASK_DESCRIPTION = """\
+Answer a question from the documents with quoteproof's pipeline (retrieval, then \
+quotes resolved against the sources). Returns the answer as quoteproof JSON \
+(schema quoteproof.answer/1): `status` is "answered" or "refused" (the sources \
+hold no answer; `refusal_reason` says why); `segments` in order are prose (written \
+by the answering model, never a quotation) or quotes (`quote_id` names an entry of \
+`quotes`). Each `quotes[].text` is verbatim source text with its receipt: present \
+it verbatim and cite its `label`. `mode`: quote (default; works without a language \
+model), cite, rationale or agent (these need the server started with a model). \
+Every answer is recorded in the index's audit log."""
+
+QuotePages = list[int] | None
+
+
+class SearchHit(TypedDict):
+    """One `search` result."""
+
+    ref: str
+    label: str
+    source_path: str
+    score: float
+    text: str
+
+
+class QuoteResult(TypedDict):
+    """A verbatim quote with its receipt (`text` is `document.text[start:end]`)."""
+
+    text: str
+    ref: str
+    label: str
+    doc_id: str
+    doc_version: int
+    source_path: str
+    start: int
+    end: int
+    doc_sha256: str
+    text_sha256: str
+    pages: QuotePages
+    match: str
+    score: float
+    claimed_text: str | None
+    differs: str | None
+
+
+def quote_result(quote: Quote) -> QuoteResult:
+    """The `quote` tool's reply for a resolved quote."""
+    return QuoteResult(
+        text=quote.text,
+        ref=quote.ref,
+        label=quote.label,
+        doc_id=quote.doc_id,
+        doc_version=quote.doc_version,
+        source_path=quote.source_path,
+        start=quote.start,
+        end=quote.end,
+        doc_sha256=quote.doc_sha256,
+        text_sha256=quote.text_sha256,
+        pages=None if quote.pages is None else list(quote.pages),
+        match=quote.match,
+        score=quote.score,
+        claimed_text=quote.claimed_text,
+        differs=quote.differs,
+    )
+
+
+class Tools:
+    """The tools' bodies over an open index; synchronous, for one thread at a time.
+
+    Each method raises `ToolError` with a message for the assistant when it cannot
+    do what was asked.
+    """
+
+    def __init__(
+        self,
+        index: Index,
+        backend: Backend,
+        *,
+        collections: tuple[str, ...] | None = None,
+        threshold: float = DEFAULT_THRESHOLD,
+    ) -> None:
+        self.index = index
+        self.backend = backend
+        self.collections = collections
+        self.threshold = threshold
+
+    def _scope(self) -> str:
+        if self.collections is None:
+            return "the index"
+        return "collection " + ", ".join(self.collections)
+
+    def _visible(self, collection: str) -> bool:
+        return self.collections is None or collection in self.collections
+
+    def search(self, query: str, top_k: int) -> list[SearchHit]:
+        """The `top_k` passages most relevant to `query`, best first."""
+        try:
+            hits = self.index.search(query, top_k=top_k, collections=self.collections)
+        except QuoteproofError as exc:
+            raise ToolError(str(exc)) from exc
+        return [
+            SearchHit(
+                ref=hit.chunk.ref,
+                label=hit.chunk.label,
+                source_path=hit.chunk.source_path,
+                score=round(hit.score, 6),
+                text=hit.chunk.text,
+            )
+            for hit in hits
+        ]
+
+    def quote(self, ref: str, words: str | None) -> QuoteResult:
+        """The whole passage `ref`, or the span of it (or of its neighbours) that
+        `words` match, resolved as the answer pipeline resolves a model's quote."""
+        store = self.index.store
+        chunk = self.index.chunk(ref)
+        document = store.get_document(chunk.doc_id, chunk.doc_version) if chunk else None
+        if chunk is None or document is None or not self._visible(document.collection):
+            # The same message whether the ref is unknown or outside the collections.
+            raise ToolError(
+                f"no passage with ref '{ref}' in {self._scope()}; use a ref from search"
+            )
+        raw = json.dumps({"ref": ref, "words": words}, ensure_ascii=False)
+        sources = [chunk, *store.neighbours(chunk)]
+        with StoreLookup(store) as lookup:
+            outcome = resolve_quote(
+                ref, words, "q1", sources, lookup, raw=raw, threshold=self.threshold
+            )
+        if isinstance(outcome, Rejected):
+            raise ToolError(
+                f"{outcome.reason}; nothing was quoted. Quote the words as the passage "
+                "has them (its text is in the search results), or give the ref alone "
+                "for the whole passage"
+            )
+        return quote_result(outcome)
+
+    def ask(self, question: str, mode: AnswerMode) -> dict[str, Any]:
+        """The answer to `question` as answer JSON, recorded in the audit log."""
+        try:
+            answer = self.index.ask(
+                question,
+                backend=self.backend,
+                mode=mode,
+                threshold=self.threshold,
+                collections=self.collections,
+            )
+            record_answer(self.index, answer, user=MCP_USER, collections=self.collections)
+        except QuoteproofError as exc:
+            raise ToolError(str(exc)) from exc
+        return answer_to_dict(answer)
+
+
+class McpServer:
+    """The MCP server of one index: `open` it, `run` it, close it (a context manager).
+
+    The index lives on one worker thread from `open` to `close`.
+    """
+
+    def __init__(self, worker: ThreadPoolExecutor, tools: Tools) -> None:
+        self._worker = worker
+        self.tools = tools
+        self.server = self._build()
+
+    @classmethod
+    def open(
+        cls,
+        location: str,
+        backend: Backend,
+        *,
+        collections: tuple[str, ...] | None = None,
+        threshold: float = DEFAULT_THRESHOLD,
+    ) -> McpServer:
+        """Open the index at `location` on a new worker thread.
+
+        Raises `IndexNotFoundError` or `StoreError` (as `Index.open`) before anything
+        is served.
+        """
+        worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quoteproof-mcp")
+        try:
+            index = worker.submit(Index.open, location).result()
+        except BaseException:
+            worker.shutdown()
+            raise
+        tools = Tools(index, backend, collections=collections, threshold=threshold)
+        return cls(worker, tools)
+
+    def __enter__(self) -> McpServer:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the index (on its thread) and stop the thread."""
+        try:
+            self._worker.submit(self.tools.index.close).result()
+        finally:
+            self._worker.shutdown()
+
+    def run(self) -> None:
+        """Serve MCP over stdin/stdout until the client closes the connection."""
+        self.server.run("stdio")
+
+    async def _call(self, fn: Callable[..., _T], *args: Any) -> _T:
+        return await asyncio.wrap_future(self._worker.submit(fn, *args))
+
+    def _build(self) -> MCPServer[Any]:
+        server: MCPServer[Any] = MCPServer(
+            "quoteproof", instructions=INSTRUCTIONS, version=__version__
+        )
+        tools = self.tools
+        read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+        async def search(
+            query: Annotated[str, Field(description="What to look for, in words.")],
+            top_k: Annotated[
+                int, Field(ge=1, le=MAX_SEARCH_TOP_K, description="How many passages to return.")
+            ] = 5,
+        ) -> list[SearchHit]:
+            return await self._call(tools.search, query, top_k)
+
+        async def quote(
+            ref: Annotated[str, Field(description="A passage ref from search, e.g. k3m9qa.4.")],
+            words: Annotated[
+                str | None,
+                Field(
+                    description="The words to quote from that passage (approximate is fine); "
+                    "omit for the whole passage."
+                ),
+            ] = None,
+        ) -> QuoteResult:
+            return await self._call(tools.quote, ref, words)
+
+        async def ask(
+            question: Annotated[str, Field(description="The question, in words.")],
+            mode: Annotated[
+                AnswerMode,
+                Field(description="How the answer is composed (see the tool description)."),
+            ] = "quote",
+        ) -> dict[str, Any]:
+            return await self._call(tools.ask, question, mode)
+
+        write_audit = ToolAnnotations(read_only_hint=False, open_world_hint=False)
+        for fn, title, description, hints in (
+            (search, "Search the documents", SEARCH_DESCRIPTION, read_only),
+            (quote, "Quote a passage verbatim", QUOTE_DESCRIPTION, read_only),
+            (ask, "Answer with verbatim quotes", ASK_DESCRIPTION, write_audit),
+        ):
+            server.add_tool(fn, title=title, description=description, annotations=hints)
+        return server

@@ -1,0 +1,136 @@
+"""Server configuration and the state one app shares between requests.
+
+SQLite connections belong to the thread that opened them, so `AppState.index`
+opens one `Index` per worker thread (`threading.local`); embedding and reranking
+models are cached per process by the retrieval layer, so a second `Index` costs
+only a store connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from quoteproof.index import DEFAULT_INDEX, Index
+from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB
+from quoteproof.ingest.pipeline import IngestSettings
+from quoteproof.llm.base import Backend
+from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
+from quoteproof.llm.select import BackendName, make_backend
+from quoteproof.retrieval.retriever import RetrievalSettings
+from quoteproof.server.jobs import JobManager
+from quoteproof.store.open import is_postgres_url
+
+DEFAULT_MAX_UPLOAD_MB = 50.0
+UPLOADS_FOLDER = "uploads"
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """How `quoteproof serve` runs.
+
+    `index` is a directory (SQLite) or a `postgresql://` URL. With `auth` every
+    request needs an API key; without it every request acts for everyone (only on
+    a loopback address). `llm`, `model`, `base_url`, `api_key` and `timeout` make
+    the backend as `llm.select.make_backend` does for `quoteproof ask`.
+    `max_upload_mb` limits one upload request (its files together). Uploads are stored under
+    `upload_dir` (None: a folder `uploads` next to a directory index, a temporary
+    folder for PostgreSQL). `embed` says whether uploads are embedded after
+    ingest (None: when the dense extra is installed). With `allowed_hosts`, a
+    request whose `Host` header names another host is refused (400); `serve
+    --no-auth` sets the loopback names, against DNS rebinding.
+    """
+
+    index: str = DEFAULT_INDEX
+    auth: bool = True
+    llm: BackendName | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    timeout: float = DEFAULT_TIMEOUT_S
+    max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    upload_dir: Path | None = None
+    embed: bool | None = None
+    allowed_hosts: tuple[str, ...] | None = None
+
+
+def default_upload_dir(index: str) -> Path:
+    """Where uploads go when the configuration names no folder: `uploads` next to
+    (beside, not inside) a directory index; a new temporary folder for PostgreSQL."""
+    if is_postgres_url(index):
+        return Path(tempfile.mkdtemp(prefix="quoteproof-uploads-"))
+    location = Path(index).resolve()
+    return location.parent / UPLOADS_FOLDER
+
+
+class AppState:
+    """What every request of one app shares: the configuration, the ingest jobs,
+    the language-model backend, and one open `Index` per thread."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.upload_dir = (config.upload_dir or default_upload_dir(config.index)).resolve()
+        self.jobs = JobManager(
+            self.open_index,
+            config.embed,
+            IngestSettings(max_file_mb=max(DEFAULT_MAX_FILE_MB, config.max_upload_mb)),
+        )
+        self._local = threading.local()
+        self._opened: list[Index] = []
+        self._lock = threading.Lock()
+        self._backend: Backend | None = None
+
+    def open_index(self) -> Index:
+        """Open a new `Index` on the configured location (the caller closes it)."""
+        return Index.open(self.config.index, retrieval=self.config.retrieval)
+
+    def index(self) -> Index:
+        """Return this thread's `Index`, opening it on first use."""
+        idx: Index | None = getattr(self._local, "index", None)
+        if idx is None:
+            idx = self.open_index()
+            self._local.index = idx
+            with self._lock:
+                self._opened.append(idx)
+        return idx
+
+    def backend(self) -> Backend:
+        """Return the language-model backend (made once; raises `BackendConfigError`
+        when the options cannot make one)."""
+        with self._lock:
+            if self._backend is None:
+                config = self.config
+                self._backend = make_backend(
+                    config.llm,
+                    model=config.model,
+                    base_url=config.base_url,
+                    api_key=config.api_key,
+                    timeout=config.timeout,
+                )
+            return self._backend
+
+    def close(self) -> None:
+        """Wait for running ingest jobs and close the indexes opened so far."""
+        self.jobs.shutdown()
+        with self._lock:
+            opened, self._opened = self._opened, []
+        for idx in opened:
+            with contextlib.suppress(Exception):  # another thread's connection: GC closes it
+                idx.close()
+
+
+def app_state(request: Request) -> AppState:
+    """FastAPI dependency: the `AppState` of the app serving `request`."""
+    state: AppState = request.app.state.quoteproof
+    return state
+
+
+AppStateDep = Annotated[AppState, Depends(app_state)]
+"""`AppState` as a FastAPI dependency annotation: `state: AppStateDep`."""

@@ -1,0 +1,881 @@
+"""The web page: server-rendered HTML (Jinja2, autoescaped) with htmx, no build step.
+
+Pages: `/` (ask, with a streamed draft through `/ask/stream` or a plain htmx post
+to `/ask`), `/sources/{doc_id}` (the source viewer: page images with highlight
+rectangles for PDFs, marked text for other formats), `/library` (documents,
+upload, ingest progress), `/history` and `/answers/{id}` (the audit log),
+`/login`. Every answer is drawn by `quoteproof.render.html`, so a quote on the
+page is a verbatim figure made from a resolved `Quote`, and model prose is
+escaped text labelled as generated. The only HTML the browser inserts (`app.js`)
+is HTML made here; model prose streamed as a draft is inserted as text.
+
+The app's Content-Security-Policy allows scripts and styles from `/static` only:
+no template holds an inline script, a `style` attribute or an `on…` handler.
+
+Access: every page acts for the request's principal (its API key, from the
+`qp_key` cookie that `/login` sets, or a header); without a valid key, in auth
+mode, pages redirect to `/login`. A document, answer or job outside the
+principal's collections is answered 404, exactly as one that does not exist.
+State-changing requests are refused when the browser says they come from another
+site (`Origin`, `Sec-Fetch-Site`), which protects the no-auth mode too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePath
+from typing import Annotated, Any, Literal, cast, get_args
+from urllib.parse import quote as url_quote
+from urllib.parse import urlencode, urlsplit
+
+import anyio.to_thread
+import jinja2
+from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
+from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
+
+from quoteproof.audit import answer_of, list_entries, record_answer, visible_to
+from quoteproof.errors import QuoteproofError
+from quoteproof.index import StoreLookup
+from quoteproof.ingest.files import SUPPORTED_SUFFIXES
+from quoteproof.model import Answer, AnswerMode, Box, Document, Quote
+from quoteproof.pdfium_lock import pdfium
+from quoteproof.render.html import render_answer_html, render_data_html, render_quote_html
+from quoteproof.server.auth import (
+    Principal,
+    clear_key_cookie,
+    optional_principal,
+    set_key_cookie,
+)
+from quoteproof.server.jobs import Job
+from quoteproof.server.state import AppState, app_state
+from quoteproof.store.base import AuditEntry, Store
+from quoteproof.streaming import (
+    AnswerEvent,
+    DataComputed,
+    ProseDelta,
+    QuoteDropped,
+    QuoteResolved,
+    StageStarted,
+)
+
+__all__ = ["TEMPLATES_DIR", "router", "viewer_url"]
+
+log = logging.getLogger(__name__)
+
+router = APIRouter(include_in_schema=False)
+
+TEMPLATES_DIR = Path(__file__).parent / "templates"
+_env = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+templates = Jinja2Templates(env=_env)
+
+MODES: tuple[tuple[AnswerMode, str], ...] = (
+    ("quote", "Quote: passages from the sources, with short cited sentences"),
+    ("cite", "Cite: prose in which every sentence cites its sources"),
+    ("rationale", "Rationale: statements checked by the model, then an answer"),
+    ("agent", "Agent: tools, tables and data results"),
+)
+MAX_QUESTION_CHARS = 10_000
+PAGE_SCALE = 1.5
+"""Page images are rendered at 1.5 pixels per PDF point (108 dpi)."""
+MAX_CACHED_PAGES = 64
+HISTORY_LIMIT = 200
+
+StateDep = Annotated[AppState, Depends(app_state)]
+MaybePrincipal = Annotated[Principal | None, Depends(optional_principal)]
+
+
+# --- helpers -----------------------------------------------------------------------
+
+
+def viewer_url(quote: Quote) -> str:
+    """The source viewer at `quote`: `/sources/{doc_id}?version=&start=&end=#quote`."""
+    query = urlencode({"version": quote.doc_version, "start": quote.start, "end": quote.end})
+    return f"/sources/{url_quote(quote.doc_id, safe='')}?{query}#quote"
+
+
+def _is_htmx(request: Request) -> bool:
+    return request.headers.get("hx-request") == "true"
+
+
+def _safe_next(target: str | None) -> str:
+    """A local path to go to after login; "/" for anything else."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    if any(ch < " " for ch in target) or urlsplit(target).netloc:
+        return "/"
+    return target
+
+
+def _login_redirect(request: Request) -> Response:
+    """Where a request without a valid key goes: the login page (htmx is told to
+    load it as a whole page)."""
+    path = request.url.path
+    if request.url.query:
+        path += "?" + request.url.query
+    target = "/login?" + urlencode({"next": _safe_next(path)})
+    if _is_htmx(request):
+        return Response(status_code=401, headers={"HX-Redirect": target})
+    return RedirectResponse(target, status_code=303)
+
+
+def _cross_site(request: Request) -> bool:
+    """True when the browser says the request comes from another site."""
+    if request.headers.get("sec-fetch-site") == "cross-site":
+        return True
+    origin = request.headers.get("origin")
+    if origin is None or origin == "null":
+        return origin == "null"
+    parts = urlsplit(origin)
+    return parts.netloc != request.headers.get("host", request.url.netloc)
+
+
+def _base_context(request: Request, who: Principal | None, current: str) -> dict[str, Any]:
+    state: AppState = request.app.state.quoteproof
+    return {
+        "request": request,
+        "current": current,
+        "auth": state.config.auth,
+        "user": None if who is None or not state.config.auth else who.name,
+    }
+
+
+def _page(
+    request: Request,
+    who: Principal | None,
+    template: str,
+    current: str = "",
+    status_code: int = 200,
+    headers: Mapping[str, str] | None = None,
+    **context: Any,
+) -> HTMLResponse:
+    return templates.TemplateResponse(
+        request,
+        template,
+        {**_base_context(request, who, current), **context},
+        status_code=status_code,
+        headers=headers,
+    )
+
+
+def _fragment(template: str, **context: Any) -> str:
+    return _env.get_template(template).render(**context)
+
+
+def _error(request: Request, who: Principal | None, status_code: int, message: str) -> HTMLResponse:
+    """An error: a fragment for htmx, a whole page otherwise."""
+    if _is_htmx(request):
+        return HTMLResponse(_fragment("error_fragment.html", message=message), status_code)
+    return _page(request, who, "error.html", status_code=status_code, message=message)
+
+
+def _not_found(request: Request, who: Principal | None) -> HTMLResponse:
+    return _error(request, who, 404, "Not found.")
+
+
+def _visible_document(
+    store: Store, who: Principal, doc_id: str, version: int | None = None
+) -> Document | None:
+    document = store.get_document(doc_id, version)
+    if document is None or not who.allows(document.collection):
+        return None
+    return document
+
+
+def _answer_html(answer: Answer, entry_id: str | None, show_cited: bool = False) -> str:
+    """The answer fragment: the renderer's HTML and the permalink to its audit entry."""
+    html = render_answer_html(answer, source_url=viewer_url, show_cited=show_cited)
+    return _fragment("answer_fragment.html", answer_html=Markup(html), entry_id=entry_id)
+
+
+def _check_question(question: str, mode: str) -> str | None:
+    """Why a question or mode is unusable, or None."""
+    if not question.strip():
+        return "Please enter a question."
+    if len(question) > MAX_QUESTION_CHARS:
+        return f"The question is longer than {MAX_QUESTION_CHARS} characters."
+    if mode not in get_args(AnswerMode):
+        return f"Unknown answer mode {mode!r}."
+    return None
+
+
+def _error_message(exc: QuoteproofError) -> tuple[int, str]:
+    from quoteproof.server.app import error_status
+
+    return error_status(exc), str(exc)
+
+
+def _ask(
+    state: AppState,
+    who: Principal,
+    question: str,
+    mode: AnswerMode,
+    events: Callable[[AnswerEvent], None] | None = None,
+) -> tuple[Answer, AuditEntry]:
+    """Answer `question` for `who` and record it in the audit log (blocking)."""
+    index = state.index()
+    answer = index.ask(
+        question, backend=state.backend(), mode=mode, events=events, collections=who.collections
+    )
+    entry = record_answer(index, answer, user=who.name, collections=who.collections)
+    return answer, entry
+
+
+# --- ask -----------------------------------------------------------------------------
+
+
+@router.get("/", response_class=HTMLResponse)
+def ask_page(request: Request, who: MaybePrincipal) -> Response:
+    """The ask page: question form and the answer region."""
+    if who is None:
+        return _login_redirect(request)
+    return _page(
+        request, who, "ask.html", "ask", modes=MODES, question="", mode="quote", answer_html=None
+    )
+
+
+@router.post("/ask", response_class=HTMLResponse)
+def ask_post(
+    request: Request,
+    state: StateDep,
+    who: MaybePrincipal,
+    question: Annotated[str, Form()] = "",
+    mode: Annotated[str, Form()] = "quote",
+) -> Response:
+    """Answer a question: the answer fragment for htmx, the ask page with the answer
+    for a plain form post."""
+    if who is None:
+        return _login_redirect(request)
+    if _cross_site(request):
+        return _error(request, who, 403, "Cross-site request refused.")
+    problem = _check_question(question, mode)
+    if problem is not None:
+        return _error(request, who, 400, problem)
+    try:
+        answer, entry = _ask(state, who, question, cast(AnswerMode, mode))
+    except QuoteproofError as exc:
+        return _error(request, who, *_error_message(exc))
+    html = _answer_html(answer, entry.entry_id)
+    if _is_htmx(request):
+        return HTMLResponse(html)
+    return _page(
+        request,
+        who,
+        "ask.html",
+        "ask",
+        modes=MODES,
+        question=question,
+        mode=mode,
+        answer_html=Markup(html),
+    )
+
+
+def _sse(event: str, data: Mapping[str, Any]) -> str:
+    """One server-sent event; JSON data (ASCII, so no line break can split it)."""
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=True)}\n\n"
+
+
+def _event_message(event: AnswerEvent) -> str:
+    if isinstance(event, ProseDelta):
+        return _sse("prose", {"text": event.text})
+    if isinstance(event, QuoteResolved):
+        return _sse("quote", {"html": render_quote_html(event.quote, source_url=viewer_url)})
+    if isinstance(event, DataComputed):
+        return _sse("data", {"html": render_data_html(event.result)})
+    if isinstance(event, QuoteDropped):
+        return _sse("dropped", {"reason": event.reason})
+    assert isinstance(event, StageStarted)
+    return _sse("stage", {"stage": event.stage})
+
+
+@dataclass(frozen=True)
+class _Finished:
+    answer: Answer | None
+    entry: AuditEntry | None
+    error: str | None = None
+
+
+_background: set[asyncio.Task[None]] = set()
+
+
+async def _stream_answer(
+    state: AppState, who: Principal, question: str, mode: AnswerMode
+) -> AsyncIterator[str]:
+    """Run `ask` on a worker thread; yield its events as they come, then the final
+    answer fragment (or a failure)."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[AnswerEvent | _Finished] = asyncio.Queue()
+
+    def sink(event: AnswerEvent) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, event)
+
+    async def work() -> None:
+        try:
+            answer, entry = await anyio.to_thread.run_sync(_ask, state, who, question, mode, sink)
+        except QuoteproofError as exc:
+            queue.put_nowait(_Finished(None, None, str(exc)))
+        except Exception:
+            log.exception("streamed ask failed")
+            queue.put_nowait(_Finished(None, None, "The server failed to answer."))
+        else:
+            queue.put_nowait(_Finished(answer, entry))
+
+    # The task outlives a client that goes away: the answer is still recorded.
+    task = asyncio.create_task(work())
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+    yield ": started\n\n"
+    while True:
+        item = await queue.get()
+        if isinstance(item, _Finished):
+            if item.answer is None or item.entry is None:
+                yield _sse("failure", {"message": item.error or "failed"})
+            else:
+                entry_id = item.entry.entry_id
+                html = _answer_html(item.answer, entry_id)
+                yield _sse("final", {"html": html, "permalink": f"/answers/{entry_id}"})
+            return
+        yield _event_message(item)
+
+
+@router.get("/ask/stream")
+def ask_stream(
+    request: Request,
+    state: StateDep,
+    who: MaybePrincipal,
+    question: Annotated[str, Query()] = "",
+    mode: Annotated[str, Query()] = "quote",
+) -> Response:
+    """Answer a question as server-sent events: `stage`, `prose` (model text, drawn
+    as text), `quote` and `data` (HTML made here from resolved quotes and computed
+    results), `dropped`, then `final` (the answer fragment) or `failure`."""
+    if who is None:
+        return Response("a valid API key is needed", status_code=401, media_type="text/plain")
+    if _cross_site(request):
+        return Response("cross-site request refused", status_code=403, media_type="text/plain")
+    problem = _check_question(question, mode)
+    if problem is not None:
+        return Response(problem, status_code=400, media_type="text/plain")
+    return StreamingResponse(
+        _stream_answer(state, who, question, cast(AnswerMode, mode)),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+# --- source viewer -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PageGeometry:
+    """A PDF page as rendered: its crop box (PDF points, origin bottom-left) and
+    rotation (degrees clockwise, as PDFium applies it when rendering)."""
+
+    left: float
+    bottom: float
+    width: float
+    height: float
+    rotation: int = 0
+
+    @property
+    def view_size(self) -> tuple[float, float]:
+        """Width and height of the rendered page, in points."""
+        if self.rotation in (90, 270):
+            return self.height, self.width
+        return self.width, self.height
+
+    def rect(self, box: Box) -> tuple[float, float, float, float]:
+        """`box` as (x, y, width, height) in the rendered page's points, origin
+        top-left (the SVG overlay's `viewBox` coordinates)."""
+        width, height = self.width, self.height
+        u0, u1 = box.x0 - self.left, box.x1 - self.left
+        top = self.bottom + height
+        v0, v1 = top - box.y1, top - box.y0
+        if self.rotation == 90:
+            return height - v1, u0, v1 - v0, u1 - u0
+        if self.rotation == 180:
+            return width - u1, height - v1, u1 - u0, v1 - v0
+        if self.rotation == 270:
+            return v0, width - u1, v1 - v0, u1 - u0
+        return u0, v0, u1 - u0, v1 - v0
+
+
+_cache_lock = threading.Lock()
+_png_cache: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
+_geometry_cache: OrderedDict[tuple[str, int], tuple[PageGeometry, ...]] = OrderedDict()
+
+
+def _cached(cache: OrderedDict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
+    with _cache_lock:
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+    value = make()
+    with _cache_lock:
+        cache[key] = value
+        while len(cache) > MAX_CACHED_PAGES:
+            cache.popitem(last=False)
+    return value
+
+
+def _open_pdf(original: bytes) -> Any:
+    import pypdfium2 as pdfium  # type: ignore[import-untyped]
+
+    return pdfium.PdfDocument(original)
+
+
+def page_geometry(store: Store, document: Document) -> tuple[PageGeometry, ...] | None:
+    """The geometry of every page of a stored PDF (cached), or None when the original
+    is not stored or cannot be opened."""
+    original = store.get_original(document.doc_id, document.version)
+    if original is None:
+        return None
+
+    def read() -> tuple[PageGeometry, ...] | None:
+        with pdfium():
+            try:
+                pdf = _open_pdf(original)
+            except Exception:  # an unreadable original: no page view
+                return None
+            try:
+                pages = []
+                for number in range(len(pdf)):
+                    page = pdf[number]
+                    left, bottom, right, top = page.get_cropbox()
+                    rotation = int(page.get_rotation()) % 360
+                    pages.append(PageGeometry(left, bottom, right - left, top - bottom, rotation))
+                    page.close()
+                return tuple(pages)
+            finally:
+                pdf.close()
+
+    key = (document.doc_id, document.version)
+    result: tuple[PageGeometry, ...] | None = _cached(_geometry_cache, key, read)
+    return result
+
+
+def render_page_png(store: Store, document: Document, page_number: int) -> bytes | None:
+    """PNG of page `page_number` (1-based) of a stored PDF at `PAGE_SCALE` (cached per
+    document version and page), or None when there is no such page."""
+    original = store.get_original(document.doc_id, document.version)
+    if original is None:
+        return None
+
+    def render() -> bytes | None:
+        with pdfium():
+            pdf = _open_pdf(original)
+            try:
+                if not 1 <= page_number <= len(pdf):
+                    return None
+                page = pdf[page_number - 1]
+                try:
+                    image = page.render(scale=PAGE_SCALE).to_pil()
+                finally:
+                    page.close()
+            finally:
+                pdf.close()
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG", optimize=False)
+        return buffer.getvalue()
+
+    key = (document.doc_id, document.version, page_number)
+    png: bytes | None = _cached(_png_cache, key, render)
+    return png
+
+
+@dataclass(frozen=True)
+class _PageView:
+    number: int
+    src: str
+    width_px: int
+    height_px: int
+    view_box: str
+    rects: tuple[tuple[str, str, str, str], ...]
+    anchor: bool
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def _page_views(
+    document: Document,
+    geometry: tuple[PageGeometry, ...],
+    pages: tuple[int, ...],
+    boxes: tuple[Box, ...],
+) -> list[_PageView]:
+    views = []
+    anchored = False
+    version = urlencode({"version": document.version})
+    doc = url_quote(document.doc_id, safe="")
+    for number in pages:
+        if not 1 <= number <= len(geometry):
+            continue
+        geom = geometry[number - 1]
+        width, height = geom.view_size
+        rects = tuple(tuple(_fmt(v) for v in geom.rect(box)) for box in boxes if box.page == number)
+        anchor = bool(rects) and not anchored
+        anchored = anchored or anchor
+        views.append(
+            _PageView(
+                number=number,
+                src=f"/sources/{doc}/pages/{number}.png?{version}",
+                width_px=round(width * PAGE_SCALE),
+                height_px=round(height * PAGE_SCALE),
+                view_box=f"0 0 {_fmt(width)} {_fmt(height)}",
+                rects=cast(tuple[tuple[str, str, str, str], ...], rects),
+                anchor=anchor,
+            )
+        )
+    if views and not anchored:
+        views[0] = replace(views[0], anchor=True)
+    return views
+
+
+@router.get("/sources/{doc_id}", response_class=HTMLResponse)
+def source_page(
+    request: Request,
+    doc_id: str,
+    state: StateDep,
+    who: MaybePrincipal,
+    version: Annotated[int | None, Query(ge=1)] = None,
+    start: Annotated[int | None, Query(ge=0)] = None,
+    end: Annotated[int | None, Query(ge=0)] = None,
+    view: Annotated[Literal["page", "text"], Query()] = "page",
+) -> Response:
+    """The source viewer: the span `[start:end]` of a document version marked in its
+    text, or highlighted on its page images (PDF)."""
+    if who is None:
+        return _login_redirect(request)
+    store = state.index().store
+    document = _visible_document(store, who, doc_id, version)
+    if document is None:
+        return _not_found(request, who)
+    text = document.text
+    has_span = start is not None or end is not None
+    lo = 0 if start is None else start
+    hi = len(text) if end is None else end
+    if not lo <= hi <= len(text):
+        return _error(
+            request, who, 400, f"The span {lo}–{hi} is outside the document (0–{len(text)})."
+        )
+    pdf_pages: list[_PageView] = []
+    geometry = page_geometry(store, document) if document.format == "pdf" else None
+    if geometry is not None and view == "page":
+        if has_span and hi > lo:
+            with StoreLookup(store) as lookup:
+                location = lookup.locate(document, lo, hi)
+            pages = location.pages or ()
+            boxes = location.boxes
+        else:
+            pages, boxes = tuple(range(1, len(geometry) + 1)), ()
+        pdf_pages = _page_views(document, geometry, pages, boxes)
+    query = {"version": document.version}
+    if has_span:
+        query.update(start=lo, end=hi)
+    doc = url_quote(document.doc_id, safe="")
+    return _page(
+        request,
+        who,
+        "source.html",
+        "",
+        document=document,
+        file_name=PurePath(document.source_path).name or document.source_path,
+        has_span=has_span,
+        start=lo,
+        end=hi,
+        before=text[:lo] if has_span else text,
+        marked=text[lo:hi] if has_span else "",
+        after=text[hi:] if has_span else "",
+        pdf_pages=pdf_pages,
+        is_pdf=geometry is not None,
+        text_view_url=f"/sources/{doc}?{urlencode({**query, 'view': 'text'})}#quote",
+        page_view_url=f"/sources/{doc}?{urlencode(query)}#quote",
+    )
+
+
+@router.get("/sources/{doc_id}/pages/{page}.png")
+def page_image(
+    request: Request,
+    doc_id: str,
+    page: int,
+    state: StateDep,
+    who: MaybePrincipal,
+    version: Annotated[int | None, Query(ge=1)] = None,
+) -> Response:
+    """Page `page` of a stored PDF as a PNG (404 for another collection's document)."""
+    if who is None:
+        return Response("a valid API key is needed", status_code=401, media_type="text/plain")
+    store = state.index().store
+    document = _visible_document(store, who, doc_id, version)
+    png = None
+    if document is not None and document.format == "pdf":
+        png = render_page_png(store, document, page)
+    if png is None:
+        return Response("not found", status_code=404, media_type="text/plain")
+    return Response(
+        png, media_type="image/png", headers={"Cache-Control": "private, max-age=86400"}
+    )
+
+
+# --- library -------------------------------------------------------------------------
+
+
+def _library_rows(store: Store, who: Principal) -> list[dict[str, Any]]:
+    rows = []
+    for summary in store.list_documents(who.collections):
+        doc = url_quote(summary.doc_id, safe="")
+        rows.append(
+            {
+                "doc_id": summary.doc_id,
+                "title": summary.title or PurePath(summary.source_path).name,
+                "file_name": PurePath(summary.source_path).name,
+                "format": summary.format,
+                "collection": summary.collection,
+                "version": summary.version,
+                "view_url": f"/sources/{doc}?{urlencode({'version': summary.version})}",
+                "delete_url": f"/library/{doc}/delete",
+            }
+        )
+    return rows
+
+
+def _job_context(job: Job) -> dict[str, Any]:
+    snapshot = job.snapshot()
+    results = [{**result, "name": PurePath(result["path"]).name} for result in snapshot["results"]]
+    return {
+        "job": snapshot,
+        "results": results,
+        "finished": snapshot["state"] in ("done", "failed"),
+        "poll_url": f"/library/jobs/{url_quote(job.id, safe='')}",
+    }
+
+
+def _collections_for(who: Principal) -> list[str]:
+    return list(who.collections) if who.collections is not None else []
+
+
+@router.get("/library", response_class=HTMLResponse)
+def library_page(
+    request: Request,
+    state: StateDep,
+    who: MaybePrincipal,
+    job: Annotated[str | None, Query()] = None,
+) -> Response:
+    """The documents the principal may see, the upload form and ingest progress."""
+    if who is None:
+        return _login_redirect(request)
+    found = state.jobs.get(job) if job else None
+    job_context = _job_context(found) if found and who.allows(found.collection) else None
+    return _page(
+        request,
+        who,
+        "library.html",
+        "library",
+        rows=_library_rows(state.index().store, who),
+        collections=_collections_for(who),
+        max_upload_mb=f"{state.config.max_upload_mb:g}",
+        accept=",".join(SUPPORTED_SUFFIXES),
+        job_context=job_context,
+    )
+
+
+@router.get("/library/table", response_class=HTMLResponse)
+def library_table(request: Request, state: StateDep, who: MaybePrincipal) -> Response:
+    """The document table alone (htmx refreshes it after an upload or a delete)."""
+    if who is None:
+        return _login_redirect(request)
+    return HTMLResponse(
+        _fragment("library_table.html", rows=_library_rows(state.index().store, who))
+    )
+
+
+@router.post("/library/{doc_id}/delete", response_class=HTMLResponse)
+def library_delete(request: Request, doc_id: str, state: StateDep, who: MaybePrincipal) -> Response:
+    """Retire a document (its stored versions stay readable, so old answers verify)."""
+    if who is None:
+        return _login_redirect(request)
+    if _cross_site(request):
+        return _error(request, who, 403, "Cross-site request refused.")
+    store = state.index().store
+    if _visible_document(store, who, doc_id) is None or not store.retire_document(doc_id):
+        return _not_found(request, who)
+    if _is_htmx(request):
+        return HTMLResponse(_fragment("library_table.html", rows=_library_rows(store, who)))
+    return RedirectResponse("/library", status_code=303)
+
+
+@router.post("/library/upload", response_class=HTMLResponse)
+async def library_upload(request: Request, state: StateDep, who: MaybePrincipal) -> Response:
+    """Upload files into a collection and start ingesting them (the API's checks:
+    size limit, file types, mislabelled content, names, collection access)."""
+    if who is None:
+        return _login_redirect(request)
+    if _cross_site(request):
+        return _error(request, who, 403, "Cross-site request refused.")
+    from quoteproof.server import api
+
+    try:
+        snapshot = await api.upload(request, Response(), who, state)
+    except HTTPException as exc:
+        return _error(request, who, exc.status_code, str(exc.detail))
+    job = state.jobs.get(snapshot["job"])
+    if job is None:  # pragma: no cover - a job just submitted is kept
+        return _error(request, who, 500, "The upload was stored but its job is gone.")
+    if not _is_htmx(request):
+        return RedirectResponse(f"/library?{urlencode({'job': job.id})}", status_code=303)
+    return HTMLResponse(_fragment("job.html", **_job_context(job)), status_code=202)
+
+
+@router.get("/library/jobs/{job_id}", response_class=HTMLResponse)
+def library_job(request: Request, job_id: str, state: StateDep, who: MaybePrincipal) -> Response:
+    """An ingest job's progress (polled by htmx every second until it ends; when it
+    has ended the document table is told to refresh)."""
+    if who is None:
+        return _login_redirect(request)
+    job = state.jobs.get(job_id)
+    if job is None or not who.allows(job.collection):
+        return _not_found(request, who)
+    context = _job_context(job)
+    headers = {"HX-Trigger": "library-changed"} if context["finished"] else None
+    return HTMLResponse(_fragment("job.html", **context), headers=headers)
+
+
+# --- history and recorded answers -----------------------------------------------------
+
+
+def _entry_summary(entry: AuditEntry) -> dict[str, Any]:
+    try:
+        body = json.loads(entry.body)
+    except ValueError:
+        body = {}
+    if not isinstance(body, dict):
+        body = {}
+    question, status = body.get("question"), body.get("status")
+    return {
+        "id": entry.entry_id,
+        "url": f"/answers/{url_quote(entry.entry_id, safe='')}",
+        "time": entry.time,
+        "user": entry.user or "unknown",
+        "question": question if isinstance(question, str) else "(unreadable)",
+        "status": status if isinstance(status, str) else "unknown",
+    }
+
+
+@router.get("/history", response_class=HTMLResponse)
+def history_page(request: Request, state: StateDep, who: MaybePrincipal) -> Response:
+    """The audit log entries the principal may see, newest first."""
+    if who is None:
+        return _login_redirect(request)
+    entries = list_entries(state.index().store, who.collections, limit=HISTORY_LIMIT)
+    return _page(
+        request,
+        who,
+        "history.html",
+        "history",
+        entries=[_entry_summary(entry) for entry in entries],
+        limit=HISTORY_LIMIT,
+    )
+
+
+@router.get("/answers/{entry_id}", response_class=HTMLResponse)
+def answer_page(
+    request: Request,
+    entry_id: str,
+    state: StateDep,
+    who: MaybePrincipal,
+    cited: Annotated[bool, Query()] = False,
+) -> Response:
+    """A recorded answer, drawn by the HTML renderer (`?cited=1`: with the passages
+    its prose cites)."""
+    if who is None:
+        return _login_redirect(request)
+    entry = state.index().store.get_audit_entry(entry_id)
+    if entry is None or not visible_to(entry, who.collections):
+        return _not_found(request, who)
+    try:
+        answer = answer_of(entry)
+    except ValueError:
+        return _error(request, who, 500, "This audit entry does not hold a readable answer.")
+    html = render_answer_html(answer, source_url=viewer_url, show_cited=cited)
+    base = f"/answers/{url_quote(entry.entry_id, safe='')}"
+    return _page(
+        request,
+        who,
+        "answer.html",
+        "history",
+        entry=_entry_summary(entry),
+        collections=", ".join(entry.collections),
+        answer_html=Markup(html),
+        cited=cited,
+        toggle_url=base if cited else f"{base}?cited=1",
+    )
+
+
+# --- login ---------------------------------------------------------------------------
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(
+    request: Request,
+    who: MaybePrincipal,
+    next: Annotated[str, Query()] = "/",
+) -> Response:
+    """The login form (an API key)."""
+    return _page(request, who, "login.html", "login", next=_safe_next(next), problem=None)
+
+
+@router.post("/login", response_class=HTMLResponse)
+def login_post(
+    request: Request,
+    state: StateDep,
+    key: Annotated[str, Form()] = "",
+    next: Annotated[str, Form()] = "/",
+) -> Response:
+    """Check the key and keep it in the `qp_key` cookie (HttpOnly, SameSite=Strict)."""
+    target = _safe_next(next)
+    if _cross_site(request):
+        return _error(request, None, 403, "Cross-site request refused.")
+    if not state.config.auth:
+        return RedirectResponse(target, status_code=303)
+    from quoteproof.keys import authenticate
+
+    token = key.strip()
+    found = authenticate(state.index().store, token) if token else None
+    if found is None:
+        return _page(
+            request,
+            None,
+            "login.html",
+            "login",
+            status_code=401,
+            next=target,
+            problem="That key is not valid (or has been revoked).",
+        )
+    response = RedirectResponse(target, status_code=303)
+    set_key_cookie(response, token, secure=request.url.scheme == "https")
+    return response
+
+
+@router.post("/logout")
+def logout(request: Request) -> Response:
+    """Forget the login cookie."""
+    if _cross_site(request):
+        return Response("cross-site request refused", status_code=403, media_type="text/plain")
+    response = RedirectResponse("/login", status_code=303)
+    clear_key_cookie(response)
+    return response

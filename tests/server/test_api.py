@@ -1,0 +1,453 @@
+"""The HTTP API (`quoteproof serve`): every endpoint, its access control per
+collection, uploads (limits, types, names) and the security headers.
+
+`server` (see conftest) is a TestClient of an app over a fresh index with
+collections A (a.md, a2.txt) and B (b.md) and a key for each.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from quoteproof.model import ANSWER_SCHEMA
+from quoteproof.server import is_loopback_host
+from quoteproof.server.app import openapi_text
+from quoteproof.server.security import CONTENT_SECURITY_POLICY
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def wait_for(server: Any, job_id: str, headers: dict[str, str]) -> dict[str, Any]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        response = server.client.get(f"/v1/jobs/{job_id}", headers=headers)
+        assert response.status_code == 200, response.text
+        job: dict[str, Any] = response.json()
+        if job["state"] in ("done", "failed"):
+            return job
+        time.sleep(0.05)
+    raise AssertionError(f"job {job_id} did not finish")
+
+
+def upload(
+    server: Any, files: list[tuple[str, bytes]], headers: dict[str, str], collection: str = "A"
+) -> Any:
+    response = server.client.post(
+        "/v1/documents",
+        headers=headers,
+        data={"collection": collection},
+        files=[("file", (name, body, "application/octet-stream")) for name, body in files],
+    )
+    return response
+
+
+def files_under(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+
+
+# --- authentication ---
+
+
+def test_requests_without_a_valid_key_get_401(server: Any) -> None:
+    client = server.client
+    for method, url in [
+        ("GET", "/v1/documents"),
+        ("GET", "/v1/search?q=shingles"),
+        ("POST", "/v1/ask"),
+        ("GET", f"/v1/sources/{server.a_doc}"),
+        ("GET", "/v1/answers/x"),
+        ("GET", "/v1/jobs/x"),
+        ("DELETE", f"/v1/documents/{server.a_doc}"),
+        ("POST", "/v1/documents"),
+        ("POST", "/v1/verify"),
+    ]:
+        for headers in [{}, {"Authorization": "Bearer qp_000000000000_" + "x" * 43}]:
+            response = client.request(method, url, headers=headers)
+            assert response.status_code == 401, (method, url, response.text)
+            assert response.headers["www-authenticate"] == "Bearer"
+            assert "error" in response.json()
+    # the document is still there: the unauthenticated DELETE did nothing
+    listed = client.get("/v1/documents", headers=server.a).json()["documents"]
+    assert server.a_doc in [d["doc_id"] for d in listed]
+
+
+def test_key_in_header_cookie_and_revocation(server: Any) -> None:
+    client = server.client
+    assert client.get("/v1/documents", headers={"X-API-Key": server.key_a}).status_code == 200
+    client.cookies.set("qp_key", server.key_a)
+    assert client.get("/v1/documents").status_code == 200
+    client.cookies.clear()
+    from quoteproof.index import Index
+
+    key_id = server.key_a.split("_")[1]
+    with Index.open(server.index_dir) as index:
+        assert index.store.revoke_api_key(key_id)
+    assert client.get("/v1/documents", headers=server.a).status_code == 401
+
+
+def test_no_auth_mode_sees_every_collection(server_with: Any) -> None:
+    with server_with(auth=False) as server:
+        docs = server.client.get("/v1/documents").json()["documents"]
+        assert {d["collection"] for d in docs} == {"A", "B"}
+        response = server.client.post("/v1/ask", json={"question": "Project Bluebird volunteers"})
+        assert response.status_code == 200
+        entry = server.client.get(response.headers["location"]).json()
+        assert entry["user"] == "anonymous" and entry["collections"] == ["*"]
+
+
+def test_cross_origin_writes_with_ambient_authority_are_403(server: Any) -> None:
+    client, question = server.client, {"question": "shingles rash"}
+    client.cookies.set("qp_key", server.key_a)
+    for foreign in [{"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"},
+                    {"Sec-Fetch-Site": "same-site"}, {"Origin": "null"}]:  # fmt: skip
+        assert client.post("/v1/ask", json=question, headers=foreign).status_code == 403
+        assert client.delete(f"/v1/documents/{server.a_doc}", headers=foreign).status_code == 403
+        assert client.get("/v1/documents", headers=foreign).status_code == 200  # reads are fine
+    same = {"Origin": "http://testserver", "Sec-Fetch-Site": "same-origin"}
+    assert client.post("/v1/ask", json=question, headers=same).status_code == 200
+    client.cookies.clear()
+    # a key sent in a header is not ambient: no browser sends it cross-origin
+    evil = {**server.a, "Origin": "http://evil.example"}
+    assert client.post("/v1/ask", json=question, headers=evil).status_code == 200
+
+
+def test_no_auth_server_refuses_foreign_hosts_and_origins(server_with: Any) -> None:
+    loopback = ("localhost", "127.0.0.1", "::1")
+    with server_with(auth=False, allowed_hosts=loopback) as server:
+        client = server.client
+        for host in ["localhost:8000", "127.0.0.1", "[::1]:8000"]:
+            assert client.get("/v1/health", headers={"Host": host}).status_code == 200, host
+        for host in ["evil.example", "localhost.evil.example:8000", "testserver"]:
+            response = client.get("/v1/documents", headers={"Host": host})
+            assert response.status_code == 400, host
+            assert response.headers["x-frame-options"] == "DENY"
+        local = {"Host": "localhost:8000"}
+        response = client.post(
+            "/v1/documents",
+            headers={**local, "Origin": "http://evil.example"},
+            files=[("file", ("x.txt", b"planted text"))],
+        )
+        assert response.status_code == 403
+        assert client.get("/v1/documents", headers=local).json()["documents"]
+
+
+def test_serve_refuses_no_auth_on_a_public_address(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "quoteproof", "serve", "--no-auth", "--host", "0.0.0.0",
+         "--index", str(tmp_path / "idx")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "loopback" in result.stderr
+    assert not (tmp_path / "idx").exists()
+
+
+def test_loopback_hosts() -> None:
+    for host in ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST"]:
+        assert is_loopback_host(host), host
+    for host in ["0.0.0.0", "::", "192.168.1.2", "example.com", "localhost.example.com", ""]:
+        assert not is_loopback_host(host), host
+
+
+# --- one collection never sees another ---
+
+
+def test_key_for_a_sees_nothing_of_b(server: Any) -> None:
+    client, a = server.client, server.a
+    docs = client.get("/v1/documents", headers=a).json()["documents"]
+    assert {d["collection"] for d in docs} == {"A"} and len(docs) == 2
+    hits = client.get("/v1/search", params={"q": "shingles Bluebird", "top_k": 50}, headers=a)
+    assert hits.status_code == 200
+    assert hits.json()["hits"] and all(h["doc_id"] != server.b_doc for h in hits.json()["hits"])
+    assert all("Bluebird" not in h["text"] for h in hits.json()["hits"])
+    assert client.get(f"/v1/sources/{server.b_doc}", headers=a).status_code == 404
+    assert client.get(f"/v1/sources/{server.b_doc}?version=1", headers=a).status_code == 404
+    assert client.delete(f"/v1/documents/{server.b_doc}", headers=a).status_code == 404
+    assert upload(server, [("x.txt", b"hello world")], a, collection="B").status_code == 403
+    for url in ["/v1/search?q=Bluebird&collection=B", "/v1/documents?collection=B"]:
+        assert client.get(url, headers=a).status_code == 403
+    asked = client.post("/v1/ask", json={"question": "Bluebird", "collections": ["B"]}, headers=a)
+    assert asked.status_code == 403
+    # B's own answer, document and job stay invisible to A
+    answer = client.post(
+        "/v1/ask", json={"question": "Project Bluebird volunteers"}, headers=server.b
+    )
+    assert answer.status_code == 200 and "Bluebird" in answer.text
+    assert client.get(answer.headers["location"], headers=a).status_code == 404
+    assert client.get(answer.headers["location"], headers=server.b).status_code == 200
+    job = upload(server, [("c.txt", b"Bluebird notes for B only.")], server.b, collection="B")
+    assert job.status_code == 202
+    assert client.get(f"/v1/jobs/{job.json()['job']}", headers=a).status_code == 404
+    wait_for(server, job.json()["job"], server.b)
+    # ... and A's answers never draw on B
+    mine = client.post("/v1/ask", json={"question": "Project Bluebird volunteers"}, headers=a)
+    assert mine.status_code == 200
+    body = mine.json()
+    assert all(item["doc_id"] != server.b_doc for item in body["quotes"] + body["sources"])
+    assert "Bluebird" not in json.dumps(body).replace("Project Bluebird volunteers", "")
+    # the B document still exists for B
+    assert client.get(f"/v1/sources/{server.b_doc}", headers=server.b).status_code == 200
+
+
+def test_verify_treats_other_collections_as_absent(server: Any) -> None:
+    client = server.client
+    answer = client.post(
+        "/v1/ask", json={"question": "Project Bluebird volunteers"}, headers=server.b
+    )
+    body = answer.json()
+    assert body["quotes"]
+    mine = client.post("/v1/verify", json=body, headers=server.b).json()
+    assert mine and all(check["valid"] for check in mine)
+    theirs = client.post("/v1/verify", json=body, headers=server.a).json()
+    assert [c["quote_id"] for c in theirs] == [c["quote_id"] for c in mine]
+    assert all(not c["valid"] and "not in the index" in c["problems"][0] for c in theirs)
+
+
+# --- answers, search, sources, documents ---
+
+
+def test_ask_returns_the_answer_json_and_records_it(server: Any) -> None:
+    client = server.client
+    response = client.post(
+        "/v1/ask", json={"question": "What are the early signs of shingles?"}, headers=server.a
+    )
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["schema"] == ANSWER_SCHEMA and answer["quotes"]
+    assert all(q["doc_id"] != server.b_doc for q in answer["quotes"])
+    answer_id = response.headers["x-answer-id"]
+    assert response.headers["location"] == f"/v1/answers/{answer_id}"
+    entry = client.get(f"/v1/answers/{answer_id}", headers=server.a).json()
+    assert entry["id"] == answer_id and entry["user"] == "alice"
+    assert entry["collections"] == ["A"] and entry["answer"] == answer and entry["time"]
+    checks = client.post("/v1/verify", json=answer, headers=server.a).json()
+    assert len(checks) == len(answer["quotes"]) + len(answer.get("cited", []))
+    assert all(c["valid"] and c["problems"] == [] for c in checks)
+    assert client.get("/v1/answers/nope", headers=server.a).status_code == 404
+
+
+def test_ask_errors_are_json(server: Any) -> None:
+    client = server.client
+    response = client.post("/v1/ask", json={"question": "x", "mode": "cite"}, headers=server.a)
+    assert response.status_code == 400 and "needs a language model" in response.json()["error"]
+    response = client.post("/v1/ask", json={"question": ""}, headers=server.a)
+    assert response.status_code == 422 and "question" in response.json()["error"]
+
+
+def test_an_unreachable_model_server_is_502(server_with: Any, dead_server_url: str) -> None:
+    with server_with(llm="openai", model="m", base_url=dead_server_url, timeout=2.0) as server:
+        response = server.client.post("/v1/ask", json={"question": "shingles"}, headers=server.a)
+        assert response.status_code == 502 and response.json()["error"]
+
+
+def test_verify_reports_the_field_of_a_malformed_answer(server: Any) -> None:
+    client = server.client
+    answer = client.post("/v1/ask", json={"question": "shingles rash"}, headers=server.a).json()
+    answer["quotes"][0]["start"] = "zero"
+    response = client.post("/v1/verify", json=answer, headers=server.a)
+    assert response.status_code == 400
+    assert "quotes[0].start" in response.json()["error"]
+    tampered = client.post("/v1/ask", json={"question": "shingles rash"}, headers=server.a).json()
+    tampered["quotes"][0]["text"] = "Shingles is harmless."
+    checks = client.post("/v1/verify", json=tampered, headers=server.a).json()
+    assert not checks[0]["valid"]
+
+
+def test_search_returns_hits_with_text(server: Any) -> None:
+    response = server.client.get(
+        "/v1/search", params={"q": "normal blood pressure", "top_k": 1}, headers=server.a
+    )
+    body = response.json()
+    assert body["query"] == "normal blood pressure" and len(body["hits"]) == 1
+    hit = body["hits"][0]
+    assert {"ref", "doc_id", "source_path", "score", "rank", "label", "text"} <= hit.keys()
+    assert "120/80" in hit["text"]
+
+
+def test_sources_span_with_context_and_bounds(server: Any) -> None:
+    client = server.client
+    A_TEXT = client.get(f"/v1/sources/{server.a_doc}", headers=server.a).json()["text"]
+    assert A_TEXT.startswith("# Shingles basics")
+    start = A_TEXT.index("painful rash")
+    end = start + len("painful rash")
+    response = client.get(
+        f"/v1/sources/{server.a_doc}",
+        params={"start": start, "end": end, "context": 10},
+        headers=server.a,
+    )
+    body = response.json()
+    assert response.status_code == 200, response.text
+    assert body["text"] == "painful rash" and body["collection"] == "A" and body["version"] == 1
+    assert body["before"] == A_TEXT[start - 10 : start] and body["after"] == A_TEXT[end : end + 10]
+    assert body["pages"] is None and body["boxes"] == [] and body["length"] == len(A_TEXT)
+    for params in [{"start": 5, "end": 5}, {"start": -1, "end": 3}, {"start": 0, "end": 10**6}]:
+        bad = client.get(f"/v1/sources/{server.a_doc}", params=params, headers=server.a)
+        assert bad.status_code == 400, params
+    assert client.get("/v1/sources/nosuchdoc", headers=server.a).status_code == 404
+    missing = client.get(f"/v1/sources/{server.a_doc}?version=9", headers=server.a)
+    assert missing.status_code == 404
+
+
+def test_delete_retires_a_document(server: Any) -> None:
+    client, a = server.client, server.a
+    assert client.delete(f"/v1/documents/{server.a_doc}", headers=a).json() == {
+        "doc_id": server.a_doc,
+        "retired": True,
+    }
+    listed = [d["doc_id"] for d in client.get("/v1/documents", headers=a).json()["documents"]]
+    assert server.a_doc not in listed and len(listed) == 1
+    hits = client.get("/v1/search", params={"q": "shingles rash"}, headers=a).json()["hits"]
+    assert all(h["doc_id"] != server.a_doc for h in hits)
+    assert client.delete(f"/v1/documents/{server.a_doc}", headers=a).status_code == 404
+    # stored versions stay readable
+    assert client.get(f"/v1/sources/{server.a_doc}", headers=a).status_code == 200
+
+
+# --- uploads and jobs ---
+
+
+def test_upload_is_ingested_in_the_background(server: Any) -> None:
+    body = b"Zebrafish regrow their fins within two weeks after an injury.\n"
+    response = upload(
+        server, [("fish.txt", body), ("notes.md", b"# Notes\n\nOtters hold hands.\n")], server.a
+    )
+    assert response.status_code == 202, response.text
+    job = response.json()
+    assert job["state"] in ("queued", "running", "done") and job["total"] == 2
+    assert job["collection"] == "A"
+    assert response.headers["location"] == f"/v1/jobs/{job['job']}"
+    done = wait_for(server, job["job"], server.a)
+    assert done["state"] == "done" and done["done"] == 2
+    assert [r["status"] for r in done["results"]] == ["added", "added"]
+    hits = server.client.get("/v1/search", params={"q": "zebrafish fins"}, headers=server.a)
+    assert "Zebrafish regrow" in hits.json()["hits"][0]["text"]
+    stored = files_under(server.upload_dir)
+    assert len(stored) == 2 and {p.name for p in stored} == {"fish.txt", "notes.md"}
+    assert all(p.read_bytes() in (body, b"# Notes\n\nOtters hold hands.\n") for p in stored)
+    # B never sees it
+    b_hits = server.client.get("/v1/search", params={"q": "zebrafish"}, headers=server.b)
+    assert "Zebrafish" not in b_hits.text
+    assert server.client.get("/v1/jobs/nosuchjob", headers=server.a).status_code == 404
+
+
+def test_a_failing_file_is_reported_in_the_job(server: Any) -> None:
+    response = upload(server, [("empty.txt", b""), ("ok.txt", b"Some real text here.")], server.a)
+    done = wait_for(server, response.json()["job"], server.a)
+    statuses = {Path(r["path"]).name: (r["status"], r["error"]) for r in done["results"]}
+    assert statuses["ok.txt"] == ("added", None)
+    assert statuses["empty.txt"][0] == "failed" and "empty" in statuses["empty.txt"][1]
+
+
+def test_upload_limit_is_413_without_storing(server_with: Any) -> None:
+    with server_with(max_upload_mb=0.01) as server:  # 10 kB
+        big = b"word " * 4000
+        assert upload(server, [("big.txt", big)], server.a).status_code == 413
+
+        def chunks() -> Any:  # no Content-Length: the limit is enforced while reading
+            yield b'--xx\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\n\r\n'
+            for _ in range(1000):
+                yield b"word " * 200
+
+        response = server.client.post(
+            "/v1/documents",
+            headers={**server.a, "Content-Type": "multipart/form-data; boundary=xx"},
+            content=chunks(),
+        )
+        assert response.status_code == 413 and "limit" in response.json()["error"]
+        assert files_under(server.upload_dir) == []
+        assert upload(server, [("small.txt", b"small text")], server.a).status_code == 202
+
+
+def test_unsupported_and_mislabelled_files_are_415(server: Any) -> None:
+    for name, body, cause in [
+        ("tool.exe", b"MZ\x90\x00", "unsupported file type '.exe'"),
+        ("noext", b"text", "unsupported file type no suffix"),
+        (
+            "report.pdf",
+            b"<html><body>not a pdf</body></html>",
+            "named .pdf but the content is HTML",
+        ),
+        ("letter.docx", b"plain text pretending", "named .docx but the content is plain text"),
+    ]:
+        response = upload(server, [("fine.txt", b"fine"), (name, body)], server.a)
+        assert response.status_code == 415, name
+        assert cause in response.json()["error"]
+    assert files_under(server.upload_dir) == []  # one bad file: nothing stored
+
+
+def test_upload_names_cannot_leave_the_upload_folder(server: Any, tmp_path: Path) -> None:
+    names = ["../../x.txt", "..\\x.txt", "/etc/passwd.txt", "a/../../../y.md", "C:\\evil\\z.txt"]
+    for name in names:
+        response = upload(server, [(name, b"Traversal attempt text.")], server.a)
+        assert response.status_code == 202, (name, response.text)
+        wait_for(server, response.json()["job"], server.a)
+    stored = files_under(server.upload_dir)
+    assert sorted(p.name for p in stored) == ["passwd.txt", "x.txt", "x.txt", "y.md", "z.txt"]
+    root = server.upload_dir.resolve()
+    assert all(p.resolve().parent.parent == root for p in stored)
+    outside = [p for p in files_under(tmp_path) if not p.resolve().is_relative_to(root)]
+    assert all(p.name not in ("x.txt", "y.md", "z.txt", "passwd.txt") for p in outside)
+    assert upload(server, [("/etc/passwd", b"root:x:0:0")], server.a).status_code == 415
+    for bad in ["..", "a/..", "...", "dir/"]:
+        assert upload(server, [(bad, b"text")], server.a).status_code == 400, bad
+    response = server.client.post("/v1/documents", headers=server.a, data={"collection": "A"})
+    assert response.status_code in (400, 422)
+    assert upload(server, [("x.txt", b"x")], server.a, collection="../B").status_code == 400
+
+
+# --- service endpoints, headers, schema ---
+
+
+def test_health_and_version(server: Any) -> None:
+    client = server.client
+    assert client.get("/v1/health").json() == {"status": "ok", "documents": None}
+    assert client.get("/v1/health", headers=server.a).json() == {"status": "ok", "documents": 2}
+    assert client.get("/v1/health", headers=server.b).json()["documents"] == 1
+    version = client.get("/v1/version").json()
+    assert version["answer_schema"] == ANSWER_SCHEMA and version["api"] == "v1"
+    assert version["version"]
+
+
+def test_security_headers_on_every_response(server: Any) -> None:
+    client = server.client
+    for response in [
+        client.get("/v1/health"),
+        client.get("/v1/documents"),  # 401
+        client.get("/no/such/page"),  # 404
+        client.get("/static/htmx.min.js"),
+        client.get("/openapi.json"),
+        client.post("/v1/ask", json={"question": "shingles"}, headers=server.a),
+    ]:
+        headers = response.headers
+        assert headers["content-security-policy"] == CONTENT_SECURITY_POLICY, response.url
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["x-frame-options"] == "DENY"
+        assert headers["referrer-policy"] == "no-referrer"
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "swagger" in docs.text.lower()
+    policy = docs.headers["content-security-policy"]
+    assert "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
+    assert "frame-ancestors 'none'" in policy and docs.headers["x-frame-options"] == "DENY"
+
+
+def test_committed_openapi_schema_is_current() -> None:
+    committed = (REPO_ROOT / "docs" / "openapi.json").read_text(encoding="utf-8")
+    assert json.loads(committed) == json.loads(openapi_text()), (
+        "docs/openapi.json is out of date: run `make openapi`"
+    )
+
+
+def test_openapi_describes_the_endpoints(server: Any) -> None:
+    schema = server.client.get("/openapi.json").json()
+    paths = schema["paths"]
+    for path in ["/v1/ask", "/v1/search", "/v1/documents", "/v1/jobs/{job_id}",
+                 "/v1/answers/{answer_id}", "/v1/verify", "/v1/sources/{doc_id}",
+                 "/v1/health", "/v1/version"]:  # fmt: skip
+        assert path in paths, path
+    upload_body = paths["/v1/documents"]["post"]["requestBody"]["content"]
+    assert "multipart/form-data" in upload_body
