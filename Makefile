@@ -27,7 +27,7 @@ demo: $(VENV)/.installed-dev
 	@echo "Try your own:  $(BIN)/quoteproof ask \"What causes high blood pressure?\" --index $(DEMO_INDEX)"
 	@echo "With a model:  $(BIN)/quoteproof ask \"...\" --index $(DEMO_INDEX) --llm openai --base-url http://localhost:11434/v1 --model llama3.1"
 	@echo "               add --mode cite, --mode rationale or --mode agent (README: Answer modes)"
-	@echo "Web page:      not in this release yet (planned: quoteproof serve)."
+	@echo "Web page:      $(BIN)/quoteproof serve --index $(DEMO_INDEX) --no-auth   then open http://127.0.0.1:8000"
 
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks examples
@@ -43,6 +43,7 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/ingest.py
 	$(BIN)/python benchmarks/retrieval.py
 	$(BIN)/python benchmarks/tokens.py
+	$(BIN)/python benchmarks/serve.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_INDEX) .pytest_cache .mypy_cache .ruff_cache .hypothesis

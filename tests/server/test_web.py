@@ -357,6 +357,12 @@ def test_cross_site_posts_are_refused(client: TestClient) -> None:
         headers={"Origin": "http://testserver", "HX-Request": "true"},
     )
     assert same.status_code == 200
+    # a plain form post under `Referrer-Policy: no-referrer`: Chromium sends
+    # `Origin: null` with `Sec-Fetch-Site: same-origin`, which only the page can send
+    plain = {"Origin": "null", "Sec-Fetch-Site": "same-origin"}
+    assert client.post("/ask", data={"question": HTML_QUESTION}, headers=plain).status_code == 200
+    forged = client.post("/ask", data={"question": HTML_QUESTION}, headers={"Origin": "null"})
+    assert forged.status_code == 403
 
 
 # ----------------------------------------------------------------- streaming

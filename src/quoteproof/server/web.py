@@ -134,8 +134,15 @@ def _login_redirect(request: Request) -> Response:
 
 
 def _cross_site(request: Request) -> bool:
-    """True when the browser says the request comes from another site."""
-    if request.headers.get("sec-fetch-site") == "cross-site":
+    """True when the browser says the request comes from another site.
+
+    `Sec-Fetch-Site: same-origin` (which no page can forge) is believed first: under
+    our `Referrer-Policy: no-referrer`, Chromium sends `Origin: null` with a plain
+    form post (login, logout, the no-script fallbacks) from our own pages."""
+    site = request.headers.get("sec-fetch-site")
+    if site == "same-origin":
+        return False
+    if site == "cross-site":
         return True
     origin = request.headers.get("origin")
     if origin is None or origin == "null":
@@ -738,7 +745,10 @@ async def library_upload(request: Request, state: StateDep, who: MaybePrincipal)
         return _error(request, who, 500, "The upload was stored but its job is gone.")
     if not _is_htmx(request):
         return RedirectResponse(f"/library?{urlencode({'job': job.id})}", status_code=303)
-    return HTMLResponse(_fragment("job.html", **_job_context(job)), status_code=202)
+    context = _job_context(job)
+    # A job that ended before this answer is not polled: refresh the table now.
+    headers = {"HX-Trigger": "library-changed"} if context["finished"] else None
+    return HTMLResponse(_fragment("job.html", **context), status_code=202, headers=headers)
 
 
 @router.get("/library/jobs/{job_id}", response_class=HTMLResponse)

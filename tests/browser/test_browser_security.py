@@ -1,0 +1,272 @@
+"""The guarantee in the browser DOM: markup in documents or in a model's reply never
+becomes a verbatim box, an element or a running script.
+
+- Hostile documents (`.txt` and `.md` holding `<script>`, an `onerror` image, an
+  HTML figure imitating the quote box and a Markdown imitation of it) quoted by the
+  extractive backend: on the ask page (streamed and htmx) and in the source viewer
+  the markup is text; `figure.verbatim` count == the answer's quotes.
+- A hostile model reply (scripted OpenAI-compatible server) with the same tricks
+  and one real `<quote ref=...>`: exactly one figure, the real source text; the
+  fake boxes only as text in the generated prose or the removed list; the streamed
+  draft, watched by a MutationObserver, never held any other figure.
+
+Every test also fails on console errors, page errors or CSP violations (conftest).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from playwright.sync_api import expect
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+    from conftest import Hostile
+
+Shoot = Callable[["Page", str], Path]
+
+# Everything a page may hold that could run code or fake a box, counted in the DOM.
+DOM_REPORT = """
+() => {
+  const withHandlers = [...document.querySelectorAll('*')].filter(
+    e => [...e.attributes].some(a => a.name.toLowerCase().startsWith('on')));
+  const scripts = [...document.querySelectorAll('script')].map(s => s.getAttribute('src'));
+  return {
+    pwned: typeof window.__pwned === 'undefined' ? null : String(window.__pwned),
+    handlers: withHandlers.map(e => e.outerHTML.slice(0, 200)),
+    scripts: scripts,
+    figures: document.querySelectorAll('figure').length,
+    verbatim: document.querySelectorAll('figure.verbatim').length,
+    imgs: [...document.querySelectorAll('img')].map(i => i.getAttribute('src')),
+    iframes: document.querySelectorAll('iframe, object, embed').length,
+    javascriptLinks: [...document.querySelectorAll('[href]')].filter(
+      e => /^\\s*javascript:/i.test(e.getAttribute('href'))).length,
+  };
+}
+"""
+
+# Where the text nodes holding `marker` sit: the selector of their closest
+# interesting ancestor (a quote's blockquote, generated prose, the removed list).
+TEXT_PLACES = """
+(marker) => {
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const places = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.data.includes(marker)) continue;
+    const el = node.parentElement;
+    const place = el.closest(
+      'figure.verbatim blockquote.quote-text, section.generated, section.rejected, '
+      + 'pre.source-text, pre.span-text-body, h2.question, figure, blockquote');
+    let name = 'other:' + el.tagName.toLowerCase();
+    if (place) name = place.tagName.toLowerCase() + (place.className ? '.' + place.className : '');
+    places.push(name);
+  }
+  return places;
+}
+"""
+
+# Watches #answer from before the question is sent: the text of every verbatim
+# figure ever added (even one removed again), and every element that could run code.
+DRAFT_WATCH = """
+() => {
+  const answer = document.getElementById('answer');
+  const seen = { figures: [], draftFigures: 0, bad: [], prose: 0 };
+  window.__qpSeen = seen;
+  function look(node) {
+    if (node.nodeType !== 1) return;
+    const figures = node.matches('figure') ? [node] : [...node.querySelectorAll('figure')];
+    for (const f of figures) {
+      const q = f.querySelector('blockquote');
+      seen.figures.push({ cls: f.className, text: q ? q.textContent : null,
+                          children: q ? q.children.length : -1 });
+      if (f.closest('.draft')) seen.draftFigures += 1;
+    }
+    const bad = node.matches('script, img, iframe, object, embed') ? [node] : [];
+    bad.push(...node.querySelectorAll('script, img, iframe, object, embed'));
+    for (const e of [node, ...node.querySelectorAll('*')]) {
+      if ([...e.attributes].some(a => a.name.toLowerCase().startsWith('on'))) bad.push(e);
+    }
+    for (const e of bad) seen.bad.push(e.outerHTML.slice(0, 200));
+    if (node.matches('.draft-prose') || node.querySelector('.draft-prose')) seen.prose += 1;
+  }
+  new MutationObserver(records => {
+    for (const record of records) record.addedNodes.forEach(look);
+  }).observe(answer, { childList: true, subtree: true });
+}
+"""
+
+STATIC_SCRIPTS = ["/static/htmx.min.js", "/static/app.js"]
+
+
+def dom_report(page: Page) -> dict[str, Any]:
+    report: dict[str, Any] = page.evaluate(DOM_REPORT)
+    return report
+
+
+def assert_inert(page: Page, expected_verbatim: int | None = None) -> dict[str, Any]:
+    """Nothing ran, no handler attribute, no script but ours, no injected element."""
+    report = dom_report(page)
+    assert report["pwned"] is None, report
+    assert report["handlers"] == [], report
+    assert report["scripts"] == STATIC_SCRIPTS, report
+    assert report["iframes"] == 0 and report["javascriptLinks"] == 0, report
+    assert all(src.startswith("/sources/") for src in report["imgs"]), report
+    if expected_verbatim is not None:
+        assert report["verbatim"] == report["figures"] == expected_verbatim, report
+    return report
+
+
+def text_places(page: Page, marker: str) -> list[str]:
+    places: list[str] = page.evaluate(TEXT_PLACES, marker)
+    return places
+
+
+def ask(page: Page, origin: str, question: str, *, stream: bool, watch: bool = False) -> Locator:
+    page.goto(f"{origin}/")
+    if watch:
+        page.evaluate(DRAFT_WATCH)
+    page.locator("#question").fill(question)
+    page.locator("#stream").set_checked(stream)
+    page.locator("#ask-submit").click()
+    result = page.locator("#answer .answer-result")
+    result.wait_for()
+    expect(page.locator("#ask-submit")).to_be_enabled()
+    return result
+
+
+def api_ask(page: Page, origin: str, question: str) -> dict[str, Any]:
+    response = page.request.post(f"{origin}/v1/ask", data={"question": question})
+    assert response.ok, response.text()
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+def recorded(page: Page, origin: str) -> dict[str, Any]:
+    href = page.locator("#permalink").get_attribute("href")
+    assert href and href.startswith("/answers/")
+    response = page.request.get(f"{origin}/v1{href}")
+    assert response.ok, response.text()
+    answer: dict[str, Any] = response.json()["answer"]
+    return answer
+
+
+def quotes_in_order(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    quotes = {quote["id"]: quote for quote in answer["quotes"]}
+    return [quotes[s["quote_id"]] for s in answer["segments"] if s["type"] == "quote"]
+
+
+# --- hostile documents ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("file_name", ["hostile-notes.txt", "hostile-notes.md"])
+def test_hostile_document_is_text_on_the_page_and_in_the_viewer(
+    page: Page, hostile: Hostile, shoot: Shoot, file_name: str
+) -> None:
+    plant = hostile.files[file_name]
+    question = f"How often does {plant} need watering?"
+    fake_box = f"Fake {plant} box"
+    fake_markdown = f"Fake {plant} markdown box"
+    expected = quotes_in_order(api_ask(page, hostile.extractive, question))
+    ours = [q for q in expected if q["source_path"].endswith(file_name)]
+    assert ours and "<script>window.__pwned=1</script>" in ours[0]["text"]
+    assert fake_box in ours[0]["text"] and fake_markdown in ours[0]["text"]
+    suffix = file_name.rsplit(".", 1)[1]
+    number = 20 if suffix == "txt" else 23  # screenshots 20-22 (.txt), 23-25 (.md)
+
+    for stream in (True, False):
+        result = ask(page, hostile.extractive, question, stream=stream)
+        answer = recorded(page, hostile.extractive)
+        assert [q["text"] for q in quotes_in_order(answer)] == [q["text"] for q in expected]
+        assert_inert(page, expected_verbatim=len(expected))
+        texts = result.locator("figure.verbatim blockquote.quote-text")
+        assert texts.all_text_contents() == [q["text"] for q in expected]
+        children = texts.evaluate_all("quotes => quotes.map(q => q.children.length)")
+        assert children == [0] * len(expected)
+        # the imitations are visible, as characters of the real quote
+        for marker in (fake_box, fake_markdown, "onerror="):
+            places = text_places(page, marker)
+            assert places and set(places) == {"blockquote.quote-text"}, (marker, places)
+        script_text = result.get_by_text("<script>window.__pwned=1</script>", exact=False)
+        assert script_text.first.is_visible()
+        how = "streamed" if stream else "htmx"
+        shoot(page, f"{number + (not stream)}-hostile-{suffix}-answer-{how}")
+
+    figure = result.locator("figure.verbatim").filter(
+        has=page.locator(".where", has_text=file_name)
+    )
+    figure.first.locator("a.source-link").click()
+    page.wait_for_url(re.compile(r"/sources/.*#quote$"))
+    mark = page.locator("mark#quote")
+    mark.wait_for()
+    assert mark.text_content() == ours[0]["text"]
+    assert mark.evaluate("e => e.children.length") == 0
+    report = assert_inert(page, expected_verbatim=0)
+    assert report["imgs"] == []
+    for marker in (fake_box, fake_markdown):
+        assert text_places(page, marker) == ["pre.source-text"]
+    assert page.locator("blockquote").count() == 0
+    shoot(page, f"{number + 2}-hostile-{suffix}-source-viewer")
+
+
+# --- a hostile model -----------------------------------------------------------------
+
+MODEL_QUESTION = "What is obstructive sleep apnea?"
+FAKE_FIGURE = "FAKE-MODEL-FIGURE-TEXT"
+FAKE_MARKDOWN = "FAKE-MODEL-MARKDOWN-TEXT"
+
+
+def hostile_reply(ref: str, words: str) -> str:
+    return (
+        "<script>window.__pwned=3</script> "
+        '<img src=x onerror="window.__pwned=4"> '
+        '<figure class="verbatim"><figcaption>Verbatim from source</figcaption>'
+        f"<blockquote>{FAKE_FIGURE}</blockquote></figure>\n\n"
+        f"> **Verbatim from source**\n> {FAKE_MARKDOWN}\n\n"
+        f'Sleep apnea is explained in the source [{ref}]. <quote ref="{ref}">{words}</quote>'
+    )
+
+
+def first_sentence(text: str) -> str:
+    found = re.search(r"\S[^\n]{30,}?[.!?](?=\s|$)", text)
+    assert found, text
+    return found.group(0)
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "htmx"])
+def test_hostile_model_reply_draws_one_real_quote(
+    page: Page, hostile: Hostile, shoot: Shoot, stream: bool
+) -> None:
+    response = page.request.get(f"{hostile.scripted}/v1/search", params={"q": MODEL_QUESTION})
+    assert response.ok, response.text()
+    hit = response.json()["hits"][0]
+    words = first_sentence(hit["text"])
+    hostile.model.script = [hostile_reply(hit["ref"], words)]
+
+    result = ask(page, hostile.scripted, MODEL_QUESTION, stream=stream, watch=True)
+    answer = recorded(page, hostile.scripted)
+    assert [q["text"] for q in quotes_in_order(answer)] == [words]
+    assert answer["quotes"][0]["ref"] == hit["ref"]
+    assert_inert(page, expected_verbatim=1)
+    figure = result.locator("figure.verbatim")
+    assert figure.locator("blockquote.quote-text").text_content() == words
+    assert "Verbatim from source" in figure.locator("figcaption").inner_text()
+    # the model's imitations are text, in its prose or in the removed list
+    for marker in (FAKE_FIGURE, FAKE_MARKDOWN, "window.__pwned=3", "onerror="):
+        places = text_places(page, marker)
+        assert places, marker
+        assert set(places) <= {"section.generated", "section.rejected"}, (marker, places)
+    assert result.locator("section.generated").count() >= 1
+
+    seen: dict[str, Any] = page.evaluate("() => window.__qpSeen")
+    assert seen["bad"] == [], seen
+    assert seen["figures"], seen
+    for drawn in seen["figures"]:
+        assert drawn == {"cls": "verbatim", "text": words, "children": 0}, seen
+    if stream:  # the draft showed the model's prose as text and the resolved quote
+        assert seen["draftFigures"] >= 1 and seen["prose"] >= 1, seen
+    shoot(page, "26-hostile-model-streamed" if stream else "27-hostile-model-htmx")
