@@ -149,6 +149,39 @@ DepthOption = Annotated[
 ]
 
 
+LLMOption = Annotated[
+    LLMName | None,
+    typer.Option(
+        "--llm",
+        envvar="QUOTEPROOF_LLM",
+        help="Backend: extractive (no model), openai (any OpenAI-compatible server) "
+        "or anthropic. Default: openai when a model is named, else extractive.",
+    ),
+]
+BaseUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--base-url",
+        help="Model server URL (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, "
+        "else the provider's own).",
+    ),
+]
+ModelOption = Annotated[
+    str | None, typer.Option("--model", envvar="QUOTEPROOF_MODEL", help="Model name.")
+]
+ApiKeyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--api-key",
+        help="API key of the model server (default: OPENAI_API_KEY or ANTHROPIC_API_KEY).",
+        show_default=False,
+    ),
+]
+TimeoutOption = Annotated[
+    float, typer.Option("--timeout", min=1.0, help="Seconds per model request.")
+]
+
+
 def retrieval_settings(
     retriever: RetrieverName | None,
     embed_model: str | None,
@@ -395,37 +428,11 @@ def ask(
     max_steps: Annotated[
         int, typer.Option("--max-steps", min=1, help="agent mode: most model calls.")
     ] = DEFAULT_MAX_STEPS,
-    llm: Annotated[
-        LLMName | None,
-        typer.Option(
-            "--llm",
-            envvar="QUOTEPROOF_LLM",
-            help="Backend: extractive (no model), openai (any OpenAI-compatible server) "
-            "or anthropic. Default: openai when a model is named, else extractive.",
-        ),
-    ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            "--base-url",
-            help="Model server URL (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, "
-            "else the provider's own).",
-        ),
-    ] = None,
-    model: Annotated[
-        str | None, typer.Option("--model", envvar="QUOTEPROOF_MODEL", help="Model name.")
-    ] = None,
-    api_key: Annotated[
-        str | None,
-        typer.Option(
-            "--api-key",
-            help="API key (default: OPENAI_API_KEY or ANTHROPIC_API_KEY).",
-            show_default=False,
-        ),
-    ] = None,
-    timeout: Annotated[
-        float, typer.Option("--timeout", min=1.0, help="Seconds per model request.")
-    ] = DEFAULT_TIMEOUT_S,
+    llm: LLMOption = None,
+    base_url: BaseUrlOption = None,
+    model: ModelOption = None,
+    api_key: ApiKeyOption = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     top_k: Annotated[int, typer.Option("--top-k", min=1, help="Sources given to the model.")] = (
         DEFAULT_ASK_TOP_K
     ),
@@ -677,37 +684,11 @@ def keys_revoke(
 @app.command("mcp")
 def mcp_server(
     index: IndexOption = DEFAULT_INDEX,
-    llm: Annotated[
-        LLMName | None,
-        typer.Option(
-            "--llm",
-            envvar="QUOTEPROOF_LLM",
-            help="Backend of the ask tool: extractive (no model), openai or anthropic. "
-            "Default: openai when a model is named, else extractive.",
-        ),
-    ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            "--base-url",
-            help="Model server URL (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, "
-            "else the provider's own).",
-        ),
-    ] = None,
-    model: Annotated[
-        str | None, typer.Option("--model", envvar="QUOTEPROOF_MODEL", help="Model name.")
-    ] = None,
-    api_key: Annotated[
-        str | None,
-        typer.Option(
-            "--api-key",
-            help="API key (default: OPENAI_API_KEY or ANTHROPIC_API_KEY).",
-            show_default=False,
-        ),
-    ] = None,
-    timeout: Annotated[
-        float, typer.Option("--timeout", min=1.0, help="Seconds per model request.")
-    ] = DEFAULT_TIMEOUT_S,
+    llm: LLMOption = None,
+    base_url: BaseUrlOption = None,
+    model: ModelOption = None,
+    api_key: ApiKeyOption = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     threshold: Annotated[
         float,
         typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
@@ -756,37 +737,11 @@ def serve(
             help="Serve without API keys, every collection to everyone (loopback hosts only).",
         ),
     ] = False,
-    llm: Annotated[
-        LLMName | None,
-        typer.Option(
-            "--llm",
-            envvar="QUOTEPROOF_LLM",
-            help="Backend: extractive (no model), openai (any OpenAI-compatible server) "
-            "or anthropic. Default: openai when a model is named, else extractive.",
-        ),
-    ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            "--base-url",
-            help="Model server URL (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, "
-            "else the provider's own).",
-        ),
-    ] = None,
-    model: Annotated[
-        str | None, typer.Option("--model", envvar="QUOTEPROOF_MODEL", help="Model name.")
-    ] = None,
-    api_key: Annotated[
-        str | None,
-        typer.Option(
-            "--api-key",
-            help="API key of the model server (default: OPENAI_API_KEY or ANTHROPIC_API_KEY).",
-            show_default=False,
-        ),
-    ] = None,
-    timeout: Annotated[
-        float, typer.Option("--timeout", min=1.0, help="Seconds per model request.")
-    ] = DEFAULT_TIMEOUT_S,
+    llm: LLMOption = None,
+    base_url: BaseUrlOption = None,
+    model: ModelOption = None,
+    api_key: ApiKeyOption = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     max_upload_mb: Annotated[
         float, typer.Option("--max-upload-mb", min=0.001, help="Most one upload may carry.")
     ] = 50.0,

@@ -165,6 +165,41 @@ def audit_hash(
     return sha256_text(canonical)
 
 
+def next_audit_entry(
+    last: tuple[int, str] | None,
+    entry_id: str,
+    time: str,
+    user: str | None,
+    collections: tuple[str, ...],
+    body: str,
+) -> AuditEntry:
+    """The entry that follows `last` (its seq and hash; None for an empty log)."""
+    seq, prev_hash = (last[0] + 1, last[1]) if last else (1, GENESIS_HASH)
+    chained = audit_hash(prev_hash, seq, entry_id, time, user, collections, body)
+    return AuditEntry(seq, entry_id, time, user, collections, body, prev_hash, chained)
+
+
+def audit_row(entry: AuditEntry) -> tuple[int, str, str, str | None, str, str, str, str]:
+    """An entry's column values, in the order seq, entry_id, time, user, collections
+    (JSON text), body, prev_hash, hash."""
+    collections = json.dumps(list(entry.collections), ensure_ascii=False)
+    return (
+        entry.seq,
+        entry.entry_id,
+        entry.time,
+        entry.user,
+        collections,
+        entry.body,
+        entry.prev_hash,
+        entry.hash,
+    )
+
+
+def audit_head(entry: AuditEntry) -> str:
+    """The value of the `audit_head` setting after `entry`: `"{seq}:{hash}"`."""
+    return f"{entry.seq}:{entry.hash}"
+
+
 @dataclass(frozen=True)
 class ApiKey:
     """An API key as stored: never the secret itself, only its SHA-256.

@@ -45,7 +45,6 @@ from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
 from quoteproof.store.base import (
     EMBEDDING_SPACE_SETTING,
-    GENESIS_HASH,
     SCHEMA_VERSION,
     ApiKey,
     AuditEntry,
@@ -56,7 +55,8 @@ from quoteproof.store.base import (
     NewDocument,
     PendingEmbedding,
     Vectors,
-    audit_hash,
+    audit_head,
+    audit_row,
     check_collection_name,
     check_vectors,
     decode_space,
@@ -64,6 +64,7 @@ from quoteproof.store.base import (
     embed_key,
     embedding_space_mismatch,
     encode_space,
+    next_audit_entry,
 )
 from quoteproof.store.codec import decode_layout, encode_pages, encode_runs
 from quoteproof.store.postgres_schema import (
@@ -654,29 +655,22 @@ class PostgresStore:
                 last = self._db.execute(
                     "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1"
                 ).fetchone()
-                seq, prev_hash = (last["seq"] + 1, last["hash"]) if last else (1, GENESIS_HASH)
-                chained = audit_hash(prev_hash, seq, entry_id, time, user, collections, body)
+                entry = next_audit_entry(
+                    (last["seq"], last["hash"]) if last else None,
+                    entry_id, time, user, tuple(collections), body,
+                )  # fmt: skip
                 self._db.execute(
                     f"INSERT INTO audit_log ({_AUDIT_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
-                    (
-                        seq,
-                        entry_id,
-                        time,
-                        user,
-                        json.dumps(list(collections), ensure_ascii=False),
-                        body,
-                        prev_hash,
-                        chained,
-                    ),
+                    audit_row(entry),
                 )
                 self._db.execute(
                     "INSERT INTO meta (key, value) VALUES ('setting:audit_head', %s) "
                     "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-                    (f"{seq}:{chained}",),
+                    (audit_head(entry),),
                 )
         except psycopg.errors.UniqueViolation as exc:
             raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
-        return AuditEntry(seq, entry_id, time, user, collections, body, prev_hash, chained)
+        return entry
 
     def audit_entries(self, after_seq: int = 0, limit: int | None = None) -> list[AuditEntry]:
         """Return the audit entries with `seq > after_seq`, in order, at most `limit`."""

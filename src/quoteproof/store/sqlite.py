@@ -27,7 +27,6 @@ from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
 from quoteproof.store.base import (
     EMBEDDING_SPACE_SETTING,
-    GENESIS_HASH,
     SCHEMA_VERSION,
     ApiKey,
     AuditEntry,
@@ -38,7 +37,8 @@ from quoteproof.store.base import (
     NewDocument,
     PendingEmbedding,
     Vectors,
-    audit_hash,
+    audit_head,
+    audit_row,
     check_collection_name,
     check_vectors,
     decode_space,
@@ -46,6 +46,7 @@ from quoteproof.store.base import (
     embed_key,
     embedding_space_mismatch,
     encode_space,
+    next_audit_entry,
 )
 from quoteproof.store.codec import decode_layout, encode_pages, encode_runs
 from quoteproof.store.fts import fts_match_query
@@ -715,30 +716,22 @@ class SQLiteStore:
                 last = self._db.execute(
                     "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1"
                 ).fetchone()
-                seq, prev_hash = (last["seq"] + 1, last["hash"]) if last else (1, GENESIS_HASH)
-                collections = tuple(collections)
-                chained = audit_hash(prev_hash, seq, entry_id, time, user, collections, body)
+                entry = next_audit_entry(
+                    (last["seq"], last["hash"]) if last else None,
+                    entry_id, time, user, tuple(collections), body,
+                )  # fmt: skip
                 self._db.execute(
                     "INSERT INTO audit_log (seq, entry_id, time, user, collections, body, "
                     "prev_hash, hash) VALUES (?,?,?,?,?,?,?,?)",
-                    (
-                        seq,
-                        entry_id,
-                        time,
-                        user,
-                        json.dumps(list(collections), ensure_ascii=False),
-                        body,
-                        prev_hash,
-                        chained,
-                    ),
+                    audit_row(entry),
                 )
                 self._db.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('setting:audit_head', ?)",
-                    (f"{seq}:{chained}",),
+                    (audit_head(entry),),
                 )
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
-        return AuditEntry(seq, entry_id, time, user, collections, body, prev_hash, chained)
+        return entry
 
     def audit_entries(self, after_seq: int = 0, limit: int | None = None) -> list[AuditEntry]:
         """Return the audit entries with `seq > after_seq`, in order, at most `limit`."""
