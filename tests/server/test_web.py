@@ -25,8 +25,8 @@ from quoteproof import Index
 from quoteproof.keys import create_key
 from quoteproof.model import Box
 from quoteproof.server.app import create_app
+from quoteproof.server.pdf_pages import PageGeometry
 from quoteproof.server.state import AppState, ServerConfig
-from quoteproof.server.web import PageGeometry
 
 PDF_QUESTION = "hand hygiene single most important measure"
 HTML_QUESTION = "What is normal blood pressure?"
