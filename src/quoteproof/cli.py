@@ -19,6 +19,13 @@ from rich.console import Console
 
 from quoteproof.audit import export_lines, record_answer, verify_log
 from quoteproof.errors import QuoteproofError
+from quoteproof.evaluation.compare import compare_reports, drift_lines, drift_to_dict
+from quoteproof.evaluation.evalset import read_evalset
+from quoteproof.evaluation.evalset import sample as sample_items
+from quoteproof.evaluation.report import load_report, render_report_html, run_to_dict, write_json
+from quoteproof.evaluation.runner import AskOptions, run_eval
+from quoteproof.evaluation.terminal import EvalProgress
+from quoteproof.evaluation.terminal import summary_table as eval_summary_table
 from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K, Index
 from quoteproof.ingest.chunking import (
     DEFAULT_OVERLAP_TOKENS,
@@ -205,6 +212,15 @@ def retrieval_settings(
         rerank_candidates=rerank_candidates,
         rerank_keep=rerank_keep,
     )
+
+
+def local_user() -> str | None:
+    """The name of the user running the command (for the audit log), or None when
+    the system cannot tell (a container user without a passwd entry)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return None
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -495,7 +511,7 @@ def ask(
                     events=events,
                     collections=collection,
                 )
-            record_answer(idx, answer, user=getpass.getuser(), collections=collection)
+            record_answer(idx, answer, user=local_user(), collections=collection)
         except QuoteproofError as exc:
             fail(str(exc))
     if format is AnswerFormat.json:
@@ -565,6 +581,187 @@ def calibrate(
         except (QuoteproofError, ValueError) as exc:
             fail(str(exc))
         out.print(calibration_table(calibration, idx.store.location))
+
+
+def _recall_depths(values: list[str] | None) -> list[int]:
+    """Parse `--recall-k` values (each a number or a comma-separated list); exit 2 on
+    a bad one."""
+    depths = []
+    for value in values or ():
+        for part in value.split(","):
+            try:
+                k = int(part.strip())
+            except ValueError:
+                fail(f"--recall-k: {part.strip()!r} is not a whole number")
+            if k < 1:
+                fail(f"--recall-k: {k} is not at least 1")
+            depths.append(k)
+    return depths
+
+
+@app.command("eval")
+def eval_set(
+    evalset: Annotated[
+        Path, typer.Argument(help="A question set: JSON Lines, see evalsets/README.md.")
+    ],
+    index: IndexOption = DEFAULT_INDEX,
+    mode: Annotated[
+        ModeName, typer.Option("--mode", help="How answers are made (see `quoteproof ask`).")
+    ] = ModeName.quote,
+    strictness: Annotated[
+        StrictnessName, typer.Option("--strictness", help="cite mode: strict or lenient.")
+    ] = StrictnessName.strict,
+    max_steps: Annotated[
+        int, typer.Option("--max-steps", min=1, help="agent mode: most model calls.")
+    ] = DEFAULT_MAX_STEPS,
+    llm: LLMOption = None,
+    base_url: BaseUrlOption = None,
+    model: ModelOption = None,
+    api_key: ApiKeyOption = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    top_k: Annotated[int, typer.Option("--top-k", min=1, help="Sources given to the model.")] = (
+        DEFAULT_ASK_TOP_K
+    ),
+    threshold: Annotated[
+        float,
+        typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
+    ] = DEFAULT_THRESHOLD,
+    recall_k: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--recall-k",
+            help="Also report retrieval recall at these k (repeat, or 1,10,20); always at --top-k.",
+            show_default=False,
+        ),
+    ] = None,
+    sample_size: Annotated[
+        int | None,
+        typer.Option(
+            "--sample",
+            min=1,
+            help="Ask only N questions: the first N, or N drawn with --seed.",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed", help="Draw the --sample at random with this seed.", show_default=False
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Where to write the run (default: eval-<set name>.json)."
+        ),
+    ] = None,
+    html_report: Annotated[
+        Path | None,
+        typer.Option("--html", help="Where to write the HTML report (default: beside the JSON)."),
+    ] = None,
+    compare: Annotated[
+        Path | None,
+        typer.Option("--compare", help="An earlier run (its JSON): show what changed since."),
+    ] = None,
+    collection: CollectionsOption = None,
+    retriever: RetrieverOption = None,
+    embed_model: EmbedModelOption = None,
+    rerank_model: RerankModelOption = None,
+    rerank_candidates: RerankCandidatesOption = DEFAULT_RERANK_CANDIDATES,
+    rerank_keep: RerankKeepOption = DEFAULT_RERANK_KEEP,
+    rrf_k: RrfKOption = DEFAULT_RRF_K,
+    bm25_weight: Bm25WeightOption = 1.0,
+    dense_weight: DenseWeightOption = 1.0,
+    depth: DepthOption = DEFAULT_DEPTH,
+) -> None:
+    """Ask every question of a set and score the answers.
+
+    Scores: the verbatim rate (every shown quote re-read from the index: must be
+    100%), quote precision and recall against the gold quotes, citation accuracy,
+    refusals of unanswerable and answerable questions, retrieval recall@k of the
+    gold sources, latency and tokens. Writes the run as JSON and a self-contained
+    HTML report. Exit code 1 when a shown quote is not verbatim or a question failed.
+    """
+    if seed is not None and sample_size is None:
+        fail("--seed draws a random sample: give --sample N as well")
+    depths = _recall_depths(recall_k)
+    try:
+        items = read_evalset(evalset)
+        earlier = load_report(compare) if compare is not None else None
+    except QuoteproofError as exc:
+        fail(str(exc))
+    chosen = sample_items(items, sample_size, seed)
+    json_path = output or Path(f"eval-{evalset.stem}.json")
+    html_path = html_report or json_path.with_suffix(".html")
+    retrieval = retrieval_settings(
+        retriever, embed_model, rerank_model, rerank_candidates, rerank_keep,
+        rrf_k, bm25_weight, dense_weight, depth,
+    )  # fmt: skip
+    with open_index(index, retrieval=retrieval) as idx:
+        try:
+            backend = make_backend(
+                llm.value if llm else None,
+                model=model,
+                base_url=base_url,
+                api_key=api_key,
+                timeout=timeout,
+            )
+            options = AskOptions(
+                backend=backend,
+                mode=mode.value,
+                strictness=strictness.value,
+                top_k=top_k,
+                threshold=threshold,
+                max_steps=max_steps,
+                collections=tuple(collection) if collection else None,
+            )
+            with EvalProgress(err) as progress:
+                run = run_eval(
+                    idx,
+                    chosen,
+                    options,
+                    recall_ks=depths,
+                    on_start=progress.start,
+                    on_item=progress.item_done,
+                )
+        except QuoteproofError as exc:
+            fail(str(exc))
+        location = idx.store.location
+    report = run_to_dict(
+        run,
+        set_path=evalset,
+        set_items=len(items),
+        index=location,
+        sample_size=sample_size,
+        seed=seed,
+        retriever=retriever.value if retriever else None,
+    )
+    drift = None
+    if earlier is not None:
+        drift = compare_reports(earlier, report, str(compare))
+        report["compare"] = drift_to_dict(drift)
+    try:
+        write_json(json_path, report)
+        html_path.parent.mkdir(parents=True, exist_ok=True)
+        html_path.write_text(render_report_html(report), encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write the report: {exc}")
+    out.print(eval_summary_table(report))
+    for line in drift_lines(drift) if drift is not None else ():
+        out.print(line, markup=False, soft_wrap=True)
+    for failure in report["verbatim_failures"]:
+        err.print(
+            f"NOT VERBATIM {failure['item_id']} {failure['quote_id']} [{failure['ref']}]: "
+            f"{failure['reason']}",
+            markup=False,
+            soft_wrap=True,
+        )
+    for result in run.items:
+        if result.error is not None:
+            err.print(f"failed: {result.item.id}: {result.error}", markup=False, soft_wrap=True)
+    err.print(f"run written to {json_path}, report to {html_path}", markup=False, soft_wrap=True)
+    if run.metrics.not_verbatim or run.metrics.errors:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -804,6 +1001,73 @@ def serve(
             f"create one with: quoteproof keys create --collection NAME --index {index}"
         )
     uvicorn.run(server_app, host=host, port=port, log_level="info")
+
+
+@app.command()
+def bench(
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only",
+            help="Run only this benchmark (repeat for several): ingest, retrieval, quoting, "
+            "tokens, serve, recovery, eval. Default: all.",
+            show_default=False,
+        ),
+    ] = None,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="Smaller runs: 1 ingest round, 30 SciFact queries, no PostgreSQL, 10 s of "
+            "serving, 200 recovery cases.",
+        ),
+    ] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Also write every figure and output as JSON here."),
+    ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option("--sample", min=1, help="Recovery: a random sample of N cases."),
+    ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option("--data-dir", help="Recovery: where the source PDFs lie (../shared/data)."),
+    ] = None,
+    eval_corpora: Annotated[
+        Path | None,
+        typer.Option(
+            "--eval-corpora",
+            help="Eval: corpora written by `evalsets/build.py --corpora DIR` (default: the "
+            "demo set only).",
+        ),
+    ] = None,
+) -> None:
+    """Run the repository's benchmarks and print one table: each figure next to a
+    reference measured in the same run (raw pypdfium2, raw encode, bm25s, difflib,
+    ...), and their ratio. Needs a checkout of the repository; progress on stderr.
+    Exit 1 when a benchmark failed or missed its target."""
+    from quoteproof.bench import canonical_name, format_table, run_bench
+
+    try:
+        names = [canonical_name(name) for name in only or ()]
+        report = run_bench(
+            names,
+            quick=quick,
+            sample=sample,
+            data_dir=data_dir,
+            eval_corpora=eval_corpora,
+            progress=lambda message: err.print(message, markup=False, highlight=False),
+            echo=sys.stderr,
+        )
+    except (ValueError, FileNotFoundError) as exc:
+        fail(str(exc))
+    print("\n".join(format_table(report)))
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(report.to_dict(), indent=2) + "\n", encoding="utf-8")
+    if not report.ok:
+        raise typer.Exit(1)
 
 
 def note(message: str) -> None:

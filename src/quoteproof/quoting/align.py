@@ -15,9 +15,11 @@ Order of attempts (DESIGN §5), first success wins:
    end, "normalized" when every fragment was exact/normalised else "fuzzy", score =
    the lowest fragment score;
 4. fuzzy: `rapidfuzz.fuzz.partial_ratio_alignment` finds a window in the normalised
-   haystack, a hill-climb over word boundaries refines both ends, and the span is
-   accepted when `fuzz.ratio(normalize(needle), normalize(haystack[start:end]))`,
-   the reported score, is at least `threshold`.
+   haystack, a hill-climb over word boundaries refines both ends by `fuzz.ratio`, and
+   the span is accepted when `match_score(normalize(needle),
+   normalize(haystack[start:end]))`, the reported score, is at least `threshold`:
+   the better of `fuzz.ratio` and `fuzz.token_sort_ratio`, so that words a model
+   swapped cost little while words it invented still count against it.
 
 Every returned span is at word boundaries: it neither starts nor ends inside a word.
 """
@@ -40,7 +42,7 @@ from quoteproof.quoting.normalize import (
     unescape_entities,
 )
 
-__all__ = ["MIN_WORD_CHARS", "Alignment", "find_span", "snap_to_words"]
+__all__ = ["MIN_WORD_CHARS", "Alignment", "find_span", "match_score", "snap_to_words"]
 
 MIN_WORD_CHARS = 3
 """Needles with fewer word characters than this (after normalising) never match."""
@@ -232,14 +234,19 @@ def _find_fuzzy(
                 score = fuzz.ratio(norm_needle, norm[cs:ce], score_cutoff=best)
                 if score > best:
                     best, s, e, improved = score, cs, ce, True
-    if best < threshold:
-        return None
     start, end = raw_span(haystack, prep.offsets, s, e)
     start, end = snap_to_words(haystack, start, end)
-    score = fuzz.ratio(norm_needle, normalize(haystack[start:end]))
+    score = match_score(norm_needle, normalize(haystack[start:end]))
     if score < threshold:
         return None
     return Alignment(start, end, "fuzzy", score)
+
+
+def match_score(norm_needle: str, norm_span: str) -> float:
+    """How well a fuzzy span matches the needle (both normalised), 0-100: the better
+    of `fuzz.ratio` (edits in order) and `fuzz.token_sort_ratio` (the same, after
+    sorting the words, so that swapped words cost little)."""
+    return max(fuzz.ratio(norm_needle, norm_span), fuzz.token_sort_ratio(norm_needle, norm_span))
 
 
 def _find_literal(variants: list[str], haystack: str) -> Alignment | None:

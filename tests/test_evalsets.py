@@ -1,0 +1,279 @@
+"""The committed evaluation sets (`evalsets/*.jsonl`): their formats, and the contract
+that a recovery case's `gold` is quoteproof's canonical text `[start:end]`."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from quoteproof import Index
+from quoteproof.model import Chunk
+
+REPO = Path(__file__).resolve().parent.parent
+EVALSETS = REPO / "evalsets"
+DATA = REPO.parent / "shared" / "data"
+DEMO_CORPUS = REPO / "examples" / "corpus"
+QUESTION_SETS = ("demo", "scifact", "pubmedqa")
+QUESTION_FIELDS = {"id", "question", "answerable", "gold_refs", "gold_quotes", "gold_answer"}
+RECOVERY_FIELDS = {"id", "source", "start", "end", "gold", "edited", "edits", "expect"}
+EDIT_KINDS = {
+    "typo",
+    "punctuation",
+    "case",
+    "whitespace",
+    "dropped_word",
+    "swapped_words",
+    "ellipsis",
+    "smart_quotes",
+    "changed_number",
+}
+
+needs_data = pytest.mark.skipif(not DATA.exists(), reason="shared data not present")
+
+
+def read(name: str) -> list[dict[str, Any]]:
+    lines = (EVALSETS / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+@pytest.fixture(scope="module")
+def build() -> ModuleType:
+    """`evalsets/build.py`, imported (it is a script, not a package)."""
+    spec = importlib.util.spec_from_file_location("evalsets_build", EVALSETS / "build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _ingest(root: Path, paths: list[Path]) -> dict[str, tuple[str, list[Chunk]]]:
+    """`{source path: (canonical text, chunks)}` of `paths` ingested without vectors."""
+    out = {}
+    with Index.open(root, create=True) as index:
+        for result in index.ingest(paths, embed=False):
+            assert result.doc_id is not None and result.version is not None, result.error
+            document = index.store.get_document(result.doc_id, result.version)
+            assert document is not None
+            out[result.path] = (document.text, index.store.chunks_of(result.doc_id, result.version))
+    return out
+
+
+@pytest.fixture(scope="module")
+def pdfs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, list[Chunk]]]:
+    """The recovery PDFs as quoteproof ingests them, keyed by path under the data root."""
+    sources = sorted({case["source"] for case in read("recovery")})
+    ingested = _ingest(tmp_path_factory.mktemp("recovery"), [DATA / s for s in sources])
+    return {s: ingested[str(DATA / s)] for s in sources}
+
+
+@pytest.fixture(scope="module")
+def demo_corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """`{path relative to examples/corpus: canonical text}` of the demo corpus."""
+    ingested = _ingest(tmp_path_factory.mktemp("demo"), [DEMO_CORPUS])
+    return {
+        Path(path).relative_to(DEMO_CORPUS).as_posix(): text for path, (text, _) in ingested.items()
+    }
+
+
+# --- every set -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [*QUESTION_SETS, "recovery"])
+def test_ids_are_unique(name: str) -> None:
+    ids = [item["id"] for item in read(name)]
+    assert all(isinstance(i, str) and i for i in ids)
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("name", QUESTION_SETS)
+def test_question_sets_follow_the_format(name: str) -> None:
+    for item in read(name):
+        assert set(item) <= QUESTION_FIELDS and {"id", "question", "answerable"} <= set(item)
+        assert isinstance(item["question"], str) and item["question"].strip()
+        assert isinstance(item["answerable"], bool)
+        for field in ("gold_refs", "gold_quotes"):
+            if field in item:
+                assert item[field] and all(isinstance(v, str) and v for v in item[field])
+        if "gold_answer" in item:
+            assert isinstance(item["gold_answer"], str) and item["gold_answer"]
+        if not item["answerable"]:
+            assert "gold_refs" not in item and "gold_quotes" not in item
+
+
+def test_recovery_follows_the_format() -> None:
+    for case in read("recovery"):
+        assert set(case) == RECOVERY_FIELDS
+        assert isinstance(case["start"], int) and isinstance(case["end"], int)
+        assert 0 <= case["start"] < case["end"]
+        assert case["expect"] in ("span", "none")
+        assert set(case["edits"]) <= EDIT_KINDS
+
+
+# --- recovery.jsonl --------------------------------------------------------------------
+
+
+def test_recovery_counts() -> None:
+    cases = read("recovery")
+    spans = [c for c in cases if c["expect"] == "span"]
+    assert len(spans) >= 600
+    assert sum(c["expect"] == "none" for c in cases) >= 60
+    per_source = Counter(c["source"] for c in spans)
+    assert set(per_source) == {
+        "fda-remdesivir-label/veklury_remdesivir_label_oct2020.pdf",
+        "pdfs-medical/cdc_outpatient_infection_prevention_guide_v2.3_2016.pdf",
+    }
+    assert min(per_source.values()) >= 200
+    kinds = Counter(k for c in spans for k in c["edits"])
+    assert set(kinds) == EDIT_KINDS and min(kinds.values()) >= 30
+
+
+def test_recovery_edits_change_the_passage() -> None:
+    for case in read("recovery"):
+        assert case["edited"] != case["gold"], case["id"]
+        if case["expect"] == "span":
+            assert 1 <= len(case["edits"]) <= 3 and len(set(case["edits"])) == len(case["edits"])
+            if "changed_number" in case["edits"]:
+                assert re.search(r"\d", case["gold"]), case["id"]
+            words = len(case["gold"].split())
+            assert 8 <= words <= 60, case["id"]
+        else:
+            assert case["edits"] == []
+
+
+@needs_data
+def test_recovery_gold_is_the_canonical_text(
+    pdfs: dict[str, tuple[str, list[Chunk]]],
+) -> None:
+    """The contract: for every case, `gold == canonical_text[start:end]`; a `span`
+    passage lies inside the first chunk covering `start`; a `none` case's span is a
+    chunk."""
+    for case in read("recovery"):
+        text, chunks = pdfs[case["source"]]
+        assert text[case["start"] : case["end"]] == case["gold"], case["id"]
+        covering = next(c for c in chunks if c.start <= case["start"] < c.end)
+        assert case["end"] <= covering.end, case["id"]
+        if case["expect"] == "none":
+            assert (covering.start, covering.end) == (case["start"], case["end"]), case["id"]
+
+
+@needs_data
+def test_recovery_none_cases_are_foreign_to_their_chunk(
+    build: ModuleType, pdfs: dict[str, tuple[str, list[Chunk]]]
+) -> None:
+    """Fewer than a third of a `none` quote's content words occur in the target chunk
+    and its neighbours (what a resolver is given)."""
+    for case in read("recovery"):
+        if case["expect"] != "none":
+            continue
+        text, chunks = pdfs[case["source"]]
+        position = next(i for i, c in enumerate(chunks) if c.start == case["start"])
+        seen = " ".join(c.text for c in chunks[max(0, position - 1) : position + 2]).lower()
+        vocabulary = set(re.findall(r"[a-z]+", seen))
+        words = [
+            w
+            for w in re.findall(r"[a-z]+", case["edited"].lower())
+            if len(w) >= 3 and w not in build.STOPWORDS
+        ]
+        assert words and sum(w in vocabulary for w in words) < len(words) / 3, case["id"]
+        assert case["edited"] not in text
+
+
+# --- demo.jsonl ------------------------------------------------------------------------
+
+
+def _medquad_question(item_id: str) -> tuple[str, str]:
+    """The (question, focus) of the MedQuAD question an unanswerable probe names."""
+    _, subset, qid = item_id.split("/")
+    root = ET.parse(DATA / "medquad" / subset / f"{qid.rsplit('-', 1)[0]}.xml").getroot()
+    question = next(q for q in root.iter("Question") if q.get("qid") == qid)
+    return question.text or "", root.findtext("Focus") or ""
+
+
+@needs_data
+def test_demo_unanswerable_probes_are_absent_from_the_corpus(
+    build: ModuleType, demo_corpus: dict[str, str]
+) -> None:
+    probes = [item for item in read("demo") if not item["answerable"]]
+    assert len(probes) >= 30
+    texts = [text.lower() for text in demo_corpus.values()]
+    foci = set()
+    for item in probes:
+        assert item["id"].startswith("demo-unanswerable/")
+        question, focus = _medquad_question(item["id"])
+        assert item["question"] == build.clean_question(question)
+        words = build.focus_words(focus)
+        assert words, focus
+        for text in texts:
+            assert focus.lower() not in text, focus
+            for word in words:
+                assert not re.search(rf"\b{re.escape(word[:6])}", text), (focus, word)
+        foci.add(focus.lower())
+    assert len(foci) == len(probes)
+
+
+@needs_data
+def test_demo_gold_quotes_are_verbatim(demo_corpus: dict[str, str]) -> None:
+    answerable = [item for item in read("demo") if item["answerable"]]
+    assert sum("gold_quotes" in item for item in answerable) >= 40
+    for item in answerable:
+        refs = item["gold_refs"]
+        assert all(sum(p.endswith(r) for p in demo_corpus) == 1 for r in refs), item["id"]
+        for quote in item.get("gold_quotes", []):
+            assert any(quote in demo_corpus[r] for r in refs), item["id"]
+
+
+# --- scifact.jsonl and pubmedqa.jsonl ----------------------------------------------------
+
+
+def test_scifact_has_the_300_test_queries() -> None:
+    items = read("scifact")
+    assert len(items) == 300
+    for item in items:
+        assert item["answerable"] is True
+        assert all(re.fullmatch(r"scifact/\d+\.txt", ref) for ref in item["gold_refs"])
+
+
+def test_pubmedqa_has_the_labelled_questions() -> None:
+    items = read("pubmedqa")
+    assert len(items) == 1000
+    for item in items:
+        assert item["answerable"] is True and item["gold_answer"]
+        assert item["gold_refs"] == [f"pubmedqa/{item['id'].removeprefix('pubmedqa-')}.txt"]
+
+
+@needs_data
+def test_corpora_hold_every_gold_document(build: ModuleType, tmp_path: Path) -> None:
+    counts = build.write_corpora(tmp_path)
+    assert counts == {"scifact": 5183, "pubmedqa": 1000}
+    for name in ("scifact", "pubmedqa"):
+        for item in read(name):
+            for ref in item["gold_refs"]:
+                assert (tmp_path / ref).is_file(), ref
+    title, blank, abstract = (tmp_path / "scifact" / "4983.txt").read_text("utf-8").split("\n")[:3]
+    assert title and blank == "" and abstract
+
+
+# --- the committed files are the builder's output ----------------------------------------
+
+
+@needs_data
+def test_committed_sets_are_current() -> None:
+    """`build.py --check` rebuilds every set in memory and compares (a few seconds)."""
+    done = subprocess.run(
+        [sys.executable, str(EVALSETS / "build.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
