@@ -6,6 +6,8 @@
     ├── StoreError           the index is unusable (schema too new, corrupt, ...)
     ├── RetrievalError       retrieval cannot run as asked (no dense extra, bad model)
     ├── TableError           a table query cannot run (unknown table, column or pointer)
+    ├── EvalSetError         an evaluation set cannot be read (evaluation.evalset)
+    ├── ReportError          an evaluation report cannot be written or read (evaluation.report)
     ├── BackendConfigError   the options cannot make a backend (no model name, no key)
     └── BackendError         the language model could not answer
         └── BackendUnavailableError   the model server cannot be reached

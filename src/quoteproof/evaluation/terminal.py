@@ -1,0 +1,93 @@
+"""`quoteproof eval` on the terminal: a progress bar over the questions and the
+summary table of a run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from quoteproof.evaluation.report import flat_metrics, format_value, metric_specs
+from quoteproof.evaluation.runner import ItemResult
+
+__all__ = ["EvalProgress", "summary_table"]
+
+
+class EvalProgress:
+    """A progress bar over the questions with running counts of answered, refused and
+    failed ones, on `console` (stderr). Use as a context manager; pass `start` and
+    `item_done` to `run_eval` as `on_start` and `on_item`."""
+
+    def __init__(self, console: Console, label: str = "eval") -> None:
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[counts]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=True,
+        )
+        self._task = self._progress.add_task(label, total=None, counts="")
+        self.counts = {"answered": 0, "refused": 0, "error": 0}
+
+    def __enter__(self) -> EvalProgress:
+        self._progress.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._progress.__exit__(exc_type, exc, tb)
+
+    def start(self, total: int) -> None:
+        """Set the number of questions."""
+        self._progress.update(self._task, total=total)
+
+    def item_done(self, result: ItemResult) -> None:
+        """Count one finished question and advance the bar."""
+        self.counts[result.status] = self.counts.get(result.status, 0) + 1
+        counts = " · ".join(f"{n} {name}" for name, n in self.counts.items() if n)
+        self._progress.update(self._task, advance=1, counts=counts)
+
+
+def summary_table(report: Mapping[str, Any]) -> Table:
+    """The metrics of a saved run as a two-column table titled with the set's name."""
+    metrics = report.get("metrics")
+    metrics = metrics if isinstance(metrics, dict) else {}
+    set_info = report.get("set")
+    name = set_info.get("name") if isinstance(set_info, dict) else None
+    table = Table(title=Text(f"eval {name}"), title_justify="left")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_row(
+        "questions",
+        f"{metrics.get('items')} ({metrics.get('answerable')} answerable, "
+        f"{metrics.get('unanswerable')} unanswerable)",
+    )
+    flat = flat_metrics(metrics)
+    for spec in metric_specs(metrics):
+        value = flat.get(spec.key)
+        text = format_value(value, spec.kind)
+        if spec.key == "verbatim_rate" and value is not None and value < 1:
+            text += "  FAIL"
+        table.add_row(spec.label, text)
+    checked = metrics.get("quotes_checked")
+    table.caption = f"{checked} shown quotes re-read from the index"
+    return table
