@@ -38,12 +38,11 @@ test: $(VENV)/.installed-dev
 openapi: $(VENV)/.installed-dev
 	$(BIN)/python -m quoteproof.server.app --openapi docs/openapi.json
 
+# Every benchmark, one table (figure, reference from the same run, ratio); JSON in artifacts/bench.json.
+# Smaller runs: make bench BENCH_ARGS=--quick; a subset: BENCH_ARGS="--only recovery".
+BENCH_ARGS ?=
 bench: $(VENV)/.installed-dev
-	$(BIN)/python benchmarks/quoting_overhead.py
-	$(BIN)/python benchmarks/ingest.py
-	$(BIN)/python benchmarks/retrieval.py
-	$(BIN)/python benchmarks/tokens.py
-	$(BIN)/python benchmarks/serve.py
+	$(BIN)/quoteproof bench --output artifacts/bench.json $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) $(DEMO_INDEX) .pytest_cache .mypy_cache .ruff_cache .hypothesis

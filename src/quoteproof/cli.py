@@ -1019,7 +1019,7 @@ def bench(
         typer.Option(
             "--quick",
             help="Smaller runs: 1 ingest round, 30 SciFact queries, no PostgreSQL, 10 s of "
-            "serving, 200 recovery cases.",
+            "serving, 200 recovery cases, eval of 30 questions per set without vectors.",
         ),
     ] = False,
     output: Annotated[
@@ -1038,8 +1038,8 @@ def bench(
         Path | None,
         typer.Option(
             "--eval-corpora",
-            help="Eval: corpora written by `evalsets/build.py --corpora DIR` (default: the "
-            "demo set only).",
+            help="Eval: the SciFact and PubMedQA corpora, as `evalsets/build.py --corpora DIR` "
+            "writes them (default: written to a temporary folder).",
         ),
     ] = None,
 ) -> None:

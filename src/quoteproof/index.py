@@ -107,9 +107,9 @@ class StoreLookup:
             self._readers[key] = PdfBoxReader(original)
         return self._readers[key]
 
-    def locate(self, document: Document, start: int, end: int) -> Location:
+    def locate(self, document: Document, start: int, end: int, *, boxes: bool = True) -> Location:
         """Return the pages of `document.text[start:end]`, its boxes when the document
-        is a PDF, and whether its text came from OCR."""
+        is a PDF (and `boxes` is true), and whether its text came from OCR."""
         key = (document.doc_id, document.version)
         if key not in self._layouts:
             self._layouts[key] = self._store.get_layout(*key)
@@ -117,9 +117,9 @@ class StoreLookup:
         if layout is None:
             return Location(None)
         pages = layout.pages_of(start, end)
-        reader = self._reader(document) if layout.char_runs else None
-        boxes: tuple[Box, ...] = reader.boxes(layout, start, end) if reader else ()
-        return Location(pages or None, boxes, bool(set(pages) & set(layout.ocr_pages)))
+        reader = self._reader(document) if layout.char_runs and boxes else None
+        found: tuple[Box, ...] = reader.boxes(layout, start, end) if reader else ()
+        return Location(pages or None, found, bool(set(pages) & set(layout.ocr_pages)))
 
 
 class Index:

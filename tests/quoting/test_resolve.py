@@ -53,7 +53,7 @@ class Lookup:
         self.neighbour_calls += 1
         return [c for c in self.chunks if abs(c.ordinal - chunk.ordinal) == 1]
 
-    def locate(self, document: Document, start: int, end: int) -> Location:
+    def locate(self, document: Document, start: int, end: int, *, boxes: bool = True) -> Location:
         """Paragraphs 1-2 lie on page 1, paragraphs 3-4 on page 2."""
         return Location(LAYOUT.pages_of(start, end))
 

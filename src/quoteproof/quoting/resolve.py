@@ -42,8 +42,9 @@ class SourceLookup(Protocol):
         """Return the chunks next to `chunk` in its document version."""
         ...
 
-    def locate(self, document: Document, start: int, end: int) -> Location:
-        """Return the pages (and PDF boxes) of `document.text[start:end]`."""
+    def locate(self, document: Document, start: int, end: int, *, boxes: bool = True) -> Location:
+        """Return the pages (and, when `boxes`, the PDF boxes) of
+        `document.text[start:end]`."""
         ...
 
 
@@ -229,6 +230,22 @@ def resolve_output(
     return Resolution(tuple(segments), tuple(quotes), tuple(rejected), parsed.no_answer)
 
 
+class _PagesOnly:
+    """A `SourceLookup` that locates spans without reading PDF boxes."""
+
+    def __init__(self, lookup: SourceLookup) -> None:
+        self._lookup = lookup
+
+    def document(self, doc_id: str, version: int) -> Document | None:
+        return self._lookup.document(doc_id, version)
+
+    def neighbours(self, chunk: Chunk) -> Sequence[Chunk]:
+        return self._lookup.neighbours(chunk)
+
+    def locate(self, document: Document, start: int, end: int, *, boxes: bool = True) -> Location:
+        return self._lookup.locate(document, start, end, boxes=False)
+
+
 def cite_passages(
     refs: Iterable[str], sources: Sequence[Chunk], lookup: SourceLookup
 ) -> tuple[tuple[Quote, ...], tuple[Rejected, ...]]:
@@ -237,13 +254,16 @@ def cite_passages(
 
     Refs outside `sources` are skipped (prose resolution already reported them); a
     passage that fails its internal check is returned as `Rejected`, never as a quote.
+    Cited passages carry their pages but no PDF boxes (a whole chunk has hundreds of
+    characters to box; the source viewer reads boxes when the passage is opened).
     """
     by_ref = {chunk.ref: chunk for chunk in sources}
     quotes: list[Quote] = []
     rejected: list[Rejected] = []
+    pages_only = _PagesOnly(lookup)
     for ref in dict.fromkeys(r for r in refs if r in by_ref):
         item = QuoteItem(ref, None, f"[{ref}]")
-        outcome = _resolve_quote(item, f"c{len(quotes) + 1}", by_ref, lookup, DEFAULT_THRESHOLD)
+        outcome = _resolve_quote(item, f"c{len(quotes) + 1}", by_ref, pages_only, DEFAULT_THRESHOLD)
         if isinstance(outcome, Rejected):
             rejected.append(outcome)
         else:
