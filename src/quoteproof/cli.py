@@ -189,6 +189,34 @@ TimeoutOption = Annotated[
 ]
 
 
+ModeOption = Annotated[
+    ModeName,
+    typer.Option(
+        "--mode",
+        help="quote: the model picks quotes; cite: every sentence cites its sources "
+        "(checked, retried once); rationale: statements generated, verified by the "
+        "model, refined, then answered; agent: the model calls tools that compose "
+        "the answer (search, quote, table queries).",
+    ),
+]
+StrictnessOption = Annotated[
+    StrictnessName,
+    typer.Option(
+        "--strictness",
+        help="cite mode: strict refuses unless every sentence cites a source; "
+        "lenient drops uncited sentences and marks the answer partial.",
+    ),
+]
+MaxStepsOption = Annotated[
+    int, typer.Option("--max-steps", min=1, help="agent mode: most model calls.")
+]
+AskTopKOption = Annotated[int, typer.Option("--top-k", min=1, help="Sources given to the model.")]
+ThresholdOption = Annotated[
+    float,
+    typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
+]
+
+
 def retrieval_settings(
     retriever: RetrieverName | None,
     embed_model: str | None,
@@ -423,39 +451,16 @@ def search(
 def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
     index: IndexOption = DEFAULT_INDEX,
-    mode: Annotated[
-        ModeName,
-        typer.Option(
-            "--mode",
-            help="quote: the model picks quotes; cite: every sentence cites its sources "
-            "(checked, retried once); rationale: statements generated, verified by the "
-            "model, refined, then answered; agent: the model calls tools that compose "
-            "the answer (search, quote, table queries).",
-        ),
-    ] = ModeName.quote,
-    strictness: Annotated[
-        StrictnessName,
-        typer.Option(
-            "--strictness",
-            help="cite mode: strict refuses unless every sentence cites a source; "
-            "lenient drops uncited sentences and marks the answer partial.",
-        ),
-    ] = StrictnessName.strict,
-    max_steps: Annotated[
-        int, typer.Option("--max-steps", min=1, help="agent mode: most model calls.")
-    ] = DEFAULT_MAX_STEPS,
+    mode: ModeOption = ModeName.quote,
+    strictness: StrictnessOption = StrictnessName.strict,
+    max_steps: MaxStepsOption = DEFAULT_MAX_STEPS,
     llm: LLMOption = None,
     base_url: BaseUrlOption = None,
     model: ModelOption = None,
     api_key: ApiKeyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
-    top_k: Annotated[int, typer.Option("--top-k", min=1, help="Sources given to the model.")] = (
-        DEFAULT_ASK_TOP_K
-    ),
-    threshold: Annotated[
-        float,
-        typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
-    ] = DEFAULT_THRESHOLD,
+    top_k: AskTopKOption = DEFAULT_ASK_TOP_K,
+    threshold: ThresholdOption = DEFAULT_THRESHOLD,
     format: Annotated[AnswerFormat, typer.Option("--format")] = AnswerFormat.text,
     stream: Annotated[
         bool | None,
@@ -605,27 +610,16 @@ def eval_set(
         Path, typer.Argument(help="A question set: JSON Lines, see evalsets/README.md.")
     ],
     index: IndexOption = DEFAULT_INDEX,
-    mode: Annotated[
-        ModeName, typer.Option("--mode", help="How answers are made (see `quoteproof ask`).")
-    ] = ModeName.quote,
-    strictness: Annotated[
-        StrictnessName, typer.Option("--strictness", help="cite mode: strict or lenient.")
-    ] = StrictnessName.strict,
-    max_steps: Annotated[
-        int, typer.Option("--max-steps", min=1, help="agent mode: most model calls.")
-    ] = DEFAULT_MAX_STEPS,
+    mode: ModeOption = ModeName.quote,
+    strictness: StrictnessOption = StrictnessName.strict,
+    max_steps: MaxStepsOption = DEFAULT_MAX_STEPS,
     llm: LLMOption = None,
     base_url: BaseUrlOption = None,
     model: ModelOption = None,
     api_key: ApiKeyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
-    top_k: Annotated[int, typer.Option("--top-k", min=1, help="Sources given to the model.")] = (
-        DEFAULT_ASK_TOP_K
-    ),
-    threshold: Annotated[
-        float,
-        typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
-    ] = DEFAULT_THRESHOLD,
+    top_k: AskTopKOption = DEFAULT_ASK_TOP_K,
+    threshold: ThresholdOption = DEFAULT_THRESHOLD,
     recall_k: Annotated[
         list[str] | None,
         typer.Option(
@@ -886,10 +880,7 @@ def mcp_server(
     model: ModelOption = None,
     api_key: ApiKeyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
-    threshold: Annotated[
-        float,
-        typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
-    ] = DEFAULT_THRESHOLD,
+    threshold: ThresholdOption = DEFAULT_THRESHOLD,
     collection: CollectionsOption = None,
 ) -> None:
     """Serve the index to desktop assistants over MCP (stdio): search, quote, ask.
