@@ -5,9 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from functools import partial
-from html.parser import HTMLParser
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -16,6 +14,7 @@ from hypothesis import strategies as st
 from helpers.answers import hostile_answers, make_data_result, shown_segments
 from helpers.answers import make_answer as build_answer
 from helpers.answers import make_quote as build_quote
+from helpers.dom import Node, parse
 from quoteproof.model import (
     Answer,
     DataSegment,
@@ -61,82 +60,6 @@ FRAGMENT_TAGS = frozenset(
     "dl dt dd table thead tbody tr th td ol ul li code".split()
 )
 PAGE_TAGS = FRAGMENT_TAGS | {"html", "head", "meta", "title", "style", "body", "main"}
-VOID = frozenset({"meta", "br", "img", "input", "link"})
-
-
-@dataclass
-class Node:
-    tag: str
-    attrs: dict[str, str]
-    children: list[Node | str] = field(default_factory=list)
-
-    def text(self) -> str:
-        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
-
-    def classes(self) -> set[str]:
-        return set(self.attrs.get("class", "").split())
-
-    def iter(self) -> list[Node]:
-        found = [self]
-        for child in self.children:
-            if isinstance(child, Node):
-                found += child.iter()
-        return found
-
-    def find_all(self, tag: str, cls: str | None = None) -> list[Node]:
-        return [n for n in self.iter() if n.tag == tag and (cls is None or cls in n.classes())]
-
-
-class TreeBuilder(HTMLParser):
-    """A strict little tree builder: every element must be closed in order."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#root", {})
-        self.stack = [self.root]
-        self.oddities: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        names = [name for name, _ in attrs]
-        assert len(names) == len(set(names)), f"duplicate attribute in <{tag}>"
-        node = Node(tag, {name: value or "" for name, value in attrs})
-        self.stack[-1].children.append(node)
-        if tag not in VOID:
-            self.stack.append(node)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if tag not in VOID:
-            self.stack.pop()
-
-    def handle_endtag(self, tag: str) -> None:
-        assert self.stack[-1].tag == tag, f"</{tag}> closes <{self.stack[-1].tag}>"
-        self.stack.pop()
-
-    def handle_data(self, data: str) -> None:
-        self.stack[-1].children.append(data)
-
-    def handle_comment(self, data: str) -> None:
-        self.oddities.append(f"comment {data!r}")
-
-    def handle_decl(self, decl: str) -> None:
-        if decl.lower() != "doctype html":
-            self.oddities.append(f"declaration {decl!r}")
-
-    def handle_pi(self, data: str) -> None:
-        self.oddities.append(f"processing instruction {data!r}")
-
-    def unknown_decl(self, data: str) -> None:
-        self.oddities.append(f"unknown declaration {data!r}")
-
-
-def parse(markup: str) -> Node:
-    builder = TreeBuilder()
-    builder.feed(markup)
-    builder.close()
-    assert builder.stack == [builder.root], "unclosed elements"
-    assert not builder.oddities, builder.oddities
-    return builder.root
 
 
 def assert_inert(root: Node, allowed: frozenset[str]) -> None:

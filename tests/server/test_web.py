@@ -9,8 +9,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from conftest import write_corpus
+from helpers.dom import Node, parse
 from helpers.llm_servers import ScriptedOpenAIServer, content_text
 from helpers.pdfs import TWO_LINES, report_pdf
 from quoteproof import Index
@@ -31,69 +31,7 @@ from quoteproof.server.state import AppState, ServerConfig
 PDF_QUESTION = "hand hygiene single most important measure"
 HTML_QUESTION = "What is normal blood pressure?"
 
-# ----------------------------------------------------------------- a small DOM
-
-
-@dataclass
-class Node:
-    tag: str
-    attrs: dict[str, str]
-    children: list[Node | str] = field(default_factory=list)
-
-    def text(self) -> str:
-        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
-
-    def classes(self) -> set[str]:
-        return set(self.attrs.get("class", "").split())
-
-    def iter(self) -> list[Node]:
-        found = [self]
-        for child in self.children:
-            if isinstance(child, Node):
-                found += child.iter()
-        return found
-
-    def find_all(self, tag: str, cls: str | None = None) -> list[Node]:
-        return [n for n in self.iter() if n.tag == tag and (cls is None or cls in n.classes())]
-
-    def by_id(self, ident: str) -> Node | None:
-        return next((n for n in self.iter() if n.attrs.get("id") == ident), None)
-
-
-VOID = frozenset({"meta", "br", "img", "input", "link", "hr", "source", "wbr"})
-
-
-class TreeBuilder(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#root", {})
-        self.stack = [self.root]
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        node = Node(tag, {name: value or "" for name, value in attrs})
-        self.stack[-1].children.append(node)
-        if tag not in VOID:
-            self.stack.append(node)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if tag not in VOID:
-            self.stack.pop()
-
-    def handle_endtag(self, tag: str) -> None:
-        assert self.stack[-1].tag == tag, f"</{tag}> closes <{self.stack[-1].tag}>"
-        self.stack.pop()
-
-    def handle_data(self, data: str) -> None:
-        self.stack[-1].children.append(data)
-
-
-def parse(markup: str) -> Node:
-    builder = TreeBuilder()
-    builder.feed(markup)
-    builder.close()
-    assert builder.stack == [builder.root], "unclosed elements"
-    return builder.root
+# ----------------------------------------------------------------- page checks
 
 
 def assert_no_inline_code(root: Node) -> None:

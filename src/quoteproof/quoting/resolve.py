@@ -98,12 +98,18 @@ def _locate(claimed: str, candidates: Iterable[Chunk], threshold: float) -> _Spa
 
 
 def _make_quote(
-    quote_id: str, span: _Span, document: Document, claimed: str | None, lookup: SourceLookup
+    quote_id: str,
+    span: _Span,
+    document: Document,
+    claimed: str | None,
+    lookup: SourceLookup,
+    *,
+    boxes: bool = True,
 ) -> Quote:
     start = span.chunk.start + span.start
     end = span.chunk.start + span.end
     text = document.text[start:end]
-    location = lookup.locate(document, start, end)
+    location = lookup.locate(document, start, end, boxes=boxes)
     return Quote(
         id=quote_id,
         ref=span.chunk.ref,
@@ -133,6 +139,8 @@ def _resolve_quote(
     by_ref: dict[str, Chunk],
     lookup: SourceLookup,
     threshold: float,
+    *,
+    boxes: bool = True,
 ) -> Quote | Rejected:
     claimed = (item.claimed or "").strip() or None
     if claimed is None:
@@ -157,7 +165,7 @@ def _resolve_quote(
     document = lookup.document(span.chunk.doc_id, span.chunk.doc_version)
     if document is None:
         return Rejected(item.raw, f"document of '{span.chunk.ref}' is missing from the index")
-    quote = _make_quote(quote_id, span, document, claimed, lookup)
+    quote = _make_quote(quote_id, span, document, claimed, lookup, boxes=boxes)
     problems = quote_problems(quote, document)
     if problems or quote.text != span.chunk.text[span.start : span.end]:
         return Rejected(item.raw, "internal check failed: " + "; ".join(problems))
@@ -230,22 +238,6 @@ def resolve_output(
     return Resolution(tuple(segments), tuple(quotes), tuple(rejected), parsed.no_answer)
 
 
-class _PagesOnly:
-    """A `SourceLookup` that locates spans without reading PDF boxes."""
-
-    def __init__(self, lookup: SourceLookup) -> None:
-        self._lookup = lookup
-
-    def document(self, doc_id: str, version: int) -> Document | None:
-        return self._lookup.document(doc_id, version)
-
-    def neighbours(self, chunk: Chunk) -> Sequence[Chunk]:
-        return self._lookup.neighbours(chunk)
-
-    def locate(self, document: Document, start: int, end: int, *, boxes: bool = True) -> Location:
-        return self._lookup.locate(document, start, end, boxes=False)
-
-
 def cite_passages(
     refs: Iterable[str], sources: Sequence[Chunk], lookup: SourceLookup
 ) -> tuple[tuple[Quote, ...], tuple[Rejected, ...]]:
@@ -260,10 +252,11 @@ def cite_passages(
     by_ref = {chunk.ref: chunk for chunk in sources}
     quotes: list[Quote] = []
     rejected: list[Rejected] = []
-    pages_only = _PagesOnly(lookup)
     for ref in dict.fromkeys(r for r in refs if r in by_ref):
         item = QuoteItem(ref, None, f"[{ref}]")
-        outcome = _resolve_quote(item, f"c{len(quotes) + 1}", by_ref, pages_only, DEFAULT_THRESHOLD)
+        outcome = _resolve_quote(
+            item, f"c{len(quotes) + 1}", by_ref, lookup, DEFAULT_THRESHOLD, boxes=False
+        )
         if isinstance(outcome, Rejected):
             rejected.append(outcome)
         else:
