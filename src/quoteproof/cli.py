@@ -36,6 +36,8 @@ from quoteproof.ingest.chunking import (
 from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB
 from quoteproof.ingest.pipeline import DEFAULT_JOBS, IngestSettings
 from quoteproof.keys import create_key
+from quoteproof.llm.base import Backend
+from quoteproof.llm.local import DEFAULT_CONTEXT
 from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
 from quoteproof.llm.select import make_backend
 from quoteproof.model import DEFAULT_COLLECTION
@@ -101,6 +103,7 @@ class LLMName(StrEnum):
     extractive = "extractive"
     openai = "openai"
     anthropic = "anthropic"
+    local = "local"
 
 
 class ModeName(StrEnum):
@@ -161,8 +164,9 @@ LLMOption = Annotated[
     typer.Option(
         "--llm",
         envvar="QUOTEPROOF_LLM",
-        help="Backend: extractive (no model), openai (any OpenAI-compatible server) "
-        "or anthropic. Default: openai when a model is named, else extractive.",
+        help="Backend: extractive (no model), openai (any OpenAI-compatible server), "
+        "anthropic, or local (a GGUF model run in-process; the local extra). "
+        "Default: openai when a model is named, else extractive.",
     ),
 ]
 BaseUrlOption = Annotated[
@@ -174,7 +178,12 @@ BaseUrlOption = Annotated[
     ),
 ]
 ModelOption = Annotated[
-    str | None, typer.Option("--model", envvar="QUOTEPROOF_MODEL", help="Model name.")
+    str | None,
+    typer.Option(
+        "--model",
+        envvar="QUOTEPROOF_MODEL",
+        help="Model name; with --llm local, the GGUF file (default: the bundled SmolLM2).",
+    ),
 ]
 ApiKeyOption = Annotated[
     str | None,
@@ -187,6 +196,44 @@ ApiKeyOption = Annotated[
 TimeoutOption = Annotated[
     float, typer.Option("--timeout", min=1.0, help="Seconds per model request.")
 ]
+GrammarOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--grammar/--no-grammar",
+        help="Constrain the model's output to the answer protocol with a grammar. "
+        "Default: on for --llm local; for --llm openai only with --grammar (servers "
+        "that read llama.cpp grammars: llama.cpp, llama_cpp.server).",
+        show_default=False,
+    ),
+]
+ThreadsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--threads", min=1, help="--llm local: CPU threads (default: every core).",
+        show_default=False,
+    ),
+]  # fmt: skip
+ContextOption = Annotated[
+    int, typer.Option("--ctx", min=256, help="--llm local: context window in tokens.")
+]
+
+
+def backend_from_options(
+    llm: LLMName | None,
+    model: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    timeout: float,
+    grammar: bool | None,
+    threads: int | None,
+    context: int,
+) -> Backend:
+    """The backend the model options name (`make_backend`); raises `QuoteproofError`."""
+    return make_backend(
+        llm.value if llm else None,
+        model=model, base_url=base_url, api_key=api_key, timeout=timeout,
+        grammar=grammar, threads=threads, context=context,
+    )  # fmt: skip
 
 
 ModeOption = Annotated[
@@ -459,6 +506,9 @@ def ask(
     model: ModelOption = None,
     api_key: ApiKeyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    grammar: GrammarOption = None,
+    threads: ThreadsOption = None,
+    ctx: ContextOption = DEFAULT_CONTEXT,
     top_k: AskTopKOption = DEFAULT_ASK_TOP_K,
     threshold: ThresholdOption = DEFAULT_THRESHOLD,
     format: Annotated[AnswerFormat, typer.Option("--format")] = AnswerFormat.text,
@@ -497,12 +547,8 @@ def ask(
     live = stream if stream is not None else format is AnswerFormat.text and out.is_terminal
     with open_index(index, retrieval=retrieval) as idx:
         try:
-            backend = make_backend(
-                llm.value if llm else None,
-                model=model,
-                base_url=base_url,
-                api_key=api_key,
-                timeout=timeout,
+            backend = backend_from_options(
+                llm, model, base_url, api_key, timeout, grammar, threads, ctx
             )
             with answer_progress(out if live else err, backend.name, live) as events:
                 answer = idx.ask(
@@ -618,6 +664,9 @@ def eval_set(
     model: ModelOption = None,
     api_key: ApiKeyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    grammar: GrammarOption = None,
+    threads: ThreadsOption = None,
+    ctx: ContextOption = DEFAULT_CONTEXT,
     top_k: AskTopKOption = DEFAULT_ASK_TOP_K,
     threshold: ThresholdOption = DEFAULT_THRESHOLD,
     recall_k: Annotated[
@@ -693,12 +742,8 @@ def eval_set(
     )  # fmt: skip
     with open_index(index, retrieval=retrieval) as idx:
         try:
-            backend = make_backend(
-                llm.value if llm else None,
-                model=model,
-                base_url=base_url,
-                api_key=api_key,
-                timeout=timeout,
+            backend = backend_from_options(
+                llm, model, base_url, api_key, timeout, grammar, threads, ctx
             )
             options = AskOptions(
                 backend=backend,
@@ -880,6 +925,9 @@ def mcp_server(
     model: ModelOption = None,
     api_key: ApiKeyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    grammar: GrammarOption = None,
+    threads: ThreadsOption = None,
+    ctx: ContextOption = DEFAULT_CONTEXT,
     threshold: ThresholdOption = DEFAULT_THRESHOLD,
     collection: CollectionsOption = None,
 ) -> None:
@@ -897,12 +945,8 @@ def mcp_server(
         fail("quoteproof mcp needs the MCP SDK: pip install 'mcp>=2'")
     try:
         collections = tuple(dict.fromkeys(map(check_collection_name, collection or ())))
-        backend = make_backend(
-            llm.value if llm else None,
-            model=model,
-            base_url=base_url,
-            api_key=api_key,
-            timeout=timeout,
+        backend = backend_from_options(
+            llm, model, base_url, api_key, timeout, grammar, threads, ctx
         )
         server = McpServer.open(
             index, backend, collections=collections or None, threshold=threshold
@@ -930,6 +974,9 @@ def serve(
     model: ModelOption = None,
     api_key: ApiKeyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    grammar: GrammarOption = None,
+    threads: ThreadsOption = None,
+    ctx: ContextOption = DEFAULT_CONTEXT,
     max_upload_mb: Annotated[
         float, typer.Option("--max-upload-mb", min=0.001, help="Most one upload may carry.")
     ] = 50.0,
@@ -975,6 +1022,9 @@ def serve(
         base_url=base_url,
         api_key=api_key,
         timeout=timeout,
+        grammar=grammar,
+        threads=threads,
+        context=ctx,
         max_upload_mb=max_upload_mb,
         upload_dir=upload_dir,
         allowed_hosts=(*LOOPBACK_NAMES, host) if no_auth else None,

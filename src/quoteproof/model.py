@@ -438,7 +438,9 @@ class Answer:
     `statements` (rationale mode), `data` (agent mode) and `escalation` (the agent's
     reason for handing the question to a person, model-written) carry the extra
     parts of each mode; `calls` keeps every model request and reply for audit, and
-    `usage` sums their token counts (None when no call reported any).
+    `usage` sums their token counts (None when no call reported any). `notices` say
+    what the reader should know about how the answer was made (sources left out to
+    fit the model's context, ...); they are quoteproof's words, not the model's.
     """
 
     question: str
@@ -458,6 +460,7 @@ class Answer:
     escalation: str | None = None
     calls: tuple[ModelCall, ...] = ()
     usage: Usage | None = None
+    notices: tuple[str, ...] = ()
     schema: str = field(default=ANSWER_SCHEMA)
 
     def quote(self, quote_id: str) -> Quote:

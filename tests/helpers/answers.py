@@ -116,7 +116,8 @@ def shown_cited(answer: Answer) -> tuple[Quote, ...]:
 def hostile_answers(attack_text: st.SearchStrategy[str]) -> st.SearchStrategy[Answer]:
     """Answers whose every string is `attack_text`: quote text and labels, prose,
     reasons, cited passages, rationale statements, data results (tables, columns,
-    filter values, cells), the escalation, model calls; with any mode and usage."""
+    filter values, cells), the escalation, model calls, notices; with any mode and
+    usage."""
 
     def quotes(draw: st.DrawFn, prefix: str, refs: list[str]) -> list[Quote]:
         found = []
@@ -237,6 +238,7 @@ def hostile_answers(attack_text: st.SearchStrategy[str]) -> st.SearchStrategy[An
             escalation=draw(st.none() | attack_text),
             calls=tuple(draw(st.lists(call, max_size=2))),
             usage=draw(usage),
+            notices=tuple(draw(st.lists(attack_text, max_size=2))),
         )
 
     return build()

@@ -134,7 +134,9 @@ def test_shape_is_the_public_contract() -> None:
         "escalation",
         "calls",
         "usage",
+        "notices",
     ]
+    assert data["notices"] == []
     assert data["schema"] == ANSWER_SCHEMA == "quoteproof.answer/1"
     assert data["refusal_reason"] is None
     assert data["segments"] == [
@@ -267,7 +269,7 @@ def test_defaults_are_written_too() -> None:
     answer = Answer("q?", "answered", (), (), (), LLMInfo("x", None, ""))
     data = answer_to_dict(answer)
     assert "retrieval" not in data
-    assert {key: data[key] for key in list(data)[-8:]} == {
+    assert {key: data[key] for key in list(data)[-9:]} == {
         "mode": "quote",
         "partial": False,
         "cited": [],
@@ -276,6 +278,7 @@ def test_defaults_are_written_too() -> None:
         "escalation": None,
         "calls": [],
         "usage": None,
+        "notices": [],
     }
 
 
@@ -283,6 +286,7 @@ def test_answers_saved_before_the_new_parts_still_load() -> None:
     data = answer_to_dict(sample_answer())
     for key in ("mode", "partial", "cited", "statements", "escalation", "calls", "usage"):
         del data[key]
+    del data["notices"]
     del data["data"], data["segments"][3]
     loaded = answer_from_dict(data)
     assert (loaded.mode, loaded.partial, loaded.escalation, loaded.usage) == (
@@ -292,6 +296,7 @@ def test_answers_saved_before_the_new_parts_still_load() -> None:
         None,
     )
     assert (loaded.cited, loaded.statements, loaded.data, loaded.calls) == ((), (), (), ())
+    assert loaded.notices == ()
     assert loaded.quotes == sample_answer().quotes
 
 

@@ -191,6 +191,7 @@ class AnthropicBackend:
     """
 
     name = "anthropic"
+    constrained = False
 
     def __init__(
         self,
@@ -212,6 +213,10 @@ class AnthropicBackend:
             api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries
         )
         self.base_url = str(self._client.base_url)
+
+    def excess_tokens(self, request: CompletionRequest) -> int:
+        """0: the context window is not known here."""
+        return 0
 
     def complete(self, request: CompletionRequest) -> Completion:
         """Send the request (with its tools, if any) and return the reply's text, tool

@@ -45,6 +45,8 @@ class CompletionRequest:
     were built from (used by backends that do not read prose, such as `extractive`).
 
     With `tools`, the model may answer with tool calls instead of (or besides) text.
+    `grammar` (GBNF, see `quoting.grammar`) constrains the reply text; only backends
+    whose `constrained` is True read it, the others answer unconstrained.
     """
 
     messages: tuple[Message, ...]
@@ -53,6 +55,7 @@ class CompletionRequest:
     max_tokens: int = 1024
     temperature: float = 0.0
     tools: tuple[ToolSpec, ...] = ()
+    grammar: str | None = None
 
 
 @dataclass(frozen=True)
@@ -67,10 +70,21 @@ class Completion:
 
 
 class Backend(Protocol):
-    """A source of completions. Raises `BackendError` (or a subclass) on failure."""
+    """A source of completions. Raises `BackendError` (or a subclass) on failure.
+
+    `constrained` says whether the backend obeys `CompletionRequest.grammar`; such a
+    backend makes tool calls through the grammar too (`llm.tool_grammar`), so their
+    arguments always match the tool schemas.
+    """
 
     name: str
     model: str | None
+    constrained: bool
+
+    def excess_tokens(self, request: CompletionRequest) -> int:
+        """Return by how many tokens `request` (its prompt plus `max_tokens`) overflows
+        the model's context window; 0 when it fits or the backend cannot tell."""
+        ...
 
     def complete(self, request: CompletionRequest) -> Completion:
         """Return the model's reply to `request`."""

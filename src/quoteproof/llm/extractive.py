@@ -83,6 +83,11 @@ class ExtractiveBackend:
 
     name = "extractive"
     model: str | None = None
+    constrained = False
+
+    def excess_tokens(self, request: CompletionRequest) -> int:
+        """0: the context window is not known here."""
+        return 0
 
     def complete(self, request: CompletionRequest) -> Completion:
         """Answer `request.question` from `request.sources` with quotes only."""

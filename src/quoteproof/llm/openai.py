@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypedDict
 
 import openai
@@ -38,6 +38,7 @@ from quoteproof.llm.base import (
     Usage,
 )
 from quoteproof.llm.errors import sdk_errors
+from quoteproof.llm.tool_grammar import fold_tools, unfold_tool_call
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_RETRIES = 2
@@ -94,16 +95,19 @@ class _ChatParams(TypedDict):
     temperature: float
     max_tokens: int
     tools: list[ChatCompletionFunctionToolParam] | openai.Omit
+    extra_body: dict[str, str] | None
 
 
 def _chat_params(model: str, request: CompletionRequest) -> _ChatParams:
-    """The request's parameters; `tools` is sent only when the request has tools."""
+    """The request's parameters; `tools` is sent only when the request has tools, and
+    its grammar (as llama.cpp's `grammar` field) only when it has one."""
     return _ChatParams(
         model=model,
         messages=[_message_param(m) for m in request.messages],
         temperature=request.temperature,
         max_tokens=request.max_tokens,
         tools=[_tool_param(t) for t in request.tools] if request.tools else openai.omit,
+        extra_body={"grammar": request.grammar} if request.grammar else None,
     )
 
 
@@ -191,6 +195,9 @@ class OpenAIBackend:
     """Chat completions through the official `openai` SDK.
 
     `base_url` None means the SDK's default (OpenAI itself, or `OPENAI_BASE_URL`).
+    With `grammar` (for servers that read llama.cpp's `grammar` field: llama.cpp's
+    server, `llama_cpp.server`), requests carry their grammar and tool calls are made
+    through one (`llm.tool_grammar`); without it grammars are never sent.
     Connection failures and time-outs (after `max_retries` retries) raise
     `BackendUnavailableError`; error replies from the server raise `BackendError`.
     """
@@ -205,8 +212,10 @@ class OpenAIBackend:
         api_key: str | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
         max_retries: int = DEFAULT_RETRIES,
+        grammar: bool = False,
     ) -> None:
         self.model: str | None = model
+        self.constrained = grammar
         self._model = model
         self._client = openai.OpenAI(
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY,
@@ -216,26 +225,42 @@ class OpenAIBackend:
         )
         self.base_url = str(self._client.base_url)
 
+    def excess_tokens(self, request: CompletionRequest) -> int:
+        """0: the server's context window is not known here (it reports overflows)."""
+        return 0
+
+    def _sent(self, request: CompletionRequest) -> CompletionRequest:
+        """What goes on the wire: the grammar only when the server reads grammars (and
+        then tools folded into one), else no grammar."""
+        if self.constrained:
+            return fold_tools(request)
+        return replace(request, grammar=None)
+
     def complete(self, request: CompletionRequest) -> Completion:
         """Send the request (with its tools, if any) and return the first choice's text
         and tool calls."""
+        sent = self._sent(request)
         with _backend_errors(self.base_url):
-            response = self._client.chat.completions.create(**_chat_params(self._model, request))
+            response = self._client.chat.completions.create(**_chat_params(self._model, sent))
         if not response.choices:
             raise BackendError(f"the model server at {self.base_url} returned no choices")
         message = response.choices[0].message
-        return Completion(
+        completion = Completion(
             text=message.content or "",
             model=response.model or self._model,
             usage=_usage(response.usage),
             tool_calls=_tool_calls(message),
         )
+        return unfold_tool_call(completion, request) if self.constrained else completion
 
     def stream(self, request: CompletionRequest, on_text: TextSink) -> Completion:
         """Like `complete`, streaming: `on_text` gets each non-empty text delta as it
-        arrives. Usage comes from the server's final usage chunk (None without one)."""
+        arrives. Usage comes from the server's final usage chunk (None without one).
+        Tool calls folded into a grammar are not streamed: their JSON is not prose."""
+        if self.constrained and request.tools:
+            return self.complete(request)
         reply = _StreamedReply(on_text)
-        params = _chat_params(self._model, request)
+        params = _chat_params(self._model, self._sent(request))
         with (
             _backend_errors(self.base_url),
             self._client.chat.completions.create(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from quoteproof.errors import BackendConfigError
@@ -10,7 +11,7 @@ from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.llm.openai import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, OpenAIBackend
 
-BackendName = Literal["extractive", "openai", "anthropic"]
+BackendName = Literal["extractive", "openai", "anthropic", "local"]
 
 __all__ = ["BackendConfigError", "BackendName", "make_backend"]
 
@@ -23,22 +24,46 @@ def make_backend(
     api_key: str | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
     max_retries: int = DEFAULT_RETRIES,
+    grammar: bool | None = None,
+    threads: int | None = None,
+    context: int | None = None,
 ) -> Backend:
     """Return the backend called `name`; None picks `openai` if a model is named, else
     `extractive` (no model server needed).
 
+    `local` runs the GGUF file `model` (default: the bundled SmolLM2) in-process with
+    `threads` and a `context` window, always under grammars (`grammar` False turns
+    them off). `grammar` True makes `openai` send grammars (llama.cpp servers).
     Raises `BackendConfigError` when `openai` or `anthropic` is asked for without a
-    model name, or `anthropic` without an API key (argument or `ANTHROPIC_API_KEY`).
+    model name, `anthropic` without an API key (argument or `ANTHROPIC_API_KEY`),
+    `grammar` with a backend that cannot take one, or `local` without its extra or
+    with a missing or invalid model file.
     """
     if name is None:
         name = "openai" if model else "extractive"
+    if grammar and name in ("extractive", "anthropic"):
+        raise BackendConfigError(f"--grammar needs --llm openai or local, not {name}")
     if name == "extractive":
         return ExtractiveBackend()
+    if name == "local":
+        from quoteproof.llm.local import DEFAULT_CONTEXT, LocalBackend
+
+        return LocalBackend(
+            model_path=Path(model) if model else None,
+            context=context or DEFAULT_CONTEXT,
+            threads=threads,
+            grammar=grammar is not False,
+        )
     if not model:
         raise BackendConfigError(
             f"--llm {name} needs a model name: pass --model NAME or set QUOTEPROOF_MODEL"
         )
-    backend = AnthropicBackend if name == "anthropic" else OpenAIBackend
-    return backend(
-        model=model, base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries
-    )
+    if name == "anthropic":
+        return AnthropicBackend(
+            model=model, base_url=base_url, api_key=api_key, timeout=timeout,
+            max_retries=max_retries,
+        )  # fmt: skip
+    return OpenAIBackend(
+        model=model, base_url=base_url, api_key=api_key, timeout=timeout,
+        max_retries=max_retries, grammar=bool(grammar),
+    )  # fmt: skip

@@ -201,6 +201,14 @@ def _prose_segment(
     return ProseSegment(item.text, known), rejected
 
 
+def _same_span(outcome: Quote | Rejected, quotes: Sequence[Quote]) -> Quote | None:
+    """The earlier quote of exactly the same passage as `outcome`, if any."""
+    if isinstance(outcome, Rejected):
+        return None
+    key = (outcome.doc_id, outcome.doc_version, outcome.start, outcome.end)
+    return next((q for q in quotes if (q.doc_id, q.doc_version, q.start, q.end) == key), None)
+
+
 def resolve_output(
     parsed: ParsedOutput,
     sources: Sequence[Chunk],
@@ -214,7 +222,7 @@ def resolve_output(
     claimed words in the cited chunk and its neighbours (the first exact or
     normalised hit, else the best fuzzy one at `threshold`), then the same in the
     other sources. Citations to refs outside `sources`
-    are dropped and reported. O(items × sources × chunk length) at worst.
+    are dropped and reported, and so is a quote of a passage already quoted. O(items × sources × chunk length) at worst.
     """
     by_ref = {chunk.ref: chunk for chunk in sources}
     segments: list[Segment] = []
@@ -230,8 +238,11 @@ def resolve_output(
                 segments.append(segment)
         else:
             outcome = _resolve_quote(item, f"q{len(quotes) + 1}", by_ref, lookup, threshold)
+            earlier = _same_span(outcome, quotes)
             if isinstance(outcome, Rejected):
                 rejected.append(outcome)
+            elif earlier is not None:
+                rejected.append(Rejected(item.raw, f"repeats quote {earlier.id}"))
             else:
                 quotes.append(outcome)
                 segments.append(QuoteSegment(outcome.id))

@@ -34,7 +34,8 @@ Shape (a public contract; keys appear in this order)::
                               "tool_call_id": str | null}],
                 "output": str, "tool_calls": [TOOL_CALL, ...],
                 "problems": [str, ...], "usage": USAGE | null}],
-     "usage": USAGE | null}
+     "usage": USAGE | null,
+     "notices": [str, ...]}
 
     QUOTE     = {"id", "ref", "label", "doc_id", "doc_version", "source_path",
                  "start", "end", "text", "claimed_text", "match", "score",
@@ -63,8 +64,8 @@ of the bad field (`quotes[2].start: expected an integer, got str`,
 absent (answers saved before they existed) and then read as their defaults: a
 quote's `boxes` and `ocr` as `[]` and `false`; the answer's `retrieval` as null,
 `mode` as "quote", `partial` as false, `cited`, `statements`, `data` and `calls`
-as `[]`, `escalation` and `usage` as null. `retrieval` is written only when known;
-every other key is always written.
+as `[]`, `escalation` and `usage` as null, `notices` as `[]`. `retrieval` is
+written only when known; every other key is always written.
 Boxes are in PDF points, origin at the page's bottom left. It checks shape only; whether the
 quotes match the index is `quoteproof verify`'s job. All functions are O(size).
 """
@@ -138,6 +139,7 @@ _ANSWER_KEYS = (
     "escalation",
     "calls",
     "usage",
+    "notices",
 )
 _ANSWER_OPTIONAL_KEYS = (
     "retrieval",
@@ -149,6 +151,7 @@ _ANSWER_OPTIONAL_KEYS = (
     "escalation",
     "calls",
     "usage",
+    "notices",
 )
 _RETRIEVAL_KEYS = ("retriever", "evidence", "evidence_kind", "threshold")
 _PROSE_KEYS = ("type", "text", "citations")
@@ -265,6 +268,7 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
     data["escalation"] = answer.escalation
     data["calls"] = [_call_to_dict(call) for call in answer.calls]
     data["usage"] = _usage_to_dict(answer.usage)
+    data["notices"] = list(answer.notices)
     return data
 
 
@@ -418,6 +422,7 @@ def answer_from_dict(data: object) -> Answer:
             for i, item in enumerate(_list(obj, "calls", "", default=[]))
         ),
         usage=_usage_from(obj.get("usage"), "usage"),
+        notices=_str_tuple(obj, "notices", "") if "notices" in obj else (),
         schema=schema,
     )
 

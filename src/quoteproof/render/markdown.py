@@ -262,6 +262,8 @@ def render_markdown(answer: Answer, show_cited: bool = False) -> str:
         out += [f"**Refused:** {REFUSAL_TEXT} ({escape_inline(reason)})", ""]
     if answer.partial:
         out += [PARTIAL_LINE, ""]
+    for notice in answer.notices:
+        out += [f"**Note:** {escape_inline(notice)}", ""]
     if answer.escalation is not None:
         out += [ESCALATION_LABEL, *(_escape_lines(answer.escalation) or ["(no reason given)"]), ""]
     for segment in answer.segments if answer.status == "answered" else ():

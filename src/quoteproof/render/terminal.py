@@ -281,6 +281,8 @@ def _renderables(answer: Answer, show_cited: bool) -> Iterable[RenderableType]:
         yield gutter(refusal, "! ", "bold yellow")
     if answer.partial:
         yield gutter(Text(PARTIAL_NOTICE, style="bold yellow"), "! ", "bold yellow")
+    for notice in answer.notices:
+        yield gutter(Text(visible(notice), style="yellow"), "! ", "yellow")
     if answer.escalation is not None:
         yield gutter(Text(ESCALATION_HEADING, style="bold magenta"), "! ", "bold magenta")
         reason = Text(visible(answer.escalation.strip()) or "(no reason given)")

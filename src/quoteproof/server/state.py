@@ -37,8 +37,9 @@ class ServerConfig:
 
     `index` is a directory (SQLite) or a `postgresql://` URL. With `auth` every
     request needs an API key; without it every request acts for everyone (only on
-    a loopback address). `llm`, `model`, `base_url`, `api_key` and `timeout` make
-    the backend as `llm.select.make_backend` does for `quoteproof ask`.
+    a loopback address). `llm`, `model`, `base_url`, `api_key`, `timeout`,
+    `grammar`, `threads` and `context` make the backend as `llm.select.make_backend`
+    does for `quoteproof ask`.
     `max_upload_mb` limits one upload request (its files together). Uploads are stored under
     `upload_dir` (None: a folder `uploads` next to a directory index, a temporary
     folder for PostgreSQL). `embed` says whether uploads are embedded after
@@ -54,6 +55,9 @@ class ServerConfig:
     base_url: str | None = None
     api_key: str | None = None
     timeout: float = DEFAULT_TIMEOUT_S
+    grammar: bool | None = None
+    threads: int | None = None
+    context: int | None = None
     max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     upload_dir: Path | None = None
@@ -113,6 +117,9 @@ class AppState:
                     base_url=config.base_url,
                     api_key=config.api_key,
                     timeout=config.timeout,
+                    grammar=config.grammar,
+                    threads=config.threads,
+                    context=config.context,
                 )
             return self._backend
 

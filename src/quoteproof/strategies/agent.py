@@ -207,8 +207,11 @@ def answer_agent(
 ) -> Answer:
     """Let the model compose the answer with tools, for at most `max_steps` calls.
 
+    The retrieved sources are cut to the model's context window. A backend that can
+    constrain its output makes every call through a grammar of the tool schemas.
     Raises `BackendError` when the model fails.
     """
+    session.fit_context(lambda chunks: agent_messages(session.question, chunks, tables))
     composer = _Composer(session, search, tables, {c.ref: c for c in session.sources})
     messages = agent_messages(session.question, session.sources, tables)
     new_messages = tuple(messages)

@@ -20,6 +20,7 @@ from quoteproof.quoting.citations import (
     sentence_problems,
     split_sentences,
 )
+from quoteproof.quoting.grammar import cite_grammar
 from quoteproof.quoting.parse import Item, ParsedOutput, ProseItem, parse_output
 from quoteproof.quoting.prompt import format_sources
 from quoteproof.quoting.resolve import resolve_output
@@ -128,12 +129,16 @@ def check_reply(
 def answer_cite(session: AnswerSession, strictness: Strictness = "strict") -> Answer:
     """Ask for citation-mandatory prose; check it, retry once, else refuse.
 
-    Raises `BackendError` when the model fails.
+    The sources are cut to the model's context window; a backend that can constrain
+    its output gets the cite grammar (refs of that attempt's sources). Raises
+    `BackendError` when the model fails.
     """
+    session.fit_context(lambda chunks: cite_messages(session.question, chunks))
     sources = session.sources
     messages = cite_messages(session.question, sources)
     for stage in ("answer", "retry"):
-        completion = session.call(stage, messages, sources=sources, stream=True)
+        grammar = cite_grammar(sources)
+        completion = session.call(stage, messages, sources=sources, stream=True, grammar=grammar)
         outcome = check_reply(session, completion.text, sources, strictness)
         if isinstance(outcome, Answer):
             return outcome

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from quoteproof.model import Answer, Chunk, Rejected, Statement
+from quoteproof.model import Answer, Chunk, ProseSegment, Rejected, Statement
+from quoteproof.quoting.grammar import quote_grammar
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.prompt import build_messages
-from quoteproof.quoting.resolve import resolve_output
+from quoteproof.quoting.resolve import Resolution, resolve_output
 from quoteproof.strategies.session import MODEL_NO_ANSWER, NOTHING_VERIFIABLE, AnswerSession
 
 
@@ -24,7 +25,10 @@ def answer_from_reply(
     session's answer.
 
     A `<no-answer/>` reply, or one of which nothing resolves, is a refusal (what the
-    model wrote stays in `rejected` and the recorded calls). What earlier stages
+    model wrote stays in `rejected` and the recorded calls); so is a reply with no
+    resolved quote and no cited sentence: prose that checks against nothing is not
+    an answer. Uncited prose beside a quote or cited prose is kept, labelled as
+    generated like all prose. What earlier stages
     produced is carried into the answer or refusal: `rejected` (listed first),
     `statements`, and `cited_refs` (added to the cited passages of an answer).
     """
@@ -41,9 +45,14 @@ def answer_from_reply(
         return session.refuse(
             MODEL_NO_ANSWER, earlier + resolution.rejected + dropped, statements=statements
         )
-    if not resolution.segments:
+    if not _checkable(resolution):
+        uncited = tuple(
+            Rejected(segment.text, "prose with no citation and no quote to check it against")
+            for segment in resolution.segments
+            if isinstance(segment, ProseSegment)
+        )
         return session.refuse(
-            NOTHING_VERIFIABLE, earlier + resolution.rejected, statements=statements
+            NOTHING_VERIFIABLE, earlier + resolution.rejected + uncited, statements=statements
         )
     return session.answer(
         resolution.segments,
@@ -54,11 +63,21 @@ def answer_from_reply(
     )
 
 
+def _checkable(resolution: Resolution) -> bool:
+    """True when the reply holds a resolved quote or a sentence citing a source."""
+    return bool(resolution.quotes) or any(
+        isinstance(segment, ProseSegment) and segment.citations for segment in resolution.segments
+    )
+
+
 def answer_quote(session: AnswerSession) -> Answer:
     """Ask the model for quotes (and short cited prose) and return the verified answer.
 
-    Raises `BackendError` when the model fails.
+    The sources are cut to the model's context window; a backend that can constrain
+    its output gets the quote grammar. Raises `BackendError` when the model fails.
     """
+    session.fit_context(lambda sources: build_messages(session.question, sources))
     messages = build_messages(session.question, session.sources)
-    completion = session.call("answer", messages, stream=True)
+    grammar = quote_grammar(session.sources)
+    completion = session.call("answer", messages, stream=True, grammar=grammar)
     return answer_from_reply(session, completion.text)

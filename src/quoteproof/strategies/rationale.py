@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from typing import cast, get_args
 
 from quoteproof.model import Answer, Chunk, Message, Rejected, Statement, StatementLabel
+from quoteproof.quoting.grammar import cite_grammar, statement_grammar, verdict_grammar
 from quoteproof.quoting.parse import parse_output, split_citations
 from quoteproof.quoting.prompt import format_sources
 from quoteproof.strategies.quote import answer_from_reply
@@ -384,22 +385,38 @@ def answer_rationale(session: AnswerSession) -> Answer:
     way `statements` and every stage's call are kept. Raises `BackendError` when
     the model fails.
     """
-    question, sources = session.question, session.sources
-    known = {chunk.ref for chunk in sources}
+    question = session.question
+    session.fit_context(lambda chunks: generate_messages(question, chunks))
+    sources = session.sources
+    refs = [chunk.ref for chunk in sources]
+    known = set(refs)
 
-    generated = session.call("generate", generate_messages(question, sources)).text
+    numbers = [f"S{n}" for n in range(1, len(sources) + 1)]
+    generated = session.call(
+        "generate",
+        generate_messages(question, sources),
+        grammar=statement_grammar(refs, numbers, no_answer=True),
+    ).text
     statements, rejected = statements_from_reply(generated, known)
     if parse_output(generated).no_answer:
         return session.refuse(MODEL_NO_ANSWER, rejected, statements=statements)
     if not statements:
         return session.refuse(NOTHING_VERIFIABLE, rejected)
 
-    verified = session.call("verify", verify_messages(question, sources, statements)).text
+    verified = session.call(
+        "verify",
+        verify_messages(question, sources, statements),
+        grammar=verdict_grammar([s.id for s in statements], list(_LABELS)),
+    ).text
     statements = apply_verdicts(statements, parse_verdicts(verified))
 
     incorrect = [s for s in statements if _is_incorrect(s)]
     if incorrect:
-        refined = session.call("refine", refine_messages(question, sources, incorrect)).text
+        refined = session.call(
+            "refine",
+            refine_messages(question, sources, incorrect),
+            grammar=statement_grammar(refs, [s.id for s in incorrect], no_answer=False),
+        ).text
         statements, bad = apply_rewrites(statements, refined, known)
         rejected.extend(bad)
 
@@ -408,7 +425,7 @@ def answer_rationale(session: AnswerSession) -> Answer:
         return session.refuse(NOTHING_VERIFIABLE, rejected, statements=statements)
 
     messages = answer_messages(question, sources, usable)
-    reply = session.call("answer", messages, stream=True).text
+    reply = session.call("answer", messages, stream=True, grammar=cite_grammar(sources)).text
     return answer_from_reply(
         session,
         reply,

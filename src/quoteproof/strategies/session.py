@@ -3,7 +3,7 @@ made so far (kept for audit), streaming, and building the final `Answer`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from quoteproof.llm.base import Backend, Completion, CompletionRequest, ToolSpec
@@ -83,12 +83,31 @@ class AnswerSession:
     retrieval: RetrievalInfo | None = None
     events: EventSink | None = None
     calls: list[ModelCall] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
     _last_model: str | None = None
 
     @property
     def sources(self) -> tuple[Chunk, ...]:
         """The retrieved chunks, best first."""
         return tuple(hit.chunk for hit in self.hits)
+
+    def fit_context(self, build: Callable[[Sequence[Chunk]], Sequence[Message]]) -> None:
+        """Keep only the best sources whose prompt (`build(sources)`) fits the model's
+        context window, at least one; the sources left out are named in a notice of
+        the answer. A backend that cannot tell its window keeps every source."""
+        kept = self.sources
+        while len(kept) > 1:
+            request = CompletionRequest(tuple(build(kept)), self.question, kept)
+            if self.backend.excess_tokens(request) <= 0:
+                break
+            kept = kept[:-1]
+        if len(kept) < len(self.hits):
+            left_out = [hit.chunk.ref for hit in self.hits[len(kept) :]]
+            self.notices.append(
+                f"{len(left_out)} of {len(self.hits)} retrieved sources did not fit the "
+                f"model's context window and were not given to it: {', '.join(left_out)}"
+            )
+            self.hits = self.hits[: len(kept)]
 
     def call(
         self,
@@ -99,16 +118,25 @@ class AnswerSession:
         tools: tuple[ToolSpec, ...] = (),
         stream: bool = False,
         recorded: tuple[Message, ...] | None = None,
+        grammar: str | None = None,
     ) -> Completion:
         """Send `messages` to the model and record the call under `stage`.
 
         `sources` (default: all retrieved) are what quotes in a streamed draft resolve
         against; `stream` sends the reply's draft events as it arrives; `recorded`
-        are the messages kept in the answer for this call (default: all of them).
+        are the messages kept in the answer for this call (default: all of them);
+        `grammar` constrains the reply when the backend can constrain (see
+        `quoting.grammar`), and is left out otherwise.
         Raises `BackendError` when the model fails.
         """
         chunks = tuple(self.sources if sources is None else sources)
-        request = CompletionRequest(messages, self.question, chunks, tools=tools)
+        request = CompletionRequest(
+            messages,
+            self.question,
+            chunks,
+            tools=tools,
+            grammar=grammar if self.backend.constrained else None,
+        )
         if self.events is not None:
             self.events(StageStarted(stage))
         if stream and self.events is not None:
@@ -223,4 +251,5 @@ class AnswerSession:
             escalation=escalation,
             calls=tuple(self.calls),
             usage=total_usage(self.calls),
+            notices=tuple(self.notices),
         )

@@ -1,0 +1,271 @@
+"""Grammars for constrained generation: the reply shapes of each answer mode, in GBNF
+(llama.cpp's grammar format, also read by llama.cpp's server and vLLM).
+
+A backend that can constrain its output (`Backend.constrained`) samples only tokens
+the grammar allows, so a model can write nothing but the protocol: quotes whose
+`ref` is one of the retrieved refs, prose sentences that end with `[REF]`
+citations, or `<no-answer/>`. The words inside a part quote can only be one
+sentence of the cited source, copied exactly (as the model was shown it), so a
+quote cannot drift from its source while it is being written. The grammar makes
+replies *parse*; it does not make them true. Quoted words are still looked up by
+the resolver, citations still checked, and whatever a grammar lets through is
+treated like any model output.
+
+Prose is written without `<`, `>`, `[`, `]`, line breaks and sentence ends (`.`
+only inside a number, as in "2.5 mg"), so every sentence the grammar allows is one
+sentence to the citation checker and carries its own markers. Each text run is
+bounded, and so is the number of items, so a reply cannot run away inside the
+grammar (the request's `max_tokens` bounds it as well).
+
+Every function is pure and O(size of its inputs).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import sentencex
+
+from quoteproof.model import Chunk
+from quoteproof.quoting.prompt import escape_source_text
+
+__all__ = [
+    "cite_grammar",
+    "json_schema_rules",
+    "literal",
+    "quote_grammar",
+    "source_sentences",
+    "statement_grammar",
+    "tool_call_grammar",
+    "verdict_grammar",
+]
+
+MAX_ITEMS = 8
+"""Most quotes and sentences one reply may hold."""
+MAX_QUOTE_ITEMS = 4
+"""Most items of a `quote` mode reply: a few quotes and sentences, not a list."""
+SENTENCE_CHARS = 300
+QUOTE_CHARS = 600
+JUSTIFICATION_CHARS = 300
+JSON_STRING_CHARS = 500
+
+_COMMON = f"""
+no-answer ::= "<no-answer/>"
+sep ::= " " | "\\n"
+cite ::= " "? "[" ref "]"
+sentence ::= text cite+ "."?
+text ::= (letter | number) (letter | number){{0,{SENTENCE_CHARS}}}
+letter ::= [^<>\\[\\]\\n.!?0-9]
+number ::= [0-9]{{1,6}} ("." [0-9]{{1,6}})?
+"""
+
+
+def literal(text: str) -> str:
+    """Return `text` as a GBNF string literal (JSON escaping is valid GBNF)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _choice(values: Sequence[str]) -> str:
+    return " | ".join(literal(value) for value in dict.fromkeys(values))
+
+
+def _ref_rule(refs: Sequence[str]) -> str:
+    if not refs:
+        raise ValueError("a protocol grammar needs at least one retrieved ref")
+    return f"ref ::= {_choice(refs)}"
+
+
+def source_sentences(chunk: Chunk) -> list[str]:
+    """The sentences of `chunk` a part quote may hold, as the model is shown them
+    (protocol-like tags escaped), stripped, without repeats; sentences longer than
+    `QUOTE_CHARS` are left out (the whole chunk can still be quoted)."""
+    sentences = (
+        chunk.text[bound["start_index"] : bound["end_index"]].strip()
+        for bound in sentencex.get_sentence_boundaries(chunk.language or "en", chunk.text)
+    )
+    kept = (escape_source_text(s) for s in sentences if s and len(s) <= QUOTE_CHARS)
+    return list(dict.fromkeys(kept))
+
+
+def _quote_rules(sources: Sequence[Chunk]) -> str:
+    """`quote`: a whole-chunk quote of one of `sources`, or one of its sentences."""
+    if not sources:
+        raise ValueError("a protocol grammar needs at least one retrieved source")
+    names = []
+    rules = []
+    for number, chunk in enumerate(sources):
+        opening = literal(f'<quote ref="{chunk.ref}"')
+        sentences = source_sentences(chunk)
+        if sentences:
+            rules.append(f'quote-{number} ::= {opening} ("/>" | ">" part-{number} "</quote>")')
+            rules.append(f"part-{number} ::= {_choice(sentences)}")
+        else:
+            rules.append(f'quote-{number} ::= {opening} "/>"')
+        names.append(f"quote-{number}")
+    return "\n".join([f"quote ::= {' | '.join(names)}", *rules])
+
+
+def quote_grammar(sources: Sequence[Chunk]) -> str:
+    """The `quote` mode reply: `<no-answer/>`, or a quote of one of `sources` first,
+    then up to `MAX_QUOTE_ITEMS - 1` more quotes or cited sentences.
+
+    Raises `ValueError` when `sources` is empty.
+    """
+    refs = [chunk.ref for chunk in sources]
+    return (
+        f"root ::= no-answer | quote (sep item){{0,{MAX_QUOTE_ITEMS - 1}}}\n"
+        "item ::= quote | sentence\n"
+        f"{_quote_rules(sources)}\n{_ref_rule(refs)}{_COMMON}"
+    )
+
+
+def cite_grammar(sources: Sequence[Chunk]) -> str:
+    """The `cite` reply (and the rationale's answer): `<no-answer/>`, or up to
+    `MAX_ITEMS` sentences citing `sources` and quotes of them. Raises `ValueError`
+    when `sources` is empty."""
+    refs = [chunk.ref for chunk in sources]
+    return (
+        f"root ::= no-answer | item (sep item){{0,{MAX_ITEMS - 1}}}\n"
+        "item ::= sentence | quote\n"
+        f"{_quote_rules(sources)}\n{_ref_rule(refs)}{_COMMON}"
+    )
+
+
+def _numbered_lines(ids: Sequence[str], body: str, *, optional: bool) -> str:
+    """`S1: <body>` lines for `ids` in order; with `optional`, each line after the
+    first may be left out together with the lines after it."""
+    root = ""
+    for position, statement_id in enumerate(reversed(ids)):
+        line = f"{literal(f'{statement_id}: ')} {body}"
+        if position == 0:
+            root = line
+        elif optional:
+            root = f'{line} ("\\n" {root})?'
+        else:
+            root = f'{line} "\\n" {root}'
+    return root
+
+
+def statement_grammar(refs: Sequence[str], ids: Sequence[str], *, no_answer: bool) -> str:
+    """Numbered rationale statements, `S1: text [REF]`, one per line.
+
+    `ids` are the statement numbers allowed, in order (all of them required when
+    `no_answer` is False, as for the refine stage; else a prefix of at least one, or
+    `<no-answer/>`). Raises `ValueError` when `refs` or `ids` is empty.
+    """
+    if not ids:
+        raise ValueError("a statement grammar needs at least one statement id")
+    lines = _numbered_lines(ids, "sentence", optional=no_answer)
+    root = f"root ::= no-answer | {lines}" if no_answer else f"root ::= {lines}"
+    return f"{root}\n{_ref_rule(refs)}{_COMMON}"
+
+
+def verdict_grammar(ids: Sequence[str], labels: Sequence[str]) -> str:
+    """One verdict line per statement of `ids`, in order: `S1: LABEL — justification`.
+    Raises `ValueError` when `ids` or `labels` is empty."""
+    if not ids or not labels:
+        raise ValueError("a verdict grammar needs statement ids and labels")
+    return (
+        f"root ::= {_numbered_lines(ids, 'verdict', optional=False)}\n"
+        f'verdict ::= label " — " [^\\n]{{1,{JUSTIFICATION_CHARS}}}\n'
+        f"label ::= {_choice(labels)}\n"
+    )
+
+
+# --- JSON: tool calls ----------------------------------------------------------------
+
+_JSON_COMMON = f"""
+ws ::= [ \\t\\n]{{0,20}}
+json-string ::= "\\"" ([^"\\\\\\x00-\\x1f] | "\\\\" ["\\\\/bfnrt]){{0,{JSON_STRING_CHARS}}} "\\""
+json-number ::= "-"? [0-9]{{1,15}} ("." [0-9]{{1,15}})?
+json-integer ::= "-"? [0-9]{{1,15}}
+json-boolean ::= "true" | "false"
+json-null ::= "null"
+json-value ::= json-string | json-number | json-boolean | json-null
+"""
+
+_SCALARS = {
+    "string": "json-string",
+    "number": "json-number",
+    "integer": "json-integer",
+    "boolean": "json-boolean",
+    "null": "json-null",
+}
+
+
+class _RuleWriter:
+    """Names and collects the rules of a JSON grammar as a schema is walked."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.rules: dict[str, str] = {}
+
+    def add(self, hint: str, body: str) -> str:
+        name = f"{self.prefix}-{hint}-{len(self.rules)}"
+        self.rules[name] = body
+        return name
+
+    def value(self, schema: dict[str, Any], hint: str) -> str:
+        """The rule (a name or an inline expression) matching `schema`."""
+        if "const" in schema:
+            return literal(json.dumps(schema["const"]))
+        if "enum" in schema:
+            return f"({' | '.join(literal(json.dumps(v)) for v in schema['enum'])})"
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            return f"({' | '.join(self.value({**schema, 'type': k}, hint) for k in kind)})"
+        if kind in _SCALARS:
+            return _SCALARS[kind]
+        if kind == "array":
+            item = self.value(schema.get("items", {}), hint + "-item")
+            return self.add(hint, f'"[" ws ({item} (ws "," ws {item})*)? ws "]"')
+        if kind == "object":
+            return self.object(schema, hint)
+        return "json-value"
+
+    def object(self, schema: dict[str, Any], hint: str) -> str:
+        """An object with its required properties, in the schema's order; optional
+        properties may follow each in turn (a model need not write them)."""
+        properties: dict[str, Any] = schema.get("properties", {})
+        required = [key for key in properties if key in schema.get("required", ())]
+        optional = [key for key in properties if key not in required]
+        parts = [
+            f'{literal(json.dumps(key))} ws ":" ws {self.value(properties[key], key)}'
+            for key in required
+        ]
+        body = ' ws "," ws '.join(parts)
+        for key in optional:
+            member = f'{literal(json.dumps(key))} ws ":" ws {self.value(properties[key], key)}'
+            body = f'{body} (ws "," ws {member})?' if body else f"({member})?"
+        return self.add(hint, f'"{{" ws {body} ws "}}"' if body else '"{" ws "}"')
+
+
+def json_schema_rules(schema: dict[str, Any], prefix: str) -> tuple[str, dict[str, str]]:
+    """Return (the rule matching `schema`, the named rules it needs) for the JSON
+    Schema subset tool parameters use: objects (required properties first, in order;
+    no others), arrays, `enum`, `const`, and the scalar types, alone or in a list.
+    Unknown keywords allow any JSON scalar. Rule names start with `prefix`."""
+    writer = _RuleWriter(prefix)
+    return writer.value(schema, "args"), writer.rules
+
+
+def tool_call_grammar(tools: Sequence[tuple[str, dict[str, Any]]]) -> str:
+    """One tool call as a JSON object, `{"tool": NAME, "arguments": {...}}`, its
+    arguments matching that tool's parameter schema. `tools` are (name, JSON Schema)
+    pairs. Raises `ValueError` when `tools` is empty."""
+    if not tools:
+        raise ValueError("a tool-call grammar needs at least one tool")
+    calls = []
+    rules: dict[str, str] = {}
+    for number, (name, schema) in enumerate(tools):
+        arguments, needed = json_schema_rules(schema, f"t{number}")
+        rules.update(needed)
+        calls.append(
+            f'"{{" ws "\\"tool\\"" ws ":" ws {literal(json.dumps(name))} ws "," ws '
+            f'"\\"arguments\\"" ws ":" ws {arguments} ws "}}"'
+        )
+    lines = [f"root ::= {' | '.join(f'({call})' for call in calls)}"]
+    lines += [f"{name} ::= {body}" for name, body in rules.items()]
+    return "\n".join(lines) + _JSON_COMMON

@@ -1,0 +1,68 @@
+"""`ask --mode quote` end to end through scripted OpenAI-compatible and Anthropic
+servers: what makes a reply an answer, and what makes it a refusal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from helpers.scripted_model import ScriptedModel
+from quoteproof import Index
+from quoteproof.model import ProseSegment, QuoteSegment
+from quoteproof.strategies.session import NOTHING_VERIFIABLE
+
+QUESTION = "How is shingles treated and what are its symptoms?"
+
+
+@pytest.fixture
+def index(index_dir: Path) -> Iterator[Index]:
+    with Index.open(index_dir) as opened:
+        yield opened
+
+
+def ref_of(index: Index, words: str) -> str:
+    for hit in index.search(QUESTION, top_k=5):
+        if words in hit.chunk.text:
+            return hit.chunk.ref
+    raise AssertionError(f"no retrieved chunk contains {words!r}")
+
+
+def test_uncited_prose_without_a_quote_is_refused(index: Index, llm: ScriptedModel) -> None:
+    llm.script = ["Shingles goes away by itself. Drink water and rest."]
+    answer = index.ask(QUESTION, backend=llm.backend())
+    assert answer.status == "refused" and answer.refusal_reason == NOTHING_VERIFIABLE
+    assert answer.quotes == () and answer.cited == ()
+    assert [r.raw for r in answer.rejected] == [
+        "Shingles goes away by itself. Drink water and rest."
+    ]
+    assert "no citation" in answer.rejected[0].reason
+    assert answer.calls[0].output == "Shingles goes away by itself. Drink water and rest."
+
+
+def test_cited_prose_without_a_quote_is_an_answer(index: Index, llm: ScriptedModel) -> None:
+    treat = ref_of(index, "acyclovir")
+    llm.script = [f"Antivirals help when started early [{treat}]."]
+    answer = index.ask(QUESTION, backend=llm.backend())
+    assert answer.status == "answered" and answer.quotes == ()
+    assert [c.ref for c in answer.cited] == [treat]
+
+
+def test_uncited_prose_beside_a_quote_stays_as_generated_prose(
+    index: Index, llm: ScriptedModel
+) -> None:
+    treat = ref_of(index, "acyclovir")
+    llm.script = [f'<quote ref="{treat}"/>\nSee a doctor soon.']
+    answer = index.ask(QUESTION, backend=llm.backend())
+    assert answer.status == "answered"
+    assert [type(s) for s in answer.segments] == [QuoteSegment, ProseSegment]
+    assert answer.segments[1] == ProseSegment("See a doctor soon.", ())
+
+
+def test_a_repeated_quote_is_shown_once(index: Index, llm: ScriptedModel) -> None:
+    treat = ref_of(index, "acyclovir")
+    llm.script = [f'<quote ref="{treat}"/>\n<quote ref="{treat}"/>']
+    answer = index.ask(QUESTION, backend=llm.backend())
+    assert [q.id for q in answer.quotes] == ["q1"]
+    assert [r.reason for r in answer.rejected] == ["repeats quote q1"]
