@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from quoteproof import Index
-from quoteproof.evaluation.evalset import read_evalset, sample
+from quoteproof.evaluation.evalset import EvalItem, read_evalset, sample
 from quoteproof.evaluation.runner import AskOptions, EvalRun, run_eval
 from quoteproof.llm.base import Backend, Completion, CompletionRequest, TextSink
 from quoteproof.llm.extractive import ExtractiveBackend
@@ -157,7 +157,7 @@ accuracy; s/ans: seconds per answer, of which model (inside the backend) and own
 
 
 def run_row(
-    index: Index, name: str, backend: Backend, mode: AnswerMode, items: list, top_k: int
+    index: Index, name: str, backend: Backend, mode: AnswerMode, items: list[EvalItem], top_k: int
 ) -> Row:
     timed = TimedBackend(backend)
     run = run_eval(index, items, AskOptions(backend=timed, mode=mode, top_k=top_k))

@@ -39,10 +39,12 @@ __all__ = [
     "run_bench",
 ]
 
-BENCHMARKS = ("ingest", "retrieval", "quoting", "tokens", "serve", "recovery", "eval")
+BENCHMARKS = (
+    "ingest", "retrieval", "quoting", "tokens", "serve", "recovery", "eval", "realmodel",
+)  # fmt: skip
 """Benchmark names, in the order they run."""
 
-ALIASES = {"quoting_overhead": "quoting", "quote": "quoting"}
+ALIASES = {"quoting_overhead": "quoting", "quote": "quoting", "real_model": "realmodel"}
 
 SCRIPTS = {
     "ingest": "ingest.py",
@@ -51,6 +53,7 @@ SCRIPTS = {
     "tokens": "tokens.py",
     "serve": "serve.py",
     "recovery": "recovery.py",
+    "realmodel": "real_model.py",
 }
 
 QUICK_ARGS: dict[str, list[str]] = {
@@ -59,6 +62,7 @@ QUICK_ARGS: dict[str, list[str]] = {
     "quoting": ["--scifact-queries", "30"],
     "tokens": [],
     "serve": ["--seconds", "10"],
+    "realmodel": ["--sample", "4"],
 }
 """Script options of `--quick`: fewer rounds, queries and seconds; no PostgreSQL."""
 
@@ -343,6 +347,47 @@ def parse_serve(stdout: str) -> tuple[list[Row], list[str]]:
     return rows, notes
 
 
+_REAL_MODEL_ROW = re.compile(
+    rf"^(?P<name>\S.*?)\s+(?:(?P<valid>\d+)/(?P<total>\d+)\s+{_NUMBER}%|-)"
+    rf"\s+\d+\s+\d+\s+(?P<not_verbatim>\d+)\s+\S+\s+\S+\s+\S+"
+    rf"\s+(?P<seconds>{_NUMBER})\s+{_NUMBER}\s+{_NUMBER}\s+(?P<share>{_NUMBER})%\s+\S+$"
+)
+
+
+def parse_real_model(stdout: str) -> list[Row]:
+    """benchmarks/real_model.py: protocol-valid replies with the grammar (reference:
+    without), seconds per answer (reference: the extractive backend), quoteproof's
+    share of the answer time, and quotes failing verify (must be 0)."""
+    found = {m["name"]: m for m in map(_REAL_MODEL_ROW.match, _lines(stdout)) if m}
+
+    def valid(name: str) -> float | None:
+        m = found.get(name)
+        return 100 * int(m["valid"]) / int(m["total"]) if m and m["total"] else None
+
+    def seconds(name: str) -> float | None:
+        m = found.get(name)
+        return float(m["seconds"]) if m else None
+
+    rows = []
+    for mode in ("quote", "cite"):
+        constrained = f"local {mode} +grammar"
+        rows.append(
+            Row("realmodel", f"protocol-valid replies %, {mode} +grammar",
+                valid(constrained), "without grammar", valid(f"local {mode}"))
+        )  # fmt: skip
+        rows.append(
+            Row("realmodel", f"s/answer, {mode} +grammar", seconds(constrained),
+                "extractive backend", seconds("extractive (reference)"))
+        )  # fmt: skip
+    if "local quote +grammar" in found:
+        share = float(found["local quote +grammar"]["share"])
+        rows.append(Row("realmodel", "quoteproof's own time, % of answer (quote +grammar)", share))
+    if found:
+        failing = sum(int(m["not_verbatim"]) for m in found.values())
+        rows.append(Row("realmodel", "shown quotes failing verify, every row", failing))
+    return rows
+
+
 def parse_output(name: str, stdout: str) -> tuple[list[Row], list[str]]:
     """The rows (and notes) of benchmark `name` from its printed output."""
     if name == "serve":
@@ -352,6 +397,7 @@ def parse_output(name: str, stdout: str) -> tuple[list[Row], list[str]]:
         "retrieval": parse_retrieval,
         "quoting": parse_quoting,
         "tokens": parse_tokens,
+        "realmodel": parse_real_model,
     }
     rows = parsers[name](stdout)
     verdicts = {"retrieval": "hybrid nDCG@10", "quoting": "quoting layer adds at most"}

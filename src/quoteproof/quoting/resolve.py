@@ -221,8 +221,9 @@ def resolve_output(
     Quotes resolve in the order of DESIGN.md §5: whole chunk by ref; else the
     claimed words in the cited chunk and its neighbours (the first exact or
     normalised hit, else the best fuzzy one at `threshold`), then the same in the
-    other sources. Citations to refs outside `sources`
-    are dropped and reported, and so is a quote of a passage already quoted. O(items × sources × chunk length) at worst.
+    other sources. Citations to refs outside `sources` are dropped and reported,
+    and so is a quote of a passage already quoted. O(items × sources × chunk
+    length) at worst.
     """
     by_ref = {chunk.ref: chunk for chunk in sources}
     segments: list[Segment] = []
