@@ -22,7 +22,15 @@ Sets (formats: ``evalsets/README.md``):
     ``end`` = the chunk's span, ``gold`` = its text, ``edits`` = ``[]``) with a fluent
     passage from the other PDF or from a MedQuAD answer about a condition neither PDF
     names, of which fewer than a third of the content words occur in the target chunk
-    and its neighbours.
+    and its neighbours. Then cases of two kinds a resolver of one chunk at a time
+    misses. ``crosses_chunks``: a passage from the last 1 to 3 sentences of a chunk to
+    the first 1 to 3 sentences of the next one (adjacent, not overlapping windows),
+    quoted as a model writes it: the two parts joined by a space, leaving out what lies
+    between the chunks (a heading, page furniture), which ``gold`` keeps; every
+    sentence of the quote reads as prose and the quote has 8 to 60 words. ``invented_tail``:
+    a passage as above, edited, followed by one sentence that is not in the source (a
+    one-sentence foreign passage chosen as for the ``none`` cases); ``start``/``end``
+    are the real passage, which is all that may be shown.
 
 ``demo.jsonl``
     Questions over ``examples/corpus``, which is ingested into a temporary index.
@@ -113,6 +121,11 @@ SET_NAMES = ("recovery", "demo", "scifact", "pubmedqa")
 
 SPAN_CASES_PER_PDF = 320
 NONE_CASES_PER_PDF = 40
+CROSS_CASES_PER_PDF = 20
+PARTIAL_CASES_PER_PDF = 10
+CROSSES_CHUNKS = "crosses_chunks"
+INVENTED_TAIL = "invented_tail"
+"""Marks, in `edits`, of a quote over a chunk boundary and of one with an invented tail."""
 MIN_WORDS, MAX_WORDS = 8, 60
 UNANSWERABLE_PROBES = 40
 
@@ -621,6 +634,117 @@ def overlap_share(passage: str, vocabulary: frozenset[str]) -> float:
     return sum(w in vocabulary for w in words) / len(words) if words else 1.0
 
 
+@dataclass(frozen=True)
+class CrossPassage:
+    """A passage over a chunk boundary: `text[start:end]` runs from the last sentences
+    of one chunk, over what lies between the chunks, into the next chunk; `quoted` is
+    the two parts joined by a space, as a model quoting it writes it."""
+
+    start: int
+    end: int
+    quoted: str
+
+
+def _reads_as_prose(passage: str) -> bool:
+    """Whether every sentence of `passage` is `_good_sentence`, it has `MIN_WORDS` to
+    `MAX_WORDS` words and no page furniture."""
+    if not MIN_WORDS <= len(passage.split()) <= MAX_WORDS or _FURNITURE.search(passage):
+        return False
+    return all(_good_sentence(passage[s:e]) for s, e in sentence_spans(passage, 0, len(passage)))
+
+
+def cross_passages(doc: IngestedDocument) -> list[CrossPassage]:
+    """Every passage of `doc` over a chunk boundary fit for a recovery case, in document
+    order: the last 1 to 3 sentences of a chunk (leading list marks left out) and the
+    first 1 to 3 of the next, when the two chunks do not overlap, each part occurs once
+    in the document and the joined quote `_reads_as_prose`."""
+    text = doc.document.text
+    out = []
+    for first, second in itertools.pairwise(doc.chunks):
+        if second.start < first.end:  # overlapping windows: such a passage lies in one
+            continue
+        tails = [_unmarked(text, s, e) for s, e in sentence_spans(text, first.start, first.end)]
+        heads = [_unmarked(text, s, e) for s, e in sentence_spans(text, second.start, second.end)]
+        for k, m in itertools.product((1, 2, 3), (1, 2, 3)):
+            if k > len(tails) or m > len(heads):
+                continue
+            tail = text[tails[-k][0] : tails[-1][1]]
+            head = text[heads[0][0] : heads[m - 1][1]]
+            quoted = f"{tail} {head}"
+            if text.count(tail) == 1 and text.count(head) == 1 and _reads_as_prose(quoted):
+                out.append(CrossPassage(tails[-k][0], heads[m - 1][1], quoted))
+    return out
+
+
+def foreign_passage(
+    pool: Sequence[str], doc: IngestedDocument, position: int, rng: random.Random
+) -> str:
+    """A passage of `pool` drawn at random of which fewer than a third of the content
+    words occur in chunk `position` of `doc` and its neighbours, and which does not
+    occur in the document."""
+    seen = doc.chunks[max(0, position - 1) : position + 2]
+    vocabulary = word_set(c.text for c in seen)
+    for _ in range(1000):
+        foreign = rng.choice(pool)
+        if overlap_share(foreign, vocabulary) < 1 / 3 and foreign not in doc.document.text:
+            return foreign
+    raise RuntimeError(f"no foreign passage for chunk {position} of {doc.document.source_path}")
+
+
+def _span_record(
+    case_id: str, source: str, text: str, start: int, end: int, edited: str, edits: list[str]
+) -> Record:
+    return {
+        "id": case_id,
+        "source": source,
+        "start": start,
+        "end": end,
+        "gold": text[start:end],
+        "edited": edited,
+        "edits": edits,
+        "expect": "span",
+    }
+
+
+def boundary_cases(
+    docs: dict[str, IngestedDocument], foreign_pools: dict[str, list[str]]
+) -> list[Record]:
+    """The `crosses_chunks` and `invented_tail` cases (module docstring), per PDF.
+    `foreign_pools` gives each PDF's one-sentence foreign passages."""
+    records: list[Record] = []
+    used: dict[str, int] = {}
+    for tag, rel in PDFS:
+        doc = docs[tag]
+        text = doc.document.text
+        rng = random.Random(f"recovery-boundary/{tag}")
+        for i, cross in enumerate(spread(cross_passages(doc), CROSS_CASES_PER_PDF, rng)):
+            edited, kinds = edit_passage(cross.quoted, rng, used)
+            case_id = f"recovery-{tag}-cross-{i + 1:02d}"
+            edits = [*kinds, CROSSES_CHUNKS]
+            records.append(_span_record(case_id, rel, text, cross.start, cross.end, edited, edits))
+        passages = spread(candidate_passages(doc), PARTIAL_CASES_PER_PDF, rng)
+        for i, passage in enumerate(passages):
+            edited, kinds = edit_passage(text[passage.start : passage.end], rng, used)
+            invented = foreign_passage(foreign_pools[tag], doc, passage.chunk, rng)
+            case_id = f"recovery-{tag}-partial-{i + 1:02d}"
+            records.append(
+                _span_record(
+                    case_id,
+                    rel,
+                    text,
+                    passage.start,
+                    passage.end,
+                    f"{edited} {invented}",
+                    [*kinds, INVENTED_TAIL],
+                )
+            )
+    return records
+
+
+def _one_sentence(passage: str) -> bool:
+    return len(sentence_spans(passage, 0, len(passage))) == 1
+
+
 def build_recovery() -> list[Record]:
     """The quote-recovery cases (module docstring)."""
     paths = [DATA / rel for _, rel in PDFS]
@@ -635,6 +759,7 @@ def build_recovery() -> list[Record]:
     medquad_pool = _foreign_passages(medquad_texts)
     records: list[Record] = []
     used: dict[str, int] = {}
+    foreign_pools: dict[str, list[str]] = {}
     for tag, rel in PDFS:
         doc = docs[tag]
         text = doc.document.text
@@ -642,17 +767,9 @@ def build_recovery() -> list[Record]:
         for i, passage in enumerate(spread(candidate_passages(doc), SPAN_CASES_PER_PDF, rng)):
             gold = text[passage.start : passage.end]
             edited, kinds = edit_passage(gold, rng, used)
+            case_id = f"recovery-{tag}-{i + 1:03d}"
             records.append(
-                {
-                    "id": f"recovery-{tag}-{i + 1:03d}",
-                    "source": rel,
-                    "start": passage.start,
-                    "end": passage.end,
-                    "gold": gold,
-                    "edited": edited,
-                    "edits": kinds,
-                    "expect": "span",
-                }
+                _span_record(case_id, rel, text, passage.start, passage.end, edited, kinds)
             )
         other = next(d for t, d in docs.items() if t != tag)
         other_pool = [
@@ -665,15 +782,8 @@ def build_recovery() -> list[Record]:
             if len(chunk.text.split()) >= 40 and first_covering(doc.chunks, chunk.start) == position
         ]
         for i, (position, chunk) in enumerate(spread(targets, NONE_CASES_PER_PDF, rng)):
-            seen = doc.chunks[max(0, position - 1) : position + 2]
-            vocabulary = word_set(c.text for c in seen)
             pool = other_pool if i % 2 == 0 else medquad_pool
-            for _ in range(1000):
-                foreign = rng.choice(pool)
-                if overlap_share(foreign, vocabulary) < 1 / 3 and foreign not in text:
-                    break
-            else:
-                raise RuntimeError(f"no foreign passage for {tag} chunk {position}")
+            foreign = foreign_passage(pool, doc, position, rng)
             records.append(
                 {
                     "id": f"recovery-{tag}-none-{i + 1:02d}",
@@ -686,7 +796,8 @@ def build_recovery() -> list[Record]:
                     "expect": "none",
                 }
             )
-    return records
+        foreign_pools[tag] = [p for p in other_pool + medquad_pool if _one_sentence(p)]
+    return records + boundary_cases(docs, foreign_pools)
 
 
 # --- demo.jsonl ------------------------------------------------------------------------

@@ -37,6 +37,7 @@ EDIT_KINDS = {
     "smart_quotes",
     "changed_number",
 }
+QUOTE_KINDS = {"crosses_chunks", "invented_tail"}
 
 needs_data = pytest.mark.skipif(not DATA.exists(), reason="shared data not present")
 
@@ -117,7 +118,7 @@ def test_recovery_follows_the_format() -> None:
         assert isinstance(case["start"], int) and isinstance(case["end"], int)
         assert 0 <= case["start"] < case["end"]
         assert case["expect"] in ("span", "none")
-        assert set(case["edits"]) <= EDIT_KINDS
+        assert set(case["edits"]) <= EDIT_KINDS | QUOTE_KINDS
 
 
 # --- recovery.jsonl --------------------------------------------------------------------
@@ -135,17 +136,22 @@ def test_recovery_counts() -> None:
     }
     assert min(per_source.values()) >= 200
     kinds = Counter(k for c in spans for k in c["edits"])
-    assert set(kinds) == EDIT_KINDS and min(kinds.values()) >= 30
+    assert set(kinds) == EDIT_KINDS | QUOTE_KINDS
+    assert min(kinds[k] for k in EDIT_KINDS) >= 30
+    assert min(kinds[k] for k in QUOTE_KINDS) >= 20
+    assert not any(set(c["edits"]) >= QUOTE_KINDS for c in spans)
 
 
 def test_recovery_edits_change_the_passage() -> None:
     for case in read("recovery"):
         assert case["edited"] != case["gold"], case["id"]
         if case["expect"] == "span":
-            assert 1 <= len(case["edits"]) <= 3 and len(set(case["edits"])) == len(case["edits"])
+            edits = [k for k in case["edits"] if k in EDIT_KINDS]
+            assert 1 <= len(edits) <= 3 and len(set(case["edits"])) == len(case["edits"])
             if "changed_number" in case["edits"]:
                 assert re.search(r"\d", case["gold"]), case["id"]
-            words = len(case["gold"].split())
+            crosses = "crosses_chunks" in case["edits"]
+            words = len(case["gold" if not crosses else "edited"].split())
             assert 8 <= words <= 60, case["id"]
         else:
             assert case["edits"] == []
@@ -156,13 +162,23 @@ def test_recovery_gold_is_the_canonical_text(
     pdfs: dict[str, tuple[str, list[Chunk]]],
 ) -> None:
     """The contract: for every case, `gold == canonical_text[start:end]`; a `span`
-    passage lies inside the first chunk covering `start`; a `none` case's span is a
-    chunk."""
+    passage lies inside the first chunk covering `start`, except a `crosses_chunks`
+    one, which ends in the next chunk (leaving out what lies between them); a `none`
+    case's span is a chunk; an `invented_tail` quote holds a sentence the source lacks."""
     for case in read("recovery"):
         text, chunks = pdfs[case["source"]]
         assert text[case["start"] : case["end"]] == case["gold"], case["id"]
-        covering = next(c for c in chunks if c.start <= case["start"] < c.end)
+        position = next(i for i, c in enumerate(chunks) if c.start <= case["start"] < c.end)
+        covering = chunks[position]
+        if "crosses_chunks" in case["edits"]:
+            following = chunks[position + 1]
+            assert covering.end <= following.start < case["end"] <= following.end, case["id"]
+            assert text[covering.end : following.start] not in case["edited"], case["id"]
+            continue
         assert case["end"] <= covering.end, case["id"]
+        if "invented_tail" in case["edits"]:
+            tail = " ".join(case["edited"].split()[-5:])
+            assert tail not in " ".join(text.split()), case["id"]
         if case["expect"] == "none":
             assert (covering.start, covering.end) == (case["start"], case["end"]), case["id"]
 
