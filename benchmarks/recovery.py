@@ -7,7 +7,10 @@ the source (`expect: "none"`). The two PDFs are ingested into a temporary index
 (no embeddings); each case is given the chunk whose span covers its `start` and
 that chunk's neighbours (`store.neighbours`), as `ask` would give them. Matchers:
 
-- quoteproof: `resolve_quote` with a `StoreLookup`, the path `ask` takes (threshold 90);
+- quoteproof: `resolve_output` of the one quote with a `StoreLookup`, the path `ask`
+  takes (threshold 90): a quote over a chunk boundary resolves in the cited chunk
+  joined with its neighbour, and of a quote with an invented sentence the part found
+  is shown (the span scored);
 - difflib: a sliding window of the quote's word count over each candidate chunk, in
   word steps, best `difflib.SequenceMatcher(None, quote, window).ratio()`, accepted
   at >= 0.9 (see `difflib_match`);
@@ -42,8 +45,9 @@ from rapidfuzz import fuzz
 
 from quoteproof import Index
 from quoteproof.index import StoreLookup
-from quoteproof.model import Chunk, Quote
-from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, resolve_quote
+from quoteproof.model import Chunk
+from quoteproof.quoting.parse import ParsedOutput, QuoteItem
+from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, resolve_output
 from quoteproof.store.base import Store
 
 REPO = Path(__file__).resolve().parent.parent
@@ -57,7 +61,7 @@ RAPIDFUZZ_MIN = 90.0
 TARGET_ACCURACY = 0.99
 TARGET_SPEEDUP = 10.0
 
-QUOTEPROOF = "quoteproof resolve_quote"
+QUOTEPROOF = "quoteproof resolve_output"
 DIFFLIB = "difflib SequenceMatcher"
 RAPIDFUZZ = "rapidfuzz partial_ratio_alignment"
 
@@ -174,14 +178,14 @@ Matcher = Callable[[Case, Chunk, Sequence[Chunk]], Span | None]
 
 
 def quoteproof_matcher(lookup: StoreLookup, threshold: float = DEFAULT_THRESHOLD) -> Matcher:
-    """quoteproof's real path: `resolve_quote` of the cited chunk's ref and the edited
-    words, with the cited chunk and its neighbours as the retrieved sources."""
+    """quoteproof's real path: `resolve_output` of one quote of the cited chunk's ref
+    and the edited words, with the cited chunk and its neighbours as the retrieved
+    sources; the span of the quote shown (whole or partial), if any."""
 
     def match(case: Case, cited: Chunk, candidates: Sequence[Chunk]) -> Span | None:
-        outcome = resolve_quote(
-            cited.ref, case.edited, "q1", candidates, lookup, raw=case.edited, threshold=threshold
-        )
-        return (outcome.start, outcome.end) if isinstance(outcome, Quote) else None
+        parsed = ParsedOutput((QuoteItem(cited.ref, case.edited, case.edited),), no_answer=False)
+        resolution = resolve_output(parsed, candidates, lookup, threshold=threshold)
+        return next(((q.start, q.end) for q in resolution.quotes), None)
 
     return match
 

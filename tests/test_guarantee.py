@@ -23,6 +23,7 @@ from markdown_it import MarkdownIt
 from helpers.answers import shown_cited
 from helpers.llm_servers import Reply, ToolReply
 from quoteproof import Index
+from quoteproof.ingest.chunking import sentence_spans
 from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.model import Answer, AnswerMode, Chunk, QuoteSegment, StatementLabel
 from quoteproof.render.json import answer_from_dict, render_json
@@ -69,12 +70,28 @@ def mutate(data: st.DataObject, text: str) -> str:
     return "".join(window)
 
 
+INVENTED = "Remdesivir is safe for every patient at any dose without monitoring."
+
+
+def spanning(data: st.DataObject, chunks: list[Chunk]) -> str:
+    """The end of one chunk and the start of another (adjacent or not), mutated: a
+    quote over a chunk boundary, or one that must not be merged from two places."""
+    first, second = data.draw(st.sampled_from(chunks)), data.draw(st.sampled_from(chunks))
+    return mutate(data, f"{first.text[-120:]} {second.text[:120]}")
+
+
 def fragment(data: st.DataObject, chunks: list[Chunk]) -> str:
     refs = [c.ref for c in chunks] + ["zzzzzz.1", "", "1", 'a"b', "<b>x</b>"]
     ref = data.draw(st.sampled_from(refs))
     chunk = data.draw(st.sampled_from(chunks))
     words = data.draw(
-        st.one_of(st.text(max_size=60), st.just(mutate(data, chunk.text)), st.just(chunk.text))
+        st.one_of(
+            st.text(max_size=60),
+            st.just(mutate(data, chunk.text)),
+            st.just(chunk.text),
+            st.just(spanning(data, chunks)),
+            st.just(f"{chunk.text[:200]} {INVENTED}"),  # a partial quote
+        )
     )
     kind = data.draw(st.integers(0, 9))
     return [
@@ -105,7 +122,7 @@ def assert_guarantee(answer: Answer, index: Index, script: list[Reply]) -> None:
         document = index.store.get_document(quote.doc_id, quote.doc_version)
         assert document is not None
         assert quote.text == document.text[quote.start : quote.end]
-        assert quote.text
+        assert quote.text and INVENTED not in quote.text
     assert all(check.valid for check in index.verify(answer))
     shown = [s for s in answer.segments if isinstance(s, QuoteSegment)]
     if answer.status == "refused":
@@ -218,9 +235,26 @@ def test_any_model_reply_keeps_the_guarantee(
 
 
 def test_words_absent_from_the_sources_are_never_shown(index: Index, openai_server: Any) -> None:
-    invented = "Remdesivir is safe for every patient at any dose without monitoring."
+    invented = INVENTED
     openai_server.script = [f"<quote>{invented}</quote>"]
     backend = OpenAIBackend(model="m", base_url=openai_server.base_url, max_retries=0)
     answer = index.ask("remdesivir dose", backend=backend, threshold=50)
     assert all(invented not in quote.text for quote in answer.quotes)
     assert all("every patient" not in quote.text for quote in answer.quotes)
+
+
+def test_a_partial_quote_shows_the_source_part_and_rejects_the_rest(
+    index: Index, openai_server: Any
+) -> None:
+    chunk = index.search("remdesivir dose", top_k=1)[0].chunk
+    spans = sentence_spans(chunk.text, 0, len(chunk.text))
+    real = chunk.text[spans[0][0] : spans[1][1]]  # its first two sentences
+    openai_server.script = [f'<quote ref="{chunk.ref}">{real} {INVENTED}</quote>']
+    backend = OpenAIBackend(model="m", base_url=openai_server.base_url, max_retries=0)
+    answer = index.ask("remdesivir dose", backend=backend)
+    (quote,) = answer.quotes
+    assert quote.claimed_text == real and INVENTED not in quote.text
+    assert [(r.raw, r.reason) for r in answer.rejected] == [
+        (INVENTED, f"not found in the source next to the part shown (rest of quote {quote.id})")
+    ]
+    assert all(check.valid for check in index.verify(answer))

@@ -2,63 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from quoteproof.model import Chunk, Document, Layout, Location, Quote, Rejected, sha256_text
+from helpers.lookups import PARAGRAPHS, TEXT, Lookup
+from quoteproof.model import Quote, Rejected, sha256_text
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.resolve import resolve_output
-
-PARAGRAPHS = [
-    "Give 200 mg on day 1.",
-    "Then give 100 mg once daily for 4 days.",
-    "Stop the infusion if hypersensitivity occurs.",
-    "Monitor liver tests before and during treatment.",
-]
-TEXT = "\n\n".join(PARAGRAPHS)
-
-
-def make_chunks(doc_id: str = "doc") -> list[Chunk]:
-    chunks, offset = [], 0
-    for ordinal, paragraph in enumerate(PARAGRAPHS, start=1):
-        chunks.append(
-            Chunk(
-                ref=f"{doc_id}.{ordinal}",
-                doc_id=doc_id,
-                doc_version=1,
-                ordinal=ordinal,
-                start=offset,
-                end=offset + len(paragraph),
-                text=paragraph,
-                section=("Dosing",),
-                label=f"Label › ¶{ordinal}",
-                source_path=f"/{doc_id}.txt",
-            )
-        )
-        offset += len(paragraph) + 2
-    return chunks
-
-
-class Lookup:
-    """An in-memory `SourceLookup` over one document."""
-
-    def __init__(self) -> None:
-        self.chunks = make_chunks()
-        self.doc = Document("doc", 1, "/doc.txt", "Label", "text", TEXT, sha256_text(TEXT))
-        self.neighbour_calls = 0
-
-    def document(self, doc_id: str, version: int) -> Document | None:
-        return self.doc if (doc_id, version) == ("doc", 1) else None
-
-    def neighbours(self, chunk: Chunk) -> Sequence[Chunk]:
-        self.neighbour_calls += 1
-        return [c for c in self.chunks if abs(c.ordinal - chunk.ordinal) == 1]
-
-    def locate(self, document: Document, start: int, end: int, *, boxes: bool = True) -> Location:
-        """Paragraphs 1-2 lie on page 1, paragraphs 3-4 on page 2."""
-        return Location(LAYOUT.pages_of(start, end))
-
-
-LAYOUT = Layout(page_starts=(0, TEXT.index(PARAGRAPHS[2])))
 
 
 def resolve(reply: str, retrieved: list[int], threshold: float = 90.0) -> tuple[Lookup, list]:

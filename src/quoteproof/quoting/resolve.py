@@ -3,6 +3,13 @@
 Every `Quote` built here takes its text from `Document.text[start:end]` of the stored
 document; the model's words survive only as `claimed_text`. What cannot be resolved
 becomes a `Rejected` entry with a reason, never a quote.
+
+A quote may run over the boundary between the cited chunk and the next or previous
+one (`passages.around`): it is still one span `Document.text[start:end]`, which then
+includes what lies between the chunks (a heading, page furniture), and its `ref`,
+`label` and `section` are those of the chunk where it starts. Of a quote that does
+not resolve whole, `resolve_output` shows the longest run of its sentences that does
+(`partial.longest_run`) and rejects the rest.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from quoteproof.model import (
 from quoteproof.quoting.align import find_span
 from quoteproof.quoting.differs import describe_difference
 from quoteproof.quoting.parse import MalformedItem, ParsedOutput, ProseItem, QuoteItem
+from quoteproof.quoting.partial import MIN_PARTIAL_WORDS, longest_run, word_count
+from quoteproof.quoting.passages import Passage, around
 from quoteproof.quoting.validate import quote_problems
 
 DEFAULT_THRESHOLD = 90.0
@@ -60,8 +69,8 @@ class Resolution:
 
 @dataclass(frozen=True)
 class _Span:
-    chunk: Chunk
-    start: int  # offsets into chunk.text
+    passage: Passage
+    start: int  # offsets into passage.text
     end: int
     match: MatchKind
     score: float
@@ -69,27 +78,32 @@ class _Span:
 
 def _tiers(
     item: QuoteItem, by_ref: dict[str, Chunk], lookup: SourceLookup
-) -> Iterator[list[Chunk]]:
-    """Groups of chunks to search in turn: the cited chunk and its neighbours, then the
-    other retrieved chunks. Lazy: neighbours are read only if the first group is needed.
+) -> Iterator[list[Passage]]:
+    """Groups of passages to search in turn: the cited chunk and its neighbours each
+    alone, and last the cited chunk joined with its adjacent neighbours (a quote over
+    a chunk boundary, which a fuzzy match in one chunk would cover only in part);
+    then the other retrieved chunks. Lazy: neighbours are read only if the first
+    group is needed.
     """
     cited = by_ref.get(item.ref) if item.ref else None
     seen: set[str] = set()
     if cited is not None:
-        first = [cited, *lookup.neighbours(cited)]
+        neighbours = lookup.neighbours(cited)
+        first = [cited, *neighbours]
         seen = {chunk.ref for chunk in first}
-        yield first
-    yield [chunk for chunk in by_ref.values() if chunk.ref not in seen]
+        joined = around(cited, neighbours)
+        yield [Passage.of(chunk) for chunk in first] + ([joined] if joined else [])
+    yield [Passage.of(chunk) for chunk in by_ref.values() if chunk.ref not in seen]
 
 
-def _locate(claimed: str, candidates: Iterable[Chunk], threshold: float) -> _Span | None:
+def _locate(claimed: str, candidates: Iterable[Passage], threshold: float) -> _Span | None:
     """Find `claimed` in the candidates: the first exact/normalised hit, else the best fuzzy."""
     best: _Span | None = None
-    for chunk in candidates:
-        found = find_span(claimed, chunk.text, threshold=threshold)
+    for passage in candidates:
+        found = find_span(claimed, passage.text, threshold=threshold)
         if found is None:
             continue
-        span = _Span(chunk, found.start, found.end, found.match, found.score)
+        span = _Span(passage, found.start, found.end, found.match, found.score)
         if found.match != "fuzzy":
             return span
         if best is None or span.score > best.score:
@@ -106,14 +120,18 @@ def _make_quote(
     *,
     boxes: bool = True,
 ) -> Quote:
-    start = span.chunk.start + span.start
-    end = span.chunk.start + span.end
+    """The quote of `document.text` at the span; `ref`, `label` and `section` are those
+    of the chunk where it starts. `differs` compares the claim with the searched text
+    (which leaves out what lies between joined chunks)."""
+    start, end = span.passage.document_span(span.start, span.end)
+    chunk = span.passage.chunk_at(start)
     text = document.text[start:end]
+    matched = span.passage.text[span.start : span.end]
     location = lookup.locate(document, start, end, boxes=boxes)
     return Quote(
         id=quote_id,
-        ref=span.chunk.ref,
-        label=span.chunk.label,
+        ref=chunk.ref,
+        label=chunk.label,
         doc_id=document.doc_id,
         doc_version=document.version,
         source_path=document.source_path,
@@ -125,9 +143,11 @@ def _make_quote(
         score=span.score,
         doc_sha256=document.sha256,
         text_sha256=sha256_text(text),
-        section=span.chunk.section,
+        section=chunk.section,
         pages=location.pages,
-        differs=describe_difference(claimed, text) if claimed and span.match != "exact" else None,
+        differs=describe_difference(claimed, matched)
+        if claimed and span.match != "exact"
+        else None,
         boxes=location.boxes,
         ocr=location.ocr,
     )
@@ -149,7 +169,7 @@ def _resolve_quote(
         chunk = by_ref.get(item.ref)
         if chunk is None:
             return Rejected(item.raw, f"unknown reference '{item.ref}': not a retrieved source")
-        span = _Span(chunk, 0, len(chunk.text), "ref", 100.0)
+        span = _Span(Passage.of(chunk), 0, len(chunk.text), "ref", 100.0)
     else:
         located = None
         for tier in _tiers(item, by_ref, lookup):
@@ -162,14 +182,42 @@ def _resolve_quote(
                 f"no source passage matches these words closely enough (threshold {threshold:g})",
             )
         span = located
-    document = lookup.document(span.chunk.doc_id, span.chunk.doc_version)
+    first = span.passage.chunks[0]
+    document = lookup.document(first.doc_id, first.doc_version)
     if document is None:
-        return Rejected(item.raw, f"document of '{span.chunk.ref}' is missing from the index")
+        return Rejected(item.raw, f"document of '{first.ref}' is missing from the index")
     quote = _make_quote(quote_id, span, document, claimed, lookup, boxes=boxes)
     problems = quote_problems(quote, document)
-    if problems or quote.text != span.chunk.text[span.start : span.end]:
+    if problems or not span.passage.agrees_with(document.text, span.start, span.end):
         return Rejected(item.raw, "internal check failed: " + "; ".join(problems))
     return quote
+
+
+def _resolve_item(
+    item: QuoteItem,
+    quote_id: str,
+    by_ref: dict[str, Chunk],
+    lookup: SourceLookup,
+    threshold: float,
+) -> tuple[Quote | Rejected, tuple[str, ...]]:
+    """The quote of `item` whole; else, when its words do not resolve whole, the
+    longest run of its sentences that does (`longest_run`) and the parts of the words
+    around that run (to reject), when the run's source text has at least
+    `MIN_PARTIAL_WORDS` words; else the whole quote's rejection."""
+    outcome = _resolve_quote(item, quote_id, by_ref, lookup, threshold)
+    if isinstance(outcome, Quote) or not item.claimed:
+        return outcome, ()
+
+    def shown_part(words: str) -> Quote | None:
+        part = _resolve_quote(
+            QuoteItem(item.ref, words, item.raw), quote_id, by_ref, lookup, threshold
+        )
+        if isinstance(part, Quote) and word_count(part.text) >= MIN_PARTIAL_WORDS:
+            return part
+        return None
+
+    run = longest_run(item.claimed.strip(), shown_part)
+    return (outcome, ()) if run is None else (run.found, run.rest)
 
 
 def resolve_quote(
@@ -183,7 +231,8 @@ def resolve_quote(
     threshold: float = DEFAULT_THRESHOLD,
 ) -> Quote | Rejected:
     """Resolve one quote request (whole chunk `ref`, or the `claimed` words) against
-    `sources` exactly as `resolve_output` does; `raw` is what the model wrote, kept in
+    `sources` as `resolve_output` does, but whole: no partial quote (a tool caller is
+    told the reason and may quote fewer words); `raw` is what the model wrote, kept in
     a `Rejected` when nothing matches."""
     by_ref = {chunk.ref: chunk for chunk in sources}
     return _resolve_quote(QuoteItem(ref, claimed, raw), quote_id, by_ref, lookup, threshold)
@@ -201,10 +250,8 @@ def _prose_segment(
     return ProseSegment(item.text, known), rejected
 
 
-def _same_span(outcome: Quote | Rejected, quotes: Sequence[Quote]) -> Quote | None:
+def _same_span(outcome: Quote, quotes: Sequence[Quote]) -> Quote | None:
     """The earlier quote of exactly the same passage as `outcome`, if any."""
-    if isinstance(outcome, Rejected):
-        return None
     key = (outcome.doc_id, outcome.doc_version, outcome.start, outcome.end)
     return next((q for q in quotes if (q.doc_id, q.doc_version, q.start, q.end) == key), None)
 
@@ -220,10 +267,15 @@ def resolve_output(
 
     Quotes resolve in the order of DESIGN.md §5: whole chunk by ref; else the
     claimed words in the cited chunk and its neighbours (the first exact or
-    normalised hit, else the best fuzzy one at `threshold`), then the same in the
-    other sources. Citations to refs outside `sources` are dropped and reported,
-    and so is a quote of a passage already quoted. O(items × sources × chunk
-    length) at worst.
+    normalised hit, else the best fuzzy one at `threshold`), then in the cited chunk
+    joined with its adjacent neighbours (a quote over a chunk boundary), then in the
+    other sources. Words that do not resolve whole are split into sentences: the
+    longest run of them that resolves is shown (when its source text has at least
+    `MIN_PARTIAL_WORDS` words) and each part before or after it is rejected as "not
+    found in the source next to the part shown (rest of quote qN)". Citations to
+    refs outside `sources` are dropped and reported, and so is a quote of a passage
+    already quoted. O(items × sources × chunk length) at worst; a partial quote of
+    n sentences resolves up to n(n-1)/2 runs.
     """
     by_ref = {chunk.ref: chunk for chunk in sources}
     segments: list[Segment] = []
@@ -238,15 +290,24 @@ def resolve_output(
             if segment.text:
                 segments.append(segment)
         else:
-            outcome = _resolve_quote(item, f"q{len(quotes) + 1}", by_ref, lookup, threshold)
-            earlier = _same_span(outcome, quotes)
+            outcome, rest = _resolve_item(item, f"q{len(quotes) + 1}", by_ref, lookup, threshold)
             if isinstance(outcome, Rejected):
                 rejected.append(outcome)
-            elif earlier is not None:
-                rejected.append(Rejected(item.raw, f"repeats quote {earlier.id}"))
-            else:
+                continue
+            earlier = _same_span(outcome, quotes)
+            if earlier is None:
                 quotes.append(outcome)
                 segments.append(QuoteSegment(outcome.id))
+            else:
+                rejected.append(Rejected(item.raw, f"repeats quote {earlier.id}"))
+            shown = earlier or outcome
+            rejected.extend(
+                Rejected(
+                    part,
+                    f"not found in the source next to the part shown (rest of quote {shown.id})",
+                )
+                for part in rest
+            )
     return Resolution(tuple(segments), tuple(quotes), tuple(rejected), parsed.no_answer)
 
 
