@@ -14,7 +14,7 @@ from quoteproof.errors import BackendConfigError, StoreError
 from quoteproof.ingest.files import discover
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
 from quoteproof.llm.base import Backend
-from quoteproof.llm.extractive import ExtractiveBackend
+from quoteproof.llm.extractive import Embed, ExtractiveBackend
 from quoteproof.model import (
     DEFAULT_COLLECTION,
     Answer,
@@ -30,14 +30,17 @@ from quoteproof.model import (
 from quoteproof.quoting.citations import Strictness
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.receipts import QuoteCheck, verify_answer
+from quoteproof.retrieval.auto_threshold import corpus_fingerprint, estimate_threshold
 from quoteproof.retrieval.embed_index import EmbedReport, embed_pending
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL, Embedder, dense_available
 from quoteproof.retrieval.evidence import (
+    AUTOMATIC,
     Calibration,
     choose_threshold,
     load_calibration,
     save_calibration,
 )
+from quoteproof.retrieval.key_terms import missing_terms
 from quoteproof.retrieval.retriever import (
     Retrieval,
     RetrievalNotice,
@@ -50,7 +53,12 @@ from quoteproof.strategies.agent import DEFAULT_MAX_STEPS, answer_agent
 from quoteproof.strategies.cite import answer_cite
 from quoteproof.strategies.quote import answer_quote
 from quoteproof.strategies.rationale import answer_rationale
-from quoteproof.strategies.session import NO_RELEVANT_SOURCES, AnswerSession
+from quoteproof.strategies.session import (
+    NO_RELEVANT_SOURCES,
+    NOT_IN_SOURCES,
+    AnswerSession,
+    refusal_notices,
+)
 from quoteproof.streaming import EventSink
 from quoteproof.tables import TableSession
 
@@ -283,8 +291,59 @@ class Index:
         return calibration
 
     def calibration(self) -> Calibration | None:
-        """Return the stored refusal threshold, or None when never calibrated."""
+        """Return the user's calibrated refusal threshold, or None when never calibrated."""
         return load_calibration(self.store)
+
+    def automatic_threshold(self) -> Calibration | None:
+        """Return the automatic refusal threshold for the current documents and
+        retrieval (see `retrieval.auto_threshold`), estimating and storing it when
+        there is none yet or the documents or retrieval changed; None when too few
+        off-topic probes are usable. Raises `RetrievalError` (see `retriever`)."""
+        fingerprint = corpus_fingerprint(self.store)
+        stored = load_calibration(self.store, AUTOMATIC)
+        kind = self.retrieve("refusal threshold", top_k=1).info.evidence_kind
+        if stored and stored.fingerprint == fingerprint and stored.evidence_kind == kind:
+            return stored
+        estimate = estimate_threshold(
+            lambda question: self._evidence(question),
+            lambda topic: bool(self.store.search_bm25(topic, 1, None)),
+            fingerprint,
+        )
+        if estimate is not None:
+            save_calibration(self.store, estimate)
+        return estimate
+
+    def _evidence(self, question: str) -> tuple[float | None, str]:
+        info = self.retrieve(question, top_k=DEFAULT_ASK_TOP_K).info
+        return info.evidence, info.evidence_kind or ""
+
+    def _quote_embed(self) -> Embed | None:
+        """The retriever's embedding, for the extractive backend to rank sentences with."""
+        embedder = self.retriever.embedder
+        return embedder.embed if embedder is not None else None
+
+    def refusal_check(self, question: str, retrieval: Retrieval) -> RetrievalInfo:
+        """Return `retrieval.info` with the refusal threshold that applies (the user's
+        calibration when made on this retrieval's kind of evidence, else the automatic
+        one; a warning when a calibration is set aside) and the question's key terms
+        that no retrieved source carries."""
+        info = retrieval.info
+        chosen = self.calibration()
+        if chosen is not None and chosen.evidence_kind != info.evidence_kind:
+            warnings.warn(
+                f"the refusal threshold was calibrated on {chosen.evidence_kind} evidence, "
+                f"this retrieval gives {info.evidence_kind}: the automatic threshold applies "
+                "instead (calibrate again with the same retrieval options)",
+                RetrievalNotice,
+                stacklevel=3,
+            )
+            chosen = None
+        if chosen is None:
+            chosen = self.automatic_threshold()
+        if chosen is not None and chosen.evidence_kind == info.evidence_kind:
+            info = replace(info, threshold=chosen.threshold, threshold_source=chosen.source)
+        texts = [f"{hit.chunk.label}\n{hit.chunk.text}" for hit in retrieval.hits]
+        return replace(info, missing_terms=missing_terms(question, texts))
 
     def ask(
         self,
@@ -305,10 +364,11 @@ class Index:
         `quoteproof.strategies`); `strictness` applies to `cite`, `max_steps` to
         `agent`. `backend` defaults to the extractive backend (no model), which
         answers in `quote` mode only. `threshold` is the fuzzy-match score (0-100) a
-        paraphrased quote needs to resolve. When the index is calibrated for this
-        retrieval's evidence and the evidence is below the stored threshold, or
-        nothing is retrieved, the answer is a refusal (`no_relevant_sources`) and
-        the model is not called. `events` receives the draft of the answer while
+        paraphrased quote needs to resolve. The answer is a refusal, and the model
+        is not called, when nothing is retrieved or the retrieval evidence is below
+        the refusal threshold (`no_relevant_sources`; see `refusal_check`), or when
+        a key term of the question (a name, code or number) is in no retrieved
+        source (`not_in_sources`). `events` receives the draft of the answer while
         it is made (see `quoteproof.streaming`). `collections` limits every source
         (retrieval, agent searches and tables) to those collections (None: all).
 
@@ -316,22 +376,24 @@ class Index:
         `BackendError` when the model server fails.
         """
         backend = backend or ExtractiveBackend()
+        if isinstance(backend, ExtractiveBackend) and backend.embed is None:
+            backend = ExtractiveBackend(self._quote_embed())
         if mode != "quote" and backend.name == "extractive":
             raise BackendConfigError(
                 f"--mode {mode} needs a language model: pass --model NAME "
                 "(with --llm openai or --llm anthropic)"
             )
         retrieval = self.retrieve(question, top_k=top_k, collections=collections)
-        info = applied_threshold(retrieval, self.calibration())
+        info = self.refusal_check(question, retrieval)
         with StoreLookup(self.store) as lookup:
             session = AnswerSession(
                 question, retrieval.hits, backend, lookup, mode, threshold, info, events
             )
-            below = info.threshold is not None and (
-                info.evidence is None or info.evidence < info.threshold
-            )
-            if below or not retrieval.hits:
+            session.notices.extend(refusal_notices(info))
+            if info.below_threshold or not retrieval.hits:
                 return session.refuse(NO_RELEVANT_SOURCES)
+            if info.missing_terms:
+                return session.refuse(NOT_IN_SOURCES)
             if mode == "cite":
                 return answer_cite(session, strictness)
             if mode == "rationale":
@@ -349,21 +411,3 @@ class Index:
     def verify(self, answer: Answer) -> list[QuoteCheck]:
         """Re-check every quote of `answer` against this index (see `receipts`)."""
         return verify_answer(answer, self.store)
-
-
-def applied_threshold(retrieval: Retrieval, calibration: Calibration | None) -> RetrievalInfo:
-    """Return `retrieval.info` with the calibrated threshold filled in when it applies
-    (calibrated on the same kind of evidence); warn once when it does not."""
-    info = retrieval.info
-    if calibration is None:
-        return info
-    if calibration.evidence_kind != info.evidence_kind:
-        warnings.warn(
-            f"the refusal threshold was calibrated on {calibration.evidence_kind} evidence, "
-            f"this retrieval gives {info.evidence_kind}: not applied (run `quoteproof calibrate` "
-            "with the same retrieval options)",
-            RetrievalNotice,
-            stacklevel=3,
-        )
-        return info
-    return replace(info, threshold=calibration.threshold)

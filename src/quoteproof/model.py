@@ -212,19 +212,35 @@ class Hit:
     via: tuple[Via, ...] = ()
 
 
+ThresholdSource = Literal["calibrated", "automatic"]
+
+
 @dataclass(frozen=True)
 class RetrievalInfo:
     """How an answer's sources were retrieved, and the evidence behind a refusal.
 
     `evidence` is the best retrieval evidence for the question (e.g. the highest
     cosine similarity), `evidence_kind` what it measures; `threshold` is the
-    calibrated refusal threshold that was applied (None when none applied).
+    refusal threshold that was applied (None when none applied) and
+    `threshold_source` where it came from: `calibrated` on the user's labelled
+    questions, or `automatic` (estimated from off-topic probes, weaker).
+    `missing_terms` are the question's key terms (names, codes, numbers) that no
+    retrieved source carries (see `retrieval.key_terms`).
     """
 
     retriever: str
     evidence: float | None = None
     evidence_kind: str | None = None
     threshold: float | None = None
+    threshold_source: ThresholdSource | None = None
+    missing_terms: tuple[str, ...] = ()
+
+    @property
+    def below_threshold(self) -> bool:
+        """True when a threshold applies and the evidence is under it (or absent)."""
+        return self.threshold is not None and (
+            self.evidence is None or self.evidence < self.threshold
+        )
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ Shape (a public contract; keys appear in this order)::
      "sources": [{"ref", "label", "doc_id", "doc_version", "source_path",
                   "score", "rank"}],
      "retrieval": {"retriever": str, "evidence": float | null,
-                   "evidence_kind": str | null, "threshold": float | null},
+                   "evidence_kind": str | null, "threshold": float | null,
+                   "threshold_source": "calibrated" | "automatic" | null,
+                   "missing_terms": [str, ...]},
      "mode": "quote" | "cite" | "rationale" | "agent",
      "partial": bool,
      "cited": [QUOTE, ...],
@@ -64,7 +66,8 @@ of the bad field (`quotes[2].start: expected an integer, got str`,
 absent (answers saved before they existed) and then read as their defaults: a
 quote's `boxes` and `ocr` as `[]` and `false`; the answer's `retrieval` as null,
 `mode` as "quote", `partial` as false, `cited`, `statements`, `data` and `calls`
-as `[]`, `escalation` and `usage` as null, `notices` as `[]`. `retrieval` is
+as `[]`, `escalation` and `usage` as null, `notices` as `[]`, the retrieval's
+`threshold_source` as null and `missing_terms` as `[]`. `retrieval` is
 written only when known; every other key is always written.
 Boxes are in PDF points, origin at the page's bottom left. It checks shape only; whether the
 quotes match the index is `quoteproof verify`'s job. All functions are O(size).
@@ -103,6 +106,7 @@ from quoteproof.model import (
     SourceInfo,
     Statement,
     StatementLabel,
+    ThresholdSource,
     ToolCall,
     Usage,
 )
@@ -153,7 +157,18 @@ _ANSWER_OPTIONAL_KEYS = (
     "usage",
     "notices",
 )
-_RETRIEVAL_KEYS = ("retriever", "evidence", "evidence_kind", "threshold")
+_RETRIEVAL_KEYS = (
+    "retriever",
+    "evidence",
+    "evidence_kind",
+    "threshold",
+    "threshold_source",
+    "missing_terms",
+)
+_RETRIEVAL_OPTIONAL_KEYS = ("threshold_source", "missing_terms")
+_THRESHOLD_SOURCES: dict[str, ThresholdSource] = {
+    n: cast(ThresholdSource, n) for n in get_args(ThresholdSource)
+}
 _PROSE_KEYS = ("type", "text", "citations")
 _QUOTE_SEGMENT_KEYS = ("type", "quote_id")
 _DATA_SEGMENT_KEYS = ("type", "data_id")
@@ -249,6 +264,8 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
             "evidence": answer.retrieval.evidence,
             "evidence_kind": answer.retrieval.evidence_kind,
             "threshold": answer.retrieval.threshold,
+            "threshold_source": answer.retrieval.threshold_source,
+            "missing_terms": list(answer.retrieval.missing_terms),
         }
     data["mode"] = answer.mode
     data["partial"] = answer.partial
@@ -449,13 +466,18 @@ def _unique_ids(ids: list[str], key: str, what: str) -> set[str]:
 
 
 def _retrieval_from(data: object) -> RetrievalInfo:
-    obj = _object(data, "retrieval", _RETRIEVAL_KEYS)
+    obj = _object(data, "retrieval", _RETRIEVAL_KEYS, optional=_RETRIEVAL_OPTIONAL_KEYS)
     p = "retrieval."
+    source = obj.get("threshold_source")
+    if source is not None and source not in _THRESHOLD_SOURCES:
+        raise ValueError(f"{p}threshold_source: unknown value {source!r}")
     return RetrievalInfo(
         retriever=_str(obj, "retriever", p),
         evidence=None if obj["evidence"] is None else _float(obj, "evidence", p),
         evidence_kind=_opt_str(obj, "evidence_kind", p),
         threshold=None if obj["threshold"] is None else _float(obj, "threshold", p),
+        threshold_source=_THRESHOLD_SOURCES[source] if isinstance(source, str) else None,
+        missing_terms=_str_tuple(obj, "missing_terms", p) if "missing_terms" in obj else (),
     )
 
 

@@ -18,12 +18,15 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from quoteproof.errors import StoreError
-from quoteproof.model import Hit
+from quoteproof.model import Hit, ThresholdSource
 from quoteproof.store.base import Store
 from quoteproof.terms import query_terms, stem, words
 
 BM25_COVERAGE = "bm25-coverage"
 THRESHOLD_SETTING = "refusal_threshold"
+AUTOMATIC_SETTING = "refusal_threshold_automatic"
+CALIBRATED: ThresholdSource = "calibrated"
+AUTOMATIC: ThresholdSource = "automatic"
 
 
 def term_coverage(question: str, hits: Sequence[Hit]) -> float:
@@ -40,7 +43,10 @@ class Calibration:
     """A refusal threshold and how it was derived.
 
     Questions with evidence below `threshold` are refused. The counts say how the
-    threshold did on the labelled questions it was derived from.
+    threshold did on the labelled questions it was derived from. `source` is
+    `calibrated` (the user's labelled questions, `quoteproof calibrate`) or
+    `automatic` (off-topic probes, see `auto_threshold`); an automatic one holds the
+    `fingerprint` of the documents it was estimated on.
     """
 
     evidence_kind: str
@@ -49,6 +55,8 @@ class Calibration:
     unanswerable: int
     false_refusals: int
     missed_refusals: int
+    source: ThresholdSource = CALIBRATED
+    fingerprint: str = ""
 
     @property
     def accuracy(self) -> float:
@@ -87,17 +95,22 @@ def choose_threshold(
     return Calibration(evidence_kind, threshold, len(answerable), len(unanswerable), false, missed)
 
 
+def _setting(source: ThresholdSource) -> str:
+    return AUTOMATIC_SETTING if source == AUTOMATIC else THRESHOLD_SETTING
+
+
 def save_calibration(store: Store, calibration: Calibration) -> None:
-    """Store `calibration` in the index, replacing any earlier one."""
-    store.put_setting(THRESHOLD_SETTING, json.dumps(asdict(calibration)))
+    """Store `calibration` in the index, replacing any earlier one of the same source
+    (a calibrated and an automatic threshold are kept apart)."""
+    store.put_setting(_setting(calibration.source), json.dumps(asdict(calibration)))
 
 
-def load_calibration(store: Store) -> Calibration | None:
-    """Return the index's calibration, or None when it was never calibrated.
+def load_calibration(store: Store, source: ThresholdSource = CALIBRATED) -> Calibration | None:
+    """Return the index's threshold of `source`, or None when there is none.
 
     Raises StoreError when the stored value is unreadable.
     """
-    stored = store.get_setting(THRESHOLD_SETTING)
+    stored = store.get_setting(_setting(source))
     if stored is None:
         return None
     try:

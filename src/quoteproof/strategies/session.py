@@ -31,11 +31,52 @@ from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, SourceLookup, cite_pas
 from quoteproof.streaming import DraftStream, EventSink, StageStarted
 
 NO_RELEVANT_SOURCES = "no_relevant_sources"
+NOT_IN_SOURCES = "not_in_sources"
 MODEL_NO_ANSWER = "model_no_answer"
 NOTHING_VERIFIABLE = "nothing_verifiable"
 VALIDATION_FAILED = "validation_failed"
 ESCALATED = "escalated"
 STEP_LIMIT = "step_limit"
+
+
+CLOSE_CALL = 0.05
+"""Evidence this near the refusal threshold makes a close call, said in a notice."""
+
+
+def refusal_notices(info: RetrievalInfo) -> list[str]:
+    """Return what an answer must say about the refusal check behind it: key terms
+    no source carries, a refusal that rests on the automatic threshold, evidence
+    within CLOSE_CALL of the threshold, or no threshold at all."""
+    notices = []
+    if info.missing_terms:
+        terms = ", ".join(f"'{term}'" for term in info.missing_terms)
+        notices.append(f"No retrieved source mentions {terms}.")
+    if info.threshold is None or info.evidence is None:
+        if info.threshold is None:
+            notices.append(
+                "No refusal threshold applies to this retrieval: the sources were not "
+                "screened for relevance."
+            )
+        return notices
+    gap = info.evidence - info.threshold
+    if info.below_threshold and info.threshold_source == "automatic":
+        notices.append(
+            f"Refused because the best match ({info.evidence:.2f}) is below a threshold "
+            f"({info.threshold:.2f}) estimated automatically from off-topic questions; "
+            "the index was not calibrated with questions about its own documents."
+        )
+    elif info.below_threshold and -gap < CLOSE_CALL:
+        notices.append(
+            f"Close call: the best match ({info.evidence:.2f}) is just below the refusal "
+            f"threshold ({info.threshold:.2f}); the documents may still answer a rephrased "
+            "question."
+        )
+    elif not info.below_threshold and gap < CLOSE_CALL:
+        notices.append(
+            f"Close call: the best match ({info.evidence:.2f}) is just above the refusal "
+            f"threshold ({info.threshold:.2f}); check that the quotes answer the question."
+        )
+    return notices
 
 
 def source_infos(hits: Sequence[Hit]) -> tuple[SourceInfo, ...]:

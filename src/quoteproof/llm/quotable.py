@@ -1,0 +1,140 @@
+"""Quotable units of a passage: its sentences and list items, with what is not worth
+quoting left out, for the extractive backend to choose from.
+
+A chunk's text is split into lines, then each line into sentences. Left out:
+fragments under MIN_WORDS words, lines that read as headings (no closing
+punctuation, and short or title-cased), table-of-contents lines, table and figure captions, and front-matter
+(citation, author and disclaimer lines). A list item keeps its lead-in ("Risk
+factors include:") when both fit in CONTEXT_CHARS, so the quote reads on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import sentencex
+
+MIN_WORDS = 5
+HEADING_WORDS = 12
+CONTEXT_CHARS = 500
+
+_CLOSING = tuple(".!?:;)\"'”’")
+_CONTENTS = re.compile(r"(?:\b\d+(?:\.\d+)+\s+[A-Z][^\d]{2,}){2,}|\.{4,}|(?:\s\.){4,}")
+_CAPTION = re.compile(r"^(?:table|figure|fig\.|exhibit|chart)\s*[A-Z]?\d+", re.IGNORECASE)
+_FRONT_MATTER = re.compile(
+    r"^(?:suggested citation|corresponding author|author affiliations?|disclaimer|"
+    r"the (?:findings|opinions) (?:and conclusions )?(?:in|expressed)|doi:|https?://|"
+    r"copyright|all rights reserved|revised:|accessed)",
+    re.IGNORECASE,
+)
+_DEGREES = re.compile(r"\b(?:PhD|MD|MPH|MS|MSc|DrPH|RN|MBChB|BSN|MA|BA)\b")
+_BULLET = re.compile(r"^\s*(?:[•▪◦·\-*–]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+")
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A quotable span `text[start:end]` of a chunk's text; `core_start`/`core_end`
+    is the sentence or item itself (without its lead-in), what it is scored on."""
+
+    start: int
+    end: int
+    core_start: int
+    core_end: int
+
+
+def _words(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """The non-blank lines of `text` as stripped `(start, end)` spans."""
+    spans = []
+    for match in re.finditer(r"[^\n]+", text):
+        line = match.group()
+        if line.strip():
+            lead = len(line) - len(line.lstrip())
+            spans.append((match.start() + lead, match.start() + len(line.rstrip())))
+    return spans
+
+
+def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
+    """False for a sentence not worth quoting alone: a fragment, a heading-like line
+    (unless it is an item of a list, `in_list`), a contents line, a caption or front
+    matter. `line` is the line the sentence is in."""
+    if _words(sentence) < MIN_WORDS:
+        return False
+    stripped = line.strip()
+    open_ended = not stripped.endswith(_CLOSING)
+    heading_like = open_ended and (_words(stripped) <= HEADING_WORDS or _title_case(stripped))
+    if heading_like and not in_list and not _BULLET.match(stripped):
+        return False
+    if _CONTENTS.search(sentence) or _CAPTION.match(sentence.strip()):
+        return False
+    if _FRONT_MATTER.match(sentence.strip()) or len(_DEGREES.findall(sentence)) >= 2:
+        return False
+    return True
+
+
+def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    line = text[start:end]
+    spans = []
+    for bound in sentencex.get_sentence_boundaries("en", line):
+        piece = line[bound["start_index"] : bound["end_index"]]
+        s = start + bound["start_index"] + len(piece) - len(piece.lstrip())
+        e = start + bound["start_index"] + len(piece.rstrip())
+        if e > s:
+            spans.append((s, e))
+    return spans
+
+
+def _title_case(line: str) -> bool:
+    """True when every word of four or more letters starts with a capital."""
+    long_words = [w for w in _WORD.findall(line) if len(w) >= 4]
+    return bool(long_words) and all(w[0].isupper() for w in long_words)
+
+
+def _is_item(line: str, after_lead_in: bool) -> bool:
+    """True for a list item: a bulleted line, or (after a lead-in) a short line with
+    no closing punctuation that is not a title-cased heading."""
+    if _BULLET.match(line):
+        return True
+    short = _words(line) <= HEADING_WORDS and not line.endswith(_CLOSING)
+    return after_lead_in and short and not _title_case(line)
+
+
+def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
+    """The end of the list led in by line `i`: its following item lines that fit in
+    CONTEXT_CHARS from its start; the line's own end when none follows."""
+    start, end = lines[i]
+    for s, e in lines[i + 1 :]:
+        if not _is_item(text[s:e], True) or e - start > CONTEXT_CHARS:
+            break
+        end = e
+    return end
+
+
+def quotable_units(text: str) -> list[Unit]:
+    """Return the units of `text` worth quoting, in text order (see the module
+    docstring): sentences, a lead-in line with the list it leads in, and each list
+    item with its lead-in when they fit in CONTEXT_CHARS."""
+    units = []
+    lines = _lines(text)
+    lead_in: tuple[int, int] | None = None
+    for i, (start, end) in enumerate(lines):
+        line = text[start:end]
+        item = _is_item(line, lead_in is not None)
+        if not item:
+            lead_in = None
+        list_end = _list_after(lines, i, text) if line.endswith(":") else end
+        if list_end > end:  # the lead-in is quoted with its list, not alone
+            units.append(Unit(start, list_end, start, list_end))
+        else:
+            for s, e in _sentences(text, start, end):
+                if worth_quoting(text[s:e], line, in_list=item):
+                    near = lead_in is not None and e - lead_in[0] <= CONTEXT_CHARS
+                    units.append(Unit(lead_in[0] if near and lead_in else s, e, s, e))
+        if line.endswith(":"):
+            lead_in = (start, end)
+    return units
