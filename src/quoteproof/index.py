@@ -10,11 +10,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from quoteproof.errors import BackendConfigError, StoreError
+from quoteproof.errors import StoreError
 from quoteproof.ingest.files import discover
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
+from quoteproof.llm.modes import check_mode
 from quoteproof.model import (
     DEFAULT_COLLECTION,
     Answer,
@@ -312,15 +313,12 @@ class Index:
         it is made (see `quoteproof.streaming`). `collections` limits every source
         (retrieval, agent searches and tables) to those collections (None: all).
 
-        Raises `BackendConfigError` for a mode the backend cannot serve and
+        Raises `ModeUnavailableError` for a mode the backend cannot serve
+        (`llm.modes.answer_modes`) and
         `BackendError` when the model server fails.
         """
         backend = backend or ExtractiveBackend()
-        if mode != "quote" and backend.name == "extractive":
-            raise BackendConfigError(
-                f"--mode {mode} needs a language model: pass --model NAME "
-                "(with --llm openai or --llm anthropic)"
-            )
+        check_mode(backend, mode)
         retrieval = self.retrieve(question, top_k=top_k, collections=collections)
         info = applied_threshold(retrieval, self.calibration())
         with StoreLookup(self.store) as lookup:

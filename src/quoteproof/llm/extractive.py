@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import sentencex
 
 from quoteproof.llm.base import Completion, CompletionRequest, TextSink
-from quoteproof.model import Chunk
+from quoteproof.model import NO_MODEL_BACKEND, Chunk
 from quoteproof.terms import query_terms, stem, words
 
 MAX_QUOTES = 3
@@ -81,8 +81,9 @@ def extract_answer(question: str, sources: tuple[Chunk, ...]) -> str:
 class ExtractiveBackend:
     """A `Backend` that needs no model server: quotes the best-matching sentences."""
 
-    name = "extractive"
+    name = NO_MODEL_BACKEND
     model: str | None = None
+    server: str | None = None
     constrained = False
 
     def excess_tokens(self, request: CompletionRequest) -> int:
