@@ -470,7 +470,7 @@ color:#4b5563;margin:0}
 .chip{font-family:ui-monospace,monospace;font-size:.85rem;color:#0645ad}
 .refusal{border:2px solid #92400e;background:#fffbeb;color:#451a03;padding:.5rem 1rem}
 .partial-notice,.missing{color:#92400e;font-weight:600}
-.notice{color:#92400e}
+.notice,.no-model-notice{color:#92400e}
 .label{font-weight:700;padding:0 .3rem;border-radius:3px}
 .label-correct{color:#14532d;background:#dcfce7}
 .label-incorrect{color:#7f1d1d;background:#fee2e2}
