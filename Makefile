@@ -31,7 +31,7 @@ demo: $(VENV)/.installed-dev
 	done < examples/questions.txt
 	@echo
 	@echo "Try your own:  $(BIN)/quoteproof ask \"What causes high blood pressure?\" --index $(DEMO_INDEX)"
-	@echo "With a model:  $(BIN)/quoteproof ask \"...\" --index $(DEMO_INDEX) --llm openai --base-url http://localhost:11434/v1 --model llama3.1"
+	@echo "With a model:  $(BIN)/quoteproof ask \"...\" --index $(DEMO_INDEX) --model llama3.1 (a local Ollama; --base-url URL for another server)"
 	@echo "               add --mode cite, --mode rationale or --mode agent (README: Answer modes)"
 	@echo "Web page:      $(BIN)/quoteproof serve --index $(DEMO_INDEX) --no-auth   then open http://127.0.0.1:8000"
 	@echo "Local model:   make demo-local   (the same questions answered by the bundled SmolLM2, in-process)"

@@ -243,7 +243,7 @@ def test_anthropic_without_a_key_is_a_one_line_usage_error(index_dir: Path) -> N
     assert "ANTHROPIC_API_KEY" not in env
     result = run(
         "ask", "shingles", "--index", str(index_dir), "--llm", "anthropic", "--model", "m",
-        env=env,
+        "--cloud", env=env,
     )  # fmt: skip
     assert result.returncode == 2
     (line,) = errors(result.stderr)

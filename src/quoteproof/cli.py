@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 
 from quoteproof.audit import export_lines, record_answer, verify_log
-from quoteproof.errors import QuoteproofError
+from quoteproof.errors import BackendUnavailableError, ModeUnavailableError, QuoteproofError
 from quoteproof.evaluation.compare import compare_reports, drift_lines, drift_to_dict
 from quoteproof.evaluation.evalset import read_evalset
 from quoteproof.evaluation.evalset import sample as sample_items
@@ -40,6 +40,7 @@ from quoteproof.llm.base import Backend
 from quoteproof.llm.local import DEFAULT_CONTEXT
 from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
 from quoteproof.llm.select import make_backend
+from quoteproof.llm.servers import OLLAMA_URL
 from quoteproof.model import DEFAULT_COLLECTION
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.render.calibration import calibration_table
@@ -173,8 +174,20 @@ BaseUrlOption = Annotated[
     str | None,
     typer.Option(
         "--base-url",
-        help="Model server URL (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, "
-        "else the provider's own).",
+        help="Model server URL. Default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL; else, "
+        f"for --llm openai, a local Ollama ({OLLAMA_URL}). A cloud API is used only "
+        "when named here, in those variables, or with --cloud.",
+    ),
+]
+CloudOption = Annotated[
+    bool,
+    typer.Option(
+        "--cloud",
+        envvar="QUOTEPROOF_CLOUD",
+        help="Use the provider's own cloud API (api.openai.com, api.anthropic.com): "
+        "your question and the retrieved passages leave this machine. Without it, "
+        "--llm openai uses --base-url, OPENAI_BASE_URL or a local Ollama, and --llm "
+        "anthropic needs --base-url or ANTHROPIC_BASE_URL.",
     ),
 ]
 ModelOption = Annotated[
@@ -222,6 +235,7 @@ def backend_from_options(
     llm: LLMName | None,
     model: str | None,
     base_url: str | None,
+    cloud: bool,
     api_key: str | None,
     timeout: float,
     grammar: bool | None,
@@ -231,9 +245,26 @@ def backend_from_options(
     """The backend the model options name (`make_backend`); raises `QuoteproofError`."""
     return make_backend(
         llm.value if llm else None,
-        model=model, base_url=base_url, api_key=api_key, timeout=timeout,
+        model=model, base_url=base_url, cloud=cloud, api_key=api_key, timeout=timeout,
         grammar=grammar, threads=threads, context=context,
     )  # fmt: skip
+
+
+def cli_message(exc: QuoteproofError) -> str:
+    """The one-line message for `exc`, with the options that fix it where the
+    library's message names none (it is shown on the web page and by the API too):
+    a mode that needs a model, a model server that cannot be reached."""
+    if isinstance(exc, ModeUnavailableError):
+        return (
+            f"--mode {exc.mode} needs a language model: pass --model NAME "
+            "(with --llm openai, anthropic or local)"
+        )
+    if isinstance(exc, BackendUnavailableError):
+        return (
+            f"{exc} (is it running? choose another server with --base-url URL or "
+            "OPENAI_BASE_URL / ANTHROPIC_BASE_URL, or the provider's cloud API with --cloud)"
+        )
+    return str(exc)
 
 
 ModeOption = Annotated[
@@ -503,6 +534,7 @@ def ask(
     max_steps: MaxStepsOption = DEFAULT_MAX_STEPS,
     llm: LLMOption = None,
     base_url: BaseUrlOption = None,
+    cloud: CloudOption = False,
     model: ModelOption = None,
     api_key: ApiKeyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
@@ -548,7 +580,7 @@ def ask(
     with open_index(index, retrieval=retrieval) as idx:
         try:
             backend = backend_from_options(
-                llm, model, base_url, api_key, timeout, grammar, threads, ctx
+                llm, model, base_url, cloud, api_key, timeout, grammar, threads, ctx
             )
             with answer_progress(out if live else err, backend.name, live) as events:
                 answer = idx.ask(
@@ -564,7 +596,7 @@ def ask(
                 )
             record_answer(idx, answer, user=local_user(), collections=collection)
         except QuoteproofError as exc:
-            fail(str(exc))
+            fail(cli_message(exc))
     if format is AnswerFormat.json:
         print(render_json(answer))
     elif format is AnswerFormat.markdown:
@@ -661,6 +693,7 @@ def eval_set(
     max_steps: MaxStepsOption = DEFAULT_MAX_STEPS,
     llm: LLMOption = None,
     base_url: BaseUrlOption = None,
+    cloud: CloudOption = False,
     model: ModelOption = None,
     api_key: ApiKeyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
@@ -743,7 +776,7 @@ def eval_set(
     with open_index(index, retrieval=retrieval) as idx:
         try:
             backend = backend_from_options(
-                llm, model, base_url, api_key, timeout, grammar, threads, ctx
+                llm, model, base_url, cloud, api_key, timeout, grammar, threads, ctx
             )
             options = AskOptions(
                 backend=backend,
@@ -764,7 +797,7 @@ def eval_set(
                     on_item=progress.item_done,
                 )
         except QuoteproofError as exc:
-            fail(str(exc))
+            fail(cli_message(exc))
         location = idx.store.location
     report = run_to_dict(
         run,
@@ -922,6 +955,7 @@ def mcp_server(
     index: IndexOption = DEFAULT_INDEX,
     llm: LLMOption = None,
     base_url: BaseUrlOption = None,
+    cloud: CloudOption = False,
     model: ModelOption = None,
     api_key: ApiKeyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
@@ -946,7 +980,7 @@ def mcp_server(
     try:
         collections = tuple(dict.fromkeys(map(check_collection_name, collection or ())))
         backend = backend_from_options(
-            llm, model, base_url, api_key, timeout, grammar, threads, ctx
+            llm, model, base_url, cloud, api_key, timeout, grammar, threads, ctx
         )
         server = McpServer.open(
             index, backend, collections=collections or None, threshold=threshold
@@ -971,6 +1005,7 @@ def serve(
     ] = False,
     llm: LLMOption = None,
     base_url: BaseUrlOption = None,
+    cloud: CloudOption = False,
     model: ModelOption = None,
     api_key: ApiKeyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
@@ -1020,6 +1055,7 @@ def serve(
         llm=llm.value if llm else None,
         model=model,
         base_url=base_url,
+        cloud=cloud,
         api_key=api_key,
         timeout=timeout,
         grammar=grammar,
@@ -1033,7 +1069,7 @@ def serve(
         server_app = create_app(config)
         server_app.state.quoteproof.backend()  # a bad --llm/--model fails now, not per request
     except QuoteproofError as exc:
-        fail(str(exc))
+        fail(cli_message(exc))
     if no_auth:
         note("no authentication: every request sees every collection")
     elif not has_keys:

@@ -9,6 +9,7 @@
     ├── EvalSetError         an evaluation set cannot be read (evaluation.evalset)
     ├── ReportError          an evaluation report cannot be written or read (evaluation.report)
     ├── BackendConfigError   the options cannot make a backend (no model name, no key)
+    │   └── ModeUnavailableError      the backend cannot run the answer mode asked for
     └── BackendError         the language model could not answer
         └── BackendUnavailableError   the model server cannot be reached
 
@@ -61,3 +62,15 @@ class TableError(QuoteproofError):
 
 class BackendConfigError(QuoteproofError):
     """The options given cannot make a working backend (no model name, no API key)."""
+
+
+class ModeUnavailableError(BackendConfigError):
+    """The backend cannot run the answer mode asked for (a mode that needs a language
+    model, asked of the `extractive` backend). `mode` names it."""
+
+    def __init__(self, mode: str) -> None:
+        super().__init__(
+            f"mode {mode} needs a language model, and none is configured here: "
+            "without one, only quote answers (quotes chosen by retrieval) can be made"
+        )
+        self.mode = mode

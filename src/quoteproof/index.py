@@ -10,11 +10,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from quoteproof.errors import BackendConfigError, StoreError
+from quoteproof.errors import StoreError
 from quoteproof.ingest.files import discover
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import Embed, ExtractiveBackend
+from quoteproof.llm.modes import check_mode
 from quoteproof.model import (
     DEFAULT_COLLECTION,
     Answer,
@@ -372,17 +373,14 @@ class Index:
         it is made (see `quoteproof.streaming`). `collections` limits every source
         (retrieval, agent searches and tables) to those collections (None: all).
 
-        Raises `BackendConfigError` for a mode the backend cannot serve and
+        Raises `ModeUnavailableError` for a mode the backend cannot serve
+        (`llm.modes.answer_modes`) and
         `BackendError` when the model server fails.
         """
         backend = backend or ExtractiveBackend()
+        check_mode(backend, mode)
         if isinstance(backend, ExtractiveBackend) and backend.embed is None:
             backend = ExtractiveBackend(self._quote_embed())
-        if mode != "quote" and backend.name == "extractive":
-            raise BackendConfigError(
-                f"--mode {mode} needs a language model: pass --model NAME "
-                "(with --llm openai or --llm anthropic)"
-            )
         retrieval = self.retrieve(question, top_k=top_k, collections=collections)
         info = self.refusal_check(question, retrieval)
         with StoreLookup(self.store) as lookup:

@@ -16,6 +16,8 @@ ANSWER_SCHEMA = "quoteproof.answer/1"
 DEFAULT_COLLECTION = "default"
 """The collection documents go to when none is named."""
 REFUSAL_TEXT = "The sources contain no answer to this question."
+NO_MODEL_BACKEND = "extractive"
+"""The backend that answers without a language model (quotes chosen by retrieval)."""
 
 BlockKind = Literal["heading", "paragraph", "list", "table", "code", "furniture"]
 """`furniture` is a running header or footer: kept in the text, never in a chunk."""
@@ -326,11 +328,23 @@ class Rejected:
 
 @dataclass(frozen=True)
 class LLMInfo:
-    """Which backend and model produced the raw output, and that output verbatim."""
+    """Which backend and model produced the raw output, and that output verbatim.
+
+    `server` is the URL of the model server that answered; None when no server was
+    involved (the `extractive` backend, or a `local` model run in-process, whose
+    file name is `model`). It never holds an API key.
+    """
 
     backend: str
     model: str | None
     raw_output: str
+    server: str | None = None
+
+    @property
+    def language_model(self) -> bool:
+        """False when the answer was made without a language model: its quotes were
+        chosen by retrieval alone (the `extractive` backend)."""
+        return self.backend != NO_MODEL_BACKEND
 
 
 @dataclass(frozen=True)

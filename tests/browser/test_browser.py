@@ -1,7 +1,8 @@
 """The web page in real headless Chromium: asking (streamed and htmx), the blue
 verbatim boxes, the source viewers (PDF page images with highlight rectangles, text
 with the quote marked), permalinks and history, uploads (and deleting), keyboard-only
-use, logging in with an API key, and the plain form post without JavaScript.
+use, logging in with an API key, the plain form post without JavaScript, and the
+answer modes offered with and without a model.
 
 Every test fails when the page logs a console error or warning, throws, or breaks
 the Content-Security-Policy (see conftest). Screenshots: `artifacts/browser/`.
@@ -17,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.sync_api import expect
 
+from quoteproof.render.provenance import NO_MODEL_NOTICE
+
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Locator, Page
 
-    from conftest import AuthServer, Problems
+    from conftest import AuthServer, Hostile, Problems
 
 PDF_QUESTION = "What should be done if signs of a hypersensitivity reaction to remdesivir occur?"
 HTML_QUESTION = (
@@ -383,3 +386,27 @@ def test_without_javascript_the_forms_post(
         shoot(page, "15-no-javascript-answer")
     finally:
         context.close()
+
+
+def mode_values(page: Page, origin: str) -> list[str]:
+    """The answer modes the ask page at `origin` offers."""
+    page.goto(f"{origin}/")
+    return [o.get_attribute("value") or "" for o in page.locator("#mode option").all()]
+
+
+def test_modes_offered_and_which_model_answered(page: Page, hostile: Hostile, shoot: Shoot) -> None:
+    # without a model: only quote mode, and the answer says it was made without one
+    assert mode_values(page, hostile.extractive) == ["quote"]
+    result = ask(page, hostile.extractive, "How often does moonpetal need watering?")
+    expect(result.locator("p.no-model-notice")).to_have_text(NO_MODEL_NOTICE)
+    expect(result.locator("p.answer-meta")).to_have_count(0)
+    shoot(page, "16-answer-without-a-model")
+    # with a model: every mode, no such notice, the model and its server named
+    assert mode_values(page, hostile.scripted) == ["quote", "cite", "rationale", "agent"]
+    hostile.model.script = ["<no-answer/>"]
+    result = ask(page, hostile.scripted, "How often does moonpetal need watering?")
+    expect(result.locator("p.no-model-notice")).to_have_count(0)
+    expect(result.locator("p.answer-meta")).to_contain_text(
+        f"model: m (openai) · server: {hostile.model.base_url}"
+    )
+    shoot(page, "17-answer-with-a-model")

@@ -212,5 +212,7 @@ def test_backend_selection(anthropic_server: ScriptedAnthropicServer) -> None:
     assert backend.complete(REQUEST).text == "chosen"
     with pytest.raises(BackendConfigError, match="--llm anthropic needs a model name"):
         make_backend("anthropic", api_key="k")
+    with pytest.raises(BackendConfigError, match="has no local default server"):
+        make_backend("anthropic", model="claude-test", api_key="k")
     with pytest.raises(BackendConfigError, match="needs an API key"):
-        make_backend("anthropic", model="claude-test")
+        make_backend("anthropic", model="claude-test", cloud=True)

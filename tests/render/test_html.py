@@ -19,6 +19,7 @@ from quoteproof.model import (
     Answer,
     DataSegment,
     Filter,
+    LLMInfo,
     ProseSegment,
     Quote,
     QuoteSegment,
@@ -35,6 +36,7 @@ from quoteproof.render.html import (
     render_html_page,
     safe_href,
 )
+from quoteproof.render.provenance import NO_MODEL_NOTICE
 
 SOURCE = "It was the best of times,\nit was the worst of times.\n\n<b>Age</b> of *wisdom* > 1"
 
@@ -491,3 +493,18 @@ def test_cli_ask_format_html(session_index_dir: Path) -> None:
     assert figures and all("shingles" in f.find_all("blockquote")[0].text() for f in figures)
     links = [f.find_all("a", "source-link")[0].attrs["href"] for f in figures]
     assert all(link.startswith("file:///") and link.endswith("shingles.md") for link in links)
+
+
+def test_an_answer_without_a_model_says_so() -> None:
+    root = parse(render_answer_html(make_answer((), (), llm=LLMInfo("extractive", None, ""))))
+    (note,) = root.find_all("p", "no-model-notice")
+    assert note.text() == NO_MODEL_NOTICE and note.attrs["role"] == "note"
+    assert root.find_all("p", "answer-meta") == []
+
+
+def test_a_model_answer_names_its_model_and_server() -> None:
+    llm = LLMInfo("openai", "<b>gpt</b>", "", server="http://127.0.0.1:8080/v1")
+    root = parse(render_answer_html(make_answer((), (), llm=llm)))
+    assert root.find_all("p", "no-model-notice") == []
+    (meta,) = root.find_all("p", "answer-meta")
+    assert meta.text() == "model: <b>gpt</b> (openai) · server: http://127.0.0.1:8080/v1"

@@ -75,7 +75,7 @@ def sample_answer() -> Answer:
         ),
         quotes=(q1, q2),
         rejected=(Rejected('<quote ref="nope">x</quote>', "unknown ref 'nope'"),),
-        llm=LLMInfo("openai", "gpt-test", "raw output"),
+        llm=LLMInfo("openai", "gpt-test", "raw output", server="http://127.0.0.1:8080/v1"),
         sources=(
             SourceInfo("alice-1", "Alice › Chapter I › ¶1", "alice", 1, "corpus/alice.txt", 0.8, 1),
         ),
@@ -178,7 +178,13 @@ def test_shape_is_the_public_contract() -> None:
     assert data["rejected"] == [
         {"raw": '<quote ref="nope">x</quote>', "reason": "unknown ref 'nope'"}
     ]
-    assert data["llm"] == {"backend": "openai", "model": "gpt-test", "raw_output": "raw output"}
+    assert data["llm"] == {
+        "backend": "openai",
+        "model": "gpt-test",
+        "server": "http://127.0.0.1:8080/v1",
+        "language_model": True,
+        "raw_output": "raw output",
+    }
     assert data["sources"] == [
         {
             "ref": "alice-1",
@@ -288,6 +294,7 @@ def test_answers_saved_before_the_new_parts_still_load() -> None:
         del data[key]
     del data["notices"]
     del data["data"], data["segments"][3]
+    del data["llm"]["server"], data["llm"]["language_model"]
     loaded = answer_from_dict(data)
     assert (loaded.mode, loaded.partial, loaded.escalation, loaded.usage) == (
         "quote",
@@ -297,6 +304,7 @@ def test_answers_saved_before_the_new_parts_still_load() -> None:
     )
     assert (loaded.cited, loaded.statements, loaded.data, loaded.calls) == ((), (), (), ())
     assert loaded.notices == ()
+    assert loaded.llm == LLMInfo("openai", "gpt-test", "raw output", server=None)
     assert loaded.quotes == sample_answer().quotes
 
 
@@ -324,6 +332,7 @@ def test_refused_answer_round_trips() -> None:
     )
     data = answer_to_dict(answer)
     assert data["status"] == "refused" and data["llm"]["model"] is None
+    assert data["llm"]["server"] is None and data["llm"]["language_model"] is False
     assert answer_from_dict(json.loads(render_json(answer))) == answer
 
 
@@ -410,6 +419,10 @@ MALFORMED = [
     (_set(("rejected", 0), "x"), "rejected[0]: expected an object, got str"),
     (_set(("llm", "model"), 3), "llm.model: expected a string or null, got int"),
     (_set(("llm",), None), "llm: expected an object, got null"),
+    (_set(("llm", "server"), 8080), "llm.server: expected a string or null, got int"),
+    (_set(("llm", "language_model"), "no"), "llm.language_model: expected true or false"),
+    (_set(("llm", "language_model"), False), "llm.language_model: false contradicts backend"),
+    (_set(("llm", "url"), "x"), "llm: unknown field 'url'"),
     (_set(("sources", 0, "rank"), 1.5), "sources[0].rank: expected an integer, got float"),
     (_set(("sources",), _DELETE), "answer: missing field 'sources'"),
     # the parts added for the modes
@@ -637,7 +650,7 @@ def answers(draw: st.DrawFn) -> Answer:
         segments=tuple(draw(st.lists(segment, max_size=6))),
         quotes=quote_list,
         rejected=tuple(draw(st.lists(st.builds(Rejected, texts, texts), max_size=3))),
-        llm=draw(st.builds(LLMInfo, texts, st.none() | texts, texts)),
+        llm=draw(st.builds(LLMInfo, texts, st.none() | texts, texts, st.none() | texts)),
         sources=tuple(
             draw(st.lists(st.builds(SourceInfo, texts, texts, texts, ints, texts, finite, ints)))
         ),

@@ -17,6 +17,7 @@ from quoteproof.model import (
     Answer,
     DataSegment,
     Filter,
+    LLMInfo,
     ProseSegment,
     QuoteSegment,
     Rejected,
@@ -31,6 +32,7 @@ from quoteproof.render.markdown import (
     escape_markdown,
     render_markdown,
 )
+from quoteproof.render.provenance import NO_MODEL_NOTICE
 
 SOURCE = "It was the best of times,\nit was the worst of times.\n\n<b>Age</b> of *wisdom* > 1"
 
@@ -476,3 +478,20 @@ def test_escaped_text_renders_as_exactly_its_characters(text: str) -> None:
     rendered = MD.render(escape_markdown(text))
     assert set(re.findall(r"<(/?[a-z]+)", rendered)) <= {"p", "/p"}
     assert plain(rendered) == collapsed(_as_commonmark_sees(text))
+
+
+def test_an_answer_without_a_model_says_so() -> None:
+    out = render_markdown(make_answer((), (), llm=LLMInfo("extractive", None, "")))
+    assert f"\n\n**Note:** {NO_MODEL_NOTICE}\n" in out
+    assert out.splitlines()[-1] == f"**Note:** {NO_MODEL_NOTICE}"  # no model footer
+
+
+def test_a_model_answer_names_its_model_and_server() -> None:
+    out = render_markdown(
+        make_answer(
+            (), (), llm=LLMInfo("openai", "gpt-test", "", server="http://127.0.0.1:8080/v1")
+        )
+    )
+    assert NO_MODEL_NOTICE not in out
+    footer = MD.render(out.splitlines()[-1])
+    assert plain(footer) == "model: gpt-test (openai) · server: http://127.0.0.1:8080/v1"

@@ -18,12 +18,14 @@ from quoteproof.model import (
     Answer,
     DataSegment,
     Filter,
+    LLMInfo,
     ProseSegment,
     QuoteSegment,
     Rejected,
     Statement,
     Usage,
 )
+from quoteproof.render.provenance import NO_MODEL_NOTICE
 from quoteproof.render.terminal import (
     DATA_GUTTER,
     ESCALATION_HEADING,
@@ -429,3 +431,31 @@ def test_colour_output_has_one_blue_panel_per_quote_segment(
         for s in shown_segments(answer)
         if isinstance(s, ProseSegment) and (s.text.strip() or s.citations)
     )
+
+
+# ----------------------------------------------------------------- which model answered
+
+
+def test_an_answer_without_a_model_says_so_and_names_no_model() -> None:
+    quote = make_quote(SOURCE, 0, 16)
+    answer = make_answer((QuoteSegment(quote.id),), (quote,), llm=LLMInfo("extractive", None, ""))
+    lines = render_text(answer, width=200).splitlines()
+    assert lines[0] == f"! {NO_MODEL_NOTICE}"
+    assert not any(line.startswith(("model: ", "server: ")) for line in lines)
+
+
+def test_a_model_answer_names_its_model_and_server_and_has_no_notice() -> None:
+    answer = make_answer(
+        (ProseSegment("x"),),
+        (),
+        llm=LLMInfo("openai", "gpt-test", "", server="http://127.0.0.1:8080/v1"),
+        usage=Usage(3, 4),
+    )
+    lines = render_text(answer, width=200).splitlines()
+    assert NO_MODEL_NOTICE not in " ".join(lines)
+    assert lines[-2:] == [
+        "tokens: 3 prompt · 4 completion",
+        "model: gpt-test (openai) · server: http://127.0.0.1:8080/v1",
+    ]
+    hostile = make_answer((), (), llm=LLMInfo("openai", "[red]m\x1b[2J", ""))
+    assert render_text(hostile).splitlines()[-1] == "model: [red]m␛[2J (openai)"

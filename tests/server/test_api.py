@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from helpers.llm_servers import ScriptedOpenAIServer
 from quoteproof.model import ANSWER_SCHEMA
 from quoteproof.server import is_loopback_host
 from quoteproof.server.app import openapi_text
@@ -234,9 +235,27 @@ def test_ask_returns_the_answer_json_and_records_it(server: Any) -> None:
 def test_ask_errors_are_json(server: Any) -> None:
     client = server.client
     response = client.post("/v1/ask", json={"question": "x", "mode": "cite"}, headers=server.a)
-    assert response.status_code == 400 and "needs a language model" in response.json()["error"]
+    message = response.json()["error"]
+    assert response.status_code == 400 and "mode cite needs a language model" in message
+    assert "--" not in message  # the API names no command-line options
     response = client.post("/v1/ask", json={"question": ""}, headers=server.a)
     assert response.status_code == 422 and "question" in response.json()["error"]
+
+
+def test_the_answer_and_its_record_name_the_model_server(
+    server_with: Any, openai_server: ScriptedOpenAIServer
+) -> None:
+    openai_server.script = ["<no-answer/>"]
+    url = openai_server.base_url
+    with server_with(llm="openai", model="m", base_url=url, api_key="sk-secret") as server:
+        response = server.client.post("/v1/ask", json={"question": "shingles"}, headers=server.a)
+        assert response.status_code == 200, response.text
+        assert response.json()["llm"]["server"] == url
+        entry_id = response.headers["x-answer-id"]
+        entry = server.client.get(f"/v1/answers/{entry_id}", headers=server.a).json()
+        assert entry["answer"]["llm"]["server"] == url
+        assert "sk-secret" not in json.dumps(entry)
+    assert openai_server.headers[-1]["authorization"] == "Bearer sk-secret"
 
 
 def test_an_unreachable_model_server_is_502(server_with: Any, dead_server_url: str) -> None:

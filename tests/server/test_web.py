@@ -274,8 +274,26 @@ def test_bad_questions_are_errors_not_answers(client: TestClient) -> None:
     response = client.post(
         "/ask", data={"question": "x", "mode": "cite"}, headers={"HX-Request": "true"}
     )
-    assert response.status_code == 400 and "needs a language model" in response.text
+    assert response.status_code == 400 and "mode cite needs a language model" in response.text
+    assert "--" not in parse(response.text).text()  # no command-line options on the page
     assert client.get("/ask/stream", params={"question": ""}).status_code == 400
+
+
+def offered_modes(client: TestClient) -> list[str]:
+    """The values of the ask page's answer-mode options."""
+    select = page_ok(client, "/").by_id("mode")
+    assert select is not None
+    return [option.attrs["value"] for option in select.find_all("option")]
+
+
+def test_the_page_offers_only_the_modes_the_backend_can_run(
+    client: TestClient, web_index: Path, tmp_path: Path, openai_server: ScriptedOpenAIServer
+) -> None:
+    assert offered_modes(client) == ["quote"]
+    for model_client in make_client(
+        web_index, tmp_path, auth=False, llm="openai", model="m", base_url=openai_server.base_url
+    ):
+        assert offered_modes(model_client) == ["quote", "cite", "rationale", "agent"]
 
 
 def test_cross_site_posts_are_refused(client: TestClient) -> None:

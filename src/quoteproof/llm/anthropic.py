@@ -47,6 +47,7 @@ from quoteproof.llm.errors import sdk_errors
 
 # The same defaults as the OpenAI backend, so `make_backend` treats both alike.
 from quoteproof.llm.openai import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
+from quoteproof.llm.servers import public_url
 
 __all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT_S", "AnthropicBackend"]
 
@@ -184,8 +185,9 @@ class AnthropicBackend:
     """Messages through the official `anthropic` SDK.
 
     The API key is `api_key`, else `$ANTHROPIC_API_KEY`; without either the
-    constructor raises `BackendConfigError`. `base_url` None means the SDK's default
-    (Anthropic itself, or `ANTHROPIC_BASE_URL`). Connection failures and time-outs
+    constructor raises `BackendConfigError`. `base_url` is the server's URL
+    (`llm.servers.server_url` chooses one); it is kept as `server` (without credentials:
+    `public_url`), the URL recorded in each answer. Connection failures and time-outs
     (after `max_retries` retries) raise `BackendUnavailableError`; error replies from
     the server raise `BackendError`.
     """
@@ -197,7 +199,7 @@ class AnthropicBackend:
         self,
         *,
         model: str,
-        base_url: str | None = None,
+        base_url: str,
         api_key: str | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
         max_retries: int = DEFAULT_RETRIES,
@@ -212,7 +214,8 @@ class AnthropicBackend:
         self._client = anthropic.Anthropic(
             api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries
         )
-        self.base_url = str(self._client.base_url)
+        self._url = public_url(base_url)
+        self.server: str | None = self._url
 
     def excess_tokens(self, request: CompletionRequest) -> int:
         """0: the context window is not known here."""
@@ -221,7 +224,7 @@ class AnthropicBackend:
     def complete(self, request: CompletionRequest) -> Completion:
         """Send the request (with its tools, if any) and return the reply's text, tool
         calls and usage."""
-        with _backend_errors(self.base_url):
+        with _backend_errors(self._url):
             message = self._client.messages.create(**_messages_params(self._model, request))
         return _completion(message)
 
@@ -229,7 +232,7 @@ class AnthropicBackend:
         """Like `complete`, streaming: `on_text` gets each text delta as it arrives;
         tool calls and usage come from the final message."""
         with (
-            _backend_errors(self.base_url),
+            _backend_errors(self._url),
             self._client.messages.stream(**_messages_params(self._model, request)) as events,
         ):
             for text in events.text_stream:

@@ -74,11 +74,14 @@ class Backend(Protocol):
 
     `constrained` says whether the backend obeys `CompletionRequest.grammar`; such a
     backend makes tool calls through the grammar too (`llm.tool_grammar`), so their
-    arguments always match the tool schemas.
+    arguments always match the tool schemas. `server` is the URL of the model server
+    it talks to, recorded in every answer (None: no server, as for `extractive` and
+    the in-process `local`).
     """
 
     name: str
     model: str | None
+    server: str | None
     constrained: bool
 
     def excess_tokens(self, request: CompletionRequest) -> int:

@@ -21,7 +21,7 @@ import numpy as np
 
 from quoteproof.llm.base import Completion, CompletionRequest, TextSink
 from quoteproof.llm.quotable import quotable_units
-from quoteproof.model import Chunk
+from quoteproof.model import NO_MODEL_BACKEND, Chunk
 from quoteproof.store.base import Vectors
 from quoteproof.terms import query_terms, stem, words
 
@@ -130,8 +130,9 @@ class ExtractiveBackend:
     """A `Backend` that needs no model server: quotes the best-matching sentences,
     ranked with `embed` (an embedding model) when given, else by shared words."""
 
-    name = "extractive"
+    name = NO_MODEL_BACKEND
     model: str | None = None
+    server: str | None = None
     constrained = False
 
     def __init__(self, embed: Embed | None = None) -> None:

@@ -112,6 +112,7 @@ class LocalBackend:
     """
 
     name = "local"
+    server: str | None = None  # in-process: the model file is `path`, its name `model`
 
     def __init__(
         self,

@@ -38,6 +38,7 @@ from quoteproof.llm.base import (
     Usage,
 )
 from quoteproof.llm.errors import sdk_errors
+from quoteproof.llm.servers import public_url
 from quoteproof.llm.tool_grammar import fold_tools, unfold_tool_call
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -194,7 +195,9 @@ def _backend_errors(base_url: str) -> AbstractContextManager[None]:
 class OpenAIBackend:
     """Chat completions through the official `openai` SDK.
 
-    `base_url` None means the SDK's default (OpenAI itself, or `OPENAI_BASE_URL`).
+    `base_url` is the server's URL (`llm.servers.server_url` chooses one); it is
+    kept as `server` (without credentials: `public_url`), the URL recorded in each
+    answer.
     With `grammar` (for servers that read llama.cpp's `grammar` field: llama.cpp's
     server, `llama_cpp.server`), requests carry their grammar and tool calls are made
     through one (`llm.tool_grammar`); without it grammars are never sent.
@@ -208,7 +211,7 @@ class OpenAIBackend:
         self,
         *,
         model: str,
-        base_url: str | None = None,
+        base_url: str,
         api_key: str | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
         max_retries: int = DEFAULT_RETRIES,
@@ -223,7 +226,8 @@ class OpenAIBackend:
             timeout=timeout,
             max_retries=max_retries,
         )
-        self.base_url = str(self._client.base_url)
+        self._url = public_url(base_url)
+        self.server: str | None = self._url
 
     def excess_tokens(self, request: CompletionRequest) -> int:
         """0: the server's context window is not known here (it reports overflows)."""
@@ -240,10 +244,10 @@ class OpenAIBackend:
         """Send the request (with its tools, if any) and return the first choice's text
         and tool calls."""
         sent = self._sent(request)
-        with _backend_errors(self.base_url):
+        with _backend_errors(self._url):
             response = self._client.chat.completions.create(**_chat_params(self._model, sent))
         if not response.choices:
-            raise BackendError(f"the model server at {self.base_url} returned no choices")
+            raise BackendError(f"the model server at {self._url} returned no choices")
         message = response.choices[0].message
         completion = Completion(
             text=message.content or "",
@@ -262,7 +266,7 @@ class OpenAIBackend:
         reply = _StreamedReply(on_text)
         params = _chat_params(self._model, self._sent(request))
         with (
-            _backend_errors(self.base_url),
+            _backend_errors(self._url),
             self._client.chat.completions.create(
                 **params, stream=True, stream_options={"include_usage": True}
             ) as chunks,

@@ -3,9 +3,10 @@ quoting left out, for the extractive backend to choose from.
 
 A chunk's text is split into lines, then each line into sentences. Left out:
 fragments under MIN_WORDS words, lines that read as headings (no closing
-punctuation, and short or title-cased), table-of-contents lines, table and figure captions, and front-matter
-(citation, author and disclaimer lines). A list item keeps its lead-in ("Risk
-factors include:") when both fit in CONTEXT_CHARS, so the quote reads on its own.
+punctuation, and short or title-cased), table-of-contents lines, table and figure
+captions, and front matter (citation, author and disclaimer lines). A list item
+keeps its lead-in ("Risk factors include:") when both fit in CONTEXT_CHARS, so the
+quote reads on its own.
 """
 
 from __future__ import annotations
@@ -72,9 +73,7 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
         return False
     if _CONTENTS.search(sentence) or _CAPTION.match(sentence.strip()):
         return False
-    if _FRONT_MATTER.match(sentence.strip()) or len(_DEGREES.findall(sentence)) >= 2:
-        return False
-    return True
+    return not (_FRONT_MATTER.match(sentence.strip()) or len(_DEGREES.findall(sentence)) >= 2)
 
 
 def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:

@@ -10,6 +10,7 @@ from quoteproof.llm.anthropic import AnthropicBackend
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.llm.openai import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, OpenAIBackend
+from quoteproof.llm.servers import server_url
 
 BackendName = Literal["extractive", "openai", "anthropic", "local"]
 
@@ -21,6 +22,7 @@ def make_backend(
     *,
     model: str | None = None,
     base_url: str | None = None,
+    cloud: bool = False,
     api_key: str | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
     max_retries: int = DEFAULT_RETRIES,
@@ -31,13 +33,17 @@ def make_backend(
     """Return the backend called `name`; None picks `openai` if a model is named, else
     `extractive` (no model server needed).
 
+    `openai` and `anthropic` talk to the server `llm.servers.server_url` chooses
+    from `base_url`, `cloud` and the environment: a provider's cloud API only when
+    named or with `cloud`; `openai` defaults to a local Ollama, `anthropic` to none.
     `local` runs the GGUF file `model` (default: the bundled SmolLM2) in-process with
     `threads` and a `context` window, always under grammars (`grammar` False turns
     them off). `grammar` True makes `openai` send grammars (llama.cpp servers).
     Raises `BackendConfigError` when `openai` or `anthropic` is asked for without a
-    model name, `anthropic` without an API key (argument or `ANTHROPIC_API_KEY`),
-    `grammar` with a backend that cannot take one, or `local` without its extra or
-    with a missing or invalid model file.
+    model name, with both `base_url` and `cloud`, `anthropic` with no server named
+    or without an API key (argument or `ANTHROPIC_API_KEY`), `grammar` with a
+    backend that cannot take one, or `local` without its extra or with a missing or
+    invalid model file.
     """
     if name is None:
         name = "openai" if model else "extractive"
@@ -58,12 +64,13 @@ def make_backend(
         raise BackendConfigError(
             f"--llm {name} needs a model name: pass --model NAME or set QUOTEPROOF_MODEL"
         )
+    url = server_url(name, base_url, cloud=cloud)
     if name == "anthropic":
         return AnthropicBackend(
-            model=model, base_url=base_url, api_key=api_key, timeout=timeout,
+            model=model, base_url=url, api_key=api_key, timeout=timeout,
             max_retries=max_retries,
         )  # fmt: skip
     return OpenAIBackend(
-        model=model, base_url=base_url, api_key=api_key, timeout=timeout,
+        model=model, base_url=url, api_key=api_key, timeout=timeout,
         max_retries=max_retries, grammar=bool(grammar),
     )  # fmt: skip

@@ -61,6 +61,7 @@ from quoteproof.render.dataresult import (
     describe_source,
     preview_header,
 )
+from quoteproof.render.provenance import NO_MODEL_NOTICE, model_parts
 
 __all__ = [
     "DATA_LABEL",
@@ -372,6 +373,8 @@ class _Renderer:
             )
         if answer.partial:
             out.append(f'<p class="partial-notice" role="note">{PARTIAL_NOTICE}</p>')
+        if not answer.llm.language_model:
+            out.append(f'<p class="no-model-notice" role="note">{NO_MODEL_NOTICE}</p>')
         out += [f'<p class="notice" role="note">{_inline(notice)}</p>' for notice in answer.notices]
         if answer.escalation is not None:
             reason = escape(answer.escalation.strip()) or "(no reason given)"
@@ -420,6 +423,7 @@ class _Renderer:
             meta.append(
                 f"tokens: {usage.prompt_tokens} prompt · {usage.completion_tokens} completion"
             )
+        meta += [_inline(part) for part in model_parts(answer.llm)]
         if meta:
             out.append(f'<p class="answer-meta">{" · ".join(meta)}</p>')
         out.append("</article>")
@@ -434,14 +438,16 @@ def render_answer_html(
 
     Layout: the question; for a refused answer the refusal (the fixed
     `REFUSAL_TEXT` sentence and the escaped reason) instead of the segments; the
-    partial-answer notice; the escalation; the segments in order (prose as
+    partial-answer notice; `NO_MODEL_NOTICE` for an answer made without a language
+    model; the notices; the escalation; the segments in order (prose as
     generated sections with citation chips and, with `show_cited`, the passages
     each cites as verbatim figures after it; quotes as verbatim figures; data
     results as data sections); the rationale statements with their labels;
-    rejected output under "Removed (not verifiable)"; the mode (unless "quote")
-    and token usage. A segment whose quote or data result is missing is reported,
-    never drawn. `source_url` gives each figure's link (default: the file's
-    `file://` URI when its path is absolute, else no link).
+    rejected output under "Removed (not verifiable)"; the mode (unless "quote"),
+    token usage and the model and server that answered (`model_parts`). A segment
+    whose quote or data result is missing is reported, never drawn. `source_url`
+    gives each figure's link (default: the file's `file://` URI when its path is
+    absolute, else no link).
     """
     return _Renderer(answer, source_url, show_cited).render()
 
@@ -464,7 +470,7 @@ color:#4b5563;margin:0}
 .chip{font-family:ui-monospace,monospace;font-size:.85rem;color:#0645ad}
 .refusal{border:2px solid #92400e;background:#fffbeb;color:#451a03;padding:.5rem 1rem}
 .partial-notice,.missing{color:#92400e;font-weight:600}
-.notice{color:#92400e}
+.notice,.no-model-notice{color:#92400e}
 .label{font-weight:700;padding:0 .3rem;border-radius:3px}
 .label-correct{color:#14532d;background:#dcfce7}
 .label-incorrect{color:#7f1d1d;background:#fee2e2}

@@ -9,7 +9,8 @@ Shape (a public contract; keys appear in this order)::
                   | {"type": "data", "data_id": str}],
      "quotes": [QUOTE, ...],
      "rejected": [{"raw", "reason"}],
-     "llm": {"backend", "model", "raw_output"},
+     "llm": {"backend": str, "model": str | null, "server": str | null,
+             "language_model": bool, "raw_output": str},
      "sources": [{"ref", "label", "doc_id", "doc_version", "source_path",
                   "score", "rank"}],
      "retrieval": {"retriever": str, "evidence": float | null,
@@ -66,9 +67,15 @@ of the bad field (`quotes[2].start: expected an integer, got str`,
 absent (answers saved before they existed) and then read as their defaults: a
 quote's `boxes` and `ocr` as `[]` and `false`; the answer's `retrieval` as null,
 `mode` as "quote", `partial` as false, `cited`, `statements`, `data` and `calls`
-as `[]`, `escalation` and `usage` as null, `notices` as `[]`, the retrieval's
-`threshold_source` as null and `missing_terms` as `[]`. `retrieval` is
-written only when known; every other key is always written.
+as `[]`, `escalation` and `usage` as null, `notices` as `[]`; `llm.server` as
+null and `llm.language_model` as derived below; the retrieval's `threshold_source`
+as null and `missing_terms` as `[]`. `retrieval` is written only when
+known; every other key is always written.
+`llm.server` is the URL of the model server that answered (no credentials); null
+when none was involved (`extractive`, or `local` run in-process). `llm.language_model`
+is false exactly when `llm.backend` is "extractive": no language model was used,
+the quotes were chosen by retrieval alone; a value that contradicts the backend is
+refused.
 Boxes are in PDF points, origin at the page's bottom left. It checks shape only; whether the
 quotes match the index is `quoteproof verify`'s job. All functions are O(size).
 """
@@ -196,7 +203,8 @@ _QUOTE_KEYS = (
 _QUOTE_OPTIONAL_KEYS = ("boxes", "ocr")
 _BOX_KEYS = ("page", "x0", "y0", "x1", "y1")
 _REJECTED_KEYS = ("raw", "reason")
-_LLM_KEYS = ("backend", "model", "raw_output")
+_LLM_KEYS = ("backend", "model", "server", "language_model", "raw_output")
+_LLM_OPTIONAL_KEYS = ("server", "language_model")
 _SOURCE_KEYS = ("ref", "label", "doc_id", "doc_version", "source_path", "score", "rank")
 _STATEMENT_KEYS = ("id", "text", "refs", "label", "justification", "original")
 _DATA_KEYS = (
@@ -243,6 +251,8 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
         "llm": {
             "backend": answer.llm.backend,
             "model": answer.llm.model,
+            "server": answer.llm.server,
+            "language_model": answer.llm.language_model,
             "raw_output": answer.llm.raw_output,
         },
         "sources": [
@@ -410,18 +420,14 @@ def answer_from_dict(data: object) -> Answer:
     sources = tuple(
         _source_from(item, f"sources[{i}]") for i, item in enumerate(_list(obj, "sources", ""))
     )
-    llm = _object(obj["llm"], "llm", _LLM_KEYS)
+    llm = _llm_from(obj["llm"])
     return Answer(
         question=_str(obj, "question", ""),
         status="answered" if status == "answered" else "refused",
         segments=segments,
         quotes=quotes,
         rejected=rejected,
-        llm=LLMInfo(
-            backend=_str(llm, "backend", "llm."),
-            model=_opt_str(llm, "model", "llm."),
-            raw_output=_str(llm, "raw_output", "llm."),
-        ),
+        llm=llm,
         sources=sources,
         refusal_reason=_opt_str(obj, "refusal_reason", ""),
         retrieval=_retrieval_from(obj["retrieval"]) if obj.get("retrieval") is not None else None,
@@ -442,6 +448,24 @@ def answer_from_dict(data: object) -> Answer:
         notices=_str_tuple(obj, "notices", "") if "notices" in obj else (),
         schema=schema,
     )
+
+
+def _llm_from(data: object) -> LLMInfo:
+    """Read the `llm` object; `language_model`, when present, must agree with the backend."""
+    obj = _object(data, "llm", _LLM_KEYS, optional=_LLM_OPTIONAL_KEYS)
+    llm = LLMInfo(
+        backend=_str(obj, "backend", "llm."),
+        model=_opt_str(obj, "model", "llm."),
+        raw_output=_str(obj, "raw_output", "llm."),
+        server=_opt_str(obj, "server", "llm.") if "server" in obj else None,
+    )
+    if "language_model" in obj:
+        claimed = _bool(obj["language_model"], "llm.language_model")
+        if claimed != llm.language_model:
+            raise ValueError(
+                f"llm.language_model: {str(claimed).lower()} contradicts backend {llm.backend!r}"
+            )
+    return llm
 
 
 def _quotes_from(

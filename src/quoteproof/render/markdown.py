@@ -54,6 +54,7 @@ from quoteproof.render.dataresult import (
     describe_source,
     preview_header,
 )
+from quoteproof.render.provenance import NO_MODEL_NOTICE, model_parts
 
 __all__ = [
     "DATA_LABEL",
@@ -240,6 +241,7 @@ def _footer(answer: Answer) -> list[str]:
     if answer.usage is not None:
         usage = answer.usage
         parts.append(f"tokens: {usage.prompt_tokens} prompt · {usage.completion_tokens} completion")
+    parts += model_parts(answer.llm)
     return [escape_inline(" · ".join(parts)), ""] if parts else []
 
 
@@ -248,12 +250,14 @@ def render_markdown(answer: Answer, show_cited: bool = False) -> str:
 
     Layout: the question; for a refused answer a `**Refused:**` line (the fixed
     `REFUSAL_TEXT` sentence, never text from the answer) instead of the segments;
-    the partial-answer notice; the escalation and its (escaped) reason; the
+    the partial-answer notice; `NO_MODEL_NOTICE` for an answer made without a
+    language model; the notices; the escalation and its (escaped) reason; the
     segments in order (prose labelled as generated, with its citations as code
     spans and, with `show_cited`, the passages it cites as block quotes after it;
     quotes as block quotes; data results under `**Computed from table**`); the
     rationale statements; rejected output under "Removed (not verifiable)"; a
-    footer line with the mode (unless "quote") and token usage (when known). A
+    footer line with the mode (unless "quote"), token usage (when known) and the
+    model and server that answered (`model_parts`). A
     segment whose quote or data result is missing is reported, never drawn.
     """
     out = [f"**Question:** {escape_inline(answer.question)}", ""]
@@ -262,6 +266,8 @@ def render_markdown(answer: Answer, show_cited: bool = False) -> str:
         out += [f"**Refused:** {REFUSAL_TEXT} ({escape_inline(reason)})", ""]
     if answer.partial:
         out += [PARTIAL_LINE, ""]
+    if not answer.llm.language_model:
+        out += [f"**Note:** {NO_MODEL_NOTICE}", ""]
     for notice in answer.notices:
         out += [f"**Note:** {escape_inline(notice)}", ""]
     if answer.escalation is not None:

@@ -65,6 +65,7 @@ from quoteproof.render.dataresult import (
     describe_source,
     preview_header,
 )
+from quoteproof.render.provenance import NO_MODEL_NOTICE, model_parts
 
 __all__ = [
     "DATA_GUTTER",
@@ -265,12 +266,16 @@ def _missing(what: str, item_id: str) -> RenderableType:
 
 
 def _footer(answer: Answer) -> list[Text]:
-    """`mode: …` (unless "quote") and `tokens: … prompt · … completion` (when known)."""
+    """`mode: …` (unless "quote"), `tokens: … prompt · … completion` (when known) and
+    `model: … · server: …` (the parts known, `model_parts`)."""
     lines = [] if answer.mode == "quote" else [Text(f"mode: {_one_line(answer.mode)}", style="dim")]
     if answer.usage is not None:
         usage = answer.usage
         tokens = f"tokens: {usage.prompt_tokens} prompt · {usage.completion_tokens} completion"
         lines.append(Text(tokens, style="dim"))
+    model = model_parts(answer.llm)
+    if model:
+        lines.append(Text(_one_line(" · ".join(model)), style="dim"))
     return lines
 
 
@@ -281,6 +286,8 @@ def _renderables(answer: Answer, show_cited: bool) -> Iterable[RenderableType]:
         yield gutter(refusal, "! ", "bold yellow")
     if answer.partial:
         yield gutter(Text(PARTIAL_NOTICE, style="bold yellow"), "! ", "bold yellow")
+    if not answer.llm.language_model:
+        yield gutter(Text(NO_MODEL_NOTICE, style="yellow"), "! ", "yellow")
     for notice in answer.notices:
         yield gutter(Text(visible(notice), style="yellow"), "! ", "yellow")
     if answer.escalation is not None:
@@ -325,10 +332,12 @@ def _renderables(answer: Answer, show_cited: bool) -> Iterable[RenderableType]:
 def render_terminal(answer: Answer, console: Console, show_cited: bool = False) -> None:
     """Print `answer` on `console`.
 
-    Order: the refusal (fixed sentence and reason), the partial-answer notice, the
+    Order: the refusal (fixed sentence and reason), the partial-answer notice,
+    `NO_MODEL_NOTICE` for an answer made without a language model, the notices, the
     escalation (its reason behind the `┆ ` gutter), the segments in order, the
     rationale statements, removed items, and a dim footer with the mode (unless
-    "quote") and token usage (when known).
+    "quote"), token usage (when known) and the model and server that answered
+    (`model_parts`).
 
     Prose segments are printed behind the `┆ ` gutter under a dim "generated — not
     a quote" marker, their citations after them as `[ref]`; with `show_cited`, the

@@ -2,8 +2,8 @@
 numbers) that a passage must carry to answer it.
 
 A question about acetaminophen is not answered by passages about remdesivir however
-much vocabulary they share. A content word of the question is *key* when it holds a
-digit, or when it is not general English: not in the bundled word list
+much vocabulary they share. A question's numbers are key terms, and so are its content
+words that are not general English: not in the bundled word list
 (`common_words.txt`), even allowing for a changed ending ("diagnose" is general
 because "diagnosis" is listed). A key term is *carried* by a passage that has a word
 beginning with the term less its last two letters (at least four), so "diagnosed"
@@ -48,9 +48,9 @@ def key_terms(question: str) -> list[str]:
     general English."""
     found = _NUMBER.findall(question)
     for term in query_terms(question):
-        if not any(ch.isdigit() for ch in term) and len(term) >= SHORTEST_KEY:
-            if not _general(term):
-                found.append(term)
+        has_digit = any(ch.isdigit() for ch in term)
+        if not has_digit and len(term) >= SHORTEST_KEY and not _general(term):
+            found.append(term)
     return list(dict.fromkeys(found))
 
 

@@ -37,9 +37,9 @@ class ServerConfig:
 
     `index` is a directory (SQLite) or a `postgresql://` URL. With `auth` every
     request needs an API key; without it every request acts for everyone (only on
-    a loopback address). `llm`, `model`, `base_url`, `api_key`, `timeout`,
+    a loopback address). `llm`, `model`, `base_url`, `cloud`, `api_key`, `timeout`,
     `grammar`, `threads` and `context` make the backend as `llm.select.make_backend`
-    does for `quoteproof ask`.
+    does for `quoteproof ask` (a provider's cloud API only when named or `cloud`).
     `max_upload_mb` limits one upload request (its files together). Uploads are stored under
     `upload_dir` (None: a folder `uploads` next to a directory index, a temporary
     folder for PostgreSQL). `embed` says whether uploads are embedded after
@@ -53,6 +53,7 @@ class ServerConfig:
     llm: BackendName | None = None
     model: str | None = None
     base_url: str | None = None
+    cloud: bool = False
     api_key: str | None = None
     timeout: float = DEFAULT_TIMEOUT_S
     grammar: bool | None = None
@@ -115,6 +116,7 @@ class AppState:
                     config.llm,
                     model=config.model,
                     base_url=config.base_url,
+                    cloud=config.cloud,
                     api_key=config.api_key,
                     timeout=config.timeout,
                     grammar=config.grammar,

@@ -43,6 +43,7 @@ from quoteproof.audit import answer_of, list_entries, record_answer, visible_to
 from quoteproof.errors import QuoteproofError
 from quoteproof.index import StoreLookup
 from quoteproof.ingest.files import SUPPORTED_SUFFIXES
+from quoteproof.llm.modes import answer_modes
 from quoteproof.model import Answer, AnswerMode, Document, Quote
 from quoteproof.render.html import render_answer_html, render_data_html, render_quote_html
 from quoteproof.server.auth import (
@@ -203,6 +204,12 @@ def _answer_html(answer: Answer, entry_id: str | None, show_cited: bool = False)
     return _fragment("answer_fragment.html", answer_html=Markup(html), entry_id=entry_id)
 
 
+def _offered_modes(state: AppState) -> tuple[tuple[AnswerMode, str], ...]:
+    """The answer modes the page offers: those the backend can run (`answer_modes`)."""
+    runnable = answer_modes(state.backend())
+    return tuple((mode, text) for mode, text in MODES if mode in runnable)
+
+
 def _check_question(question: str, mode: str) -> str | None:
     """Why a question or mode is unusable, or None."""
     if not question.strip():
@@ -240,12 +247,14 @@ def _ask(
 
 
 @router.get("/", response_class=HTMLResponse)
-def ask_page(request: Request, who: MaybePrincipal) -> Response:
-    """The ask page: question form and the answer region."""
+def ask_page(request: Request, state: StateDep, who: MaybePrincipal) -> Response:
+    """The ask page: question form (offering the modes the backend can run) and the
+    answer region."""
     if who is None:
         return _login_redirect(request)
+    modes = _offered_modes(state)
     return _page(
-        request, who, "ask.html", "ask", modes=MODES, question="", mode="quote", answer_html=None
+        request, who, "ask.html", "ask", modes=modes, question="", mode="quote", answer_html=None
     )
 
 
@@ -278,7 +287,7 @@ def ask_post(
         who,
         "ask.html",
         "ask",
-        modes=MODES,
+        modes=_offered_modes(state),
         question=question,
         mode=mode,
         answer_html=Markup(html),

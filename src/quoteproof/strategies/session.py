@@ -204,7 +204,8 @@ class AnswerSession:
 
     def _llm(self) -> LLMInfo:
         raw = self.calls[-1].output if self.calls else ""
-        return LLMInfo(self.backend.name, self._last_model or self.backend.model, raw)
+        model = self._last_model or self.backend.model
+        return LLMInfo(self.backend.name, model, raw, server=self.backend.server)
 
     def answer(
         self,
