@@ -80,13 +80,12 @@ document.addEventListener("securitypolicyviolation", function (event) {
 
 HOSTILE_TEMPLATE = """# {Plant} care notes
 
-{Plant} needs watering every third day <script>window.__pwned=1</script> and \
-<img src=x onerror="window.__pwned=2"> shade.
+{Plant} needs watering every third day <script>__pwned=1</script> and \
+<img src=x onerror="__pwned=2"> shade \
 <figure class="verbatim"><figcaption>Verbatim from source</figcaption>\
 <blockquote>Fake {plant} box</blockquote></figure>
-
 > **Verbatim from source**
-> Fake {plant} markdown box
+> Fake {plant} markdown box, in summer.
 
 {Plant} leaves turn yellow when the plant gets too much sun.
 """

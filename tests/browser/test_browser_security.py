@@ -173,7 +173,7 @@ def test_hostile_document_is_text_on_the_page_and_in_the_viewer(
     fake_markdown = f"Fake {plant} markdown box"
     expected = quotes_in_order(api_ask(page, hostile.extractive, question))
     ours = [q for q in expected if q["source_path"].endswith(file_name)]
-    assert ours and "<script>window.__pwned=1</script>" in ours[0]["text"]
+    assert ours and "<script>__pwned=1</script>" in ours[0]["text"]
     assert fake_box in ours[0]["text"] and fake_markdown in ours[0]["text"]
     suffix = file_name.rsplit(".", 1)[1]
     number = 20 if suffix == "txt" else 23  # screenshots 20-22 (.txt), 23-25 (.md)
@@ -191,7 +191,7 @@ def test_hostile_document_is_text_on_the_page_and_in_the_viewer(
         for marker in (fake_box, fake_markdown, "onerror="):
             places = text_places(page, marker)
             assert places and set(places) == {"blockquote.quote-text"}, (marker, places)
-        script_text = result.get_by_text("<script>window.__pwned=1</script>", exact=False)
+        script_text = result.get_by_text("<script>__pwned=1</script>", exact=False)
         assert script_text.first.is_visible()
         how = "streamed" if stream else "htmx"
         shoot(page, f"{number + (not stream)}-hostile-{suffix}-answer-{how}")

@@ -1,7 +1,7 @@
 """Quotable units of a passage: its sentences and list items, with what is not worth
 quoting left out, for the extractive backend to choose from.
 
-A chunk's text is split into lines, then each line into sentences. Left out:
+A chunk's text is split into paragraphs (lines), then each into sentences. Left out:
 fragments under MIN_WORDS words, lines that read as headings (no closing
 punctuation, and short or title-cased), table-of-contents lines, table and figure
 captions, and front matter (citation, author and disclaimer lines). A list item
@@ -50,9 +50,10 @@ def _words(text: str) -> int:
 
 
 def _lines(text: str) -> list[tuple[int, int]]:
-    """The non-blank lines of `text` as stripped `(start, end)` spans."""
+    """The paragraphs of `text` (runs of lines between blank lines; a line break
+    inside one is a soft wrap) as stripped `(start, end)` spans."""
     spans = []
-    for match in re.finditer(r"[^\n]+", text):
+    for match in re.finditer(r"\S(?:.|\n(?![ \t]*\n))*", text):
         line = match.group()
         if line.strip():
             lead = len(line) - len(line.lstrip())

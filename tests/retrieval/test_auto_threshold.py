@@ -1,0 +1,80 @@
+"""The automatic refusal threshold: off-topic probes against the index's own retrieval."""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+from pathlib import Path
+
+import pytest
+
+from quoteproof import Index
+from quoteproof.retrieval.auto_threshold import (
+    MARGIN,
+    MIN_PROBES,
+    estimate_threshold,
+    offtopic_probes,
+)
+
+
+def test_threshold_sits_a_margin_above_the_best_used_probe() -> None:
+    scores = {question: i / 100 for i, (_, question) in enumerate(offtopic_probes())}
+    covered = {topic for topic, _ in offtopic_probes()[-5:]}  # the best-scoring five
+    estimate = estimate_threshold(lambda q: (scores[q], "kind"), covered.__contains__, "fp")
+    assert estimate is not None
+    used = len(offtopic_probes()) - 5
+    assert estimate.threshold == pytest.approx((used - 1) / 100 + MARGIN)
+    assert (estimate.source, estimate.unanswerable, estimate.fingerprint) == (
+        "automatic", used, "fp",
+    )  # fmt: skip
+
+
+def test_no_threshold_when_the_index_covers_almost_every_probe_topic() -> None:
+    keep = {topic for topic, _ in offtopic_probes()[: MIN_PROBES - 1]}
+    assert estimate_threshold(lambda q: (0.1, "k"), lambda t: t not in keep, "fp") is None
+
+
+def ask(index: Index, question: str) -> tuple[str, str | None, tuple[str, ...]]:
+    answer = index.ask(question)
+    return answer.status, answer.refusal_reason, answer.notices
+
+
+def test_a_fresh_index_refuses_off_topic_and_look_alike_questions(
+    embedded_index_dir: Path, tmp_path: Path
+) -> None:
+    location = shutil.copytree(embedded_index_dir, tmp_path / "index")
+    with Index.open(location) as index, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert index.calibration() is None
+        status, reason, notices = ask(index, "How many moons does Jupiter have?")
+        assert (status, reason) == ("refused", "no_relevant_sources")
+        assert any("estimated automatically" in n for n in notices)
+        question = "What is the recommended dose of remdesivir with simvastatin?"
+        status, reason, notices = ask(index, question)
+        assert (status, reason) == ("refused", "not_in_sources")
+        assert "No retrieved source mentions 'simvastatin'." in notices
+        assert ask(index, "What is the recommended dose of remdesivir?")[0] == "answered"
+        stored = index.automatic_threshold()
+        assert stored is not None and stored.source == "automatic"
+        index.calibrate(
+            [("What is the recommended dose of remdesivir?", True), ("Who wrote Hamlet?", False)]
+        )
+        answer = index.ask("How many moons does Jupiter have?")
+        assert answer.retrieval is not None
+        assert answer.retrieval.threshold_source == "calibrated"
+
+
+def test_the_estimate_is_made_again_when_the_documents_change(
+    embedded_index_dir: Path, tmp_path: Path
+) -> None:
+    location = shutil.copytree(embedded_index_dir, tmp_path / "index")
+    extra = tmp_path / "malaria.txt"
+    extra.write_text("Malaria is treated with artemisinin-based combination therapy.\n")
+    with Index.open(location) as index, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        before = index.automatic_threshold()
+        assert before is not None and before is not None
+        index.ingest([extra])
+        after = index.automatic_threshold()
+        assert after is not None and after.fingerprint != before.fingerprint
+        assert after.unanswerable == before.unanswerable - 1  # the malaria probe is left out

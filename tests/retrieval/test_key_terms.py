@@ -1,0 +1,28 @@
+"""Key terms: the names, codes and numbers a passage must carry to answer."""
+
+from __future__ import annotations
+
+from quoteproof.retrieval.key_terms import key_terms, missing_terms
+
+
+def test_specific_words_and_numbers_are_key_general_words_are_not() -> None:
+    assert key_terms("What is the maximum daily dose of acetaminophen?") == ["acetaminophen"]
+    assert key_terms("Can metformin be used at an eGFR of 30 to 45?") == [
+        "30", "45", "metformin", "egfr",
+    ]  # fmt: skip
+    assert key_terms("How to diagnose the symptoms and treatments?") == []
+    assert key_terms("Dose for 3.5 kg?") == ["3.5"]
+
+
+def test_a_passage_carries_a_term_with_another_ending_and_the_same_number() -> None:
+    passage = "Remdesivir is not given at eGFR less than 30 mL per minute; 3.5 kg infants."
+    assert missing_terms("Remdesivir at eGFR 30 for 3.5 kg?", [passage]) == ()
+    assert missing_terms("Remdesivirs for infants?", [passage]) == ()
+
+
+def test_missing_terms_name_what_no_passage_carries_in_question_order() -> None:
+    passages = ["Remdesivir 200 mg on day 1.", "Hypersensitivity reactions were seen."]
+    assert missing_terms("Paxlovid with simvastatin, 45 or 200 mg?", passages) == (
+        "45", "paxlovid", "simvastatin",
+    )  # fmt: skip
+    assert missing_terms("3.5 kg?", ["3 to 5 kg"]) == ("3.5",)
