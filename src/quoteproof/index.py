@@ -200,7 +200,9 @@ class Index:
         (ValueError when the name is invalid); `jobs` > 1 parses in that many worker
         processes; `on_file` is called after each file, in order (for progress
         display). Then, when `embed` is true, or None and the dense extra is
-        installed, the chunks that lack vectors are embedded (see `embed`).
+        installed, the chunks that lack vectors are embedded (see `embed`), and
+        when a file was added or changed the automatic refusal threshold is
+        estimated again (see `automatic_threshold`).
         """
         settings = replace(settings or IngestSettings(), collection=collection)
         results = []
@@ -210,6 +212,8 @@ class Index:
                 on_file(result)
         if embed or (embed is None and dense_available()):
             self.embed()
+        if any(result.status in ("added", "updated") for result in results):
+            self.automatic_threshold()
         return results
 
     def embed(

@@ -47,7 +47,9 @@ def test_a_list_item_is_quoted_with_its_lead_in() -> None:
         "Unhealthy habits can raise your risk for high blood pressure, and they include:\n\n"
         "Eating too much sodium\n\nLack of physical activity\n\nDrinking too much alcohol"
     )
-    reply = extract_answer("Which habits raise the risk of high blood pressure?", (chunk("h", text),))
+    reply = extract_answer(
+        "Which habits raise the risk of high blood pressure?", (chunk("h", text),)
+    )
     assert quoted(reply) == [("h", text)]
 
 
@@ -69,9 +71,7 @@ def test_the_embedding_ranks_sentences_best_first_and_drops_weak_ones() -> None:
         "The clinic opens at nine in the morning on weekdays."
     )
     sentences = [s.strip() + "." for s in text.split(".") if s.strip()]
-    embed = fake_embed(
-        {question: (1, 0, 0), sentences[0]: (1, 0.1, 0), sentences[1]: (0.2, 1, 0)}
-    )
+    embed = fake_embed({question: (1, 0, 0), sentences[0]: (1, 0.1, 0), sentences[1]: (0.2, 1, 0)})
     reply = extract_answer(question, (chunk("c", text),), embed)  # type: ignore[arg-type]
     assert quoted(reply) == [("c", sentences[0])]
 
