@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, get_args
 
 from hypothesis import strategies as st
@@ -242,3 +243,18 @@ def hostile_answers(attack_text: st.SearchStrategy[str]) -> st.SearchStrategy[An
         )
 
     return build()
+
+
+def assert_text_formats_box(answer: Answer, boxes: int, *, show_cited: bool) -> None:
+    """Markdown holds exactly `boxes` block quotes and no live HTML; the terminal
+    exactly `boxes` panels (`show_cited`: cited passages shown too)."""
+    from markdown_it import MarkdownIt
+
+    from quoteproof.render.markdown import render_markdown
+    from quoteproof.render.terminal import render_text
+
+    html = MarkdownIt("commonmark").render(render_markdown(answer, show_cited=show_cited))
+    assert html.count("<blockquote>") == boxes
+    assert not re.search(r"<(script|img|div|quote|source)\b", html, re.IGNORECASE)
+    lines = render_text(answer, width=90, show_cited=show_cited).splitlines()
+    assert sum(line.startswith("╭") for line in lines) == boxes

@@ -11,12 +11,10 @@ and usage is recorded. Temperature 0 and a fixed seed keep the runs repeatable.
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
-from markdown_it import MarkdownIt
 
-from helpers.answers import shown_cited
+from helpers.answers import assert_text_formats_box, shown_cited
 from helpers.dom import parse
 from quoteproof import Index
 from quoteproof.llm.base import Backend
@@ -26,7 +24,6 @@ from quoteproof.model import Answer, AnswerMode, Quote, QuoteSegment
 from quoteproof.quoting.parse import MalformedItem, ProseItem, QuoteItem, parse_output
 from quoteproof.render.html import render_answer_html
 from quoteproof.render.json import answer_from_dict, render_json
-from quoteproof.render.markdown import render_markdown
 from quoteproof.render.terminal import render_text
 from quoteproof.streaming import AnswerEvent, QuoteResolved
 
@@ -73,11 +70,7 @@ def assert_safe(answer: Answer, index: Index) -> None:
         assert set(texts) <= {q.text for q in (*answer.quotes, *answer.cited)}
         if not show_cited:
             assert texts == [q.text for q in expected]
-        html = MarkdownIt("commonmark").render(render_markdown(answer, show_cited=show_cited))
-        assert html.count("<blockquote>") == boxes
-        assert not re.search(r"<(script|img|quote|source)\b", html, re.IGNORECASE)
-        lines = render_text(answer, width=90, show_cited=show_cited).splitlines()
-        assert sum(line.startswith("╭") for line in lines) == boxes
+        assert_text_formats_box(answer, boxes, show_cited=show_cited)
     # JSON round-trips and keeps every raw reply; every call's usage is recorded.
     data = json.loads(render_json(answer))
     assert answer_from_dict(data) == answer

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from helpers.llm_servers import ScriptedAnthropicServer, ScriptedOpenAIServer, ScriptedServer
 from helpers.scripted_model import ScriptedModel
+from quoteproof import Index
+
+
+@pytest.fixture
+def index(index_dir: Path) -> Iterator[Index]:
+    """The small corpus's index, open (a private copy per test)."""
+    with Index.open(index_dir) as opened:
+        yield opened
 
 
 @pytest.fixture(params=["openai", "anthropic"])

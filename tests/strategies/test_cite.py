@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from helpers.retrieval import ref_of
 from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
 from quoteproof.model import Answer, ProseSegment, QuoteSegment
@@ -16,20 +15,6 @@ QUESTION = (
     "How is shingles treated, what are its symptoms, what is the remdesivir dose "
     "and what is normal blood pressure?"
 )
-
-
-@pytest.fixture
-def index(index_dir: Path) -> Iterator[Index]:
-    with Index.open(index_dir) as opened:
-        yield opened
-
-
-def ref_of(index: Index, words: str) -> str:
-    """The ref of the retrieved chunk that contains `words`."""
-    for hit in index.search(QUESTION, top_k=5):
-        if words in hit.chunk.text:
-            return hit.chunk.ref
-    raise AssertionError(f"no retrieved chunk contains {words!r}")
 
 
 def best_ref(index: Index) -> str:
@@ -46,7 +31,7 @@ def prose(answer: Answer) -> list[ProseSegment]:
 
 
 def test_every_sentence_cited_is_accepted_at_once(index: Index, llm: ScriptedModel) -> None:
-    treat, signs = ref_of(index, "acyclovir"), ref_of(index, "tingling")
+    treat, signs = ref_of(index, QUESTION, "acyclovir"), ref_of(index, QUESTION, "tingling")
     llm.script = [
         f"Antivirals such as acyclovir help if started early [{treat}]. "
         f"It starts with burning pain. [{signs}]"
@@ -71,7 +56,7 @@ def test_every_sentence_cited_is_accepted_at_once(index: Index, llm: ScriptedMod
 def test_an_uncited_sentence_is_retried_with_top_three_and_a_stricter_prompt(
     index: Index, llm: ScriptedModel
 ) -> None:
-    treat, top = ref_of(index, "acyclovir"), best_ref(index)
+    treat, top = ref_of(index, QUESTION, "acyclovir"), best_ref(index)
     llm.script = [
         f"Acyclovir treats shingles [{treat}]. Everyone recovers within a day.",
         f"The sources answer this [{top}].",
@@ -123,7 +108,7 @@ def test_a_citation_of_an_unknown_ref_fails_in_strict_mode(
 def test_lenient_mode_drops_uncited_sentences_and_marks_the_answer_partial(
     index: Index, llm: ScriptedModel
 ) -> None:
-    treat = ref_of(index, "acyclovir")
+    treat = ref_of(index, QUESTION, "acyclovir")
     llm.script = [f"Acyclovir helps [{treat}]. It is a miracle cure [nope.1]. Trust me."]
     answer = ask(index, llm, strictness="lenient")
     assert len(llm.requests) == 1
@@ -140,7 +125,7 @@ def test_no_answer_is_a_refusal_without_retry(index: Index, llm: ScriptedModel) 
 
 
 def test_quotes_in_a_cited_answer_resolve_to_source_text(index: Index, llm: ScriptedModel) -> None:
-    treat = ref_of(index, "acyclovir")
+    treat = ref_of(index, QUESTION, "acyclovir")
     llm.script = [
         f"Treatment is antiviral [{treat}].\n"
         f'<quote ref="{treat}">antiviral medicines such as acyclovir, valacyclovir</quote>\n'

@@ -3,30 +3,13 @@ servers: what makes a reply an answer, and what makes it a refusal."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
+from helpers.retrieval import ref_of
 from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
 from quoteproof.model import ProseSegment, QuoteSegment
 from quoteproof.strategies.session import NOTHING_VERIFIABLE
 
 QUESTION = "How is shingles treated and what are its symptoms?"
-
-
-@pytest.fixture
-def index(index_dir: Path) -> Iterator[Index]:
-    with Index.open(index_dir) as opened:
-        yield opened
-
-
-def ref_of(index: Index, words: str) -> str:
-    for hit in index.search(QUESTION, top_k=5):
-        if words in hit.chunk.text:
-            return hit.chunk.ref
-    raise AssertionError(f"no retrieved chunk contains {words!r}")
 
 
 def test_uncited_prose_without_a_quote_is_refused(index: Index, llm: ScriptedModel) -> None:
@@ -42,7 +25,7 @@ def test_uncited_prose_without_a_quote_is_refused(index: Index, llm: ScriptedMod
 
 
 def test_cited_prose_without_a_quote_is_an_answer(index: Index, llm: ScriptedModel) -> None:
-    treat = ref_of(index, "acyclovir")
+    treat = ref_of(index, QUESTION, "acyclovir")
     llm.script = [f"Antivirals help when started early [{treat}]."]
     answer = index.ask(QUESTION, backend=llm.backend())
     assert answer.status == "answered" and answer.quotes == ()
@@ -52,7 +35,7 @@ def test_cited_prose_without_a_quote_is_an_answer(index: Index, llm: ScriptedMod
 def test_uncited_prose_beside_a_quote_stays_as_generated_prose(
     index: Index, llm: ScriptedModel
 ) -> None:
-    treat = ref_of(index, "acyclovir")
+    treat = ref_of(index, QUESTION, "acyclovir")
     llm.script = [f'<quote ref="{treat}"/>\nSee a doctor soon.']
     answer = index.ask(QUESTION, backend=llm.backend())
     assert answer.status == "answered"
@@ -61,7 +44,7 @@ def test_uncited_prose_beside_a_quote_stays_as_generated_prose(
 
 
 def test_a_repeated_quote_is_shown_once(index: Index, llm: ScriptedModel) -> None:
-    treat = ref_of(index, "acyclovir")
+    treat = ref_of(index, QUESTION, "acyclovir")
     llm.script = [f'<quote ref="{treat}"/>\n<quote ref="{treat}"/>']
     answer = index.ask(QUESTION, backend=llm.backend())
     assert [q.id for q in answer.quotes] == ["q1"]

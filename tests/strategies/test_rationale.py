@@ -4,8 +4,6 @@ plus the tolerant line parsers."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,12 +30,6 @@ SIGN = "The first sign of shingles is often burning or tingling pain"
 DRUGS = "acyclovir, valacyclovir and famciclovir"
 WRONG = "Antiviral medicines only help when started within 7 days of the rash."
 RIGHT = "Antiviral medicines help when started within 72 hours of the rash."
-
-
-@pytest.fixture
-def index(index_dir: Path) -> Iterator[Index]:
-    with Index.open(index_dir) as opened:
-        yield opened
 
 
 @pytest.fixture

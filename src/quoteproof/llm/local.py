@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from quoteproof.errors import BackendConfigError, BackendError
 from quoteproof.llm.base import Completion, CompletionRequest, Message, TextSink, Usage
-from quoteproof.llm.tool_grammar import fold_tools, unfold_tool_call
+from quoteproof.llm.tool_grammar import fold_tools, folded_messages, unfold_tool_call
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -158,7 +158,7 @@ class LocalBackend:
 
     def excess_tokens(self, request: CompletionRequest) -> int:
         """How far the prompt plus `max_tokens` overflows the context window (0: fits)."""
-        tokens, _ = self._prompt(fold_tools(request).messages)
+        tokens, _ = self._prompt(folded_messages(request))
         return max(0, len(tokens) + request.max_tokens - self.context)
 
     def _run(self, request: CompletionRequest, on_text: TextSink | None) -> Completion:

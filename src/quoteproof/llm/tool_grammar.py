@@ -61,6 +61,14 @@ def _plain_messages(messages: tuple[Message, ...], tools: tuple[ToolSpec, ...]) 
     return plain
 
 
+def folded_messages(request: CompletionRequest) -> tuple[Message, ...]:
+    """The messages `fold_tools(request)` sends (tools described in the prompt),
+    without building its grammar."""
+    if not request.tools:
+        return request.messages
+    return tuple(_plain_messages(request.messages, request.tools))
+
+
 def fold_tools(request: CompletionRequest) -> CompletionRequest:
     """Return `request` with its tools folded into the prompt and a tool-call grammar
     (no `tools` left); a request without tools is returned as it is."""
@@ -69,7 +77,7 @@ def fold_tools(request: CompletionRequest) -> CompletionRequest:
     schemas = [(tool.name, tool.parameters) for tool in request.tools]
     return replace(
         request,
-        messages=tuple(_plain_messages(request.messages, request.tools)),
+        messages=folded_messages(request),
         tools=(),
         grammar=tool_call_grammar(schemas),
     )
