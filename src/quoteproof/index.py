@@ -36,6 +36,7 @@ from quoteproof.retrieval.embed_index import EmbedReport, embed_pending
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL, Embedder, dense_available
 from quoteproof.retrieval.evidence import (
     AUTOMATIC,
+    BM25_COVERAGE,
     Calibration,
     choose_threshold,
     load_calibration,
@@ -303,10 +304,15 @@ class Index:
         """Return the automatic refusal threshold for the current documents and
         retrieval (see `retrieval.auto_threshold`), estimating and storing it when
         there is none yet or the documents or retrieval changed; None when too few
-        off-topic probes are usable. Raises `RetrievalError` (see `retriever`)."""
+        off-topic probes are usable, and for BM25 alone, whose evidence (the share
+        of question words in one passage) scores generic questions like "what are
+        the first signs of X" as high as real ones: there the key-term check is the
+        screen. Raises `RetrievalError` (see `retriever`)."""
+        kind = self.retrieve("refusal threshold", top_k=1).info.evidence_kind
+        if kind == BM25_COVERAGE:
+            return None
         fingerprint = corpus_fingerprint(self.store)
         stored = load_calibration(self.store, AUTOMATIC)
-        kind = self.retrieve("refusal threshold", top_k=1).info.evidence_kind
         if stored and stored.fingerprint == fingerprint and stored.evidence_kind == kind:
             return stored
         estimate = estimate_threshold(
@@ -337,8 +343,8 @@ class Index:
         if chosen is not None and chosen.evidence_kind != info.evidence_kind:
             warnings.warn(
                 f"the refusal threshold was calibrated on {chosen.evidence_kind} evidence, "
-                f"this retrieval gives {info.evidence_kind}: the automatic threshold applies "
-                "instead (calibrate again with the same retrieval options)",
+                f"this retrieval gives {info.evidence_kind}: it is not applied, the automatic "
+                "one is when there is one (calibrate again with the same retrieval options)",
                 RetrievalNotice,
                 stacklevel=3,
             )

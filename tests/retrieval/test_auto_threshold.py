@@ -73,8 +73,22 @@ def test_the_estimate_is_made_again_when_the_documents_change(
     with Index.open(location) as index, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         before = index.automatic_threshold()
-        assert before is not None and before is not None
+        assert before is not None
         index.ingest([extra])
         after = index.automatic_threshold()
         assert after is not None and after.fingerprint != before.fingerprint
         assert after.unanswerable == before.unanswerable - 1  # the malaria probe is left out
+
+
+def test_bm25_alone_screens_by_key_terms_and_says_there_is_no_threshold(
+    index_dir: Path,
+) -> None:
+    with Index.open(index_dir) as index, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert index.automatic_threshold() is None
+        answer = index.ask("How is shingles treated and what are its symptoms?")
+        assert answer.status == "answered"
+        assert any("screened only for the question's key terms" in n for n in answer.notices)
+        status, reason, notices = ask(index, "What are the first signs of appendicitis?")
+        assert (status, reason) == ("refused", "not_in_sources")
+        assert "No retrieved source mentions 'appendicitis'." in notices

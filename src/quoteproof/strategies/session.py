@@ -54,8 +54,9 @@ def refusal_notices(info: RetrievalInfo) -> list[str]:
     if info.threshold is None or info.evidence is None:
         if info.threshold is None:
             notices.append(
-                "No refusal threshold applies to this retrieval: the sources were not "
-                "screened for relevance."
+                "No refusal threshold applies to this retrieval: the sources were "
+                "screened only for the question's key terms (calibrating the index with "
+                "labelled questions sets a threshold)."
             )
         return notices
     gap = info.evidence - info.threshold
