@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Build quoteproof's evaluation sets (``evalsets/*.jsonl``) from the public data sets.
 
-Every set is derived by rule from ``../shared/data`` (and, for ``demo.jsonl``, from
-``examples/corpus``); nothing is typed by hand. The build is deterministic: random
+Every set it writes is derived by rule from ``../shared/data`` (and, for
+``demo.jsonl``, from ``examples/corpus``); nothing is typed by hand. (``labels.jsonl``,
+the one hand-written set, is not built here; ``--corpora`` writes its corpus.) The build is deterministic: random
 choices come from ``random.Random`` seeded with fixed strings, inputs are read in
 sorted order, and rerunning it writes byte-identical files (as long as quoteproof's
 ingestion gives the same canonical text and chunks).
@@ -60,7 +61,7 @@ Usage::
     python evalsets/build.py                 # write every set
     python evalsets/build.py --only demo     # write one set (repeatable)
     python evalsets/build.py --check         # exit 1 when a committed set differs
-    python evalsets/build.py --corpora DIR   # only write DIR/scifact/*.txt, DIR/pubmedqa/*.txt
+    python evalsets/build.py --corpora DIR   # only write DIR/{scifact,pubmedqa,labels}/
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ import json
 import math
 import random
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -116,6 +118,12 @@ PDFS: tuple[tuple[str, str], ...] = (
     ("cdc", "pdfs-medical/cdc_outpatient_infection_prevention_guide_v2.3_2016.pdf"),
 )
 """The recovery PDFs: a short tag (used in case ids) and the path under ``DATA``."""
+
+LABEL_PDFS = (
+    *(rel for _, rel in PDFS),
+    "pdfs-medical/who_ipc_core_components_guidelines_2016.pdf",
+)
+"""The corpus of the hand-written ``labels.jsonl``, under ``DATA``."""
 
 SET_NAMES = ("recovery", "demo", "scifact", "pubmedqa")
 
@@ -1017,11 +1025,17 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def write_corpora(root: Path) -> dict[str, int]:
-    """Write the corpora of the SciFact and PubMedQA sets under `root`:
-    ``scifact/<doc id>.txt`` (title, blank line, abstract) and ``pubmedqa/<pmid>.txt``
-    (the abstract's sections, blank lines between). Existing files are replaced.
-    Returns the number of files written per corpus."""
+    """Write the corpora of the SciFact, PubMedQA and labels sets under `root`:
+    ``scifact/<doc id>.txt`` (title, blank line, abstract), ``pubmedqa/<pmid>.txt``
+    (the abstract's sections, blank lines between) and ``labels/*.pdf`` (copies of
+    `LABEL_PDFS`). Existing files are replaced. Returns the number of files written
+    per corpus."""
     counts = {}
+    folder = root / "labels"
+    folder.mkdir(parents=True, exist_ok=True)
+    for rel in LABEL_PDFS:
+        shutil.copyfile(DATA / rel, folder / Path(rel).name)
+    counts["labels"] = len(LABEL_PDFS)
     folder = root / "scifact"
     folder.mkdir(parents=True, exist_ok=True)
     corpus: dict[str, tuple[str, str]] = SCIFACT.corpus()
@@ -1063,7 +1077,7 @@ def main(argv: list[str] | None = None) -> int:
         "--corpora",
         type=Path,
         metavar="DIR",
-        help="write the SciFact and PubMedQA corpora under DIR",
+        help="write the SciFact, PubMedQA and labels corpora under DIR",
     )
     parser.add_argument(
         "--out-dir", type=Path, default=HERE, help="where the sets are (default: evalsets/)"

@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 EVALSETS = REPO / "evalsets"
 DATA = REPO.parent / "shared" / "data"
 DEMO_CORPUS = REPO / "examples" / "corpus"
-QUESTION_SETS = ("demo", "scifact", "pubmedqa")
+QUESTION_SETS = ("demo", "labels", "scifact", "pubmedqa")
 QUESTION_FIELDS = {"id", "question", "answerable", "gold_refs", "gold_quotes", "gold_answer"}
 RECOVERY_FIELDS = {"id", "source", "start", "end", "gold", "edited", "edits", "expect"}
 EDIT_KINDS = {
@@ -249,6 +249,19 @@ def test_demo_gold_quotes_are_verbatim(demo_corpus: dict[str, str]) -> None:
             assert any(quote in demo_corpus[r] for r in refs), item["id"]
 
 
+@needs_data
+def test_labels_gold_quotes_are_verbatim(build: ModuleType, tmp_path: Path) -> None:
+    """The hand-written set: every gold quote is the canonical text of its PDF."""
+    ingested = _ingest(tmp_path, [DATA / rel for rel in build.LABEL_PDFS])
+    texts = {Path(path).name: text for path, (text, _) in ingested.items()}
+    items = read("labels")
+    assert sum(item["answerable"] for item in items) >= 20
+    assert sum(not item["answerable"] for item in items) >= 10
+    for item in items:
+        for quote in item.get("gold_quotes", []):
+            assert any(quote in texts[ref] for ref in item["gold_refs"]), (item["id"], quote)
+
+
 # --- scifact.jsonl and pubmedqa.jsonl ----------------------------------------------------
 
 
@@ -271,11 +284,11 @@ def test_pubmedqa_has_the_labelled_questions() -> None:
 @needs_data
 def test_corpora_hold_every_gold_document(build: ModuleType, tmp_path: Path) -> None:
     counts = build.write_corpora(tmp_path)
-    assert counts == {"scifact": 5183, "pubmedqa": 1000}
-    for name in ("scifact", "pubmedqa"):
+    assert counts == {"labels": 3, "scifact": 5183, "pubmedqa": 1000}
+    for name in ("labels", "scifact", "pubmedqa"):
         for item in read(name):
-            for ref in item["gold_refs"]:
-                assert (tmp_path / ref).is_file(), ref
+            for ref in item.get("gold_refs", []):  # a path ending, as `eval` matches it
+                assert (tmp_path / name / ref.removeprefix(f"{name}/")).is_file(), ref
     title, blank, abstract = (tmp_path / "scifact" / "4983.txt").read_text("utf-8").split("\n")[:3]
     assert title and blank == "" and abstract
 

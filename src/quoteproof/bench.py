@@ -622,17 +622,17 @@ def eval_rows(set_name: str, report_json: str) -> list[Row]:
     return rows
 
 
-EVAL_SETS = ("demo", "scifact", "pubmedqa")
+EVAL_SETS = ("demo", "labels", "scifact", "pubmedqa")
 QUICK_EVAL_SAMPLE = 30
 
 
 def _eval_corpora(repo: Path, folder: Path, progress: Progress) -> Path | None:
-    """Write the SciFact and PubMedQA corpora under `folder` with evalsets/build.py;
+    """Write the SciFact, PubMedQA and labels corpora under `folder` with evalsets/build.py;
     None when that script is missing or fails."""
     build = repo / "evalsets" / "build.py"
     if not build.is_file():
         return None
-    progress("eval: writing the SciFact and PubMedQA corpora (evalsets/build.py --corpora)")
+    progress("eval: writing the SciFact, PubMedQA and labels corpora (evalsets/build.py --corpora)")
     result = run_command(
         "eval corpora", [sys.executable, str(build), "--corpora", str(folder)], repo
     )
@@ -648,10 +648,11 @@ def run_eval(
     quick: bool = False,
 ) -> list[Run]:
     """`quoteproof eval` (extractive backend) on each bundled set: `demo.jsonl` over
-    examples/corpus, `scifact.jsonl` and `pubmedqa.jsonl` over their corpora
+    examples/corpus, `labels.jsonl`, `scifact.jsonl` and `pubmedqa.jsonl` over their corpora
     (`eval_corpora`, else written by `evalsets/build.py --corpora` to a temporary
     folder). Each corpus is ingested into a temporary index first; the demo index is
-    calibrated on `examples/calibration.jsonl`, as `make demo` does. The JSON and HTML
+    calibrated on `examples/calibration.jsonl`, as `make demo` does, the others keep
+    their automatic refusal threshold (as a user's index does). The JSON and HTML
     reports go to `artifacts/eval/`. `quick`: no vectors (BM25) and
     QUICK_EVAL_SAMPLE questions per set."""
     quoteproof = [sys.executable, "-m", "quoteproof"]
