@@ -3,10 +3,11 @@
 
 Every set it writes is derived by rule from ``../shared/data`` (and, for
 ``demo.jsonl``, from ``examples/corpus``); nothing is typed by hand. (``labels.jsonl``,
-the one hand-written set, is not built here; ``--corpora`` writes its corpus.) The build is deterministic: random
-choices come from ``random.Random`` seeded with fixed strings, inputs are read in
-sorted order, and rerunning it writes byte-identical files (as long as quoteproof's
-ingestion gives the same canonical text and chunks).
+the one hand-written set, is not built here; ``--corpora`` writes its corpus.)
+The build is deterministic: random choices come from ``random.Random`` seeded with
+fixed strings, inputs are read in sorted order, and rerunning it writes
+byte-identical files (as long as quoteproof's ingestion gives the same canonical
+text and chunks).
 
 Sets (formats: ``evalsets/README.md``):
 

@@ -26,3 +26,8 @@ def test_missing_terms_name_what_no_passage_carries_in_question_order() -> None:
         "45", "paxlovid", "simvastatin",
     )  # fmt: skip
     assert missing_terms("3.5 kg?", ["3 to 5 kg"]) == ("3.5",)
+
+
+def test_a_general_word_with_another_ending_is_general_a_lookalike_stem_is_not() -> None:
+    assert key_terms("Is the safest dosing diagnosed?") == []  # safe, dose, diagnosis listed
+    assert key_terms("Which statin, with warfarin?") == ["statin", "warfarin"]  # station, warfare

@@ -5,9 +5,11 @@ A question about acetaminophen is not answered by passages about remdesivir howe
 much vocabulary they share. A question's numbers are key terms, and so are its content
 words that are not general English: not in the bundled word list
 (`common_words.txt`), even allowing for a changed ending ("diagnose" is general
-because "diagnosis" is listed). A key term is *carried* by a passage that has a word
-beginning with the term less its last two letters (at least four), so "diagnosed"
-carries "diagnose"; a number is carried by the same number ("3.5", not "3" and "5").
+because "diagnosis" is listed, "safest" because "safe" is). Only whole endings
+count: "warfarin" is specific although "warfare" is listed. A key term is
+*carried* by a passage that has a word beginning with the term less its last two
+letters (at least four), so "diagnosed" carries "diagnose"; a number is carried by
+the same number ("3.5", not "3" and "5").
 """
 
 from __future__ import annotations
@@ -20,26 +22,33 @@ from importlib.resources import files
 from quoteproof.terms import query_terms, words
 
 SHORTEST_KEY = 3
-SHARED_PREFIX = 5  # an unlisted word is general when a listed one shares its stem this long
+SHORTEST_BASE = 3
+ENDINGS = (
+    "s", "es", "e", "d", "ed", "ing", "er", "ers", "est", "ly", "y", "al", "ic",
+    "ion", "ions", "ation", "ations", "ive", "ity", "is", "ses", "ment", "ments",
+)  # fmt: skip
+"""Inflection and derivation endings: a word is general when a listed word is its
+base (the word less one of these) with none or one of these added."""
 CARRIED_PREFIX = 4
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 @cache
-def _common_words() -> tuple[frozenset[str], frozenset[str]]:
-    """The bundled general-English words, and every prefix of them of SHARED_PREFIX
-    or more letters."""
+def _common_words() -> frozenset[str]:
+    """The bundled general-English words."""
     text = files("quoteproof.retrieval").joinpath("common_words.txt").read_text("utf-8")
-    listed = frozenset(line for line in text.split() if not line.startswith("#"))
-    prefixes = frozenset(word[:n] for word in listed for n in range(SHARED_PREFIX, len(word) + 1))
-    return listed, prefixes
+    return frozenset(line for line in text.split() if not line.startswith("#"))
 
 
 def _general(word: str) -> bool:
-    listed, prefixes = _common_words()
-    if word in listed:
-        return True
-    return len(word) >= SHARED_PREFIX and word[: max(SHARED_PREFIX, len(word) - 2)] in prefixes
+    """Whether `word`, or a form of it with another of the ENDINGS, is listed."""
+    listed = _common_words()
+    bases = {word} | {
+        word[: -len(ending)]
+        for ending in ENDINGS
+        if word.endswith(ending) and len(word) - len(ending) >= SHORTEST_BASE
+    }
+    return any(base + ending in listed for base in bases for ending in ("", *ENDINGS))
 
 
 def key_terms(question: str) -> list[str]:
