@@ -4,6 +4,7 @@ resolver tests."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from quoteproof.model import Chunk, Document, Layout, Location, sha256_text
 
@@ -38,6 +39,17 @@ def make_chunks(
         )
         offset += len(paragraph) + len(separator)
     return chunks
+
+
+def overlapping_windows(text: str, first_end: str, second_start: str) -> list[Chunk]:
+    """Two chunks of one paragraph `text` whose windows overlap: the first ends after
+    the words `first_end`, the second starts at the words `second_start` (earlier)."""
+    base = make_chunks(paragraphs=[text])[0]
+    cut = text.index(first_end) + len(first_end)
+    overlap = text.index(second_start)
+    first = replace(base, end=cut, text=text[:cut])
+    second = replace(base, ref=f"{base.doc_id}.2", ordinal=2, start=overlap, text=text[overlap:])
+    return [first, second]
 
 
 class Lookup:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from helpers.lookups import make_chunks
+from helpers.lookups import make_chunks, overlapping_windows
 from quoteproof.quoting.passages import JOIN, Passage, around
 
 BREAK = "\n\nPage 2 of 9\n\n"
@@ -26,12 +26,7 @@ def test_adjacent_chunks_join_without_what_lies_between() -> None:
 
 def test_overlapping_windows_share_their_text_once() -> None:
     text = " ".join(PARTS)
-    base = make_chunks(paragraphs=[text])[0]
-    cut = text.index("here.") + len("here.")
-    overlap = text.index("Second")
-    first = replace(base, end=cut, text=text[:cut])
-    second = replace(base, ref="doc.2", ordinal=2, start=overlap, text=text[overlap:])
-    passage = Passage.join([first, second])
+    passage = Passage.join(overlapping_windows(text, "here.", "Second"))
     assert passage is not None and passage.text == text
     assert passage.document_span(0, len(text)) == (0, len(text))
 

@@ -3,12 +3,10 @@ always one stored slice, and what the source lacks is rejected with its reason."
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers.lookups import Lookup, make_chunks
+from helpers.lookups import Lookup, make_chunks, overlapping_windows
 from quoteproof.model import Quote, Rejected, sha256_text
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.partial import MIN_PARTIAL_WORDS
@@ -80,11 +78,7 @@ def test_fuzzy_words_over_a_boundary_keep_the_differs_flags() -> None:
 
 def test_overlapping_windows_resolve_exactly_over_their_edge() -> None:
     text = " ".join(LABEL)
-    base = make_chunks(paragraphs=[text])[0]
-    cut = text.index("Discontinue at once") + len("Discontinue at once")
-    overlap = text.index("Slow the infusion")
-    first = replace(base, end=cut, text=text[:cut])
-    second = replace(base, ref="doc.2", ordinal=2, start=overlap, text=text[overlap:])
+    first, second = overlapping_windows(text, "Discontinue at once", "Slow the infusion")
     words = text[text.index("Signs") : text.index("Monitor liver tests") + len("Monitor liver")]
     (quote,), _ = resolve(f'<quote ref="doc.1">{words}</quote>', [0], Lookup([first, second], text))
     assert quote.match == "exact" and quote.text == words
