@@ -121,7 +121,7 @@ def eval_set(set_name: str, corpus: Path, root: Path, quick: bool, out: Figures)
     if quick:
         command += ["--sample", str(QUICK_SAMPLE), "--seed", "0"]
     status = run(command)
-    report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.is_file() else None
+    report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.is_file() else {}
     if not add_report(out, set_name, report):
         out.note(f"{set_name}: no figures in its JSON report (exit status {status})")
         return False

@@ -59,10 +59,10 @@ class Figure:
         """The figure of `item`; ValueError when a field is missing or of the wrong type."""
         if not isinstance(item, dict):
             raise ValueError(f"a figure is not an object: {item!r}")
-        name, unit = item.get("name"), item.get("unit", "")
-        reference_name = item.get("reference_name", "")
-        if not all(isinstance(text, str) for text in (name, unit, reference_name)):
+        texts = [item.get("name"), item.get("unit", ""), item.get("reference_name", "")]
+        if not all(isinstance(text, str) for text in texts):
             raise ValueError(f"a figure's name, unit or reference_name is not text: {item!r}")
+        name, unit, reference_name = map(str, texts)
         return cls(
             name, _number(item.get("value")), unit, reference_name, _number(item.get("reference"))
         )

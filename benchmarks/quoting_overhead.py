@@ -51,10 +51,16 @@ class SimulatedModel:
 
     name = "simulated"
     model: str | None = "simulated"
+    server: str | None = None
+    constrained = False
 
     def __init__(self, seed: int = 7) -> None:
         self.rng = random.Random(seed)
         self.seconds = 0.0
+
+    def excess_tokens(self, request: CompletionRequest) -> int:
+        """No context limit: every prompt fits."""
+        return 0
 
     def complete(self, request: CompletionRequest) -> Completion:
         started = time.perf_counter()

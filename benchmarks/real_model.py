@@ -51,10 +51,11 @@ class TimedBackend:
     seconds: float = 0.0
     name: str = field(init=False)
     model: str | None = field(init=False)
+    server: str | None = field(init=False)
     constrained: bool = field(init=False)
 
     def __post_init__(self) -> None:
-        self.name, self.model = self.inner.name, self.inner.model
+        self.name, self.model, self.server = self.inner.name, self.inner.model, self.inner.server
         self.constrained = self.inner.constrained
 
     def excess_tokens(self, request: CompletionRequest) -> int:
