@@ -105,8 +105,8 @@ def eval_set(set_name: str, corpus: Path, root: Path, quick: bool, out: Figures)
     if (status := run(ingest)) != 0:
         out.note(f"{set_name}: ingest of {corpus} failed (exit status {status})")
         return False
-    calibration = REPO / "examples" / "calibration.jsonl"
     if set_name == "demo":
+        calibration = REPO / "examples" / "calibration.jsonl"
         calibrate = [*QUOTEPROOF, "calibrate", str(calibration), "--index", index]
         if (status := run(calibrate)) != 0:
             out.note(f"{set_name}: calibration failed (exit status {status})")
