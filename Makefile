@@ -53,11 +53,12 @@ test: $(VENV)/.installed-local
 openapi: $(VENV)/.installed-dev
 	$(BIN)/python -m quoteproof.server.app --openapi docs/openapi.json
 
-# Every benchmark, one table (figure, reference from the same run, ratio); JSON in artifacts/bench.json.
+# Every benchmark (benchmarks/run.py), one table (figure, reference from the same run,
+# ratio); JSON in artifacts/bench.json.
 # Smaller runs: make bench BENCH_ARGS=--quick; a subset: BENCH_ARGS="--only recovery".
 BENCH_ARGS ?=
 bench: $(VENV)/.installed-local
-	$(BIN)/quoteproof bench --output artifacts/bench.json $(BENCH_ARGS)
+	$(BIN)/python benchmarks/run.py --output artifacts/bench.json $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) $(DEMO_INDEX) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -11,7 +11,7 @@ times; the best round of each is reported (the least disturbed by the machine).
   processes parsing while the main process stores (`quoteproof ingest --jobs 2`,
   the default on this 2-core machine).
 
-Run: .venv/bin/python benchmarks/ingest.py [--rounds 3]
+Run: .venv/bin/python benchmarks/ingest.py [--rounds 3] [--json FILE]
 """
 
 from __future__ import annotations
@@ -25,12 +25,20 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
+from figures import Figures, add_json_option
 from quoteproof import Index
 from quoteproof.ingest.files import parse_file
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data"
 FOLDERS = ("pdfs-medical", "pdfs-structure-pdfplumber", "fda-remdesivir-label")
+RAW = "raw pypdfium2 get_text_range"
+FIGURES = {
+    "quoteproof parse + chunk + index": "pages/s, parse + chunk + index (1 process)",
+    "  same, --jobs 2 (2 parse workers)": "pages/s, parse + chunk + index (--jobs 2)",
+    "quoteproof parse": "pages/s, parse only",
+}
+"""The figure of each quoteproof side (by its row in the printed table), in table order."""
 
 
 def pdf_files() -> list[Path]:
@@ -83,10 +91,11 @@ def timed(run: Callable[[list[Path]], int], files: list[Path], timings: list[flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="Rounds per side (best is kept).")
+    add_json_option(parser)
     args = parser.parse_args()
     files = pdf_files()
     sides: dict[str, Callable[[list[Path]], int]] = {
-        "raw pypdfium2 get_text_range": raw_extraction,
+        RAW: raw_extraction,
         "quoteproof parse": quoteproof_parse,
         "quoteproof parse + chunk + index": quoteproof_ingest,
         "  same, --jobs 2 (2 parse workers)": partial(quoteproof_ingest, jobs=2),
@@ -96,16 +105,17 @@ def main() -> None:
     for _ in range(args.rounds):
         for name, run in sides.items():
             pages[name] = timed(run, files, timings[name])
-    print(
-        f"{len(files)} PDFs, {pages['raw pypdfium2 get_text_range']} pages, "
-        f"best of {args.rounds} rounds, 1 process"
-    )
+    print(f"{len(files)} PDFs, {pages[RAW]} pages, best of {args.rounds} rounds, 1 process")
     print(f"{'':36} {'pages':>6} {'seconds':>8} {'pages/s':>8} {'share of raw':>13}")
-    raw_rate = pages["raw pypdfium2 get_text_range"] / min(timings["raw pypdfium2 get_text_range"])
+    rates = {name: pages[name] / min(timings[name]) for name in sides}
     for name in sides:
         seconds = min(timings[name])
-        rate = pages[name] / seconds
-        print(f"{name:36} {pages[name]:6d} {seconds:8.3f} {rate:8.0f} {rate / raw_rate:12.0%}")
+        share = rates[name] / rates[RAW]
+        print(f"{name:36} {pages[name]:6d} {seconds:8.3f} {rates[name]:8.0f} {share:12.0%}")
+    out = Figures("ingest")
+    for name, figure in FIGURES.items():
+        out.add(figure, rates[name], "pages/s", RAW, rates[RAW])
+    out.write(args.json)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ quotes rejected, quotes that fail `verify` (must be 0), refusals of unanswerable
 of answerable questions, citation accuracy, time per answer split into the model's
 time and quoteproof's own (retrieval, resolution, checks), and tokens per second.
 
-    python benchmarks/real_model.py [--sample 12] [--seed 0] [--threads N]
+    python benchmarks/real_model.py [--sample 12] [--seed 0] [--threads N] [--json FILE]
 
 The sample is drawn with a fixed seed, so answerable and unanswerable questions mix.
 Needs the dense and local extras (`make bench` installs them).
@@ -26,6 +26,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from figures import Figures, add_json_option
 from quoteproof import Index
 from quoteproof.evaluation.evalset import EvalItem, read_evalset, sample
 from quoteproof.evaluation.runner import AskOptions, EvalRun, run_eval
@@ -50,10 +51,11 @@ class TimedBackend:
     seconds: float = 0.0
     name: str = field(init=False)
     model: str | None = field(init=False)
+    server: str | None = field(init=False)
     constrained: bool = field(init=False)
 
     def __post_init__(self) -> None:
-        self.name, self.model = self.inner.name, self.inner.model
+        self.name, self.model, self.server = self.inner.name, self.inner.model, self.inner.server
         self.constrained = self.inner.constrained
 
     def excess_tokens(self, request: CompletionRequest) -> int:
@@ -118,17 +120,30 @@ class Row:
         )
         return resolved, rejected
 
+    def valid_percent(self) -> float | None:
+        """Protocol-valid replies, % of the answer-stage replies (None without any)."""
+        valid, total = self.replies()
+        return 100 * valid / total if total else None
+
+    def seconds_per_answer(self) -> float:
+        return self.run.duration_s / max(1, self.run.metrics.items)
+
+    def own_seconds(self) -> float:
+        """quoteproof's own seconds: the run's less the model's."""
+        return max(0.0, self.run.duration_s - self.model_s)
+
     def line(self) -> str:
         m = self.run.metrics
         n = max(1, m.items)
         valid, total = self.replies()
         resolved, rejected = self.quotes()
         total_s = self.run.duration_s
-        own_s = max(0.0, total_s - self.model_s)
+        own_s = self.own_seconds()
         tokens = m.completion_tokens or 0
         rate = f"{tokens / self.model_s:6.1f}" if self.model_s > 0 and tokens else "     -"
+        percent = self.valid_percent()
         protocol = (
-            f"{valid:3d}/{total:<3d} {100 * valid / total:5.1f}%" if total else "      -     "
+            f"{valid:3d}/{total:<3d} {percent:5.1f}%" if percent is not None else "      -     "
         )
         unanswerable = f"{m.refusal_correct:.2f}" if m.refusal_correct is not None else "   -"
         false_refusal = (
@@ -139,7 +154,8 @@ class Row:
         return (
             f"{self.name:<22} {protocol:>13} {resolved:>5} {rejected:>5} {m.not_verbatim:>6} "
             f"{unanswerable:>6} {false_refusal:>6} {citation:>6} "
-            f"{total_s / n:7.2f} {self.model_s / n:7.2f} {own_s / n:7.3f} {share:>6} {rate}"
+            f"{self.seconds_per_answer():7.2f} {self.model_s / n:7.2f} {own_s / n:7.3f} "
+            f"{share:>6} {rate}"
         )
 
 
@@ -170,6 +186,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the question sample")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads of the model")
     parser.add_argument("--top-k", type=int, default=3, help="sources given to the model")
+    add_json_option(parser)
     args = parser.parse_args()
     warnings.simplefilter("ignore", RetrievalNotice)
     items = sample(read_evalset(EVALSET), args.sample, args.seed)
@@ -202,6 +219,28 @@ def main() -> None:
     for row in rows:
         print(row.line())
     print(LEGEND)
+    figures({row.name: row for row in rows}).write(args.json)
+
+
+def figures(rows: dict[str, Row]) -> Figures:
+    """Per mode, with the grammar: protocol-valid replies (reference: without it) and
+    seconds per answer (reference: the extractive backend); quoteproof's share of the
+    answer time; shown quotes failing verify over every row (must be 0, a target)."""
+    out = Figures("realmodel")
+    extractive = rows["extractive (reference)"]
+    for mode in ("quote", "cite"):
+        constrained, free = rows[f"local {mode} +grammar"], rows[f"local {mode}"]
+        out.add(f"protocol-valid replies %, {mode} +grammar", constrained.valid_percent(), "%",
+                "without grammar", free.valid_percent())  # fmt: skip
+        out.add(f"s/answer, {mode} +grammar", constrained.seconds_per_answer(), "s",
+                "extractive backend", extractive.seconds_per_answer())  # fmt: skip
+    quote = rows["local quote +grammar"]
+    share = 100 * quote.own_seconds() / quote.run.duration_s if quote.run.duration_s else None
+    out.add("quoteproof's own time, % of answer (quote +grammar)", share, "%")
+    failing = sum(row.run.metrics.not_verbatim for row in rows.values())
+    out.add("shown quotes failing verify, every row", failing, "quotes")
+    out.target("no shown quote fails verify", failing == 0)
+    return out
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ Per matcher: accuracy (share of `span` cases resolved to a span of character IoU
 was returned), mean and p95 milliseconds per quote, and the speed ratio to difflib.
 
 Run: .venv/bin/python benchmarks/recovery.py [--cases FILE] [--data-dir DIR]
-     [--sample N] [--json]
+     [--sample N] [--json FILE]
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from figures import Figures, add_json_option
 from quoteproof import Index
 from quoteproof.index import StoreLookup
 from quoteproof.model import Chunk
@@ -308,8 +309,7 @@ class RecoveryReport:
             falses = " ".join(f"{k.false_quotes[n]:>10}" for n in names)
             out.append(f"{k.kind:16} {k.span_cases:5d} {accuracies} {k.none_cases:5d} {falses}")
         out.append("")
-        verdicts = [f"{name}: {'PASS' if ok else 'FAIL'}" for name, ok in self.targets().items()]
-        out.append("quoteproof targets: " + "; ".join(verdicts))
+        out.append(verdict_line(self.targets()))
         if self.misses:
             out.append(f"quoteproof misses ({len(self.misses)}, first {misses} shown):")
             for miss in self.misses[:misses]:
@@ -320,6 +320,12 @@ class RecoveryReport:
                 if miss.shown is not None:
                     out.append(f"    shown:  {_short(miss.shown)}")
         return out
+
+
+def verdict_line(targets: dict[str, bool]) -> str:
+    """`quoteproof targets: NAME: PASS; NAME: FAIL; ...`"""
+    verdicts = [f"{name}: {'PASS' if ok else 'FAIL'}" for name, ok in targets.items()]
+    return "quoteproof targets: " + "; ".join(verdicts)
 
 
 def _short(text: str, limit: int = 150) -> str:
@@ -509,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=DATA, help="Where `source` paths lie.")
     parser.add_argument("--sample", type=int, help="A random sample of N cases (fixed seed).")
     parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD)
-    parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
+    add_json_option(parser)
     args = parser.parse_args(argv)
     if not args.cases.is_file():
         print(f"no cases at {args.cases}: build them with evalsets/build.py", file=sys.stderr)
@@ -520,11 +526,33 @@ def main(argv: list[str] | None = None) -> int:
         print(message, file=sys.stderr, flush=True)
 
     report = run_recovery(cases, args.data_dir, threshold=args.threshold, progress=progress)
-    if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
-    else:
-        print("\n".join(report.lines()))
+    print("\n".join(report.lines()))
+    figures(report).write(args.json)
     return 0 if all(report.targets().values()) else 1
+
+
+def figures(report: RecoveryReport) -> Figures:
+    """quoteproof's time per quote, accuracy and false quotes, each next to every other
+    matcher's; the targets (also as the printed verdict line); the whole report as
+    `data`."""
+    ours = report.matcher(QUOTEPROOF)
+    others = [m for m in report.matchers if m is not ours]
+    out = Figures("recovery", data=report.to_dict())
+    for other in others:
+        out.add("quote resolution mean ms/quote", ours.mean_ms, "ms", other.name, other.mean_ms)
+        out.add("quote resolution p95 ms/quote", ours.p95_ms, "ms", other.name, other.p95_ms)
+    accuracy = f"quote recovery accuracy % (IoU >= {IOU_MIN:g}, {ours.span_cases} quotes)"
+    for other in others:
+        out.add(accuracy, 100 * ours.accuracy, "%", other.name, 100 * other.accuracy)
+    false_quotes = f"false quotes % ({ours.none_cases} absent quotes)"
+    for other in others:
+        out.add(
+            false_quotes, 100 * ours.false_quote_rate, "%", other.name, 100 * other.false_quote_rate
+        )
+    targets = report.targets()
+    out.note(verdict_line(targets))
+    out.targets.update(targets)
+    return out
 
 
 if __name__ == "__main__":

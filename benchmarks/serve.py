@@ -2,7 +2,7 @@
 127.0.0.1, with concurrent clients asking (extractive backend) and searching while
 a background ingest of uploaded documents runs.
 
-    python benchmarks/serve.py [--clients 20] [--seconds 30] [--uploads 200]
+    python benchmarks/serve.py [--clients 20] [--seconds 30] [--uploads 200] [--json FILE]
 
 The demo corpus is ingested into a temporary index first (BM25 only, so the figures
 do not depend on the embedding model). The run also checks that no request failed
@@ -20,7 +20,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from helpers.load import make_documents, run_load, running_server  # noqa: E402
+from figures import Figures, add_json_option  # noqa: E402
+from helpers.load import LoadReport, make_documents, run_load, running_server  # noqa: E402
 from quoteproof import Index  # noqa: E402
 from quoteproof.retrieval.retriever import RetrievalNotice  # noqa: E402
 
@@ -30,6 +31,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--uploads", type=int, default=200)
+    add_json_option(parser)
     args = parser.parse_args()
     warnings.simplefilter("ignore", RetrievalNotice)
     with tempfile.TemporaryDirectory() as tmp:
@@ -45,15 +47,31 @@ def main() -> int:
     )
     for line in report.lines():
         print(line)
+    out = figures(report)
+    print(out.notes[0])
+    for error in report.errors[:10]:
+        print(f"  {error}")
+    out.write(args.json)
+    return 0 if all(out.targets.values()) else 1
+
+
+def figures(report: LoadReport) -> Figures:
+    """req/s and p50/p95 ms per endpoint (no reference exists); the errors, lost and
+    duplicated documents as a note and as targets."""
+    out = Figures("serve")
+    for s in report.stats():
+        out.add(f"req/s, {s.endpoint}", s.per_second, "req/s")
+        out.add(f"p50 ms, {s.endpoint}", s.p50_ms, "ms")
+        out.add(f"p95 ms, {s.endpoint}", s.p95_ms, "ms")
     duplicates = report.listed_after - report.distinct_paths_after
     lost = report.listed_before + report.uploaded - report.listed_after
-    print(
+    out.note(
         f"errors: {len(report.errors)} · ingest job: {report.job_state} · documents "
         f"{report.listed_before} -> {report.listed_after} (lost {lost}, duplicated {duplicates})"
     )
-    for error in report.errors[:10]:
-        print(f"  {error}")
-    return 1 if report.errors or lost or duplicates else 0
+    out.target("no request failed", not report.errors)
+    out.target("no uploaded document lost or duplicated", not lost and not duplicates)
+    return out
 
 
 if __name__ == "__main__":

@@ -9,11 +9,12 @@ Both are played by the scripted OpenAI-compatible server of the test suite, whic
 reports usage counted with a real tokenizer (the bundled all-MiniLM-L6-v2 WordPiece
 vocabulary: no download), and quoteproof records that usage in `Answer.usage`.
 
-    python benchmarks/tokens.py
+    python benchmarks/tokens.py [--json FILE]
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 import tempfile
@@ -25,6 +26,7 @@ from tokenizers import Tokenizer
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
+from figures import Figures, add_json_option  # noqa: E402
 from helpers.llm_servers import ScriptedOpenAIServer  # noqa: E402
 from quoteproof import Index  # noqa: E402
 from quoteproof.llm.extractive import extract_answer  # noqa: E402
@@ -68,6 +70,9 @@ def completion_tokens(answer: Answer) -> int:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_json_option(parser)
+    args = parser.parse_args()
     warnings.simplefilter("ignore", RetrievalNotice)  # BM25 alone is enough here
     model_dir = Path(resolve_model(DEFAULT_EMBED_MODEL))
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
@@ -102,6 +107,15 @@ def main() -> None:
     finally:
         server.stop()
     print_table(rows)
+    out = Figures("tokens")
+    out.add(
+        'completion tokens/answer, <quote ref="…"/>',
+        sum(r[3] for r in rows) / len(rows),
+        "tokens",
+        "passages copied out in full",
+        sum(r[4] for r in rows) / len(rows),
+    )
+    out.write(args.json)
 
 
 def print_table(rows: list[tuple[str, int, int, int, int]]) -> None:

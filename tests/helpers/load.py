@@ -81,6 +81,24 @@ def make_documents(folder: Path, count: int) -> list[Path]:
     return paths
 
 
+@dataclass(frozen=True)
+class EndpointStats:
+    """Requests of one endpoint (or `all`) over a run: count, per second, p50/p95 ms."""
+
+    endpoint: str
+    requests: int
+    per_second: float
+    p50_ms: float
+    p95_ms: float
+
+    @classmethod
+    def of(cls, endpoint: str, values: list[float], seconds: float) -> EndpointStats:
+        cuts = statistics.quantiles(values, n=20) if len(values) > 1 else values * 19
+        return cls(
+            endpoint, len(values), len(values) / seconds, statistics.median(values), cuts[18]
+        )
+
+
 @dataclass
 class LoadReport:
     """What the clients saw: latencies (ms) per endpoint and every failure."""
@@ -107,23 +125,27 @@ class LoadReport:
     def requests(self) -> int:
         return sum(len(v) for v in self.latencies.values())
 
+    def stats(self) -> list[EndpointStats]:
+        """Per endpoint (sorted by name), then `all`; none when no request completed."""
+        if not self.requests:
+            return []
+        every = [v for values in self.latencies.values() for v in values]
+        named = sorted(self.latencies.items())
+        return [EndpointStats.of(name, values, self.seconds) for name, values in named] + [
+            EndpointStats.of("all", every, self.seconds)
+        ]
+
     def lines(self) -> list[str]:
         """The report as table lines: requests/s and p50/p95 per endpoint."""
         if not self.requests:
             return ["no request completed"]
         rows = [f"{'endpoint':<12} {'requests':>8} {'req/s':>7} {'p50 ms':>8} {'p95 ms':>8}"]
-        for endpoint, values in sorted(self.latencies.items()):
-            rows.append(_row(endpoint, values, self.seconds))
-        rows.append(_row("all", [v for vs in self.latencies.values() for v in vs], self.seconds))
+        for s in self.stats():
+            rows.append(
+                f"{s.endpoint:<12} {s.requests:>8} {s.per_second:>7.1f} "
+                f"{s.p50_ms:>8.1f} {s.p95_ms:>8.1f}"
+            )
         return rows
-
-
-def _row(name: str, values: list[float], seconds: float) -> str:
-    cuts = statistics.quantiles(values, n=20) if len(values) > 1 else values * 19
-    return (
-        f"{name:<12} {len(values):>8} {len(values) / seconds:>7.1f} "
-        f"{statistics.median(values):>8.1f} {cuts[18]:>8.1f}"
-    )
 
 
 def _client(url: str, number: int, stop: float, report: LoadReport) -> None:

@@ -1,0 +1,87 @@
+"""The figures some benchmark scripts build from what they measured: serve (a load
+report), retrieval (scored rows) and eval_sets (a `quoteproof eval` JSON report)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from figures import Figures
+from helpers.bench_scripts import load_script
+from helpers.load import LoadReport
+
+
+def test_serve_figures_per_endpoint_and_its_targets() -> None:
+    serve = load_script("serve")
+    report = LoadReport(seconds=2.0, latencies={"search": [10.0, 30.0], "ask": [50.0]})
+    report.uploaded, report.job_state = 3, "done"
+    report.listed_before, report.listed_after, report.distinct_paths_after = 5, 8, 8
+    out = serve.figures(report)
+    by = {f.name: f for f in out.figures}
+    assert list(by)[:3] == ["req/s, ask", "p50 ms, ask", "p95 ms, ask"]
+    assert by["req/s, search"].value == 1.0 and by["req/s, all"].value == 1.5
+    assert by["p50 ms, search"].value == 20.0 and by["p50 ms, all"].unit == "ms"
+    assert all(f.reference is None and f.ratio is None for f in out.figures)
+    assert out.notes == ["errors: 0 · ingest job: done · documents 5 -> 8 (lost 0, duplicated 0)"]
+    assert all(out.targets.values())
+    report.errors.append("ask: HTTP 500")
+    report.listed_after = 7
+    assert serve.figures(report).targets == {
+        "no request failed": False,
+        "no uploaded document lost or duplicated": False,
+    }
+
+
+def test_retrieval_figures_next_to_bm25s() -> None:
+    retrieval = load_script("retrieval")
+    row = retrieval.Row
+    rows = [
+        row("bm25s (reference)", "memory", 0.686, 0.913, 0.2, 0.7),
+        row("quoteproof bm25", "sqlite", 0.687, 0.932, 12.7, 17.7),
+        row("quoteproof dense", "sqlite", 0.649, 0.925, 28.8, 112.2),
+        row("quoteproof hybrid", "sqlite", 0.716, 0.955, 47.9, 119.6),
+    ]
+    out = Figures("retrieval")
+    retrieval.add_rows(out, rows)
+    retrieval.verdict(rows, out)
+    by = {f.name: f for f in out.figures}
+    assert len(out.figures) == 3 * 4
+    assert (by["query p50 ms, bm25 (sqlite)"].value, by["query p50 ms, bm25 (sqlite)"].reference) \
+        == (12.7, 0.2)  # fmt: skip
+    ndcg = by["nDCG@10, hybrid (sqlite)"]
+    assert (ndcg.value, ndcg.reference, ndcg.reference_name) == (0.716, 0.686, "bm25s nDCG@10")
+    assert by["recall@100, dense (sqlite)"].reference_name == "bm25s recall@100"
+    assert out.notes == ["sqlite: hybrid nDCG@10 0.716 vs best part 0.687: PASS "
+                         "(target >= 0.70 and above both parts)"]  # fmt: skip
+    assert out.targets == {"sqlite: hybrid nDCG@10 >= 0.70 and above both parts": True}
+
+
+def test_eval_figures_from_a_json_report() -> None:
+    eval_sets = load_script("eval_sets")
+    report: dict[str, Any] = {
+        "schema": "quoteproof.eval/1",
+        "config": {"top_k": 5},
+        "metrics": {
+            "items": 40,
+            "verbatim_rate": 1.0,
+            "quote_precision": 0.5,
+            "citation_accuracy": None,
+            "retrieval_recall": {"5": 0.75, "20": 0.9},
+            "latency_ms": {"p50": 12.5, "p95": 30.0},
+        },
+        "items": [{"metrics": {"verbatim_rate": 0.0}}],
+    }
+    out = Figures("eval")
+    assert eval_sets.add_report(out, "demo", report) == 6
+    assert [(f.name, f.value, f.unit) for f in out.figures] == [
+        ("demo: verbatim rate %", 100.0, "%"),
+        ("demo: quote precision %", 50.0, "%"),
+        ("demo: retrieval recall@5 %", 75.0, "%"),
+        ("demo: retrieval recall@20 %", pytest.approx(90.0), "%"),
+        ("demo: latency p50 ms", 12.5, "ms"),
+        ("demo: latency p95 ms", 30.0, "ms"),
+    ]
+    assert all(f.reference is None for f in out.figures)
+    assert eval_sets.add_report(out, "demo", None) == 0
+    assert eval_sets.add_report(out, "demo", [1, 2]) == 0
