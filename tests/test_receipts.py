@@ -49,3 +49,26 @@ def test_cited_passages_are_verified_after_the_quotes(index_dir: Path) -> None:
         ("c2", rash.ref, True, False),
     ]
     assert "text differs from the source" in "; ".join(checks[2].problems)
+
+
+def test_a_quote_may_run_into_the_next_chunk_but_starts_in_its_ref(index_dir: Path) -> None:
+    with Index.open(index_dir) as index:
+        first = index.search("burning tingling pain", top_k=1)[0].chunk
+        chunks = index.store.chunks_of(first.doc_id, first.doc_version)
+        (following,) = [c for c in chunks if c.ordinal == first.ordinal + 1]
+        document = index.store.get_document(first.doc_id, first.doc_version)
+        assert document is not None
+        layout = index.store.get_layout(first.doc_id, first.doc_version)
+        pages = (layout.pages_of(first.start, following.end) or None) if layout else None
+
+        def spanning(ref: str, quote_id: str) -> Quote:
+            return make_quote(
+                document.text, first.start, following.end, quote_id, ref=ref,
+                label=first.label, doc_id=first.doc_id, doc_version=first.doc_version,
+                source_path=first.source_path, section=first.section, pages=pages,
+            )  # fmt: skip
+
+        quotes = (spanning(first.ref, "q1"), spanning(following.ref, "q2"))
+        checks = index.verify(make_answer((), quotes))
+    assert [c.valid for c in checks] == [True, False]
+    assert "lie outside ref" in checks[1].problems[0]

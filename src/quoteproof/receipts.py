@@ -31,8 +31,15 @@ def _ref_problems(quote: Quote, store: Store) -> list[str]:
         return [f"ref '{quote.ref}' is not in the index"]
     if (chunk.doc_id, chunk.doc_version) != (quote.doc_id, quote.doc_version):
         return [f"ref '{quote.ref}' belongs to another document version"]
-    if not chunk.start <= quote.start < quote.end <= chunk.end:
-        return [f"offsets {quote.start}..{quote.end} lie outside ref '{quote.ref}'"]
+    end = chunk.end
+    if quote.end > chunk.end:  # a quote may run on into the next chunk
+        following = [c for c in store.neighbours(chunk) if c.ordinal == chunk.ordinal + 1]
+        end = following[0].end if following else chunk.end
+    if not chunk.start <= quote.start < quote.end <= end:
+        return [
+            f"offsets {quote.start}..{quote.end} lie outside ref '{quote.ref}' "
+            "and the chunk after it"
+        ]
     return []
 
 
