@@ -70,7 +70,7 @@ def test_cli_ask_records_every_answer_and_the_chain_verifies(index_dir: Path) ->
         entry = index.store.get_audit_entry(records[0]["id"])
         assert entry is not None
         answer = answer_of(entry)
-        assert answer.question == QUESTIONS[0]
+        assert answer.without_quotes.question == QUESTIONS[0]
         assert all(check.valid for check in index.verify(answer))
 
 

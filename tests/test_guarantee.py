@@ -21,10 +21,12 @@ from hypothesis import strategies as st
 from helpers.answers import assert_text_formats_box, shown_cited
 from helpers.llm_servers import Reply, ToolReply
 from quoteproof import Index
+from quoteproof.codec import answer_from_dict
 from quoteproof.ingest.chunking import sentence_spans
 from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.model import Answer, AnswerMode, Chunk, QuoteSegment, StatementLabel
-from quoteproof.render.json import answer_from_dict, render_json
+from quoteproof.receipts import verify_recorded
+from quoteproof.render.json import render_json
 
 QUESTION = "What are the symptoms and treatment of shingles, dose of remdesivir, blood pressure?"
 
@@ -129,9 +131,10 @@ def assert_guarantee(answer: Answer, index: Index, script: list[Reply]) -> None:
         # 2-3. Markdown: one block quote per verbatim passage, no live HTML; terminal:
         # one panel per verbatim passage.
         assert_text_formats_box(answer, boxes, show_cited=show_cited)
-    # 4. JSON round-trips and keeps every raw model output verbatim.
+    # 4. JSON round-trips (its quotes re-read from the store) and keeps every raw
+    # model output verbatim.
     data = json.loads(render_json(answer))
-    assert answer_from_dict(data) == answer
+    assert verify_recorded(answer_from_dict(data), index.store) == answer
     outputs = [call["output"] for call in data["calls"]]
     texts = [reply_text(reply) for reply in script]
     assert all(output in texts for output in outputs)

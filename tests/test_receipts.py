@@ -1,4 +1,5 @@
-"""Tests for quoteproof.receipts: `verify_answer` re-checks quotes and cited passages."""
+"""Tests for quoteproof.receipts: `verify_answer` re-checks quotes and cited passages;
+`verify_recorded` turns a recorded answer into a displayable one."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from pathlib import Path
 
 from helpers.answers import make_answer, make_quote
 from quoteproof import Index
-from quoteproof.model import Chunk, ProseSegment, Quote, QuoteSegment
-from quoteproof.receipts import verify_answer
+from quoteproof.codec import answer_from_dict, answer_to_dict
+from quoteproof.model import Chunk, ProseSegment, Quote, QuoteSegment, sha256_text
+from quoteproof.receipts import verify_answer, verify_recorded
 
 
 def passage(index: Index, chunk: Chunk, quote_id: str) -> Quote:
@@ -72,3 +74,30 @@ def test_a_quote_may_run_into_the_next_chunk_but_starts_in_its_ref(index_dir: Pa
         checks = index.verify(make_answer((), quotes))
     assert [c.valid for c in checks] == [True, False]
     assert "lie outside ref" in checks[1].problems[0]
+
+
+def test_verify_recorded_rereads_every_quote_and_rejects_what_no_longer_matches(
+    index_dir: Path,
+) -> None:
+    with Index.open(index_dir) as index:
+        dose, rash = (index.search(words, top_k=1)[0].chunk for words in ("200 mg", "blisters"))
+        answer = make_answer(
+            (ProseSegment("Blisters follow.", (rash.ref,)), QuoteSegment("q1"), QuoteSegment("q2")),
+            (passage(index, dose, "q1"), passage(index, rash, "q2")),
+            cited=(passage(index, rash, "c1"),),
+        )
+        data = answer_to_dict(answer)
+        assert verify_recorded(answer_from_dict(data), index.store) == answer
+        words = "Blisters never follow; take ten times the dose."
+        data["quotes"][1].update(text=words, text_sha256=sha256_text(words))
+        data["cited"][0]["doc_version"] = 99
+        shown = verify_recorded(answer_from_dict(data), index.store)
+    assert all(type(quote) is Quote for quote in (*shown.quotes, *shown.cited))
+    assert shown.quotes == answer.quotes[:1] and shown.cited == ()
+    assert shown.segments == answer.segments[:2]
+    (text, missing) = shown.rejected
+    assert text.raw == words and "text differs from the source" in text.reason
+    assert "recorded quote q2 no longer matches the index" in text.reason
+    assert (
+        missing.raw == answer.cited[0].text and "version 99 is not in the index" in missing.reason
+    )

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from quoteproof.model import Answer
-from quoteproof.render.json import answer_from_dict, answer_to_dict
+from quoteproof.codec import answer_from_dict, answer_to_dict
+from quoteproof.model import Answer, RecordedAnswer
 from quoteproof.store.base import GENESIS_HASH, AuditEntry, Store, audit_hash
 
 if TYPE_CHECKING:
@@ -90,9 +90,10 @@ def list_entries(
     return visible[::-1][:limit]
 
 
-def answer_of(entry: AuditEntry) -> Answer:
-    """The answer recorded in `entry`. Raises ValueError when the body is not a
-    valid answer."""
+def answer_of(entry: AuditEntry) -> RecordedAnswer:
+    """The answer recorded in `entry`, its quotes claims to check with
+    `receipts.verify_recorded` before they are shown. Raises ValueError when the
+    body is not a valid answer."""
     return answer_from_dict(json.loads(entry.body))
 
 

@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 
 from quoteproof.audit import export_lines, record_answer, verify_log
+from quoteproof.codec import answer_from_dict
 from quoteproof.errors import BackendUnavailableError, ModeUnavailableError, QuoteproofError
 from quoteproof.evaluation.compare import compare_reports, drift_lines, drift_to_dict
 from quoteproof.evaluation.evalset import read_evalset
@@ -48,7 +49,7 @@ from quoteproof.render.chunk import chunk_to_dict, chunk_view
 from quoteproof.render.hits import hit_to_dict, hits_table
 from quoteproof.render.html import render_html_page
 from quoteproof.render.ingest import EmbedProgress, IngestProgress, failures_table, summary_table
-from quoteproof.render.json import answer_from_dict, render_json
+from quoteproof.render.json import render_json
 from quoteproof.render.live import answer_progress
 from quoteproof.render.markdown import render_markdown
 from quoteproof.render.terminal import render_terminal

@@ -26,6 +26,7 @@ from quoteproof.model import (
     Hit,
     Layout,
     Location,
+    RecordedAnswer,
     RetrievalInfo,
 )
 from quoteproof.quoting.citations import Strictness
@@ -416,6 +417,7 @@ class Index:
                 )
             return answer_quote(session)
 
-    def verify(self, answer: Answer) -> list[QuoteCheck]:
-        """Re-check every quote of `answer` against this index (see `receipts`)."""
+    def verify(self, answer: Answer | RecordedAnswer) -> list[QuoteCheck]:
+        """Re-check every quote of `answer` (fresh or recorded) against this index
+        (see `receipts`)."""
         return verify_answer(answer, self.store)

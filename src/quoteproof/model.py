@@ -259,14 +259,15 @@ class SourceInfo:
 
 
 @dataclass(frozen=True)
-class Quote:
-    """A verbatim quotation: `text` is always `document.text[start:end]`.
+class QuoteReceipt:
+    """What an answer records of a quotation: its text, where that text lies (`start`,
+    `end` in document `doc_id` version `doc_version`, chunk `ref`) and both hashes.
 
-    Built only by `quoting.resolve`. `claimed_text` keeps the model's own words (or
-    None when it quoted a whole chunk by reference) and is never shown as a quote.
-    `differs` describes numbers, units or negations the model's words changed.
-    `pages` are the pages the quote's own span touches; `boxes` (PDF only) cover its
-    characters; `ocr` says the source text came from OCR.
+    `claimed_text` keeps the model's own words (or None when it quoted a whole chunk
+    by reference) and is never shown as a quote. `differs` describes numbers, units
+    or negations the model's words changed. `pages` are the pages the quote's own
+    span touches; `boxes` (PDF only) cover its characters; `ocr` says the source text
+    came from OCR. Only the subclass `Quote` is displayable.
     """
 
     id: str
@@ -288,6 +289,21 @@ class Quote:
     differs: str | None = None
     boxes: tuple[Box, ...] = ()
     ocr: bool = False
+
+
+@dataclass(frozen=True)
+class Quote(QuoteReceipt):
+    """A verbatim quotation: `text` is always `document.text[start:end]`.
+
+    Built only by `quoting.resolve`, and by `receipts.verify_recorded` from a
+    recorded quote it has re-read from the store.
+    """
+
+
+@dataclass(frozen=True)
+class ClaimedQuote(QuoteReceipt):
+    """A quote as an answer record (JSON) claims it: its `text` has not been read
+    from the store, so it is never shown as verbatim (`receipts.verify_recorded`)."""
 
 
 @dataclass(frozen=True)
@@ -511,3 +527,19 @@ class Answer:
         """Return the verbatim passages in `cited` for `refs`, in the order of `refs`."""
         by_ref = {quote.ref: quote for quote in self.cited}
         return tuple(by_ref[ref] for ref in refs if ref in by_ref)
+
+
+@dataclass(frozen=True)
+class RecordedAnswer:
+    """An answer read back from its record (`codec.answer_from_dict`), its quotes not
+    yet checked against a store.
+
+    `quotes` and `cited` are the recorded quotes and cited passages, as claims.
+    `without_quotes` is everything else: an `Answer` whose `quotes` and `cited` are
+    empty while its quote segments still name the claims, so it is never drawn;
+    `receipts.verify_recorded` makes the displayable `Answer`.
+    """
+
+    without_quotes: Answer
+    quotes: tuple[ClaimedQuote, ...]
+    cited: tuple[ClaimedQuote, ...] = ()

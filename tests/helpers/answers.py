@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import fields, replace
 from typing import Any, get_args
 
 from hypothesis import strategies as st
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 from quoteproof.model import (
     AggregateOp,
     Answer,
+    ClaimedQuote,
     DataResult,
     DataSegment,
     Filter,
@@ -20,6 +22,7 @@ from quoteproof.model import (
     ProseSegment,
     Quote,
     QuoteSegment,
+    RecordedAnswer,
     Rejected,
     Role,
     Segment,
@@ -96,6 +99,19 @@ def make_answer(segments: tuple[Segment, ...], quotes: tuple[Quote, ...], **extr
     }
     fields.update(extra)
     return Answer(**fields)
+
+
+def as_recorded(answer: Answer) -> RecordedAnswer:
+    """What reading `answer`'s JSON back gives: its quotes and cited passages as claims."""
+
+    def claims(quotes: tuple[Quote, ...]) -> tuple[ClaimedQuote, ...]:
+        return tuple(
+            ClaimedQuote(**{f.name: getattr(q, f.name) for f in fields(q)}) for q in quotes
+        )
+
+    return RecordedAnswer(
+        replace(answer, quotes=(), cited=()), claims(answer.quotes), claims(answer.cited)
+    )
 
 
 def shown_segments(answer: Answer) -> tuple[Segment, ...]:

@@ -17,13 +17,15 @@ import pytest
 from helpers.answers import assert_text_formats_box, shown_cited
 from helpers.dom import parse
 from quoteproof import Index
+from quoteproof.codec import answer_from_dict
 from quoteproof.llm.base import Backend
 from quoteproof.llm.local import LocalBackend
 from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.model import Answer, AnswerMode, Quote, QuoteSegment
 from quoteproof.quoting.parse import MalformedItem, ProseItem, QuoteItem, parse_output
+from quoteproof.receipts import verify_recorded
 from quoteproof.render.html import render_answer_html
-from quoteproof.render.json import answer_from_dict, render_json
+from quoteproof.render.json import render_json
 from quoteproof.render.terminal import render_text
 from quoteproof.streaming import AnswerEvent, QuoteResolved
 
@@ -73,7 +75,7 @@ def assert_safe(answer: Answer, index: Index) -> None:
         assert_text_formats_box(answer, boxes, show_cited=show_cited)
     # JSON round-trips and keeps every raw reply; every call's usage is recorded.
     data = json.loads(render_json(answer))
-    assert answer_from_dict(data) == answer
+    assert verify_recorded(answer_from_dict(data), index.store) == answer
     assert [call["output"] for call in data["calls"]] == [c.output for c in answer.calls]
     assert answer.calls, "a real model was asked"
     assert all(call.usage is not None for call in answer.calls)

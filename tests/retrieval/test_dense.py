@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 import quoteproof.retrieval.retriever as retriever_module
+from helpers.answers import as_recorded
 from quoteproof import Index
+from quoteproof.codec import answer_from_dict, answer_to_dict
 from quoteproof.errors import RetrievalError, StoreError
 from quoteproof.llm.openai import OpenAIBackend
-from quoteproof.render.json import answer_from_dict, answer_to_dict
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL, Embedder
 from quoteproof.retrieval.retriever import RetrievalNotice, RetrievalSettings
 
@@ -144,7 +145,7 @@ def test_calibrated_threshold_refuses_without_calling_the_model(
     info = answer.retrieval
     assert info is not None and info.threshold == calibration.threshold
     assert info.evidence is not None and info.evidence < calibration.threshold
-    assert answer_from_dict(answer_to_dict(answer)) == answer
+    assert answer_from_dict(answer_to_dict(answer)) == as_recorded(answer)
     with Index.open(embedded_copy) as index:
         answered = index.ask("Which antivirals treat shingles?")
     assert answered.status == "answered"

@@ -24,8 +24,8 @@ from mcp.types import CallToolResult, TextContent
 
 from conftest import write_corpus
 from quoteproof import Index
+from quoteproof.codec import answer_from_dict
 from quoteproof.model import sha256_text
-from quoteproof.render.json import answer_from_dict
 
 SOURCE = "Antiviral medicines such as acyclovir, valacyclovir and famciclovir"
 PARAPHRASE = "antiviral medicine like acyclovir, valacyclovir and famciclovir"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,10 +24,11 @@ from helpers.llm_servers import ScriptedOpenAIServer, content_text
 from helpers.pdfs import TWO_LINES, report_pdf
 from quoteproof import Index
 from quoteproof.keys import create_key
-from quoteproof.model import Box
+from quoteproof.model import Box, sha256_text
 from quoteproof.server.app import create_app
 from quoteproof.server.pdf_pages import PageGeometry
 from quoteproof.server.state import AppState, ServerConfig
+from quoteproof.store.sqlite import DB_FILENAME
 
 PDF_QUESTION = "hand hygiene single most important measure"
 HTML_QUESTION = "What is normal blood pressure?"
@@ -409,6 +411,43 @@ def test_hostile_model_reply_renders_escaped(
         for name, data in events:
             if name in ("quote", "data"):
                 assert_no_inline_code(parse(data["html"]))
+
+
+def tamper_entry_quote(index: Path, entry_id: str, words: str) -> None:
+    """What someone with write access to the index file could do: give the recorded
+    answer's first quote new words, with a matching text hash."""
+    db = sqlite3.connect(index / DB_FILENAME)
+    with db:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        table = next(name for name in tables if "audit" in name)
+        for (trigger,) in db.execute("SELECT name FROM sqlite_master WHERE type='trigger'"):
+            if "audit" in trigger:
+                db.execute(f'DROP TRIGGER "{trigger}"')
+        (body,) = db.execute(f"SELECT body FROM {table} WHERE entry_id = ?", (entry_id,)).fetchone()
+        answer = json.loads(body)
+        answer["quotes"][0].update(text=words, text_sha256=sha256_text(words))
+        body = json.dumps(answer, ensure_ascii=False, sort_keys=True)
+        db.execute(f"UPDATE {table} SET body = ? WHERE entry_id = ?", (body, entry_id))
+    db.close()
+
+
+def test_a_tampered_history_quote_is_never_drawn_as_verbatim(
+    fresh_client: TestClient, tmp_path: Path
+) -> None:
+    _, entry_id = ask_fragment(fresh_client, HTML_QUESTION)
+    before = page_ok(fresh_client, f"/answers/{entry_id}")
+    quote = recorded_answer(fresh_client, entry_id)["quotes"][0]
+    assert quote["text"] in [f.find_all("blockquote")[0].text() for f in verbatim_figures(before)]
+    tampered = "Normal blood pressure is 190/120 mmHg, tampered."
+    tamper_entry_quote(tmp_path / "own-index", entry_id, tampered)
+    assert tampered not in page_ok(fresh_client, "/history").text()
+    for url in (f"/answers/{entry_id}", f"/answers/{entry_id}?cited=1"):
+        page = page_ok(fresh_client, url)
+        figures = verbatim_figures(page)
+        assert len(figures) == len(verbatim_figures(before)) - 1
+        assert all(tampered not in figure.text() for figure in figures)
+        (removed,) = page.find_all("section", "rejected")
+        assert tampered in removed.text() and "no longer matches the index" in removed.text()
 
 
 # ----------------------------------------------------------------- source viewer

@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from quoteproof import __version__
+from quoteproof.codec import answer_from_dict, answer_to_dict
 from quoteproof.errors import QuoteproofError
 from quoteproof.evaluation import plots
 from quoteproof.evaluation.metrics import QuoteOverlap, RunMetrics, recall_at_k
 from quoteproof.evaluation.runner import EvalRun, ItemResult, NotVerbatim
+from quoteproof.receipts import answer_as_recorded
 from quoteproof.render.html import PAGE_CSS, escape, render_answer_html
-from quoteproof.render.json import answer_from_dict, answer_to_dict
 
 __all__ = [
     "REPORT_SCHEMA",
@@ -560,7 +561,7 @@ def _answer_html(item: Mapping[str, Any], n: int) -> str:
     if data is None:
         return f'<p class="status-error">No answer: {_e(item.get("error"))}</p>'
     try:
-        answer = answer_from_dict(data)
+        answer = answer_as_recorded(answer_from_dict(data))
     except ValueError as exc:
         return f'<p class="status-error">The saved answer cannot be read: {_e(exc)}</p>'
     fragment = render_answer_html(answer, show_cited=True)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from quoteproof.model import Document, Quote, sha256_text
+from quoteproof.model import Document, QuoteReceipt, sha256_text
 
 
-def quote_problems(quote: Quote, document: Document | None) -> list[str]:
+def quote_problems(quote: QuoteReceipt, document: Document | None) -> list[str]:
     """Return what is wrong with `quote` against the stored `document` (empty: valid).
 
     Valid means: the document version exists, its text still hashes to the quote's

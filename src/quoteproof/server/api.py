@@ -25,13 +25,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from quoteproof.audit import record_answer, visible_to
+from quoteproof.codec import answer_from_dict, answer_to_dict
 from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_SEARCH_TOP_K, Index, StoreLookup
 from quoteproof.ingest.files import SUPPORTED_SUFFIXES
 from quoteproof.ingest.sniff import mislabel_cause
 from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, Chunk, Document, Layout
 from quoteproof.receipts import verify_answer
 from quoteproof.render.hits import hit_to_dict
-from quoteproof.render.json import answer_from_dict, answer_to_dict
 from quoteproof.server.auth import Principal, optional_principal, principal
 from quoteproof.server.state import AppStateDep
 from quoteproof.store.base import Store, check_collection_name

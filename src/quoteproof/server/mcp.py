@@ -29,12 +29,12 @@ from typing_extensions import TypedDict
 
 from quoteproof import __version__
 from quoteproof.audit import record_answer
+from quoteproof.codec import answer_to_dict
 from quoteproof.errors import QuoteproofError
 from quoteproof.index import Index, StoreLookup
 from quoteproof.llm.base import Backend
 from quoteproof.model import AnswerMode, Quote, Rejected
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, resolve_quote
-from quoteproof.render.json import answer_to_dict
 
 __all__ = ["MAX_SEARCH_TOP_K", "MCP_USER", "McpServer", "QuoteResult", "SearchHit", "Tools"]
 

@@ -5,9 +5,11 @@ to `/ask`), `/sources/{doc_id}` (the source viewer: page images with highlight
 rectangles for PDFs, marked text for other formats), `/library` (documents,
 upload, ingest progress), `/history` and `/answers/{id}` (the audit log),
 `/login`. Every answer is drawn by `quoteproof.render.html`, so a quote on the
-page is a verbatim figure made from a resolved `Quote`, and model prose is
-escaped text labelled as generated. The only HTML the browser inserts (`app.js`)
-is HTML made here; model prose streamed as a draft is inserted as text.
+page is a verbatim figure made from a resolved `Quote` (a recorded answer's quotes
+re-read from the store by `receipts.verify_recorded`; one that no longer matches is
+listed as removed), and model prose is escaped text labelled as generated. The
+only HTML the browser inserts (`app.js`) is HTML made here; model prose streamed as
+a draft is inserted as text.
 
 The app's Content-Security-Policy allows scripts and styles from `/static` only:
 no template holds an inline script, a `style` attribute or an `on…` handler.
@@ -45,6 +47,7 @@ from quoteproof.index import StoreLookup
 from quoteproof.ingest.files import SUPPORTED_SUFFIXES
 from quoteproof.llm.modes import answer_modes
 from quoteproof.model import Answer, AnswerMode, Document, Quote
+from quoteproof.receipts import verify_recorded
 from quoteproof.render.html import render_answer_html, render_data_html, render_quote_html
 from quoteproof.server.auth import (
     Principal,
@@ -655,9 +658,10 @@ def answer_page(
     if entry is None or not visible_to(entry, who.collections):
         return _not_found(request, who)
     try:
-        answer = answer_of(entry)
+        record = answer_of(entry)
     except ValueError:
         return _error(request, who, 500, "This audit entry does not hold a readable answer.")
+    answer = verify_recorded(record, state.index().store)
     html = render_answer_html(answer, source_url=viewer_url, show_cited=cited)
     base = f"/answers/{url_quote(entry.entry_id, safe='')}"
     return _page(

@@ -1,23 +1,29 @@
-"""Tests for quoteproof.render.json: the public `quoteproof.answer/1` format."""
+"""Tests for quoteproof.codec: the public `quoteproof.answer/1` format."""
 
 from __future__ import annotations
 
 import copy
 import json
 import math
+import re
+from collections.abc import Iterator
+from dataclasses import replace
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers.answers import AGGREGATE_OPS, FILTER_OPS, LABELS, ROLES, make_data_result
+from helpers.answers import AGGREGATE_OPS, FILTER_OPS, LABELS, ROLES, as_recorded, make_data_result
 from helpers.answers import make_quote as build_quote
+from quoteproof.codec import answer_from_dict, answer_to_dict
 from quoteproof.model import (
     ANSWER_SCHEMA,
     Answer,
     Box,
+    ClaimedQuote,
     DataResult,
     DataSegment,
     Filter,
@@ -28,6 +34,7 @@ from quoteproof.model import (
     Quote,
     QuoteSegment,
     Rejected,
+    RetrievalInfo,
     Segment,
     SourceInfo,
     Statement,
@@ -35,7 +42,8 @@ from quoteproof.model import (
     Usage,
     sha256_text,
 )
-from quoteproof.render.json import answer_from_dict, answer_to_dict, render_json
+from quoteproof.receipts import answer_as_recorded
+from quoteproof.render.json import render_json
 
 SOURCE = "Alice was beginning to get very tired of sitting by her sister on the bank."
 
@@ -295,17 +303,18 @@ def test_answers_saved_before_the_new_parts_still_load() -> None:
     del data["notices"]
     del data["data"], data["segments"][3]
     del data["llm"]["server"], data["llm"]["language_model"]
-    loaded = answer_from_dict(data)
+    record = answer_from_dict(data)
+    loaded = record.without_quotes
     assert (loaded.mode, loaded.partial, loaded.escalation, loaded.usage) == (
         "quote",
         False,
         None,
         None,
     )
-    assert (loaded.cited, loaded.statements, loaded.data, loaded.calls) == ((), (), (), ())
+    assert (record.cited, loaded.statements, loaded.data, loaded.calls) == ((), (), (), ())
     assert loaded.notices == ()
     assert loaded.llm == LLMInfo("openai", "gpt-test", "raw output", server=None)
-    assert loaded.quotes == sample_answer().quotes
+    assert record.quotes == as_recorded(sample_answer()).quotes
 
 
 def test_render_json_is_indented_and_keeps_non_ascii() -> None:
@@ -316,8 +325,16 @@ def test_render_json_is_indented_and_keeps_non_ascii() -> None:
 
 def test_round_trip_of_sample() -> None:
     answer = sample_answer()
-    assert answer_from_dict(answer_to_dict(answer)) == answer
-    assert answer_from_dict(json.loads(render_json(answer))) == answer
+    assert answer_from_dict(answer_to_dict(answer)) == as_recorded(answer)
+    assert answer_from_dict(json.loads(render_json(answer))) == as_recorded(answer)
+
+
+def test_decoding_yields_claims_never_quotes() -> None:
+    record = answer_from_dict(answer_to_dict(sample_answer()))
+    claims = (*record.quotes, *record.cited)
+    assert len(claims) == 3
+    assert all(type(claim) is ClaimedQuote and not isinstance(claim, Quote) for claim in claims)
+    assert record.without_quotes.quotes == () and record.without_quotes.cited == ()
 
 
 def test_refused_answer_round_trips() -> None:
@@ -333,7 +350,32 @@ def test_refused_answer_round_trips() -> None:
     data = answer_to_dict(answer)
     assert data["status"] == "refused" and data["llm"]["model"] is None
     assert data["llm"]["server"] is None and data["llm"]["language_model"] is False
-    assert answer_from_dict(json.loads(render_json(answer))) == answer
+    assert answer_from_dict(json.loads(render_json(answer))).without_quotes == answer
+
+
+def _nested_keys(data: Any, parent: str) -> Iterator[tuple[str, str]]:
+    """Every key nested in `data`, with the key of the object that holds it."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield key, parent
+            yield from _nested_keys(value, key)
+    elif isinstance(data, list):
+        for item in data:
+            yield from _nested_keys(item, parent)
+
+
+def test_readme_table_names_every_wire_field() -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Answer JSON", 1)[1].split("\n## ", 1)[0]
+    rows = dict(re.findall(r"^\| `(\w+)` \| (.*) \|$", section, re.MULTILINE))
+    retrieval = RetrievalInfo("hybrid", 0.5, "cosine:m", 0.3, "automatic", ("X-1",))
+    data = answer_to_dict(replace(sample_answer(), retrieval=retrieval, notices=("n",)))
+    assert list(rows) == list(data)
+    for key, value in data.items():
+        same = re.findall(r"same fields as `(\w+)`", rows[key])
+        for name, parent in _nested_keys(value, key):
+            text = " ".join(rows.get(row, "") for row in (key, parent, *same))
+            assert f"`{name}`" in text or f'"{name}"' in text, (key, name)
 
 
 def test_to_dict_shares_no_state() -> None:
@@ -519,7 +561,7 @@ def test_scalar_values_round_trip(value: Any) -> None:
     answer = Answer(
         "q?", "answered", (DataSegment("r1"),), (), (), LLMInfo("x", None, ""), data=(result,)
     )
-    loaded = answer_from_dict(json.loads(render_json(answer)))
+    loaded = answer_from_dict(json.loads(render_json(answer))).without_quotes
     assert loaded == answer
     assert type(loaded.data[0].value) is type(value)
     assert type(loaded.data[0].filters[0].value) is type(value)
@@ -669,8 +711,8 @@ def answers(draw: st.DrawFn) -> Answer:
 @settings(max_examples=150, deadline=None)
 @given(answers())
 def test_round_trip_property(answer: Answer) -> None:
-    assert answer_from_dict(answer_to_dict(answer)) == answer
-    assert answer_from_dict(json.loads(render_json(answer))) == answer
+    assert answer_from_dict(answer_to_dict(answer)) == as_recorded(answer)
+    assert answer_from_dict(json.loads(render_json(answer))) == as_recorded(answer)
 
 
 json_values = st.recursive(
@@ -702,11 +744,11 @@ def test_any_corruption_is_a_value_error_or_a_valid_answer(data: st.DataObject, 
     path = data.draw(st.sampled_from(_paths(corrupted)))
     _set(path, value)(corrupted)
     try:
-        answer = answer_from_dict(corrupted)
+        record = answer_from_dict(corrupted)
     except ValueError as error:
         assert str(error)
     else:
-        assert answer_to_dict(answer) == corrupted
+        assert answer_to_dict(answer_as_recorded(record)) == corrupted
 
 
 def test_answers_saved_before_boxes_existed_still_load() -> None:
