@@ -26,7 +26,9 @@ B_SECRETS = ("Bluebird", "40 volunteers", "codename")
 """Words only collection B's document holds (in its title, text and every quote)."""
 QUESTION = "Which shingles trial enrols volunteers, and under what name?"
 """A question B answers (it holds none of `B_SECRETS`)."""
-UPLOAD = {"files": [("file", ("planted.md", b"# Planted\n\nPlanted text.\n", "text/markdown"))]}
+UPLOAD: dict[str, Any] = {
+    "files": [("file", ("planted.md", b"# Planted\n\nPlanted text.\n", "text/markdown"))]
+}
 
 NONE = ""
 """The service method of routes that read no documents or answers."""
@@ -42,58 +44,39 @@ class BItems:
     job: str
 
 
-Request = Callable[[Any, BItems], dict[str, Any]]
-"""The `TestClient.request` arguments (url included) of one attempt on B."""
+ASK = {"data": {"question": QUESTION}}
+UPLOAD_B = {"data": {"collection": "B"}, **UPLOAD}
 
-HTTP_ROUTES: dict[tuple[str, str], tuple[str, Request]] = {
-    # route: (the ScopedIndex method it must call, the request A makes)
-    ("POST", "/v1/ask"): ("ask", lambda s, b: {"url": "/v1/ask", "json": {"question": QUESTION}}),
-    ("GET", "/v1/answers/{answer_id}"): ("entry", lambda s, b: {"url": f"/v1/answers/{b.entry}"}),
-    ("POST", "/v1/verify"): ("verify", lambda s, b: {"url": "/v1/verify", "json": b.answer}),
-    ("GET", "/v1/search"): (
-        "search",
-        lambda s, b: {"url": "/v1/search", "params": {"q": QUESTION, "top_k": 50}},
-    ),
-    ("GET", "/v1/sources/{doc_id}"): ("document", lambda s, b: {"url": f"/v1/sources/{b.doc}"}),
-    ("GET", "/v1/documents"): ("documents", lambda s, b: {"url": "/v1/documents"}),
-    ("DELETE", "/v1/documents/{doc_id}"): (
-        "retire",
-        lambda s, b: {"url": f"/v1/documents/{b.doc}"},
-    ),
-    ("POST", "/v1/documents"): (
-        NONE,
-        lambda s, b: {"url": "/v1/documents", "data": {"collection": "B"}, **UPLOAD},
-    ),
-    ("GET", "/v1/jobs/{job_id}"): (NONE, lambda s, b: {"url": f"/v1/jobs/{b.job}"}),
-    ("GET", "/v1/health"): ("document_count", lambda s, b: {"url": "/v1/health"}),
-    ("GET", "/v1/version"): (NONE, lambda s, b: {"url": "/v1/version"}),
-    ("GET", "/"): (NONE, lambda s, b: {"url": "/"}),
-    ("POST", "/ask"): ("ask", lambda s, b: {"url": "/ask", "data": {"question": QUESTION}}),
-    ("GET", "/ask/stream"): (
-        "ask",
-        lambda s, b: {"url": "/ask/stream", "params": {"question": QUESTION}},
-    ),
-    ("GET", "/sources/{doc_id}"): ("document", lambda s, b: {"url": f"/sources/{b.doc}"}),
-    ("GET", "/sources/{doc_id}/pages/{page}.png"): (
-        "document",
-        lambda s, b: {"url": f"/sources/{b.doc}/pages/1.png"},
-    ),
-    ("GET", "/library"): ("documents", lambda s, b: {"url": "/library", "params": {"job": b.job}}),
-    ("GET", "/library/table"): ("documents", lambda s, b: {"url": "/library/table"}),
-    ("POST", "/library/{doc_id}/delete"): (
-        "retire",
-        lambda s, b: {"url": f"/library/{b.doc}/delete"},
-    ),
-    ("POST", "/library/upload"): (
-        NONE,
-        lambda s, b: {"url": "/library/upload", "data": {"collection": "B"}, **UPLOAD},
-    ),
-    ("GET", "/library/jobs/{job_id}"): (NONE, lambda s, b: {"url": f"/library/jobs/{b.job}"}),
-    ("GET", "/history"): ("history", lambda s, b: {"url": "/history"}),
-    ("GET", "/answers/{entry_id}"): ("entry", lambda s, b: {"url": f"/answers/{b.entry}"}),
-    ("GET", "/login"): (NONE, lambda s, b: {"url": "/login"}),
-    ("POST", "/login"): (NONE, lambda s, b: {"url": "/login", "data": {"key": s.key_a}}),
-    ("POST", "/logout"): (NONE, lambda s, b: {"url": "/logout"}),
+HTTP_ROUTES: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {
+    # route: (the ScopedIndex method it must call, the URL A asks for (a format
+    # string over `b`, B's items), the other request arguments: a callable value is
+    # called with the server and `b`)
+    ("POST", "/v1/ask"): ("ask", "/v1/ask", {"json": {"question": QUESTION}}),
+    ("GET", "/v1/answers/{answer_id}"): ("entry", "/v1/answers/{b.entry}", {}),
+    ("POST", "/v1/verify"): ("verify", "/v1/verify", {"json": lambda s, b: b.answer}),
+    ("GET", "/v1/search"): ("search", "/v1/search", {"params": {"q": QUESTION, "top_k": 50}}),
+    ("GET", "/v1/sources/{doc_id}"): ("document", "/v1/sources/{b.doc}", {}),
+    ("GET", "/v1/documents"): ("documents", "/v1/documents", {}),
+    ("DELETE", "/v1/documents/{doc_id}"): ("retire", "/v1/documents/{b.doc}", {}),
+    ("POST", "/v1/documents"): (NONE, "/v1/documents", UPLOAD_B),
+    ("GET", "/v1/jobs/{job_id}"): (NONE, "/v1/jobs/{b.job}", {}),
+    ("GET", "/v1/health"): ("document_count", "/v1/health", {}),
+    ("GET", "/v1/version"): (NONE, "/v1/version", {}),
+    ("GET", "/"): (NONE, "/", {}),
+    ("POST", "/ask"): ("ask", "/ask", ASK),
+    ("GET", "/ask/stream"): ("ask", "/ask/stream", {"params": {"question": QUESTION}}),
+    ("GET", "/sources/{doc_id}"): ("document", "/sources/{b.doc}", {}),
+    ("GET", "/sources/{doc_id}/pages/{page}.png"): ("document", "/sources/{b.doc}/pages/1.png", {}),
+    ("GET", "/library"): ("documents", "/library?job={b.job}", {}),
+    ("GET", "/library/table"): ("documents", "/library/table", {}),
+    ("POST", "/library/{doc_id}/delete"): ("retire", "/library/{b.doc}/delete", {}),
+    ("POST", "/library/upload"): (NONE, "/library/upload", UPLOAD_B),
+    ("GET", "/library/jobs/{job_id}"): (NONE, "/library/jobs/{b.job}", {}),
+    ("GET", "/history"): ("history", "/history", {}),
+    ("GET", "/answers/{entry_id}"): ("entry", "/answers/{b.entry}", {}),
+    ("GET", "/login"): (NONE, "/login", {}),
+    ("POST", "/login"): (NONE, "/login", {"data": lambda s, b: {"key": s.key_a}}),
+    ("POST", "/logout"): (NONE, "/logout", {}),
 }
 
 
@@ -148,9 +131,10 @@ def test_every_route_is_in_the_contract() -> None:
 
 def test_no_http_route_shows_a_key_for_a_anything_of_b(server: Any, calls: list[str]) -> None:
     b = _b_items(server)
-    for (method, path), (method_used, attempt) in HTTP_ROUTES.items():
+    for (method, path), (method_used, url, extra) in HTTP_ROUTES.items():
         calls.clear()
-        response = server.client.request(method, headers=server.a, **attempt(server, b))
+        arguments = {k: v(server, b) if callable(v) else v for k, v in extra.items()}
+        response = server.client.request(method, url.format(b=b), headers=server.a, **arguments)
         assert not _leaks(response.text), (method, path, response.status_code)
         if method_used:
             assert method_used in calls, f"{method} {path} bypassed ScopedIndex.{method_used}"
