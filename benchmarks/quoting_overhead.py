@@ -24,7 +24,13 @@ import scifact
 from figures import Figures, add_json_option
 from quoteproof import Index
 from quoteproof.index import StoreLookup
-from quoteproof.llm.base import Completion, CompletionRequest, TextSink
+from quoteproof.llm.base import (
+    Capability,
+    Completion,
+    CompletionRequest,
+    TextSink,
+    model_capabilities,
+)
 from quoteproof.model import Chunk
 from quoteproof.render.json import render_json
 from quoteproof.render.terminal import render_text
@@ -52,7 +58,7 @@ class SimulatedModel:
     name = "simulated"
     model: str | None = "simulated"
     server: str | None = None
-    constrained = False
+    capabilities: frozenset[Capability] = model_capabilities(constrained=False)
 
     def __init__(self, seed: int = 7) -> None:
         self.rng = random.Random(seed)

@@ -30,7 +30,7 @@ from figures import Figures, add_json_option
 from quoteproof import Index
 from quoteproof.evaluation.evalset import EvalItem, read_evalset, sample
 from quoteproof.evaluation.runner import AskOptions, EvalRun, run_eval
-from quoteproof.llm.base import Backend, Completion, CompletionRequest, TextSink
+from quoteproof.llm.base import Backend, Capability, Completion, CompletionRequest, TextSink
 from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.llm.local import LocalBackend
 from quoteproof.model import AnswerMode
@@ -52,11 +52,11 @@ class TimedBackend:
     name: str = field(init=False)
     model: str | None = field(init=False)
     server: str | None = field(init=False)
-    constrained: bool = field(init=False)
+    capabilities: frozenset[Capability] = field(init=False)
 
     def __post_init__(self) -> None:
         self.name, self.model, self.server = self.inner.name, self.inner.model, self.inner.server
-        self.constrained = self.inner.constrained
+        self.capabilities = self.inner.capabilities
 
     def excess_tokens(self, request: CompletionRequest) -> int:
         return self.inner.excess_tokens(request)

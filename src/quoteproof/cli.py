@@ -17,7 +17,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 
-from quoteproof.audit import export_lines, record_answer, verify_log
+from quoteproof.audit import export_lines, verify_log
 from quoteproof.codec import answer_from_dict
 from quoteproof.errors import BackendUnavailableError, ModeUnavailableError, QuoteproofError
 from quoteproof.evaluation.compare import compare_reports, drift_lines, drift_to_dict
@@ -58,8 +58,10 @@ from quoteproof.retrieval.embedder import dense_available
 from quoteproof.retrieval.fusion import DEFAULT_RRF_K
 from quoteproof.retrieval.rerank import DEFAULT_RERANK_CANDIDATES, DEFAULT_RERANK_KEEP
 from quoteproof.retrieval.retriever import DEFAULT_DEPTH, RetrievalNotice, RetrievalSettings
+from quoteproof.service import AnswerOptions, Principal, ScopedIndex
 from quoteproof.store.base import check_collection_name
 from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
+from quoteproof.strategies.registry import mode_help, modes, strategy
 
 app = typer.Typer(
     help="Answers from your documents in which every quotation is verbatim source text.",
@@ -108,11 +110,9 @@ class LLMName(StrEnum):
     local = "local"
 
 
-class ModeName(StrEnum):
-    quote = "quote"
-    cite = "cite"
-    rationale = "rationale"
-    agent = "agent"
+ModeName = StrEnum("ModeName", [(mode, mode) for mode in modes()])  # type: ignore[misc]
+"""`--mode`'s choices: the registry's modes (`strategies.registry`)."""
+DEFAULT_MODE = ModeName(modes()[0])
 
 
 class StrictnessName(StrEnum):
@@ -272,10 +272,7 @@ ModeOption = Annotated[
     ModeName,
     typer.Option(
         "--mode",
-        help="quote: the model picks quotes; cite: every sentence cites its sources "
-        "(checked, retried once); rationale: statements generated, verified by the "
-        "model, refined, then answered; agent: the model calls tools that compose "
-        "the answer (search, quote, table queries).",
+        help=mode_help(),
     ),
 ]
 StrictnessOption = Annotated[
@@ -328,6 +325,11 @@ def local_user() -> str | None:
         return getpass.getuser()
     except (KeyError, OSError):
         return None
+
+
+def local_view(idx: Index) -> ScopedIndex:
+    """`idx` as the local user sees it: every collection (`--collection` narrows)."""
+    return ScopedIndex(idx, Principal(local_user(), None))
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -509,12 +511,12 @@ def search(
         try:
             if queries is not None:
                 for query_id, text in _read_queries(queries):
-                    found = idx.search(text, top_k=top_k, collections=collection)
+                    found = local_view(idx).search(text, top_k=top_k, collections=collection)
                     batch = [hit_to_dict(h) for h in found]
                     print(json.dumps({"id": query_id, "hits": batch}, ensure_ascii=False))
                 return
             assert query is not None
-            hits = idx.search(query, top_k=top_k, collections=collection)
+            hits = local_view(idx).search(query, top_k=top_k, collections=collection)
         except QuoteproofError as exc:
             fail(str(exc))
     if format is SearchFormat.text:
@@ -530,7 +532,7 @@ def search(
 def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
     index: IndexOption = DEFAULT_INDEX,
-    mode: ModeOption = ModeName.quote,
+    mode: ModeOption = DEFAULT_MODE,
     strictness: StrictnessOption = StrictnessName.strict,
     max_steps: MaxStepsOption = DEFAULT_MAX_STEPS,
     llm: LLMOption = None,
@@ -583,19 +585,13 @@ def ask(
             backend = backend_from_options(
                 llm, model, base_url, cloud, api_key, timeout, grammar, threads, ctx
             )
+            chosen = strategy(mode).mode
+            options = AnswerOptions(chosen, strictness.value, max_steps, top_k, threshold)
             with answer_progress(out if live else err, backend.name, live) as events:
-                answer = idx.ask(
-                    question,
-                    backend=backend,
-                    top_k=top_k,
-                    threshold=threshold,
-                    mode=mode.value,
-                    strictness=strictness.value,
-                    max_steps=max_steps,
-                    events=events,
-                    collections=collection,
+                asked = local_view(idx).ask(
+                    question, backend, options, collections=collection, events=events
                 )
-            record_answer(idx, answer, user=local_user(), collections=collection)
+            answer = asked.answer
         except QuoteproofError as exc:
             fail(cli_message(exc))
     if format is AnswerFormat.json:
@@ -689,7 +685,7 @@ def eval_set(
         Path, typer.Argument(help="A question set: JSON Lines, see evalsets/README.md.")
     ],
     index: IndexOption = DEFAULT_INDEX,
-    mode: ModeOption = ModeName.quote,
+    mode: ModeOption = DEFAULT_MODE,
     strictness: StrictnessOption = StrictnessName.strict,
     max_steps: MaxStepsOption = DEFAULT_MAX_STEPS,
     llm: LLMOption = None,
@@ -781,7 +777,7 @@ def eval_set(
             )
             options = AskOptions(
                 backend=backend,
-                mode=mode.value,
+                mode=strategy(mode).mode,
                 strictness=strictness.value,
                 top_k=top_k,
                 threshold=threshold,
@@ -852,7 +848,7 @@ def verify(
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         fail(f"{answer_file}: not a readable quoteproof answer: {exc}")
     with open_index(index) as idx:
-        checks = idx.verify(answer)
+        checks = local_view(idx).verify(answer)
     for check in checks:
         kind = " (cited passage)" if check.cited else ""
         if check.valid:

@@ -8,6 +8,7 @@
     ├── TableError           a table query cannot run (unknown table, column or pointer)
     ├── EvalSetError         an evaluation set cannot be read (evaluation.evalset)
     ├── ReportError          an evaluation report cannot be written or read (evaluation.report)
+    ├── AccessDeniedError    a principal asked for a collection it may not see
     ├── BackendConfigError   the options cannot make a backend (no model name, no key)
     │   └── ModeUnavailableError      the backend cannot run the answer mode asked for
     └── BackendError         the language model could not answer
@@ -58,6 +59,10 @@ class TableError(QuoteproofError):
     """A table query or aggregate cannot run as asked: unknown or ambiguous table,
     unknown column or pointer, a value that is not a number where one is needed, or
     a stored table that no longer parses."""
+
+
+class AccessDeniedError(QuoteproofError):
+    """A principal asked to read a collection it may not see (`service.Principal`)."""
 
 
 class BackendConfigError(QuoteproofError):

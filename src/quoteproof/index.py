@@ -15,7 +15,6 @@ from quoteproof.ingest.files import discover
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import Embed, ExtractiveBackend
-from quoteproof.llm.modes import check_mode
 from quoteproof.model import (
     DEFAULT_COLLECTION,
     Answer,
@@ -52,10 +51,8 @@ from quoteproof.retrieval.retriever import (
 )
 from quoteproof.store.base import Store, embedding_space_mismatch
 from quoteproof.store.open import open_store
-from quoteproof.strategies.agent import DEFAULT_MAX_STEPS, answer_agent
-from quoteproof.strategies.cite import answer_cite
-from quoteproof.strategies.quote import answer_quote
-from quoteproof.strategies.rationale import answer_rationale
+from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
+from quoteproof.strategies.registry import StrategyInputs, strategy_for
 from quoteproof.strategies.session import (
     NO_RELEVANT_SOURCES,
     NOT_IN_SOURCES,
@@ -372,24 +369,23 @@ class Index:
     ) -> Answer:
         """Answer `question` from the index; quotes are verbatim by construction.
 
-        `mode` picks the strategy (`quote`, `cite`, `rationale`, `agent`; see
-        `quoteproof.strategies`); `strictness` applies to `cite`, `max_steps` to
-        `agent`. `backend` defaults to the extractive backend (no model), which
-        answers in `quote` mode only. `threshold` is the fuzzy-match score (0-100) a
-        paraphrased quote needs to resolve. The answer is a refusal, and the model
-        is not called, when nothing is retrieved or the retrieval evidence is below
-        the refusal threshold (`no_relevant_sources`; see `refusal_check`), or when
-        a key term of the question (a name, code or number) is in no retrieved
-        source (`not_in_sources`). `events` receives the draft of the answer while
-        it is made (see `quoteproof.streaming`). `collections` limits every source
-        (retrieval, agent searches and tables) to those collections (None: all).
+        `mode` picks the strategy (`strategies.registry`); `strictness` applies to `cite`,
+        `max_steps` to `agent`. `backend` defaults to the extractive backend (no model),
+        which answers in `quote` mode only. `threshold` is the fuzzy-match score (0-100) a
+        paraphrased quote needs to resolve. The answer is a refusal, and the model is not
+        called, when nothing is retrieved or the retrieval evidence is below the refusal
+        threshold (`no_relevant_sources`; see `refusal_check`), or when a key term of the
+        question (a name, code or number) is in no retrieved source (`not_in_sources`).
+        `events` receives the draft of the answer while it is made (see
+        `quoteproof.streaming`). `collections` limits every source (retrieval, agent
+        searches and tables) to those collections (None: all).
 
-        Raises `ModeUnavailableError` for a mode the backend cannot serve
-        (`llm.modes.answer_modes`) and
+        Raises `ModeUnavailableError` for a mode the backend lacks a capability for
+        (`strategies.registry.modes_for`), ValueError for an unknown mode and
         `BackendError` when the model server fails.
         """
         backend = backend or ExtractiveBackend()
-        check_mode(backend, mode)
+        chosen = strategy_for(backend, mode)
         if isinstance(backend, ExtractiveBackend) and backend.embed is None:
             backend = ExtractiveBackend(self._quote_embed())
         retrieval = self.retrieve(question, top_k=top_k, collections=collections)
@@ -403,19 +399,14 @@ class Index:
                 return session.refuse(NO_RELEVANT_SOURCES)
             if info.missing_terms:
                 return session.refuse(NOT_IN_SOURCES)
-            if mode == "cite":
-                return answer_cite(session, strictness)
-            if mode == "rationale":
-                return answer_rationale(session)
-            if mode == "agent":
-                search = self.search
-                return answer_agent(
-                    session,
-                    lambda query: search(query, top_k=top_k, collections=collections),
-                    TableSession(self.store, collections=collections),
-                    max_steps,
-                )
-            return answer_quote(session)
+            search = self.search
+            inputs = StrategyInputs(
+                strictness,
+                max_steps,
+                lambda query: search(query, top_k=top_k, collections=collections),
+                lambda: TableSession(self.store, collections=collections),
+            )
+            return chosen.run(session, inputs)
 
     def verify(self, answer: Answer | RecordedAnswer) -> list[QuoteCheck]:
         """Re-check every quote of `answer` (fresh or recorded) against this index

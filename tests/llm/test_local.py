@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from quoteproof.errors import BackendConfigError
-from quoteproof.llm.base import Completion, CompletionRequest, Message, ToolCall, ToolSpec
+from quoteproof.llm.base import (
+    Capability,
+    Completion,
+    CompletionRequest,
+    Message,
+    ToolCall,
+    ToolSpec,
+)
 from quoteproof.llm.local import LocalBackend
 from quoteproof.llm.select import make_backend
 from quoteproof.llm.tool_grammar import fold_tools, unfold_tool_call
@@ -40,8 +47,9 @@ def test_grammar_needs_a_backend_that_can_take_one() -> None:
     with pytest.raises(BackendConfigError, match="--grammar needs --llm openai or local"):
         make_backend("anthropic", model="m", api_key="k", grammar=True)
     backend = make_backend("openai", model="m", base_url="http://127.0.0.1:9/v1", grammar=True)
-    assert backend.constrained
-    assert not make_backend("openai", model="m", base_url="http://127.0.0.1:9/v1").constrained
+    assert Capability.CONSTRAINED in backend.capabilities
+    openai = make_backend("openai", model="m", base_url="http://127.0.0.1:9/v1")
+    assert Capability.CONSTRAINED not in openai.capabilities
 
 
 def test_cli_reports_a_bad_model_file_in_one_line(tmp_path: Path, index_dir: Path) -> None:
@@ -105,7 +113,8 @@ def _installed() -> bool:
 @pytest.mark.skipif(not _installed(), reason="the local extra is not installed")
 def test_the_bundled_model_answers_under_a_grammar_with_usage() -> None:
     backend = LocalBackend(threads=1)
-    assert backend.model == "SmolLM2-135M-Instruct.Q4_1.gguf" and backend.constrained
+    assert backend.model == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert Capability.CONSTRAINED in backend.capabilities
     request = CompletionRequest(
         (Message("user", "Say yes or no."),), "q", (), max_tokens=8,
         grammar='root ::= "yes" | "no"',

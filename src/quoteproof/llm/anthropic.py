@@ -42,6 +42,7 @@ from quoteproof.llm.base import (
     ToolCall,
     ToolSpec,
     Usage,
+    model_capabilities,
 )
 from quoteproof.llm.errors import sdk_errors
 
@@ -193,7 +194,7 @@ class AnthropicBackend:
     """
 
     name = "anthropic"
-    constrained = False
+    capabilities = model_capabilities(constrained=False)
 
     def __init__(
         self,

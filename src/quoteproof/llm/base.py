@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol
 
 from quoteproof.model import Chunk, Message, Role, ToolCall, Usage
 
 __all__ = [
     "Backend",
+    "Capability",
     "Completion",
     "CompletionRequest",
     "Message",
@@ -23,7 +25,31 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "Usage",
+    "model_capabilities",
 ]
+
+
+class Capability(StrEnum):
+    """What a backend can do; answer modes need some (`strategies.registry`)."""
+
+    MODEL = "model"
+    """A language model writes the reply (not so for `extractive`)."""
+    TOOLS = "tools"
+    """It answers requests with `tools` with tool calls."""
+    STREAMING = "streaming"
+    """`stream` hands the reply over piece by piece as it is written."""
+    CONSTRAINED = "constrained"
+    """It obeys `CompletionRequest.grammar` (and makes tool calls through it)."""
+
+
+_MODEL = frozenset({Capability.MODEL, Capability.TOOLS, Capability.STREAMING})
+
+
+def model_capabilities(constrained: bool) -> frozenset[Capability]:
+    """The capabilities of a language-model backend: a model, tool calls and
+    streaming, plus `CONSTRAINED` when `constrained`."""
+    return _MODEL | {Capability.CONSTRAINED} if constrained else _MODEL
+
 
 TextSink = Callable[[str], None]
 """Receives each piece of reply text, in order, while a reply streams."""
@@ -46,7 +72,7 @@ class CompletionRequest:
 
     With `tools`, the model may answer with tool calls instead of (or besides) text.
     `grammar` (GBNF, see `quoting.grammar`) constrains the reply text; only backends
-    whose `constrained` is True read it, the others answer unconstrained.
+    with `Capability.CONSTRAINED` read it, the others answer unconstrained.
     """
 
     messages: tuple[Message, ...]
@@ -72,17 +98,17 @@ class Completion:
 class Backend(Protocol):
     """A source of completions. Raises `BackendError` (or a subclass) on failure.
 
-    `constrained` says whether the backend obeys `CompletionRequest.grammar`; such a
-    backend makes tool calls through the grammar too (`llm.tool_grammar`), so their
-    arguments always match the tool schemas. `server` is the URL of the model server
-    it talks to, recorded in every answer (None: no server, as for `extractive` and
-    the in-process `local`).
+    `capabilities` says what it can do (`Capability`): a backend with `CONSTRAINED`
+    obeys `CompletionRequest.grammar` and makes tool calls through the grammar too
+    (`llm.tool_grammar`), so their arguments always match the tool schemas. `server`
+    is the URL of the model server it talks to, recorded in every answer (None: no
+    server, as for `extractive` and the in-process `local`).
     """
 
     name: str
     model: str | None
     server: str | None
-    constrained: bool
+    capabilities: frozenset[Capability]
 
     def excess_tokens(self, request: CompletionRequest) -> int:
         """Return by how many tokens `request` (its prompt plus `max_tokens`) overflows

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from quoteproof.llm.base import Completion, CompletionRequest, TextSink
+from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextSink
 from quoteproof.llm.quotable import quotable_units
 from quoteproof.model import NO_MODEL_BACKEND, Chunk
 from quoteproof.store.base import Vectors
@@ -133,7 +133,7 @@ class ExtractiveBackend:
     name = NO_MODEL_BACKEND
     model: str | None = None
     server: str | None = None
-    constrained = False
+    capabilities: frozenset[Capability] = frozenset()
 
     def __init__(self, embed: Embed | None = None) -> None:
         self.embed = embed

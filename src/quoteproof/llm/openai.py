@@ -36,6 +36,7 @@ from quoteproof.llm.base import (
     ToolCall,
     ToolSpec,
     Usage,
+    model_capabilities,
 )
 from quoteproof.llm.errors import sdk_errors
 from quoteproof.llm.servers import public_url
@@ -218,7 +219,8 @@ class OpenAIBackend:
         grammar: bool = False,
     ) -> None:
         self.model: str | None = model
-        self.constrained = grammar
+        self.capabilities = model_capabilities(constrained=grammar)
+        self._constrained = grammar
         self._model = model
         self._client = openai.OpenAI(
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY,
@@ -236,7 +238,7 @@ class OpenAIBackend:
     def _sent(self, request: CompletionRequest) -> CompletionRequest:
         """What goes on the wire: the grammar only when the server reads grammars (and
         then tools folded into one), else no grammar."""
-        if self.constrained:
+        if self._constrained:
             return fold_tools(request)
         return replace(request, grammar=None)
 
@@ -255,13 +257,13 @@ class OpenAIBackend:
             usage=_usage(response.usage),
             tool_calls=_tool_calls(message),
         )
-        return unfold_tool_call(completion, request) if self.constrained else completion
+        return unfold_tool_call(completion, request) if self._constrained else completion
 
     def stream(self, request: CompletionRequest, on_text: TextSink) -> Completion:
         """Like `complete`, streaming: `on_text` gets each non-empty text delta as it
         arrives. Usage comes from the server's final usage chunk (None without one).
         Tool calls folded into a grammar are not streamed: their JSON is not prose."""
-        if self.constrained and request.tools:
+        if self._constrained and request.tools:
             return self.complete(request)
         reply = _StreamedReply(on_text)
         params = _chat_params(self._model, self._sent(request))

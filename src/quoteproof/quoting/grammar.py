@@ -1,7 +1,7 @@
 """Grammars for constrained generation: the reply shapes of each answer mode, in GBNF
 (llama.cpp's grammar format, also read by llama.cpp's server and vLLM).
 
-A backend that can constrain its output (`Backend.constrained`) samples only tokens
+A backend that can constrain its output (`Capability.CONSTRAINED`) samples only tokens
 the grammar allows, so a model can write nothing but the protocol: quotes whose
 `ref` is one of the retrieved refs, prose sentences that end with `[REF]`
 citations, or `<no-answer/>`. The words inside a part quote can only be one

@@ -14,9 +14,8 @@ import re
 import shutil
 import unicodedata
 import uuid
-from collections.abc import Collection
 from pathlib import Path
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
@@ -24,18 +23,18 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from quoteproof.audit import record_answer, visible_to
 from quoteproof.codec import answer_from_dict, answer_to_dict
-from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_SEARCH_TOP_K, Index, StoreLookup
+from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_SEARCH_TOP_K, StoreLookup
 from quoteproof.ingest.files import SUPPORTED_SUFFIXES
 from quoteproof.ingest.sniff import mislabel_cause
-from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, Chunk, Document, Layout
-from quoteproof.receipts import verify_answer
+from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, AnswerMode, Document
 from quoteproof.render.hits import hit_to_dict
-from quoteproof.server.auth import Principal, optional_principal, principal
+from quoteproof.server.auth import optional_principal, principal
 from quoteproof.server.state import AppStateDep
-from quoteproof.store.base import Store, check_collection_name
+from quoteproof.service import AnswerOptions, Principal, ScopedIndex
+from quoteproof.store.base import check_collection_name
 from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
+from quoteproof.strategies.registry import mode_help
 
 router = APIRouter(prefix="/v1", tags=["v1"])
 
@@ -64,7 +63,7 @@ class AskRequest(BaseModel):
     """A question, and how to answer it."""
 
     question: str = Field(min_length=1, max_length=10_000)
-    mode: Literal["quote", "cite", "rationale", "agent"] = "quote"
+    mode: AnswerMode = Field("quote", description=mode_help())
     strictness: Literal["strict", "lenient"] = "strict"
     max_steps: int = Field(DEFAULT_MAX_STEPS, ge=1, le=50)
     top_k: int = Field(DEFAULT_ASK_TOP_K, ge=1, le=MAX_TOP_K)
@@ -212,12 +211,10 @@ def _not_found() -> HTTPException:
     return HTTPException(404, _NOT_FOUND)
 
 
-def _visible_document(
-    store: Store, who: Principal, doc_id: str, version: int | None = None
-) -> Document:
-    """The document version `who` may see, or 404 (missing or another collection's)."""
-    document = store.get_document(doc_id, version)
-    if document is None or not who.allows(document.collection):
+def _visible_document(view: ScopedIndex, doc_id: str, version: int | None = None) -> Document:
+    """The document version the view shows, or 404 (missing or another collection's)."""
+    document = view.document(doc_id, version)
+    if document is None:
         raise _not_found()
     return document
 
@@ -235,21 +232,14 @@ def ask(body: AskRequest, who: PrincipalDep, state: StateDep) -> JSONResponse:
     """Answer `question` from the key's collections (or the subset named in
     `collections`). The answer is recorded in the audit log; `Location` and
     `X-Answer-Id` name the entry (`GET /v1/answers/{id}`)."""
-    scope = who.scope(body.collections)
-    index = state.index()
-    answer = index.ask(
-        body.question,
-        backend=state.backend(),
-        top_k=body.top_k,
-        mode=body.mode,
-        strictness=body.strictness,
-        max_steps=body.max_steps,
-        collections=scope,
+    options = AnswerOptions(body.mode, body.strictness, body.max_steps, body.top_k)
+    asked = state.view(who).ask(
+        body.question, state.backend(), options, collections=body.collections
     )
-    entry = record_answer(index, answer, user=who.name, collections=scope)
+    entry_id = asked.entry.entry_id
     return JSONResponse(
-        answer_to_dict(answer),
-        headers={"Location": f"/v1/answers/{entry.entry_id}", "X-Answer-Id": entry.entry_id},
+        answer_to_dict(asked.answer),
+        headers={"Location": f"/v1/answers/{entry_id}", "X-Answer-Id": entry_id},
     )
 
 
@@ -262,8 +252,8 @@ def ask(body: AskRequest, who: PrincipalDep, state: StateDep) -> JSONResponse:
 def get_answer(answer_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     """Return a recorded answer; 404 unless the key may see every collection it was
     asked over."""
-    entry = state.index().store.get_audit_entry(answer_id)
-    if entry is None or not visible_to(entry, who.collections):
+    entry = state.view(who).entry(answer_id)
+    if entry is None:
         raise _not_found()
     return {
         "id": entry.entry_id,
@@ -272,30 +262,6 @@ def get_answer(answer_id: str, who: PrincipalDep, state: StateDep) -> dict[str, 
         "collections": list(entry.collections),
         "answer": json.loads(entry.body),
     }
-
-
-class _ScopedStore:
-    """A read-only view of a store in which documents (and their chunks and
-    layouts) outside `collections` do not exist; only what `verify_answer` reads."""
-
-    def __init__(self, store: Store, who: Principal) -> None:
-        self._store = store
-        self._who = who
-
-    def get_document(self, doc_id: str, version: int | None = None) -> Document | None:
-        document = self._store.get_document(doc_id, version)
-        return document if document is not None and self._who.allows(document.collection) else None
-
-    def get_chunk(self, ref: str) -> Chunk | None:
-        chunk = self._store.get_chunk(ref)
-        if chunk is None or self.get_document(chunk.doc_id, chunk.doc_version) is None:
-            return None
-        return chunk
-
-    def get_layout(self, doc_id: str, version: int) -> Layout | None:
-        if self.get_document(doc_id, version) is None:
-            return None
-        return self._store.get_layout(doc_id, version)
 
 
 @router.post(
@@ -316,8 +282,6 @@ def verify(
         parsed = answer_from_dict(answer)
     except ValueError as exc:
         raise HTTPException(400, f"not a valid answer: {exc}") from exc
-    store = state.index().store
-    view = store if who.collections is None else cast(Store, _ScopedStore(store, who))
     return [
         {
             "quote_id": check.quote_id,
@@ -326,7 +290,7 @@ def verify(
             "problems": list(check.problems),
             "cited": check.cited,
         }
-        for check in verify_answer(parsed, view)
+        for check in state.view(who).verify(parsed)
     ]
 
 
@@ -346,7 +310,7 @@ def search(
     ] = None,
 ) -> dict[str, Any]:
     """Return the best `top_k` chunks for `q`, with their text."""
-    hits = state.index().search(q, top_k=top_k, collections=who.scope(collection))
+    hits = state.view(who).search(q, top_k=top_k, collections=collection)
     return {"query": q, "hits": [hit_to_dict(hit, with_text=True) for hit in hits]}
 
 
@@ -367,8 +331,8 @@ def source(
 ) -> dict[str, Any]:
     """Return `text[start:end]` of a document version with `context` characters
     around it, its pages and (PDF) boxes."""
-    store = state.index().store
-    document = _visible_document(store, who, doc_id, version)
+    view = state.view(who)
+    document = _visible_document(view, doc_id, version)
     text = document.text
     start = 0 if start is None else start
     end = len(text) if end is None else end
@@ -376,7 +340,7 @@ def source(
         raise HTTPException(
             400, f"need 0 <= start < end <= {len(text)}, got start={start}, end={end}"
         )
-    with StoreLookup(store) as lookup:
+    with StoreLookup(view.store) as lookup:
         location = lookup.locate(document, start, end)
     return {
         "doc_id": document.doc_id,
@@ -414,7 +378,7 @@ def list_documents(
     ] = None,
 ) -> dict[str, Any]:
     """List the current version of every document the key may see, by source path."""
-    summaries = state.index().store.list_documents(who.scope(collection))
+    summaries = state.view(who).documents(collection)
     return {
         "documents": [
             {
@@ -440,9 +404,7 @@ def list_documents(
 def retire(doc_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     """Take a document out of search and listing; its stored versions stay readable
     (old answers still verify)."""
-    store = state.index().store
-    _visible_document(store, who, doc_id)
-    if not store.retire_document(doc_id):
+    if not state.view(who).retire(doc_id):
         raise _not_found()
     return {"doc_id": doc_id, "retired": True}
 
@@ -620,21 +582,15 @@ def get_job(job_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
 # --- service ---
 
 
-def _visible_count(index: Index, collections: Collection[str] | None) -> int:
-    if collections is None:
-        return index.store.stats().documents
-    return len(index.store.list_documents(collections))
-
-
 @router.get("/health", summary="Liveness and document count", response_model=HealthBody)
 def health(
     state: StateDep, who: Annotated[Principal | None, Depends(optional_principal)]
 ) -> dict[str, Any]:
     """`{"status": "ok", "documents": N}`; needs no key (N only with one)."""
-    index = state.index()
+    state.index()  # a missing index is answered 503, with a key or without
     return {
         "status": "ok",
-        "documents": None if who is None else _visible_count(index, who.collections),
+        "documents": None if who is None else state.view(who).document_count(),
     }
 
 

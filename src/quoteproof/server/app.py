@@ -28,6 +28,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from quoteproof.errors import (
+    AccessDeniedError,
     BackendConfigError,
     BackendError,
     IndexNotFoundError,
@@ -51,6 +52,7 @@ DESCRIPTION = (
 )
 
 ERROR_STATUS: tuple[tuple[type[QuoteproofError], int], ...] = (
+    (AccessDeniedError, 403),
     (BackendConfigError, 400),
     (BackendError, 502),
     (IngestError, 422),

@@ -8,49 +8,15 @@ every request acts for `ANONYMOUS`, who sees every collection.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request, Response
 
 from quoteproof.server.state import AppState, AppStateDep
+from quoteproof.service import ANONYMOUS, Principal
 
 KEY_COOKIE = "qp_key"
 API_KEY_HEADER = "X-API-Key"
-
-
-@dataclass(frozen=True)
-class Principal:
-    """The party a request acts for: the key's `name` and the `collections` it may
-    read and write (None: every collection, only in no-auth mode)."""
-
-    name: str
-    collections: tuple[str, ...] | None
-
-    def allows(self, collection: str) -> bool:
-        """True when this principal may see and change `collection`."""
-        return self.collections is None or collection in self.collections
-
-    def allows_all(self, collections: Iterable[str]) -> bool:
-        """True when every one of `collections` is allowed."""
-        return all(self.allows(c) for c in collections)
-
-    def scope(self, asked: Iterable[str] | None = None) -> tuple[str, ...] | None:
-        """The collections a read may look at: the principal's own, narrowed to
-        `asked` when given. Raises `HTTPException` 403 naming an asked collection
-        the principal lacks (the same answer whether it exists or not)."""
-        if asked is None:
-            return self.collections
-        wanted = tuple(dict.fromkeys(asked))
-        for collection in wanted:
-            if not self.allows(collection):
-                raise HTTPException(403, f"this key has no access to collection '{collection}'")
-        return wanted
-
-
-ANONYMOUS = Principal("anonymous", None)
-"""The principal of every request when the server runs without auth."""
 
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

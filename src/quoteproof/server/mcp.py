@@ -28,13 +28,14 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from quoteproof import __version__
-from quoteproof.audit import record_answer
 from quoteproof.codec import answer_to_dict
 from quoteproof.errors import QuoteproofError
 from quoteproof.index import Index, StoreLookup
 from quoteproof.llm.base import Backend
 from quoteproof.model import AnswerMode, Quote, Rejected
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, resolve_quote
+from quoteproof.service import AnswerOptions, Principal, ScopedIndex
+from quoteproof.strategies.registry import mode_help
 
 __all__ = ["MAX_SEARCH_TOP_K", "MCP_USER", "McpServer", "QuoteResult", "SearchHit", "Tools"]
 
@@ -76,8 +77,8 @@ quotes resolved against the sources). Returns the answer as quoteproof JSON \
 hold no answer; `refusal_reason` says why); `segments` in order are prose (written \
 by the answering model, never a quotation) or quotes (`quote_id` names an entry of \
 `quotes`). Each `quotes[].text` is verbatim source text with its receipt: present \
-it verbatim and cite its `label`. `mode`: quote (default; works without a language \
-model), cite, rationale or agent (these need the server started with a model). \
+it verbatim and cite its `label`. `mode` picks how the answer is composed (only \
+quote works without a language model; the others need the server started with one). \
 Every answer is recorded in the index's audit log."""
 
 QuotePages = list[int] | None
@@ -150,22 +151,18 @@ class Tools:
         threshold: float = DEFAULT_THRESHOLD,
     ) -> None:
         self.index = index
+        self.view = ScopedIndex(index, Principal(MCP_USER, collections))
         self.backend = backend
-        self.collections = collections
         self.threshold = threshold
 
     def _scope(self) -> str:
-        if self.collections is None:
-            return "the index"
-        return "collection " + ", ".join(self.collections)
-
-    def _visible(self, collection: str) -> bool:
-        return self.collections is None or collection in self.collections
+        collections = self.view.principal.collections
+        return "the index" if collections is None else "collection " + ", ".join(collections)
 
     def search(self, query: str, top_k: int) -> list[SearchHit]:
         """The `top_k` passages most relevant to `query`, best first."""
         try:
-            hits = self.index.search(query, top_k=top_k, collections=self.collections)
+            hits = self.view.search(query, top_k=top_k)
         except QuoteproofError as exc:
             raise ToolError(str(exc)) from exc
         return [
@@ -182,10 +179,9 @@ class Tools:
     def quote(self, ref: str, words: str | None) -> QuoteResult:
         """The whole passage `ref`, or the span of it (or of its neighbours) that
         `words` match, resolved as the answer pipeline resolves a model's quote."""
-        store = self.index.store
-        chunk = self.index.chunk(ref)
-        document = store.get_document(chunk.doc_id, chunk.doc_version) if chunk else None
-        if chunk is None or document is None or not self._visible(document.collection):
+        store = self.view.store
+        chunk = self.view.chunk(ref)
+        if chunk is None:
             # The same message whether the ref is unknown or outside the collections.
             raise ToolError(
                 f"no passage with ref '{ref}' in {self._scope()}; use a ref from search"
@@ -207,17 +203,12 @@ class Tools:
     def ask(self, question: str, mode: AnswerMode) -> dict[str, Any]:
         """The answer to `question` as answer JSON, recorded in the audit log."""
         try:
-            answer = self.index.ask(
-                question,
-                backend=self.backend,
-                mode=mode,
-                threshold=self.threshold,
-                collections=self.collections,
+            asked = self.view.ask(
+                question, self.backend, AnswerOptions(mode=mode, threshold=self.threshold)
             )
-            record_answer(self.index, answer, user=MCP_USER, collections=self.collections)
         except QuoteproofError as exc:
             raise ToolError(str(exc)) from exc
-        return answer_to_dict(answer)
+        return answer_to_dict(asked.answer)
 
 
 class McpServer:
@@ -310,7 +301,7 @@ class McpServer:
             question: Annotated[str, Field(description="The question, in words.")],
             mode: Annotated[
                 AnswerMode,
-                Field(description="How the answer is composed (see the tool description)."),
+                Field(description=f"How the answer is composed: {mode_help()}"),
             ] = "quote",
         ) -> dict[str, Any]:
             return await self._call(tools.ask, question, mode)

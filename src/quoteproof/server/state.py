@@ -25,6 +25,7 @@ from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
 from quoteproof.llm.select import BackendName, make_backend
 from quoteproof.retrieval.retriever import RetrievalSettings
 from quoteproof.server.jobs import JobManager
+from quoteproof.service import Principal, ScopedIndex
 from quoteproof.store.open import is_postgres_url
 
 DEFAULT_MAX_UPLOAD_MB = 50.0
@@ -105,6 +106,11 @@ class AppState:
             with self._lock:
                 self._opened.append(idx)
         return idx
+
+    def view(self, who: Principal) -> ScopedIndex:
+        """This thread's index as `who` sees it: every read and answer of a request
+        goes through it (`service.ScopedIndex`)."""
+        return ScopedIndex(self.index(), who)
 
     def backend(self) -> Backend:
         """Return the language-model backend (made once; raises `BackendConfigError`

@@ -30,7 +30,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Annotated, Any, Literal, cast, get_args
+from typing import Annotated, Any, Literal, cast
 from urllib.parse import quote as url_quote
 from urllib.parse import urlencode, urlsplit
 
@@ -41,16 +41,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
-from quoteproof.audit import answer_of, list_entries, record_answer, visible_to
+from quoteproof.audit import answer_of
 from quoteproof.errors import QuoteproofError
 from quoteproof.index import StoreLookup
 from quoteproof.ingest.files import SUPPORTED_SUFFIXES
-from quoteproof.llm.modes import answer_modes
-from quoteproof.model import Answer, AnswerMode, Document, Quote
+from quoteproof.model import AnswerMode, Quote
 from quoteproof.receipts import verify_recorded
 from quoteproof.render.html import render_answer_html, render_data_html, render_quote_html
 from quoteproof.server.auth import (
-    Principal,
     clear_key_cookie,
     optional_principal,
     set_key_cookie,
@@ -58,7 +56,9 @@ from quoteproof.server.auth import (
 from quoteproof.server.jobs import Job
 from quoteproof.server.pdf_pages import PageView, page_geometry, page_views, render_page_png
 from quoteproof.server.state import AppState, app_state
-from quoteproof.store.base import AuditEntry, Store
+from quoteproof.service import AnswerOptions, Asked, Principal, ScopedIndex
+from quoteproof.store.base import AuditEntry
+from quoteproof.strategies.registry import STRATEGIES, modes, modes_for
 from quoteproof.streaming import (
     AnswerEvent,
     DataComputed,
@@ -84,12 +84,6 @@ _env = jinja2.Environment(
 )
 templates = Jinja2Templates(env=_env)
 
-MODES: tuple[tuple[AnswerMode, str], ...] = (
-    ("quote", "Quote: passages from the sources, with short cited sentences"),
-    ("cite", "Cite: prose in which every sentence cites its sources"),
-    ("rationale", "Rationale: statements checked by the model, then an answer"),
-    ("agent", "Agent: tools, tables and data results"),
-)
 MAX_QUESTION_CHARS = 10_000
 HISTORY_LIMIT = 200
 
@@ -192,25 +186,17 @@ def _not_found(request: Request, who: Principal | None) -> HTMLResponse:
     return _error(request, who, 404, "Not found.")
 
 
-def _visible_document(
-    store: Store, who: Principal, doc_id: str, version: int | None = None
-) -> Document | None:
-    document = store.get_document(doc_id, version)
-    if document is None or not who.allows(document.collection):
-        return None
-    return document
-
-
-def _answer_html(answer: Answer, entry_id: str | None, show_cited: bool = False) -> str:
+def _answer_html(asked: Asked) -> str:
     """The answer fragment: the renderer's HTML and the permalink to its audit entry."""
-    html = render_answer_html(answer, source_url=viewer_url, show_cited=show_cited)
-    return _fragment("answer_fragment.html", answer_html=Markup(html), entry_id=entry_id)
+    html = Markup(render_answer_html(asked.answer, source_url=viewer_url))
+    return _fragment("answer_fragment.html", answer_html=html, entry_id=asked.entry.entry_id)
 
 
 def _offered_modes(state: AppState) -> tuple[tuple[AnswerMode, str], ...]:
-    """The answer modes the page offers: those the backend can run (`answer_modes`)."""
-    runnable = answer_modes(state.backend())
-    return tuple((mode, text) for mode, text in MODES if mode in runnable)
+    """The answer modes the page offers, with their help: those the backend can run
+    (`strategies.registry.modes_for`)."""
+    runnable = modes_for(state.backend())
+    return tuple((s.mode, f"{s.title}: {s.summary}") for s in STRATEGIES if s.mode in runnable)
 
 
 def _check_question(question: str, mode: str) -> str | None:
@@ -219,7 +205,7 @@ def _check_question(question: str, mode: str) -> str | None:
         return "Please enter a question."
     if len(question) > MAX_QUESTION_CHARS:
         return f"The question is longer than {MAX_QUESTION_CHARS} characters."
-    if mode not in get_args(AnswerMode):
+    if mode not in modes():
         return f"Unknown answer mode {mode!r}."
     return None
 
@@ -236,14 +222,9 @@ def _ask(
     question: str,
     mode: AnswerMode,
     events: Callable[[AnswerEvent], None] | None = None,
-) -> tuple[Answer, AuditEntry]:
-    """Answer `question` for `who` and record it in the audit log (blocking)."""
-    index = state.index()
-    answer = index.ask(
-        question, backend=state.backend(), mode=mode, events=events, collections=who.collections
-    )
-    entry = record_answer(index, answer, user=who.name, collections=who.collections)
-    return answer, entry
+) -> Asked:
+    """Answer `question` for `who`, recorded in the audit log (blocking)."""
+    return state.view(who).ask(question, state.backend(), AnswerOptions(mode), events=events)
 
 
 # --- ask -----------------------------------------------------------------------------
@@ -279,10 +260,10 @@ def ask_post(
     if problem is not None:
         return _error(request, who, 400, problem)
     try:
-        answer, entry = _ask(state, who, question, cast(AnswerMode, mode))
+        asked = _ask(state, who, question, cast(AnswerMode, mode))
     except QuoteproofError as exc:
         return _error(request, who, *_error_message(exc))
-    html = _answer_html(answer, entry.entry_id)
+    html = _answer_html(asked)
     if _is_htmx(request):
         return HTMLResponse(html)
     return _page(
@@ -317,8 +298,7 @@ def _event_message(event: AnswerEvent) -> str:
 
 @dataclass(frozen=True)
 class _Finished:
-    answer: Answer | None
-    entry: AuditEntry | None
+    asked: Asked | None
     error: str | None = None
 
 
@@ -338,14 +318,14 @@ async def _stream_answer(
 
     async def work() -> None:
         try:
-            answer, entry = await anyio.to_thread.run_sync(_ask, state, who, question, mode, sink)
+            asked = await anyio.to_thread.run_sync(_ask, state, who, question, mode, sink)
         except QuoteproofError as exc:
-            queue.put_nowait(_Finished(None, None, str(exc)))
+            queue.put_nowait(_Finished(None, str(exc)))
         except Exception:
             log.exception("streamed ask failed")
-            queue.put_nowait(_Finished(None, None, "The server failed to answer."))
+            queue.put_nowait(_Finished(None, "The server failed to answer."))
         else:
-            queue.put_nowait(_Finished(answer, entry))
+            queue.put_nowait(_Finished(asked))
 
     # The task outlives a client that goes away: the answer is still recorded.
     task = asyncio.create_task(work())
@@ -355,11 +335,11 @@ async def _stream_answer(
     while True:
         item = await queue.get()
         if isinstance(item, _Finished):
-            if item.answer is None or item.entry is None:
+            if item.asked is None:
                 yield _sse("failure", {"message": item.error or "failed"})
             else:
-                entry_id = item.entry.entry_id
-                html = _answer_html(item.answer, entry_id)
+                entry_id = item.asked.entry.entry_id
+                html = _answer_html(item.asked)
                 yield _sse("final", {"html": html, "permalink": f"/answers/{entry_id}"})
             return
         yield _event_message(item)
@@ -408,8 +388,9 @@ def source_page(
     text, or highlighted on its page images (PDF)."""
     if who is None:
         return _login_redirect(request)
-    store = state.index().store
-    document = _visible_document(store, who, doc_id, version)
+    scoped = state.view(who)
+    store = scoped.store
+    document = scoped.document(doc_id, version)
     if document is None:
         return _not_found(request, who)
     text = document.text
@@ -467,11 +448,11 @@ def page_image(
     """Page `page` of a stored PDF as a PNG (404 for another collection's document)."""
     if who is None:
         return Response("a valid API key is needed", status_code=401, media_type="text/plain")
-    store = state.index().store
-    document = _visible_document(store, who, doc_id, version)
+    view = state.view(who)
+    document = view.document(doc_id, version)
     png = None
     if document is not None and document.format == "pdf":
-        png = render_page_png(store, document, page)
+        png = render_page_png(view.store, document, page)
     if png is None:
         return Response("not found", status_code=404, media_type="text/plain")
     return Response(
@@ -482,9 +463,9 @@ def page_image(
 # --- library -------------------------------------------------------------------------
 
 
-def _library_rows(store: Store, who: Principal) -> list[dict[str, Any]]:
+def _library_rows(view: ScopedIndex) -> list[dict[str, Any]]:
     rows = []
-    for summary in store.list_documents(who.collections):
+    for summary in view.documents():
         doc = url_quote(summary.doc_id, safe="")
         rows.append(
             {
@@ -533,7 +514,7 @@ def library_page(
         who,
         "library.html",
         "library",
-        rows=_library_rows(state.index().store, who),
+        rows=_library_rows(state.view(who)),
         collections=_collections_for(who),
         max_upload_mb=f"{state.config.max_upload_mb:g}",
         accept=",".join(SUPPORTED_SUFFIXES),
@@ -546,9 +527,7 @@ def library_table(request: Request, state: StateDep, who: MaybePrincipal) -> Res
     """The document table alone (htmx refreshes it after an upload or a delete)."""
     if who is None:
         return _login_redirect(request)
-    return HTMLResponse(
-        _fragment("library_table.html", rows=_library_rows(state.index().store, who))
-    )
+    return HTMLResponse(_fragment("library_table.html", rows=_library_rows(state.view(who))))
 
 
 @router.post("/library/{doc_id}/delete", response_class=HTMLResponse)
@@ -558,11 +537,11 @@ def library_delete(request: Request, doc_id: str, state: StateDep, who: MaybePri
         return _login_redirect(request)
     if _cross_site(request):
         return _error(request, who, 403, "Cross-site request refused.")
-    store = state.index().store
-    if _visible_document(store, who, doc_id) is None or not store.retire_document(doc_id):
+    view = state.view(who)
+    if not view.retire(doc_id):
         return _not_found(request, who)
     if _is_htmx(request):
-        return HTMLResponse(_fragment("library_table.html", rows=_library_rows(store, who)))
+        return HTMLResponse(_fragment("library_table.html", rows=_library_rows(view)))
     return RedirectResponse("/library", status_code=303)
 
 
@@ -631,7 +610,7 @@ def history_page(request: Request, state: StateDep, who: MaybePrincipal) -> Resp
     """The audit log entries the principal may see, newest first."""
     if who is None:
         return _login_redirect(request)
-    entries = list_entries(state.index().store, who.collections, limit=HISTORY_LIMIT)
+    entries = state.view(who).history(HISTORY_LIMIT)
     return _page(
         request,
         who,
@@ -654,8 +633,8 @@ def answer_page(
     its prose cites)."""
     if who is None:
         return _login_redirect(request)
-    entry = state.index().store.get_audit_entry(entry_id)
-    if entry is None or not visible_to(entry, who.collections):
+    entry = state.view(who).entry(entry_id)
+    if entry is None:
         return _not_found(request, who)
     try:
         record = answer_of(entry)

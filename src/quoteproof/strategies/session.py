@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from quoteproof.llm.base import Backend, Completion, CompletionRequest, ToolSpec
+from quoteproof.llm.base import Backend, Capability, Completion, CompletionRequest, ToolSpec
 from quoteproof.model import (
     REFUSAL_TEXT,
     Answer,
@@ -177,7 +177,7 @@ class AnswerSession:
             self.question,
             chunks,
             tools=tools,
-            grammar=grammar if self.backend.constrained else None,
+            grammar=grammar if Capability.CONSTRAINED in self.backend.capabilities else None,
         )
         if self.events is not None:
             self.events(StageStarted(stage))
