@@ -151,6 +151,5 @@ def test_sources_that_do_not_fit_the_context_are_cut_with_a_notice(index: Index)
     answer = index.ask(HYPERSENSITIVITY, backend=small, top_k=5)
     assert_safe(answer, index)
     assert len(answer.sources) < 5
-    (notice,) = answer.notices
-    assert "did not fit the model's context window" in notice
+    assert any("did not fit the model's context window" in n for n in answer.notices)
     assert "did not fit" in render_text(answer, width=200)
