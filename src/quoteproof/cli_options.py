@@ -4,6 +4,9 @@ option groups (`cli_groups`) that turn several options into one settings object.
 - `RetrievalOptions` (search, ask, calibrate, eval) -> `RetrievalSettings`;
 - `BackendOptions` (ask, eval, mcp, serve) -> a `Backend`, or the server's config;
 - `AnswerChoices` (ask, eval) -> `service.AnswerOptions`.
+
+`RETRIEVAL`, `BACKEND` and `ANSWER` are the groups' defaults, for the commands'
+signatures (`param: RetrievalOptions = RETRIEVAL`).
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ from quoteproof.index import DEFAULT_ASK_TOP_K
 from quoteproof.llm.base import Backend
 from quoteproof.llm.local import DEFAULT_CONTEXT
 from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
-from quoteproof.llm.select import make_backend
+from quoteproof.llm.select import BackendName, make_backend
 from quoteproof.llm.servers import OLLAMA_URL
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.retrieval.fusion import DEFAULT_RRF_K
 from quoteproof.retrieval.rerank import DEFAULT_RERANK_CANDIDATES, DEFAULT_RERANK_KEEP
 from quoteproof.retrieval.retriever import DEFAULT_DEPTH, RetrievalSettings
+from quoteproof.retrieval.retriever import RetrieverName as RetrieverKind
 from quoteproof.service import AnswerOptions
 from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 from quoteproof.strategies.registry import mode_help, modes, strategy
@@ -131,7 +135,7 @@ class RetrievalOptions:
     ] = DEFAULT_DEPTH
 
     @property
-    def retriever_name(self) -> str | None:
+    def retriever_name(self) -> RetrieverKind | None:
         """The retriever asked for, or None for the index's default."""
         return self.retriever.value if self.retriever else None
 
@@ -226,7 +230,7 @@ class BackendOptions:
     ] = DEFAULT_CONTEXT
 
     @property
-    def llm_name(self) -> str | None:
+    def llm_name(self) -> BackendName | None:
         """The backend asked for, or None to choose by whether a model is named."""
         return self.llm.value if self.llm else None
 
@@ -257,9 +261,9 @@ class AnswerChoices:
     max_steps: Annotated[
         int, typer.Option("--max-steps", min=1, help="agent mode: most model calls.")
     ] = DEFAULT_MAX_STEPS
-    top_k: Annotated[
-        int, typer.Option("--top-k", min=1, help="Sources given to the model.")
-    ] = DEFAULT_ASK_TOP_K
+    top_k: Annotated[int, typer.Option("--top-k", min=1, help="Sources given to the model.")] = (
+        DEFAULT_ASK_TOP_K
+    )
     threshold: ThresholdOption = DEFAULT_THRESHOLD
 
     def options(self) -> AnswerOptions:
@@ -268,3 +272,8 @@ class AnswerChoices:
             strategy(self.mode).mode, self.strictness.value, self.max_steps, self.top_k,
             self.threshold,
         )  # fmt: skip
+
+
+RETRIEVAL = RetrievalOptions()
+BACKEND = BackendOptions()
+ANSWER = AnswerChoices()

@@ -96,14 +96,14 @@ class Retriever:
             raise RetrievalError(
                 f"{wanted} retrieval needs the dense extra: {DENSE_EXTRA_HINT}",
                 hint=Hint.DENSE_EXTRA,
-                facts={"retriever": wanted, "install": DENSE_EXTRA_HINT},
+                facts={"retriever": str(wanted), "install": DENSE_EXTRA_HINT},
             )
         if space is None:
             raise RetrievalError(
                 f"{wanted} retrieval: index {self.store.location} has no vectors "
                 "(ingest with the dense extra installed to add them)",
                 hint=Hint.NO_VECTORS,
-                facts={"retriever": wanted, "location": self.store.location},
+                facts={"retriever": str(wanted), "location": self.store.location},
             )
         asked = self.settings.embed_model
         if asked is not None and asked != space.model:
