@@ -13,6 +13,7 @@ import json
 import sys
 import warnings
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, TypeVar
 
@@ -458,15 +459,10 @@ def eval_set(
     earlier = (str(compare), load_report(compare)) if compare is not None else None
     json_path, html_path = report_paths(evalset, output, html_report)
     with Index.open(index, retrieval=retrieval.settings()) as idx:
-        answering = choices.options()
         options = AskOptions(
             backend=backend_options.backend(),
-            mode=answering.mode,
-            strictness=answering.strictness,
-            top_k=answering.top_k,
-            threshold=answering.threshold,
-            max_steps=answering.max_steps,
             collections=tuple(collection) if collection else None,
+            **asdict(choices.options()),
         )
         with EvalProgress(err) as progress:
             run = run_eval(
