@@ -485,7 +485,9 @@ def search(
     queries: Annotated[
         Path | None, typer.Option("--queries", help='JSONL file of {"id", "text"} lines.')
     ] = None,
-    format: Annotated[SearchFormat, typer.Option("--format")] = SearchFormat.text,
+    format: Annotated[SearchFormat, typer.Option("--format", help="text or json.")] = (
+        SearchFormat.text
+    ),
     collection: CollectionsOption = None,
     retriever: RetrieverOption = None,
     embed_model: EmbedModelOption = None,
@@ -546,7 +548,9 @@ def ask(
     ctx: ContextOption = DEFAULT_CONTEXT,
     top_k: AskTopKOption = DEFAULT_ASK_TOP_K,
     threshold: ThresholdOption = DEFAULT_THRESHOLD,
-    format: Annotated[AnswerFormat, typer.Option("--format")] = AnswerFormat.text,
+    format: Annotated[
+        AnswerFormat, typer.Option("--format", help="text, json, markdown or html.")
+    ] = AnswerFormat.text,
     stream: Annotated[
         bool | None,
         typer.Option(
