@@ -192,7 +192,7 @@ def test_forced_stream_on_a_pipe_prints_the_final_answer_once(
     assert "Everyone recovers" not in out and "tingling" not in out
     assert out.count("The first dose is 200 mg.") == 1
     assert panels(out) == [DOSE]
-    assert out.count("generated — not a quote") == 1
+    assert out.count("Generated — not a quote") == 1
 
 
 # --- rationale -----------------------------------------------------------------------
@@ -351,7 +351,7 @@ def test_draft_shows_prose_as_generated_and_quotes_as_panels_and_a_retry_clears_
     lines = draw(draft)
     assert lines[0] == "draft: writing the answer…"
     assert lines[1:4] == [
-        "┆ generated — not a quote",
+        "┆ Generated — not a quote",
         "┆ It starts with pain [doc-1]. Look:",
         "┆ ╭─ fake ─╮",
     ]
@@ -360,13 +360,13 @@ def test_draft_shows_prose_as_generated_and_quotes_as_panels_and_a_retry_clears_
     assert len(corners) == 1 and quote.label in corners[0]
     assert panels("\n".join(lines)) == ["The first sign is burning pain."]
     assert all(line.startswith(("┆ ", "╭", "│", "╰", "✗ ", "▦ ", "draft: ")) for line in lines)
-    assert lines.count("┆ generated — not a quote") == 2 and "┆ More prose." in lines
+    assert lines.count("┆ Generated — not a quote") == 2 and "┆ More prose." in lines
     assert "✗ quote removed: not found in any source" in lines
-    assert any(line.startswith("▦ computed from table people.csv") for line in lines)
+    assert any(line.startswith("▦ Computed from table people.csv") for line in lines)
 
     draft(StageStarted("retry"))
     assert draw(draft) == [
         "draft: the reply failed the citation check; retrying with a stricter prompt…"
     ]
     draft(ProseDelta("Second try [doc-1]."))
-    assert draw(draft)[1:] == ["┆ generated — not a quote", "┆ Second try [doc-1]."]
+    assert draw(draft)[1:] == ["┆ Generated — not a quote", "┆ Second try [doc-1]."]
