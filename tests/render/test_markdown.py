@@ -97,7 +97,9 @@ def test_layout_of_an_answer() -> None:
 def test_differs_and_pages_in_header() -> None:
     quote = make_quote(SOURCE, 0, 25, pages=(3, 4), differs="best → worst")
     out = render_markdown(make_answer((QuoteSegment("q1"),), (quote,)))
-    expected = "(two\\_cities.txt, chars 0–25) · pp. 3–4 · the model's words differed: best → worst\n"
+    expected = (
+        "(two\\_cities.txt, chars 0–25) · pp. 3–4 · the model's words differed: best → worst\n"
+    )
     assert expected in out
 
 

@@ -156,7 +156,7 @@ def test_pages_and_ocr_in_subtitle() -> None:
 
 def test_missing_quote_is_reported_not_drawn() -> None:
     out = render_text(make_answer((QuoteSegment("ghost"),), ()))
-    assert out == "Question: Who narrates?\n! Missing quote 'ghost' — not shown.\n"
+    assert out == "Question: Who narrates?\n! Missing quote ghost — not shown.\n"
 
 
 def test_long_prose_wraps_behind_the_gutter() -> None:
@@ -293,7 +293,7 @@ def test_filter_values_that_could_read_as_conditions_are_quoted() -> None:
 
 def test_missing_data_result_is_reported_not_drawn() -> None:
     out = render_text(make_answer((DataSegment("ghost"),), ()))
-    assert out == "Question: Who narrates?\n! Missing data result 'ghost' — not shown.\n"
+    assert out == "Question: Who narrates?\n! Missing data result ghost — not shown.\n"
 
 
 def test_partial_escalation_and_usage() -> None:

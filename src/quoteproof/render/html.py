@@ -236,9 +236,9 @@ class _Renderer:
             f'<span class="label label-{statement.verdict_kind}">'
             f"{_inline(statement.verdict)}</span>"
         )
-        head = f'<span class="statement-id">{_inline(statement.id)}</span> {label}'
+        head = f'<span class="statement-id">{_inline(statement.id)}</span> · {label}'
         if statement.refined:
-            head += f' <span class="refined-flag">{REFINED_FLAG}</span>'
+            head += f' · <span class="refined-flag">{REFINED_FLAG}</span>'
         parts = [
             '<li class="statement">',
             f'<p class="statement-head">{head}</p>',

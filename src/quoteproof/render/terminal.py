@@ -244,8 +244,10 @@ def _renderables(block: Block) -> Iterable[RenderableType]:
     elif isinstance(block, DataBox):
         yield _data(block)
     elif isinstance(block, Missing):
-        missing = f"Missing {block.what} {_one_line(block.item_id)!r} — not shown."
-        yield _notice(Text(missing), "red")
+        missing = Text(f"Missing {block.what} ")
+        missing.append(_one_line(block.item_id), style="bold")
+        missing.append(" — not shown.")
+        yield _notice(missing, "red")
     elif isinstance(block, Statements):
         yield Text("")
         yield gutter(Text(STATEMENTS_LABEL + ":", style="bold"), PROSE_GUTTER, "dim")
