@@ -16,6 +16,7 @@ from quoteproof.model import (
     DataSegment,
     LLMInfo,
     ProseSegment,
+    Quote,
     QuoteSegment,
     Rejected,
     Statement,
@@ -58,7 +59,7 @@ SOURCE = "Aspirin thins the blood. Take it with water. Ask a pharmacist first."
 MODEL = LLMInfo("openai", "gpt-test", "", server="http://127.0.0.1:8080/v1")
 
 
-def _quote(start: int, end: int, quote_id: str, ref: str, **extra: object) -> object:
+def _quote(start: int, end: int, quote_id: str, ref: str, **extra: object) -> Quote:
     return make_quote(SOURCE, start, end, quote_id, ref=ref, label=f"Leaflet › {ref}", **extra)
 
 
@@ -80,7 +81,7 @@ ANSWERS: dict[str, Answer] = {
             QuoteSegment("ghost"),
             DataSegment("nope"),
         ),
-        (FIRST,),  # type: ignore[arg-type]
+        (FIRST,),
         question="What does aspirin do?",
         cited=(SECOND,),
         data=(make_data_result(),),
@@ -108,7 +109,7 @@ ANSWERS: dict[str, Answer] = {
     ),
     "escalated": make_answer(
         (ProseSegment("Ask first."), QuoteSegment("q1")),
-        (FIRST,),  # type: ignore[arg-type]
+        (FIRST,),
         question="Can a child take it?",
         escalation="The leaflet does not cover children.",
         statements=STATEMENTS,
