@@ -22,36 +22,8 @@ from quoteproof.model import (
     Statement,
     Usage,
 )
+from quoteproof.render import layout
 from quoteproof.render.html import render_answer_html
-from quoteproof.render.layout import (
-    DATA_LABEL,
-    ESCALATION_HEADING,
-    ESCALATION_LABEL,
-    GENERATED_LABEL,
-    JUSTIFICATION_LABEL,
-    NOT_A_QUOTE,
-    PARTIAL_LABEL,
-    QUESTION_LABEL,
-    REFINED_FLAG,
-    REFINED_FROM_LABEL,
-    REFUSED_LABEL,
-    REJECTED_HEADING,
-    STATEMENTS_LABEL,
-    VERBATIM_LABEL,
-    Block,
-    DataBox,
-    Escalation,
-    Footer,
-    Missing,
-    Notice,
-    Prose,
-    Question,
-    QuoteBox,
-    Refusal,
-    Removed,
-    Statements,
-    answer_layout,
-)
 from quoteproof.render.markdown import render_markdown
 from quoteproof.render.terminal import render_text
 
@@ -146,38 +118,44 @@ def _refs(refs: tuple[str, ...]) -> str:
     return " ".join(f"[{ref}]" for ref in refs)
 
 
-def markers(block: Block) -> list[str]:
+def markers(block: layout.Block) -> list[str]:
     """The texts a block shows in every format, in order (the quoteproof wording)."""
-    if isinstance(block, Question):
-        return [f"{QUESTION_LABEL}: {block.text}"]
-    if isinstance(block, Refusal):
-        return [f"{REFUSED_LABEL}: {REFUSAL_TEXT} ({block.reason})"]
-    if isinstance(block, Notice):
+    if isinstance(block, layout.Question):
+        return [f"{layout.QUESTION_LABEL}: {block.text}"]
+    if isinstance(block, layout.Refusal):
+        return [f"{layout.REFUSED_LABEL}: {REFUSAL_TEXT} ({block.reason})"]
+    if isinstance(block, layout.Notice):
         return [f"{block.label}: {block.text}"]
-    if isinstance(block, Escalation):
-        return [f"{ESCALATION_HEADING}. {ESCALATION_LABEL} {block.reason}"]
-    if isinstance(block, Prose):
-        return [GENERATED_LABEL, f"{block.text} {_refs(block.citations)}".strip()]
-    if isinstance(block, QuoteBox):
+    if isinstance(block, layout.Escalation):
+        return [f"{layout.ESCALATION_HEADING}. {layout.ESCALATION_LABEL} {block.reason}"]
+    if isinstance(block, layout.Prose):
+        return [layout.GENERATED_LABEL, f"{block.text} {_refs(block.citations)}".strip()]
+    if isinstance(block, layout.QuoteBox):
         return [block.text]
-    if isinstance(block, DataBox):
+    if isinstance(block, layout.DataBox):
         fields = [text for field in block.fields for text in field]  # HTML: a <dl>, no ":"
-        return [f"{DATA_LABEL} {block.source} — {NOT_A_QUOTE}", *fields, block.row_count]
-    if isinstance(block, Missing):
+        return [
+            f"{layout.DATA_LABEL} {block.source} — {layout.NOT_A_QUOTE}",
+            *fields,
+            block.row_count,
+        ]
+    if isinstance(block, layout.Missing):
         return [f"Missing {block.what} {block.item_id} — not shown."]
-    if isinstance(block, Statements):
-        shown = [STATEMENTS_LABEL]
+    if isinstance(block, layout.Statements):
+        shown = [layout.STATEMENTS_LABEL]
         for item in block.items:
-            shown.append(f"{item.id} · {item.verdict}" + (f" · {REFINED_FLAG}" * item.refined))
+            shown.append(
+                f"{item.id} · {item.verdict}" + (f" · {layout.REFINED_FLAG}" * item.refined)
+            )
             shown.append(f"{item.text} {_refs(item.refs)}".strip())
             if item.justification is not None:
-                shown.append(f"{JUSTIFICATION_LABEL}: {item.justification}")
+                shown.append(f"{layout.JUSTIFICATION_LABEL}: {item.justification}")
             if item.original is not None:
-                shown.append(f"{REFINED_FROM_LABEL}: {item.original}")
+                shown.append(f"{layout.REFINED_FROM_LABEL}: {item.original}")
         return shown
-    if isinstance(block, Removed):
-        return [REJECTED_HEADING, *(f"{item.raw} — {item.reason}" for item in block.items)]
-    assert isinstance(block, Footer)
+    if isinstance(block, layout.Removed):
+        return [layout.REJECTED_HEADING, *(f"{item.raw} — {item.reason}" for item in block.items)]
+    assert isinstance(block, layout.Footer)
     return [" · ".join(block.parts)]
 
 
@@ -185,7 +163,7 @@ def markers(block: Block) -> list[str]:
 @pytest.mark.parametrize("output", ["terminal", "markdown", "html"])
 def test_every_format_shows_the_same_blocks_in_the_same_order(name: str, output: str) -> None:
     answer = ANSWERS[name]
-    blocks = answer_layout(answer, show_cited=True)
+    blocks = layout.answer_layout(answer, show_cited=True)
     text = shown_text(answer, output)
     position = 0
     for block in blocks:
@@ -193,19 +171,24 @@ def test_every_format_shows_the_same_blocks_in_the_same_order(name: str, output:
             found = text.find(_collapsed(marker), position)
             assert found >= 0, f"{output}: {marker!r} not found after {text[position:]!r}"
             position = found + len(_collapsed(marker))
-    boxes = sum(isinstance(block, QuoteBox) for block in blocks)
-    assert text.count(VERBATIM_LABEL) == boxes
+    boxes = sum(isinstance(block, layout.QuoteBox) for block in blocks)
+    assert text.count(layout.VERBATIM_LABEL) == boxes
 
 
 def test_the_answers_cover_every_kind_of_block() -> None:
-    kinds = {type(b) for a in ANSWERS.values() for b in answer_layout(a, show_cited=True)}
-    assert kinds == set(Block.__args__)  # type: ignore[attr-defined]
-    notices = {b.kind for a in ANSWERS.values() for b in answer_layout(a) if isinstance(b, Notice)}
+    kinds = {type(b) for a in ANSWERS.values() for b in layout.answer_layout(a, show_cited=True)}
+    assert kinds == set(layout.Block.__args__)  # type: ignore[attr-defined]
+    notices = {
+        b.kind
+        for a in ANSWERS.values()
+        for b in layout.answer_layout(a)
+        if isinstance(b, layout.Notice)
+    }
     assert notices == {"partial", "no-model", "notice"}
 
 
 def test_layout_order_and_wording() -> None:
-    blocks = answer_layout(ANSWERS["answered"], show_cited=True)
+    blocks = layout.answer_layout(ANSWERS["answered"], show_cited=True)
     assert [type(b).__name__ for b in blocks] == [
         "Question",
         "Prose",
@@ -217,7 +200,7 @@ def test_layout_order_and_wording() -> None:
         "Footer",
     ]
     cited, first = blocks[2], blocks[3]
-    assert isinstance(cited, QuoteBox) and isinstance(first, QuoteBox)
+    assert isinstance(cited, layout.QuoteBox) and isinstance(first, layout.QuoteBox)
     assert cited.cited and not first.cited  # doc-1 is not in `cited`: only doc-2 is shown
     assert cited.notes == (
         ("ocr", "OCR text: check against the page"),
@@ -225,22 +208,22 @@ def test_layout_order_and_wording() -> None:
     )
     assert first.notes == (("pages", "p. 3"),) and first.where == "doc.txt, chars 0–24"
     footer = blocks[-1]
-    assert isinstance(footer, Footer) and footer.parts == (
+    assert isinstance(footer, layout.Footer) and footer.parts == (
         "tokens: 120 prompt · 34 completion",
         "model: gpt-test (openai)",
         "server: http://127.0.0.1:8080/v1",
     )
-    partial = answer_layout(ANSWERS["partial"])
-    assert isinstance(partial[1], Notice) and partial[1].label == PARTIAL_LABEL
+    partial = layout.answer_layout(ANSWERS["partial"])
+    assert isinstance(partial[1], layout.Notice) and partial[1].label == layout.PARTIAL_LABEL
 
 
 def test_refused_answers_show_no_segments_and_line_breaks_are_one_notion() -> None:
-    refused = answer_layout(ANSWERS["refused"])
-    assert not any(isinstance(b, Prose | QuoteBox) for b in refused)
+    refused = layout.answer_layout(ANSWERS["refused"])
+    assert not any(isinstance(b, layout.Prose | layout.QuoteBox) for b in refused)
     answer = make_answer((ProseSegment("a\r\nb\rc\x85d\u2028e\u2029f"),), ())
-    (prose,) = [b for b in answer_layout(answer) if isinstance(b, Prose)]
+    (prose,) = [b for b in layout.answer_layout(answer) if isinstance(b, layout.Prose)]
     assert prose.text == "a\nb\nc\nd\ne\nf"
     empty = make_answer((ProseSegment("  "),), (), escalation=" ")
-    blocks = answer_layout(empty)
-    assert not any(isinstance(b, Prose) for b in blocks)
-    assert Escalation("(no reason given)") in blocks
+    blocks = layout.answer_layout(empty)
+    assert not any(isinstance(b, layout.Prose) for b in blocks)
+    assert layout.Escalation("(no reason given)") in blocks

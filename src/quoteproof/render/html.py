@@ -42,34 +42,7 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath, PureWindowsPath
 
 from quoteproof.model import Answer, DataResult, Quote
-from quoteproof.render.layout import (
-    DATA_LABEL,
-    ESCALATION_HEADING,
-    ESCALATION_LABEL,
-    GENERATED_LABEL,
-    JUSTIFICATION_LABEL,
-    NOT_A_QUOTE,
-    QUESTION_LABEL,
-    REFINED_FLAG,
-    REFINED_FROM_LABEL,
-    REFUSED_LABEL,
-    REJECTED_HEADING,
-    STATEMENTS_LABEL,
-    VERBATIM_LABEL,
-    Block,
-    DataBox,
-    Escalation,
-    Missing,
-    Notice,
-    Prose,
-    Question,
-    QuoteBox,
-    Refusal,
-    Removed,
-    Statements,
-    StatementView,
-    answer_layout,
-)
+from quoteproof.render import layout
 from quoteproof.render.visible import visible
 
 __all__ = [
@@ -134,9 +107,9 @@ def file_source_url(quote: Quote) -> str:
     return ""
 
 
-def _figure(block: QuoteBox, source_url: SourceUrl | None, element_id: str | None) -> str:
+def _figure(block: layout.QuoteBox, source_url: SourceUrl | None, element_id: str | None) -> str:
     caption = [
-        f'<span class="verbatim-label">{VERBATIM_LABEL}</span>',
+        f'<span class="verbatim-label">{layout.VERBATIM_LABEL}</span>',
         f' — <span class="quote-label">{_inline(block.quote.label)}</span>',
     ]
     caption += [f' <span class="{kind}">· {_inline(note)}</span>' for kind, note in block.notes]
@@ -161,14 +134,14 @@ def render_quote_html(
     draws a `<figure>`): caption, text, link to the source.
 
     `element_id` must be an id of the caller's own making (never answer text)."""
-    return _figure(QuoteBox(quote), source_url, element_id)
+    return _figure(layout.QuoteBox(quote), source_url, element_id)
 
 
-def _data_section(block: DataBox) -> str:
+def _data_section(block: layout.DataBox) -> str:
     parts = [
-        f'<section class="data" aria-label="{DATA_LABEL}">',
-        f'<p class="data-label"><strong>{DATA_LABEL}</strong> '
-        f'<span class="data-table-name">{_inline(block.source)}</span> — {NOT_A_QUOTE}</p>',
+        f'<section class="data" aria-label="{layout.DATA_LABEL}">',
+        f'<p class="data-label"><strong>{layout.DATA_LABEL}</strong> '
+        f'<span class="data-table-name">{_inline(block.source)}</span> — {layout.NOT_A_QUOTE}</p>',
         '<dl class="data-params">',
     ]
     parts += [f"<dt>{name}</dt><dd>{_inline(value)}</dd>" for name, value in block.fields]
@@ -188,7 +161,7 @@ def _data_section(block: DataBox) -> str:
 def render_data_html(result: DataResult) -> str:
     """Return a data result (computed from a table, not a quote): its origin and
     every parameter of the query, the value, the row count and the preview table."""
-    return _data_section(DataBox(result))
+    return _data_section(layout.DataBox(result))
 
 
 def _with_chips(text: str, chips: str) -> str:
@@ -206,10 +179,10 @@ class _Renderer:
 
     def __init__(self, answer: Answer, source_url: SourceUrl | None, show_cited: bool) -> None:
         self.source_url = source_url
-        self.blocks = answer_layout(answer, show_cited)
+        self.blocks = layout.answer_layout(answer, show_cited)
         self.figure_ids: dict[int, str] = {}
         self.figure_of_ref: dict[str, str] = {}
-        boxes = [(i, b) for i, b in enumerate(self.blocks) if isinstance(b, QuoteBox)]
+        boxes = [(i, b) for i, b in enumerate(self.blocks) if isinstance(b, layout.QuoteBox)]
         for number, (position, block) in enumerate(boxes, start=1):
             element_id = f"qp-{'c' if block.cited else 'q'}{number}"
             self.figure_ids[position] = element_id
@@ -231,22 +204,22 @@ class _Renderer:
     def chips(self, refs: Iterable[str]) -> str:
         return " ".join(self.chip(ref) for ref in refs)
 
-    def statement(self, statement: StatementView) -> str:
+    def statement(self, statement: layout.StatementView) -> str:
         label = (
             f'<span class="label label-{statement.verdict_kind}">'
             f"{_inline(statement.verdict)}</span>"
         )
         head = f'<span class="statement-id">{_inline(statement.id)}</span> · {label}'
         if statement.refined:
-            head += f' · <span class="refined-flag">{REFINED_FLAG}</span>'
+            head += f' · <span class="refined-flag">{layout.REFINED_FLAG}</span>'
         parts = [
             '<li class="statement">',
             f'<p class="statement-head">{head}</p>',
             f'<p class="prose">{_with_chips(statement.text, self.chips(statement.refs))}</p>',
         ]
         for css, label_text, value in (
-            ("justification", JUSTIFICATION_LABEL, statement.justification),
-            ("refined-from", REFINED_FROM_LABEL, statement.original),
+            ("justification", layout.JUSTIFICATION_LABEL, statement.justification),
+            ("refined-from", layout.REFINED_FROM_LABEL, statement.original),
         ):
             if value is not None:
                 field = f'<span class="field">{label_text}:</span>'
@@ -254,62 +227,60 @@ class _Renderer:
         parts.append("</li>")
         return "".join(parts)
 
-    def block(self, position: int, block: Block) -> str:
+    def block(self, position: int, block: layout.Block) -> str:
         """The HTML of one layout block."""
-        if isinstance(block, Question):
+        if isinstance(block, layout.Question):
+            label = f'<span class="question-label">{layout.QUESTION_LABEL}:</span>'
+            return f'<h2 class="question">{label} {_inline(block.text)}</h2>'
+        if isinstance(block, layout.Refusal):
             return (
-                f'<h2 class="question"><span class="question-label">{QUESTION_LABEL}:</span> '
-                f"{_inline(block.text)}</h2>"
-            )
-        if isinstance(block, Refusal):
-            return (
-                f'<div class="refusal" role="status"><strong>{REFUSED_LABEL}:</strong> '
+                f'<div class="refusal" role="status"><strong>{layout.REFUSED_LABEL}:</strong> '
                 f'{block.text} <span class="reason">({_inline(block.reason)})</span></div>'
             )
-        if isinstance(block, Notice):
+        if isinstance(block, layout.Notice):
             return (
                 f'<p class="{_NOTICE_CLASSES[block.kind]}" role="note">'
                 f"<strong>{block.label}:</strong> {_inline(block.text)}</p>"
             )
-        if isinstance(block, Escalation):
+        if isinstance(block, layout.Escalation):
             return (
-                f'<section class="escalation" aria-label="{ESCALATION_HEADING}">'
-                f'<p class="escalation-label"><strong>{ESCALATION_HEADING}.</strong> '
-                f"{ESCALATION_LABEL}</p>"
+                f'<section class="escalation" aria-label="{layout.ESCALATION_HEADING}">'
+                f'<p class="escalation-label"><strong>{layout.ESCALATION_HEADING}.</strong> '
+                f"{layout.ESCALATION_LABEL}</p>"
                 f'<p class="prose">{escape(block.reason)}</p></section>'
             )
-        if isinstance(block, Prose):
+        if isinstance(block, layout.Prose):
             return (
-                f'<section class="generated" aria-label="{GENERATED_LABEL}">'
-                f'<p class="generated-label">{GENERATED_LABEL}</p>'
+                f'<section class="generated" aria-label="{layout.GENERATED_LABEL}">'
+                f'<p class="generated-label">{layout.GENERATED_LABEL}</p>'
                 f'<p class="prose">{_with_chips(block.text, self.chips(block.citations))}</p>'
                 "</section>"
             )
-        if isinstance(block, QuoteBox):
+        if isinstance(block, layout.QuoteBox):
             return _figure(block, self.source_url, self.figure_ids[position])
-        if isinstance(block, DataBox):
+        if isinstance(block, layout.DataBox):
             return _data_section(block)
-        if isinstance(block, Missing):
+        if isinstance(block, layout.Missing):
             return (
                 f'<p class="missing" role="note">Missing {block.what} '
                 f"<code>{_inline(block.item_id)}</code> — not shown.</p>"
             )
-        if isinstance(block, Statements):
+        if isinstance(block, layout.Statements):
             items = "\n".join(self.statement(statement) for statement in block.items)
             return (
-                f'<section class="statements" aria-label="{STATEMENTS_LABEL}">'
-                f'<h3 class="statements-label">{STATEMENTS_LABEL}</h3>'
+                f'<section class="statements" aria-label="{layout.STATEMENTS_LABEL}">'
+                f'<h3 class="statements-label">{layout.STATEMENTS_LABEL}</h3>'
                 f'<ol class="statement-list">\n{items}\n</ol></section>'
             )
-        if isinstance(block, Removed):
+        if isinstance(block, layout.Removed):
             items = "\n".join(
                 f'<li><code class="raw">{_inline(item.raw)}</code> — '
                 f'<span class="reason">{_inline(item.reason)}</span></li>'
                 for item in block.items
             )
             return (
-                f'<section class="rejected" aria-label="{REJECTED_HEADING}">'
-                f"<h3>{REJECTED_HEADING}</h3><ul>\n{items}\n</ul></section>"
+                f'<section class="rejected" aria-label="{layout.REJECTED_HEADING}">'
+                f"<h3>{layout.REJECTED_HEADING}</h3><ul>\n{items}\n</ul></section>"
             )
         return f'<p class="answer-meta">{_inline(" · ".join(block.parts))}</p>'
 

@@ -37,34 +37,7 @@ from __future__ import annotations
 import re
 
 from quoteproof.model import Answer
-from quoteproof.render.layout import (
-    DATA_LABEL,
-    ESCALATION_HEADING,
-    ESCALATION_LABEL,
-    GENERATED_LABEL,
-    JUSTIFICATION_LABEL,
-    NOT_A_QUOTE,
-    QUESTION_LABEL,
-    REFINED_FLAG,
-    REFINED_FROM_LABEL,
-    REFUSED_LABEL,
-    REJECTED_HEADING,
-    STATEMENTS_LABEL,
-    VERBATIM_LABEL,
-    Block,
-    DataBox,
-    Escalation,
-    Missing,
-    Notice,
-    Prose,
-    Question,
-    QuoteBox,
-    Refusal,
-    Removed,
-    Statements,
-    StatementView,
-    answer_layout,
-)
+from quoteproof.render import layout
 
 __all__ = [
     "code_span",
@@ -157,9 +130,9 @@ def _with_refs(lines: list[str], refs: tuple[str, ...]) -> list[str]:
     return [*lines[:-1], f"{lines[-1]} {cites}"] if lines else [cites]
 
 
-def _quote_block(block: QuoteBox) -> list[str]:
+def _quote_block(block: layout.QuoteBox) -> list[str]:
     """Header line, then every line of the quote as `> line` (`>` for blank lines)."""
-    header = f"**{VERBATIM_LABEL}** — {escape_inline(block.quote.label)} "
+    header = f"**{layout.VERBATIM_LABEL}** — {escape_inline(block.quote.label)} "
     header += f"({escape_inline(block.where)})"
     header += "".join(f" · {escape_inline(note)}" for _, note in block.notes)
     body = [_escape_line(line) for line in block.text.split("\n")]
@@ -170,9 +143,9 @@ def _table_row(cells: tuple[str, ...]) -> str:
     return "| " + " | ".join(escape_inline(cell) for cell in cells) + " |"
 
 
-def _data_block(block: DataBox) -> list[str]:
+def _data_block(block: layout.DataBox) -> list[str]:
     """The data result's origin and parameters, then its preview rows as a table."""
-    lines = [f"**{DATA_LABEL}** {escape_inline(block.source)} — {NOT_A_QUOTE}"]
+    lines = [f"**{layout.DATA_LABEL}** {escape_inline(block.source)} — {layout.NOT_A_QUOTE}"]
     lines += [f"{name}: {escape_inline(value)}" for name, value in block.fields]
     lines += [escape_inline(block.row_count), ""]
     if block.header:
@@ -183,47 +156,47 @@ def _data_block(block: DataBox) -> list[str]:
     return lines
 
 
-def _statement_block(statement: StatementView) -> list[str]:
+def _statement_block(statement: layout.StatementView) -> list[str]:
     """`id · **VERDICT**`, its text with refs, justification, earlier version."""
-    refined = f" · {REFINED_FLAG}" if statement.refined else ""
+    refined = f" · {layout.REFINED_FLAG}" if statement.refined else ""
     verdict = escape_inline(statement.verdict)
     lines = [f"{escape_inline(statement.id)} · **{verdict}**{refined}"]
     lines += _with_refs(_escape_lines(statement.text), statement.refs)
     if statement.justification is not None:
-        lines.append(f"{JUSTIFICATION_LABEL}: {escape_inline(statement.justification)}")
+        lines.append(f"{layout.JUSTIFICATION_LABEL}: {escape_inline(statement.justification)}")
     if statement.original is not None:
-        lines.append(f"{REFINED_FROM_LABEL}: {escape_inline(statement.original)}")
+        lines.append(f"{layout.REFINED_FROM_LABEL}: {escape_inline(statement.original)}")
     return [*lines, ""]
 
 
-def _lines(block: Block) -> list[str]:
+def _lines(block: layout.Block) -> list[str]:
     """The Markdown of one layout block, ending with an empty line."""
-    if isinstance(block, Question):
-        return [f"**{QUESTION_LABEL}:** {escape_inline(block.text)}", ""]
-    if isinstance(block, Refusal):
-        return [f"**{REFUSED_LABEL}:** {block.text} ({escape_inline(block.reason)})", ""]
-    if isinstance(block, Notice):
+    if isinstance(block, layout.Question):
+        return [f"**{layout.QUESTION_LABEL}:** {escape_inline(block.text)}", ""]
+    if isinstance(block, layout.Refusal):
+        return [f"**{layout.REFUSED_LABEL}:** {block.text} ({escape_inline(block.reason)})", ""]
+    if isinstance(block, layout.Notice):
         return [f"**{block.label}:** {escape_inline(block.text)}", ""]
-    if isinstance(block, Escalation):
-        heading = f"**{ESCALATION_HEADING}.** {ESCALATION_LABEL}"
+    if isinstance(block, layout.Escalation):
+        heading = f"**{layout.ESCALATION_HEADING}.** {layout.ESCALATION_LABEL}"
         return [heading, *_escape_lines(block.reason), ""]
-    if isinstance(block, Prose):
+    if isinstance(block, layout.Prose):
         lines = _with_refs(_escape_lines(block.text), block.citations)
-        return [f"*{GENERATED_LABEL}:*", *lines, ""]
-    if isinstance(block, QuoteBox):
+        return [f"*{layout.GENERATED_LABEL}:*", *lines, ""]
+    if isinstance(block, layout.QuoteBox):
         return _quote_block(block)
-    if isinstance(block, DataBox):
+    if isinstance(block, layout.DataBox):
         return _data_block(block)
-    if isinstance(block, Missing):
+    if isinstance(block, layout.Missing):
         return [f"**Missing {block.what}** {code_span(block.item_id)} — not shown.", ""]
-    if isinstance(block, Statements):
-        lines = [f"**{STATEMENTS_LABEL}**", ""]
+    if isinstance(block, layout.Statements):
+        lines = [f"**{layout.STATEMENTS_LABEL}**", ""]
         for statement in block.items:
             lines += _statement_block(statement)
         return lines
-    if isinstance(block, Removed):
+    if isinstance(block, layout.Removed):
         items = [f"- {escape_inline(i.raw)} — {escape_inline(i.reason)}" for i in block.items]
-        return [f"**{REJECTED_HEADING}**", "", *items, ""]
+        return [f"**{layout.REJECTED_HEADING}**", "", *items, ""]
     return [escape_inline(" · ".join(block.parts)), ""]
 
 
@@ -239,6 +212,6 @@ def render_markdown(answer: Answer, show_cited: bool = False) -> str:
     `**Removed (not verifiable)**`; the footer line.
     """
     out: list[str] = []
-    for block in answer_layout(answer, show_cited):
+    for block in layout.answer_layout(answer, show_cited):
         out += _lines(block)
     return "\n".join(out).rstrip("\n") + "\n"

@@ -49,34 +49,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quoteproof.model import Answer, DataResult, Quote
-from quoteproof.render.layout import (
-    DATA_LABEL,
-    ESCALATION_HEADING,
-    ESCALATION_LABEL,
-    GENERATED_LABEL,
-    JUSTIFICATION_LABEL,
-    NOT_A_QUOTE,
-    QUESTION_LABEL,
-    REFINED_FLAG,
-    REFINED_FROM_LABEL,
-    REFUSED_LABEL,
-    REJECTED_HEADING,
-    STATEMENTS_LABEL,
-    VERBATIM_LABEL,
-    Block,
-    DataBox,
-    Escalation,
-    Missing,
-    Notice,
-    Prose,
-    Question,
-    QuoteBox,
-    Refusal,
-    Removed,
-    Statements,
-    StatementView,
-    answer_layout,
-)
+from quoteproof.render import layout
 from quoteproof.render.visible import visible
 
 __all__ = [
@@ -137,11 +110,11 @@ def gutter(renderable: RenderableType, mark: str, style: str) -> RenderableType:
 
 def generated_marker() -> Text:
     """The dim "Generated — not a quote" line over generated prose."""
-    return Text(GENERATED_LABEL, style="dim italic")
+    return Text(layout.GENERATED_LABEL, style="dim italic")
 
 
-def _box_panel(block: QuoteBox) -> Panel:
-    subtitle = Text(VERBATIM_LABEL, style="blue")
+def _box_panel(block: layout.QuoteBox) -> Panel:
+    subtitle = Text(layout.VERBATIM_LABEL, style="blue")
     for kind, note in block.notes:
         subtitle.append(f" · {_one_line(note)}", style="blue" if kind == "pages" else "yellow")
     return Panel(
@@ -154,7 +127,7 @@ def _box_panel(block: QuoteBox) -> Panel:
 
 def quote_panel(quote: Quote) -> Panel:
     """Return the blue verbatim panel for `quote` (its text as `Text`, never markup)."""
-    return _box_panel(QuoteBox(quote))
+    return _box_panel(layout.QuoteBox(quote))
 
 
 def _with_refs(text: str, refs: tuple[str, ...]) -> Text:
@@ -173,22 +146,22 @@ def _labelled(label: str, text: str, style: str = "dim italic") -> Text:
     return line
 
 
-def _statement(statement: StatementView) -> RenderableType:
+def _statement(statement: layout.StatementView) -> RenderableType:
     """Id and verdict, text with its refs, justification, earlier version: all generated."""
     head = Text(_one_line(statement.id), style="bold")
     head.append(" · ", style="dim")
     head.append(_one_line(statement.verdict), style=_VERDICT_STYLES[statement.verdict_kind])
     if statement.refined:
-        head.append(f" · {REFINED_FLAG}", style="bold")
+        head.append(f" · {layout.REFINED_FLAG}", style="bold")
     parts: list[RenderableType] = [head, _with_refs(statement.text, statement.refs)]
     if statement.justification is not None:
-        parts.append(_labelled(JUSTIFICATION_LABEL, statement.justification))
+        parts.append(_labelled(layout.JUSTIFICATION_LABEL, statement.justification))
     if statement.original is not None:
-        parts.append(_labelled(REFINED_FROM_LABEL, statement.original))
+        parts.append(_labelled(layout.REFINED_FROM_LABEL, statement.original))
     return gutter(Group(*parts), PROSE_GUTTER, "dim")
 
 
-def _preview(block: DataBox) -> Table:
+def _preview(block: layout.DataBox) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, highlight=False)
     for name in block.header:
         table.add_column(Text(_one_line(name), style="bold"), overflow="fold")
@@ -197,10 +170,10 @@ def _preview(block: DataBox) -> Table:
     return table
 
 
-def _data(block: DataBox) -> RenderableType:
-    heading = Text(f"{DATA_LABEL} ", style="bold magenta")
+def _data(block: layout.DataBox) -> RenderableType:
+    heading = Text(f"{layout.DATA_LABEL} ", style="bold magenta")
     heading.append(_one_line(block.source), style="bold magenta")
-    heading.append(f" — {NOT_A_QUOTE}", style="dim")
+    heading.append(f" — {layout.NOT_A_QUOTE}", style="dim")
     parts: list[RenderableType] = [heading]
     for name, value in block.fields:
         parts.append(_labelled(name, value, "bold" if name == "Value" else "dim"))
@@ -213,48 +186,48 @@ def _data(block: DataBox) -> RenderableType:
 def data_block(result: DataResult) -> RenderableType:
     """Return a data result behind the `▦ ` gutter: where it came from, every
     parameter of its query, its value and the preview rows (all as `Text`)."""
-    return _data(DataBox(result))
+    return _data(layout.DataBox(result))
 
 
 def _notice(text: Text, style: str) -> RenderableType:
     return gutter(text, _NOTICE_GUTTER, style)
 
 
-def _renderables(block: Block) -> Iterable[RenderableType]:
+def _renderables(block: layout.Block) -> Iterable[RenderableType]:
     """The terminal drawing of one layout block."""
-    if isinstance(block, Question):
-        label = f"{QUESTION_LABEL}: "
+    if isinstance(block, layout.Question):
+        label = f"{layout.QUESTION_LABEL}: "
         yield _Gutter(Text(_one_line(block.text)), label, " " * len(label), "bold")
-    elif isinstance(block, Refusal):
-        refusal = Text(f"{REFUSED_LABEL}: {block.text} ", style="bold yellow")
+    elif isinstance(block, layout.Refusal):
+        refusal = Text(f"{layout.REFUSED_LABEL}: {block.text} ", style="bold yellow")
         refusal.append(f"({_one_line(block.reason)})", style="yellow")
         yield _notice(refusal, "bold yellow")
-    elif isinstance(block, Notice):
+    elif isinstance(block, layout.Notice):
         style = _NOTICE_STYLES[block.kind]
         yield _notice(_labelled(block.label, block.text, style), style)
-    elif isinstance(block, Escalation):
-        heading = f"{ESCALATION_HEADING}. {ESCALATION_LABEL}"
+    elif isinstance(block, layout.Escalation):
+        heading = f"{layout.ESCALATION_HEADING}. {layout.ESCALATION_LABEL}"
         yield _notice(Text(heading, style="bold magenta"), "bold magenta")
         yield gutter(Text(visible(block.reason)), PROSE_GUTTER, "dim")
-    elif isinstance(block, Prose):
+    elif isinstance(block, layout.Prose):
         body = _with_refs(block.text, block.citations)
         yield gutter(Group(generated_marker(), body), PROSE_GUTTER, "dim")
-    elif isinstance(block, QuoteBox):
+    elif isinstance(block, layout.QuoteBox):
         yield _box_panel(block)
-    elif isinstance(block, DataBox):
+    elif isinstance(block, layout.DataBox):
         yield _data(block)
-    elif isinstance(block, Missing):
+    elif isinstance(block, layout.Missing):
         missing = Text(f"Missing {block.what} ")
         missing.append(_one_line(block.item_id), style="bold")
         missing.append(" — not shown.")
         yield _notice(missing, "red")
-    elif isinstance(block, Statements):
+    elif isinstance(block, layout.Statements):
         yield Text("")
-        yield gutter(Text(STATEMENTS_LABEL + ":", style="bold"), PROSE_GUTTER, "dim")
+        yield gutter(Text(layout.STATEMENTS_LABEL + ":", style="bold"), PROSE_GUTTER, "dim")
         yield from map(_statement, block.items)
-    elif isinstance(block, Removed):
+    elif isinstance(block, layout.Removed):
         yield Text("")
-        yield Text(REJECTED_HEADING + ":", style="bold red")
+        yield Text(layout.REJECTED_HEADING + ":", style="bold red")
         for item in block.items:
             line = Text(_one_line(item.raw))
             line.append(" — ", style="dim")
@@ -277,7 +250,7 @@ def render_terminal(answer: Answer, console: Console, show_cited: bool = False) 
     panels; data results behind the `▦ ` gutter; the rationale statements behind
     the `┆ ` gutter; removed items behind `  ✗ `; and a dim footer line.
     """
-    for block in answer_layout(answer, show_cited):
+    for block in layout.answer_layout(answer, show_cited):
         for renderable in _renderables(block):
             console.print(renderable)
 

@@ -11,6 +11,7 @@ append through `append_entry`, inside their write transaction.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -63,16 +64,9 @@ def audit_hash(
 
 def audit_from_row(row: Any) -> AuditEntry:
     """The entry of an `audit_log` row read by column name (`AUDIT_COLUMNS`)."""
-    return AuditEntry(
-        seq=row["seq"],
-        entry_id=row["entry_id"],
-        time=row["time"],
-        user=row["user"],
-        collections=tuple(json.loads(row["collections"])),
-        body=row["body"],
-        prev_hash=row["prev_hash"],
-        hash=row["hash"],
-    )
+    values = {field.name: row[field.name] for field in dataclasses.fields(AuditEntry)}
+    values["collections"] = tuple(json.loads(values["collections"]))
+    return AuditEntry(**values)
 
 
 def append_entry(
