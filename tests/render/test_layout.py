@@ -156,7 +156,7 @@ def markers(block: layout.Block) -> list[str]:
     if isinstance(block, layout.Removed):
         return [layout.REJECTED_HEADING, *(f"{item.raw} — {item.reason}" for item in block.items)]
     assert isinstance(block, layout.Footer)
-    return [" · ".join(block.parts)]
+    return list(block.lines)
 
 
 @pytest.mark.parametrize("name", sorted(ANSWERS))
@@ -208,10 +208,9 @@ def test_layout_order_and_wording() -> None:
     )
     assert first.notes == (("pages", "p. 3"),) and first.where == "doc.txt, chars 0–24"
     footer = blocks[-1]
-    assert isinstance(footer, layout.Footer) and footer.parts == (
+    assert isinstance(footer, layout.Footer) and footer.lines == (
         "tokens: 120 prompt · 34 completion",
-        "model: gpt-test (openai)",
-        "server: http://127.0.0.1:8080/v1",
+        "model: gpt-test (openai) · server: http://127.0.0.1:8080/v1",
     )
     partial = layout.answer_layout(ANSWERS["partial"])
     assert isinstance(partial[1], layout.Notice) and partial[1].label == layout.PARTIAL_LABEL

@@ -460,9 +460,9 @@ def test_a_model_answer_names_its_model_and_server_and_has_no_notice() -> None:
     )
     lines = render_text(answer, width=200).splitlines()
     assert NO_MODEL_NOTICE not in " ".join(lines)
-    assert lines[-1] == (
-        "tokens: 3 prompt · 4 completion · model: gpt-test (openai) · "
-        "server: http://127.0.0.1:8080/v1"
-    )
+    assert lines[-2:] == [
+        "tokens: 3 prompt · 4 completion",
+        "model: gpt-test (openai) · server: http://127.0.0.1:8080/v1",
+    ]
     hostile = make_answer((), (), llm=LLMInfo("openai", "[red]m\x1b[2J", ""))
     assert render_text(hostile).splitlines()[-1] == "model: [red]m␛[2J (openai)"

@@ -282,7 +282,7 @@ class _Renderer:
                 f'<section class="rejected" aria-label="{layout.REJECTED_HEADING}">'
                 f"<h3>{layout.REJECTED_HEADING}</h3><ul>\n{items}\n</ul></section>"
             )
-        return f'<p class="answer-meta">{_inline(" · ".join(block.parts))}</p>'
+        return f'<p class="answer-meta">{_inline(" · ".join(block.lines))}</p>'
 
     def render(self, status: str) -> str:
         out = [f'<article class="answer answer-{status}">']

@@ -269,9 +269,10 @@ class Removed:
 
 @dataclass(frozen=True)
 class Footer:
-    """The answer's metadata, shown joined by ` · `: mode, token usage, model, server."""
+    """The answer's metadata, one line each: the mode, the token usage, the model and
+    server; formats that show it on one line join the lines with ` · `."""
 
-    parts: tuple[str, ...]
+    lines: tuple[str, ...]
 
 
 Block = (
@@ -309,12 +310,14 @@ def _statement_view(statement: Statement) -> StatementView:
 
 
 def _footer(answer: Answer) -> Footer | None:
-    parts = [] if answer.mode == "quote" else [f"Mode: {answer.mode}"]
+    lines = [] if answer.mode == "quote" else [f"Mode: {answer.mode}"]
     if answer.usage is not None:
         usage = answer.usage
-        parts.append(f"tokens: {usage.prompt_tokens} prompt · {usage.completion_tokens} completion")
-    parts += model_parts(answer.llm)
-    return Footer(tuple(parts)) if parts else None
+        lines.append(f"tokens: {usage.prompt_tokens} prompt · {usage.completion_tokens} completion")
+    model = model_parts(answer.llm)
+    if model:
+        lines.append(" · ".join(model))
+    return Footer(tuple(lines)) if lines else None
 
 
 def _segments(answer: Answer, show_cited: bool) -> list[Block]:

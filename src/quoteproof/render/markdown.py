@@ -197,7 +197,7 @@ def _lines(block: layout.Block) -> list[str]:
     if isinstance(block, layout.Removed):
         items = [f"- {escape_inline(i.raw)} — {escape_inline(i.reason)}" for i in block.items]
         return [f"**{layout.REJECTED_HEADING}**", "", *items, ""]
-    return [escape_inline(" · ".join(block.parts)), ""]
+    return [escape_inline(" · ".join(block.lines)), ""]
 
 
 def render_markdown(answer: Answer, show_cited: bool = False) -> str:

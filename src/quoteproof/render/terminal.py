@@ -204,7 +204,7 @@ def _renderables(block: layout.Block) -> Iterable[RenderableType]:
         yield _notice(refusal, "bold yellow")
     elif isinstance(block, layout.Notice):
         style = _NOTICE_STYLES[block.kind]
-        yield _notice(_labelled(block.label, block.text, style), style)
+        yield _notice(Text(f"{block.label}: {_one_line(block.text)}", style=style), style)
     elif isinstance(block, layout.Escalation):
         heading = f"{layout.ESCALATION_HEADING}. {layout.ESCALATION_LABEL}"
         yield _notice(Text(heading, style="bold magenta"), "bold magenta")
@@ -235,8 +235,8 @@ def _renderables(block: layout.Block) -> Iterable[RenderableType]:
             yield _Gutter(line, "  ✗ ", "    ", "red")
     else:
         yield Text("")
-        footer = Text(_one_line(" · ".join(block.parts)), style="dim")
-        yield _Gutter(footer, "", "    ", "dim")
+        for meta in block.lines:
+            yield _Gutter(Text(_one_line(meta), style="dim"), "", "    ", "dim")
 
 
 def render_terminal(answer: Answer, console: Console, show_cited: bool = False) -> None:
