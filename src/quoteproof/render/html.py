@@ -1,6 +1,6 @@
 """Answer -> HTML (a fragment for the web page, or a standalone page for the CLI).
 
-Contract (the guarantee of DESIGN.md section 1, for HTML):
+Contract (the guarantee that no model-written words are shown as a quote, for HTML):
 
 - The output holds exactly one `<figure class="verbatim">` per `QuoteSegment`
   whose quote the answer holds, plus, with `show_cited`, one per passage a shown

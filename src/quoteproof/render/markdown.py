@@ -1,6 +1,6 @@
 """Answer -> Markdown (CommonMark, also safe under GitHub-flavoured extensions).
 
-Contract (the guarantee of DESIGN.md section 1, for Markdown):
+Contract (the guarantee that no model-written words are shown as a quote, for Markdown):
 
 - The output holds exactly one block quote per `QuoteSegment` whose quote the
   answer holds, plus, with `show_cited`, one per passage a shown prose segment

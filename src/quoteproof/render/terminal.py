@@ -1,6 +1,6 @@
 """Answer -> terminal (rich): draws the blocks of `render.layout.answer_layout`.
 
-Contract (the guarantee of DESIGN.md section 1, for the terminal):
+Contract (the guarantee that no model-written words are shown as a quote, for the terminal):
 
 - Each `QuoteSegment` whose quote the answer holds is drawn as one blue
   `rich.panel.Panel` (border_style "blue"): title the quote's label, subtitle
