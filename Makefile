@@ -45,7 +45,7 @@ demo-local: $(VENV)/.installed-local
 	done < examples/questions.txt
 
 test: $(VENV)/.installed-local
-	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples evalsets docs
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 -q
 

@@ -173,7 +173,7 @@ def test_ask_markdown_and_text_formats(session_index_dir: Path) -> None:
     )  # fmt: skip
     assert markdown.returncode == 0 and "**Verbatim from source**" in markdown.stdout
     text = run("ask", "first sign of shingles", "--index", str(session_index_dir))
-    assert "verbatim from source" in text.stdout
+    assert "Verbatim from source" in text.stdout
     refused = run("ask", "zzzz qqqq", "--index", str(session_index_dir))
     assert refused.returncode == 0 and "no answer to this question" in refused.stdout
 

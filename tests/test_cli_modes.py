@@ -151,7 +151,7 @@ def test_cite_failing_twice_prints_the_validation_refusal(
     assert len(openai_server.requests) == 2
     assert "no answer to this question" in result.stdout
     assert "(validation_failed)" in result.stdout
-    assert "mode: cite" in result.stdout
+    assert "Mode: cite" in result.stdout
     # the rejected replies are listed as removed, never as an answer or a quote
     rejected = [line for line in result.stdout.splitlines() if "stress" in line or "mild" in line]
     assert len(rejected) == 2 and all(line.startswith("  ✗ ") for line in rejected)
@@ -192,7 +192,7 @@ def test_forced_stream_on_a_pipe_prints_the_final_answer_once(
     assert "Everyone recovers" not in out and "tingling" not in out
     assert out.count("The first dose is 200 mg.") == 1
     assert panels(out) == [DOSE]
-    assert out.count("generated — not a quote") == 1
+    assert out.count("Generated — not a quote") == 1
 
 
 # --- rationale -----------------------------------------------------------------------
@@ -232,10 +232,10 @@ def test_rationale_through_anthropic_with_the_key_from_the_environment(
     assert heads[0].startswith("┆ S1 · CORRECT-EXPLICIT")
     assert heads[1].startswith("┆ S2 · INCORRECT-FALSE_INFO")
     assert f"┆ {RIGHT} [{drugs}]" in lines
-    assert f"┆ refined from: {WRONG}" in lines
+    assert f"┆ Refined from: {WRONG}" in lines
     assert f"┆ Start antivirals within 72 hours of the rash. [{drugs}]" in lines
     assert panels(result.stdout) == [TREATMENT]
-    assert "mode: rationale" in lines
+    assert "Mode: rationale" in lines
 
 
 def test_anthropic_without_a_key_is_a_one_line_usage_error(index_dir: Path) -> None:
@@ -297,12 +297,12 @@ def test_agent_composes_table_results_and_a_note(
     assert text.returncode == 0, text.stderr
     assert len(openai_server.requests) == 4
     lines = [line.rstrip() for line in text.stdout.splitlines()]
-    blocks = [line for line in lines if line.startswith("▦ computed from table events.csv")]
+    blocks = [line for line in lines if line.startswith("▦ Computed from table events.csv")]
     assert len(blocks) == 2
-    assert lines.count("▦ query: where drug = remdesivir and date >= 2024-01-01") == 2
-    assert "▦ count(*) = 2" in lines and "▦ from query: r1" in lines
+    assert lines.count("▦ Query: where drug = remdesivir and date >= 2024-01-01") == 2
+    assert "▦ Value: count(*) = 2" in lines and "▦ From query: r1" in lines
     assert f"┆ Two remdesivir adverse events were reported in 2024. [{dose}]" in lines
-    assert "mode: agent" in lines
+    assert "Mode: agent" in lines
     assert not any(line.startswith("╭") for line in lines)
 
     openai_server.script = list(script)
@@ -311,7 +311,7 @@ def test_agent_composes_table_results_and_a_note(
     )
     assert markdown.returncode == 0, markdown.stderr
     assert markdown.stdout.count("**Computed from table** events.csv") == 2
-    assert "**Value:** count(\\*) \\= 2" in markdown.stdout
+    assert "Value: count(\\*) \\= 2" in markdown.stdout
     assert "Two remdesivir adverse events were reported in 2024." in markdown.stdout
 
 
@@ -351,7 +351,7 @@ def test_draft_shows_prose_as_generated_and_quotes_as_panels_and_a_retry_clears_
     lines = draw(draft)
     assert lines[0] == "draft: writing the answer…"
     assert lines[1:4] == [
-        "┆ generated — not a quote",
+        "┆ Generated — not a quote",
         "┆ It starts with pain [doc-1]. Look:",
         "┆ ╭─ fake ─╮",
     ]
@@ -360,13 +360,13 @@ def test_draft_shows_prose_as_generated_and_quotes_as_panels_and_a_retry_clears_
     assert len(corners) == 1 and quote.label in corners[0]
     assert panels("\n".join(lines)) == ["The first sign is burning pain."]
     assert all(line.startswith(("┆ ", "╭", "│", "╰", "✗ ", "▦ ", "draft: ")) for line in lines)
-    assert lines.count("┆ generated — not a quote") == 2 and "┆ More prose." in lines
+    assert lines.count("┆ Generated — not a quote") == 2 and "┆ More prose." in lines
     assert "✗ quote removed: not found in any source" in lines
-    assert any(line.startswith("▦ computed from table people.csv") for line in lines)
+    assert any(line.startswith("▦ Computed from table people.csv") for line in lines)
 
     draft(StageStarted("retry"))
     assert draw(draft) == [
         "draft: the reply failed the citation check; retrying with a stricter prompt…"
     ]
     draft(ProseDelta("Second try [doc-1]."))
-    assert draw(draft)[1:] == ["┆ generated — not a quote", "┆ Second try [doc-1]."]
+    assert draw(draft)[1:] == ["┆ Generated — not a quote", "┆ Second try [doc-1]."]

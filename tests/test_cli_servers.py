@@ -102,7 +102,7 @@ def test_the_cloud_flag_from_the_environment_and_its_conflict_with_a_url(
 def test_an_answer_without_a_model_says_so(index_dir: Path) -> None:
     text = ask(index_dir, env=clean_env())
     assert text.returncode == 0, text.stderr
-    assert f"! {NO_MODEL_NOTICE}" in text.stdout.splitlines()
+    assert f"! Note: {NO_MODEL_NOTICE}" in text.stdout.splitlines()
     assert "server: " not in text.stdout
     data = json.loads(ask(index_dir, "--format", "json", env=clean_env()).stdout)
     assert data["llm"]["language_model"] is False and data["llm"]["server"] is None

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from quoteproof.codec import answer_from_dict, answer_to_dict
 from quoteproof.model import Answer, RecordedAnswer
-from quoteproof.store.base import GENESIS_HASH, AuditEntry, Store, audit_hash
+from quoteproof.store.audit_chain import AUDIT_HEAD_SETTING, GENESIS_HASH, audit_hash
+from quoteproof.store.base import AuditEntry, Store
 
 if TYPE_CHECKING:
     from quoteproof.index import Index
@@ -42,7 +43,6 @@ __all__ = [
 ]
 
 ALL_COLLECTIONS = "*"
-AUDIT_HEAD_SETTING = "audit_head"
 _PAGE = 500
 
 

@@ -263,7 +263,9 @@ def search(
     queries: Annotated[
         Path | None, typer.Option("--queries", help='JSONL file of {"id", "text"} lines.')
     ] = None,
-    format: Annotated[SearchFormat, typer.Option("--format")] = SearchFormat.text,
+    format: Annotated[SearchFormat, typer.Option("--format", help="text or json.")] = (
+        SearchFormat.text
+    ),
     collection: CollectionsOption = None,
     retrieval: RetrievalOptions = RETRIEVAL,
 ) -> None:
@@ -297,7 +299,9 @@ def ask(
     index: IndexOption = DEFAULT_INDEX,
     choices: AnswerChoices = ANSWER,
     backend_options: BackendOptions = BACKEND,
-    format: Annotated[AnswerFormat, typer.Option("--format")] = AnswerFormat.text,
+    format: Annotated[
+        AnswerFormat, typer.Option("--format", help="text, json, markdown or html.")
+    ] = AnswerFormat.text,
     stream: Annotated[
         bool | None,
         typer.Option(

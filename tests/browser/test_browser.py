@@ -398,7 +398,7 @@ def test_modes_offered_and_which_model_answered(page: Page, hostile: Hostile, sh
     # without a model: only quote mode, and the answer says it was made without one
     assert mode_values(page, hostile.extractive) == ["quote"]
     result = ask(page, hostile.extractive, "How often does moonpetal need watering?")
-    expect(result.locator("p.no-model-notice")).to_have_text(NO_MODEL_NOTICE)
+    expect(result.locator("p.no-model-notice")).to_have_text(f"Note: {NO_MODEL_NOTICE}")
     expect(result.locator("p.answer-meta")).to_have_count(0)
     shoot(page, "16-answer-without-a-model")
     # with a model: every mode, no such notice, the model and its server named

@@ -25,8 +25,8 @@ from quoteproof.model import (
     Usage,
 )
 from quoteproof.render.dataresult import preview_header
+from quoteproof.render.layout import GENERATED_LABEL
 from quoteproof.render.markdown import (
-    GENERATED_LABEL,
     code_span,
     escape_inline,
     escape_markdown,
@@ -77,7 +77,7 @@ def test_layout_of_an_answer() -> None:
         "It opens with a contrast. `[t2c-1]` `[t2c-2]`\n"
         "\n"
         "**Verbatim from source** — A Tale of Two Cities › Book I › ¶1 "
-        "(two\\_cities.txt, p. 3, chars 0–80)\n"
+        "(two\\_cities.txt, chars 0–80) · p. 3\n"
         "> It was the best of times,\n"
         "> it was the worst of times.\n"
         ">\n"
@@ -97,7 +97,10 @@ def test_layout_of_an_answer() -> None:
 def test_differs_and_pages_in_header() -> None:
     quote = make_quote(SOURCE, 0, 25, pages=(3, 4), differs="best → worst")
     out = render_markdown(make_answer((QuoteSegment("q1"),), (quote,)))
-    assert "(two\\_cities.txt, pp. 3–4, chars 0–25) · **differs:** best → worst\n" in out
+    expected = (
+        "(two\\_cities.txt, chars 0–25) · pp. 3–4 · the model's words differed: best → worst\n"
+    )
+    assert expected in out
 
 
 def test_refusal() -> None:
@@ -159,14 +162,14 @@ def test_statements_layout() -> None:
     assert out.endswith(
         "**Rationale statements (generated, checked by the model)**\n"
         "\n"
-        "Statement s1 · **CORRECT\\-EXPLICIT**\n"
+        "s1 · **CORRECT\\-EXPLICIT**\n"
         "Best \\*and\\* worst. `[t2c-1]`\n"
         "Justification: Line 1.\n"
         "\n"
-        "Statement s2 · **INCORRECT\\-FALSE\\_INFO**\n"
+        "s2 · **INCORRECT\\-FALSE\\_INFO**\n"
         "It is 1790. `[t2c-1]` `[t2c-2]`\n"
         "\n"
-        "Statement s3 · **UNVERIFIED** · refined after the check\n"
+        "s3 · **UNVERIFIED** · refined after the check\n"
         "A contrast.\n"
         "Refined from: A \\> B\n"
         "\n"
@@ -199,7 +202,7 @@ def test_data_segment_layout() -> None:
         "Query: where date \\>\\= 2024\\-01\\-01 and country \\= US\n"
         "Period: 2024\n"
         "Columns: name, age\n"
-        "**Value:** mean(age) \\= 41.5\n"
+        "Value: mean(age) \\= 41.5\n"
         "12 matching rows, first 2 shown\n"
         "\n"
         "| name | age |  |\n"
@@ -218,7 +221,7 @@ def test_data_segment_layout() -> None:
 def test_count_without_rows_has_no_table() -> None:
     result = make_data_result(operation="count", column=None, value=3, rows=(), source="r0")
     out = render_markdown(make_answer((DataSegment("r1"),), (), data=(result,)))
-    assert "From query: r0\n**Value:** count(\\*) \\= 3\n3 matching rows\n" in out
+    assert "From query: r0\nValue: count(\\*) \\= 3\n3 matching rows\n" in out
     assert "<table>" not in MD.render(out)
 
 
@@ -243,7 +246,7 @@ def test_partial_escalation_and_usage() -> None:
         "**Partial answer:** sentences without a valid citation were removed, "
         "or the work stopped before it was complete.\n"
         "\n"
-        "**Escalated to a person.** The model's reason (generated, not a quote):\n"
+        "**Escalated to a person.** The model's reason (generated — not a quote):\n"
         "Needs a \\*pharmacist\\*.\n"
         "\\> The dose is unclear.\n"
         "\n"
@@ -409,7 +412,7 @@ def test_only_quote_segments_become_block_quotes(answer: Answer, show_cited: boo
 
     assert rendered.count("<blockquote>") == n_block_quotes
     assert rendered.count("<strong>Verbatim from source</strong>") == n_block_quotes
-    assert rendered.count(f"<em>{GENERATED_LABEL.strip('*')}</em>") == len(prose)
+    assert rendered.count(f"<em>{GENERATED_LABEL}:</em>") == len(prose)
     assert rendered.count("<em>") == len(prose)
     n_refs = sum(len(s.citations) for s in prose) + sum(len(s.refs) for s in answer.statements)
     assert rendered.count("<code>") == n_refs

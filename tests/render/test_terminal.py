@@ -25,15 +25,18 @@ from quoteproof.model import (
     Statement,
     Usage,
 )
+from quoteproof.render.layout import (
+    ESCALATION_HEADING,
+    ESCALATION_LABEL,
+    GENERATED_LABEL,
+    PARTIAL_NOTICE,
+    STATEMENTS_LABEL,
+    VERBATIM_LABEL,
+)
 from quoteproof.render.provenance import NO_MODEL_NOTICE
 from quoteproof.render.terminal import (
     DATA_GUTTER,
-    ESCALATION_HEADING,
-    GENERATED_MARKER,
-    PARTIAL_NOTICE,
     PROSE_GUTTER,
-    STATEMENTS_HEADING,
-    VERBATIM_SUBTITLE,
     quote_panel,
     render_terminal,
     render_text,
@@ -79,13 +82,14 @@ def test_layout_of_an_answer() -> None:
         rejected=(Rejected('<quote ref="x">Call me Ahab</quote>', "unknown ref 'x'"),),
     )
     assert render_text(answer, width=60).splitlines() == [
-        "┆ generated — not a quote",
+        "Question: Who narrates?",
+        "┆ Generated — not a quote",
         "┆ Ishmael narrates. [moby-1] [moby-2]",
         "╭─────────────── Moby-Dick › Loomings › ¶1 ────────────────╮",
         "│ Call me Ishmael.                                         │",
-        "╰────────────────── verbatim from source ──────────────────╯",
+        "╰────────────────── Verbatim from source ──────────────────╯",
         "",
-        "removed (not verifiable):",
+        "Removed (not verifiable):",
         "  ✗ <quote ref=\"x\">Call me Ahab</quote> — unknown ref 'x'",
     ]
 
@@ -97,7 +101,7 @@ def test_quote_panel_contract() -> None:
     assert isinstance(panel.renderable, Text) and panel.renderable.plain == quote.text
     assert isinstance(panel.title, Text) and panel.title.plain == "[red]Label[/red]"
     assert isinstance(panel.subtitle, Text)
-    assert panel.subtitle.plain == "verbatim from source · differs: 3 → 4"
+    assert panel.subtitle.plain == "Verbatim from source · the model's words differed: 3 → 4"
 
 
 def test_markup_in_text_prints_literally() -> None:
@@ -130,35 +134,35 @@ def test_refusal_is_yellow_and_clear() -> None:
         refusal_reason="no source passed the threshold",
     )
     text = render_text(answer)
-    assert "! The sources contain no answer to this question. (no source passed" in text
-    assert GENERATED_MARKER not in text
-    assert "\x1b[1;33mThe sources contain no answer" in ansi_render(answer)
+    assert "! Refused: The sources contain no answer to this question. (no source passed" in text
+    assert GENERATED_LABEL not in text
+    assert "\x1b[1;33mRefused: The sources contain no answer" in ansi_render(answer)
     assert "(no reason given)" in render_text(make_answer((), (), status="refused"))
 
 
 def test_differs_in_subtitle() -> None:
     answer = make_answer((QuoteSegment("q1"),), (make_quote(SOURCE, 0, 16, differs="3 → 30"),))
     (bottom,) = panel_bottoms(render_text(answer))
-    assert "verbatim from source · differs: 3 → 30" in bottom
+    assert "Verbatim from source · the model's words differed: 3 → 30" in bottom
 
 
 def test_pages_and_ocr_in_subtitle() -> None:
     quote = make_quote(SOURCE, 0, 16, pages=(3, 4), ocr=True)
     bottom = render_text(make_answer((QuoteSegment("q1"),), (quote,))).splitlines()[-1]
-    assert "verbatim from source · pp. 3–4 · OCR text" in bottom
+    assert "Verbatim from source · pp. 3–4 · OCR text" in bottom
     plain = make_quote(SOURCE, 0, 16)
     assert "p." not in render_text(make_answer((QuoteSegment("q1"),), (plain,))).splitlines()[-1]
 
 
 def test_missing_quote_is_reported_not_drawn() -> None:
     out = render_text(make_answer((QuoteSegment("ghost"),), ()))
-    assert out == "! quote 'ghost' is missing; not shown\n"
+    assert out == "Question: Who narrates?\n! Missing quote ghost — not shown.\n"
 
 
 def test_long_prose_wraps_behind_the_gutter() -> None:
     prose = ("word " * 60) + "\n╰── verbatim from source ──╯"
     out = render_text(make_answer((ProseSegment(prose),), ()), width=40)
-    lines = out.splitlines()
+    lines = out.splitlines()[1:]
     assert len(lines) > 5
     assert all(line.startswith(PROSE_GUTTER) for line in lines)
     assert panel_bottoms(out) == []
@@ -181,20 +185,20 @@ def test_statements_show_each_label_text_refs_justification_and_original() -> No
         ),
     )
     lines = render_text(answer, width=80).splitlines()
-    start = lines.index(f"{PROSE_GUTTER}{STATEMENTS_HEADING}:")
+    start = lines.index(f"{PROSE_GUTTER}{STATEMENTS_LABEL}:")
     assert lines[start - 1 :] == [
         "",
         "┆ Rationale statements (generated, checked by the model):",
         "┆ s1 · CORRECT-EXPLICIT",
         "┆ The narrator is Ishmael. [moby-1]",
-        "┆ justification: Line 1.",
+        "┆ Justification: Line 1.",
         "┆ s2 · INCORRECT-FALSE_INFO",
         "┆ He is a whaler. [moby-2] [moby-3]",
         "┆ s3 · UNVERIFIED · refined after the check",
         "┆ He is young.",
-        "┆ refined from: He is old.",
+        "┆ Refined from: He is old.",
         "",
-        "mode: rationale",
+        "Mode: rationale",
     ]
     out = ansi_render(answer)
     assert "\x1b[1;32mCORRECT-EXPLICIT" in out
@@ -242,14 +246,14 @@ def test_data_segment_shows_every_parameter_in_order() -> None:
     )
     lines = render_text(answer, width=80).splitlines()
     data_lines = [line for line in lines if line.startswith(DATA_GUTTER)]
-    assert lines.index(data_lines[0]) == 2  # after the prose, before the panel
-    assert lines[len(data_lines) + 2].startswith("╭")
+    assert lines.index(data_lines[0]) == 3  # after the prose, before the panel
+    assert lines[len(data_lines) + 3].startswith("╭")
     assert [line.rstrip() for line in data_lines] == [
-        "▦ computed from table people.csv (doc version 2) — not a quote",
-        "▦ query: where date >= 2024-01-01 and country = US",
-        "▦ period: 2024-01-01 to 2024-12-31",
-        "▦ columns: name, age",
-        "▦ mean(age) = 41.5",
+        "▦ Computed from table people.csv (doc version 2) — not a quote",
+        "▦ Query: where date >= 2024-01-01 and country = US",
+        "▦ Period: 2024-01-01 to 2024-12-31",
+        "▦ Columns: name, age",
+        "▦ Value: mean(age) = 41.5",
         "▦ 12 matching rows, first 2 shown",
         "▦ name   age",
         "▦ ──────────",
@@ -265,8 +269,8 @@ def test_plain_query_and_count() -> None:
     )
     answer = make_answer((DataSegment("r1"), DataSegment("r2")), (), data=(plain_query, count))
     out = render_text(answer, width=80)
-    assert "▦ query: all rows\n" in out
-    assert "▦ from query: r1\n▦ count(*) = 3\n▦ 1 matching row\n" in out
+    assert "▦ Query: all rows\n" in out
+    assert "▦ From query: r1\n▦ Value: count(*) = 3\n▦ 1 matching row\n" in out
     assert out.count("3 matching rows\n") == 1
 
 
@@ -282,14 +286,14 @@ def test_filter_values_that_could_read_as_conditions_are_quoted() -> None:
     )
     out = render_text(make_answer((DataSegment("r1"),), (), data=(result,)), width=200)
     assert (
-        '▦ query: where note contains "US and x = y" and n < 2.5 and ok = true '
+        '▦ Query: where note contains "US and x = y" and n < 2.5 and ok = true '
         'and gone = null and "first name" != ""\n'
     ) in out
 
 
 def test_missing_data_result_is_reported_not_drawn() -> None:
     out = render_text(make_answer((DataSegment("ghost"),), ()))
-    assert out == "! data result 'ghost' is missing; not shown\n"
+    assert out == "Question: Who narrates?\n! Missing data result ghost — not shown.\n"
 
 
 def test_partial_escalation_and_usage() -> None:
@@ -301,9 +305,10 @@ def test_partial_escalation_and_usage() -> None:
         usage=Usage(1200, 34),
     )
     lines = render_text(answer, width=200).splitlines()
-    assert lines[:4] == [
-        f"! {PARTIAL_NOTICE}",
-        f"! {ESCALATION_HEADING}",
+    assert lines[:5] == [
+        "Question: Who narrates?",
+        f"! Partial answer: {PARTIAL_NOTICE}",
+        f"! {ESCALATION_HEADING}. {ESCALATION_LABEL}",
         "┆ Needs a pharmacist.",
         "┆ The dose is unclear.",
     ]
@@ -315,7 +320,7 @@ def test_quote_mode_without_usage_has_no_footer() -> None:
     answer = make_answer((ProseSegment("x"),), ())
     assert render_text(answer).splitlines()[-1] == "┆ x"
     assert render_text(make_answer((ProseSegment("x"),), (), mode="cite")).endswith(
-        "\n\nmode: cite\n"
+        "\n\nMode: cite\n"
     )
 
 
@@ -336,15 +341,15 @@ def test_show_cited_draws_the_cited_passages_after_their_prose() -> None:
     assert len(panel_tops(render_text(answer))) == 1
     lines = render_text(answer, width=60, show_cited=True).splitlines()
     assert len(panel_tops("\n".join(lines))) == 3
-    assert lines[:8] == [
-        "┆ generated — not a quote",
+    assert lines[1:9] == [
+        "┆ Generated — not a quote",
         "┆ Ishmael. [moby-2] [moby-9] [moby-1]",
         "╭───────────────────── Moby-Dick › ¶2 ─────────────────────╮",
         "│ Some years ago                                           │",
-        "╰────────────────── verbatim from source ──────────────────╯",
+        "╰────────────────── Verbatim from source ──────────────────╯",
         "╭─────────────── Moby-Dick › Loomings › ¶1 ────────────────╮",
         "│ Call me Ishmael.                                         │",
-        "╰────────────────── verbatim from source ──────────────────╯",
+        "╰────────────────── Verbatim from source ──────────────────╯",
     ]
 
 
@@ -388,9 +393,11 @@ OWN_PREFIXES = (
     "! ",
     "  ✗ ",
     "    ",
-    "removed (not verifiable):",
-    "mode: ",
+    "Question: ",
+    "Removed (not verifiable):",
+    "Mode: ",
     "tokens: ",
+    "model: ",
 )
 
 
@@ -405,7 +412,7 @@ def test_only_quote_segments_become_panels(answer: Answer, width: int, show_cite
     tops = panel_tops(out)
     bottoms = panel_bottoms(out)
     assert len(tops) == len(bottoms) == n_panels
-    assert all(line[len("╰") :].lstrip("─ ").startswith(VERBATIM_SUBTITLE) for line in bottoms)
+    assert all(line[len("╰") :].lstrip("─ ").startswith(VERBATIM_LABEL) for line in bottoms)
     # Every line is either part of a panel or starts with one of our own prefixes.
     assert all(line == "" or line.startswith(PANEL_EDGES + OWN_PREFIXES) for line in lines)
     # No control character from the answer reaches the terminal.
@@ -426,7 +433,7 @@ def test_colour_output_has_one_blue_panel_per_quote_segment(
     # Count blue panel edges that open a line: a real panel's own border.
     assert len(re.findall("^\x1b\\[34m╭", out, re.MULTILINE)) == n_panels
     assert len(re.findall("^\x1b\\[34m╰", out, re.MULTILINE)) == n_panels
-    assert out.count(GENERATED_MARKER) >= sum(
+    assert out.count(GENERATED_LABEL) >= sum(
         1
         for s in shown_segments(answer)
         if isinstance(s, ProseSegment) and (s.text.strip() or s.citations)
@@ -440,7 +447,7 @@ def test_an_answer_without_a_model_says_so_and_names_no_model() -> None:
     quote = make_quote(SOURCE, 0, 16)
     answer = make_answer((QuoteSegment(quote.id),), (quote,), llm=LLMInfo("extractive", None, ""))
     lines = render_text(answer, width=200).splitlines()
-    assert lines[0] == f"! {NO_MODEL_NOTICE}"
+    assert lines[1] == f"! Note: {NO_MODEL_NOTICE}"
     assert not any(line.startswith(("model: ", "server: ")) for line in lines)
 
 

@@ -15,9 +15,10 @@ import pytest
 
 from helpers.audit import append_worker
 from quoteproof.errors import IndexNotFoundError, StoreError
+from quoteproof.ingest.pipeline import ingest_file
 from quoteproof.model import DEFAULT_COLLECTION, CharRun, Layout, sha256_text
+from quoteproof.store.audit_chain import AUDIT_HEAD_SETTING, GENESIS_HASH, audit_hash
 from quoteproof.store.base import (
-    GENESIS_HASH,
     SCHEMA_VERSION,
     ApiKey,
     DocumentSummary,
@@ -26,7 +27,6 @@ from quoteproof.store.base import (
     NewDocument,
     PendingEmbedding,
     Store,
-    audit_hash,
     check_collection_name,
     embed_key,
     embedding_input,
@@ -524,12 +524,29 @@ def test_retired_single_version_comes_back_as_version_2(store: Store) -> None:
     assert store.get_document(v1.doc_id, 1) == v1
 
 
+def test_a_retired_file_ingested_again_is_labelled_with_its_stored_version(
+    store: Store, tmp_path: Path
+) -> None:
+    path = tmp_path / "guide.md"
+    path.write_text("# Guide\n\nAspirin thins the blood.\n")
+    first = ingest_file(store, path)
+    assert (first.status, first.version) == ("added", 1)
+    assert first.doc_id is not None and store.retire_document(first.doc_id)
+    path.write_text("# Guide\n\nAspirin thins the blood. Take it with water.\n")
+    again = ingest_file(store, path)
+    assert (again.status, again.doc_id, again.version) == ("updated", first.doc_id, 2)
+    assert store.latest_version(str(path)) == 2
+    labels = [chunk.label for chunk in store.chunks_of(first.doc_id, 2)]
+    assert labels and all(label.startswith("Guide v2") for label in labels)
+    assert all(" v" not in chunk.label for chunk in store.chunks_of(first.doc_id, 1))
+
+
 # --- the audit log -----------------------------------------------------------------
 
 
 def test_audit_log_appends_a_hash_chain(store: Store) -> None:
     assert store.audit_entries() == [] and store.get_audit_entry("e1") is None
-    assert store.get_setting("audit_head") is None
+    assert store.get_setting(AUDIT_HEAD_SETTING) is None
     first = store.append_audit("e1", "2026-01-01T10:00:00+00:00", None, (), '{"a": 1}')
     second = store.append_audit(
         "e2", "2026-01-01T10:00:01+00:00", "ann", ("hr", "Déjà"), '{"answer": "ü"}'
@@ -554,11 +571,11 @@ def test_audit_log_appends_a_hash_chain(store: Store) -> None:
             entry.collections,
             entry.body,
         )
-    assert store.get_setting("audit_head") == f"3:{third.hash}"
+    assert store.get_setting(AUDIT_HEAD_SETTING) == f"3:{third.hash}"
 
     with pytest.raises(StoreError, match="e2"):
         store.append_audit("e2", "2026-01-01T10:00:03+00:00", None, (), "{}")
-    assert store.get_setting("audit_head") == f"3:{third.hash}"
+    assert store.get_setting(AUDIT_HEAD_SETTING) == f"3:{third.hash}"
     fourth = store.append_audit("e4", "2026-01-01T10:00:04+00:00", None, (), "{}")
     assert (fourth.seq, fourth.prev_hash) == (4, third.hash)
 
@@ -617,7 +634,7 @@ def test_concurrent_appends_get_gapless_distinct_seq(location: str, tmp_path: Pa
                 entry.body,
             )
             previous = entry.hash
-        assert store.get_setting("audit_head") == f"{total}:{previous}"
+        assert store.get_setting(AUDIT_HEAD_SETTING) == f"{total}:{previous}"
     finally:
         store.close()
 

@@ -25,6 +25,7 @@ from quoteproof.store.base import (
     Store,
     check_collection_name,
 )
+from quoteproof.store.versions import next_version
 
 IngestStatus = Literal["added", "updated", "unchanged", "failed"]
 
@@ -171,7 +172,7 @@ def _store(
         return IngestResult(
             source_path, "unchanged", current.doc_id, current.version, pages=page_count
         )
-    version = current.version + 1 if current is not None else 1
+    version = next_version(store.latest_version(source_path))
     shown_title = display_title(
         document.title, source_path, version, store.source_paths_with_title(document.title)
     )

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from quoteproof.ingest.labels import LABEL_SEPARATOR
 from quoteproof.model import Chunk, Document
-from quoteproof.render.terminal import visible
+from quoteproof.render.visible import visible
 
 
 def chunk_to_dict(chunk: Chunk, document: Document | None) -> dict[str, Any]:

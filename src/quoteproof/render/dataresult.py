@@ -17,7 +17,6 @@ __all__ = [
     "describe_filters",
     "describe_rows",
     "describe_scalar",
-    "describe_source",
     "preview_header",
 ]
 
@@ -61,11 +60,6 @@ def describe_aggregate(result: DataResult) -> str | None:
         return None
     column = "*" if result.column is None else _token(result.column)
     return f"{result.operation}({column}) = {describe_scalar(result.value)}"
-
-
-def describe_source(result: DataResult) -> str:
-    """`computed from table sales.csv (doc version 3)`."""
-    return f"computed from table {result.table} (doc version {result.doc_version})"
 
 
 def describe_rows(result: DataResult) -> str:

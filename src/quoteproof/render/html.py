@@ -1,6 +1,6 @@
 """Answer -> HTML (a fragment for the web page, or a standalone page for the CLI).
 
-Contract (the guarantee of DESIGN.md section 1, for HTML):
+Contract (the guarantee that no model-written words are shown as a quote, for HTML):
 
 - The output holds exactly one `<figure class="verbatim">` per `QuoteSegment`
   whose quote the answer holds, plus, with `show_cited`, one per passage a shown
@@ -41,34 +41,12 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath, PureWindowsPath
 
-from quoteproof.ingest.labels import page_part
-from quoteproof.model import (
-    REFUSAL_TEXT,
-    Answer,
-    DataResult,
-    DataSegment,
-    ProseSegment,
-    Quote,
-    QuoteSegment,
-    Statement,
-)
-from quoteproof.render.dataresult import (
-    cell_text,
-    describe_aggregate,
-    describe_filters,
-    describe_rows,
-    describe_scalar,
-    describe_source,
-    preview_header,
-)
-from quoteproof.render.provenance import NO_MODEL_NOTICE, model_parts
+from quoteproof.model import Answer, DataResult, Quote
+from quoteproof.render import layout
+from quoteproof.render.visible import visible
 
 __all__ = [
-    "DATA_LABEL",
-    "GENERATED_LABEL",
     "PAGE_CSS",
-    "STATEMENTS_LABEL",
-    "VERBATIM_LABEL",
     "SourceUrl",
     "escape",
     "file_source_url",
@@ -82,40 +60,9 @@ __all__ = [
 SourceUrl = Callable[[Quote], str]
 """Where a quote's "open in source" link points (e.g. the web source viewer)."""
 
-VERBATIM_LABEL = "Verbatim from source"
-GENERATED_LABEL = "Generated — not a quote"
-DATA_LABEL = "Computed from table"
-STATEMENTS_LABEL = "Rationale statements (generated, checked by the model)"
-PARTIAL_NOTICE = (
-    "Partial answer: sentences without a valid citation were removed, "
-    "or the work stopped before it was complete."
-)
-ESCALATION_HEADING = "Escalated to a person"
-ESCALATION_LABEL = "The model's reason (generated — not a quote):"
-REJECTED_HEADING = "Removed (not verifiable)"
-
-_LINE_BREAK = re.compile("\r\n|\r")
 _WHITESPACE = re.compile(r"\s+")
 _SCHEME = re.compile(r"\A([A-Za-z][A-Za-z0-9+.\-]*):")
 _SAFE_SCHEMES = frozenset({"http", "https", "file"})
-
-
-def _picture(ch: str) -> str:
-    code = ord(ch)
-    if code < 0x20 and ch not in "\t\n":
-        return chr(0x2400 + code)  # ␀ … ␟
-    if code == 0x7F:
-        return "\u2421"  # ␡
-    if 0x80 <= code <= 0x9F:
-        return "\ufffd"
-    return ch
-
-
-def _visible(text: str) -> str:
-    text = _LINE_BREAK.sub("\n", text)
-    if all(" " <= ch < "\x7f" or ch in "\t\n" or ch > "\x9f" for ch in text):
-        return text
-    return "".join(_picture(ch) for ch in text)
 
 
 def escape(text: str) -> str:
@@ -124,7 +71,7 @@ def escape(text: str) -> str:
     Line endings become `\\n`; other control characters (NUL, ESC, C1) become
     visible stand-ins (`␀`, `␛`, U+FFFD), which HTML parsers keep as they are;
     then `&`, `<`, `>`, `"` and `'` are escaped."""
-    return html.escape(_visible(text), quote=True)
+    return html.escape(visible(text), quote=True)
 
 
 def _inline(text: str) -> str:
@@ -160,9 +107,24 @@ def file_source_url(quote: Quote) -> str:
     return ""
 
 
-def _file_name(source_path: str) -> str:
-    name = re.split(r"[\\/]", source_path)[-1]
-    return name or source_path
+def _figure(block: layout.QuoteBox, source_url: SourceUrl | None, element_id: str | None) -> str:
+    caption = [
+        f'<span class="verbatim-label">{layout.VERBATIM_LABEL}</span>',
+        f' — <span class="quote-label">{_inline(block.quote.label)}</span>',
+    ]
+    caption += [f' <span class="{kind}">· {_inline(note)}</span>' for kind, note in block.notes]
+    ident = f' id="{escape(element_id)}"' if element_id else ""
+    parts = [
+        f'<figure class="verbatim"{ident}>',
+        f"<figcaption>{''.join(caption)}</figcaption>",
+        f'<blockquote class="quote-text">{escape(block.text)}</blockquote>',
+        '<p class="quote-source">',
+    ]
+    href = safe_href((source_url or file_source_url)(block.quote))
+    if href is not None:
+        parts.append(f'<a class="source-link" href="{href}">Open in source</a> ')
+    parts.append(f'<span class="where">({_inline(block.where)})</span></p></figure>')
+    return "".join(parts)
 
 
 def render_quote_html(
@@ -172,123 +134,60 @@ def render_quote_html(
     draws a `<figure>`): caption, text, link to the source.
 
     `element_id` must be an id of the caller's own making (never answer text)."""
-    caption = [
-        f'<span class="verbatim-label">{VERBATIM_LABEL}</span>',
-        f' — <span class="quote-label">{_inline(quote.label)}</span>',
-    ]
-    page = page_part(quote.pages)
-    if page is not None:
-        caption.append(f' <span class="pages">· {escape(page)}</span>')
-    if quote.ocr:
-        caption.append(' <span class="ocr">· OCR text: check against the page</span>')
-    if quote.differs:
-        caption.append(
-            f' <span class="differs">· the model\'s words differed: {_inline(quote.differs)}</span>'
-        )
-    ident = f' id="{escape(element_id)}"' if element_id else ""
+    return _figure(layout.QuoteBox(quote), source_url, element_id)
+
+
+def _data_section(block: layout.DataBox) -> str:
     parts = [
-        f'<figure class="verbatim"{ident}>',
-        f"<figcaption>{''.join(caption)}</figcaption>",
-        f'<blockquote class="quote-text">{escape(quote.text)}</blockquote>',
-    ]
-    href = safe_href((source_url or file_source_url)(quote))
-    where = f"{_inline(_file_name(quote.source_path))}, chars {quote.start}–{quote.end}"
-    if href is not None:
-        parts.append(
-            f'<p class="quote-source"><a class="source-link" href="{href}">Open in source</a>'
-            f' <span class="where">({where})</span></p>'
-        )
-    else:
-        parts.append(f'<p class="quote-source"><span class="where">({where})</span></p>')
-    parts.append("</figure>")
-    return "".join(parts)
-
-
-def _dl_row(term: str, value: str) -> str:
-    return f"<dt>{term}</dt><dd>{value}</dd>"
-
-
-def render_data_html(result: DataResult) -> str:
-    """Return a data result (computed from a table, not a quote): its origin and
-    every parameter of the query, the value, the row count and the preview table."""
-    source = describe_source(result).removeprefix("computed from table ")
-    parts = [
-        f'<section class="data" aria-label="{DATA_LABEL}">',
-        f'<p class="data-label"><strong>{DATA_LABEL}</strong> '
-        f'<span class="data-table-name">{_inline(source)}</span> — not a quote</p>',
+        f'<section class="data" aria-label="{layout.DATA_LABEL}">',
+        f'<p class="data-label"><strong>{layout.DATA_LABEL}</strong> '
+        f'<span class="data-table-name">{_inline(block.source)}</span> — {layout.NOT_A_QUOTE}</p>',
         '<dl class="data-params">',
-        _dl_row("Table", _inline(result.table)),
-        _dl_row("Query", _inline(describe_filters(result.filters))),
     ]
-    if result.period is not None:
-        parts.append(_dl_row("Period", _inline(result.period)))
-    if result.columns:
-        parts.append(_dl_row("Columns", _inline(", ".join(result.columns))))
-    if result.source is not None:
-        parts.append(_dl_row("From query", _inline(result.source)))
-    aggregate = describe_aggregate(result)
-    if result.operation is not None and aggregate is not None:
-        parts.append(_dl_row("Operation", _inline(result.operation)))
-        parts.append(_dl_row("Column", "*" if result.column is None else _inline(result.column)))
-        parts.append(
-            _dl_row(
-                "Value",
-                f'<strong class="data-value">{_inline(describe_scalar(result.value))}</strong>'
-                f' <span class="data-formula">({_inline(aggregate)})</span>',
-            )
-        )
+    parts += [f"<dt>{name}</dt><dd>{_inline(value)}</dd>" for name, value in block.fields]
     parts.append("</dl>")
-    parts.append(f'<p class="row-count">{_inline(describe_rows(result))}</p>')
-    header = preview_header(result)
-    if result.rows and header:
+    parts.append(f'<p class="row-count">{_inline(block.row_count)}</p>')
+    if block.header:
         parts.append('<table class="data-rows"><thead><tr>')
-        parts += [f'<th scope="col">{_inline(name)}</th>' for name in header]
+        parts += [f'<th scope="col">{_inline(name)}</th>' for name in block.header]
         parts.append("</tr></thead><tbody>")
-        for row in result.rows:
-            cells = "".join(f"<td>{_inline(cell_text(cell))}</td>" for cell in row)
-            parts.append(f"<tr>{cells}</tr>")
+        for row in block.rows:
+            parts.append("<tr>" + "".join(f"<td>{_inline(cell)}</td>" for cell in row) + "</tr>")
         parts.append("</tbody></table>")
     parts.append("</section>")
     return "".join(parts)
 
 
-class _Renderer:
-    """One rendering of one answer: hands out element ids and resolves chip targets.
+def render_data_html(result: DataResult) -> str:
+    """Return a data result (computed from a table, not a quote): its origin and
+    every parameter of the query, the value, the row count and the preview table."""
+    return _data_section(layout.DataBox(result))
 
-    Figures are numbered in drawing order (`qp-q1`, `qp-c2`, …); a first pass over
-    the same order finds, for each ref, the first figure drawn for it, so a chip can
-    link to a figure before or after it.
+
+def _with_chips(text: str, chips: str) -> str:
+    escaped = escape(text)
+    return f"{escaped} {chips}" if escaped and chips else escaped or chips
+
+
+class _Renderer:
+    """One rendering of one answer's layout: hands out figure ids and resolves
+    chip targets.
+
+    Figures are numbered in drawing order (`qp-q1`, `qp-c2`, …); each ref's chips
+    link to the first figure drawn for it, before or after the chip.
     """
 
     def __init__(self, answer: Answer, source_url: SourceUrl | None, show_cited: bool) -> None:
-        self.answer = answer
         self.source_url = source_url
-        self.show_cited = show_cited
-        self.counter = 0
+        self.blocks = layout.answer_layout(answer, show_cited)
+        self.figure_ids: dict[int, str] = {}
         self.figure_of_ref: dict[str, str] = {}
-        for kind, quote in self._figures():
-            self.counter += 1
-            self.figure_of_ref.setdefault(quote.ref, f"qp-{kind}{self.counter}")
-        self.counter = 0
+        boxes = [(i, b) for i, b in enumerate(self.blocks) if isinstance(b, layout.QuoteBox)]
+        for number, (position, block) in enumerate(boxes, start=1):
+            element_id = f"qp-{'c' if block.cited else 'q'}{number}"
+            self.figure_ids[position] = element_id
+            self.figure_of_ref.setdefault(block.quote.ref, element_id)
         self.cited_by_ref = {quote.ref: quote for quote in answer.cited}
-
-    def _figures(self) -> Iterable[tuple[str, Quote]]:
-        """The quotes drawn as figures, in drawing order, with their id prefix."""
-        answer = self.answer
-        for segment in answer.segments if answer.status == "answered" else ():
-            if isinstance(segment, ProseSegment):
-                if self.show_cited:
-                    yield from (("c", q) for q in answer.cited_passages(segment.citations))
-            elif isinstance(segment, QuoteSegment):
-                try:
-                    yield "q", answer.quote(segment.quote_id)
-                except KeyError:
-                    continue
-
-    def figure(self, quote: Quote, kind: str) -> str:
-        self.counter += 1
-        element_id = f"qp-{kind}{self.counter}"
-        return render_quote_html(quote, source_url=self.source_url, element_id=element_id)
 
     def chip(self, ref: str) -> str:
         text = f"[{_inline(ref)}]"
@@ -305,151 +204,111 @@ class _Renderer:
     def chips(self, refs: Iterable[str]) -> str:
         return " ".join(self.chip(ref) for ref in refs)
 
-    def prose(self, segment: ProseSegment) -> list[str]:
-        out: list[str] = []
-        cited_figures: list[str] = []
-        if self.show_cited:
-            for quote in self.answer.cited_passages(segment.citations):
-                cited_figures.append(self.figure(quote, "c"))
-        text = escape(segment.text.strip())
-        chips = self.chips(segment.citations)
-        if text or chips:
-            body = f"{text} {chips}" if text and chips else text or chips
-            out.append(
-                f'<section class="generated" aria-label="{GENERATED_LABEL}">'
-                f'<p class="generated-label">{GENERATED_LABEL}</p>'
-                f'<p class="prose">{body}</p></section>'
-            )
-        return out + cited_figures
-
-    def statement(self, statement: Statement) -> str:
-        if statement.label is None:
-            label = '<span class="label label-unverified">UNVERIFIED</span>'
-        else:
-            kind = "correct" if statement.label.startswith("CORRECT") else "incorrect"
-            label = f'<span class="label label-{kind}">{_inline(statement.label)}</span>'
-        head = f'<span class="statement-id">{_inline(statement.id) or "(no id)"}</span> {label}'
-        if statement.original is not None:
-            head += ' <span class="refined-flag">refined after the check</span>'
-        text = escape(statement.text.strip())
-        chips = self.chips(statement.refs)
-        body = f"{text} {chips}" if text and chips else text or chips
+    def statement(self, statement: layout.StatementView) -> str:
+        label = (
+            f'<span class="label label-{statement.verdict_kind}">'
+            f"{_inline(statement.verdict)}</span>"
+        )
+        head = f'<span class="statement-id">{_inline(statement.id)}</span> · {label}'
+        if statement.refined:
+            head += f' · <span class="refined-flag">{layout.REFINED_FLAG}</span>'
         parts = [
             '<li class="statement">',
             f'<p class="statement-head">{head}</p>',
-            f'<p class="prose">{body}</p>',
+            f'<p class="prose">{_with_chips(statement.text, self.chips(statement.refs))}</p>',
         ]
-        if statement.justification is not None:
-            parts.append(
-                '<p class="justification"><span class="field">Justification:</span> '
-                f"{escape(statement.justification.strip())}</p>"
-            )
-        if statement.original is not None:
-            parts.append(
-                '<p class="refined-from"><span class="field">Refined from:</span> '
-                f"{escape(statement.original.strip())}</p>"
-            )
+        for css, label_text, value in (
+            ("justification", layout.JUSTIFICATION_LABEL, statement.justification),
+            ("refined-from", layout.REFINED_FROM_LABEL, statement.original),
+        ):
+            if value is not None:
+                field = f'<span class="field">{label_text}:</span>'
+                parts.append(f'<p class="{css}">{field} {_inline(value)}</p>')
         parts.append("</li>")
         return "".join(parts)
 
-    def missing(self, what: str, item_id: str) -> str:
-        return (
-            f'<p class="missing" role="note">Missing {what} '
-            f"<code>{_inline(item_id)}</code> — not shown.</p>"
-        )
-
-    def render(self) -> str:
-        answer = self.answer
-        out = [
-            f'<article class="answer answer-{answer.status}">',
-            '<h2 class="question"><span class="question-label">Question:</span> '
-            f"{_inline(answer.question)}</h2>",
-        ]
-        if answer.status == "refused":
-            reason = answer.refusal_reason or "no reason given"
-            out.append(
-                '<div class="refusal" role="status"><strong>Refused:</strong> '
-                f'{REFUSAL_TEXT} <span class="reason">({_inline(reason)})</span></div>'
+    def block(self, position: int, block: layout.Block) -> str:
+        """The HTML of one layout block."""
+        if isinstance(block, layout.Question):
+            label = f'<span class="question-label">{layout.QUESTION_LABEL}:</span>'
+            return f'<h2 class="question">{label} {_inline(block.text)}</h2>'
+        if isinstance(block, layout.Refusal):
+            return (
+                f'<div class="refusal" role="status"><strong>{layout.REFUSED_LABEL}:</strong> '
+                f'{block.text} <span class="reason">({_inline(block.reason)})</span></div>'
             )
-        if answer.partial:
-            out.append(f'<p class="partial-notice" role="note">{PARTIAL_NOTICE}</p>')
-        if not answer.llm.language_model:
-            out.append(f'<p class="no-model-notice" role="note">{NO_MODEL_NOTICE}</p>')
-        out += [f'<p class="notice" role="note">{_inline(notice)}</p>' for notice in answer.notices]
-        if answer.escalation is not None:
-            reason = escape(answer.escalation.strip()) or "(no reason given)"
-            out.append(
-                f'<section class="escalation" aria-label="{ESCALATION_HEADING}">'
-                f'<p class="escalation-label"><strong>{ESCALATION_HEADING}.</strong> '
-                f"{ESCALATION_LABEL}</p>"
-                f'<p class="prose">{reason}</p></section>'
+        if isinstance(block, layout.Notice):
+            return (
+                f'<p class="{_NOTICE_CLASSES[block.kind]}" role="note">'
+                f"<strong>{block.label}:</strong> {_inline(block.text)}</p>"
             )
-        for segment in answer.segments if answer.status == "answered" else ():
-            if isinstance(segment, ProseSegment):
-                out.extend(self.prose(segment))
-            elif isinstance(segment, DataSegment):
-                try:
-                    out.append(render_data_html(answer.data_result(segment.data_id)))
-                except KeyError:
-                    out.append(self.missing("data result", segment.data_id))
-            else:
-                try:
-                    quote = answer.quote(segment.quote_id)
-                except KeyError:
-                    out.append(self.missing("quote", segment.quote_id))
-                    continue
-                out.append(self.figure(quote, "q"))
-        if answer.statements:
-            out.append(
-                f'<section class="statements" aria-label="{STATEMENTS_LABEL}">'
-                f'<h3 class="statements-label">{STATEMENTS_LABEL}</h3><ol class="statement-list">'
+        if isinstance(block, layout.Escalation):
+            return (
+                f'<section class="escalation" aria-label="{layout.ESCALATION_HEADING}">'
+                f'<p class="escalation-label"><strong>{layout.ESCALATION_HEADING}.</strong> '
+                f"{layout.ESCALATION_LABEL}</p>"
+                f'<p class="prose">{escape(block.reason)}</p></section>'
             )
-            out += [self.statement(statement) for statement in answer.statements]
-            out.append("</ol></section>")
-        if answer.rejected:
-            out.append(
-                f'<section class="rejected" aria-label="{REJECTED_HEADING}">'
-                f"<h3>{REJECTED_HEADING}</h3><ul>"
+        if isinstance(block, layout.Prose):
+            return (
+                f'<section class="generated" aria-label="{layout.GENERATED_LABEL}">'
+                f'<p class="generated-label">{layout.GENERATED_LABEL}</p>'
+                f'<p class="prose">{_with_chips(block.text, self.chips(block.citations))}</p>'
+                "</section>"
             )
-            out += [
+        if isinstance(block, layout.QuoteBox):
+            return _figure(block, self.source_url, self.figure_ids[position])
+        if isinstance(block, layout.DataBox):
+            return _data_section(block)
+        if isinstance(block, layout.Missing):
+            return (
+                f'<p class="missing" role="note">Missing {block.what} '
+                f"<code>{_inline(block.item_id)}</code> — not shown.</p>"
+            )
+        if isinstance(block, layout.Statements):
+            items = "\n".join(self.statement(statement) for statement in block.items)
+            return (
+                f'<section class="statements" aria-label="{layout.STATEMENTS_LABEL}">'
+                f'<h3 class="statements-label">{layout.STATEMENTS_LABEL}</h3>'
+                f'<ol class="statement-list">\n{items}\n</ol></section>'
+            )
+        if isinstance(block, layout.Removed):
+            items = "\n".join(
                 f'<li><code class="raw">{_inline(item.raw)}</code> — '
                 f'<span class="reason">{_inline(item.reason)}</span></li>'
-                for item in answer.rejected
-            ]
-            out.append("</ul></section>")
-        meta = [] if answer.mode == "quote" else [f"Mode: {_inline(answer.mode)}"]
-        if answer.usage is not None:
-            usage = answer.usage
-            meta.append(
-                f"tokens: {usage.prompt_tokens} prompt · {usage.completion_tokens} completion"
+                for item in block.items
             )
-        meta += [_inline(part) for part in model_parts(answer.llm)]
-        if meta:
-            out.append(f'<p class="answer-meta">{" · ".join(meta)}</p>')
+            return (
+                f'<section class="rejected" aria-label="{layout.REJECTED_HEADING}">'
+                f"<h3>{layout.REJECTED_HEADING}</h3><ul>\n{items}\n</ul></section>"
+            )
+        return f'<p class="answer-meta">{_inline(" · ".join(block.lines))}</p>'
+
+    def render(self, status: str) -> str:
+        out = [f'<article class="answer answer-{status}">']
+        out += [self.block(position, block) for position, block in enumerate(self.blocks)]
         out.append("</article>")
         return "\n".join(out) + "\n"
+
+
+_NOTICE_CLASSES = {"partial": "partial-notice", "no-model": "no-model-notice", "notice": "notice"}
 
 
 def render_answer_html(
     answer: Answer, *, source_url: SourceUrl | None = None, show_cited: bool = False
 ) -> str:
     """Return `answer` as an HTML fragment (`<article class="answer">…</article>`;
-    see the module docstring for the contract).
+    see the module docstring for the contract): the blocks of `answer_layout` in
+    order.
 
-    Layout: the question; for a refused answer the refusal (the fixed
-    `REFUSAL_TEXT` sentence and the escaped reason) instead of the segments; the
-    partial-answer notice; `NO_MODEL_NOTICE` for an answer made without a language
-    model; the notices; the escalation; the segments in order (prose as
-    generated sections with citation chips and, with `show_cited`, the passages
-    each cites as verbatim figures after it; quotes as verbatim figures; data
-    results as data sections); the rationale statements with their labels;
-    rejected output under "Removed (not verifiable)"; the mode (unless "quote"),
-    token usage and the model and server that answered (`model_parts`). A segment
-    whose quote or data result is missing is reported, never drawn. `source_url`
-    gives each figure's link (default: the file's `file://` URI when its path is
-    absolute, else no link).
+    The question as a heading; the refusal; the notices; the escalation; prose as
+    generated sections with citation chips; quote boxes as verbatim figures; data
+    results as data sections; the rationale statements with their labels; removed
+    output under "Removed (not verifiable)"; the footer (`answer-meta`).
+    `source_url` gives each figure's link (default: the file's `file://` URI when
+    its path is absolute, else no link).
     """
-    return _Renderer(answer, source_url, show_cited).render()
+    return _Renderer(answer, source_url, show_cited).render(answer.status)
 
 
 PAGE_CSS = """\

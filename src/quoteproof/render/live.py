@@ -18,13 +18,13 @@ from rich.status import Status
 from rich.text import Text
 
 from quoteproof.render.terminal import (
-    GENERATED_MARKER,
     PROSE_GUTTER,
     data_block,
+    generated_marker,
     gutter,
     quote_panel,
-    visible,
 )
+from quoteproof.render.visible import visible
 from quoteproof.streaming import (
     AnswerEvent,
     DataComputed,
@@ -61,7 +61,7 @@ class Draft:
         elif isinstance(event, ProseDelta):
             if self._prose is None:
                 self._prose = Text()
-                marker = Text(GENERATED_MARKER, style="dim italic")
+                marker = generated_marker()
                 self.parts.append(gutter(Group(marker, self._prose), PROSE_GUTTER, "dim"))
             self._prose.append(visible(event.text))
         else:

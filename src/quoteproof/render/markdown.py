@@ -1,6 +1,6 @@
 """Answer -> Markdown (CommonMark, also safe under GitHub-flavoured extensions).
 
-Contract (the guarantee of DESIGN.md section 1, for Markdown):
+Contract (the guarantee that no model-written words are shown as a quote, for Markdown):
 
 - The output holds exactly one block quote per `QuoteSegment` whose quote the
   answer holds, plus, with `show_cited`, one per passage a shown prose segment
@@ -36,46 +36,15 @@ from __future__ import annotations
 
 import re
 
-from quoteproof.ingest.labels import page_part
-from quoteproof.model import (
-    REFUSAL_TEXT,
-    Answer,
-    DataResult,
-    DataSegment,
-    ProseSegment,
-    Quote,
-    Statement,
-)
-from quoteproof.render.dataresult import (
-    cell_text,
-    describe_aggregate,
-    describe_filters,
-    describe_rows,
-    describe_source,
-    preview_header,
-)
-from quoteproof.render.provenance import NO_MODEL_NOTICE, model_parts
+from quoteproof.model import Answer
+from quoteproof.render import layout
 
 __all__ = [
-    "DATA_LABEL",
-    "GENERATED_LABEL",
-    "STATEMENTS_LABEL",
-    "VERBATIM_LABEL",
     "code_span",
     "escape_inline",
     "escape_markdown",
     "render_markdown",
 ]
-
-VERBATIM_LABEL = "**Verbatim from source**"
-GENERATED_LABEL = "*Generated — not a quote:*"
-DATA_LABEL = "**Computed from table**"
-STATEMENTS_LABEL = "**Rationale statements (generated, checked by the model)**"
-PARTIAL_LINE = (
-    "**Partial answer:** sentences without a valid citation were removed, "
-    "or the work stopped before it was complete."
-)
-ESCALATION_LABEL = "**Escalated to a person.** The model's reason (generated, not a quote):"
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _WHITESPACE = re.compile(r"\s+")
@@ -153,155 +122,96 @@ def code_span(text: str) -> str:
     return f"{fence}{content}{fence}"
 
 
-def _file_name(source_path: str) -> str:
-    name = re.split(r"[\\/]", source_path)[-1]
-    return name or source_path
+def _with_refs(lines: list[str], refs: tuple[str, ...]) -> list[str]:
+    """`lines` (escaped) with the refs as code spans appended to the last one."""
+    if not refs:
+        return lines
+    cites = " ".join(code_span(f"[{ref}]") for ref in refs)
+    return [*lines[:-1], f"{lines[-1]} {cites}"] if lines else [cites]
 
 
-def _quote_header(quote: Quote) -> str:
-    where = [escape_inline(_file_name(quote.source_path))]
-    page = page_part(quote.pages)
-    if page is not None:
-        where.append(page)
-    where.append(f"chars {quote.start}–{quote.end}")
-    header = f"{VERBATIM_LABEL} — {escape_inline(quote.label)} ({', '.join(where)})"
-    if quote.ocr:
-        header += " · OCR text: check against the page"
-    if quote.differs:
-        header += f" · **differs:** {escape_inline(quote.differs)}"
-    return header
-
-
-def _quote_block(quote: Quote) -> list[str]:
+def _quote_block(block: layout.QuoteBox) -> list[str]:
     """Header line, then every line of the quote as `> line` (`>` for blank lines)."""
-    body = [_escape_line(line) for line in _LINE_BREAK.split(quote.text)]
-    return [_quote_header(quote), *(f"> {line}" if line else ">" for line in body), ""]
-
-
-def _prose_block(segment: ProseSegment) -> list[str]:
-    lines = _escape_lines(segment.text)
-    if segment.citations:
-        cites = " ".join(code_span(f"[{ref}]") for ref in segment.citations)
-        if lines:
-            lines[-1] = f"{lines[-1]} {cites}"
-        else:
-            lines = [cites]
-    if not lines:
-        return []
-    return [GENERATED_LABEL, *lines, ""]
+    header = f"**{layout.VERBATIM_LABEL}** — {escape_inline(block.quote.label)} "
+    header += f"({escape_inline(block.where)})"
+    header += "".join(f" · {escape_inline(note)}" for _, note in block.notes)
+    body = [_escape_line(line) for line in block.text.split("\n")]
+    return [header, *(f"> {line}" if line else ">" for line in body), ""]
 
 
 def _table_row(cells: tuple[str, ...]) -> str:
     return "| " + " | ".join(escape_inline(cell) for cell in cells) + " |"
 
 
-def _data_block(result: DataResult) -> list[str]:
+def _data_block(block: layout.DataBox) -> list[str]:
     """The data result's origin and parameters, then its preview rows as a table."""
-    source = describe_source(result).removeprefix("computed from table ")
-    lines = [f"{DATA_LABEL} {escape_inline(source)} — not a quote"]
-    lines.append(f"Query: {escape_inline(describe_filters(result.filters))}")
-    if result.period is not None:
-        lines.append(f"Period: {escape_inline(result.period)}")
-    if result.columns:
-        lines.append(f"Columns: {escape_inline(', '.join(result.columns))}")
-    if result.source is not None:
-        lines.append(f"From query: {escape_inline(result.source)}")
-    aggregate = describe_aggregate(result)
-    if aggregate is not None:
-        lines.append(f"**Value:** {escape_inline(aggregate)}")
-    lines += [escape_inline(describe_rows(result)), ""]
-    header = preview_header(result)
-    if result.rows and header:
-        lines.append(_table_row(header))
-        lines.append("| " + " | ".join("---" for _ in header) + " |")
-        lines += [_table_row(tuple(cell_text(cell) for cell in row)) for row in result.rows]
+    lines = [f"**{layout.DATA_LABEL}** {escape_inline(block.source)} — {layout.NOT_A_QUOTE}"]
+    lines += [f"{name}: {escape_inline(value)}" for name, value in block.fields]
+    lines += [escape_inline(block.row_count), ""]
+    if block.header:
+        lines.append(_table_row(block.header))
+        lines.append("| " + " | ".join("---" for _ in block.header) + " |")
+        lines += [_table_row(row) for row in block.rows]
         lines.append("")
     return lines
 
 
-def _statement_block(statement: Statement) -> list[str]:
-    """`Statement id · **LABEL**`, its text with refs, justification, earlier version."""
-    label = "UNVERIFIED" if statement.label is None else escape_inline(statement.label)
-    refined = " · refined after the check" if statement.original is not None else ""
-    lines = [f"Statement {escape_inline(statement.id)} · **{label}**{refined}"]
-    text = _escape_lines(statement.text)
-    if statement.refs:
-        cites = " ".join(code_span(f"[{ref}]") for ref in statement.refs)
-        text = [*text[:-1], f"{text[-1]} {cites}"] if text else [cites]
-    lines += text
+def _statement_block(statement: layout.StatementView) -> list[str]:
+    """`id · **VERDICT**`, its text with refs, justification, earlier version."""
+    refined = f" · {layout.REFINED_FLAG}" if statement.refined else ""
+    verdict = escape_inline(statement.verdict)
+    lines = [f"{escape_inline(statement.id)} · **{verdict}**{refined}"]
+    lines += _with_refs(_escape_lines(statement.text), statement.refs)
     if statement.justification is not None:
-        lines.append(f"Justification: {escape_inline(statement.justification)}")
+        lines.append(f"{layout.JUSTIFICATION_LABEL}: {escape_inline(statement.justification)}")
     if statement.original is not None:
-        lines.append(f"Refined from: {escape_inline(statement.original)}")
+        lines.append(f"{layout.REFINED_FROM_LABEL}: {escape_inline(statement.original)}")
     return [*lines, ""]
 
 
-def _footer(answer: Answer) -> list[str]:
-    parts = [] if answer.mode == "quote" else [f"Mode: {answer.mode}"]
-    if answer.usage is not None:
-        usage = answer.usage
-        parts.append(f"tokens: {usage.prompt_tokens} prompt · {usage.completion_tokens} completion")
-    parts += model_parts(answer.llm)
-    return [escape_inline(" · ".join(parts)), ""] if parts else []
+def _lines(block: layout.Block) -> list[str]:
+    """The Markdown of one layout block, ending with an empty line."""
+    if isinstance(block, layout.Question):
+        return [f"**{layout.QUESTION_LABEL}:** {escape_inline(block.text)}", ""]
+    if isinstance(block, layout.Refusal):
+        return [f"**{layout.REFUSED_LABEL}:** {block.text} ({escape_inline(block.reason)})", ""]
+    if isinstance(block, layout.Notice):
+        return [f"**{block.label}:** {escape_inline(block.text)}", ""]
+    if isinstance(block, layout.Escalation):
+        heading = f"**{layout.ESCALATION_HEADING}.** {layout.ESCALATION_LABEL}"
+        return [heading, *_escape_lines(block.reason), ""]
+    if isinstance(block, layout.Prose):
+        lines = _with_refs(_escape_lines(block.text), block.citations)
+        return [f"*{layout.GENERATED_LABEL}:*", *lines, ""]
+    if isinstance(block, layout.QuoteBox):
+        return _quote_block(block)
+    if isinstance(block, layout.DataBox):
+        return _data_block(block)
+    if isinstance(block, layout.Missing):
+        return [f"**Missing {block.what}** {code_span(block.item_id)} — not shown.", ""]
+    if isinstance(block, layout.Statements):
+        lines = [f"**{layout.STATEMENTS_LABEL}**", ""]
+        for statement in block.items:
+            lines += _statement_block(statement)
+        return lines
+    if isinstance(block, layout.Removed):
+        items = [f"- {escape_inline(i.raw)} — {escape_inline(i.reason)}" for i in block.items]
+        return [f"**{layout.REJECTED_HEADING}**", "", *items, ""]
+    return [escape_inline(" · ".join(block.lines)), ""]
 
 
 def render_markdown(answer: Answer, show_cited: bool = False) -> str:
-    """Return `answer` as a Markdown document (see the module docstring for the contract).
+    """Return `answer` as a Markdown document: the blocks of `answer_layout` in
+    order (see the module docstring for the contract).
 
-    Layout: the question; for a refused answer a `**Refused:**` line (the fixed
-    `REFUSAL_TEXT` sentence, never text from the answer) instead of the segments;
-    the partial-answer notice; `NO_MODEL_NOTICE` for an answer made without a
-    language model; the notices; the escalation and its (escaped) reason; the
-    segments in order (prose labelled as generated, with its citations as code
-    spans and, with `show_cited`, the passages it cites as block quotes after it;
-    quotes as block quotes; data results under `**Computed from table**`); the
-    rationale statements; rejected output under "Removed (not verifiable)"; a
-    footer line with the mode (unless "quote"), token usage (when known) and the
-    model and server that answered (`model_parts`). A
-    segment whose quote or data result is missing is reported, never drawn.
+    The question, refusal and notices as `**Label:** text` lines; the escalation
+    and its (escaped) reason; prose under `*Generated — not a quote:*` with its
+    citations as code spans; quote boxes as block quotes under a
+    `**Verbatim from source**` header; data results under `**Computed from
+    table**`; the rationale statements; removed output as a list under
+    `**Removed (not verifiable)**`; the footer line.
     """
-    out = [f"**Question:** {escape_inline(answer.question)}", ""]
-    if answer.status == "refused":
-        reason = answer.refusal_reason or "no reason given"
-        out += [f"**Refused:** {REFUSAL_TEXT} ({escape_inline(reason)})", ""]
-    if answer.partial:
-        out += [PARTIAL_LINE, ""]
-    if not answer.llm.language_model:
-        out += [f"**Note:** {NO_MODEL_NOTICE}", ""]
-    for notice in answer.notices:
-        out += [f"**Note:** {escape_inline(notice)}", ""]
-    if answer.escalation is not None:
-        out += [ESCALATION_LABEL, *(_escape_lines(answer.escalation) or ["(no reason given)"]), ""]
-    for segment in answer.segments if answer.status == "answered" else ():
-        if isinstance(segment, ProseSegment):
-            out.extend(_prose_block(segment))
-            if show_cited:
-                for quote in answer.cited_passages(segment.citations):
-                    out.extend(_quote_block(quote))
-        elif isinstance(segment, DataSegment):
-            try:
-                result = answer.data_result(segment.data_id)
-            except KeyError:
-                out += [f"**Missing data result** {code_span(segment.data_id)} — not shown.", ""]
-                continue
-            out.extend(_data_block(result))
-        else:
-            try:
-                quote = answer.quote(segment.quote_id)
-            except KeyError:
-                out += [f"**Missing quote** {code_span(segment.quote_id)} — not shown.", ""]
-                continue
-            out.extend(_quote_block(quote))
-    if answer.statements:
-        out += [STATEMENTS_LABEL, ""]
-        for statement in answer.statements:
-            out.extend(_statement_block(statement))
-    if answer.rejected:
-        out += ["**Removed (not verifiable)**", ""]
-        out += [
-            f"- {escape_inline(item.raw)} — {escape_inline(item.reason)}"
-            for item in answer.rejected
-        ]
-        out.append("")
-    out.extend(_footer(answer))
+    out: list[str] = []
+    for block in layout.answer_layout(answer, show_cited):
+        out += _lines(block)
     return "\n".join(out).rstrip("\n") + "\n"

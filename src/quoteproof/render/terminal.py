@@ -1,11 +1,11 @@
-"""Answer -> terminal (rich).
+"""Answer -> terminal (rich): draws the blocks of `render.layout.answer_layout`.
 
-Contract (the guarantee of DESIGN.md section 1, for the terminal):
+Contract (the guarantee that no model-written words are shown as a quote, for the terminal):
 
 - Each `QuoteSegment` whose quote the answer holds is drawn as one blue
   `rich.panel.Panel` (border_style "blue"): title the quote's label, subtitle
-  "verbatim from source" (plus " · p. 4" with the quote's own pages, " · OCR
-  text…" for OCR text, " · differs: …" when the model's words differed),
+  "Verbatim from source" (plus " · p. 4" with the quote's own pages, " · OCR
+  text…" for OCR text, " · the model's words differed: …"),
   body `Text(quote.text)`. With `show_cited`, each passage a prose segment cites
   (`answer.cited_passages(segment.citations)`: real `Quote`s from `answer.cited`)
   is drawn the same way right after that prose. Nothing else is drawn in a panel:
@@ -21,8 +21,9 @@ Contract (the guarantee of DESIGN.md section 1, for the terminal):
   (filters, period, columns, aggregate), the row count and the preview rows.
 - No text from the answer is ever parsed as rich markup: every piece is a
   `rich.text.Text`, so "[bold]x[/bold]" prints literally.
-- No text from the answer ever starts an output line. Prose, refusal reasons and
-  rejected output are printed behind a gutter (`┆ `, `! `, `▦ `, `  ✗ `) on every line,
+- No text from the answer ever starts an output line. The question, prose,
+  refusal reasons and rejected output are printed behind a gutter (`Question: `,
+  `┆ `, `! `, `▦ `, `  ✗ `) on every line,
   wrapped lines included, so only real panels have lines starting with a box
   corner: a prose imitation of a panel ("╰── verbatim from source ──╯") always
   shows up behind the gutter. Without colour, a line starts with `╭`, `│` or `╰`
@@ -47,35 +48,15 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from quoteproof.ingest.labels import page_part
-from quoteproof.model import (
-    REFUSAL_TEXT,
-    Answer,
-    DataResult,
-    DataSegment,
-    ProseSegment,
-    Quote,
-    Statement,
-)
-from quoteproof.render.dataresult import (
-    cell_text,
-    describe_aggregate,
-    describe_filters,
-    describe_rows,
-    describe_source,
-    preview_header,
-)
-from quoteproof.render.provenance import NO_MODEL_NOTICE, model_parts
+from quoteproof.model import Answer, DataResult, Quote
+from quoteproof.render import layout
+from quoteproof.render.visible import visible
 
 __all__ = [
     "DATA_GUTTER",
-    "ESCALATION_HEADING",
-    "GENERATED_MARKER",
-    "PARTIAL_NOTICE",
     "PROSE_GUTTER",
-    "STATEMENTS_HEADING",
-    "VERBATIM_SUBTITLE",
     "data_block",
+    "generated_marker",
     "gutter",
     "quote_panel",
     "render_terminal",
@@ -83,40 +64,13 @@ __all__ = [
     "visible",
 ]
 
-VERBATIM_SUBTITLE = "verbatim from source"
-GENERATED_MARKER = "generated — not a quote"
 PROSE_GUTTER = "┆ "
 DATA_GUTTER = "▦ "
-PARTIAL_NOTICE = (
-    "partial answer: sentences without a valid citation were removed, "
-    "or the work stopped before it was complete"
-)
-ESCALATION_HEADING = "escalated to a person; the model's reason (generated, not a quote):"
-STATEMENTS_HEADING = "Rationale statements (generated, checked by the model)"
+_NOTICE_GUTTER = "! "
 
-_LINE_BREAK = re.compile("\r\n|[\r\x85\u2028\u2029]")
 _WHITESPACE = re.compile(r"\s+")
-
-
-def _picture(ch: str) -> str:
-    """Return a visible stand-in for a control character, or `ch` itself."""
-    code = ord(ch)
-    if ch in "\n\t":
-        return ch
-    if code < 0x20:
-        return chr(0x2400 + code)  # ␀ … ␟
-    if code == 0x7F:
-        return "\u2421"  # ␡
-    if 0x80 <= code <= 0x9F:
-        return "\ufffd"
-    return ch
-
-
-def visible(text: str) -> str:
-    """Return `text` safe to print: line endings become `\\n`, other control
-    characters (ESC included) their Unicode pictures, so no escape sequence passes."""
-    text = _LINE_BREAK.sub("\n", text)
-    return "".join(_picture(ch) for ch in text)
+_VERDICT_STYLES = {"correct": "bold green", "incorrect": "bold red", "unverified": "bold yellow"}
+_NOTICE_STYLES = {"partial": "bold yellow", "no-model": "yellow", "notice": "yellow"}
 
 
 def _one_line(text: str) -> str:
@@ -127,8 +81,8 @@ def _one_line(text: str) -> str:
 class _Gutter:
     """Render `renderable` narrower by the prefix width, each line behind a prefix.
 
-    `first` prefixes the first line, `rest` every later one (wrapped lines too).
-    Both must have the same cell width.
+    `first` prefixes the first line, `rest` every later one (wrapped lines too);
+    lines are cut to fit behind the wider of the two.
     """
 
     def __init__(self, renderable: RenderableType, first: str, rest: str, style: str) -> None:
@@ -138,7 +92,8 @@ class _Gutter:
         self.style = style
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        width = max(1, options.max_width - Text(self.first).cell_len)
+        prefix = max(Text(self.first).cell_len, Text(self.rest).cell_len)
+        width = max(1, options.max_width - prefix)
         lines = console.render_lines(self.renderable, options.update_width(width), pad=False)
         style = console.get_style(self.style, default=Style.null())
         for number, line in enumerate(lines):
@@ -153,200 +108,151 @@ def gutter(renderable: RenderableType, mark: str, style: str) -> RenderableType:
     return _Gutter(renderable, mark, mark, style)
 
 
-def quote_panel(quote: Quote) -> Panel:
-    """Return the blue verbatim panel for `quote` (its text as `Text`, never markup)."""
-    subtitle = Text(VERBATIM_SUBTITLE, style="blue")
-    page = page_part(quote.pages)
-    if page is not None:
-        subtitle.append(f" · {page}", style="blue")
-    if quote.ocr:
-        subtitle.append(" · OCR text: check against the page", style="yellow")
-    if quote.differs:
-        subtitle.append(" · differs: ", style="yellow")
-        subtitle.append(_one_line(quote.differs), style="yellow")
+def generated_marker() -> Text:
+    """The dim "Generated — not a quote" line over generated prose."""
+    return Text(layout.GENERATED_LABEL, style="dim italic")
+
+
+def _box_panel(block: layout.QuoteBox) -> Panel:
+    subtitle = Text(layout.VERBATIM_LABEL, style="blue")
+    for kind, note in block.notes:
+        subtitle.append(f" · {_one_line(note)}", style="blue" if kind == "pages" else "yellow")
     return Panel(
-        Text(visible(quote.text)),
-        title=Text(_one_line(quote.label), style="bold"),
+        Text(visible(block.text)),
+        title=Text(_one_line(block.quote.label), style="bold"),
         subtitle=subtitle,
         border_style="blue",
     )
 
 
-def _prose(segment: ProseSegment) -> RenderableType | None:
-    body = Text(visible(segment.text.strip()))
-    if segment.citations:
+def quote_panel(quote: Quote) -> Panel:
+    """Return the blue verbatim panel for `quote` (its text as `Text`, never markup)."""
+    return _box_panel(layout.QuoteBox(quote))
+
+
+def _with_refs(text: str, refs: tuple[str, ...]) -> Text:
+    body = Text(visible(text))
+    if refs:
         if body.plain:
             body.append(" ")
-        body.append(" ".join(f"[{_one_line(ref)}]" for ref in segment.citations), style="cyan")
-    if not body.plain:
-        return None
-    marker = Text(GENERATED_MARKER, style="dim italic")
-    return gutter(Group(marker, body), PROSE_GUTTER, "dim")
+        body.append(" ".join(f"[{_one_line(ref)}]" for ref in refs), style="cyan")
+    return body
 
 
-def _label(statement: Statement) -> Text:
-    label = statement.label
-    if label is None:
-        return Text("UNVERIFIED", style="bold yellow")
-    if label.startswith("CORRECT"):
-        style = "bold green"
-    elif label.startswith("INCORRECT"):
-        style = "bold red"
-    else:
-        style = "bold yellow"
-    return Text(_one_line(label), style=style)
-
-
-def _statement(statement: Statement) -> RenderableType:
-    """Id and label, text with its refs, justification, earlier version: all generated."""
-    head = Text(_one_line(statement.id) or "(no id)", style="bold")
-    head.append(" · ", style="dim")
-    head.append_text(_label(statement))
-    if statement.original is not None:
-        head.append(" · refined after the check", style="bold")
-    body = Text(visible(statement.text.strip()))
-    if statement.refs:
-        if body.plain:
-            body.append(" ")
-        body.append(" ".join(f"[{_one_line(ref)}]" for ref in statement.refs), style="cyan")
-    parts: list[RenderableType] = [head, body]
-    if statement.justification is not None:
-        justification = Text()
-        justification.append("justification: ", style="dim italic")
-        justification.append(visible(statement.justification.strip()))
-        parts.append(justification)
-    if statement.original is not None:
-        original = Text()
-        original.append("refined from: ", style="dim italic")
-        original.append(visible(statement.original.strip()))
-        parts.append(original)
-    return gutter(Group(*parts), PROSE_GUTTER, "dim")
-
-
-def _data_line(label: str, value: str) -> Text:
+def _labelled(label: str, text: str, style: str = "dim italic") -> Text:
     line = Text()
-    line.append(label, style="dim")
-    line.append(_one_line(value))
+    line.append(f"{label}: ", style=style)
+    line.append(_one_line(text))
     return line
 
 
-def _preview(result: DataResult) -> Table:
+def _statement(statement: layout.StatementView) -> RenderableType:
+    """Id and verdict, text with its refs, justification, earlier version: all generated."""
+    head = Text(_one_line(statement.id), style="bold")
+    head.append(" · ", style="dim")
+    head.append(_one_line(statement.verdict), style=_VERDICT_STYLES[statement.verdict_kind])
+    if statement.refined:
+        head.append(f" · {layout.REFINED_FLAG}", style="bold")
+    parts: list[RenderableType] = [head, _with_refs(statement.text, statement.refs)]
+    if statement.justification is not None:
+        parts.append(_labelled(layout.JUSTIFICATION_LABEL, statement.justification))
+    if statement.original is not None:
+        parts.append(_labelled(layout.REFINED_FROM_LABEL, statement.original))
+    return gutter(Group(*parts), PROSE_GUTTER, "dim")
+
+
+def _preview(block: layout.DataBox) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, highlight=False)
-    for name in preview_header(result):
+    for name in block.header:
         table.add_column(Text(_one_line(name), style="bold"), overflow="fold")
-    for row in result.rows:
-        table.add_row(*(Text(_one_line(cell_text(cell))) for cell in row))
+    for row in block.rows:
+        table.add_row(*(Text(_one_line(cell)) for cell in row))
     return table
+
+
+def _data(block: layout.DataBox) -> RenderableType:
+    heading = Text(f"{layout.DATA_LABEL} ", style="bold magenta")
+    heading.append(_one_line(block.source), style="bold magenta")
+    heading.append(f" — {layout.NOT_A_QUOTE}", style="dim")
+    parts: list[RenderableType] = [heading]
+    for name, value in block.fields:
+        parts.append(_labelled(name, value, "bold" if name == "Value" else "dim"))
+    parts.append(Text(block.row_count, style="dim"))
+    if block.header:
+        parts.append(_preview(block))
+    return gutter(Group(*parts), DATA_GUTTER, "magenta")
 
 
 def data_block(result: DataResult) -> RenderableType:
     """Return a data result behind the `▦ ` gutter: where it came from, every
     parameter of its query, its value and the preview rows (all as `Text`)."""
-    heading = Text(_one_line(describe_source(result)), style="bold magenta")
-    heading.append(" — not a quote", style="dim")
-    parts: list[RenderableType] = [heading]
-    parts.append(_data_line("query: ", describe_filters(result.filters)))
-    if result.period is not None:
-        parts.append(_data_line("period: ", result.period))
-    if result.columns:
-        parts.append(_data_line("columns: ", ", ".join(result.columns)))
-    if result.source is not None:
-        parts.append(_data_line("from query: ", result.source))
-    aggregate = describe_aggregate(result)
-    if aggregate is not None:
-        parts.append(Text(_one_line(aggregate), style="bold"))
-    parts.append(Text(describe_rows(result), style="dim"))
-    if result.rows:
-        parts.append(_preview(result))
-    return gutter(Group(*parts), DATA_GUTTER, "magenta")
+    return _data(layout.DataBox(result))
 
 
-def _missing(what: str, item_id: str) -> RenderableType:
-    return gutter(Text(f"{what} {_one_line(item_id)!r} is missing; not shown"), "! ", "red")
+def _notice(text: Text, style: str) -> RenderableType:
+    return gutter(text, _NOTICE_GUTTER, style)
 
 
-def _footer(answer: Answer) -> list[Text]:
-    """`mode: …` (unless "quote"), `tokens: … prompt · … completion` (when known) and
-    `model: … · server: …` (the parts known, `model_parts`)."""
-    lines = [] if answer.mode == "quote" else [Text(f"mode: {_one_line(answer.mode)}", style="dim")]
-    if answer.usage is not None:
-        usage = answer.usage
-        tokens = f"tokens: {usage.prompt_tokens} prompt · {usage.completion_tokens} completion"
-        lines.append(Text(tokens, style="dim"))
-    model = model_parts(answer.llm)
-    if model:
-        lines.append(Text(_one_line(" · ".join(model)), style="dim"))
-    return lines
-
-
-def _renderables(answer: Answer, show_cited: bool) -> Iterable[RenderableType]:
-    if answer.status == "refused":
-        refusal = Text(REFUSAL_TEXT + " ", style="bold yellow")
-        refusal.append(f"({visible(answer.refusal_reason or 'no reason given')})", style="yellow")
-        yield gutter(refusal, "! ", "bold yellow")
-    if answer.partial:
-        yield gutter(Text(PARTIAL_NOTICE, style="bold yellow"), "! ", "bold yellow")
-    if not answer.llm.language_model:
-        yield gutter(Text(NO_MODEL_NOTICE, style="yellow"), "! ", "yellow")
-    for notice in answer.notices:
-        yield gutter(Text(visible(notice), style="yellow"), "! ", "yellow")
-    if answer.escalation is not None:
-        yield gutter(Text(ESCALATION_HEADING, style="bold magenta"), "! ", "bold magenta")
-        reason = Text(visible(answer.escalation.strip()) or "(no reason given)")
-        yield gutter(reason, PROSE_GUTTER, "dim")
-    for segment in answer.segments if answer.status == "answered" else ():
-        if isinstance(segment, ProseSegment):
-            prose = _prose(segment)
-            if prose is not None:
-                yield prose
-            if show_cited:
-                yield from map(quote_panel, answer.cited_passages(segment.citations))
-        elif isinstance(segment, DataSegment):
-            try:
-                yield data_block(answer.data_result(segment.data_id))
-            except KeyError:
-                yield _missing("data result", segment.data_id)
-        else:
-            try:
-                yield quote_panel(answer.quote(segment.quote_id))
-            except KeyError:
-                yield _missing("quote", segment.quote_id)
-    if answer.statements:
+def _renderables(block: layout.Block) -> Iterable[RenderableType]:
+    """The terminal drawing of one layout block."""
+    if isinstance(block, layout.Question):
+        label = f"{layout.QUESTION_LABEL}: "
+        yield _Gutter(Text(_one_line(block.text)), label, " " * len(label), "bold")
+    elif isinstance(block, layout.Refusal):
+        refusal = Text(f"{layout.REFUSED_LABEL}: {block.text} ", style="bold yellow")
+        refusal.append(f"({_one_line(block.reason)})", style="yellow")
+        yield _notice(refusal, "bold yellow")
+    elif isinstance(block, layout.Notice):
+        style = _NOTICE_STYLES[block.kind]
+        yield _notice(Text(f"{block.label}: {_one_line(block.text)}", style=style), style)
+    elif isinstance(block, layout.Escalation):
+        heading = f"{layout.ESCALATION_HEADING}. {layout.ESCALATION_LABEL}"
+        yield _notice(Text(heading, style="bold magenta"), "bold magenta")
+        yield gutter(Text(visible(block.reason)), PROSE_GUTTER, "dim")
+    elif isinstance(block, layout.Prose):
+        body = _with_refs(block.text, block.citations)
+        yield gutter(Group(generated_marker(), body), PROSE_GUTTER, "dim")
+    elif isinstance(block, layout.QuoteBox):
+        yield _box_panel(block)
+    elif isinstance(block, layout.DataBox):
+        yield _data(block)
+    elif isinstance(block, layout.Missing):
+        missing = Text(f"Missing {block.what} ")
+        missing.append(_one_line(block.item_id), style="bold")
+        missing.append(" — not shown.")
+        yield _notice(missing, "red")
+    elif isinstance(block, layout.Statements):
         yield Text("")
-        yield gutter(Text(STATEMENTS_HEADING + ":", style="bold"), PROSE_GUTTER, "dim")
-        yield from map(_statement, answer.statements)
-    if answer.rejected:
+        yield gutter(Text(layout.STATEMENTS_LABEL + ":", style="bold"), PROSE_GUTTER, "dim")
+        yield from map(_statement, block.items)
+    elif isinstance(block, layout.Removed):
         yield Text("")
-        yield Text("removed (not verifiable):", style="bold red")
-        for item in answer.rejected:
+        yield Text(layout.REJECTED_HEADING + ":", style="bold red")
+        for item in block.items:
             line = Text(_one_line(item.raw))
             line.append(" — ", style="dim")
             line.append(_one_line(item.reason), style="italic red")
             yield _Gutter(line, "  ✗ ", "    ", "red")
-    footer = _footer(answer)
-    if footer:
+    else:
         yield Text("")
-        yield from footer
+        for meta in block.lines:
+            yield _Gutter(Text(_one_line(meta), style="dim"), "", "    ", "dim")
 
 
 def render_terminal(answer: Answer, console: Console, show_cited: bool = False) -> None:
-    """Print `answer` on `console`.
+    """Print `answer` on `console`: the blocks of `answer_layout` in order.
 
-    Order: the refusal (fixed sentence and reason), the partial-answer notice,
-    `NO_MODEL_NOTICE` for an answer made without a language model, the notices, the
-    escalation (its reason behind the `┆ ` gutter), the segments in order, the
-    rationale statements, removed items, and a dim footer with the mode (unless
-    "quote"), token usage (when known) and the model and server that answered
-    (`model_parts`).
-
-    Prose segments are printed behind the `┆ ` gutter under a dim "generated — not
-    a quote" marker, their citations after them as `[ref]`; with `show_cited`, the
-    passages a prose segment cites follow it as verbatim panels. Quote segments are
-    panels; data segments are data blocks behind the `▦ ` gutter. A segment whose
-    quote or data result is missing is reported, never drawn.
+    The question behind its `Question: ` label; the refusal, notices and reports of
+    missing quotes or data results behind the `! ` gutter; the escalation's heading
+    there and its reason behind the `┆ ` gutter; prose behind the `┆ ` gutter under
+    a dim "Generated — not a quote" marker, its citations after it as `[ref]`;
+    quote boxes (with `show_cited`, also the passages each prose segment cites) as
+    panels; data results behind the `▦ ` gutter; the rationale statements behind
+    the `┆ ` gutter; removed items behind `  ✗ `; and a dim footer line.
     """
-    for renderable in _renderables(answer, show_cited):
-        console.print(renderable)
+    for block in layout.answer_layout(answer, show_cited):
+        for renderable in _renderables(block):
+            console.print(renderable)
 
 
 def render_text(answer: Answer, width: int = 100, show_cited: bool = False) -> str:

@@ -128,8 +128,8 @@ class AuditEntry:
     `seq` counts from 1 without gaps; `entry_id` is the public id (unguessable);
     `time` is ISO 8601 UTC; `user` who asked (None: unknown); `collections` the
     collections the question was asked over; `body` the JSON text of what was
-    recorded (the answer). `hash` is `audit_hash(prev_hash, ...)` of this entry and
-    `prev_hash` the previous entry's hash (`GENESIS_HASH` for the first).
+    recorded (the answer). `hash` is `audit_chain.audit_hash(prev_hash, ...)` of this
+    entry and `prev_hash` the previous entry's hash (`GENESIS_HASH` for the first).
     """
 
     seq: int
@@ -140,64 +140,6 @@ class AuditEntry:
     body: str
     prev_hash: str
     hash: str
-
-
-GENESIS_HASH = "0" * 64
-
-
-def audit_hash(
-    prev_hash: str,
-    seq: int,
-    entry_id: str,
-    time: str,
-    user: str | None,
-    collections: tuple[str, ...],
-    body: str,
-) -> str:
-    """The chain hash of an audit entry: SHA-256 of the canonical JSON array of the
-    previous hash and every field of the entry, so changing any field (or the order
-    of entries) changes every later hash."""
-    canonical = json.dumps(
-        [prev_hash, seq, entry_id, time, user, list(collections), body],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
-    return sha256_text(canonical)
-
-
-def next_audit_entry(
-    last: tuple[int, str] | None,
-    entry_id: str,
-    time: str,
-    user: str | None,
-    collections: tuple[str, ...],
-    body: str,
-) -> AuditEntry:
-    """The entry that follows `last` (its seq and hash; None for an empty log)."""
-    seq, prev_hash = (last[0] + 1, last[1]) if last else (1, GENESIS_HASH)
-    chained = audit_hash(prev_hash, seq, entry_id, time, user, collections, body)
-    return AuditEntry(seq, entry_id, time, user, collections, body, prev_hash, chained)
-
-
-def audit_row(entry: AuditEntry) -> tuple[int, str, str, str | None, str, str, str, str]:
-    """An entry's column values, in the order seq, entry_id, time, user, collections
-    (JSON text), body, prev_hash, hash."""
-    collections = json.dumps(list(entry.collections), ensure_ascii=False)
-    return (
-        entry.seq,
-        entry.entry_id,
-        entry.time,
-        entry.user,
-        collections,
-        entry.body,
-        entry.prev_hash,
-        entry.hash,
-    )
-
-
-def audit_head(entry: AuditEntry) -> str:
-    """The value of the `audit_head` setting after `entry`: `"{seq}:{hash}"`."""
-    return f"{entry.seq}:{entry.hash}"
 
 
 @dataclass(frozen=True)
@@ -241,6 +183,12 @@ class PendingEmbedding:
 
     key: str
     text: str
+
+
+def setting_key(name: str) -> str:
+    """The key under which stores keep the index-wide setting `name` in their `meta`
+    table (beside internal keys such as the schema version)."""
+    return f"setting:{name}"
 
 
 EMBEDDING_SPACE_SETTING = "embedding_space"
@@ -305,13 +253,20 @@ class Store(Protocol):
         """Return the newest version stored for `source_path`, or None if never ingested."""
         ...
 
+    def latest_version(self, source_path: str) -> int | None:
+        """Return the newest version number stored for `source_path`, retired or not
+        (None if never ingested): `versions.next_version` of it is the number the
+        next `add_document` of the path stores."""
+        ...
+
     def add_document(self, new: NewDocument) -> Document:
         """Store `new` as the next version of its source path, atomically.
 
-        Allocates the document id (stable per source path), the version number and
-        the chunk refs; earlier versions stay readable but leave the search index.
-        When the newest stored version already has the same text (another process
-        stored it first), nothing is written and that version is returned.
+        Allocates the document id (stable per source path), the version number
+        (`versions.next_version` of `latest_version`) and the chunk refs; earlier
+        versions stay readable but leave the search index. When the newest stored
+        version already has the same text (another process stored it first), nothing
+        is written and that version is returned.
         """
         ...
 
@@ -410,9 +365,9 @@ class Store(Protocol):
         collections: tuple[str, ...],
         body: str,
     ) -> AuditEntry:
-        """Append one entry to the audit log atomically: the next `seq`, chained to the
-        previous entry's hash (`audit_hash`), and record the new head (seq, hash) as
-        the setting `audit_head` in the same transaction. Concurrent appends from
+        """Append one entry to the audit log atomically (`audit_chain.append_entry`):
+        the next `seq`, chained to the previous entry's hash, and the new head recorded
+        as the setting `AUDIT_HEAD_SETTING` in the same transaction. Concurrent appends from
         several processes get distinct, gapless `seq` numbers. Entries can never be
         changed or deleted through the store."""
         ...

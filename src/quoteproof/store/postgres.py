@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -43,6 +43,7 @@ from psycopg.rows import DictRow, dict_row
 
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
+from quoteproof.store.audit_chain import AUDIT_COLUMNS, append_entry, audit_from_row
 from quoteproof.store.base import (
     EMBEDDING_SPACE_SETTING,
     SCHEMA_VERSION,
@@ -55,8 +56,6 @@ from quoteproof.store.base import (
     NewDocument,
     PendingEmbedding,
     Vectors,
-    audit_head,
-    audit_row,
     check_collection_name,
     check_vectors,
     decode_space,
@@ -64,7 +63,7 @@ from quoteproof.store.base import (
     embed_key,
     embedding_space_mismatch,
     encode_space,
-    next_audit_entry,
+    setting_key,
 )
 from quoteproof.store.codec import decode_layout, encode_pages, encode_runs
 from quoteproof.store.postgres_schema import (
@@ -76,7 +75,9 @@ from quoteproof.store.postgres_schema import (
     redact_url,
     scrub,
 )
-from quoteproof.store.refs import chunk_ref, doc_id_candidates
+from quoteproof.store.refs import chunk_ref
+from quoteproof.store.sql import Cursor
+from quoteproof.store.versions import latest_version, new_version_key
 from quoteproof.terms import query_terms
 
 CONNECT_TIMEOUT_S = 10
@@ -123,7 +124,6 @@ _CHUNK_COLUMNS = """c.ref, c.doc_id, c.doc_version, c.ordinal, c.start, c."end",
     c.section, c.label, c.pages, c.language, c.source_uri, c.ocr, d.source_path"""
 _CHUNK_FROM = "chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version"
 _DOCUMENT_COLUMNS = "doc_id, version, source_path, title, format, text, sha256, collection"
-_AUDIT_COLUMNS = 'seq, entry_id, time, "user", collections, body, prev_hash, hash'
 _KEY_COLUMNS = "key_id, name, secret_sha256, collections, created, revoked"
 
 
@@ -143,19 +143,6 @@ def _chunk_from_row(row: DictRow) -> Chunk:
         language=row["language"],
         source_uri=row["source_uri"],
         ocr=row["ocr"],
-    )
-
-
-def _audit_from_row(row: DictRow) -> AuditEntry:
-    return AuditEntry(
-        seq=row["seq"],
-        entry_id=row["entry_id"],
-        time=row["time"],
-        user=row["user"],
-        collections=tuple(json.loads(row["collections"])),
-        body=row["body"],
-        prev_hash=row["prev_hash"],
-        hash=row["hash"],
     )
 
 
@@ -287,23 +274,13 @@ class PostgresStore:
             return None
         return CurrentVersion(row["doc_id"], row["version"], row["sha256"], row["file_sha256"])
 
-    def _latest_version(self, source_path: str) -> tuple[str, int] | None:
-        """The doc id and newest version number stored for `source_path`, retired or not."""
-        row = self._db.execute(
-            "SELECT doc_id, version FROM documents WHERE source_path = %s "
-            "ORDER BY version DESC LIMIT 1",
-            (source_path,),
-        ).fetchone()
-        return (row["doc_id"], row["version"]) if row is not None else None
+    def _execute(self, sql: str, params: Sequence[Any], /) -> Cursor:
+        """Run SQL with `?` marks (the shared rules': `versions`, `audit_chain`)."""
+        return self._db.execute(sql.replace("?", "%s"), params)
 
-    def _allocate_doc_id(self, source_path: str) -> str:
-        for candidate in doc_id_candidates(source_path):
-            row = self._db.execute(
-                "SELECT source_path FROM documents WHERE doc_id = %s LIMIT 1", (candidate,)
-            ).fetchone()
-            if row is None or row["source_path"] == source_path:
-                return candidate
-        raise StoreError(f"cannot allocate a document id for {source_path}")
+    def latest_version(self, source_path: str) -> int | None:
+        """Return the newest version number stored for `source_path`, retired or not."""
+        return latest_version(self._execute, source_path)
 
     def add_document(self, new: NewDocument) -> Document:
         """Store `new` as the next version of its source path, in one transaction.
@@ -326,11 +303,7 @@ class PostgresStore:
                 stored = self.get_document(previous.doc_id, previous.version)
                 assert stored is not None
                 return stored
-            latest = self._latest_version(new.source_path)
-            if latest is None:
-                doc_id, version = self._allocate_doc_id(new.source_path), 1
-            else:
-                doc_id, version = latest[0], latest[1] + 1
+            doc_id, version = new_version_key(self._execute, new.source_path)
             if previous is not None:
                 self._retire(doc_id, previous.version)
             self._db.execute(
@@ -590,7 +563,7 @@ class PostgresStore:
             if recorded is None:
                 self._db.execute(
                     "INSERT INTO meta (key, value) VALUES (%s, %s)",
-                    (f"setting:{EMBEDDING_SPACE_SETTING}", encode_space(space)),
+                    (setting_key(EMBEDDING_SPACE_SETTING), encode_space(space)),
                 )
                 for statement in embedding_ddl(space.dimensions):
                     self._db.execute(statement)
@@ -623,7 +596,7 @@ class PostgresStore:
     def get_setting(self, name: str) -> str | None:
         """Return an index-wide setting, or None when it was never set."""
         row = self._db.execute(
-            "SELECT value FROM meta WHERE key = %s", (f"setting:{name}",)
+            "SELECT value FROM meta WHERE key = %s", (setting_key(name),)
         ).fetchone()
         return str(row["value"]) if row is not None else None
 
@@ -632,7 +605,7 @@ class PostgresStore:
         self._db.execute(
             "INSERT INTO meta (key, value) VALUES (%s, %s) "
             "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-            (f"setting:{name}", value),
+            (setting_key(name), value),
         )
 
     def append_audit(
@@ -643,46 +616,29 @@ class PostgresStore:
         collections: tuple[str, ...],
         body: str,
     ) -> AuditEntry:
-        """Append one entry to the audit log, chained to the last one, and record the
-        new head as the setting `audit_head`, in one transaction under the write
-        lock. Raises StoreError when `entry_id` is already taken."""
-        collections = tuple(collections)
+        """Append one entry to the audit log (`audit_chain.append_entry`) in one
+        transaction under the write lock. Raises StoreError when `entry_id` is
+        already taken."""
         try:
             with self._write():
-                last = self._db.execute(
-                    "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1"
-                ).fetchone()
-                entry = next_audit_entry(
-                    (last["seq"], last["hash"]) if last else None,
-                    entry_id, time, user, tuple(collections), body,
-                )  # fmt: skip
-                self._db.execute(
-                    f"INSERT INTO audit_log ({_AUDIT_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
-                    audit_row(entry),
-                )
-                self._db.execute(
-                    "INSERT INTO meta (key, value) VALUES ('setting:audit_head', %s) "
-                    "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-                    (audit_head(entry),),
-                )
+                return append_entry(self._execute, entry_id, time, user, collections, body)
         except psycopg.errors.UniqueViolation as exc:
             raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
-        return entry
 
     def audit_entries(self, after_seq: int = 0, limit: int | None = None) -> list[AuditEntry]:
         """Return the audit entries with `seq > after_seq`, in order, at most `limit`."""
         rows = self._db.execute(
-            f"SELECT {_AUDIT_COLUMNS} FROM audit_log WHERE seq > %s ORDER BY seq LIMIT %s",
+            f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE seq > %s ORDER BY seq LIMIT %s",
             (after_seq, None if limit is None else max(limit, 0)),
         ).fetchall()
-        return [_audit_from_row(row) for row in rows]
+        return [audit_from_row(row) for row in rows]
 
     def get_audit_entry(self, entry_id: str) -> AuditEntry | None:
         """Return the audit entry with the public id `entry_id`, or None."""
         row = self._db.execute(
-            f"SELECT {_AUDIT_COLUMNS} FROM audit_log WHERE entry_id = %s", (entry_id,)
+            f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE entry_id = %s", (entry_id,)
         ).fetchone()
-        return _audit_from_row(row) if row is not None else None
+        return audit_from_row(row) if row is not None else None
 
     def add_api_key(self, key: ApiKey) -> None:
         """Store a new API key; raise StoreError when its `key_id` is taken."""

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
+from quoteproof.store.audit_chain import AUDIT_APPEND_ONLY
+
 WRITE_LOCK = 0x71756F74
 """The `pg_advisory_xact_lock` key every write transaction takes: writers of one
 database queue up, as SQLite's `BEGIN IMMEDIATE` makes them."""
@@ -31,9 +33,6 @@ TEXT_SEARCH_CONFIG = "quoteproof_english"
 """The text search configuration of chunks and queries: PostgreSQL's `english`
 with its Snowball stemmer but no stopwords, as the SQLite store's porter tokenizer
 (questions drop stopwords themselves, unless nothing else is left)."""
-
-AUDIT_APPEND_ONLY = "the audit log is append-only"
-"""The message of the error raised by any change to a stored audit entry."""
 
 # New in schema 4: documents by collection, the audit log and API keys.
 _SCHEMA_4_DDL = f"""

@@ -16,15 +16,22 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
+from quoteproof.store.audit_chain import (
+    AUDIT_APPEND_ONLY,
+    AUDIT_COLUMNS,
+    append_entry,
+    audit_from_row,
+)
 from quoteproof.store.base import (
     EMBEDDING_SPACE_SETTING,
     SCHEMA_VERSION,
@@ -37,8 +44,6 @@ from quoteproof.store.base import (
     NewDocument,
     PendingEmbedding,
     Vectors,
-    audit_head,
-    audit_row,
     check_collection_name,
     check_vectors,
     decode_space,
@@ -46,11 +51,13 @@ from quoteproof.store.base import (
     embed_key,
     embedding_space_mismatch,
     encode_space,
-    next_audit_entry,
+    setting_key,
 )
 from quoteproof.store.codec import decode_layout, encode_pages, encode_runs
 from quoteproof.store.fts import fts_match_query
-from quoteproof.store.refs import chunk_ref, doc_id_candidates
+from quoteproof.store.refs import chunk_ref
+from quoteproof.store.sql import Cursor
+from quoteproof.store.versions import latest_version, new_version_key
 
 DB_FILENAME = "index.sqlite3"
 
@@ -133,9 +140,6 @@ CREATE TABLE IF NOT EXISTS api_keys (
 );
 """
 
-AUDIT_APPEND_ONLY = "the audit log is append-only"
-"""The message of the error raised by any change to a stored audit entry."""
-
 # Triggers hold `;` inside, so they are not part of _SCHEMA (split on `;`).
 _TRIGGERS = tuple(
     f"CREATE TRIGGER IF NOT EXISTS audit_log_no_{event.lower()} BEFORE {event} ON audit_log "
@@ -203,19 +207,6 @@ def bm25_search_sql(limit: int, collections: int | None = None) -> str:
         "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
         "JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version "
         f"WHERE chunks_fts MATCH ? {only}ORDER BY score DESC LIMIT {int(limit)}"
-    )
-
-
-def _audit_from_row(row: sqlite3.Row) -> AuditEntry:
-    return AuditEntry(
-        seq=row["seq"],
-        entry_id=row["entry_id"],
-        time=row["time"],
-        user=row["user"],
-        collections=tuple(json.loads(row["collections"])),
-        body=row["body"],
-        prev_hash=row["prev_hash"],
-        hash=row["hash"],
     )
 
 
@@ -353,23 +344,13 @@ class SQLiteStore:
             return None
         return CurrentVersion(row["doc_id"], row["version"], row["sha256"], row["file_sha256"])
 
-    def _latest_version(self, source_path: str) -> tuple[str, int] | None:
-        """The doc id and newest version number stored for `source_path`, retired or not."""
-        row = self._db.execute(
-            "SELECT doc_id, version FROM documents WHERE source_path = ? "
-            "ORDER BY version DESC LIMIT 1",
-            (source_path,),
-        ).fetchone()
-        return (row["doc_id"], row["version"]) if row is not None else None
+    def _execute(self, sql: str, params: Sequence[Any], /) -> Cursor:
+        """Run SQL with `?` marks (the shared rules': `versions`, `audit_chain`)."""
+        return self._db.execute(sql, params)
 
-    def _allocate_doc_id(self, source_path: str) -> str:
-        for candidate in doc_id_candidates(source_path):
-            row = self._db.execute(
-                "SELECT source_path FROM documents WHERE doc_id = ? LIMIT 1", (candidate,)
-            ).fetchone()
-            if row is None or row["source_path"] == source_path:
-                return candidate
-        raise StoreError(f"cannot allocate a document id for {source_path}")
+    def latest_version(self, source_path: str) -> int | None:
+        """Return the newest version number stored for `source_path`, retired or not."""
+        return latest_version(self._execute, source_path)
 
     def add_document(self, new: NewDocument) -> Document:
         """Store `new` as the next version of its source path, in one transaction.
@@ -386,11 +367,7 @@ class SQLiteStore:
                 stored = self.get_document(previous.doc_id, previous.version)
                 assert stored is not None
                 return stored
-            latest = self._latest_version(new.source_path)
-            if latest is None:
-                doc_id, version = self._allocate_doc_id(new.source_path), 1
-            else:
-                doc_id, version = latest[0], latest[1] + 1
+            doc_id, version = new_version_key(self._execute, new.source_path)
             if previous is not None:
                 self._retire(doc_id, previous.version)
             self._searched_data_changed()
@@ -655,7 +632,7 @@ class SQLiteStore:
             if recorded is None:
                 self._db.execute(
                     "INSERT INTO meta (key, value) VALUES (?, ?)",
-                    (f"setting:{EMBEDDING_SPACE_SETTING}", encode_space(space)),
+                    (setting_key(EMBEDDING_SPACE_SETTING), encode_space(space)),
                 )
             elif recorded != space:
                 raise StoreError(embedding_space_mismatch(self.location, recorded, space))
@@ -687,7 +664,7 @@ class SQLiteStore:
     def get_setting(self, name: str) -> str | None:
         """Return an index-wide setting, or None when it was never set."""
         row = self._db.execute(
-            "SELECT value FROM meta WHERE key = ?", (f"setting:{name}",)
+            "SELECT value FROM meta WHERE key = ?", (setting_key(name),)
         ).fetchone()
         return str(row["value"]) if row is not None else None
 
@@ -695,7 +672,7 @@ class SQLiteStore:
         """Store an index-wide setting, replacing any earlier value."""
         with self._transaction():
             self._db.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (f"setting:{name}", value)
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (setting_key(name), value)
             )
 
     def append_audit(
@@ -706,43 +683,28 @@ class SQLiteStore:
         collections: tuple[str, ...],
         body: str,
     ) -> AuditEntry:
-        """Append one entry to the audit log, chained to the last one, and record the
-        new head as the setting `audit_head`, in one transaction. Raises StoreError
-        when `entry_id` is already taken."""
+        """Append one entry to the audit log (`audit_chain.append_entry`) in one
+        transaction. Raises StoreError when `entry_id` is already taken."""
         try:
             with self._transaction():
-                last = self._db.execute(
-                    "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1"
-                ).fetchone()
-                entry = next_audit_entry(
-                    (last["seq"], last["hash"]) if last else None,
-                    entry_id, time, user, tuple(collections), body,
-                )  # fmt: skip
-                self._db.execute(
-                    "INSERT INTO audit_log (seq, entry_id, time, user, collections, body, "
-                    "prev_hash, hash) VALUES (?,?,?,?,?,?,?,?)",
-                    audit_row(entry),
-                )
-                self._db.execute(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('setting:audit_head', ?)",
-                    (audit_head(entry),),
-                )
+                return append_entry(self._execute, entry_id, time, user, collections, body)
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
-        return entry
 
     def audit_entries(self, after_seq: int = 0, limit: int | None = None) -> list[AuditEntry]:
         """Return the audit entries with `seq > after_seq`, in order, at most `limit`."""
         rows = self._db.execute(
-            "SELECT * FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?",
+            f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?",
             (after_seq, -1 if limit is None else max(limit, 0)),
         ).fetchall()
-        return [_audit_from_row(row) for row in rows]
+        return [audit_from_row(row) for row in rows]
 
     def get_audit_entry(self, entry_id: str) -> AuditEntry | None:
         """Return the audit entry with the public id `entry_id`, or None."""
-        row = self._db.execute("SELECT * FROM audit_log WHERE entry_id = ?", (entry_id,)).fetchone()
-        return _audit_from_row(row) if row is not None else None
+        row = self._db.execute(
+            f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE entry_id = ?", (entry_id,)
+        ).fetchone()
+        return audit_from_row(row) if row is not None else None
 
     def add_api_key(self, key: ApiKey) -> None:
         """Store a new API key; raise StoreError when its `key_id` is taken."""

@@ -1,0 +1,378 @@
+"""An answer's layout: the blocks every format shows, in order, with all the wording.
+
+`answer_layout` walks an `Answer` once and returns its blocks: the question, the
+refusal, notices (partial answer, no language model, the answer's own notices), the
+escalation, the segments (generated prose with its citations, verbatim quote boxes,
+data results, missing items), the rationale statements, the removed items and the
+footer. The terminal, Markdown and HTML renderers only draw these blocks, so every
+format shows the same things in the same order and in the same words.
+
+Texts in blocks are unescaped: quoteproof's own wording, or text from the answer,
+which each renderer escapes for its format. Multi-line texts (`Prose.text`,
+`Escalation.reason`, `QuoteBox.text`, a statement's text) have their line endings
+(`\\r\\n`, `\\r`, NEL, U+2028, U+2029) turned into `\\n`; every other text is shown
+on one line by the renderers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from quoteproof.ingest.labels import page_part
+from quoteproof.model import (
+    REFUSAL_TEXT,
+    Answer,
+    DataResult,
+    DataSegment,
+    ProseSegment,
+    Quote,
+    Rejected,
+    Statement,
+)
+from quoteproof.render.dataresult import (
+    cell_text,
+    describe_aggregate,
+    describe_filters,
+    describe_rows,
+    preview_header,
+)
+from quoteproof.render.provenance import NO_MODEL_NOTICE, model_parts
+from quoteproof.render.visible import normalise_breaks
+
+__all__ = [
+    "DATA_LABEL",
+    "DIFFERS_LABEL",
+    "ESCALATION_HEADING",
+    "ESCALATION_LABEL",
+    "GENERATED_LABEL",
+    "JUSTIFICATION_LABEL",
+    "NOTE_LABEL",
+    "NOT_A_QUOTE",
+    "OCR_NOTE",
+    "PARTIAL_LABEL",
+    "PARTIAL_NOTICE",
+    "QUESTION_LABEL",
+    "REFINED_FLAG",
+    "REFINED_FROM_LABEL",
+    "REFUSED_LABEL",
+    "REJECTED_HEADING",
+    "STATEMENTS_LABEL",
+    "UNVERIFIED",
+    "VERBATIM_LABEL",
+    "Block",
+    "DataBox",
+    "Escalation",
+    "Footer",
+    "Missing",
+    "Notice",
+    "Prose",
+    "Question",
+    "QuoteBox",
+    "Refusal",
+    "Removed",
+    "StatementView",
+    "Statements",
+    "answer_layout",
+]
+
+QUESTION_LABEL = "Question"
+REFUSED_LABEL = "Refused"
+PARTIAL_LABEL = "Partial answer"
+PARTIAL_NOTICE = (
+    "sentences without a valid citation were removed, or the work stopped before it was complete."
+)
+NOTE_LABEL = "Note"
+ESCALATION_HEADING = "Escalated to a person"
+ESCALATION_LABEL = "The model's reason (generated — not a quote):"
+NO_REASON = "no reason given"
+GENERATED_LABEL = "Generated — not a quote"
+VERBATIM_LABEL = "Verbatim from source"
+OCR_NOTE = "OCR text: check against the page"
+DIFFERS_LABEL = "the model's words differed"
+DATA_LABEL = "Computed from table"
+NOT_A_QUOTE = "not a quote"
+STATEMENTS_LABEL = "Rationale statements (generated, checked by the model)"
+UNVERIFIED = "UNVERIFIED"
+NO_ID = "(no id)"
+REFINED_FLAG = "refined after the check"
+JUSTIFICATION_LABEL = "Justification"
+REFINED_FROM_LABEL = "Refined from"
+REJECTED_HEADING = "Removed (not verifiable)"
+
+
+def _file_name(source_path: str) -> str:
+    name = re.split(r"[\\/]", source_path)[-1]
+    return name or source_path
+
+
+@dataclass(frozen=True)
+class Question:
+    """The question asked (one line)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A refused answer: `REFUSED_LABEL`, the fixed `REFUSAL_TEXT`, then `(reason)`."""
+
+    reason: str
+    text: str = REFUSAL_TEXT
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A note on the whole answer, shown as `label: text` (one line).
+
+    `kind` is "partial" (the partial-answer notice), "no-model" (`NO_MODEL_NOTICE`)
+    or "notice" (one of the answer's own notices).
+    """
+
+    kind: Literal["partial", "no-model", "notice"]
+    label: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Escalation:
+    """An escalation to a person: `ESCALATION_HEADING`, `ESCALATION_LABEL`, then the
+    model's reason (multi-line, generated text)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Prose:
+    """Generated prose (multi-line, stripped) and the refs it cites (raw, in order);
+    never both empty."""
+
+    text: str
+    citations: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class QuoteBox:
+    """A verbatim box: a quote segment's quote, or (`cited`) a passage cited by the
+    prose before it. The only block whose text is drawn as a quote."""
+
+    quote: Quote
+    cited: bool = False
+
+    @property
+    def text(self) -> str:
+        """The quote's text with normalised line endings."""
+        return normalise_breaks(self.quote.text)
+
+    @property
+    def notes(self) -> tuple[tuple[Literal["pages", "ocr", "differs"], str], ...]:
+        """The caption's notes after the label, each `(kind, text)`: the pages
+        (`p. 4`), `OCR_NOTE`, `DIFFERS_LABEL: …` (one line each)."""
+        notes: list[tuple[Literal["pages", "ocr", "differs"], str]] = []
+        page = page_part(self.quote.pages)
+        if page is not None:
+            notes.append(("pages", page))
+        if self.quote.ocr:
+            notes.append(("ocr", OCR_NOTE))
+        if self.quote.differs:
+            notes.append(("differs", f"{DIFFERS_LABEL}: {self.quote.differs}"))
+        return tuple(notes)
+
+    @property
+    def where(self) -> str:
+        """`two_cities.txt, chars 0–80`: the source file's name and the character span."""
+        return f"{_file_name(self.quote.source_path)}, chars {self.quote.start}–{self.quote.end}"
+
+
+@dataclass(frozen=True)
+class DataBox:
+    """A data result (computed from a table, never a quote) with every parameter."""
+
+    result: DataResult
+
+    @property
+    def source(self) -> str:
+        """`people.csv (doc version 3)`, shown after `DATA_LABEL` and before `— NOT_A_QUOTE`."""
+        return f"{self.result.table} (doc version {self.result.doc_version})"
+
+    @property
+    def fields(self) -> tuple[tuple[str, str], ...]:
+        """`(name, value)` pairs of the query's parameters and the computed value:
+        Query, Period, Columns, From query, Value (those that apply)."""
+        result = self.result
+        fields = [("Query", describe_filters(result.filters))]
+        if result.period is not None:
+            fields.append(("Period", result.period))
+        if result.columns:
+            fields.append(("Columns", ", ".join(result.columns)))
+        if result.source is not None:
+            fields.append(("From query", result.source))
+        aggregate = describe_aggregate(result)
+        if aggregate is not None:
+            fields.append(("Value", aggregate))
+        return tuple(fields)
+
+    @property
+    def row_count(self) -> str:
+        """`12 matching rows, first 3 shown`."""
+        return describe_rows(self.result)
+
+    @property
+    def header(self) -> tuple[str, ...]:
+        """The preview table's column names (empty when there are no preview rows)."""
+        return preview_header(self.result) if self.result.rows else ()
+
+    @property
+    def rows(self) -> tuple[tuple[str, ...], ...]:
+        """The preview rows, each cell as text."""
+        return tuple(tuple(cell_text(cell) for cell in row) for row in self.result.rows)
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A segment whose quote or data result the answer lacks: `Missing WHAT ID — not shown.`"""
+
+    what: Literal["quote", "data result"]
+    item_id: str
+
+
+@dataclass(frozen=True)
+class StatementView:
+    """One rationale statement as shown: id (or `(no id)`), the verifier's verdict
+    (or `UNVERIFIED`) and its kind, whether it was refined, its text (multi-line)
+    with its refs, the justification and the earlier version (None when absent)."""
+
+    id: str
+    verdict: str
+    verdict_kind: Literal["correct", "incorrect", "unverified"]
+    refined: bool
+    text: str
+    refs: tuple[str, ...]
+    justification: str | None
+    original: str | None
+
+
+@dataclass(frozen=True)
+class Statements:
+    """The rationale statements, under `STATEMENTS_LABEL`."""
+
+    items: tuple[StatementView, ...]
+
+
+@dataclass(frozen=True)
+class Removed:
+    """Model output removed as not verifiable, under `REJECTED_HEADING`: `raw — reason`."""
+
+    items: tuple[Rejected, ...]
+
+
+@dataclass(frozen=True)
+class Footer:
+    """The answer's metadata, one line each: the mode, the token usage, the model and
+    server; formats that show it on one line join the lines with ` · `."""
+
+    lines: tuple[str, ...]
+
+
+Block = (
+    Question
+    | Refusal
+    | Notice
+    | Escalation
+    | Prose
+    | QuoteBox
+    | DataBox
+    | Missing
+    | Statements
+    | Removed
+    | Footer
+)
+
+
+def _statement_view(statement: Statement) -> StatementView:
+    label = statement.label
+    kind: Literal["correct", "incorrect", "unverified"] = "unverified"
+    if label is not None and label.startswith("CORRECT"):
+        kind = "correct"
+    elif label is not None and label.startswith("INCORRECT"):
+        kind = "incorrect"
+    return StatementView(
+        id=statement.id if statement.id.strip() else NO_ID,
+        verdict=UNVERIFIED if label is None else label,
+        verdict_kind=kind,
+        refined=statement.original is not None,
+        text=normalise_breaks(statement.text.strip()),
+        refs=statement.refs,
+        justification=statement.justification,
+        original=statement.original,
+    )
+
+
+def _footer(answer: Answer) -> Footer | None:
+    lines = [] if answer.mode == "quote" else [f"Mode: {answer.mode}"]
+    if answer.usage is not None:
+        usage = answer.usage
+        lines.append(f"tokens: {usage.prompt_tokens} prompt · {usage.completion_tokens} completion")
+    model = model_parts(answer.llm)
+    if model:
+        lines.append(" · ".join(model))
+    return Footer(tuple(lines)) if lines else None
+
+
+def _segments(answer: Answer, show_cited: bool) -> list[Block]:
+    blocks: list[Block] = []
+    for segment in answer.segments:
+        if isinstance(segment, ProseSegment):
+            text = normalise_breaks(segment.text.strip())
+            if text or segment.citations:
+                blocks.append(Prose(text, segment.citations))
+            if show_cited:
+                cited = answer.cited_passages(segment.citations)
+                blocks += [QuoteBox(quote, cited=True) for quote in cited]
+        elif isinstance(segment, DataSegment):
+            try:
+                blocks.append(DataBox(answer.data_result(segment.data_id)))
+            except KeyError:
+                blocks.append(Missing("data result", segment.data_id))
+        else:
+            try:
+                blocks.append(QuoteBox(answer.quote(segment.quote_id)))
+            except KeyError:
+                blocks.append(Missing("quote", segment.quote_id))
+    return blocks
+
+
+def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
+    """Return the blocks of `answer`, in the order every format shows them.
+
+    Order: `Question`; `Refusal` for a refused answer (whose segments are then not
+    shown); the `Notice`s (partial answer, no language model, the answer's notices);
+    `Escalation`; for an answered answer the segments in order (`Prose` when it has
+    text or citations, followed with `show_cited` by a `QuoteBox(cited=True)` per
+    passage it cites; `QuoteBox`; `DataBox`; `Missing` for a segment whose quote or
+    data result is absent); `Statements`; `Removed`; `Footer` (mode unless "quote",
+    token usage when known, model and server: `model_parts`). Blocks with nothing
+    to show are left out.
+    """
+    blocks: list[Block] = [Question(answer.question)]
+    if answer.status == "refused":
+        blocks.append(Refusal(answer.refusal_reason or NO_REASON))
+    if answer.partial:
+        blocks.append(Notice("partial", PARTIAL_LABEL, PARTIAL_NOTICE))
+    if not answer.llm.language_model:
+        blocks.append(Notice("no-model", NOTE_LABEL, NO_MODEL_NOTICE))
+    blocks += [Notice("notice", NOTE_LABEL, notice) for notice in answer.notices]
+    if answer.escalation is not None:
+        reason = normalise_breaks(answer.escalation.strip())
+        blocks.append(Escalation(reason or f"({NO_REASON})"))
+    if answer.status == "answered":
+        blocks += _segments(answer, show_cited)
+    if answer.statements:
+        blocks.append(Statements(tuple(map(_statement_view, answer.statements))))
+    if answer.rejected:
+        blocks.append(Removed(answer.rejected))
+    footer = _footer(answer)
+    if footer is not None:
+        blocks.append(footer)
+    return blocks

@@ -1,0 +1,228 @@
+"""Tests for quoteproof.render.layout: every format shows the same blocks, in the
+same order and in the same words."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from markdown_it import MarkdownIt
+
+from helpers.answers import make_answer, make_data_result, make_quote
+from quoteproof.model import (
+    REFUSAL_TEXT,
+    Answer,
+    DataSegment,
+    LLMInfo,
+    ProseSegment,
+    Quote,
+    QuoteSegment,
+    Rejected,
+    Statement,
+    Usage,
+)
+from quoteproof.render import layout
+from quoteproof.render.html import render_answer_html
+from quoteproof.render.markdown import render_markdown
+from quoteproof.render.terminal import render_text
+
+SOURCE = "Aspirin thins the blood. Take it with water. Ask a pharmacist first."
+MODEL = LLMInfo("openai", "gpt-test", "", server="http://127.0.0.1:8080/v1")
+
+
+def _quote(start: int, end: int, quote_id: str, ref: str, **extra: object) -> Quote:
+    return make_quote(SOURCE, start, end, quote_id, ref=ref, label=f"Leaflet › {ref}", **extra)
+
+
+FIRST = _quote(0, 24, "q1", "doc-1", pages=(3,))
+SECOND = _quote(25, 44, "c1", "doc-2", differs="water → milk", ocr=True)
+STATEMENTS = (
+    Statement("s1", "Aspirin thins blood.", ("doc-1",), "CORRECT-EXPLICIT", "Line one."),
+    Statement("s2", "Take it with milk.", ("doc-2",), "INCORRECT-FALSE_INFO", None, "With tea."),
+    Statement("s3", "It is safe.", (), None, None),
+)
+REJECTED = (Rejected('<quote ref="x9">made up</quote>', "unknown ref 'x9'"),)
+
+ANSWERS: dict[str, Answer] = {
+    "answered": make_answer(
+        (
+            ProseSegment("Aspirin thins the blood.", ("doc-1", "doc-2")),
+            QuoteSegment("q1"),
+            DataSegment("r1"),
+            QuoteSegment("ghost"),
+            DataSegment("nope"),
+        ),
+        (FIRST,),
+        question="What does aspirin do?",
+        cited=(SECOND,),
+        data=(make_data_result(),),
+        llm=MODEL,
+        usage=Usage(120, 34),
+    ),
+    "partial": make_answer(
+        (ProseSegment("Take it with water.", ("doc-2",)),),
+        (),
+        question="How is it taken?",
+        partial=True,
+        cited=(SECOND,),
+        notices=("Some passages did not fit the model's context window.",),
+        llm=LLMInfo("extractive", None, ""),
+    ),
+    "refused": make_answer(
+        (ProseSegment("Never shown."),),
+        (),
+        question="Who discovered it?",
+        status="refused",
+        refusal_reason="no passage passed the threshold",
+        rejected=REJECTED,
+        llm=MODEL,
+        mode="cite",
+    ),
+    "escalated": make_answer(
+        (ProseSegment("Ask first."), QuoteSegment("q1")),
+        (FIRST,),
+        question="Can a child take it?",
+        escalation="The leaflet does not cover children.",
+        statements=STATEMENTS,
+        rejected=REJECTED,
+        llm=MODEL,
+        mode="rationale",
+    ),
+}
+
+_TAG = re.compile(r"<[^>]+>")
+_GUTTER = re.compile(r"^(┆ |! |▦ |  ✗ |│ ?)|│$", re.MULTILINE)
+
+
+def _collapsed(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _page_text(fragment: str) -> str:
+    """What a reader sees of an HTML fragment: its text, whitespace collapsed."""
+    return _collapsed(html.unescape(_TAG.sub(" ", fragment)))
+
+
+def shown_text(answer: Answer, output: str) -> str:
+    """What a reader of one format sees, as one line of text."""
+    if output == "terminal":
+        return _collapsed(_GUTTER.sub("", render_text(answer, width=500, show_cited=True)))
+    if output == "markdown":
+        md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+        return _page_text(md.render(render_markdown(answer, show_cited=True)))
+    return _page_text(render_answer_html(answer, show_cited=True))
+
+
+def _refs(refs: tuple[str, ...]) -> str:
+    return " ".join(f"[{ref}]" for ref in refs)
+
+
+def markers(block: layout.Block) -> list[str]:
+    """The texts a block shows in every format, in order (the quoteproof wording)."""
+    if isinstance(block, layout.Question):
+        return [f"{layout.QUESTION_LABEL}: {block.text}"]
+    if isinstance(block, layout.Refusal):
+        return [f"{layout.REFUSED_LABEL}: {REFUSAL_TEXT} ({block.reason})"]
+    if isinstance(block, layout.Notice):
+        return [f"{block.label}: {block.text}"]
+    if isinstance(block, layout.Escalation):
+        return [f"{layout.ESCALATION_HEADING}. {layout.ESCALATION_LABEL} {block.reason}"]
+    if isinstance(block, layout.Prose):
+        return [layout.GENERATED_LABEL, f"{block.text} {_refs(block.citations)}".strip()]
+    if isinstance(block, layout.QuoteBox):
+        return [block.text]
+    if isinstance(block, layout.DataBox):
+        fields = [text for field in block.fields for text in field]  # HTML: a <dl>, no ":"
+        return [
+            f"{layout.DATA_LABEL} {block.source} — {layout.NOT_A_QUOTE}",
+            *fields,
+            block.row_count,
+        ]
+    if isinstance(block, layout.Missing):
+        return [f"Missing {block.what} {block.item_id} — not shown."]
+    if isinstance(block, layout.Statements):
+        shown = [layout.STATEMENTS_LABEL]
+        for item in block.items:
+            shown.append(
+                f"{item.id} · {item.verdict}" + (f" · {layout.REFINED_FLAG}" * item.refined)
+            )
+            shown.append(f"{item.text} {_refs(item.refs)}".strip())
+            if item.justification is not None:
+                shown.append(f"{layout.JUSTIFICATION_LABEL}: {item.justification}")
+            if item.original is not None:
+                shown.append(f"{layout.REFINED_FROM_LABEL}: {item.original}")
+        return shown
+    if isinstance(block, layout.Removed):
+        return [layout.REJECTED_HEADING, *(f"{item.raw} — {item.reason}" for item in block.items)]
+    assert isinstance(block, layout.Footer)
+    return list(block.lines)
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERS))
+@pytest.mark.parametrize("output", ["terminal", "markdown", "html"])
+def test_every_format_shows_the_same_blocks_in_the_same_order(name: str, output: str) -> None:
+    answer = ANSWERS[name]
+    blocks = layout.answer_layout(answer, show_cited=True)
+    text = shown_text(answer, output)
+    position = 0
+    for block in blocks:
+        for marker in markers(block):
+            found = text.find(_collapsed(marker), position)
+            assert found >= 0, f"{output}: {marker!r} not found after {text[position:]!r}"
+            position = found + len(_collapsed(marker))
+    boxes = sum(isinstance(block, layout.QuoteBox) for block in blocks)
+    assert text.count(layout.VERBATIM_LABEL) == boxes
+
+
+def test_the_answers_cover_every_kind_of_block() -> None:
+    kinds = {type(b) for a in ANSWERS.values() for b in layout.answer_layout(a, show_cited=True)}
+    assert kinds == set(layout.Block.__args__)  # type: ignore[attr-defined]
+    notices = {
+        b.kind
+        for a in ANSWERS.values()
+        for b in layout.answer_layout(a)
+        if isinstance(b, layout.Notice)
+    }
+    assert notices == {"partial", "no-model", "notice"}
+
+
+def test_layout_order_and_wording() -> None:
+    blocks = layout.answer_layout(ANSWERS["answered"], show_cited=True)
+    assert [type(b).__name__ for b in blocks] == [
+        "Question",
+        "Prose",
+        "QuoteBox",
+        "QuoteBox",
+        "DataBox",
+        "Missing",
+        "Missing",
+        "Footer",
+    ]
+    cited, first = blocks[2], blocks[3]
+    assert isinstance(cited, layout.QuoteBox) and isinstance(first, layout.QuoteBox)
+    assert cited.cited and not first.cited  # doc-1 is not in `cited`: only doc-2 is shown
+    assert cited.notes == (
+        ("ocr", "OCR text: check against the page"),
+        ("differs", "the model's words differed: water → milk"),
+    )
+    assert first.notes == (("pages", "p. 3"),) and first.where == "doc.txt, chars 0–24"
+    footer = blocks[-1]
+    assert isinstance(footer, layout.Footer) and footer.lines == (
+        "tokens: 120 prompt · 34 completion",
+        "model: gpt-test (openai) · server: http://127.0.0.1:8080/v1",
+    )
+    partial = layout.answer_layout(ANSWERS["partial"])
+    assert isinstance(partial[1], layout.Notice) and partial[1].label == layout.PARTIAL_LABEL
+
+
+def test_refused_answers_show_no_segments_and_line_breaks_are_one_notion() -> None:
+    refused = layout.answer_layout(ANSWERS["refused"])
+    assert not any(isinstance(b, layout.Prose | layout.QuoteBox) for b in refused)
+    answer = make_answer((ProseSegment("a\r\nb\rc\x85d\u2028e\u2029f"),), ())
+    (prose,) = [b for b in layout.answer_layout(answer) if isinstance(b, layout.Prose)]
+    assert prose.text == "a\nb\nc\nd\ne\nf"
+    empty = make_answer((ProseSegment("  "),), (), escalation=" ")
+    blocks = layout.answer_layout(empty)
+    assert not any(isinstance(b, layout.Prose) for b in blocks)
+    assert layout.Escalation("(no reason given)") in blocks

@@ -1,0 +1,75 @@
+"""The package map of README "How it works": each layer imports only its own layer and
+the layers below it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import quoteproof
+
+PACKAGE = Path(quoteproof.__file__).parent
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("model", "errors", "terms", "pdfium_lock"),
+    ("store", "codec"),
+    ("ingest", "locations", "tables"),
+    ("retrieval",),
+    ("quoting", "llm"),
+    ("strategies", "streaming", "receipts"),
+    ("index", "audit", "keys"),
+    ("service", "evaluation", "render"),
+    ("cli", "cli_groups", "cli_options", "cli_messages", "server", "__main__", "__init__"),
+)
+"""Bottom to top, as in README's package map."""
+
+LAYER_OF = {unit: depth for depth, units in enumerate(LAYERS) for unit in units}
+
+
+def unit_of(path: Path) -> str:
+    """The top-level module or subpackage of the package that `path` belongs to."""
+    return path.relative_to(PACKAGE).with_suffix("").parts[0]
+
+
+def imported_units(path: Path) -> set[str]:
+    """The package's top-level units that `path` imports, anywhere in the file
+    (`from quoteproof import __version__` names the package's metadata, not a unit)."""
+    units = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "quoteproof":
+                names = [] if [a.name for a in node.names] == ["__version__"] else ["__init__"]
+            else:
+                names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "quoteproof" and len(parts) > 1:
+                units.add(parts[1])
+            elif name == "__init__":
+                units.add(name)
+    return units
+
+
+def test_every_unit_has_a_layer() -> None:
+    units = {unit_of(path) for path in PACKAGE.rglob("*.py")}
+    assert units - set(LAYER_OF) == set()
+    assert set(LAYER_OF) - units == set()
+
+
+def test_layers_import_only_downward() -> None:
+    upward = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        unit = unit_of(path)
+        for imported in imported_units(path) - {unit}:
+            if LAYER_OF[imported] > LAYER_OF[unit]:
+                upward.append(f"{path.relative_to(PACKAGE)} imports {imported}")
+    assert upward == []
+
+
+def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
+    module = tmp_path / "bad.py"
+    module.write_text("def f():\n    from quoteproof.cli import app\n    import quoteproof.index\n")
+    assert imported_units(module) == {"cli", "index"}
