@@ -19,7 +19,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("strategies", "streaming", "receipts"),
     ("index", "audit", "keys"),
     ("service", "evaluation", "render"),
-    ("cli", "server", "__main__", "__init__"),
+    ("cli", "cli_groups", "cli_options", "cli_messages", "server", "__main__", "__init__"),
 )
 """Bottom to top, as in README's package map."""
 

@@ -2,32 +2,52 @@
 
 Exit codes: 0 ok, 1 a failed check (a file that did not ingest, a quote that does
 not verify), 2 a usage or input error (bad option, missing index, unreachable model).
+The shared options are in `cli_options`, the wording of errors in `cli_messages`.
 """
 
 from __future__ import annotations
 
+import functools
 import getpass
 import json
 import sys
 import warnings
-from enum import StrEnum
+from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 
 from quoteproof.audit import export_lines, verify_log
+from quoteproof.cli_groups import with_option_groups
+from quoteproof.cli_messages import cli_message, exit_code
+from quoteproof.cli_options import (
+    ANSWER,
+    BACKEND,
+    RETRIEVAL,
+    AnswerChoices,
+    AnswerFormat,
+    BackendOptions,
+    CollectionsOption,
+    EmbedModelOption,
+    IndexOption,
+    RetrievalOptions,
+    SearchFormat,
+    ThresholdOption,
+)
 from quoteproof.codec import answer_from_dict
-from quoteproof.errors import BackendUnavailableError, ModeUnavailableError, QuoteproofError
-from quoteproof.evaluation.compare import compare_reports, drift_lines, drift_to_dict
+from quoteproof.errors import QuoteproofError
+from quoteproof.evaluation.assemble import assemble_report, report_paths, write_report
+from quoteproof.evaluation.compare import drift_lines
 from quoteproof.evaluation.evalset import read_evalset
 from quoteproof.evaluation.evalset import sample as sample_items
-from quoteproof.evaluation.report import load_report, render_report_html, run_to_dict, write_json
+from quoteproof.evaluation.report import load_report
 from quoteproof.evaluation.runner import AskOptions, run_eval
 from quoteproof.evaluation.terminal import EvalProgress
 from quoteproof.evaluation.terminal import summary_table as eval_summary_table
-from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K, Index
+from quoteproof.index import DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K, Index
 from quoteproof.ingest.chunking import (
     DEFAULT_OVERLAP_TOKENS,
     DEFAULT_SECTION_TOKENS,
@@ -37,11 +57,6 @@ from quoteproof.ingest.chunking import (
 from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB
 from quoteproof.ingest.pipeline import DEFAULT_JOBS, IngestSettings
 from quoteproof.keys import create_key
-from quoteproof.llm.base import Backend
-from quoteproof.llm.local import DEFAULT_CONTEXT
-from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
-from quoteproof.llm.select import make_backend
-from quoteproof.llm.servers import OLLAMA_URL
 from quoteproof.model import DEFAULT_COLLECTION
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.render.calibration import calibration_table
@@ -55,13 +70,9 @@ from quoteproof.render.markdown import render_markdown
 from quoteproof.render.terminal import render_terminal
 from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.retrieval.embedder import dense_available
-from quoteproof.retrieval.fusion import DEFAULT_RRF_K
-from quoteproof.retrieval.rerank import DEFAULT_RERANK_CANDIDATES, DEFAULT_RERANK_KEEP
-from quoteproof.retrieval.retriever import DEFAULT_DEPTH, RetrievalNotice, RetrievalSettings
-from quoteproof.service import AnswerOptions, Principal, ScopedIndex
+from quoteproof.retrieval.retriever import RetrievalNotice
+from quoteproof.service import Principal, ScopedIndex
 from quoteproof.store.base import check_collection_name
-from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
-from quoteproof.strategies.registry import mode_help, modes, strategy
 
 app = typer.Typer(
     help="Answers from your documents in which every quotation is verbatim source text.",
@@ -69,253 +80,42 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+audit_app = typer.Typer(
+    help="The audit log: every answer asked, append-only and hash-chained.",
+    no_args_is_help=True,
+)
+keys_app = typer.Typer(help="API keys for `quoteproof serve`.", no_args_is_help=True)
+app.add_typer(audit_app, name="audit")
+app.add_typer(keys_app, name="keys")
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
-CollectionsOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--collection",
-        help="Only documents of this collection (repeat for several; default: all).",
-        show_default=False,
-    ),
-]
-IndexOption = Annotated[
-    str,
-    typer.Option(
-        "--index",
-        help="Index: a directory (SQLite) or a postgresql:// URL.",
-        envvar="QUOTEPROOF_INDEX",
-    ),
-]
+C = TypeVar("C", bound=Callable[..., Any])
 
 
-class AnswerFormat(StrEnum):
-    text = "text"
-    json = "json"
-    markdown = "markdown"
-    html = "html"
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print `message` as one line on stderr and exit with `code`."""
+    err.print(f"error: {message}", markup=False, soft_wrap=True)
+    raise typer.Exit(code)
 
 
-class SearchFormat(StrEnum):
-    text = "text"
-    json = "json"
-    jsonl = "jsonl"
+def command(name: str | None = None, group: typer.Typer = app) -> Callable[[C], C]:
+    """Register a command of `group`: its option groups spread into options
+    (`cli_groups`), and any `QuoteproofError` it raises shown as one line
+    (`cli_message`) ending the command with `exit_code`."""
 
+    def register(func: C) -> C:
+        @functools.wraps(func)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return func(*args, **kwargs)
+            except QuoteproofError as exc:
+                fail(cli_message(exc), exit_code(exc))
 
-class LLMName(StrEnum):
-    extractive = "extractive"
-    openai = "openai"
-    anthropic = "anthropic"
-    local = "local"
+        group.command(name)(with_option_groups(run))
+        return func
 
-
-ModeName = StrEnum("ModeName", [(mode, mode) for mode in modes()])  # type: ignore[misc]
-"""`--mode`'s choices: the registry's modes (`strategies.registry`)."""
-DEFAULT_MODE = ModeName(modes()[0])
-
-
-class StrictnessName(StrEnum):
-    strict = "strict"
-    lenient = "lenient"
-
-
-class RetrieverName(StrEnum):
-    bm25 = "bm25"
-    dense = "dense"
-    hybrid = "hybrid"
-
-
-RetrieverOption = Annotated[
-    RetrieverName | None,
-    typer.Option(
-        "--retriever",
-        help="bm25, dense or hybrid (RRF of both). Default: hybrid when the index has vectors.",
-    ),
-]
-EmbedModelOption = Annotated[
-    str | None,
-    typer.Option(
-        "--embed-model",
-        help="Embedding model (local directory or name). Default: the index's, or "
-        "all-MiniLM-L6-v2 for a new index.",
-    ),
-]
-RerankModelOption = Annotated[
-    str | None,
-    typer.Option("--rerank-model", help="Local cross-encoder directory to rerank with."),
-]
-RerankCandidatesOption = Annotated[
-    int, typer.Option("--rerank-candidates", min=1, help="Fused hits the reranker reorders.")
-]
-RerankKeepOption = Annotated[int, typer.Option("--rerank-keep", min=1, help="Reranked hits kept.")]
-RrfKOption = Annotated[int, typer.Option("--rrf-k", min=0, help="RRF constant k.")]
-Bm25WeightOption = Annotated[
-    float, typer.Option("--bm25-weight", min=0.0, help="Weight of the BM25 list in fusion.")
-]
-DenseWeightOption = Annotated[
-    float, typer.Option("--dense-weight", min=0.0, help="Weight of the dense list in fusion.")
-]
-DepthOption = Annotated[
-    int, typer.Option("--fusion-depth", min=1, help="Hits each list contributes to fusion.")
-]
-
-
-LLMOption = Annotated[
-    LLMName | None,
-    typer.Option(
-        "--llm",
-        envvar="QUOTEPROOF_LLM",
-        help="Backend: extractive (no model), openai (any OpenAI-compatible server), "
-        "anthropic, or local (a GGUF model run in-process; the local extra). "
-        "Default: openai when a model is named, else extractive.",
-    ),
-]
-BaseUrlOption = Annotated[
-    str | None,
-    typer.Option(
-        "--base-url",
-        help="Model server URL. Default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL; else, "
-        f"for --llm openai, a local Ollama ({OLLAMA_URL}). A cloud API is used only "
-        "when named here, in those variables, or with --cloud.",
-    ),
-]
-CloudOption = Annotated[
-    bool,
-    typer.Option(
-        "--cloud",
-        envvar="QUOTEPROOF_CLOUD",
-        help="Use the provider's own cloud API (api.openai.com, api.anthropic.com): "
-        "your question and the retrieved passages leave this machine. Without it, "
-        "--llm openai uses --base-url, OPENAI_BASE_URL or a local Ollama, and --llm "
-        "anthropic needs --base-url or ANTHROPIC_BASE_URL.",
-    ),
-]
-ModelOption = Annotated[
-    str | None,
-    typer.Option(
-        "--model",
-        envvar="QUOTEPROOF_MODEL",
-        help="Model name; with --llm local, the GGUF file (default: the bundled SmolLM2).",
-    ),
-]
-ApiKeyOption = Annotated[
-    str | None,
-    typer.Option(
-        "--api-key",
-        help="API key of the model server (default: OPENAI_API_KEY or ANTHROPIC_API_KEY).",
-        show_default=False,
-    ),
-]
-TimeoutOption = Annotated[
-    float, typer.Option("--timeout", min=1.0, help="Seconds per model request.")
-]
-GrammarOption = Annotated[
-    bool | None,
-    typer.Option(
-        "--grammar/--no-grammar",
-        help="Constrain the model's output to the answer protocol with a grammar. "
-        "Default: on for --llm local; for --llm openai only with --grammar (servers "
-        "that read llama.cpp grammars: llama.cpp, llama_cpp.server).",
-        show_default=False,
-    ),
-]
-ThreadsOption = Annotated[
-    int | None,
-    typer.Option(
-        "--threads", min=1, help="--llm local: CPU threads (default: every core).",
-        show_default=False,
-    ),
-]  # fmt: skip
-ContextOption = Annotated[
-    int, typer.Option("--ctx", min=256, help="--llm local: context window in tokens.")
-]
-
-
-def backend_from_options(
-    llm: LLMName | None,
-    model: str | None,
-    base_url: str | None,
-    cloud: bool,
-    api_key: str | None,
-    timeout: float,
-    grammar: bool | None,
-    threads: int | None,
-    context: int,
-) -> Backend:
-    """The backend the model options name (`make_backend`); raises `QuoteproofError`."""
-    return make_backend(
-        llm.value if llm else None,
-        model=model, base_url=base_url, cloud=cloud, api_key=api_key, timeout=timeout,
-        grammar=grammar, threads=threads, context=context,
-    )  # fmt: skip
-
-
-def cli_message(exc: QuoteproofError) -> str:
-    """The one-line message for `exc`, with the options that fix it where the
-    library's message names none (it is shown on the web page and by the API too):
-    a mode that needs a model, a model server that cannot be reached."""
-    if isinstance(exc, ModeUnavailableError):
-        return (
-            f"--mode {exc.mode} needs a language model: pass --model NAME "
-            "(with --llm openai, anthropic or local)"
-        )
-    if isinstance(exc, BackendUnavailableError):
-        return (
-            f"{exc} (is it running? choose another server with --base-url URL or "
-            "OPENAI_BASE_URL / ANTHROPIC_BASE_URL, or the provider's cloud API with --cloud)"
-        )
-    return str(exc)
-
-
-ModeOption = Annotated[
-    ModeName,
-    typer.Option(
-        "--mode",
-        help=mode_help(),
-    ),
-]
-StrictnessOption = Annotated[
-    StrictnessName,
-    typer.Option(
-        "--strictness",
-        help="cite mode: strict refuses unless every sentence cites a source; "
-        "lenient drops uncited sentences and marks the answer partial.",
-    ),
-]
-MaxStepsOption = Annotated[
-    int, typer.Option("--max-steps", min=1, help="agent mode: most model calls.")
-]
-AskTopKOption = Annotated[int, typer.Option("--top-k", min=1, help="Sources given to the model.")]
-ThresholdOption = Annotated[
-    float,
-    typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
-]
-
-
-def retrieval_settings(
-    retriever: RetrieverName | None,
-    embed_model: str | None,
-    rerank_model: str | None,
-    rerank_candidates: int,
-    rerank_keep: int,
-    rrf_k: int,
-    bm25_weight: float,
-    dense_weight: float,
-    depth: int,
-) -> RetrievalSettings:
-    """Collect the retrieval options of `search`, `ask` and `calibrate`."""
-    return RetrievalSettings(
-        retriever=retriever.value if retriever else None,
-        rrf_k=rrf_k,
-        bm25_weight=bm25_weight,
-        dense_weight=dense_weight,
-        depth=depth,
-        embed_model=embed_model,
-        rerank_model=rerank_model,
-        rerank_candidates=rerank_candidates,
-        rerank_keep=rerank_keep,
-    )
+    return register
 
 
 def local_user() -> str | None:
@@ -332,23 +132,7 @@ def local_view(idx: Index) -> ScopedIndex:
     return ScopedIndex(idx, Principal(local_user(), None))
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print `message` as one line on stderr and exit with `code`."""
-    err.print(f"error: {message}", markup=False, soft_wrap=True)
-    raise typer.Exit(code)
-
-
-def open_index(
-    location: str, *, create: bool = False, retrieval: RetrievalSettings | None = None
-) -> Index:
-    """Open the index or exit 2 with a one-line reason."""
-    try:
-        return Index.open(location, create=create, retrieval=retrieval)
-    except QuoteproofError as exc:
-        fail(str(exc))
-
-
-@app.command()
+@command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders (walked recursively).")],
     index: IndexOption = DEFAULT_INDEX,
@@ -392,21 +176,18 @@ def ingest(
     go on. Then chunks without vectors are embedded (only new or changed ones).
     Exit code 1 when any file failed.
     """
-    try:
-        files = Index.discover(paths)
-        settings = IngestSettings(
-            max_file_mb=max_file_mb,
-            ocr=ocr,
-            chunking=ChunkSettings(section_tokens, window_tokens, overlap_tokens),
-        )
-        check_collection_name(collection)
-    except (QuoteproofError, ValueError) as exc:
-        fail(str(exc))
+    files = Index.discover(paths)
+    settings = IngestSettings(
+        max_file_mb=max_file_mb,
+        ocr=ocr,
+        chunking=ChunkSettings(section_tokens, window_tokens, overlap_tokens),
+    )
+    check_collection_name(collection)
     if embed is None:
         embed = dense_available()
         if not embed:
             note("no vectors computed: dense retrieval needs pip install 'quoteproof[dense]'")
-    with open_index(index, create=True) as idx:
+    with Index.open(index, create=True) as idx:
         with IngestProgress(err, len(files)) as progress:
             results = idx.ingest(
                 files,
@@ -427,15 +208,12 @@ def ingest(
 
 
 def embed_index(idx: Index, model: str | None) -> EmbedReport:
-    """Embed the chunks that lack vectors with a progress bar; exit 2 on failure."""
-    try:
-        with EmbedProgress(err) as progress:
-            return idx.embed(model, on_start=progress.start, on_progress=progress.advance)
-    except QuoteproofError as exc:
-        fail(str(exc))
+    """Embed the chunks that lack vectors with a progress bar."""
+    with EmbedProgress(err) as progress:
+        return idx.embed(model, on_start=progress.start, on_progress=progress.advance)
 
 
-@app.command()
+@command()
 def show(
     ref: Annotated[str, typer.Argument(help="A chunk reference, e.g. k3m9qa.4.")],
     index: IndexOption = DEFAULT_INDEX,
@@ -444,7 +222,7 @@ def show(
     ),
 ) -> None:
     """Print one chunk with its metadata: document, section, pages, source link."""
-    with open_index(index) as idx:
+    with Index.open(index) as idx:
         chunk = idx.chunk(ref)
         if chunk is None:
             fail(f"no chunk with reference '{ref}' in {index}")
@@ -475,7 +253,7 @@ def _read_queries(path: Path) -> list[tuple[Any, str]]:
     return queries
 
 
-@app.command()
+@command()
 def search(
     query: Annotated[str | None, typer.Argument(help="The search text.")] = None,
     index: IndexOption = DEFAULT_INDEX,
@@ -489,15 +267,7 @@ def search(
         SearchFormat.text
     ),
     collection: CollectionsOption = None,
-    retriever: RetrieverOption = None,
-    embed_model: EmbedModelOption = None,
-    rerank_model: RerankModelOption = None,
-    rerank_candidates: RerankCandidatesOption = DEFAULT_RERANK_CANDIDATES,
-    rerank_keep: RerankKeepOption = DEFAULT_RERANK_KEEP,
-    rrf_k: RrfKOption = DEFAULT_RRF_K,
-    bm25_weight: Bm25WeightOption = 1.0,
-    dense_weight: DenseWeightOption = 1.0,
-    depth: DepthOption = DEFAULT_DEPTH,
+    retrieval: RetrievalOptions = RETRIEVAL,
 ) -> None:
     """Show the passages most relevant to QUERY, or run a batch with --queries.
 
@@ -505,22 +275,15 @@ def search(
     """
     if (query is None) == (queries is None):
         fail("give either a QUERY or --queries FILE, not both or neither")
-    retrieval = retrieval_settings(
-        retriever, embed_model, rerank_model, rerank_candidates, rerank_keep,
-        rrf_k, bm25_weight, dense_weight, depth,
-    )  # fmt: skip
-    with open_index(index, retrieval=retrieval) as idx:
-        try:
-            if queries is not None:
-                for query_id, text in _read_queries(queries):
-                    found = local_view(idx).search(text, top_k=top_k, collections=collection)
-                    batch = [hit_to_dict(h) for h in found]
-                    print(json.dumps({"id": query_id, "hits": batch}, ensure_ascii=False))
-                return
-            assert query is not None
-            hits = local_view(idx).search(query, top_k=top_k, collections=collection)
-        except QuoteproofError as exc:
-            fail(str(exc))
+    with Index.open(index, retrieval=retrieval.settings()) as idx:
+        if queries is not None:
+            for query_id, text in _read_queries(queries):
+                found = local_view(idx).search(text, top_k=top_k, collections=collection)
+                batch = [hit_to_dict(h) for h in found]
+                print(json.dumps({"id": query_id, "hits": batch}, ensure_ascii=False))
+            return
+        assert query is not None
+        hits = local_view(idx).search(query, top_k=top_k, collections=collection)
     if format is SearchFormat.text:
         out.print(hits_table(query, hits) if hits else "No matching passages.")
     elif format is SearchFormat.json:
@@ -530,24 +293,12 @@ def search(
         print(json.dumps({"id": None, "hits": [hit_to_dict(h) for h in hits]}, ensure_ascii=False))
 
 
-@app.command()
+@command()
 def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
     index: IndexOption = DEFAULT_INDEX,
-    mode: ModeOption = DEFAULT_MODE,
-    strictness: StrictnessOption = StrictnessName.strict,
-    max_steps: MaxStepsOption = DEFAULT_MAX_STEPS,
-    llm: LLMOption = None,
-    base_url: BaseUrlOption = None,
-    cloud: CloudOption = False,
-    model: ModelOption = None,
-    api_key: ApiKeyOption = None,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
-    grammar: GrammarOption = None,
-    threads: ThreadsOption = None,
-    ctx: ContextOption = DEFAULT_CONTEXT,
-    top_k: AskTopKOption = DEFAULT_ASK_TOP_K,
-    threshold: ThresholdOption = DEFAULT_THRESHOLD,
+    choices: AnswerChoices = ANSWER,
+    backend_options: BackendOptions = BACKEND,
     format: Annotated[
         AnswerFormat, typer.Option("--format", help="text, json, markdown or html.")
     ] = AnswerFormat.text,
@@ -564,40 +315,21 @@ def ask(
         typer.Option("--show-cited", help="Show the passages each cited sentence cites."),
     ] = False,
     collection: CollectionsOption = None,
-    retriever: RetrieverOption = None,
-    embed_model: EmbedModelOption = None,
-    rerank_model: RerankModelOption = None,
-    rerank_candidates: RerankCandidatesOption = DEFAULT_RERANK_CANDIDATES,
-    rerank_keep: RerankKeepOption = DEFAULT_RERANK_KEEP,
-    rrf_k: RrfKOption = DEFAULT_RRF_K,
-    bm25_weight: Bm25WeightOption = 1.0,
-    dense_weight: DenseWeightOption = 1.0,
-    depth: DepthOption = DEFAULT_DEPTH,
+    retrieval: RetrievalOptions = RETRIEVAL,
 ) -> None:
     """Answer QUESTION from the index with verbatim quotes.
 
     When the index is calibrated (`quoteproof calibrate`) and the best retrieval
     evidence is below its threshold, the answer is a refusal and no model is called.
     """
-    retrieval = retrieval_settings(
-        retriever, embed_model, rerank_model, rerank_candidates, rerank_keep,
-        rrf_k, bm25_weight, dense_weight, depth,
-    )  # fmt: skip
     live = stream if stream is not None else format is AnswerFormat.text and out.is_terminal
-    with open_index(index, retrieval=retrieval) as idx:
-        try:
-            backend = backend_from_options(
-                llm, model, base_url, cloud, api_key, timeout, grammar, threads, ctx
+    with Index.open(index, retrieval=retrieval.settings()) as idx:
+        backend = backend_options.backend()
+        with answer_progress(out if live else err, backend.name, live) as events:
+            asked = local_view(idx).ask(
+                question, backend, choices.options(), collections=collection, events=events
             )
-            chosen = strategy(mode).mode
-            options = AnswerOptions(chosen, strictness.value, max_steps, top_k, threshold)
-            with answer_progress(out if live else err, backend.name, live) as events:
-                asked = local_view(idx).ask(
-                    question, backend, options, collections=collection, events=events
-                )
-            answer = asked.answer
-        except QuoteproofError as exc:
-            fail(cli_message(exc))
+    answer = asked.answer
     if format is AnswerFormat.json:
         print(render_json(answer))
     elif format is AnswerFormat.markdown:
@@ -630,22 +362,14 @@ def _read_labelled(path: Path) -> list[tuple[str, bool]]:
     return labelled
 
 
-@app.command()
+@command()
 def calibrate(
     questions: Annotated[
         Path,
         typer.Argument(help='JSONL of {"question": str, "answerable": bool} lines.'),
     ],
     index: IndexOption = DEFAULT_INDEX,
-    retriever: RetrieverOption = None,
-    embed_model: EmbedModelOption = None,
-    rerank_model: RerankModelOption = None,
-    rerank_candidates: RerankCandidatesOption = DEFAULT_RERANK_CANDIDATES,
-    rerank_keep: RerankKeepOption = DEFAULT_RERANK_KEEP,
-    rrf_k: RrfKOption = DEFAULT_RRF_K,
-    bm25_weight: Bm25WeightOption = 1.0,
-    dense_weight: DenseWeightOption = 1.0,
-    depth: DepthOption = DEFAULT_DEPTH,
+    retrieval: RetrievalOptions = RETRIEVAL,
 ) -> None:
     """Derive the refusal threshold from labelled questions and store it in the index.
 
@@ -654,16 +378,9 @@ def calibrate(
     threshold applies only to the same kind of evidence.
     """
     labelled = _read_labelled(questions)
-    retrieval = retrieval_settings(
-        retriever, embed_model, rerank_model, rerank_candidates, rerank_keep,
-        rrf_k, bm25_weight, dense_weight, depth,
-    )  # fmt: skip
-    with open_index(index, retrieval=retrieval) as idx:
-        try:
-            with err.status(f"retrieving for {len(labelled)} questions…", spinner="dots"):
-                calibration = idx.calibrate(labelled)
-        except (QuoteproofError, ValueError) as exc:
-            fail(str(exc))
+    with Index.open(index, retrieval=retrieval.settings()) as idx:
+        with err.status(f"retrieving for {len(labelled)} questions…", spinner="dots"):
+            calibration = idx.calibrate(labelled)
         out.print(calibration_table(calibration, idx.store.location))
 
 
@@ -683,26 +400,14 @@ def _recall_depths(values: list[str] | None) -> list[int]:
     return depths
 
 
-@app.command("eval")
+@command("eval")
 def eval_set(
     evalset: Annotated[
         Path, typer.Argument(help="A question set: JSON Lines, see evalsets/README.md.")
     ],
     index: IndexOption = DEFAULT_INDEX,
-    mode: ModeOption = DEFAULT_MODE,
-    strictness: StrictnessOption = StrictnessName.strict,
-    max_steps: MaxStepsOption = DEFAULT_MAX_STEPS,
-    llm: LLMOption = None,
-    base_url: BaseUrlOption = None,
-    cloud: CloudOption = False,
-    model: ModelOption = None,
-    api_key: ApiKeyOption = None,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
-    grammar: GrammarOption = None,
-    threads: ThreadsOption = None,
-    ctx: ContextOption = DEFAULT_CONTEXT,
-    top_k: AskTopKOption = DEFAULT_ASK_TOP_K,
-    threshold: ThresholdOption = DEFAULT_THRESHOLD,
+    choices: AnswerChoices = ANSWER,
+    backend_options: BackendOptions = BACKEND,
     recall_k: Annotated[
         list[str] | None,
         typer.Option(
@@ -741,15 +446,7 @@ def eval_set(
         typer.Option("--compare", help="An earlier run (its JSON): show what changed since."),
     ] = None,
     collection: CollectionsOption = None,
-    retriever: RetrieverOption = None,
-    embed_model: EmbedModelOption = None,
-    rerank_model: RerankModelOption = None,
-    rerank_candidates: RerankCandidatesOption = DEFAULT_RERANK_CANDIDATES,
-    rerank_keep: RerankKeepOption = DEFAULT_RERANK_KEEP,
-    rrf_k: RrfKOption = DEFAULT_RRF_K,
-    bm25_weight: Bm25WeightOption = 1.0,
-    dense_weight: DenseWeightOption = 1.0,
-    depth: DepthOption = DEFAULT_DEPTH,
+    retrieval: RetrievalOptions = RETRIEVAL,
 ) -> None:
     """Ask every question of a set and score the answers.
 
@@ -762,82 +459,46 @@ def eval_set(
     if seed is not None and sample_size is None:
         fail("--seed draws a random sample: give --sample N as well")
     depths = _recall_depths(recall_k)
-    try:
-        items = read_evalset(evalset)
-        earlier = load_report(compare) if compare is not None else None
-    except QuoteproofError as exc:
-        fail(str(exc))
-    chosen = sample_items(items, sample_size, seed)
-    json_path = output or Path(f"eval-{evalset.stem}.json")
-    html_path = html_report or json_path.with_suffix(".html")
-    retrieval = retrieval_settings(
-        retriever, embed_model, rerank_model, rerank_candidates, rerank_keep,
-        rrf_k, bm25_weight, dense_weight, depth,
-    )  # fmt: skip
-    with open_index(index, retrieval=retrieval) as idx:
-        try:
-            backend = backend_from_options(
-                llm, model, base_url, cloud, api_key, timeout, grammar, threads, ctx
+    items = read_evalset(evalset)
+    earlier = (str(compare), load_report(compare)) if compare is not None else None
+    json_path, html_path = report_paths(evalset, output, html_report)
+    with Index.open(index, retrieval=retrieval.settings()) as idx:
+        options = AskOptions(
+            backend=backend_options.backend(),
+            collections=tuple(collection) if collection else None,
+            **asdict(choices.options()),
+        )
+        with EvalProgress(err) as progress:
+            run = run_eval(
+                idx,
+                sample_items(items, sample_size, seed),
+                options,
+                recall_ks=depths,
+                on_start=progress.start,
+                on_item=progress.item_done,
             )
-            options = AskOptions(
-                backend=backend,
-                mode=strategy(mode).mode,
-                strictness=strictness.value,
-                top_k=top_k,
-                threshold=threshold,
-                max_steps=max_steps,
-                collections=tuple(collection) if collection else None,
-            )
-            with EvalProgress(err) as progress:
-                run = run_eval(
-                    idx,
-                    chosen,
-                    options,
-                    recall_ks=depths,
-                    on_start=progress.start,
-                    on_item=progress.item_done,
-                )
-        except QuoteproofError as exc:
-            fail(cli_message(exc))
-        location = idx.store.location
-    report = run_to_dict(
+    result = assemble_report(
         run,
         set_path=evalset,
         set_items=len(items),
-        index=location,
+        index=idx.store.location,
         sample_size=sample_size,
         seed=seed,
-        retriever=retriever.value if retriever else None,
+        retriever=retrieval.retriever_name,
+        earlier=earlier,
     )
-    drift = None
-    if earlier is not None:
-        drift = compare_reports(earlier, report, str(compare))
-        report["compare"] = drift_to_dict(drift)
-    try:
-        write_json(json_path, report)
-        html_path.parent.mkdir(parents=True, exist_ok=True)
-        html_path.write_text(render_report_html(report), encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write the report: {exc}")
-    out.print(eval_summary_table(report))
-    for line in drift_lines(drift) if drift is not None else ():
+    write_report(result.report, json_path, html_path)
+    out.print(eval_summary_table(result.report))
+    for line in drift_lines(result.drift) if result.drift is not None else ():
         out.print(line, markup=False, soft_wrap=True)
-    for failure in report["verbatim_failures"]:
-        err.print(
-            f"NOT VERBATIM {failure['item_id']} {failure['quote_id']} [{failure['ref']}]: "
-            f"{failure['reason']}",
-            markup=False,
-            soft_wrap=True,
-        )
-    for result in run.items:
-        if result.error is not None:
-            err.print(f"failed: {result.item.id}: {result.error}", markup=False, soft_wrap=True)
+    for line in result.problem_lines():
+        err.print(line, markup=False, soft_wrap=True)
     err.print(f"run written to {json_path}, report to {html_path}", markup=False, soft_wrap=True)
-    if run.metrics.not_verbatim or run.metrics.errors:
+    if result.failed:
         raise typer.Exit(1)
 
 
-@app.command()
+@command()
 def verify(
     answer_file: Annotated[Path, typer.Argument(help="An answer saved with --format json.")],
     index: IndexOption = DEFAULT_INDEX,
@@ -851,7 +512,7 @@ def verify(
         answer = answer_from_dict(json.loads(answer_file.read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         fail(f"{answer_file}: not a readable quoteproof answer: {exc}")
-    with open_index(index) as idx:
+    with Index.open(index) as idx:
         checks = local_view(idx).verify(answer)
     for check in checks:
         kind = " (cited passage)" if check.cited else ""
@@ -866,19 +527,10 @@ def verify(
         raise typer.Exit(1)
 
 
-audit_app = typer.Typer(
-    help="The audit log: every answer asked, append-only and hash-chained.",
-    no_args_is_help=True,
-)
-keys_app = typer.Typer(help="API keys for `quoteproof serve`.", no_args_is_help=True)
-app.add_typer(audit_app, name="audit")
-app.add_typer(keys_app, name="keys")
-
-
-@audit_app.command("verify")
+@command("verify", audit_app)
 def audit_verify(index: IndexOption = DEFAULT_INDEX) -> None:
     """Check that no audit entry was edited, deleted or cut off; exit 1 if one was."""
-    with open_index(index) as idx:
+    with Index.open(index) as idx:
         check = verify_log(idx.store)
     for problem in check.problems:
         print(f"INVALID {problem}")
@@ -888,7 +540,7 @@ def audit_verify(index: IndexOption = DEFAULT_INDEX) -> None:
     print(f"audit log of {index}: {check.entries} entries, chain intact (head {check.head[:16]}…)")
 
 
-@audit_app.command("export")
+@command("export", audit_app)
 def audit_export(
     index: IndexOption = DEFAULT_INDEX,
     output: Annotated[
@@ -896,7 +548,7 @@ def audit_export(
     ] = None,
 ) -> None:
     """Write every audit entry as one JSON line (chain fields and the answer)."""
-    with open_index(index) as idx:
+    with Index.open(index) as idx:
         lines = list(export_lines(idx.store))
     text = "".join(line + "\n" for line in lines)
     if output is None:
@@ -906,7 +558,7 @@ def audit_export(
         err.print(f"{len(lines)} entries written to {output}", markup=False)
 
 
-@keys_app.command("create")
+@command("create", keys_app)
 def keys_create(
     collection: Annotated[
         list[str],
@@ -916,11 +568,8 @@ def keys_create(
     index: IndexOption = DEFAULT_INDEX,
 ) -> None:
     """Create an API key for COLLECTIONs and print it (it is shown only this once)."""
-    with open_index(index) as idx:
-        try:
-            token, key = create_key(idx.store, name, collection)
-        except ValueError as exc:
-            fail(str(exc))
+    with Index.open(index) as idx:
+        token, key = create_key(idx.store, name, collection)
     print(token)
     err.print(
         f"key {key.key_id} ({key.name}) for {', '.join(key.collections)}: store it now, "
@@ -929,40 +578,32 @@ def keys_create(
     )
 
 
-@keys_app.command("list")
+@command("list", keys_app)
 def keys_list(index: IndexOption = DEFAULT_INDEX) -> None:
     """List the keys (never their secrets)."""
-    with open_index(index) as idx:
+    with Index.open(index) as idx:
         keys = idx.store.list_api_keys()
     for key in keys:
         state = "revoked" if key.revoked else "active"
         print(f"{key.key_id}  {state:<7}  {key.created}  {key.name}  {','.join(key.collections)}")
 
 
-@keys_app.command("revoke")
+@command("revoke", keys_app)
 def keys_revoke(
     key_id: Annotated[str, typer.Argument(help="The key id (from `keys list`).")],
     index: IndexOption = DEFAULT_INDEX,
 ) -> None:
     """Revoke a key: it stops working at once."""
-    with open_index(index) as idx:
+    with Index.open(index) as idx:
         if not idx.store.revoke_api_key(key_id):
             fail(f"no key {key_id!r} in {index}")
     print(f"key {key_id} revoked")
 
 
-@app.command("mcp")
+@command("mcp")
 def mcp_server(
     index: IndexOption = DEFAULT_INDEX,
-    llm: LLMOption = None,
-    base_url: BaseUrlOption = None,
-    cloud: CloudOption = False,
-    model: ModelOption = None,
-    api_key: ApiKeyOption = None,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
-    grammar: GrammarOption = None,
-    threads: ThreadsOption = None,
-    ctx: ContextOption = DEFAULT_CONTEXT,
+    backend_options: BackendOptions = BACKEND,
     threshold: ThresholdOption = DEFAULT_THRESHOLD,
     collection: CollectionsOption = None,
 ) -> None:
@@ -978,21 +619,14 @@ def mcp_server(
         if not (exc.name or "").startswith("mcp"):
             raise
         fail("quoteproof mcp needs the MCP SDK: pip install 'mcp>=2'")
-    try:
-        collections = tuple(dict.fromkeys(map(check_collection_name, collection or ())))
-        backend = backend_from_options(
-            llm, model, base_url, cloud, api_key, timeout, grammar, threads, ctx
-        )
-        server = McpServer.open(
-            index, backend, collections=collections or None, threshold=threshold
-        )
-    except (QuoteproofError, ValueError) as exc:
-        fail(str(exc))
+    collections = tuple(dict.fromkeys(map(check_collection_name, collection or ())))
+    backend = backend_options.backend()
+    server = McpServer.open(index, backend, collections=collections or None, threshold=threshold)
     with server:
         server.run()
 
 
-@app.command()
+@command()
 def serve(
     index: IndexOption = DEFAULT_INDEX,
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
@@ -1004,15 +638,7 @@ def serve(
             help="Serve without API keys, every collection to everyone (loopback hosts only).",
         ),
     ] = False,
-    llm: LLMOption = None,
-    base_url: BaseUrlOption = None,
-    cloud: CloudOption = False,
-    model: ModelOption = None,
-    api_key: ApiKeyOption = None,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
-    grammar: GrammarOption = None,
-    threads: ThreadsOption = None,
-    ctx: ContextOption = DEFAULT_CONTEXT,
+    backend_options: BackendOptions = BACKEND,
     max_upload_mb: Annotated[
         float, typer.Option("--max-upload-mb", min=0.001, help="Most one upload may carry.")
     ] = 50.0,
@@ -1048,29 +674,26 @@ def serve(
             f"quoteproof serve needs the server extra ({exc.name} is missing): "
             "pip install 'quoteproof[server]'"
         )
-    with open_index(index, create=True) as idx:
+    with Index.open(index, create=True) as idx:
         has_keys = bool(idx.store.list_api_keys())
     config = ServerConfig(
         index=index,
         auth=not no_auth,
-        llm=llm.value if llm else None,
-        model=model,
-        base_url=base_url,
-        cloud=cloud,
-        api_key=api_key,
-        timeout=timeout,
-        grammar=grammar,
-        threads=threads,
-        context=ctx,
+        llm=backend_options.llm_name,
+        model=backend_options.model,
+        base_url=backend_options.base_url,
+        cloud=backend_options.cloud,
+        api_key=backend_options.api_key,
+        timeout=backend_options.timeout,
+        grammar=backend_options.grammar,
+        threads=backend_options.threads,
+        context=backend_options.ctx,
         max_upload_mb=max_upload_mb,
         upload_dir=upload_dir,
         allowed_hosts=(*LOOPBACK_NAMES, host) if no_auth else None,
     )
-    try:
-        server_app = create_app(config)
-        server_app.state.quoteproof.backend()  # a bad --llm/--model fails now, not per request
-    except QuoteproofError as exc:
-        fail(cli_message(exc))
+    server_app = create_app(config)
+    server_app.state.quoteproof.backend()  # a bad --llm/--model fails now, not per request
     if no_auth:
         note("no authentication: every request sees every collection")
     elif not has_keys:

@@ -1,6 +1,10 @@
 """The exception tree of quoteproof.
 
     QuoteproofError
+    ├── UsageError           bad input from the user: an unknown mode, an invalid
+    │   │                    collection name, options that contradict each other
+    │   └── BackendConfigError   the options cannot make a backend (no model name, no key)
+    │       └── ModeUnavailableError  the backend cannot run the answer mode asked for
     ├── IngestError          a file could not be ingested (names the file and the cause)
     ├── IndexNotFoundError   no index at the given location
     ├── StoreError           the index is unusable (schema too new, corrupt, ...)
@@ -9,20 +13,74 @@
     ├── EvalSetError         an evaluation set cannot be read (evaluation.evalset)
     ├── ReportError          an evaluation report cannot be written or read (evaluation.report)
     ├── AccessDeniedError    a principal asked for a collection it may not see
-    ├── BackendConfigError   the options cannot make a backend (no model name, no key)
-    │   └── ModeUnavailableError      the backend cannot run the answer mode asked for
     └── BackendError         the language model could not answer
         └── BackendUnavailableError   the model server cannot be reached
 
-The CLI turns every `QuoteproofError` into a one-line message; library users catch
-the class that matters to them.
+Messages name no command-line option: an error that a setting would fix carries a
+`Hint` and the `facts` its wording needs, and each front end (the CLI, the HTTP API,
+the web page) says it in its own terms. A `UsageError` is also a `ValueError`, so
+callers that caught ValueError for bad input still do; a bare ValueError is left
+for programming errors. The CLI turns every `QuoteproofError` into a one-line
+message; library users catch the class that matters to them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from enum import StrEnum
+
+
+class Hint(StrEnum):
+    """What would fix an error, for a front end to phrase (`QuoteproofError.hint`).
+    The facts each hint comes with are listed beside it."""
+
+    INGEST_FIRST = "ingest_first"
+    """No index yet: ingest documents into it (location)."""
+    CHOOSE_SERVER = "choose_server"
+    """The model server cannot be reached: start it or choose another (url)."""
+    ONE_SERVER = "one_server"
+    """A server URL and the provider's cloud were both chosen: keep one."""
+    NAME_SERVER = "name_server"
+    """The backend has no default server: name one or choose the cloud
+    (backend, variable)."""
+    NAME_MODEL = "name_model"
+    """The backend needs a model name (backend)."""
+    API_KEY = "api_key"
+    """The backend needs an API key (backend, variable)."""
+    GRAMMAR_BACKEND = "grammar_backend"
+    """Grammars were asked of a backend that cannot take them (backend)."""
+    BUNDLED_MODEL = "bundled_model"
+    """The local backend has no model file and the bundled one is missing (install)."""
+    LOCAL_EXTRA = "local_extra"
+    """The local backend's library is missing (install)."""
+    DENSE_EXTRA = "dense_extra"
+    """Dense retrieval was asked for without the dense extra (retriever, install)."""
+    NO_VECTORS = "no_vectors"
+    """Dense retrieval was asked of an index without vectors (retriever, location)."""
+    MODE_NEEDS_MODEL = "mode_needs_model"
+    """The answer mode needs a language model and none is configured (mode)."""
+    NEED_COLLECTION = "need_collection"
+    """An API key was asked for without a collection."""
+
 
 class QuoteproofError(Exception):
-    """Base class of every error quoteproof raises on purpose."""
+    """Base class of every error quoteproof raises on purpose.
+
+    `str(exc)` is a complete message in the library's words; `hint` (or None) says
+    what would fix it and `facts` hold the values a front end needs to say so.
+    """
+
+    def __init__(
+        self, message: str = "", *, hint: Hint | None = None, facts: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.hint = hint
+        self.facts: dict[str, str] = dict(facts or {})
+
+
+class UsageError(QuoteproofError, ValueError):
+    """Bad input from the user: an empty or unknown value, an invalid name, options
+    that cannot go together. The CLI exits 2 on it."""
 
 
 class IngestError(QuoteproofError):
@@ -35,7 +93,13 @@ class IngestError(QuoteproofError):
 
 
 class IndexNotFoundError(QuoteproofError):
-    """No index exists at the location given (and creating one was not asked for)."""
+    """No index exists at `location` (and creating one was not asked for)."""
+
+    def __init__(self, location: str) -> None:
+        super().__init__(
+            f"no index at {location}", hint=Hint.INGEST_FIRST, facts={"location": location}
+        )
+        self.location = location
 
 
 class StoreError(QuoteproofError):
@@ -47,7 +111,15 @@ class BackendError(QuoteproofError):
 
 
 class BackendUnavailableError(BackendError):
-    """The model server could not be reached (down, wrong URL, timed out)."""
+    """The model server at `url` could not be reached (down, wrong URL, timed out)."""
+
+    def __init__(self, url: str, cause: str) -> None:
+        super().__init__(
+            f"cannot reach the model server at {url}: {cause}",
+            hint=Hint.CHOOSE_SERVER,
+            facts={"url": url},
+        )
+        self.url = url
 
 
 class RetrievalError(QuoteproofError):
@@ -65,7 +137,7 @@ class AccessDeniedError(QuoteproofError):
     """A principal asked to read a collection it may not see (`service.Principal`)."""
 
 
-class BackendConfigError(QuoteproofError):
+class BackendConfigError(UsageError):
     """The options given cannot make a working backend (no model name, no API key)."""
 
 
@@ -76,6 +148,8 @@ class ModeUnavailableError(BackendConfigError):
     def __init__(self, mode: str) -> None:
         super().__init__(
             f"mode {mode} needs a language model, and none is configured here: "
-            "without one, only quote answers (quotes chosen by retrieval) can be made"
+            "without one, only quote answers (quotes chosen by retrieval) can be made",
+            hint=Hint.MODE_NEEDS_MODEL,
+            facts={"mode": mode},
         )
         self.mode = mode

@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
+from quoteproof.errors import Hint, UsageError
 from quoteproof.model import sha256_text
 from quoteproof.store.base import ApiKey, Store, check_collection_name
 
@@ -27,13 +28,13 @@ def create_key(store: Store, name: str, collections: Iterable[str]) -> tuple[str
     """Create and store a key for `collections`; return the token (shown only once)
     and the stored record.
 
-    Raises ValueError for an empty name, no collection or a bad collection name.
+    Raises `UsageError` for an empty name, no collection or a bad collection name.
     """
     names = tuple(dict.fromkeys(check_collection_name(c) for c in collections))
     if not names:
-        raise ValueError("a key needs at least one collection (--collection NAME)")
+        raise UsageError("a key needs at least one collection", hint=Hint.NEED_COLLECTION)
     if not name.strip():
-        raise ValueError("a key needs a name")
+        raise UsageError("a key needs a name")
     key_id = secrets.token_hex(6)
     secret = secrets.token_urlsafe(32)
     created = datetime.now(UTC).isoformat(timespec="seconds")

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from helpers.llm_servers import ScriptedAnthropicServer, ToolReply
-from quoteproof.errors import BackendConfigError, BackendError, BackendUnavailableError
+from quoteproof.errors import BackendConfigError, BackendError, BackendUnavailableError, Hint
 from quoteproof.llm.anthropic import AnthropicBackend
 from quoteproof.llm.base import CompletionRequest, Message, ToolCall, ToolSpec, Usage
 from quoteproof.llm.select import make_backend
@@ -210,8 +210,9 @@ def test_backend_selection(anthropic_server: ScriptedAnthropicServer) -> None:
     )
     assert isinstance(backend, AnthropicBackend) and backend.name == "anthropic"
     assert backend.complete(REQUEST).text == "chosen"
-    with pytest.raises(BackendConfigError, match="--llm anthropic needs a model name"):
+    with pytest.raises(BackendConfigError, match="anthropic backend needs a model") as raised:
         make_backend("anthropic", api_key="k")
+    assert raised.value.hint is Hint.NAME_MODEL and raised.value.facts == {"backend": "anthropic"}
     with pytest.raises(BackendConfigError, match="has no local default server"):
         make_backend("anthropic", model="claude-test", api_key="k")
     with pytest.raises(BackendConfigError, match="needs an API key"):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from quoteproof.errors import BackendConfigError
+from quoteproof.errors import BackendConfigError, Hint
 from quoteproof.llm.base import (
     Capability,
     Completion,
@@ -44,8 +44,9 @@ def test_a_file_that_is_not_gguf_is_refused(tmp_path: Path) -> None:
 
 
 def test_grammar_needs_a_backend_that_can_take_one() -> None:
-    with pytest.raises(BackendConfigError, match="--grammar needs --llm openai or local"):
+    with pytest.raises(BackendConfigError, match="grammars need the openai or local") as raised:
         make_backend("anthropic", model="m", api_key="k", grammar=True)
+    assert raised.value.hint is Hint.GRAMMAR_BACKEND
     backend = make_backend("openai", model="m", base_url="http://127.0.0.1:9/v1", grammar=True)
     assert Capability.CONSTRAINED in backend.capabilities
     openai = make_backend("openai", model="m", base_url="http://127.0.0.1:9/v1")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from helpers.llm_servers import Event, ScriptedOpenAIServer, Tokens, ToolReply, Turn
-from quoteproof.errors import BackendError, BackendUnavailableError
+from quoteproof.errors import BackendError, BackendUnavailableError, Hint
 from quoteproof.llm.base import CompletionRequest, Message, ToolCall, ToolSpec, Usage
 from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.llm.select import BackendConfigError, make_backend
@@ -76,8 +76,9 @@ def test_explicit_api_key_wins(openai_server: Any, monkeypatch: pytest.MonkeyPat
 def test_backend_selection() -> None:
     assert make_backend(None).name == "extractive"
     assert make_backend(None, model="llama3", base_url="http://127.0.0.1:1/v1").name == "openai"
-    with pytest.raises(BackendConfigError, match="--model"):
+    with pytest.raises(BackendConfigError, match="needs a model name") as raised:
         make_backend("openai")
+    assert raised.value.hint is Hint.NAME_MODEL
 
 
 # --- tool calling --------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quoteproof.errors import BackendConfigError
+from quoteproof.errors import BackendConfigError, Hint
 from quoteproof.llm.select import make_backend
 from quoteproof.llm.servers import CLOUD_URLS, OLLAMA_URL, public_url, server_url
 
@@ -51,8 +51,9 @@ def test_the_cloud_only_when_asked_for() -> None:
 
 
 def test_a_url_and_the_cloud_flag_together_are_refused() -> None:
-    with pytest.raises(BackendConfigError, match="--base-url and --cloud"):
+    with pytest.raises(BackendConfigError, match="a server URL and the provider's cloud") as raised:
         server_url("openai", LOCAL, cloud=True)
+    assert raised.value.hint is Hint.ONE_SERVER and "--" not in str(raised.value)
 
 
 def test_anthropic_has_no_default_server() -> None:
@@ -60,7 +61,9 @@ def test_anthropic_has_no_default_server() -> None:
         server_url("anthropic", environ={"ANTHROPIC_BASE_URL": ""})
     message = str(raised.value)
     assert "\n" not in message
-    assert "ANTHROPIC_BASE_URL" in message and "--base-url" in message and "--cloud" in message
+    assert "ANTHROPIC_BASE_URL" in message and "--" not in message
+    assert raised.value.hint is Hint.NAME_SERVER
+    assert raised.value.facts == {"backend": "anthropic", "variable": "ANTHROPIC_BASE_URL"}
 
 
 def test_make_backend_resolves_the_server_without_connecting(

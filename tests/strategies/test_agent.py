@@ -17,11 +17,11 @@ from quoteproof.model import Answer, DataSegment, ProseSegment, QuoteSegment
 
 QUESTION = "How many remdesivir adverse events were reported in 2024?"
 EVENTS_CSV = (
-    "date,drug,event,serious\n"
-    "2024-01-05,remdesivir,rash,no\n"
-    "2024-02-11,remdesivir,elevated liver enzymes,yes\n"
-    "2023-12-20,remdesivir,nausea,no\n"
-    "2024-03-02,acyclovir,headache,no\n"
+    "date,drug,event,serious,age\n"
+    "2024-01-05,remdesivir,rash,no,40\n"
+    "2024-02-11,remdesivir,elevated liver enzymes,yes,61\n"
+    "2023-12-20,remdesivir,nausea,no,35\n"
+    "2024-03-02,acyclovir,headache,no,52\n"
 )
 IN_2024 = [
     {"column": "drug", "op": "=", "value": "remdesivir"},
@@ -113,6 +113,19 @@ def test_an_unknown_tool_gets_a_clear_error_and_the_run_goes_on(
     assert error.startswith("unknown tool 'delete_everything'; the tools are: search, quote")
     assert answer.status == "answered" and len(answer.quotes) == 1
     assert any(r.reason == error for r in answer.rejected)
+
+
+@pytest.mark.parametrize("op", ["avg", "Average", "mean"])
+def test_aggregate_reads_avg_and_average_as_mean(index: Index, llm: ScriptedModel, op: str) -> None:
+    llm.script = [
+        ToolReply([("table_query", {"table": "events", "filters": IN_2024})]),
+        ToolReply([("aggregate", {"pointer": "r1", "op": op, "column": "age"})]),
+        ToolReply([("finish", {})]),
+    ]
+    answer = ask(index, llm)
+    mean = answer.data[-1]
+    assert (mean.operation, mean.column, mean.value) == ("mean", "age", 50.5)
+    assert json.loads(llm.tool_results(2)[-1])["value"] == 50.5
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,8 @@ Kind = Literal["rate", "ms", "count"]
 
 
 class ReportError(QuoteproofError):
-    """A saved run cannot be read (not JSON, not a `quoteproof.eval/1` run)."""
+    """A run cannot be written, or a saved run cannot be read (not JSON, not a
+    `quoteproof.eval/1` run)."""
 
 
 # --- JSON -------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import sentencex
 
+from quoteproof.errors import UsageError
 from quoteproof.ingest.text import trim_span
 from quoteproof.model import Block, ParsedDocument
 
@@ -46,9 +47,9 @@ class ChunkSettings:
 
     def __post_init__(self) -> None:
         if self.window_tokens <= 0 or self.section_tokens <= 0:
-            raise ValueError("section_tokens and window_tokens must be > 0")
+            raise UsageError("section_tokens and window_tokens must be > 0")
         if not 0 <= self.overlap_tokens < self.window_tokens:
-            raise ValueError("overlap_tokens must be >= 0 and < window_tokens")
+            raise UsageError("overlap_tokens must be >= 0 and < window_tokens")
 
 
 @dataclass(frozen=True)

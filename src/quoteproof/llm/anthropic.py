@@ -33,7 +33,7 @@ from anthropic.types import (
 )
 from anthropic.types import Message as AnthropicMessage
 
-from quoteproof.errors import BackendConfigError
+from quoteproof.errors import BackendConfigError, Hint
 from quoteproof.llm.base import (
     Completion,
     CompletionRequest,
@@ -208,7 +208,9 @@ class AnthropicBackend:
         key = api_key or os.environ.get(API_KEY_VARIABLE)
         if not key:
             raise BackendConfigError(
-                f"--llm anthropic needs an API key: set {API_KEY_VARIABLE} or pass --api-key"
+                f"the anthropic backend needs an API key: set {API_KEY_VARIABLE} or give one",
+                hint=Hint.API_KEY,
+                facts={"backend": "anthropic", "variable": API_KEY_VARIABLE},
             )
         self.model: str | None = model
         self._model = model

@@ -26,9 +26,7 @@ def sdk_errors(
     try:
         yield
     except unreachable as exc:
-        raise BackendUnavailableError(
-            f"cannot reach the model server at {base_url}: {exc}"
-        ) from exc
+        raise BackendUnavailableError(base_url, str(exc)) from exc
     except status as exc:
         code, message = getattr(exc, "status_code", "?"), getattr(exc, "message", str(exc))
         raise BackendError(

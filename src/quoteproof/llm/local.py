@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from quoteproof.errors import BackendConfigError, BackendError
+from quoteproof.errors import BackendConfigError, BackendError, Hint
 from quoteproof.llm.base import (
     Completion,
     CompletionRequest,
@@ -58,8 +58,10 @@ def bundled_model_path() -> Path:
         distribution = importlib.metadata.distribution(BUNDLED_PACKAGE)
     except importlib.metadata.PackageNotFoundError as exc:
         raise BackendConfigError(
-            f"--llm local without --model needs the bundled model: {_INSTALL_HINT}, "
-            "or pass --model PATH.gguf"
+            f"the local backend without a model file needs the bundled model: {_INSTALL_HINT}, "
+            "or name a GGUF model file",
+            hint=Hint.BUNDLED_MODEL,
+            facts={"install": _INSTALL_HINT},
         ) from exc
     return Path(str(distribution.locate_file(BUNDLED_FILE)))
 
@@ -86,7 +88,11 @@ def _load(path: Path, context: int, threads: int) -> Llama:
     try:
         from llama_cpp import Llama
     except ImportError as exc:
-        raise BackendConfigError(f"--llm local needs llama-cpp-python: {_INSTALL_HINT}") from exc
+        raise BackendConfigError(
+            f"the local backend needs llama-cpp-python: {_INSTALL_HINT}",
+            hint=Hint.LOCAL_EXTRA,
+            facts={"install": _INSTALL_HINT},
+        ) from exc
     try:
         return Llama(
             model_path=str(path), n_ctx=context, n_threads=threads, seed=SEED, verbose=False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from quoteproof.errors import BackendConfigError
+from quoteproof.errors import BackendConfigError, Hint
 from quoteproof.llm.anthropic import AnthropicBackend
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
@@ -48,7 +48,11 @@ def make_backend(
     if name is None:
         name = "openai" if model else "extractive"
     if grammar and name in ("extractive", "anthropic"):
-        raise BackendConfigError(f"--grammar needs --llm openai or local, not {name}")
+        raise BackendConfigError(
+            f"grammars need the openai or local backend, not {name}",
+            hint=Hint.GRAMMAR_BACKEND,
+            facts={"backend": name},
+        )
     if name == "extractive":
         return ExtractiveBackend()
     if name == "local":
@@ -62,7 +66,9 @@ def make_backend(
         )
     if not model:
         raise BackendConfigError(
-            f"--llm {name} needs a model name: pass --model NAME or set QUOTEPROOF_MODEL"
+            f"the {name} backend needs a model name",
+            hint=Hint.NAME_MODEL,
+            facts={"backend": name},
         )
     url = server_url(name, base_url, cloud=cloud)
     if name == "anthropic":

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from quoteproof.errors import BackendConfigError
+from quoteproof.errors import BackendConfigError, Hint
 
 __all__ = ["CLOUD_URLS", "OLLAMA_URL", "URL_VARIABLES", "Provider", "public_url", "server_url"]
 
@@ -49,7 +49,10 @@ def server_url(
     `anthropic` when none of them names a server. Makes no connection.
     """
     if base_url and cloud:
-        raise BackendConfigError("--base-url and --cloud both choose the server: give one of them")
+        raise BackendConfigError(
+            "a server URL and the provider's cloud API both choose the server: give one of them",
+            hint=Hint.ONE_SERVER,
+        )
     if base_url:
         return base_url
     if cloud:
@@ -61,9 +64,11 @@ def server_url(
     if provider == "openai":
         return OLLAMA_URL
     raise BackendConfigError(
-        f"--llm anthropic has no local default server: pass --base-url URL or set {variable} "
-        "for your own server, or pass --cloud to send your questions and passages to "
-        "Anthropic's cloud API"
+        f"the {provider} backend has no local default server: name your own server's URL "
+        f"(or set {variable}), or choose the provider's cloud API, which sends your "
+        "questions and passages to it",
+        hint=Hint.NAME_SERVER,
+        facts={"backend": provider, "variable": variable},
     )
 
 

@@ -4,7 +4,7 @@
 caller can read the verbatim source text `haystack[start:end]`. Nothing here ever
 returns or builds quote text from the needle; only offsets leave this module.
 
-Order of attempts (DESIGN §5), first success wins:
+Order of attempts, first success wins:
 
 1. exact: the stripped needle (and its HTML-unescaped and de-quoted variants) occurs
    in `haystack` at word boundaries -> match "exact", score 100;

@@ -265,7 +265,7 @@ def resolve_output(
 ) -> Resolution:
     """Resolve every item of `parsed` against the retrieved `sources`.
 
-    Quotes resolve in the order of DESIGN.md §5: whole chunk by ref; else the
+    Quotes resolve in this order (see `quoting.align`): whole chunk by ref; else the
     claimed words in the cited chunk and its neighbours (the first exact or
     normalised hit, else the best fuzzy one at `threshold`), then in the cited chunk
     joined with its adjacent neighbours (a quote over a chunk boundary), then in the

@@ -17,7 +17,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from quoteproof.errors import StoreError
+from quoteproof.errors import StoreError, UsageError
 from quoteproof.model import Hit, ThresholdSource
 from quoteproof.store.base import Store
 from quoteproof.terms import query_terms, stem, words
@@ -74,10 +74,10 @@ def choose_threshold(
     Candidates are the midpoints between consecutive distinct scores (and points
     just outside the range); the one with the fewest misclassified questions wins,
     and among equals the middle one, so the threshold sits centred in the gap.
-    Raises ValueError unless both groups have at least one question.
+    Raises `UsageError` unless both groups have at least one question.
     """
     if not answerable or not unanswerable:
-        raise ValueError("calibration needs at least one answerable and one unanswerable question")
+        raise UsageError("calibration needs at least one answerable and one unanswerable question")
     values = sorted(set(answerable) | set(unanswerable))
     candidates = [values[0] - 1e-6]
     candidates += [(a + b) / 2 for a, b in itertools.pairwise(values)]

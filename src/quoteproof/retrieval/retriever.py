@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from quoteproof.errors import RetrievalError
+from quoteproof.errors import Hint, RetrievalError
 from quoteproof.model import Hit, RetrievalInfo, Via
 from quoteproof.retrieval.embedder import DENSE_EXTRA_HINT, Embedder, dense_available
 from quoteproof.retrieval.evidence import BM25_COVERAGE, term_coverage
@@ -93,11 +93,17 @@ class Retriever:
             )
             return "bm25", None
         if not dense_available():
-            raise RetrievalError(f"--retriever {wanted} needs the dense extra: {DENSE_EXTRA_HINT}")
+            raise RetrievalError(
+                f"{wanted} retrieval needs the dense extra: {DENSE_EXTRA_HINT}",
+                hint=Hint.DENSE_EXTRA,
+                facts={"retriever": str(wanted), "install": DENSE_EXTRA_HINT},
+            )
         if space is None:
             raise RetrievalError(
-                f"--retriever {wanted}: index {self.store.location} has no vectors "
-                "(ingest with the dense extra installed to add them)"
+                f"{wanted} retrieval: index {self.store.location} has no vectors "
+                "(ingest with the dense extra installed to add them)",
+                hint=Hint.NO_VECTORS,
+                facts={"retriever": str(wanted), "location": self.store.location},
             )
         asked = self.settings.embed_model
         if asked is not None and asked != space.model:

@@ -4,9 +4,10 @@ Three tools let a desktop assistant quote documents instead of paraphrasing them
 `search` finds passages, `quote` turns a ref (and, optionally, the words the
 assistant means to quote) into the source's own words with a receipt, and `ask`
 answers a question as `quoteproof ask` does and records it in the audit log.
-Quotes come only from the resolver (DESIGN.md §1): words that match no source
-passage are a tool error, never a quote. With `collections`, every tool sees only
-documents of those collections.
+Quotes come only from the resolver (every quoted word is source text read back
+from the index, never the assistant's): words that match no source passage are a
+tool error, never a quote. With `collections`, every tool sees only documents of
+those collections.
 
 The index is opened, used and closed on one worker thread (a SQLite connection
 belongs to the thread that opened it); tool calls wait for it in turn.

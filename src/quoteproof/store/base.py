@@ -21,7 +21,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from quoteproof.errors import StoreError
+from quoteproof.errors import StoreError, UsageError
 from quoteproof.model import DEFAULT_COLLECTION, Chunk, Document, Hit, Layout, sha256_text
 
 SCHEMA_VERSION = 4
@@ -56,9 +56,9 @@ _COLLECTION_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 def check_collection_name(name: str) -> str:
     """Return `name` when it is a valid collection name (1 to 64 ASCII letters, digits,
-    `-`, `_` or `.`); raise ValueError saying what is wrong otherwise."""
+    `-`, `_` or `.`); raise `UsageError` saying what is wrong otherwise."""
     if not isinstance(name, str) or _COLLECTION_NAME.fullmatch(name) is None:
-        raise ValueError(
+        raise UsageError(
             f"invalid collection name {name!r}: use 1 to 64 letters, digits, '-', '_' or '.'"
         )
     return name

@@ -205,10 +205,7 @@ class PostgresStore:
         try:
             found = self._schema_version()
             if found is None and not create:
-                raise IndexNotFoundError(
-                    f"no index at {self.location} "
-                    f"(run `quoteproof ingest PATH --index {self.location}`)"
-                )
+                raise IndexNotFoundError(self.location)
             if found != SCHEMA_VERSION:
                 with self._schema_lock(), self._db.transaction():
                     found = self._schema_version()  # another process may have been first

@@ -265,9 +265,7 @@ class SQLiteStore:
         path = directory / DB_FILENAME
         if not path.exists():
             if not create:
-                raise IndexNotFoundError(
-                    f"no index at {directory} (run `quoteproof ingest PATH --index {directory}`)"
-                )
+                raise IndexNotFoundError(str(directory))
             directory.mkdir(parents=True, exist_ok=True)
         try:
             db = sqlite3.connect(path, timeout=30.0, isolation_level=None)

@@ -16,11 +16,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, get_args
+from typing import Any
 
 from quoteproof.errors import TableError
 from quoteproof.model import (
-    AggregateOp,
     Answer,
     Chunk,
     DataResult,
@@ -37,12 +36,7 @@ from quoteproof.model import (
 from quoteproof.quoting.parse import split_citations
 from quoteproof.quoting.prompt import format_sources
 from quoteproof.quoting.resolve import resolve_quote
-from quoteproof.strategies.agent_tools import (
-    TOOLS,
-    ToolArgumentError,
-    string_list,
-    tool_arguments,
-)
+from quoteproof.strategies.agent_tools import TOOLS, ToolArgumentError, tool_arguments
 from quoteproof.strategies.session import (
     ESCALATED,
     NOTHING_VERIFIABLE,
@@ -50,7 +44,14 @@ from quoteproof.strategies.session import (
     AnswerSession,
 )
 from quoteproof.streaming import DataComputed, ProseDelta, QuoteResolved
-from quoteproof.tables import TableSession, parse_filters
+from quoteproof.tables import (
+    TableSession,
+    parse_aggregate_op,
+    parse_columns,
+    parse_filters,
+    parse_name,
+    parse_optional_name,
+)
 
 DEFAULT_MAX_STEPS = 8
 SEARCH_RESULTS = 8
@@ -165,17 +166,16 @@ class _Composer:
         return reply
 
     def _tool_table_query(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        table = parse_name(arguments["table"], "table")
         filters = parse_filters(arguments.get("filters"))
-        columns = string_list(arguments.get("columns"), "columns")
-        return self._add_data(self.tables.query(arguments["table"], filters, columns))
+        columns = parse_columns(arguments.get("columns"))
+        return self._add_data(self.tables.query(table, filters, columns))
 
     def _tool_aggregate(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        op = arguments["op"]
-        if op not in get_args(AggregateOp):
-            allowed = ", ".join(get_args(AggregateOp))
-            raise ToolArgumentError(f"aggregate: 'op' must be one of {allowed}, got {op!r}")
-        column = arguments.get("column") or None
-        return self._add_data(self.tables.aggregate(arguments["pointer"], op, column))
+        pointer = parse_name(arguments["pointer"], "pointer")
+        op = parse_aggregate_op(arguments["op"])
+        column = parse_optional_name(arguments.get("column"), "column")
+        return self._add_data(self.tables.aggregate(pointer, op, column))
 
     def _tool_note(self, arguments: dict[str, Any]) -> dict[str, Any]:
         item = split_citations(arguments["text"])

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from typing import Any, get_args
 
-from quoteproof.errors import TableError
 from quoteproof.llm.base import ToolSpec
 from quoteproof.model import AggregateOp, ToolCall
 
@@ -130,12 +129,3 @@ def tool_arguments(call: ToolCall) -> dict[str, Any]:
         if properties[key] == _STRING and not isinstance(value, str):
             raise ToolArgumentError(f"{call.name}: '{key}' must be a string")
     return arguments
-
-
-def string_list(value: object, name: str) -> tuple[str, ...]:
-    """Return `value` as a tuple of strings (None: empty); raise `TableError` otherwise."""
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise TableError(f"'{name}' must be a list of strings")
-    return tuple(value)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from quoteproof.errors import ModeUnavailableError
+from quoteproof.errors import ModeUnavailableError, UsageError
 from quoteproof.llm.base import Backend, Capability
 from quoteproof.model import Answer, AnswerMode, Hit
 from quoteproof.quoting.citations import Strictness
@@ -107,10 +107,10 @@ def modes() -> tuple[AnswerMode, ...]:
 
 
 def strategy(mode: str) -> Strategy:
-    """The strategy of `mode`. Raises ValueError for an unknown mode."""
+    """The strategy of `mode`. Raises `UsageError` for an unknown mode."""
     found = _BY_MODE.get(mode)
     if found is None:
-        raise ValueError(f"unknown answer mode {mode!r} (modes: {', '.join(modes())})")
+        raise UsageError(f"unknown answer mode {mode!r} (modes: {', '.join(modes())})")
     return found
 
 
@@ -120,7 +120,7 @@ def modes_for(backend: Backend) -> tuple[AnswerMode, ...]:
 
 
 def strategy_for(backend: Backend, mode: str) -> Strategy:
-    """The strategy of `mode` when `backend` can run it. Raises ValueError for an
+    """The strategy of `mode` when `backend` can run it. Raises `UsageError` for an
     unknown mode, `ModeUnavailableError` for one the backend lacks a capability for."""
     found = strategy(mode)
     if not found.runs_on(backend):
