@@ -10,7 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from quoteproof.errors import StoreError
+from quoteproof.errors import RetrievalError, StoreError
 from quoteproof.ingest.files import discover
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
 from quoteproof.llm.base import Backend
@@ -201,7 +201,8 @@ class Index:
         display). Then, when `embed` is true, or None and the dense extra is
         installed, the chunks that lack vectors are embedded (see `embed`), and
         when a file was added or changed the automatic refusal threshold is
-        estimated again (see `automatic_threshold`).
+        estimated again (see `automatic_threshold`; when retrieval cannot run, a
+        `RetrievalNotice` says so and the first ask estimates it).
         """
         settings = replace(settings or IngestSettings(), collection=collection)
         results = []
@@ -212,7 +213,15 @@ class Index:
         if embed or (embed is None and dense_available()):
             self.embed()
         if any(result.status in ("added", "updated") for result in results):
-            self.automatic_threshold()
+            try:
+                self.automatic_threshold()
+            except RetrievalError as error:  # the documents are stored: estimate on first ask
+                warnings.warn(
+                    f"the automatic refusal threshold was not estimated ({error}); "
+                    "it will be when the index is first asked",
+                    RetrievalNotice,
+                    stacklevel=2,
+                )
         return results
 
     def embed(
