@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from retrieval.test_dense import LABELLED, PARAPHRASE
+from helpers.retrieval import LABELLED, PARAPHRASE
 from test_cli import run
 
 

@@ -10,14 +10,13 @@ import pytest
 
 import quoteproof.retrieval.retriever as retriever_module
 from helpers.answers import as_recorded
+from helpers.retrieval import LABELLED, PARAPHRASE
 from quoteproof import Index
 from quoteproof.codec import answer_from_dict, answer_to_dict
 from quoteproof.errors import RetrievalError, StoreError
 from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL, Embedder
 from quoteproof.retrieval.retriever import RetrievalNotice, RetrievalSettings
-
-PARAPHRASE = "hypertension increases chance of a cerebrovascular accident"
 
 
 def open_with(location: Path, **settings: Any) -> Index:
@@ -115,16 +114,6 @@ def test_an_index_without_vectors_cannot_search_densely(index_dir: Path) -> None
         pytest.raises(RetrievalError, match="no vectors"),
     ):
         index.search("rash")
-
-
-LABELLED = [
-    ("What raises the risk of stroke?", True),
-    ("What is the remdesivir dose on the first day?", True),
-    ("Which antivirals treat shingles?", True),
-    ("Who won the football world cup in 1998?", False),
-    ("What is the price of bitcoin?", False),
-    ("How do I bake sourdough bread?", False),
-]
 
 
 def test_calibrated_threshold_refuses_without_calling_the_model(

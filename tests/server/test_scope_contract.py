@@ -170,8 +170,10 @@ def test_no_mcp_tool_shows_a_server_for_a_anything_of_b(index_a_b: Index, calls:
 
     (b_hit,) = index_a_b.search("Bluebird", top_k=1, collections=["B"])
     tools = Tools(index_a_b, ExtractiveBackend(), collections=("A",))
-    with ThreadPoolExecutor(max_workers=1) as worker:
-        registered = asyncio.run(McpServer(worker, tools).server.list_tools())
+    # A thread of its own: another test on this worker may have left an event loop running.
+    with ThreadPoolExecutor(max_workers=1) as worker, ThreadPoolExecutor(max_workers=1) as loop:
+        listing = McpServer(worker, tools).server.list_tools()
+        registered = loop.submit(asyncio.run, listing).result()
     assert {tool.name for tool in registered} == set(MCP_TOOLS), "list the new tool in MCP_TOOLS"
     for name, (method_used, attempt) in MCP_TOOLS.items():
         calls.clear()
