@@ -28,7 +28,8 @@ parsed without the squared cost. `<html>`, `<head>` and `<body>` are not counted
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, deque
+from dataclasses import dataclass
 from functools import lru_cache
 
 LOOKBACK = 64
@@ -103,7 +104,6 @@ _SELF_CLOSING = re.compile(  # possessive: an unquoted value takes a "/" that fo
 _NOT_COUNTED = frozenset({"html", "head", "body"})
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 _TABLE_PARTS = frozenset("caption colgroup tbody td tfoot th thead tr".split())
-_ROW_PARENTS = {"td": frozenset({"tr"}), "th": frozenset({"tr"}), "tr": frozenset({"tbody", "thead", "tfoot"})}
 _TABLE_STOPS = frozenset({"table", "template", "html"})
 _ITEM_STOPS = SPECIAL - {"address", "div", "p"}
 _BLOCK_ENDS = frozenset(
@@ -118,15 +118,6 @@ _SIBLINGS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "dt": (frozenset({"dt", "dd"}), _ITEM_STOPS - {"dt", "dd"}),
     "dd": (frozenset({"dt", "dd"}), _ITEM_STOPS - {"dt", "dd"}),
 }
-_TABLE_SIBLINGS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    "td": (frozenset({"td", "th"}), frozenset({"tr", "select"}) | _TABLE_STOPS),
-    "th": (frozenset({"td", "th"}), frozenset({"tr", "select"}) | _TABLE_STOPS),
-    "tr": (frozenset({"tr"}), frozenset({"tbody", "thead", "tfoot", "select"}) | _TABLE_STOPS),
-    **dict.fromkeys(
-        ("tbody", "thead", "tfoot"),
-        (frozenset({"tbody", "thead", "tfoot"}), frozenset({"select"}) | _TABLE_STOPS),
-    ),
-}
 
 # Start tag -> the elements it closes when they are the current element, in turn.
 _CLOSES_CURRENT: dict[str, tuple[frozenset[str], ...]] = {
@@ -135,7 +126,18 @@ _CLOSES_CURRENT: dict[str, tuple[frozenset[str], ...]] = {
     "optgroup": (frozenset({"option"}),),
 }
 
+_NO_REOPEN = (CLOSES_P - {"xmp"}) | frozenset(
+    "base basefont bgsound body caption col colgroup frame frameset head html iframe link "
+    "meta noembed noframes param rb rp rt rtc script source style table tbody td template "
+    "textarea tfoot th thead title tr track".split()
+)
+"""HTML start tags before which the tree builder re-opens no formatting element."""
+
 _P = frozenset({"p"})
+_ROW_GROUPS = frozenset({"tbody", "thead", "tfoot"})
+_TABLE_ENDS = frozenset({"table", "tbody", "thead", "tfoot", "tr"})
+_CELL, _MARKER = 1, 2  # what `_Model._pop_to` closed
+_IMPLIED_END = frozenset("dd dt li optgroup option p rb rp rt rtc".split())
 _TRUE_SCOPE = SCOPE - {"select"}
 _TABLE_CONTEXT = frozenset({"table", "tbody", "thead", "tfoot", "tr"})
 _MODE_ANCHORS = frozenset({"td", "th", "caption", "template", "html", "select"})
@@ -146,9 +148,7 @@ _COMMENT_END = re.compile(r"--!?>")
 # In a script: "<!--" (opening an escape unless "-->" follows at once), "-->", or
 # "<script" / "</script" (group 1: the slash).
 _SCRIPT_MARKS = re.compile(r"<!--(?!-*>)|-->|<(/?)script[\t\n\f\r />]", re.IGNORECASE)
-_RAW_TEXT_END = {
-    name: re.compile(rf"</{name}[\t\n\f\r />]", re.IGNORECASE) for name in RAW_TEXT
-}
+_RAW_TEXT_END = {name: re.compile(rf"</{name}[\t\n\f\r />]", re.IGNORECASE) for name in RAW_TEXT}
 
 
 @lru_cache(maxsize=256)
@@ -156,6 +156,8 @@ def _end_tag_stops(name: str) -> frozenset[str]:
     """What an end tag `</name>` does not look past for its element."""
     if name == "table":
         return frozenset({"template", "html"})
+    if name == "template":
+        return frozenset()  # it closes whatever is open inside it
     if name in _TABLE_PARTS:
         return _TABLE_STOPS
     if name == "p":
@@ -167,42 +169,51 @@ def _end_tag_stops(name: str) -> frozenset[str]:
     return SPECIAL  # formatting elements and any other
 
 
-class _Formatting:
-    """The formatting elements kept for re-opening since the last marker: how many
-    of each start tag (at most 3 alike), and in all."""
+class _Entry:
+    """A formatting element the tree builder keeps for re-opening: its start tag as
+    written, its name, and its place in the list of kept elements."""
 
-    __slots__ = ("alike", "size")
+    __slots__ = ("kept", "key", "name", "serial")
+
+    def __init__(self, key: str, name: str, serial: int, kept: _Kept) -> None:
+        self.key, self.name, self.serial, self.kept = key, name, serial, kept
+
+
+class _Kept:
+    """The formatting elements kept since one marker: by start tag (in order, for
+    the at-most-3-alike rule), and those whose element is closed (to re-open)."""
+
+    __slots__ = ("alike", "closed")
 
     def __init__(self) -> None:
-        self.alike: dict[str, int] = {}
-        self.size = 0
+        self.alike: dict[str, deque[_Entry]] = {}
+        self.closed: dict[_Entry, None] = {}
 
-    def add(self, key: str) -> int:
-        """Keep one more `key`; return by how many the kept elements grew."""
-        count = self.alike.get(key, 0)
-        if count >= 3:  # a fourth alike pushes out the first
-            return 0
-        self.alike[key] = count + 1
-        self.size += 1
-        return 1
+    def has(self, entry: _Entry) -> bool:
+        return entry in self.alike.get(entry.key, ())  # at most 3 alike
 
-    def remove(self, key: str) -> int:
-        """Forget one `key`; return by how many the kept elements shrank."""
-        count = self.alike.get(key, 0)
-        if count == 0:
-            return 0
-        self.alike[key] = count - 1
-        self.size -= 1
-        return 1
+    def forget(self, entry: _Entry) -> None:
+        if self.has(entry):
+            self.alike[entry.key].remove(entry)
+        self.closed.pop(entry, None)
 
 
 class _Model:
-    """The stack of open elements (parallel lists: names, formatting keys, whether
-    the element's content is SVG or MathML) and the formatting elements kept for
-    re-opening, per marker."""
+    """The tree builder's stack of open elements, as parallel lists (name, name as
+    in `SCOPE`, depth in the tree, the namespace of its content, its formatting
+    entry), and its list of kept formatting elements, split at markers."""
 
     __slots__ = (
-        "names", "marks", "depths", "keys", "foreign", "open", "kept", "kept_total", "html"
+        "content",
+        "depths",
+        "entries",
+        "html",
+        "kept",
+        "marks",
+        "names",
+        "open",
+        "reopened",
+        "serial",
     )
 
     def __init__(self) -> None:
@@ -212,28 +223,205 @@ class _Model:
         # was current when it opened (an element taken off the stack from under
         # others leaves them where they are in the tree).
         self.depths: list[int] = []
-        self.keys: list[str | None] = []
-        # The namespace of each element's content ("svg", "math"; "" for HTML); [0]:
-        # outside every element.
-        self.foreign: list[str] = [""]
+        # The namespace of each element's content ("svg", "math"; "" for HTML);
+        # [0]: outside every element.
+        self.content: list[str] = [""]
+        self.entries: list[_Entry | None] = []
         self.open: Counter[str] = Counter()
-        self.kept: list[_Formatting] = [_Formatting()]
-        self.kept_total = 0
+        # Per marker: a marker is set when a cell, caption, object, applet, marquee
+        # or template opens, and cleared by its end tag or when a table closes the
+        # cell or caption (not when it leaves the stack otherwise).
+        self.kept: list[_Kept] = [_Kept()]
         self.html = True  # whether the last start tag was an HTML element
+        self.reopened = 0  # formatting elements re-opened so far
+        self.serial = 0
 
     def depth(self) -> int:
-        """The depth of the current element, plus every kept formatting element it
-        may re-open."""
-        return (self.depths[-1] if self.depths else 0) + self.kept_total
+        """The depth of the current element, plus the formatting elements that text
+        would re-open under it."""
+        return (self.depths[-1] if self.depths else 0) + len(self.kept[-1].closed)
 
     def in_foreign(self) -> bool:
         """Whether the current element's content is SVG or MathML."""
-        return bool(self.foreign[-1])
+        return bool(self.content[-1])
 
-    def start(self, name: str, tag: str) -> int:
-        """Apply the start tag `tag` (as written) of element `name`; return the depth
-        of the element it adds to the tree (open or not)."""
-        foreign = self.foreign[-1]
+    # Opening and closing elements.
+
+    def _push(self, name: str, mark: str | None = None, content: str = "") -> None:
+        self.depths.append((self.depths[-1] if self.depths else 0) + 1)
+        self.names.append(name)
+        self.marks.append(mark or name)
+        self.content.append(content)
+        self.entries.append(None)
+        self.open[name] += 1
+        if name in MARKERS and mark is None:
+            self.kept.append(_Kept())
+
+    def _push_formatting(self, name: str, key: str) -> None:
+        """Open HTML formatting element `name` and keep it (at most 3 alike kept: a
+        fourth pushes out the first, which stays open if it is)."""
+        kept = self.kept[-1]
+        alike = kept.alike.setdefault(key, deque())
+        if len(alike) >= 3:
+            first = alike.popleft()
+            if first in kept.closed:
+                del kept.closed[first]
+            else:
+                self.entries[self._entry_position(first)] = None
+        self.serial += 1
+        entry = _Entry(key, name, self.serial, kept)
+        alike.append(entry)
+        self._push(name)
+        self.entries[-1] = entry
+
+    def _entry_position(self, entry: _Entry) -> int:
+        for position in range(len(self.entries) - 1, -1, -1):
+            if self.entries[position] is entry:
+                return position
+        raise ValueError("entry not open")
+
+    def reopen(self) -> None:
+        """Re-open the kept formatting elements closed since the last marker."""
+        closed = self.kept[-1].closed
+        if closed:
+            for entry in sorted(closed, key=lambda entry: entry.serial):
+                self._push(entry.name)
+                self.entries[-1] = entry
+                self.reopened += 1
+            closed.clear()
+
+    def _closed(self, entry: _Entry | None) -> None:
+        """Note that the element of `entry` left the stack (it stays kept)."""
+        if entry is not None and entry.kept.has(entry):
+            entry.kept.closed[entry] = None
+
+    def _clear_marker(self) -> None:
+        """Forget the formatting elements kept since the last marker, and it."""
+        if len(self.kept) > 1:
+            self.kept.pop()
+
+    def _pop_to(self, position: int) -> int:
+        """Pop the elements from `position` up (their kept entries stay, closed);
+        return `_CELL` if a cell or caption was among them, `_MARKER` if another
+        element that sets a marker was, or both."""
+        popped = 0
+        for index in range(len(self.names) - 1, position - 1, -1):
+            mark = self.marks[index]
+            self.open[self.names[index]] -= 1
+            self._closed(self.entries[index])
+            if mark in MARKERS:
+                popped |= _CELL if mark in ("td", "th", "caption") else _MARKER
+        return popped
+        del self.names[position:], self.marks[position:], self.depths[position:]
+        del self.entries[position:], self.content[position + 1 :]
+
+    def _forget(self, entry: _Entry | None) -> None:
+        """Stop keeping `entry` (its element was closed by its own end tag)."""
+        if entry is not None:
+            entry.kept.forget(entry)
+
+    def _remove(self, position: int) -> None:
+        """Take the element at `position` off the stack, leaving those above it."""
+        self.open[self.names[position]] -= 1
+        self._closed(self.entries[position])
+        del self.names[position], self.marks[position], self.depths[position]
+        del self.entries[position], self.content[position + 1]
+
+    def _insert(self, position: int, name: str, entry: _Entry | None) -> None:
+        """Put HTML element `name` on the stack just above `position`, as the parent
+        of the elements open above it."""
+        depths = self.depths
+        for index in range(position + 1, len(depths)):
+            depths[index] += 1
+        depths.insert(position + 1, depths[position] + 1)
+        self.names.insert(position + 1, name)
+        self.marks.insert(position + 1, name)
+        self.content.insert(position + 2, "")
+        self.entries.insert(position + 1, entry)
+        self.open[name] += 1
+        if entry is not None:
+            entry.kept.closed.pop(entry, None)
+
+    def _nearest(self, targets: frozenset[str], stops: frozenset[str] | None) -> int | None:
+        """The position of the nearest open element in `targets` with none of `stops`
+        above it, within `LOOKBACK` (`stops` None: only the current element)."""
+        if not any(self.open[name] for name in targets):
+            return None
+        marks = self.marks
+        top = len(marks) - 1
+        lowest = top if stops is None else max(0, top + 1 - LOOKBACK)
+        for position in range(top, lowest - 1, -1):
+            if marks[position] in targets:
+                return position
+            if stops is not None and marks[position] in stops:
+                return None
+        return None
+
+    def close(self, targets: frozenset[str], stops: frozenset[str] | None) -> int | None:
+        """Pop down to and including the nearest open element in `targets` (see
+        `_nearest`); return what `_pop_to` does, or None when there is none."""
+        position = self._nearest(targets, stops)
+        return None if position is None else self._pop_to(position)
+
+    def _table_mode(self) -> int | None:
+        """The position of the table, row group or row whose content the current
+        element is (put before the table by the tree builder, "in table" mode), or
+        None when the current element is in a cell, a caption or outside tables."""
+        position = self._nearest(_TABLE_CONTEXT | _MODE_ANCHORS, frozenset())
+        return position if position is not None and self.marks[position] in _TABLE_CONTEXT else None
+
+    def _break_out(self) -> None:
+        """Close SVG and MathML elements up to HTML content, as an HTML tag does."""
+        while self.content[-1]:
+            self._pop_to(len(self.names) - 1)
+
+    # The adoption agency.
+
+    def _find_formatting(self, name: str) -> int | None:
+        """The position of the nearest open formatting element `name` kept since the
+        last marker, or None."""
+        marks, entries, kept = self.marks, self.entries, self.kept[-1]
+        for position in range(len(marks) - 1, max(-1, len(marks) - 1 - LOOKBACK), -1):
+            entry = entries[position]
+            if marks[position] == name and entry is not None and entry.kept is kept:
+                return position
+        return None
+
+    def adopt(self, name: str) -> bool:
+        """The adoption agency for the end of formatting element `name`: return False
+        when none is open since the last marker (the tag is then an ordinary end
+        tag). A formatting element with a special element inside is moved into it
+        (up to 8 times), then closed with what is open inside it."""
+        for attempt in range(8):
+            position = self._find_formatting(name)
+            if position is None:
+                return attempt > 0
+            inside = range(position + 1, len(self.marks))
+            if any(self.marks[index] in SCOPE for index in inside):
+                return True  # not in scope: ignored
+            block = next((index for index in inside if self.marks[index] in SPECIAL), None)
+            entry = self.entries[position]
+            if block is None:
+                self._pop_to(position)
+                self._forget(entry)
+                return True
+            for index in range(block - 1, position, -1):
+                if self.entries[index] is None:  # not kept: leaves the stack
+                    self._remove(index)
+                    block -= 1
+            self._remove(position)
+            self._insert(block - 1, name, entry)
+        return True
+
+    # Tags.
+
+    def start(self, name: str, tag: str, after_text: bool) -> int:
+        """Apply the start tag `tag` (as written) of element `name`, `after_text`
+        (text before it re-opens kept formatting elements); return the depth of the
+        element it adds to the tree (open or not)."""
+        foreign = self.content[-1]
+        if after_text and not foreign:
+            self.reopen()
         if name in ("mglyph", "malignmark") and self.marks and self.marks[-1] in _MATH_TEXT:
             foreign = "math"  # MathML even in MathML text
         if foreign and (
@@ -241,13 +429,15 @@ class _Model:
         ):
             self._break_out()
             foreign = ""
+        self.html = not foreign
         if not foreign:
             if name in _NOT_COUNTED or (name == "form" and self.open["form"]):
                 return self.depth()  # the tree builder ignores it
-            if self._reopens(name):
+            if self._closes_own_kind(name):
                 return self.depth()
             self._close_siblings(name)
-        self.html = not foreign
+            if name not in _NO_REOPEN:
+                self.reopen()
         if name == "col":
             return self.depth() + 2  # inside a <colgroup> the tree builder may add
         if (not foreign and name in VOID) or (
@@ -259,118 +449,37 @@ class _Model:
         if name in _FOREIGN_ROOTS and (
             not foreign or (name == "svg" and self.marks[-1] == "math:annotation-xml")
         ):
-            foreign = content_foreign = name  # an <svg> or <math> element of its own
+            foreign = content = name  # an <svg> or <math> element of its own
         elif not foreign or name in _INTEGRATION_POINTS[foreign]:
-            content_foreign = ""
+            content = ""
         elif name == "annotation-xml" and foreign == "math":
-            content_foreign = "" if _HTML_ANNOTATION.search(tag) else foreign
+            content = "" if _HTML_ANNOTATION.search(tag) else foreign
         else:
-            content_foreign = foreign
-        key = tag if name in FORMATTING and not foreign else None
-        self._push(name, key, content_foreign, f"{foreign}:{name}" if foreign else name)
+            content = foreign
+        if foreign:
+            self._push(name, f"{foreign}:{name}", content)
+        elif name in FORMATTING:
+            self._push_formatting(name, tag)
+        else:
+            self._push(name)
         return self.depth()
 
-    def _reopens(self, name: str) -> bool:
+    def _closes_own_kind(self, name: str) -> bool:
         """Close what the HTML start tag `name` closes of its own kind (a `<table>`
         in a table, a `<select>`, `<a>` or `<nobr>` inside one); return whether
         the tag opens nothing."""
-        top = self.marks[-1] if self.marks else ""
         if name == "table" and self._table_mode() is not None:
             self.close(frozenset({"table"}), frozenset({"template", "html"}))
         elif name in ("select", "input", "keygen") and self.open["select"]:
-            return self.close(frozenset({"select"}), _TRUE_SCOPE) and name == "select"
+            return self.close(frozenset({"select"}), _TRUE_SCOPE) is not None and name == "select"
         elif name in ("a", "nobr") and self.open[name]:
             self.adopt(name)
             position = self._find_formatting(name)
             if position is not None:
-                self._remove(position, own_end=True)
+                entry = self.entries[position]
+                self._remove(position)
+                self._forget(entry)
         return False
-
-    def _find_formatting(self, name: str) -> int | None:
-        """The position of the nearest open formatting element `name` since the last
-        marker, or None."""
-        marks, keys = self.marks, self.keys
-        for position in range(len(marks) - 1, max(-1, len(marks) - 1 - LOOKBACK), -1):
-            mark = marks[position]
-            if mark == name and keys[position] is not None:
-                return position
-            if mark in MARKERS:
-                return None
-        return None
-
-    def adopt(self, name: str) -> bool:
-        """The adoption agency for the end of formatting element `name`: return False
-        when none is open since the last marker (the tag is then an ordinary end
-        tag). A formatting element with a special element inside is moved into it
-        (up to 8 times), then closed with what is open inside it."""
-        for _ in range(8):
-            position = self._find_formatting(name)
-            if position is None:
-                return _ > 0
-            inside = range(position + 1, len(self.marks))
-            if any(self.marks[index] in _TRUE_SCOPE for index in inside):
-                return True  # not in scope: ignored
-            block = next((index for index in inside if self.marks[index] in SPECIAL), None)
-            if block is None:
-                self._pop_to(position, own_end=True)
-                return True
-            key = self.keys[position]
-            for index in range(block - 1, position, -1):
-                if self.keys[index] is None:  # not kept for re-opening: leaves the stack
-                    self._remove(index)
-                    block -= 1
-            self._remove(position)
-            self._insert(block - 1, name, key)
-        return True
-
-    def _remove(self, position: int, own_end: bool = False) -> None:
-        """Take the element at `position` off the stack, leaving those above it."""
-        name, key = self.names[position], self.keys[position]
-        self.open[name] -= 1
-        del self.names[position], self.marks[position], self.keys[position]
-        del self.depths[position]
-        del self.foreign[position + 1]
-        if own_end and key is not None:
-            self.kept_total -= self.kept[-1].remove(key)
-
-    def _insert(self, position: int, name: str, key: str | None) -> None:
-        """Put HTML element `name` on the stack just above `position`, as the parent
-        of the elements open above it."""
-        depths = self.depths
-        for index in range(position + 1, len(depths)):
-            depths[index] += 1
-        depths.insert(position + 1, depths[position] + 1)
-        self.names.insert(position + 1, name)
-        self.marks.insert(position + 1, name)
-        self.keys.insert(position + 1, key)
-        self.foreign.insert(position + 2, "")
-        self.open[name] += 1
-
-    def _break_out(self) -> None:
-        """Close SVG and MathML elements up to HTML content, as an HTML tag does."""
-        while self.foreign[-1]:
-            self._pop_to(len(self.names) - 1, own_end=False)
-
-    def _push(
-        self, name: str, key: str | None, content_foreign: str = "", mark: str | None = None
-    ) -> None:
-        self.depths.append((self.depths[-1] if self.depths else 0) + 1)
-        self.names.append(name)
-        self.marks.append(mark or name)
-        self.keys.append(key)
-        self.foreign.append(content_foreign)
-        self.open[name] += 1
-        if key is not None:
-            self.kept_total += self.kept[-1].add(key)
-        elif name in MARKERS and not self.foreign[-2]:
-            self.kept.append(_Formatting())
-
-    def _push_implied(self, name: str) -> None:
-        """Open the row group and row the tree builder adds for a cell or row."""
-        if self.names[-1] not in ("tbody", "thead", "tfoot", "tr"):
-            self._push("tbody", None)
-        if name != "tr" and self.names[-1] != "tr":
-            self._push("tr", None)
 
     def _close_siblings(self, name: str) -> None:
         """Close what the HTML start tag `name` closes before it opens."""
@@ -378,25 +487,48 @@ class _Model:
             self.close(_P, _BUTTON_SCOPE)
         for closed in _CLOSES_CURRENT.get(name, ()):
             self.close(closed, None)
-        if name == "optgroup" and self.open["select"]:
-            self.close(frozenset({"optgroup"}), None)
+        if name in ("option", "optgroup") and self.open["select"]:
+            implied = _IMPLIED_END if name == "optgroup" else _IMPLIED_END - {"optgroup"}
+            while self.marks and self.marks[-1] in implied:
+                self._pop_to(len(self.marks) - 1)
         if name in _SIBLINGS:
             self.close(*_SIBLINGS[name])
         elif name in _TABLE_PARTS and self.open["table"]:
-            anchor = self._table_mode()
-            if anchor is not None:  # what was put before the table closes
-                if name in ("caption", "colgroup"):  # and so do its row groups
-                    anchor = self._nearest(frozenset({"table"}), _TABLE_STOPS)
-                self._pop_above(anchor)
-            if name in _TABLE_SIBLINGS:
-                self.close(*_TABLE_SIBLINGS[name])
-            top = self.names[-1] if self.names else ""
-            if name in ("td", "th", "tr") and top not in _ROW_PARENTS[name]:
-                self._push_implied(name)
+            self._table_start(name)
+
+    def _table_start(self, name: str) -> None:
+        """Open table part `name` (caption, row group, row, cell) where the tree
+        builder puts it: after closing the open cell or caption and the elements the
+        table holds above the part's parent, adding a missing row group and row."""
+        table = self._nearest(frozenset({"table"}), frozenset({"template", "html"}))
+        if table is None:
+            return
+        marks = self.marks
+        inside = range(len(marks) - 1, table, -1)
+        group = next((i for i in inside if marks[i] in _ROW_GROUPS), None)
+        row = next((i for i in inside if marks[i] == "tr"), None)
+        if name in ("td", "th") and row is not None:
+            self._pop_above_table_part(row)
+        elif name in ("td", "th", "tr") and group is not None:
+            self._pop_above_table_part(group)
+            if name != "tr":
+                self._push("tr")
+        else:
+            self._pop_above_table_part(table)
+            if name in ("td", "th", "tr"):
+                self._push("tbody")
+                if name != "tr":
+                    self._push("tr")
+
+    def _pop_above_table_part(self, position: int) -> None:
+        """Pop what is open above the table, row group or row at `position`; a cell
+        or caption closed so clears its marker."""
+        if position + 1 < len(self.names) and self._pop_to(position + 1) & _CELL:
+            self._clear_marker()
 
     def end(self, name: str) -> None:
         """Apply the end tag of element `name`."""
-        if name in ("p", "br") and self.foreign[-1]:
+        if name in ("p", "br") and self.content[-1]:
             self._break_out()
         if name in _TABLE_PARTS and not self.open["table"]:
             return  # outside a table the tree builder ignores it
@@ -405,24 +537,18 @@ class _Model:
         if name in FORMATTING and self.open[name] and self.adopt(name):
             return
         if name == "form":
-            self._close_form()
-        elif self.marks and self.marks[-1] == name:
-            self._pop_to(len(self.names) - 1)  # the current element: every rule closes it
+            position = self._nearest(frozenset({"form"}), SCOPE)
+            if position is not None:
+                self._remove(position)
         elif name in _HEADINGS:
             self.close(_HEADINGS, SCOPE)
         elif self.open[name]:
-            self.close(frozenset({name}), _end_tag_stops(name), own_end=True)
-
-    def _close_form(self) -> None:
-        """`</form>`: take the nearest form in scope off the stack, leaving what is
-        open inside it."""
-        marks = self.marks
-        for position in range(len(marks) - 1, max(-1, len(marks) - 1 - LOOKBACK), -1):
-            if marks[position] == "form":
-                self._remove(position)
-                return
-            if marks[position] in SCOPE:
-                return
+            if self.marks[-1] == name:  # the current element: every rule closes it
+                popped: int | None = self._pop_to(len(self.names) - 1)
+            else:
+                popped = self.close(frozenset({name}), _end_tag_stops(name))
+            if popped is not None and (name in MARKERS or (name in _TABLE_ENDS and popped & _CELL)):
+                self._clear_marker()
 
     def _close_foreign(self, name: str) -> bool:
         """Close the nearest SVG or MathML element `name` above any HTML one; return
@@ -432,72 +558,9 @@ class _Model:
             if ":" not in marks[position]:
                 return False
             if self.names[position] == name:
-                self._pop_to(position, own_end=False)
+                self._pop_to(position)
                 return True
         return False
-
-    def _table_mode(self) -> int | None:
-        """The position of the table, row group or row whose content the current
-        element is (put before the table by the tree builder, "in table" mode), or
-        None when the current element is in a cell, a caption or outside tables."""
-        marks = self.marks
-        for position in range(len(marks) - 1, max(-1, len(marks) - 1 - LOOKBACK), -1):
-            if marks[position] in _TABLE_CONTEXT:
-                return position
-            if marks[position] in _MODE_ANCHORS:
-                return None
-        return None
-
-    def _nearest(self, targets: frozenset[str], stops: frozenset[str]) -> int | None:
-        """The position of the nearest open element in `targets` with none of `stops`
-        above it, within `LOOKBACK`; else None."""
-        marks = self.marks
-        for position in range(len(marks) - 1, max(-1, len(marks) - 1 - LOOKBACK), -1):
-            if marks[position] in targets:
-                return position
-            if marks[position] in stops:
-                return None
-        return None
-
-    def _pop_above(self, position: int | None) -> None:
-        """Pop the elements open above `position` (None: none)."""
-        if position is not None and position + 1 < len(self.names):
-            self._pop_to(position + 1, own_end=False)
-
-    def close(
-        self, targets: frozenset[str], stops: frozenset[str] | None, own_end: bool = False
-    ) -> bool:
-        """Pop down to and including the nearest open element named in `targets`,
-        unless one of `stops` or more than `LOOKBACK` elements lie above it (`stops`
-        None: only when it is the current element); `own_end` as for `_pop_to`.
-        Return whether it closed one."""
-        if not any(self.open[name] for name in targets):
-            return False
-        marks = self.marks
-        top = len(marks) - 1
-        lowest = top if stops is None else max(0, top + 1 - LOOKBACK)
-        for position in range(top, lowest - 1, -1):
-            if marks[position] in targets:
-                self._pop_to(position, own_end)
-                return True
-            if stops is not None and marks[position] in stops:
-                return False
-        return False
-
-    def _pop_to(self, position: int, own_end: bool = True) -> None:
-        """Pop the elements from `position` up; `own_end`: the one at `position` is
-        closed by its own end tag (a formatting element is then no longer kept)."""
-        key = self.keys[position]
-        for index in range(len(self.names) - 1, position - 1, -1):
-            name = self.names[index]
-            self.open[name] -= 1
-            if name in MARKERS and not self.foreign[index]:
-                self.kept_total -= self.kept.pop().size
-        del self.names[position:], self.marks[position:], self.keys[position:]
-        del self.depths[position:]
-        del self.foreign[position + 1 :]
-        if own_end and key is not None:
-            self.kept_total -= self.kept[-1].remove(key)
 
 
 def _raw_text_end(html: str, name: str, position: int) -> int:
@@ -523,34 +586,49 @@ def _raw_text_end(html: str, name: str, position: int) -> int:
     return len(html)
 
 
-def nesting_depth(html: str, limit: int) -> int:
-    """How deeply the HTML5 tree builder may nest the elements of `html` (see the
-    module docstring): never less than it does. The scan stops as soon as the depth
-    passes `limit` and returns that depth. O(len(html))."""
+@dataclass(frozen=True)
+class Nesting:
+    """What `scan_nesting` found: the deepest an element may be in the tree, how
+    many formatting elements the tree builder re-opens, and the start tags seen."""
+
+    depth: int
+    reopened: int
+    start_tags: int
+
+
+def scan_nesting(html: str, max_depth: int, reopen_per_tag: int) -> Nesting:
+    """Scan `html` as the HTML5 tree builder would read it (see the module
+    docstring): the depth found is never less than the tree's. The scan stops as
+    soon as the depth passes `max_depth` or the re-opened formatting elements pass
+    `reopen_per_tag` per start tag (plus `max_depth`). O(len(html))."""
     model = _Model()
-    deepest = 0
+    deepest = tags = 0
     position = 0
     end = html.rfind(">") + 1  # every tag the scan finds ends by here
-    while deepest <= limit:
+    while True:
         resume = None
         for match in _MARKUP.finditer(html, position, end):
             if match[1]:  # a comment
                 close = _COMMENT_END.search(html, match.start() + 2)
                 resume = close.end() if close is not None else len(html)
                 break
+            text = html[position : match.start()]
+            position = match.end()
             name = match[3].lower()
             if match[2]:
                 if name in ("p", "br"):  # may add an element (`</p>` alone, `</br>`)
                     deepest = max(deepest, model.depth() + 1)
                 model.end(name)
                 continue
-            deepest = max(deepest, model.start(name, match[0]))
-            if deepest > limit:
-                return deepest
+            tags += 1
+            after_text = bool(text) and (not text.isspace() or model._table_mode() is None)
+            deepest = max(deepest, model.start(name, match[0], after_text))
+            if deepest > max_depth or model.reopened > reopen_per_tag * tags + max_depth:
+                return Nesting(deepest, model.reopened, tags)
             if not model.html:
                 continue
             if name in RAW_TEXT:
-                resume = _raw_text_end(html, name, match.end())
+                resume = _raw_text_end(html, name, position)
                 break
             if name == "plaintext":
                 resume = len(html)
@@ -558,4 +636,4 @@ def nesting_depth(html: str, limit: int) -> int:
         if resume is None:
             break
         position = resume
-    return max(deepest, model.depth())
+    return Nesting(max(deepest, model.depth()), model.reopened, tags)

@@ -563,7 +563,7 @@ async def upload(
         paths = await run_in_threadpool(_store_files, checked, state.upload_dir)
     finally:
         await form.close()
-    job = state.jobs.submit(paths, collection, user=who.name)
+    job = await run_in_threadpool(state.jobs.submit, paths, collection, who.name)
     response.headers["Location"] = f"/v1/jobs/{job.id}"
     return job.snapshot()
 
