@@ -18,8 +18,8 @@ from helpers.llm_servers import ScriptedOpenAIServer
 from quoteproof.model import ANSWER_SCHEMA
 from quoteproof.server import is_loopback_host
 from quoteproof.server.app import openapi_text
-from quoteproof.server.security import CONTENT_SECURITY_POLICY
 from quoteproof.server.journal import JOURNAL_FOLDER
+from quoteproof.server.security import CONTENT_SECURITY_POLICY
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,6 @@ import io
 import json
 import re
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass

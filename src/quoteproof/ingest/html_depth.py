@@ -1,28 +1,32 @@
-"""How deeply an HTML page nests its elements, estimated before it is parsed.
+"""How deep and how costly an HTML page is to parse, found before it is parsed.
 
 An HTML5 tree builder looks through its stack of open elements on most tags, so a
-page that nests 100,000 elements costs time in the square of that depth (minutes),
-and one that makes it re-open many formatting elements (`<p><b id=1></p><p><b
-id=2></p>...`) costs more still. `nesting_depth` scans the markup once and replays
-the HTML5 rules that decide nesting on a model of that stack:
+page that nests 100,000 elements costs time in the square of that depth (minutes);
+one that makes it re-open many unclosed formatting elements (`<p>` with 300
+`<b id=N>`, then `<p>x</p>` after `<p>x</p>`) builds hundreds of elements per tag.
+`scan_nesting` reads the markup once and replays the HTML5 rules that decide
+nesting on a model of the tree builder's state:
 
 - an end tag closes its element when it is open within the same limits (scope,
-  special elements, tables, `<select>`) as for the tree builder, `</form>` only
-  when it is the current element; `<p>`, `<li>`, `<dt>`, `<dd>`, headings, options,
-  and inside a table its rows, cells and row groups, close their open sibling as
-  the tree builder does;
-- formatting elements (`<b>`, `<a>`, `<font>`...) that were left open are counted
-  as the tree builder keeps them for re-opening: at most 3 alike (same start tag),
-  forgotten when the table cell, caption, object or template that holds them closes;
+  special elements, tables, `<select>`) as for the tree builder (`</form>` takes
+  the form alone off the stack); `<p>`, `<li>`, `<dt>`, `<dd>`, headings, options
+  and table parts close what the tree builder closes first, and a table gets the
+  row group and row it would add; a formatting element's end tag runs the
+  adoption agency (the element moves inside the first special element in it);
+- formatting elements (`<b>`, `<a>`, `<font>`...) closed by other tags are kept
+  and re-opened by text and most start tags, at most 3 alike (same start tag),
+  until the cell, caption, object or template end tag that clears them;
 - void elements never nest, nor self-closing tags in SVG or MathML; the text of
-  `<script>`, `<style>`, `<textarea>`, `<title>` and the like is not markup; an
-  HTML tag inside SVG or MathML closes the SVG or MathML elements open.
+  `<script>` (with its `<!--` escapes), `<style>`, `<textarea>`, `<title>` and the
+  like is not markup; an HTML tag inside SVG or MathML closes the SVG or MathML
+  elements open.
 
-Each rule the model follows closes no more than the tree builder would; where a rule
-would look through more than `LOOKBACK` open elements, or the tree builder would do
-something the model leaves out (foster parenting, the adoption agency), the model
-keeps elements open. So its depth errs upwards: a page it finds within a limit is
-parsed without the squared cost. `<html>`, `<head>` and `<body>` are not counted.
+Each element the model opens has its depth in the tree; an element taken off the
+stack from under others leaves them as deep as they were. Where the tree builder
+does something the model leaves out (foster parenting moves no element deeper),
+the model keeps elements open. So the depth it finds errs upwards, never down; and
+its `work` (open elements looked at, formatting elements re-opened) is less than
+the tree builder's. `<html>`, `<head>` and `<body>` are not counted.
 """
 
 from __future__ import annotations
@@ -31,9 +35,6 @@ import re
 from collections import Counter, deque
 from dataclasses import dataclass
 from functools import lru_cache
-
-LOOKBACK = 64
-"""Most open elements a rule looks through for the element it closes."""
 
 VOID = frozenset(
     "area base basefont bgsound br col embed frame hr image img input keygen link meta "
@@ -207,12 +208,13 @@ class _Model:
         "content",
         "depths",
         "entries",
+        "form_set",
         "html",
         "kept",
         "marks",
         "names",
         "open",
-        "reopened",
+        "work",
         "serial",
     )
 
@@ -233,7 +235,10 @@ class _Model:
         # cell or caption (not when it leaves the stack otherwise).
         self.kept: list[_Kept] = [_Kept()]
         self.html = True  # whether the last start tag was an HTML element
-        self.reopened = 0  # formatting elements re-opened so far
+        self.form_set = False  # the tree builder's form element pointer is set
+        # Open elements looked at and formatting elements re-opened so far: the tree
+        # builder does at least this much.
+        self.work = 0
         self.serial = 0
 
     def depth(self) -> int:
@@ -253,7 +258,7 @@ class _Model:
         self.marks.append(mark or name)
         self.content.append(content)
         self.entries.append(None)
-        self.open[name] += 1
+        self.open[mark or name] += 1
         if name in MARKERS and mark is None:
             self.kept.append(_Kept())
 
@@ -276,6 +281,7 @@ class _Model:
 
     def _entry_position(self, entry: _Entry) -> int:
         for position in range(len(self.entries) - 1, -1, -1):
+            self.work += 1
             if self.entries[position] is entry:
                 return position
         raise ValueError("entry not open")
@@ -287,7 +293,7 @@ class _Model:
             for entry in sorted(closed, key=lambda entry: entry.serial):
                 self._push(entry.name)
                 self.entries[-1] = entry
-                self.reopened += 1
+                self.work += 1
             closed.clear()
 
     def _closed(self, entry: _Entry | None) -> None:
@@ -307,13 +313,13 @@ class _Model:
         popped = 0
         for index in range(len(self.names) - 1, position - 1, -1):
             mark = self.marks[index]
-            self.open[self.names[index]] -= 1
+            self.open[mark] -= 1
             self._closed(self.entries[index])
             if mark in MARKERS:
                 popped |= _CELL if mark in ("td", "th", "caption") else _MARKER
-        return popped
         del self.names[position:], self.marks[position:], self.depths[position:]
         del self.entries[position:], self.content[position + 1 :]
+        return popped
 
     def _forget(self, entry: _Entry | None) -> None:
         """Stop keeping `entry` (its element was closed by its own end tag)."""
@@ -322,7 +328,7 @@ class _Model:
 
     def _remove(self, position: int) -> None:
         """Take the element at `position` off the stack, leaving those above it."""
-        self.open[self.names[position]] -= 1
+        self.open[self.marks[position]] -= 1
         self._closed(self.entries[position])
         del self.names[position], self.marks[position], self.depths[position]
         del self.entries[position], self.content[position + 1]
@@ -331,6 +337,7 @@ class _Model:
         """Put HTML element `name` on the stack just above `position`, as the parent
         of the elements open above it."""
         depths = self.depths
+        self.work += len(depths) - position
         for index in range(position + 1, len(depths)):
             depths[index] += 1
         depths.insert(position + 1, depths[position] + 1)
@@ -344,13 +351,13 @@ class _Model:
 
     def _nearest(self, targets: frozenset[str], stops: frozenset[str] | None) -> int | None:
         """The position of the nearest open element in `targets` with none of `stops`
-        above it, within `LOOKBACK` (`stops` None: only the current element)."""
+        above it (`stops` None: only the current element), or None."""
         if not any(self.open[name] for name in targets):
             return None
         marks = self.marks
         top = len(marks) - 1
-        lowest = top if stops is None else max(0, top + 1 - LOOKBACK)
-        for position in range(top, lowest - 1, -1):
+        for position in range(top, top - 1 if stops is None else -1, -1):
+            self.work += 1
             if marks[position] in targets:
                 return position
             if stops is not None and marks[position] in stops:
@@ -381,7 +388,8 @@ class _Model:
         """The position of the nearest open formatting element `name` kept since the
         last marker, or None."""
         marks, entries, kept = self.marks, self.entries, self.kept[-1]
-        for position in range(len(marks) - 1, max(-1, len(marks) - 1 - LOOKBACK), -1):
+        for position in range(len(marks) - 1, -1, -1):
+            self.work += 1
             entry = entries[position]
             if marks[position] == name and entry is not None and entry.kept is kept:
                 return position
@@ -397,6 +405,7 @@ class _Model:
             if position is None:
                 return attempt > 0
             inside = range(position + 1, len(self.marks))
+            self.work += 2 * len(inside)
             if any(self.marks[index] in SCOPE for index in inside):
                 return True  # not in scope: ignored
             block = next((index for index in inside if self.marks[index] in SPECIAL), None)
@@ -415,13 +424,16 @@ class _Model:
 
     # Tags.
 
-    def start(self, name: str, tag: str, after_text: bool) -> int:
-        """Apply the start tag `tag` (as written) of element `name`, `after_text`
-        (text before it re-opens kept formatting elements); return the depth of the
-        element it adds to the tree (open or not)."""
-        foreign = self.content[-1]
-        if after_text and not foreign:
+    def text(self, whitespace: bool) -> None:
+        """Apply text (only `whitespace`): in HTML content it re-opens the kept
+        formatting elements, except whitespace in a table."""
+        if not self.content[-1] and not (whitespace and self._table_mode() is not None):
             self.reopen()
+
+    def start(self, name: str, tag: str) -> int:
+        """Apply the start tag `tag` (as written) of element `name`; return the depth
+        of the element it adds to the tree (open or not)."""
+        foreign = self.content[-1]
         if name in ("mglyph", "malignmark") and self.marks and self.marks[-1] in _MATH_TEXT:
             foreign = "math"  # MathML even in MathML text
         if foreign and (
@@ -431,7 +443,11 @@ class _Model:
             foreign = ""
         self.html = not foreign
         if not foreign:
-            if name in _NOT_COUNTED or (name == "form" and self.open["form"]):
+            if (
+                name in _NOT_COUNTED
+                or (name == "form" and self.form_set and not self.open["template"])
+                or (name in _TABLE_PARTS and not self.open["table"] and not self.open["template"])
+            ):
                 return self.depth()  # the tree builder ignores it
             if self._closes_own_kind(name):
                 return self.depth()
@@ -462,6 +478,8 @@ class _Model:
             self._push_formatting(name, tag)
         else:
             self._push(name)
+            if name == "form" and not self.open["template"]:
+                self.form_set = True
         return self.depth()
 
     def _closes_own_kind(self, name: str) -> bool:
@@ -537,6 +555,7 @@ class _Model:
         if name in FORMATTING and self.open[name] and self.adopt(name):
             return
         if name == "form":
+            self.form_set = False
             position = self._nearest(frozenset({"form"}), SCOPE)
             if position is not None:
                 self._remove(position)
@@ -554,7 +573,8 @@ class _Model:
         """Close the nearest SVG or MathML element `name` above any HTML one; return
         whether one was closed."""
         marks = self.marks
-        for position in range(len(marks) - 1, max(-1, len(marks) - 1 - LOOKBACK), -1):
+        for position in range(len(marks) - 1, -1, -1):
+            self.work += 1
             if ":" not in marks[position]:
                 return False
             if self.names[position] == name:
@@ -588,19 +608,20 @@ def _raw_text_end(html: str, name: str, position: int) -> int:
 
 @dataclass(frozen=True)
 class Nesting:
-    """What `scan_nesting` found: the deepest an element may be in the tree, how
-    many formatting elements the tree builder re-opens, and the start tags seen."""
+    """What `scan_nesting` found: the deepest an element may be in the tree, the
+    work the tree builder does at least (see the module docstring), and the start
+    tags read."""
 
     depth: int
-    reopened: int
+    work: int
     start_tags: int
 
 
-def scan_nesting(html: str, max_depth: int, reopen_per_tag: int) -> Nesting:
+def scan_nesting(html: str, max_depth: int, work_per_tag: int) -> Nesting:
     """Scan `html` as the HTML5 tree builder would read it (see the module
-    docstring): the depth found is never less than the tree's. The scan stops as
-    soon as the depth passes `max_depth` or the re-opened formatting elements pass
-    `reopen_per_tag` per start tag (plus `max_depth`). O(len(html))."""
+    docstring). The scan stops as soon as the depth passes `max_depth` or the work
+    passes `work_per_tag` per start tag read plus `max_depth`: it costs at most
+    that much per tag, O(len(html)) in all."""
     model = _Model()
     deepest = tags = 0
     position = 0
@@ -612,7 +633,8 @@ def scan_nesting(html: str, max_depth: int, reopen_per_tag: int) -> Nesting:
                 close = _COMMENT_END.search(html, match.start() + 2)
                 resume = close.end() if close is not None else len(html)
                 break
-            text = html[position : match.start()]
+            if match.start() > position:
+                model.text(html[position : match.start()].isspace())
             position = match.end()
             name = match[3].lower()
             if match[2]:
@@ -621,10 +643,9 @@ def scan_nesting(html: str, max_depth: int, reopen_per_tag: int) -> Nesting:
                 model.end(name)
                 continue
             tags += 1
-            after_text = bool(text) and (not text.isspace() or model._table_mode() is None)
-            deepest = max(deepest, model.start(name, match[0], after_text))
-            if deepest > max_depth or model.reopened > reopen_per_tag * tags + max_depth:
-                return Nesting(deepest, model.reopened, tags)
+            deepest = max(deepest, model.start(name, match[0]))
+            if deepest > max_depth or model.work > work_per_tag * tags + max_depth:
+                return Nesting(deepest, model.work, tags)
             if not model.html:
                 continue
             if name in RAW_TEXT:
@@ -636,4 +657,4 @@ def scan_nesting(html: str, max_depth: int, reopen_per_tag: int) -> Nesting:
         if resume is None:
             break
         position = resume
-    return Nesting(max(deepest, model.depth()), model.reopened, tags)
+    return Nesting(max(deepest, model.depth()), model.work, tags)

@@ -30,6 +30,9 @@ from quoteproof.service import Principal, ScopedIndex
 from quoteproof.store.open import is_postgres_url
 
 DEFAULT_MAX_UPLOAD_MB = 50.0
+INGEST_HOLD_ENV = "QUOTEPROOF_TEST_INGEST_HOLD"
+"""For tests of `quoteproof serve`: a path; while that file exists, no uploaded file
+starts ingesting (`ServerConfig.ingest_hold`). Unset, nothing changes."""
 UPLOADS_FOLDER = "uploads"
 
 
