@@ -651,6 +651,15 @@ def serve(
             "directory; a temporary folder for PostgreSQL).",
         ),
     ] = None,
+    embed: Annotated[
+        bool | None,
+        typer.Option(
+            "--embed/--no-embed",
+            help="Compute vectors of uploads for dense retrieval. Default: when the dense "
+            "extra is installed.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the HTTP API (/v1/, OpenAPI at /docs) and the web page.
 
@@ -691,6 +700,7 @@ def serve(
         context=backend_options.ctx,
         max_upload_mb=max_upload_mb,
         upload_dir=upload_dir,
+        embed=embed,
         allowed_hosts=(*LOOPBACK_NAMES, host) if no_auth else None,
         ingest_hold=Path(hold) if (hold := os.environ.get(INGEST_HOLD_ENV)) else None,
     )

@@ -267,6 +267,20 @@ def _zip(members: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+def test_deep_nesting_is_refused_by_the_xml_parser(tmp_path: Path) -> None:
+    # libxml2 stops at 256 levels, so 50,000 nested content controls cost no more.
+    members = _members(_save(Document(), tmp_path / "deep.docx"))
+    deep = "<w:sdt><w:sdtContent>" * 50_000 + "</w:sdtContent></w:sdt>" * 50_000
+    body = members["word/document.xml"].decode()
+    members["word/document.xml"] = body.replace("<w:body>", f"<w:body>{deep}", 1).encode()
+    assert _cause(_zip(members)).startswith("corrupt DOCX: Excessive depth in document: 256")
+
+
+def _members(raw: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
 def test_zip_bomb_by_declared_size_is_refused_unread() -> None:
     raw = _declare_size(_zip({"word/document.xml": b"<w:document/>"}), "word/document.xml", 2**31)
     assert _cause(raw) == (

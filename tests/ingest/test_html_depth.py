@@ -13,8 +13,8 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from quoteproof.errors import IngestError
 from quoteproof.ingest import html as html_ingest
 from quoteproof.ingest.files import parse_bytes
-from quoteproof.ingest.html import MAX_DEPTH, MAX_WORK_PER_TAG, parse_html
-from quoteproof.ingest.html_depth import scan_nesting
+from quoteproof.ingest.html import parse_html
+from quoteproof.ingest.html_depth import MAX_ATTRIBUTES, MAX_DEPTH, MAX_WORK_PER_TAG, scan_nesting
 
 
 def nested(tag: str, levels: int, text: str = "deep text") -> bytes:
@@ -67,6 +67,31 @@ def test_reopening_many_formatting_elements_is_refused_before_parsing(
         parse_html(raw, "reopen.html")
     assert "do more than 64 steps per tag (the limit)" in str(raised.value)
     assert parser_calls == []
+
+
+def test_a_tag_with_too_many_attributes_is_refused_before_parsing(
+    parser_calls: list[str],
+) -> None:
+    # Both HTML parsers compare each attribute with all those before it.
+    attributes = " ".join(f"data-a{n}=1" for n in range(MAX_ATTRIBUTES + 1))
+    with pytest.raises(IngestError) as raised:
+        parse_html(f"<p {attributes}>text</p>".encode(), "attrs.html")
+    assert str(raised.value) == "attrs.html: an HTML tag has more than 256 attributes (the limit)"
+    assert parser_calls == []
+    many = " ".join(f"data-a{n}=1" for n in range(MAX_ATTRIBUTES))
+    assert parse_html(f"<p {many}>text</p>".encode(), "fine.html").text == "text"
+
+
+def test_nesting_the_scan_does_not_foresee_is_refused_once_parsed(
+    parser_calls: list[str],
+) -> None:
+    # A table in a table, a formatting element put before the table and re-opened:
+    # rules the scan leaves out. Each repetition nests one level deeper.
+    page = "<table/><nobr></table> " * (MAX_DEPTH + 100)
+    assert scan_nesting(page, MAX_DEPTH, MAX_WORK_PER_TAG).depth <= MAX_DEPTH
+    with pytest.raises(IngestError, match="nested more than 512 elements deep"):
+        parse_html(page.encode(), "tables.html")
+    assert len(parser_calls) == 1
 
 
 def test_ordinary_pages_with_unclosed_tags_pass() -> None:

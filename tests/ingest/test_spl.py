@@ -145,6 +145,13 @@ def test_malformed_and_unsupported_xml() -> None:
     assert _cause(b'<ClinicalDocument xmlns="urn:hl7-org:v3"/>') == unsupported
 
 
+def test_deep_nesting_is_refused_by_the_xml_parser() -> None:
+    # libxml2 stops at 256 levels, so 50,000 nested sections cost no more than 256.
+    sections = "<section>" * 50_000 + "</section>" * 50_000
+    xml = f'<document xmlns="urn:hl7-org:v3"><component>{sections}</component></document>'
+    assert _cause(xml.encode()).startswith("malformed XML: Excessive depth in document: 256")
+
+
 def test_external_entities_are_never_read() -> None:
     xml = b"""<?xml version="1.0"?>
 <!DOCTYPE document [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>

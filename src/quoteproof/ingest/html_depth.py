@@ -36,6 +36,26 @@ from collections import Counter, deque
 from dataclasses import dataclass
 from functools import lru_cache
 
+from selectolax.lexbor import LexborHTMLParser
+
+from quoteproof.errors import IngestError
+
+MAX_DEPTH = 512
+"""Deepest nesting of elements a page may have (browsers stop nesting about here)."""
+
+MAX_WORK_PER_TAG = 64
+"""Most work the parser may do per tag of a page, on average: open elements it looks
+through and formatting elements it re-opens (see `scan_nesting`)."""
+
+MAX_ELEMENTS_PER_TAG = 4
+"""Most elements a parsed page may hold per tag of its markup, on average (the
+parser adds re-opened formatting elements, table rows and row groups)."""
+
+MAX_ATTRIBUTES = 256
+"""Most attributes one tag may have (the parsers compare each with all before it)."""
+
+_LONG_TAG = 512  # shorter tags cannot hold MAX_ATTRIBUTES attributes
+
 VOID = frozenset(
     "area base basefont bgsound br col embed frame hr image img input keygen link meta "
     "param source track wbr".split()
@@ -146,6 +166,7 @@ _BUTTON_SCOPE = SCOPE | {"button"}
 # A comment, or a start or end tag up to its first ">" (which ends it for this scan).
 _MARKUP = re.compile(r"<(?:(!--)|(/?)([A-Za-z][^\t\n\f\r />]*)[^>]*>)")
 _COMMENT_END = re.compile(r"--!?>")
+_ATTRIBUTE = re.compile(r"""[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]*))?""")
 # In a script: "<!--" (opening an escape unless "-->" follows at once), "-->", or
 # "<script" / "</script" (group 1: the slash).
 _SCRIPT_MARKS = re.compile(r"<!--(?!-*>)|-->|<(/?)script[\t\n\f\r />]", re.IGNORECASE)
@@ -214,8 +235,8 @@ class _Model:
         "marks",
         "names",
         "open",
-        "work",
         "serial",
+        "work",
     )
 
     def __init__(self) -> None:
@@ -400,6 +421,11 @@ class _Model:
         when none is open since the last marker (the tag is then an ordinary end
         tag). A formatting element with a special element inside is moved into it
         (up to 8 times), then closed with what is open inside it."""
+        entry = self.entries[-1] if self.entries else None
+        if self.marks[-1] == name and entry is not None and entry.kept is self.kept[-1]:
+            self._pop_to(len(self.marks) - 1)  # the current element: nothing to adopt
+            self._forget(entry)
+            return True
         for attempt in range(8):
             position = self._find_formatting(name)
             if position is None:
@@ -427,7 +453,11 @@ class _Model:
     def text(self, whitespace: bool) -> None:
         """Apply text (only `whitespace`): in HTML content it re-opens the kept
         formatting elements, except whitespace in a table."""
-        if not self.content[-1] and not (whitespace and self._table_mode() is not None):
+        if (
+            self.kept[-1].closed
+            and not self.content[-1]
+            and not (whitespace and self._table_mode() is not None)
+        ):
             self.reopen()
 
     def start(self, name: str, tag: str) -> int:
@@ -609,12 +639,13 @@ def _raw_text_end(html: str, name: str, position: int) -> int:
 @dataclass(frozen=True)
 class Nesting:
     """What `scan_nesting` found: the deepest an element may be in the tree, the
-    work the tree builder does at least (see the module docstring), and the start
-    tags read."""
+    work the tree builder does at least (see the module docstring), the start tags
+    read, and the most attributes one of them has (counted in long tags only)."""
 
     depth: int
     work: int
     start_tags: int
+    attributes: int = 0
 
 
 def scan_nesting(html: str, max_depth: int, work_per_tag: int) -> Nesting:
@@ -623,7 +654,7 @@ def scan_nesting(html: str, max_depth: int, work_per_tag: int) -> Nesting:
     passes `work_per_tag` per start tag read plus `max_depth`: it costs at most
     that much per tag, O(len(html)) in all."""
     model = _Model()
-    deepest = tags = 0
+    deepest = tags = attributes = 0
     position = 0
     end = html.rfind(">") + 1  # every tag the scan finds ends by here
     while True:
@@ -643,9 +674,11 @@ def scan_nesting(html: str, max_depth: int, work_per_tag: int) -> Nesting:
                 model.end(name)
                 continue
             tags += 1
+            if len(match[0]) > _LONG_TAG:
+                attributes = max(attributes, len(_ATTRIBUTE.findall(match[0], len(name) + 1)))
             deepest = max(deepest, model.start(name, match[0]))
             if deepest > max_depth or model.work > work_per_tag * tags + max_depth:
-                return Nesting(deepest, model.work, tags)
+                return Nesting(deepest, model.work, tags, attributes)
             if not model.html:
                 continue
             if name in RAW_TEXT:
@@ -657,4 +690,56 @@ def scan_nesting(html: str, max_depth: int, work_per_tag: int) -> Nesting:
         if resume is None:
             break
         position = resume
-    return Nesting(max(deepest, model.depth()), model.work, tags)
+    return Nesting(max(deepest, model.depth()), model.work, tags, attributes)
+
+
+def check_unparsed(html: str, path: str) -> None:
+    """Refuse, before parsing, a page the HTML5 parser would spend more than linear
+    time on (see `scan_nesting`): nested more than `MAX_DEPTH` deep, making it do
+    more than `MAX_WORK_PER_TAG` steps per tag, or with a tag of more than
+    `MAX_ATTRIBUTES` attributes. Raises `IngestError` naming the limit."""
+    found = scan_nesting(html, MAX_DEPTH, MAX_WORK_PER_TAG)
+    if found.depth > MAX_DEPTH:
+        raise IngestError(path, _TOO_DEEP)
+    if found.work > MAX_WORK_PER_TAG * found.start_tags + MAX_DEPTH:
+        raise IngestError(
+            path,
+            f"HTML would make the parser do more than {MAX_WORK_PER_TAG} steps per tag "
+            "(the limit): unclosed formatting tags such as <b> or <font> re-opened "
+            "again and again, or tags closed through deeply nested ones",
+        )
+    if found.attributes > MAX_ATTRIBUTES:
+        raise IngestError(
+            path, f"an HTML tag has more than {MAX_ATTRIBUTES} attributes (the limit)"
+        )
+
+
+def check_parsed(tree: LexborHTMLParser, html: str, path: str) -> None:
+    """Refuse a parsed page nested more than `MAX_DEPTH` deep, or holding more than
+    `MAX_ELEMENTS_PER_TAG` elements per tag of `html`: what `check_unparsed` cannot
+    foresee (the HTML5 rules it leaves out), found exactly, before any work that
+    grows with the depth. O(elements)."""
+    root = tree.root
+    deepest = elements = 0
+    stack = [(root, 1)] if root is not None else []
+    while stack:
+        node, depth = stack.pop()
+        elements += 1
+        deepest = max(deepest, depth)
+        child = node.child
+        while child is not None:
+            if child.is_element_node:
+                stack.append((child, depth + 1))
+            child = child.next
+    if deepest - 2 > MAX_DEPTH:  # not counting <html> and <body>, as `scan_nesting`
+        raise IngestError(path, _TOO_DEEP)
+    if elements > MAX_ELEMENTS_PER_TAG * html.count("<") + MAX_DEPTH:
+        raise IngestError(
+            path,
+            f"HTML makes the parser build more than {MAX_ELEMENTS_PER_TAG} elements per "
+            "tag (the limit): unclosed formatting tags such as <b> or <font> re-opened "
+            "again and again",
+        )
+
+
+_TOO_DEEP = f"HTML nested more than {MAX_DEPTH} elements deep (the limit)"
