@@ -2,8 +2,9 @@
 under `/v1/` and the web page, run by `quoteproof serve`.
 
 Modules: `state` (configuration and per-thread index), `auth` (API keys and the
-`Principal` a request acts as), `jobs` (background ingest of uploads), `api` (the
-JSON endpoints), `security` (response headers), `app` (assembly).
+`Principal` a request acts as), `jobs` (background ingest of uploads; `journal`
+keeps the jobs across restarts, `parse_worker` parses in child processes), `api`
+(the JSON endpoints), `security` (response headers), `app` (assembly).
 """
 
 from __future__ import annotations
