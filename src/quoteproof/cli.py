@@ -189,7 +189,7 @@ def ingest(
             note("no vectors computed: dense retrieval needs pip install 'quoteproof[dense]'")
     with Index.open(index, create=True) as idx:
         with IngestProgress(err, len(files)) as progress:
-            results = idx.ingest(
+            results = idx.ingest_discovered(
                 files,
                 settings=settings,
                 jobs=jobs,

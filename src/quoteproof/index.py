@@ -193,7 +193,33 @@ class Index:
     ) -> list[IngestResult]:
         """Ingest files and folders; return one result per file, failures included.
 
-        A failing file does not stop the batch and leaves nothing in the index.
+        The same as `ingest_discovered(discover(paths), ...)`: raises `IngestError`
+        for a path that does not exist, before anything is ingested.
+        """
+        return self.ingest_discovered(
+            self.discover(paths),
+            settings=settings,
+            jobs=jobs,
+            on_file=on_file,
+            embed=embed,
+            collection=collection,
+        )
+
+    def ingest_discovered(
+        self,
+        files: Sequence[Path],
+        *,
+        settings: IngestSettings | None = None,
+        jobs: int = 1,
+        on_file: Callable[[IngestResult], None] | None = None,
+        embed: bool | None = None,
+        collection: str = DEFAULT_COLLECTION,
+    ) -> list[IngestResult]:
+        """Ingest `files` as `discover` returned them (not walked again); return one
+        result per file, failures included.
+
+        A failing file (unreadable, a broken link, a bad document...) does not stop
+        the batch and leaves nothing in the index.
         `settings` sets the file size limit, OCR and chunk sizes; `collection` (it
         overrides `settings.collection`) the collection new and changed files go to
         (ValueError when the name is invalid); `jobs` > 1 parses in that many worker
@@ -206,7 +232,7 @@ class Index:
         """
         settings = replace(settings or IngestSettings(), collection=collection)
         results = []
-        for result in ingest_files(self.store, self.discover(paths), settings, jobs):
+        for result in ingest_files(self.store, files, settings, jobs):
             results.append(result)
             if on_file is not None:
                 on_file(result)
