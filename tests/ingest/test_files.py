@@ -94,7 +94,7 @@ def test_discover_keeps_broken_links_for_read_file_to_name(tmp_path: Path) -> No
         f"symbolic link to {tmp_path / 'nonexistent'} cannot be followed: "
         "No such file or directory"
     )
-    with pytest.raises(IngestError, match="symbolic link to .*loop.txt cannot be followed"):
+    with pytest.raises(IngestError, match=r"symbolic link to .*loop\.txt cannot be followed"):
         read_file(loop)
 
 
