@@ -91,8 +91,7 @@ def test_discover_keeps_broken_links_for_read_file_to_name(tmp_path: Path) -> No
         read_file(dangling)
     assert info.value.path == str(dangling)
     assert info.value.cause == (
-        f"symbolic link to {tmp_path / 'nonexistent'} cannot be followed: "
-        "No such file or directory"
+        f"symbolic link to {tmp_path / 'nonexistent'} cannot be followed: No such file or directory"
     )
     with pytest.raises(IngestError, match=r"symbolic link to .*loop\.txt cannot be followed"):
         read_file(loop)
