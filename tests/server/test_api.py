@@ -15,6 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from helpers.llm_servers import ScriptedOpenAIServer
+from quoteproof.audit import record_answer
+from quoteproof.codec import answer_from_dict
+from quoteproof.index import Index
 from quoteproof.model import ANSWER_SCHEMA
 from quoteproof.server import is_loopback_host
 from quoteproof.server.app import openapi_text
@@ -193,6 +196,32 @@ def test_key_for_a_sees_nothing_of_b(server: Any) -> None:
     assert "Bluebird" not in json.dumps(body).replace("Project Bluebird volunteers", "")
     # the B document still exists for B
     assert client.get(f"/v1/sources/{server.b_doc}", headers=server.b).status_code == 200
+
+
+def test_an_empty_collection_list_means_the_keys_own_scope(server: Any) -> None:
+    client = server.client
+    asked = client.post(
+        "/v1/ask", json={"question": "shingles rash", "collections": []}, headers=server.a
+    )
+    assert asked.status_code == 200, asked.text
+    location = asked.headers["location"]
+    mine = client.get(location, headers=server.a).json()
+    assert mine["collections"] == ["A"] and mine["user"] == "alice"
+    assert client.get(location, headers=server.b).status_code == 404
+    history = client.get("/history", headers=server.b)
+    assert history.status_code == 200 and asked.headers["x-answer-id"] not in history.text
+    assert "shingles rash" not in history.text and "alice" not in history.text
+
+
+def test_an_entry_without_collections_is_shown_to_no_scoped_key(server: Any) -> None:
+    asked = server.client.post("/v1/ask", json={"question": "shingles rash"}, headers=server.a)
+    with Index.open(server.index_dir) as index:
+        entry = record_answer(index, answer_from_dict(asked.json()), user="eve", collections=())
+    assert entry.collections == ()
+    for key in (server.a, server.b):
+        assert server.client.get(f"/v1/answers/{entry.entry_id}", headers=key).status_code == 404
+        history = server.client.get("/history", headers=key).text
+        assert entry.entry_id not in history and "eve" not in history
 
 
 def test_verify_treats_other_collections_as_absent(server: Any) -> None:
