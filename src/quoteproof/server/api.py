@@ -30,13 +30,14 @@ from quoteproof.ingest.sniff import mislabel_cause
 from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, AnswerMode, Document
 from quoteproof.render.hits import hit_to_dict
 from quoteproof.server.auth import optional_principal, principal
+from quoteproof.server.json_body import StrictJSONRoute
 from quoteproof.server.state import AppStateDep
 from quoteproof.service import AnswerOptions, Principal, ScopedIndex
 from quoteproof.store.base import check_collection_name
 from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 from quoteproof.strategies.registry import mode_help
 
-router = APIRouter(prefix="/v1", tags=["v1"])
+router = APIRouter(prefix="/v1", tags=["v1"], route_class=StrictJSONRoute)
 
 MAX_TOP_K = 100
 MAX_CONTEXT = 10_000
