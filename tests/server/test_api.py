@@ -330,9 +330,7 @@ def test_verify_values_json_cannot_carry_are_a_json_4xx(
 
 def test_validation_errors_echo_only_what_json_can_carry() -> None:
     odd = [{"loc": ("body", "\ud83d"), "msg": "bad", "input": float("inf"), "ctx": ValueError()}]
-    assert json_safe(odd) == [
-        {"loc": ["body", "\\ud83d"], "msg": "bad", "input": "inf", "ctx": ""}
-    ]
+    assert json_safe(odd) == [{"loc": ["body", "\\ud83d"], "msg": "bad", "input": "inf", "ctx": ""}]
     assert JSONResponse(json_safe(odd)).body  # what FastAPI's own encoder refused
 
 

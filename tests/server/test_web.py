@@ -21,12 +21,18 @@ from PIL import Image
 from conftest import write_corpus
 from helpers.dom import Node, parse
 from helpers.llm_servers import ScriptedOpenAIServer, content_text
-from helpers.pdfs import TWO_LINES, report_pdf
+from helpers.pdfs import GIANT_SIDE, GIANT_WORDS, TWO_LINES, giant_page_pdf, report_pdf
 from quoteproof import Index
 from quoteproof.keys import create_key
 from quoteproof.model import Box, sha256_text
+from quoteproof.server import pdf_pages
 from quoteproof.server.app import create_app
-from quoteproof.server.pdf_pages import PageGeometry
+from quoteproof.server.pdf_pages import (
+    MAX_PAGE_PIXELS,
+    PAGE_SCALE,
+    PageGeometry,
+    render_scale,
+)
 from quoteproof.server.state import AppState, ServerConfig
 from quoteproof.store.sqlite import DB_FILENAME
 
@@ -536,6 +542,61 @@ def test_pdf_viewer_highlights_each_box_and_serves_the_page(client: TestClient) 
     assert client.get(img.attrs["src"]).content == image.content  # cached
     missing = img.attrs["src"].replace("/pages/1.png", "/pages/99.png")
     assert client.get(missing).status_code == 404
+
+
+def dark_pixels(image: Image.Image, box: tuple[float, float, float, float]) -> int:
+    """How many pixels of `image` inside `box` (left, top, right, bottom) are dark."""
+    crop = image.convert("L").crop(tuple(round(v) for v in box))
+    return sum(crop.histogram()[:128])
+
+
+def test_a_giant_pdf_page_is_rendered_within_the_pixel_cap(tmp_path: Path) -> None:
+    (tmp_path / "giant.pdf").write_bytes(giant_page_pdf())
+    location = tmp_path / "giant-index"
+    with Index.open(location, create=True) as index:
+        (result,) = index.ingest([tmp_path / "giant.pdf"], embed=False)
+    assert result.status == "added"
+    for client in make_client(location, tmp_path, auth=False):
+        doc = client.get("/v1/documents").json()["documents"][0]
+        text = client.get(f"/v1/sources/{doc['doc_id']}").json()["text"]
+        start = text.index(GIANT_WORDS)
+        span = client.get(
+            f"/v1/sources/{doc['doc_id']}?start={start}&end={start + len(GIANT_WORDS)}"
+        ).json()
+        assert span["boxes"]
+        page = page_ok(client, f"/sources/{doc['doc_id']}?start={start}&end={span['end']}")
+        (img,) = page.find_all("img")
+        (svg,) = page.find_all("svg")
+        assert svg.attrs["viewbox"] == "0 0 7200 7200"
+        response = client.get(img.attrs["src"])
+        assert response.status_code == 200
+        image = Image.open(io.BytesIO(response.content))
+        width, height = image.size
+        assert width * height <= MAX_PAGE_PIXELS < (GIANT_SIDE * PAGE_SCALE) ** 2
+        assert (width, height) == (int(img.attrs["width"]), int(img.attrs["height"]))
+        scale = width / GIANT_SIDE
+        assert width == pytest.approx(GIANT_SIDE * render_scale(GIANT_SIDE, GIANT_SIDE), abs=1)
+        # each highlight, drawn in points over the image, lies on the words in its pixels
+        rects = page.find_all("rect", "highlight")
+        assert len(rects) == len(span["boxes"])
+        for rect, box in zip(rects, span["boxes"], strict=True):
+            x, y, w, h = (float(rect.attrs[k]) for k in ("x", "y", "width", "height"))
+            left, top = x * scale, y * scale
+            assert left == pytest.approx(box["x0"] * scale, abs=0.5)
+            assert top == pytest.approx((GIANT_SIDE - box["y1"]) * scale, abs=0.5)
+            on_words = (left, top, left + w * scale, top + h * scale)
+            assert dark_pixels(image, on_words) > 0.05 * (w * scale) * (h * scale)
+            below = (left, top + 1000 * scale, left + w * scale, top + (1000 + h) * scale)
+            assert dark_pixels(image, below) == 0
+
+
+def test_the_page_image_cache_is_bounded_in_bytes() -> None:
+    cache = pdf_pages._Cache(max_items=10, max_size=100, size=len)
+    for number in range(8):
+        assert cache.get(number, lambda: b"x" * 30) == b"x" * 30
+    assert cache._total == 90 and list(cache._items) == [5, 6, 7]  # the newest that fit
+    assert cache.get(7, lambda: b"not made again") == b"x" * 30
+    assert cache.get("big", lambda: b"y" * 101) == b"y" * 101 and "big" not in cache._items
 
 
 def test_source_viewer_errors(client: TestClient) -> None:
