@@ -36,8 +36,8 @@ from playwright.sync_api import expect
 from quoteproof.index import Index
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Locator, Page, Request
     from playwright._impl._api_structures import SetCookieParam
+    from playwright.sync_api import Browser, BrowserContext, Locator, Page, Request
 
     from conftest import AuthServer, DemoServer, Hostile
 
@@ -382,8 +382,13 @@ def test_a_page_on_another_port_cannot_make_a_logged_in_browser_ask(
 ) -> None:
     context = browser.new_context()
     try:
-        login: SetCookieParam = {"name": "qp_key", "value": auth_server.token}
-        login.update(url=auth_server.origin, httpOnly=True, sameSite="Strict")
+        login: SetCookieParam = {
+            "name": "qp_key",
+            "value": auth_server.token,
+            "url": auth_server.origin,
+            "httpOnly": True,
+            "sameSite": "Strict",
+        }
         context.add_cookies([login])
         run_attack(context, auth_server.origin, auth_server.index_dir)
         # the browser was logged in all along, and its own page still asks

@@ -19,8 +19,8 @@ from fastapi.responses import JSONResponse
 
 from helpers.llm_servers import ScriptedOpenAIServer
 from quoteproof.audit import record_answer
-from quoteproof.codec import answer_from_dict
 from quoteproof.index import Index
+from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.model import ANSWER_SCHEMA
 from quoteproof.server import is_loopback_host
 from quoteproof.server.app import json_safe, openapi_text
@@ -217,9 +217,9 @@ def test_an_empty_collection_list_means_the_keys_own_scope(server: Any) -> None:
 
 
 def test_an_entry_without_collections_is_shown_to_no_scoped_key(server: Any) -> None:
-    asked = server.client.post("/v1/ask", json={"question": "shingles rash"}, headers=server.a)
     with Index.open(server.index_dir) as index:
-        entry = record_answer(index, answer_from_dict(asked.json()), user="eve", collections=())
+        answer = index.ask("shingles rash", backend=ExtractiveBackend())
+        entry = record_answer(index, answer, user="eve", collections=())
     assert entry.collections == ()
     for key in (server.a, server.b):
         assert server.client.get(f"/v1/answers/{entry.entry_id}", headers=key).status_code == 404

@@ -540,7 +540,8 @@ def test_pdf_viewer_highlights_each_box_and_serves_the_page(client: TestClient) 
 
 def dark_pixels(image: Image.Image, box: tuple[float, float, float, float]) -> int:
     """How many pixels of `image` inside `box` (left, top, right, bottom) are dark."""
-    crop = image.convert("L").crop(tuple(round(v) for v in box))
+    left, top, right, bottom = (round(v) for v in box)
+    crop = image.convert("L").crop((left, top, right, bottom))
     return sum(crop.histogram()[:128])
 
 

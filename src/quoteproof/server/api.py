@@ -30,8 +30,8 @@ from quoteproof.ingest.sniff import mislabel_cause
 from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, AnswerMode, Document
 from quoteproof.render.hits import hit_to_dict
 from quoteproof.server.auth import optional_principal, principal
-from quoteproof.server.json_body import StrictJSONRoute
 from quoteproof.server.jobs import Job
+from quoteproof.server.json_body import StrictJSONRoute
 from quoteproof.server.state import AppState, AppStateDep
 from quoteproof.service import AnswerOptions, Principal, ScopedIndex
 from quoteproof.store.base import check_collection_name

@@ -136,7 +136,7 @@ def _refusal(request: Request, token: object) -> str | None:
     if cross_origin(request):
         return "Cross-site request refused."
     if not csrf.valid_csrf_token(request, token):
-        return "This form has expired or did not come from this site: reload the page and try again."
+        return "This form has expired or is not from this site: reload the page and try again."
     return None
 
 
