@@ -10,7 +10,8 @@ was edited, deleted, reordered or cut off the end.
 Visibility: an answer asked with a collection scope is visible to principals that
 may see every one of those collections; an answer asked over the whole index (no
 scope: the CLI, a server without authentication) is recorded with the collection
-`*` and is visible only to unscoped principals.
+`*` and is visible only to unscoped principals (as is an entry with an empty scope,
+which the service never records).
 """
 
 from __future__ import annotations
@@ -64,10 +65,13 @@ def record_answer(
 
 
 def visible_to(entry: AuditEntry, collections: Collection[str] | None) -> bool:
-    """True when a principal scoped to `collections` (None: unscoped) may see `entry`."""
+    """True when a principal scoped to `collections` (None: unscoped) may see `entry`:
+    an unscoped one sees every entry; a scoped one only entries asked over some
+    collections, all of them its own (never an entry with no scope or the `*` scope)."""
     if collections is None:
         return True
-    return ALL_COLLECTIONS not in entry.collections and set(entry.collections) <= set(collections)
+    scope = set(entry.collections)
+    return bool(scope) and ALL_COLLECTIONS not in scope and scope <= set(collections)
 
 
 def _all_entries(store: Store) -> Iterator[AuditEntry]:

@@ -166,3 +166,20 @@ def truncated_pdf() -> bytes:
     """The first third of `report_pdf`'s bytes."""
     raw = report_pdf()
     return raw[: len(raw) // 3]
+
+
+GIANT_SIDE = 7200.0
+"""The side of `giant_page_pdf`'s square page, in points (100 inches)."""
+GIANT_WORDS = "Enormous page marker"
+"""The one line of `giant_page_pdf`, in 150 pt Helvetica with its baseline at
+(1000, 6000)."""
+
+
+def giant_page_pdf() -> bytes:
+    """One 7200 x 7200 pt page (a few hundred bytes) holding `GIANT_WORDS`: at 1.5
+    pixels per point its image would have 10800 x 10800 pixels."""
+    draw = canvas.Canvas(io.BytesIO(), pagesize=(GIANT_SIDE, GIANT_SIDE))
+    draw.setFont("Helvetica", 150)
+    draw.drawString(1000, 6000, GIANT_WORDS)
+    draw.showPage()
+    return _save(draw)

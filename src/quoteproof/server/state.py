@@ -9,6 +9,7 @@ only a store connection.
 from __future__ import annotations
 
 import contextlib
+import secrets
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -78,7 +79,8 @@ def default_upload_dir(index: str) -> Path:
 
 class AppState:
     """What every request of one app shares: the configuration, the ingest jobs,
-    the language-model backend, and one open `Index` per thread."""
+    the language-model backend, the secret of the web page's form tokens, and one
+    open `Index` per thread."""
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
@@ -92,6 +94,8 @@ class AppState:
         self._opened: list[Index] = []
         self._lock = threading.Lock()
         self._backend: Backend | None = None
+        self.csrf_secret = secrets.token_bytes(32)
+        """The key of the web page's form tokens (`server.csrf`), new at each start."""
 
     def open_index(self) -> Index:
         """Open a new `Index` on the configured location (the caller closes it)."""
