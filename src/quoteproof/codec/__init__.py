@@ -21,6 +21,7 @@ Decoding checks shape only and never yields a displayable `Quote`. O(size).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,7 +29,7 @@ from quoteproof.codec.decode import read_fields
 from quoteproof.codec.encode import to_data
 from quoteproof.model import Answer, DataSegment, QuoteSegment, RecordedAnswer, Segment
 
-__all__ = ["answer_from_dict", "answer_to_dict"]
+__all__ = ["answer_from_dict", "answer_from_json", "answer_to_dict"]
 
 
 def answer_to_dict(answer: Answer) -> dict[str, Any]:
@@ -53,6 +54,19 @@ def answer_from_dict(data: object) -> RecordedAnswer:
     data_ids = _unique_ids([result.id for result in values.get("data", ())], "data", "data result")
     _check_segments(values["segments"], quote_ids, data_ids)
     return RecordedAnswer(Answer(**values, quotes=(), cited=()), quotes, cited)
+
+
+def answer_from_json(text: str) -> RecordedAnswer:
+    """Read an answer's JSON text (`render_json`'s output) with `answer_from_dict`.
+
+    Raises `ValueError` for text that is not JSON (naming the line and column), JSON
+    nested too deeply to read, and every error of `answer_from_dict`.
+    """
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ValueError("answer: JSON nested too deeply to read") from None
+    return answer_from_dict(data)
 
 
 def _unique_ids(ids: Sequence[str], key: str, what: str) -> set[str]:

@@ -477,6 +477,7 @@ def _read(document: WordDocument) -> _DocxReader:
 
 
 _CORRUPT = (
+    AttributeError,
     zipfile.BadZipFile,
     zlib.error,
     EOFError,
@@ -486,11 +487,17 @@ _CORRUPT = (
     etree.LxmlError,
 )
 """What python-docx and zipfile raise on a damaged package: a missing part, bad XML,
-bad compressed data, an unsupported compression method."""
+bad compressed data, an unsupported compression method, a part whose root element
+is not the one its kind needs (python-docx then lacks the attributes it reads)."""
+
+WRONG_ROOT = "a package part's root element is not the one DOCX needs (wrong name or namespace)"
 
 
 def _describe(exc: Exception) -> str:
-    """An exception's message without KeyError's quotes, or its class name."""
+    """An exception's message without KeyError's quotes, `WRONG_ROOT` for the
+    AttributeError of a wrong root element, or the exception's class name."""
+    if isinstance(exc, AttributeError):
+        return WRONG_ROOT
     if isinstance(exc, KeyError) and exc.args:
         return str(exc.args[0])
     return str(exc) or type(exc).__name__
