@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from helpers.fuzz import mutated, rezip, zip_member
 from helpers.pdfs import fuzz_seed_pdf
 from quoteproof.errors import IngestError
-from quoteproof.ingest.docx import DOCUMENT_PART, WRONG_ROOT, parse_docx
+from quoteproof.ingest.docx import DOCUMENT_PART, MALFORMED_PART, parse_docx
 from quoteproof.ingest.files import PARSERS, ParseOptions
 from quoteproof.ingest.html import parse_html
 from quoteproof.ingest.markdown import parse_markdown
@@ -510,11 +510,27 @@ def _docx_cause(raw: bytes) -> str:
 
 
 @pytest.mark.parametrize(
-    "member",
-    ["[Content_Types].xml", "_rels/.rels", "docProps/core.xml", "word/styles.xml"],
+    ("member", "old", "new"),
+    [
+        ("[Content_Types].xml", b"/package/2006/content-types", b"/other"),
+        (
+            "_rels/.rels",
+            b'xmlns="http://schemas.openxmlformats.org/package/2006/relation',
+            b'xmlns="urn:x',
+        ),
+        ("docProps/core.xml", b"/package/2006/metadata/core-properties", b"/other"),
+        ("word/styles.xml", b"/wordprocessingml/2006/main", b"/other"),
+        ("word/_rels/document.xml.rels", b' Target="numbering.xml"', b""),
+    ],
+    ids=["content types", "relationships", "core properties", "styles", "target"],
 )
-def test_docx_part_with_a_foreign_root_element_is_corrupt(member: str) -> None:
-    """A part whose root element has another name or namespace made python-docx
-    raise AttributeError ("cannot parse: AttributeError: ... 'overrides'")."""
-    cause = _docx_cause(rezip(docx_seed(), member, b"<other/>"))
-    assert cause == f"corrupt DOCX: {WRONG_ROOT}"
+def test_docx_part_that_python_docx_cannot_read_is_corrupt(
+    member: str, old: bytes, new: bytes
+) -> None:
+    """A part whose root element has another name or namespace, or a relationship
+    without its target, made python-docx raise AttributeError or TypeError, which
+    ingest reported as "cannot parse: AttributeError: ... no attribute 'overrides'"."""
+    xml = zip_member(docx_seed(), member)
+    assert old in xml
+    cause = _docx_cause(rezip(docx_seed(), member, xml.replace(old, new, 1)))
+    assert cause == f"corrupt DOCX: {MALFORMED_PART}"

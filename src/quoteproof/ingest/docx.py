@@ -478,6 +478,7 @@ def _read(document: WordDocument) -> _DocxReader:
 
 _CORRUPT = (
     AttributeError,
+    TypeError,
     zipfile.BadZipFile,
     zlib.error,
     EOFError,
@@ -487,17 +488,22 @@ _CORRUPT = (
     etree.LxmlError,
 )
 """What python-docx and zipfile raise on a damaged package: a missing part, bad XML,
-bad compressed data, an unsupported compression method, a part whose root element
-is not the one its kind needs (python-docx then lacks the attributes it reads)."""
+bad compressed data, an unsupported compression method, well-formed XML that lacks
+what python-docx reads (a part's root element of another name or namespace, a
+relationship without its target: AttributeError, TypeError)."""
 
-WRONG_ROOT = "a package part's root element is not the one DOCX needs (wrong name or namespace)"
+MALFORMED_PART = (
+    "a package part lacks what DOCX requires (a root element of another name or "
+    "namespace, a missing attribute)"
+)
+"""The cause given for python-docx's AttributeError and TypeError."""
 
 
 def _describe(exc: Exception) -> str:
-    """An exception's message without KeyError's quotes, `WRONG_ROOT` for the
-    AttributeError of a wrong root element, or the exception's class name."""
-    if isinstance(exc, AttributeError):
-        return WRONG_ROOT
+    """An exception's message without KeyError's quotes, `MALFORMED_PART` for
+    python-docx's AttributeError and TypeError, or the exception's class name."""
+    if isinstance(exc, AttributeError | TypeError):
+        return MALFORMED_PART
     if isinstance(exc, KeyError) and exc.args:
         return str(exc.args[0])
     return str(exc) or type(exc).__name__
