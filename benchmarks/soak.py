@@ -62,7 +62,9 @@ ERROR_KINDS = ("5xx", "refused during kills", "cut off by a kill", "other")
 JOB_POLL_SECONDS = 10.0
 """How long a client polls its upload's ingest job before going on."""
 BACKOFF_SECONDS = 0.2
-"""A client's pause after a failed request (the server may be restarting)."""
+"""A client's pause after a failed request."""
+REFUSED_BACKOFF_SECONDS = 1.0
+"""A client's pause after a refused connection (the server is restarting)."""
 SAMPLE_SECONDS = 0.2
 """How often the server's memory is read."""
 PDF = REPO / "examples" / "corpus" / "fda" / "veklury_remdesivir_label_oct2020.pdf"
@@ -184,12 +186,14 @@ def _request(
         response = client.request(method, url, **options)  # type: ignore[arg-type]
     except httpx.TransportError as exc:
         if server.down or server.generation != generation:
-            refused = isinstance(exc, httpx.ConnectError)
-            kind = "refused during kills" if refused else "cut off by a kill"
+            kind = "refused during kills"
+            if not isinstance(exc, httpx.ConnectError):
+                kind = "cut off by a kill"
         else:
             kind = "other"
         soak.error(kind, f"{endpoint}: {type(exc).__name__}: {exc}")
-        time.sleep(BACKOFF_SECONDS)
+        refused = isinstance(exc, httpx.ConnectError)
+        time.sleep(REFUSED_BACKOFF_SECONDS if refused else BACKOFF_SECONDS)
         return None
     elapsed = (time.perf_counter() - started) * 1000
     status = response.status_code
@@ -258,17 +262,21 @@ def _sample_memory(server: Server, soak: Soak, done: threading.Event) -> None:
         soak.peak_rss = max(soak.peak_rss, tree_rss(server.process.pid))
 
 
-def _settle(server: Server, soak: Soak, seconds: float) -> None:
+def _settle(server: Server, soak: Soak, seconds: float) -> dict[str, str]:
     """Wait (at most `seconds`) until no accepted job is queued or running on the
-    last server; jobs it does not know (404) were lost with an earlier one."""
+    last server; return the state of every accepted job then ("unknown" for a job
+    the last server does not know: it was lost with a killed one)."""
     deadline = time.monotonic() + seconds
+    states: dict[str, str] = {}
     with httpx.Client(base_url=server.url, timeout=60) as client:
-        waiting = set(soak.accepted.values())
-        while waiting and time.monotonic() < deadline:
-            for job in list(waiting):
+        while True:
+            for job in set(soak.accepted.values()):
                 response = client.get(f"/v1/jobs/{job}")
-                if response.status_code == 404 or response.json()["state"] in ("done", "failed"):
-                    waiting.discard(job)
+                found = response.status_code != 404
+                states[job] = response.json()["state"] if found else "unknown"
+            settled = all(state in ("done", "failed", "unknown") for state in states.values())
+            if settled or time.monotonic() > deadline:
+                return states
             time.sleep(0.5)
 
 
@@ -279,19 +287,28 @@ class Uploads:
     attempted: int
     accepted: int
     ingested: int
-    lost: int
+    lost: int  # accepted, never stored, its job ended or unknown to the last server
+    lost_to_kills: int  # of `lost`: jobs the last server does not know
+    pending: int  # accepted, not stored, its job still queued or running after the settle wait
     duplicated: int
     unacknowledged: int  # ingested though the client never saw its 202 (cut off)
 
     @classmethod
-    def count(cls, soak: Soak, source_paths: list[str]) -> Uploads:
+    def count(cls, soak: Soak, source_paths: list[str], jobs: dict[str, str]) -> Uploads:
+        """Count the uploads of `soak` given the documents listed at the end and the
+        final state of each accepted job (`_settle`)."""
         stored = Counter(Path(path).name for path in source_paths)
         accepted = set(soak.accepted)
+        missing = {name for name in accepted if not stored[name]}
+        state = {name: jobs.get(soak.accepted[name], "unknown") for name in missing}
+        lost = {name for name in missing if state[name] in ("done", "failed", "unknown")}
         return cls(
             attempted=len(soak.attempted),
             accepted=len(accepted),
-            ingested=sum(1 for name in accepted if stored[name]),
-            lost=sum(1 for name in accepted if not stored[name]),
+            ingested=len(accepted) - len(missing),
+            lost=len(lost),
+            lost_to_kills=sum(1 for name in lost if state[name] == "unknown"),
+            pending=len(missing - lost),
             duplicated=sum(1 for name in soak.attempted if stored[name] > 1),
             unacknowledged=sum(1 for name in soak.attempted - accepted if stored[name]),
         )
@@ -323,13 +340,13 @@ def run(args: argparse.Namespace, root: Path) -> tuple[Soak, Server, Uploads]:
         for thread in clients:
             thread.join()
         soak.report.seconds = time.monotonic() - started
-        _settle(server, soak, args.settle)
+        jobs = _settle(server, soak, args.settle)
         with httpx.Client(base_url=server.url, timeout=60) as client:
             listed = client.get("/v1/documents").json()["documents"]
     finally:
         done.set()
         server.stop()
-    return soak, server, Uploads.count(soak, [item["source_path"] for item in listed])
+    return soak, server, Uploads.count(soak, [item["source_path"] for item in listed], jobs)
 
 
 def main() -> int:
@@ -347,9 +364,10 @@ def main() -> int:
     restarts = ", ".join(f"{seconds:.1f} s" for seconds in server.restarts) or "none"
     retrieval = "BM25 + dense" if dense_available() else "BM25"
     print(
-        f"{args.clients} clients for {soak.report.seconds:.1f} s against quoteproof serve "
-        f"(extractive backend, {retrieval}), killed with SIGKILL {len(server.restarts)} times "
-        f"(back up after {restarts})"
+        f"{args.clients} clients for {args.seconds:g} s (the last request in flight ended at "
+        f"{soak.report.seconds:.1f} s) against quoteproof serve (extractive backend, "
+        f"{retrieval}), killed with SIGKILL {len(server.restarts)} times (back up after "
+        f"{restarts})"
     )
     for line in soak.report.lines():
         print(line)
@@ -375,6 +393,7 @@ def figures(soak: Soak, uploads: Uploads) -> Figures:
         out.add(f"errors, {kind}", soak.errors[kind], "requests")
     out.add("uploads accepted", uploads.accepted, "files")
     out.add("uploads lost", uploads.lost, "files")
+    out.add("uploads still queued", uploads.pending, "files")
     out.add("uploads duplicated", uploads.duplicated, "files")
     out.add("peak RSS", soak.peak_rss / 2**20, "MiB")
     errors = " · ".join(f"{kind} {soak.errors[kind]}" for kind in ERROR_KINDS)
@@ -382,10 +401,12 @@ def figures(soak: Soak, uploads: Uploads) -> Figures:
     out.note(f"requests: {soak.report.requests} answered, {sum(soak.errors.values())} failed")
     out.note(f"errors: {errors}")
     out.note(
-        f"uploads: {uploads.attempted} sent, {uploads.accepted} accepted (202), "
-        f"{uploads.ingested} ingested, {uploads.lost} lost (accepted, never ingested), "
-        f"{uploads.duplicated} duplicated, {uploads.unacknowledged} ingested without a 202 "
-        f"seen; jobs polled: {jobs or 'none'}"
+        f"uploads: {uploads.attempted} tried, {uploads.accepted} accepted (202), "
+        f"{uploads.ingested} ingested, {uploads.lost} lost (accepted, never ingested; "
+        f"{uploads.lost_to_kills} of them with a killed server), "
+        f"{uploads.pending} still queued after the settle wait, {uploads.duplicated} "
+        f"duplicated, {uploads.unacknowledged} ingested without a 202 seen; jobs polled by "
+        f"the clients: {jobs or 'none'}"
     )
     out.note(f"server memory: peak RSS {soak.peak_rss / 2**20:.0f} MiB (process tree, /proc)")
     out.target("no 5xx", not soak.errors["5xx"])
