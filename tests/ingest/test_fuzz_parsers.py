@@ -42,12 +42,13 @@ SETTINGS = IngestSettings()
 
 
 def fuzz(examples: int) -> settings:
-    """Hypothesis settings for one fuzz test: `examples` inputs, a generous per-input
-    deadline that only a hang would miss, and no health check that small slow
-    parsers trip."""
+    """Hypothesis settings for one fuzz test: `examples` inputs, a per-input deadline
+    that only a runaway parse would miss (10 s for inputs of a few KB that parse in
+    milliseconds, first imports and a busy machine included), and no health check
+    that small slow parsers trip."""
     return settings(
         max_examples=examples,
-        deadline=5000,
+        deadline=10_000,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
 
