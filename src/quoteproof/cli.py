@@ -37,8 +37,7 @@ from quoteproof.cli_options import (
     SearchFormat,
     ThresholdOption,
 )
-from quoteproof.codec import answer_from_dict
-from quoteproof.codec.strict_json import loads_strict
+from quoteproof.codec import answer_from_json
 from quoteproof.errors import QuoteproofError
 from quoteproof.evaluation.assemble import assemble_report, report_paths, write_report
 from quoteproof.evaluation.compare import drift_lines
@@ -510,7 +509,7 @@ def verify(
     "(cited passage)".
     """
     try:
-        answer = answer_from_dict(loads_strict(answer_file.read_text(encoding="utf-8")))
+        answer = answer_from_json(answer_file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         fail(f"{answer_file}: not a readable quoteproof answer: {exc}")
     with Index.open(index) as idx:

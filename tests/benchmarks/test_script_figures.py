@@ -33,6 +33,42 @@ def test_serve_figures_per_endpoint_and_its_targets() -> None:
     }
 
 
+def test_soak_counts_lost_and_duplicated_uploads() -> None:
+    soak = load_script("soak")
+    run = soak.Soak(report=LoadReport(seconds=2.0, latencies={"ask": [10.0, 30.0]}))
+    run.attempted = {"a.md", "b.md", "c.md", "d.md", "e.md"}
+    run.accepted = {"a.md": "j1", "b.md": "j2", "c.md": "j3"}  # d.md's 202 was cut off
+    run.accepted["e.md"] = "j5"  # still queued on the last server
+    run.errors.update({"refused during kills": 7, "cut off by a kill": 1})
+    run.peak_rss = 300 * 2**20
+    stored = ["/up/1/a.md", "/up/2/b.md", "/up/3/b.md", "/up/4/d.md", "/corpus/x.txt"]
+    jobs = {"j1": "done", "j2": "done", "j3": "unknown", "j5": "queued"}
+    uploads = soak.Uploads.count(run, stored, jobs)
+    assert uploads == soak.Uploads(
+        attempted=5,
+        accepted=4,
+        ingested=2,
+        lost=1,
+        lost_to_kills=1,
+        pending=1,
+        duplicated=1,
+        unacknowledged=1,
+    )
+    out = soak.figures(run, uploads)
+    by = {f.name: f.value for f in out.figures}
+    assert by["uploads lost"] == 1 and by["uploads duplicated"] == 1 and by["requests"] == 2
+    assert by["errors, refused during kills"] == 7 and by["peak RSS"] == 300
+    assert out.notes[1] == (
+        "errors: 5xx 0 · refused during kills 7 · cut off by a kill 1 · other 0"
+    )
+    assert out.targets == {
+        "no 5xx": True,
+        "no errors but those of the kills": True,
+        "no accepted upload lost": False,
+        "no upload duplicated": False,
+    }
+
+
 def test_retrieval_figures_next_to_bm25s() -> None:
     retrieval = load_script("retrieval")
     row = retrieval.Row

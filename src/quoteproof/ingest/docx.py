@@ -483,6 +483,8 @@ def _read(document: WordDocument) -> _DocxReader:
 
 
 _CORRUPT = (
+    AttributeError,
+    TypeError,
     zipfile.BadZipFile,
     zlib.error,
     EOFError,
@@ -492,11 +494,22 @@ _CORRUPT = (
     etree.LxmlError,
 )
 """What python-docx and zipfile raise on a damaged package: a missing part, bad XML,
-bad compressed data, an unsupported compression method."""
+bad compressed data, an unsupported compression method, well-formed XML that lacks
+what python-docx reads (a part's root element of another name or namespace, a
+relationship without its target: AttributeError, TypeError)."""
+
+MALFORMED_PART = (
+    "a package part lacks what DOCX requires (a root element of another name or "
+    "namespace, a missing attribute)"
+)
+"""The cause given for python-docx's AttributeError and TypeError."""
 
 
 def _describe(exc: Exception) -> str:
-    """An exception's message without KeyError's quotes, or its class name."""
+    """An exception's message without KeyError's quotes, `MALFORMED_PART` for
+    python-docx's AttributeError and TypeError, or the exception's class name."""
+    if isinstance(exc, AttributeError | TypeError):
+        return MALFORMED_PART
     if isinstance(exc, KeyError) and exc.args:
         return str(exc.args[0])
     return str(exc) or type(exc).__name__
