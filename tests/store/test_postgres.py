@@ -103,6 +103,20 @@ def test_text_with_nul_is_refused_cleanly(store: PostgresStore) -> None:
     assert store.stats().versions == 0
 
 
+def test_a_lost_connection_is_a_store_error(store: PostgresStore, pg_database: str) -> None:
+    store.add_document(paragraphs_doc("/a.txt", ["Aspirin thins blood."]))
+    with psycopg.connect(pg_database, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    for call in (store.list_documents, lambda: store.add_document(paragraphs_doc("/b", ["B."]))):
+        with pytest.raises(StoreError, match="PostgreSQL server (ended|was lost)") as e:
+            call()
+        assert "\n" not in str(e.value) and str(e.value).startswith("index postgresql://")
+        assert isinstance(e.value.__cause__, psycopg.Error)
+
+
 def unit_rows(rng: np.random.Generator, count: int, dimensions: int) -> np.ndarray:
     rows = rng.normal(size=(count, dimensions)).astype(np.float32)
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)

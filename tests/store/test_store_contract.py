@@ -280,8 +280,9 @@ def test_failed_write_leaves_nothing(tmp_path: Path) -> None:
     # Make the second chunk's ref of the next document clash, so the write fails midway.
     clash = f"{doc_id_candidates('/dup.txt')[0]}.2"
     store._db.execute("UPDATE chunks SET ref = ? WHERE doc_id = ?", (clash, other.doc_id))
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(StoreError, match="UNIQUE constraint failed") as caught:
         store.add_document(new_doc("/dup.txt", ["one", "two"]))
+    assert isinstance(caught.value.__cause__, sqlite3.IntegrityError)
     assert store.current_version("/dup.txt") is None
     assert store.search_bm25("one", 5) == []
     assert store.stats().chunks == 1

@@ -98,21 +98,26 @@ def test_disk_full_during_ingest_is_one_line_and_leaves_whole_documents(
         assert str(folder / "a-small.md") in {s.source_path for s in index.store.list_documents()}
 
 
-def test_locked_database_is_one_line(
-    index_dir: Path, monkeypatch: pytest.MonkeyPatch, connection_setup: list[Setup]
+def test_a_database_locked_by_another_writer_is_one_line(
+    index_dir: Path, tmp_path: Path, connection_setup: list[Setup]
 ) -> None:
+    new = tmp_path / "new.md"
+    new.write_text("# New\n\nA new document.\n")
     holder = sqlite3.connect(index_dir / DB_FILENAME, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")  # another process writing, for longer than we wait
-    real_connect = sqlite3.connect
-    monkeypatch.setattr(
-        sqlite3, "connect", lambda *args, **kwargs: real_connect(*args, **{**kwargs, "timeout": 0})
-    )
+
+    def another_writer_starts(_: int) -> str:
+        holder.execute("BEGIN IMMEDIATE")  # once the index is open, for longer than we wait
+        return "PRAGMA busy_timeout = 0"
+
+    connection_setup.append(another_writer_starts)
     try:
-        result = cli("search", "shingles", "--index", str(index_dir), "--retriever", "bm25")
+        result = cli("ingest", str(new), "--index", str(index_dir), "--no-embed", "--jobs", "1")
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    assert_one_line_error(result, "locked")
+    assert_one_line_error(result, "locked", "another process")
+    connection_setup.clear()
+    assert_consistent(index_dir, absent=new)
 
 
 def test_a_write_refused_as_read_only_is_one_line(

@@ -168,7 +168,10 @@ _CAUSES: dict[str, str] = {
         "not made and the index holds what it held before"
     ),
     "08": "the connection to the PostgreSQL server was lost (is the server running?)",
-    "57": "the PostgreSQL server is shutting down or cancelled the work",
+    "57": (
+        "the PostgreSQL server ended the connection or cancelled the work (a shutdown, "
+        "or an administrator's command)"
+    ),
     "25006": "the database is read-only (a standby server, or read-only transactions)",
     "42501": "the database user lacks the permission to do this",
     "55P03": "the database is locked by another session; try again",
