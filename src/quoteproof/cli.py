@@ -3,6 +3,9 @@
 Exit codes: 0 ok, 1 a failed check (a file that did not ingest, a quote that does
 not verify), 2 a usage or input error (bad option, missing index, unreachable model).
 The shared options are in `cli_options`, the wording of errors in `cli_messages`.
+Everything printed that comes from a document, a file name, a user or the index
+goes through `render.visible` (control characters shown, never sent; never read as
+rich markup), and JSON through `render.json.json_text`.
 """
 
 from __future__ import annotations
@@ -64,15 +67,17 @@ from quoteproof.render.chunk import chunk_to_dict, chunk_view
 from quoteproof.render.hits import hit_to_dict, hits_table
 from quoteproof.render.html import render_html_page
 from quoteproof.render.ingest import EmbedProgress, IngestProgress, failures_table, summary_table
-from quoteproof.render.json import render_json
+from quoteproof.render.json import json_text, render_json
 from quoteproof.render.live import answer_progress
 from quoteproof.render.markdown import render_markdown
 from quoteproof.render.terminal import render_terminal
+from quoteproof.render.visible import visible_line
 from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.retrieval.embedder import dense_available
 from quoteproof.retrieval.retriever import RetrievalNotice
 from quoteproof.service import Principal, ScopedIndex
 from quoteproof.store.base import check_collection_name
+from quoteproof.terms import well_formed
 
 app = typer.Typer(
     help="Answers from your documents in which every quotation is verbatim source text.",
@@ -94,8 +99,8 @@ C = TypeVar("C", bound=Callable[..., Any])
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print `message` as one line on stderr and exit with `code`."""
-    err.print(f"error: {message}", markup=False, soft_wrap=True)
+    """Print `message` as one line on stderr (`visible_line`) and exit with `code`."""
+    err.print(f"error: {visible_line(message)}", markup=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -230,7 +235,7 @@ def show(
     if format is SearchFormat.text:
         out.print(chunk_view(chunk, document))
     else:
-        print(json.dumps(chunk_to_dict(chunk, document), ensure_ascii=False, indent=2))
+        print(json_text(chunk_to_dict(chunk, document), indent=2))
 
 
 def _read_queries(path: Path) -> list[tuple[Any, str]]:
@@ -275,12 +280,13 @@ def search(
     """
     if (query is None) == (queries is None):
         fail("give either a QUERY or --queries FILE, not both or neither")
+    query = well_formed(query) if query is not None else None  # undecodable bytes: U+FFFD
     with Index.open(index, retrieval=retrieval.settings()) as idx:
         if queries is not None:
             for query_id, text in _read_queries(queries):
                 found = local_view(idx).search(text, top_k=top_k, collections=collection)
                 batch = [hit_to_dict(h) for h in found]
-                print(json.dumps({"id": query_id, "hits": batch}, ensure_ascii=False))
+                print(json_text({"id": query_id, "hits": batch}))
             return
         assert query is not None
         hits = local_view(idx).search(query, top_k=top_k, collections=collection)
@@ -288,9 +294,9 @@ def search(
         out.print(hits_table(query, hits) if hits else "No matching passages.")
     elif format is SearchFormat.json:
         data = {"query": query, "hits": [hit_to_dict(h, with_text=True) for h in hits]}
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(json_text(data, indent=2))
     else:
-        print(json.dumps({"id": None, "hits": [hit_to_dict(h) for h in hits]}, ensure_ascii=False))
+        print(json_text({"id": None, "hits": [hit_to_dict(h) for h in hits]}))
 
 
 @command()
@@ -490,10 +496,11 @@ def eval_set(
     write_report(result.report, json_path, html_path)
     out.print(eval_summary_table(result.report))
     for line in drift_lines(result.drift) if result.drift is not None else ():
-        out.print(line, markup=False, soft_wrap=True)
+        out.print(visible_line(line), markup=False, soft_wrap=True)
     for line in result.problem_lines():
-        err.print(line, markup=False, soft_wrap=True)
-    err.print(f"run written to {json_path}, report to {html_path}", markup=False, soft_wrap=True)
+        err.print(visible_line(line), markup=False, soft_wrap=True)
+    written = f"run written to {json_path}, report to {html_path}"
+    err.print(visible_line(written), markup=False, soft_wrap=True)
     if result.failed:
         raise typer.Exit(1)
 
@@ -516,11 +523,12 @@ def verify(
         checks = local_view(idx).verify(answer)
     for check in checks:
         kind = " (cited passage)" if check.cited else ""
+        quote = visible_line(f"{check.quote_id} [{check.ref}]")
         if check.valid:
-            out.print(f"ok      {check.quote_id} [{check.ref}]{kind}", markup=False)
+            out.print(f"ok      {quote}{kind}", markup=False)
         else:
-            problems = "; ".join(check.problems)
-            out.print(f"INVALID {check.quote_id} [{check.ref}]{kind}: {problems}", markup=False)
+            problems = visible_line("; ".join(check.problems))
+            out.print(f"INVALID {quote}{kind}: {problems}", markup=False)
     invalid = sum(not c.valid for c in checks)
     out.print(f"{len(checks) - invalid} of {len(checks)} quotes verified", markup=False)
     if invalid:
@@ -555,7 +563,7 @@ def audit_export(
         sys.stdout.write(text)
     else:
         output.write_text(text, encoding="utf-8")
-        err.print(f"{len(lines)} entries written to {output}", markup=False)
+        err.print(f"{len(lines)} entries written to {visible_line(str(output))}", markup=False)
 
 
 @command("create", keys_app)
@@ -572,8 +580,8 @@ def keys_create(
         token, key = create_key(idx.store, name, collection)
     print(token)
     err.print(
-        f"key {key.key_id} ({key.name}) for {', '.join(key.collections)}: store it now, "
-        "it cannot be shown again",
+        f"key {key.key_id} ({visible_line(key.name)}) for {', '.join(key.collections)}: "
+        "store it now, it cannot be shown again",
         markup=False,
     )
 
@@ -585,7 +593,8 @@ def keys_list(index: IndexOption = DEFAULT_INDEX) -> None:
         keys = idx.store.list_api_keys()
     for key in keys:
         state = "revoked" if key.revoked else "active"
-        print(f"{key.key_id}  {state:<7}  {key.created}  {key.name}  {','.join(key.collections)}")
+        collections = ",".join(key.collections)
+        print(visible_line(f"{key.key_id}  {state:<7}  {key.created}  {key.name}  {collections}"))
 
 
 @command("revoke", keys_app)
@@ -597,7 +606,7 @@ def keys_revoke(
     with Index.open(index) as idx:
         if not idx.store.revoke_api_key(key_id):
             fail(f"no key {key_id!r} in {index}")
-    print(f"key {key_id} revoked")
+    print(f"key {visible_line(key_id)} revoked")
 
 
 @command("mcp")
@@ -705,8 +714,8 @@ def serve(
 
 
 def note(message: str) -> None:
-    """Print an informational line on stderr (`note: ...`)."""
-    err.print(f"note: {message}", markup=False, soft_wrap=True)
+    """Print an informational line on stderr (`note: ...`, `visible_line`)."""
+    err.print(f"note: {visible_line(message)}", markup=False, soft_wrap=True)
 
 
 def _show_warning(

@@ -61,6 +61,7 @@ from quoteproof.strategies.session import (
 )
 from quoteproof.streaming import EventSink
 from quoteproof.tables import TableSession
+from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
     from quoteproof.locations import PdfBoxReader
@@ -270,9 +271,10 @@ class Index:
         collections: Collection[str] | None = None,
     ) -> Retrieval:
         """Return the `top_k` best hits for `query` with how they were found and the
-        retrieval evidence; only from `collections` when given (None: all).
-        Raises `RetrievalError` (see `retriever`)."""
-        return self.retriever.search(query, top_k, collections)
+        retrieval evidence; only from `collections` when given (None: all). Lone
+        surrogates in `query` (undecodable bytes) are searched as U+FFFD
+        (`terms.well_formed`). Raises `RetrievalError` (see `retriever`)."""
+        return self.retriever.search(well_formed(query), top_k, collections)
 
     def search(
         self,
@@ -387,12 +389,15 @@ class Index:
         question (a name, code or number) is in no retrieved source (`not_in_sources`).
         `events` receives the draft of the answer while it is made (see
         `quoteproof.streaming`). `collections` limits every source (retrieval, agent
-        searches and tables) to those collections (None: all).
+        searches and tables) to those collections (None: all). Lone surrogates in
+        `question` (undecodable bytes) are taken, and recorded, as U+FFFD
+        (`terms.well_formed`).
 
         Raises `ModeUnavailableError` for a mode the backend lacks a capability for
         (`strategies.registry.modes_for`), ValueError for an unknown mode and
         `BackendError` when the model server fails.
         """
+        question = well_formed(question)
         backend = backend or ExtractiveBackend()
         chosen = strategy_for(backend, mode)
         if isinstance(backend, ExtractiveBackend) and backend.embed is None:
