@@ -24,6 +24,22 @@ def repo_root() -> Path:
     return REPO_ROOT
 
 
+@pytest.fixture(scope="session", autouse=True)
+def audit_key_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The audit key every test (and every command a test runs) signs with: in a
+    temporary folder, never the user's configuration folder."""
+    from quoteproof.audit_key import AUDIT_KEY_VARIABLE
+
+    key = tmp_path_factory.mktemp("audit-key") / "audit.key"
+    previous = os.environ.get(AUDIT_KEY_VARIABLE)
+    os.environ[AUDIT_KEY_VARIABLE] = str(key)
+    yield key
+    if previous is None:
+        del os.environ[AUDIT_KEY_VARIABLE]
+    else:
+        os.environ[AUDIT_KEY_VARIABLE] = previous
+
+
 # --- scripted model servers on 127.0.0.1 (see tests/helpers/llm_servers.py) ----------
 
 

@@ -23,7 +23,14 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 
-from quoteproof.audit import export_lines, verify_log
+from quoteproof.audit import (
+    LogCheck,
+    append_witness,
+    export_lines,
+    read_witness,
+    verify_log,
+)
+from quoteproof.audit_key import read_audit_key
 from quoteproof.cli_groups import with_option_groups
 from quoteproof.cli_messages import cli_message, exit_code
 from quoteproof.cli_options import (
@@ -32,6 +39,7 @@ from quoteproof.cli_options import (
     RETRIEVAL,
     AnswerChoices,
     AnswerFormat,
+    AuditKeyOption,
     BackendOptions,
     CollectionsOption,
     EmbedModelOption,
@@ -322,14 +330,16 @@ def ask(
     ] = False,
     collection: CollectionsOption = None,
     retrieval: RetrievalOptions = RETRIEVAL,
+    audit_key: AuditKeyOption = None,
 ) -> None:
-    """Answer QUESTION from the index with verbatim quotes.
+    """Answer QUESTION from the index with verbatim quotes, recorded in the audit log.
 
     When the index is calibrated (`quoteproof calibrate`) and the best retrieval
     evidence is below its threshold, the answer is a refusal and no model is called.
     """
     live = stream if stream is not None else format is AnswerFormat.text and out.is_terminal
-    with Index.open(index, retrieval=retrieval.settings()) as idx:
+    with Index.open(index, retrieval=retrieval.settings(), audit_key=audit_key) as idx:
+        idx.signing_key()  # a key that cannot be read or made fails before the question
         backend = backend_options.backend()
         with answer_progress(out if live else err, backend.name, live) as events:
             asked = local_view(idx).ask(
@@ -535,17 +545,84 @@ def verify(
         raise typer.Exit(1)
 
 
-@command("verify", audit_app)
-def audit_verify(index: IndexOption = DEFAULT_INDEX) -> None:
-    """Check that no audit entry was edited, deleted or cut off; exit 1 if one was."""
-    with Index.open(index) as idx:
-        check = verify_log(idx.store)
+WitnessOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--witness",
+        help="A file of heads exported with `audit head --export`: each entry they "
+        "name must still be there, unchanged.",
+        show_default=False,
+    ),
+]
+
+
+def _verify_audit(index: str, audit_key: Path | None, witness: Path | None) -> LogCheck:
+    """Verify the log of `index` with its audit key and the witness file; print every
+    problem (`INVALID ...`) and note (`note: ...`)."""
+    checkpoints = read_witness(witness) if witness is not None else []
+    with Index.open(index, audit_key=audit_key) as idx:
+        key = read_audit_key(idx.audit_key_path)
+        check = verify_log(idx.store, key, checkpoints)
     for problem in check.problems:
-        print(f"INVALID {problem}")
+        print(visible_line(f"INVALID {problem}"))
+    for line in check.notes:
+        print(visible_line(f"note: {line}"))
+    if key is None and check.entries:
+        print(visible_line(f"note: no audit key at {idx.audit_key_path} (--audit-key)"))
+    return check
+
+
+@command("verify", audit_app)
+def audit_verify(
+    index: IndexOption = DEFAULT_INDEX,
+    audit_key: AuditKeyOption = None,
+    witness: WitnessOption = None,
+) -> None:
+    """Check that no audit entry was edited, added, deleted or cut off; exit 1 if one was.
+
+    Every entry's hash chain and signature (made with the audit key) is checked,
+    and with --witness the log against the heads exported to that file.
+    """
+    if witness is not None and not witness.is_file():
+        fail(f"{witness}: no such witness file")
+    check = _verify_audit(index, audit_key, witness)
+    where = visible_line(index)
     if not check.intact:
-        print(f"audit log of {index}: {len(check.problems)} problem(s) in {check.entries} entries")
+        print(f"audit log of {where}: {len(check.problems)} problem(s) in {check.entries} entries")
         raise typer.Exit(1)
-    print(f"audit log of {index}: {check.entries} entries, chain intact (head {check.head[:16]}…)")
+    print(f"audit log of {where}: {check.entries} entries, chain intact (head {check.head[:16]}…)")
+
+
+@command("head", audit_app)
+def audit_head(
+    index: IndexOption = DEFAULT_INDEX,
+    audit_key: AuditKeyOption = None,
+    export: Annotated[
+        Path | None,
+        typer.Option(
+            "--export",
+            help="Append the head to this witness file, kept where the index's writers "
+            "cannot change it.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Print the audit log's head: its number of entries and the last entry's hash.
+
+    The log is verified first (as `audit verify`, against the heads already in the
+    --export file): the head of a log that does not verify is never exported (exit 1).
+    """
+    check = _verify_audit(index, audit_key, export)
+    if not check.intact:
+        print(f"audit log of {visible_line(index)}: not intact, no head exported")
+        raise typer.Exit(1)
+    print(f"{check.entries} {check.head}")
+    if export is not None:
+        try:
+            append_witness(export, check.checkpoint(), index)
+        except OSError as exc:
+            fail(f"{export}: cannot append the head: {exc}")
+        err.print(f"head of {check.entries} entries appended to {visible_line(str(export))}")
 
 
 @command("export", audit_app)
@@ -615,6 +692,7 @@ def mcp_server(
     backend_options: BackendOptions = BACKEND,
     threshold: ThresholdOption = DEFAULT_THRESHOLD,
     collection: CollectionsOption = None,
+    audit_key: AuditKeyOption = None,
 ) -> None:
     """Serve the index to desktop assistants over MCP (stdio): search, quote, ask.
 
@@ -630,7 +708,13 @@ def mcp_server(
         fail("quoteproof mcp needs the MCP SDK: pip install 'mcp>=2'")
     collections = tuple(dict.fromkeys(map(check_collection_name, collection or ())))
     backend = backend_options.backend()
-    server = McpServer.open(index, backend, collections=collections or None, threshold=threshold)
+    server = McpServer.open(
+        index,
+        backend,
+        collections=collections or None,
+        threshold=threshold,
+        audit_key=audit_key,
+    )
     with server:
         server.run()
 
@@ -659,6 +743,7 @@ def serve(
             "directory; a temporary folder for PostgreSQL).",
         ),
     ] = None,
+    audit_key: AuditKeyOption = None,
 ) -> None:
     """Serve the HTTP API (/v1/, OpenAPI at /docs) and the web page.
 
@@ -683,8 +768,9 @@ def serve(
             f"quoteproof serve needs the server extra ({exc.name} is missing): "
             "pip install 'quoteproof[server]'"
         )
-    with Index.open(index, create=True) as idx:
+    with Index.open(index, create=True, audit_key=audit_key) as idx:
         has_keys = bool(idx.store.list_api_keys())
+        idx.signing_key()  # a key that cannot be read or made fails now, not per answer
     config = ServerConfig(
         index=index,
         auth=not no_auth,
@@ -700,6 +786,7 @@ def serve(
         max_upload_mb=max_upload_mb,
         upload_dir=upload_dir,
         allowed_hosts=(*LOOPBACK_NAMES, host) if no_auth else None,
+        audit_key=audit_key,
     )
     server_app = create_app(config)
     server_app.state.quoteproof.backend()  # a bad --llm/--model fails now, not per request

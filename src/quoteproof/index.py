@@ -10,6 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from quoteproof.audit_key import audit_key_path, signing_key
 from quoteproof.errors import RetrievalError, StoreError
 from quoteproof.ingest.files import discover
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
@@ -135,13 +136,22 @@ class Index:
     """A document collection that answers questions with verifiable quotes.
 
     `retrieval` says how `search` and `ask` retrieve (default: hybrid when the index
-    has vectors and the dense extra is installed, else BM25).
+    has vectors and the dense extra is installed, else BM25). `audit_key` is the file
+    of the key that signs its audit log (`audit_key.audit_key_path` of it: None is
+    `$QUOTEPROOF_AUDIT_KEY`, else the user's configuration folder).
     """
 
-    def __init__(self, store: Store, retrieval: RetrievalSettings | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        retrieval: RetrievalSettings | None = None,
+        audit_key: str | Path | None = None,
+    ) -> None:
         self.store = store
         self.retrieval = retrieval or RetrievalSettings()
+        self.audit_key_path = audit_key_path(audit_key)
         self._retriever: Retriever | None = None
+        self._signing_key: bytes | None = None
 
     @classmethod
     def open(
@@ -150,14 +160,15 @@ class Index:
         *,
         create: bool = False,
         retrieval: RetrievalSettings | None = None,
+        audit_key: str | Path | None = None,
     ) -> Index:
         """Open the index at `location`, a directory (SQLite) or a `postgresql://`
-        URL; create it if `create` is true.
+        URL; create it if `create` is true. `audit_key`: see the class docstring.
 
         Raises `IndexNotFoundError` when it does not exist and `create` is false,
         `StoreError` when it cannot be used.
         """
-        return cls(open_store(location, create=create), retrieval)
+        return cls(open_store(location, create=create), retrieval, audit_key)
 
     def __enter__(self) -> Index:
         return self
@@ -250,6 +261,14 @@ class Index:
         """The already loaded embedder of the retriever, when it uses `model`."""
         embedder = self._retriever.embedder if self._retriever else None
         return embedder if embedder is not None and embedder.model == model else None
+
+    def signing_key(self) -> bytes:
+        """The key that signs this index's audit log entries, read from
+        `audit_key_path` (made there on first use; `audit_key.signing_key`). Raises
+        `StoreError` when it cannot be read or made, or lies inside the index."""
+        if self._signing_key is None:
+            self._signing_key = signing_key(self.audit_key_path, self.store.location)
+        return self._signing_key
 
     def chunk(self, ref: str) -> Chunk | None:
         """Return the chunk with `ref` (of any stored version), or None."""

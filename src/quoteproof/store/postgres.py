@@ -649,13 +649,14 @@ class PostgresStore:
         user: str | None,
         collections: tuple[str, ...],
         body: str,
+        key: bytes | None = None,
     ) -> AuditEntry:
-        """Append one entry to the audit log (`audit_chain.append_entry`) in one
-        transaction under the write lock. Raises StoreError when `entry_id` is
-        already taken."""
+        """Append one entry to the audit log (`audit_chain.append_entry`, signed with
+        `key` when given) in one transaction under the write lock. Raises StoreError
+        when `entry_id` is already taken."""
         try:
             with self._write():
-                return append_entry(self._execute, entry_id, time, user, collections, body)
+                return append_entry(self._execute, entry_id, time, user, collections, body, key)
         except psycopg.errors.UniqueViolation as exc:
             raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
 

@@ -133,7 +133,8 @@ CREATE TABLE IF NOT EXISTS audit_log (
     collections TEXT NOT NULL,
     body TEXT NOT NULL,
     prev_hash TEXT NOT NULL,
-    hash TEXT NOT NULL
+    hash TEXT NOT NULL,
+    signature TEXT
 );
 CREATE TABLE IF NOT EXISTS api_keys (
     key_id TEXT PRIMARY KEY,
@@ -166,6 +167,13 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "WHERE d.doc_id = chunks.doc_id AND d.version = chunks.doc_version), section, text)",
     ),
     4: ("ALTER TABLE documents ADD COLUMN collection TEXT NOT NULL DEFAULT 'default'",),
+    5: (
+        # The log as schema 4 made it (an index of schema 3 has none yet), then signed.
+        "CREATE TABLE IF NOT EXISTS audit_log (seq INTEGER PRIMARY KEY, entry_id TEXT NOT NULL "
+        "UNIQUE, time TEXT NOT NULL, user TEXT, collections TEXT NOT NULL, body TEXT NOT NULL, "
+        "prev_hash TEXT NOT NULL, hash TEXT NOT NULL)",
+        "ALTER TABLE audit_log ADD COLUMN signature TEXT",
+    ),
 }
 
 # Column weights for bm25(): chunk text counts fully, the label (title, sections) less.
@@ -727,12 +735,14 @@ class SQLiteStore:
         user: str | None,
         collections: tuple[str, ...],
         body: str,
+        key: bytes | None = None,
     ) -> AuditEntry:
-        """Append one entry to the audit log (`audit_chain.append_entry`) in one
-        transaction. Raises StoreError when `entry_id` is already taken."""
+        """Append one entry to the audit log (`audit_chain.append_entry`, signed with
+        `key` when given) in one transaction. Raises StoreError when `entry_id` is
+        already taken."""
         try:
             with self._transaction():
-                return append_entry(self._execute, entry_id, time, user, collections, body)
+                return append_entry(self._execute, entry_id, time, user, collections, body, key)
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
 
