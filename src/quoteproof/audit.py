@@ -285,6 +285,11 @@ class _Verifier:
                 f"checked against {len(self.witness)} exported head(s), the latest at "
                 f"entry {latest.entries} ({latest.time})"
             )
+        elif self.first_signed is not None:
+            self.notes.append(
+                "no witness: a log deleted whole, or cut back to a signed head seen "
+                "earlier, would not show"
+            )
         return LogCheck(self.count, self.previous, tuple(self.problems), tuple(self.notes))
 
 

@@ -94,7 +94,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 audit_app = typer.Typer(
-    help="The audit log: every answer asked, append-only and hash-chained.",
+    help="The audit log: every answer asked, append-only, hash-chained and signed.",
     no_args_is_help=True,
 )
 keys_app = typer.Typer(help="API keys for `quoteproof serve`.", no_args_is_help=True)
