@@ -117,7 +117,7 @@ def test_a_lost_connection_is_a_store_error(store: PostgresStore, pg_database: s
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
     for call in (store.list_documents, lambda: store.add_document(paragraphs_doc("/b", ["B."]))):
-        with pytest.raises(StoreError, match="PostgreSQL server (ended|was lost)") as e:
+        with pytest.raises(StoreError, match=r"PostgreSQL server (ended|was lost)") as e:
             call()
         assert "\n" not in str(e.value) and str(e.value).startswith("index postgresql://")
         assert isinstance(e.value.__cause__, psycopg.Error)
