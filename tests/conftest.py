@@ -26,18 +26,19 @@ def repo_root() -> Path:
 
 @pytest.fixture(scope="session", autouse=True)
 def audit_key_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The audit key every test (and every command a test runs) signs with: in a
-    temporary folder, never the user's configuration folder."""
+    """The configuration folder, where the audit key every test (and every command a
+    test runs, whatever `QUOTEPROOF_` variables it drops) is made and read: a
+    temporary one, never the user's, and no `$QUOTEPROOF_AUDIT_KEY` of theirs."""
     from quoteproof.audit_key import AUDIT_KEY_VARIABLE
 
-    key = tmp_path_factory.mktemp("audit-key") / "audit.key"
-    previous = os.environ.get(AUDIT_KEY_VARIABLE)
-    os.environ[AUDIT_KEY_VARIABLE] = str(key)
-    yield key
-    if previous is None:
-        del os.environ[AUDIT_KEY_VARIABLE]
-    else:
-        os.environ[AUDIT_KEY_VARIABLE] = previous
+    folder = tmp_path_factory.mktemp("config")
+    saved = {name: os.environ.pop(name, None) for name in ("XDG_CONFIG_HOME", AUDIT_KEY_VARIABLE)}
+    os.environ["XDG_CONFIG_HOME"] = str(folder)
+    yield folder
+    for name, value in saved.items():
+        os.environ.pop(name, None)
+        if value is not None:
+            os.environ[name] = value
 
 
 # --- scripted model servers on 127.0.0.1 (see tests/helpers/llm_servers.py) ----------
