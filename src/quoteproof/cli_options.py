@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -97,6 +98,16 @@ EmbedModelOption = Annotated[
 ThresholdOption = Annotated[
     float,
     typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
+]
+AuditKeyOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--audit-key",
+        help="The key file that signs the audit log, kept outside the index "
+        "(made on first use). Default: $QUOTEPROOF_AUDIT_KEY, else audit.key in "
+        "~/.config/quoteproof.",
+        show_default=False,
+    ),
 ]
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from quoteproof.audit_key import audit_key_path, signing_key
 from quoteproof.errors import RetrievalError, StoreError
 from quoteproof.ingest.files import discover
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
@@ -61,6 +62,7 @@ from quoteproof.strategies.session import (
 )
 from quoteproof.streaming import EventSink
 from quoteproof.tables import TableSession
+from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
     from quoteproof.locations import PdfBoxReader
@@ -134,13 +136,22 @@ class Index:
     """A document collection that answers questions with verifiable quotes.
 
     `retrieval` says how `search` and `ask` retrieve (default: hybrid when the index
-    has vectors and the dense extra is installed, else BM25).
+    has vectors and the dense extra is installed, else BM25). `audit_key` is the file
+    of the key that signs its audit log (`audit_key.audit_key_path` of it: None is
+    `$QUOTEPROOF_AUDIT_KEY`, else the user's configuration folder).
     """
 
-    def __init__(self, store: Store, retrieval: RetrievalSettings | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        retrieval: RetrievalSettings | None = None,
+        audit_key: str | Path | None = None,
+    ) -> None:
         self.store = store
         self.retrieval = retrieval or RetrievalSettings()
+        self.audit_key_path = audit_key_path(audit_key)
         self._retriever: Retriever | None = None
+        self._signing_key: bytes | None = None
 
     @classmethod
     def open(
@@ -149,14 +160,15 @@ class Index:
         *,
         create: bool = False,
         retrieval: RetrievalSettings | None = None,
+        audit_key: str | Path | None = None,
     ) -> Index:
         """Open the index at `location`, a directory (SQLite) or a `postgresql://`
-        URL; create it if `create` is true.
+        URL; create it if `create` is true. `audit_key`: see the class docstring.
 
         Raises `IndexNotFoundError` when it does not exist and `create` is false,
         `StoreError` when it cannot be used.
         """
-        return cls(open_store(location, create=create), retrieval)
+        return cls(open_store(location, create=create), retrieval, audit_key)
 
     def __enter__(self) -> Index:
         return self
@@ -276,6 +288,14 @@ class Index:
         embedder = self._retriever.embedder if self._retriever else None
         return embedder if embedder is not None and embedder.model == model else None
 
+    def signing_key(self) -> bytes:
+        """The key that signs this index's audit log entries, read from
+        `audit_key_path` (made there on first use; `audit_key.signing_key`). Raises
+        `StoreError` when it cannot be read or made, or lies inside the index."""
+        if self._signing_key is None:
+            self._signing_key = signing_key(self.audit_key_path, self.store.location)
+        return self._signing_key
+
     def chunk(self, ref: str) -> Chunk | None:
         """Return the chunk with `ref` (of any stored version), or None."""
         return self.store.get_chunk(ref)
@@ -296,9 +316,10 @@ class Index:
         collections: Collection[str] | None = None,
     ) -> Retrieval:
         """Return the `top_k` best hits for `query` with how they were found and the
-        retrieval evidence; only from `collections` when given (None: all).
-        Raises `RetrievalError` (see `retriever`)."""
-        return self.retriever.search(query, top_k, collections)
+        retrieval evidence; only from `collections` when given (None: all). Lone
+        surrogates in `query` (undecodable bytes) are searched as U+FFFD
+        (`terms.well_formed`). Raises `RetrievalError` (see `retriever`)."""
+        return self.retriever.search(well_formed(query), top_k, collections)
 
     def search(
         self,
@@ -413,12 +434,15 @@ class Index:
         question (a name, code or number) is in no retrieved source (`not_in_sources`).
         `events` receives the draft of the answer while it is made (see
         `quoteproof.streaming`). `collections` limits every source (retrieval, agent
-        searches and tables) to those collections (None: all).
+        searches and tables) to those collections (None: all). Lone surrogates in
+        `question` (undecodable bytes) are taken, and recorded, as U+FFFD
+        (`terms.well_formed`).
 
         Raises `ModeUnavailableError` for a mode the backend lacks a capability for
         (`strategies.registry.modes_for`), ValueError for an unknown mode and
         `BackendError` when the model server fails.
         """
+        question = well_formed(question)
         backend = backend or ExtractiveBackend()
         chosen = strategy_for(backend, mode)
         if isinstance(backend, ExtractiveBackend) and backend.embed is None:

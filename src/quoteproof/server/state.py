@@ -47,7 +47,8 @@ class ServerConfig:
     folder for PostgreSQL). `embed` says whether uploads are embedded after
     ingest (None: when the dense extra is installed). With `allowed_hosts`, a
     request whose `Host` header names another host is refused (400); `serve
-    --no-auth` sets the loopback names, against DNS rebinding.
+    --no-auth` sets the loopback names, against DNS rebinding. `audit_key` is the
+    file of the key that signs the audit log (None: as `Index.open`).
     """
 
     index: str = DEFAULT_INDEX
@@ -66,6 +67,7 @@ class ServerConfig:
     upload_dir: Path | None = None
     embed: bool | None = None
     allowed_hosts: tuple[str, ...] | None = None
+    audit_key: Path | None = None
 
 
 def default_upload_dir(index: str) -> Path:
@@ -99,7 +101,9 @@ class AppState:
 
     def open_index(self) -> Index:
         """Open a new `Index` on the configured location (the caller closes it)."""
-        return Index.open(self.config.index, retrieval=self.config.retrieval)
+        return Index.open(
+            self.config.index, retrieval=self.config.retrieval, audit_key=self.config.audit_key
+        )
 
     def index(self) -> Index:
         """Return this thread's `Index`, opening it on first use."""
