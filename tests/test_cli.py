@@ -70,9 +70,11 @@ def test_batch_search_jsonl(session_index_dir: Path, tmp_path: Path) -> None:
     assert [line["id"] for line in lines] == ["a", 7]
     assert 1 <= len(lines[0]["hits"]) <= 2 and lines[1]["hits"] == []
     assert set(lines[0]["hits"][0]) == {"ref", "doc_id", "source_path", "score"}
-    queries.write_text('{"id": 1}\n')
-    bad = run("search", "--queries", str(queries), "--index", str(session_index_dir))
-    assert bad.returncode == 2 and "q.jsonl:1" in bad.stderr
+    for bad_line in ('{"id": 1}', "[" * 100_000):  # no text; nested past the parser's depth
+        queries.write_text(bad_line + "\n")
+        bad = run("search", "--queries", str(queries), "--index", str(session_index_dir))
+        assert bad.returncode == 2 and "q.jsonl:1: bad query line" in bad.stderr
+        assert "Traceback" not in bad.stderr
 
 
 def ask_json(index: Path, server: Any, question: str) -> subprocess.CompletedProcess[str]:

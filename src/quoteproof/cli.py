@@ -261,7 +261,7 @@ def _read_queries(path: Path) -> list[tuple[Any, str]]:
             if not isinstance(item, dict) or not isinstance(item.get("text"), str):
                 raise ValueError('expected an object with a string "text"')
             queries.append((item.get("id"), item["text"]))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
             fail(f"{path}:{number}: bad query line: {exc}")
     return queries
 
@@ -373,7 +373,7 @@ def _read_labelled(path: Path) -> list[tuple[str, bool]]:
             if not isinstance(item.get("answerable"), bool):
                 raise ValueError('expected "answerable": true or false')
             labelled.append((item["question"], item["answerable"]))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
             fail(f"{path}:{number}: bad question line: {exc}")
     return labelled
 
