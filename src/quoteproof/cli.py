@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import getpass
 import json
+import os
 import sys
 import warnings
 from collections.abc import Callable
@@ -762,7 +763,7 @@ def serve(
 
         from quoteproof.server.app import create_app
         from quoteproof.server.security import LOOPBACK_NAMES
-        from quoteproof.server.state import ServerConfig
+        from quoteproof.server.state import INGEST_HOLD_ENV, ServerConfig
     except ImportError as exc:
         fail(
             f"quoteproof serve needs the server extra ({exc.name} is missing): "
@@ -787,6 +788,7 @@ def serve(
         upload_dir=upload_dir,
         allowed_hosts=(*LOOPBACK_NAMES, host) if no_auth else None,
         audit_key=audit_key,
+        ingest_hold=Path(hold) if (hold := os.environ.get(INGEST_HOLD_ENV)) else None,
     )
     server_app = create_app(config)
     server_app.state.quoteproof.backend()  # a bad --llm/--model fails now, not per request

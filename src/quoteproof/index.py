@@ -248,9 +248,24 @@ class Index:
             results.append(result)
             if on_file is not None:
                 on_file(result)
+        changed = any(result.status in ("added", "updated") for result in results)
+        self.after_ingest(changed, embed)
+        return results
+
+    def after_ingest(
+        self,
+        changed: bool,
+        embed: bool | None,
+        on_embedded: Callable[[int], None] | None = None,
+    ) -> None:
+        """What `ingest` does once its files are stored: embed the chunks that lack
+        vectors when `embed` is true, or None and the dense extra is installed
+        (`on_embedded(n)` after each block of n chunks; an exception it raises
+        stops embedding, the blocks done stay stored); when `changed` (a document
+        was added or changed), estimate the automatic refusal threshold again."""
         if embed or (embed is None and dense_available()):
-            self.embed()
-        if any(result.status in ("added", "updated") for result in results):
+            self.embed(on_progress=on_embedded)
+        if changed:
             try:
                 self.automatic_threshold()
             except RetrievalError as error:  # the documents are stored: estimate on first ask
@@ -258,9 +273,8 @@ class Index:
                     f"the automatic refusal threshold was not estimated ({error}); "
                     "it will be when the index is first asked",
                     RetrievalNotice,
-                    stacklevel=2,
+                    stacklevel=3,
                 )
-        return results
 
     def embed(
         self,

@@ -24,6 +24,7 @@ from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.model import ANSWER_SCHEMA
 from quoteproof.server import is_loopback_host
 from quoteproof.server.app import json_safe, openapi_text
+from quoteproof.server.journal import JOURNAL_FOLDER
 from quoteproof.server.security import CONTENT_SECURITY_POLICY
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +55,12 @@ def upload(
 
 
 def files_under(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+    """The uploaded files under `folder` (not the job journal)."""
+    if not folder.exists():
+        return []
+    return sorted(
+        p for p in folder.rglob("*") if p.is_file() and JOURNAL_FOLDER not in p.parts
+    )
 
 
 # --- authentication ---

@@ -7,7 +7,6 @@ import io
 import json
 import re
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -125,7 +124,7 @@ def fresh_client(tmp_path: Path) -> Iterator[TestClient]:
     location = tmp_path / "own-index"
     with Index.open(location, create=True) as index:
         index.ingest([write_corpus(tmp_path)], embed=False)
-    yield from make_client(location, tmp_path, auth=False)
+    yield from make_client(location, tmp_path, auth=False, ingest_hold=hold_file(tmp_path))
 
 
 @dataclass(frozen=True)
@@ -623,12 +622,17 @@ def client_state(client: TestClient) -> AppState:
     return state
 
 
+def hold_file(tmp_path: Path) -> Path:
+    """The file that holds `fresh_client`'s ingest while it exists."""
+    return tmp_path / "hold-ingest"
+
+
 def wait_for_jobs(client: TestClient) -> None:
     """Wait until the ingest jobs queued so far have run."""
-    client_state(client).jobs._executor.submit(lambda: None).result(timeout=60)
+    assert client_state(client).jobs.wait_idle(60)
 
 
-def test_library_lists_uploads_and_deletes(fresh_client: TestClient) -> None:
+def test_library_lists_uploads_and_deletes(fresh_client: TestClient, tmp_path: Path) -> None:
     page = page_ok(fresh_client, "/library")
     table = page.by_id("library-table")
     assert table is not None and len(table.find_all("tr")) == 1 + 3
@@ -638,9 +642,9 @@ def test_library_lists_uploads_and_deletes(fresh_client: TestClient) -> None:
     assert form.attrs["hx-encoding"] == "multipart/form-data"
     assert form.attrs["enctype"] == "multipart/form-data"
 
-    # Hold the ingest worker so that the job is still queued when the page shows it.
-    gate = threading.Event()
-    client_state(fresh_client).jobs._executor.submit(gate.wait, 60)
+    # Hold the ingest so that the job is still queued when the page shows it.
+    hold = hold_file(tmp_path)
+    hold.touch()
     try:
         response = fresh_client.post(
             "/library/upload",
@@ -657,7 +661,7 @@ def test_library_lists_uploads_and_deletes(fresh_client: TestClient) -> None:
         waiting = fresh_client.get(poll, headers={"HX-Request": "true"})
         assert "HX-Trigger" not in waiting.headers
     finally:
-        gate.set()
+        hold.unlink()
     deadline = time.monotonic() + 60
     while True:
         polled = fresh_client.get(poll, headers={"HX-Request": "true"})

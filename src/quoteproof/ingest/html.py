@@ -32,6 +32,7 @@ from quoteproof.ingest.blocks import (
     BlockBuilder,
     collapse_whitespace,
 )
+from quoteproof.ingest.html_depth import scan_nesting
 from quoteproof.model import BlockKind, ParsedDocument
 
 __all__ = [
@@ -43,6 +44,13 @@ __all__ = [
     "is_chrome_line",
     "parse_html",
 ]
+
+MAX_DEPTH = 512
+"""Deepest nesting of elements a page may have (browsers stop nesting about here)."""
+
+MAX_WORK_PER_TAG = 64
+"""Most work the HTML5 parser may do per tag of a page, on average: open elements
+it looks through and formatting elements it re-opens (see `html_depth`)."""
 
 CONTENT_ROOTS = ("main", "[role=main]", "article")
 """CSS selectors tried in order; the first match is the part of the page indexed."""
@@ -216,6 +224,25 @@ def decode_html(raw: bytes, path: str) -> str:
     except UnicodeDecodeError as exc:
         raise IngestError(path, f"not valid {charset.upper()} (byte offset {exc.start})") from None
     return text.removeprefix("\ufeff")
+
+
+def check_nesting(html: str, path: str) -> None:
+    """Refuse a page the HTML5 parser would spend more than linear time on: one
+    that nests elements more than `MAX_DEPTH` deep, or makes the parser do more
+    than `MAX_WORK_PER_TAG` steps per tag (unclosed formatting tags it re-opens in
+    paragraph after paragraph, closing tags it looks for through deeply nested
+    ones). Found by `html_depth.scan_nesting` before the page is parsed; raises
+    `IngestError` naming the limit."""
+    found = scan_nesting(html, MAX_DEPTH, MAX_WORK_PER_TAG)
+    if found.depth > MAX_DEPTH:
+        raise IngestError(path, f"HTML nested more than {MAX_DEPTH} elements deep (the limit)")
+    if found.work > MAX_WORK_PER_TAG * found.start_tags + MAX_DEPTH:
+        raise IngestError(
+            path,
+            f"HTML would make the parser do more than {MAX_WORK_PER_TAG} steps per tag "
+            "(the limit): unclosed formatting tags such as <b> or <font> re-opened "
+            "again and again, or tags closed through deeply nested ones",
+        )
 
 
 def _children(node: LexborNode) -> Iterator[LexborNode]:
@@ -532,9 +559,11 @@ def parse_html(raw: bytes, path: str) -> ParsedDocument:
     `BLOCK_SEPARATOR`; each block is `text[block.start:block.end]`. The title is
     `head > title` (whitespace collapsed), else the first h1, else the file stem;
     the language is `<html lang>` when set, else "en". Raises `IngestError` if the
-    bytes cannot be decoded. O(len(raw)) on the fast path; trafilatura costs more.
+    bytes cannot be decoded or the page is nested too deeply (see `check_nesting`,
+    checked before parsing). O(len(raw)) on the fast path; trafilatura costs more.
     """
     html = decode_html(raw, path)
+    check_nesting(html, path)
     tree = LexborHTMLParser(html)
     title_node = tree.css_first("head > title")
     title = collapse_whitespace(title_node.text()) if title_node is not None else ""

@@ -115,8 +115,9 @@ def build_chunks(
 
 
 @dataclass(frozen=True)
-class _Pending:
-    """A file read and found new or changed: what parsing and storing need."""
+class PendingFile:
+    """A file read and found new or changed: what parsing and storing need (see
+    `prepare_file`, `parse_and_chunk`, `store_parsed`)."""
 
     path: Path
     raw: bytes
@@ -132,7 +133,7 @@ class Parsed:
     spans: list[ChunkSpan]
 
 
-def _prepare(store: Store, path: Path, settings: IngestSettings) -> _Pending | IngestResult:
+def prepare_file(store: Store, path: Path, settings: IngestSettings) -> PendingFile | IngestResult:
     """Read `path`; return an `unchanged` result when its bytes are already stored,
     a `failed` one when it cannot be read or is over the size limit."""
     try:
@@ -143,7 +144,7 @@ def _prepare(store: Store, path: Path, settings: IngestSettings) -> _Pending | I
     current = store.current_version(str(path))
     if current is not None and current.file_sha256 == file_sha:
         return IngestResult(str(path), "unchanged", current.doc_id, current.version)
-    return _Pending(path, raw, file_sha, current)
+    return PendingFile(path, raw, file_sha, current)
 
 
 def parse_and_chunk(raw: bytes, path: Path, settings: IngestSettings) -> Parsed | str:
@@ -164,10 +165,11 @@ def parse_and_chunk(raw: bytes, path: Path, settings: IngestSettings) -> Parsed 
     return Parsed(document, spans)
 
 
-def _store(
-    store: Store, pending: _Pending, parsed: Parsed | str, settings: IngestSettings
+def store_parsed(
+    store: Store, pending: PendingFile, parsed: Parsed | str, settings: IngestSettings
 ) -> IngestResult:
-    """Write a parsed file as the next version of its path (or report its failure)."""
+    """Write a parsed file as the next version of its path in one transaction (or
+    report its failure: `parsed` is then the cause)."""
     source_path = str(pending.path)
     if isinstance(parsed, str):
         return IngestResult(source_path, "failed", error=parsed)
@@ -212,10 +214,10 @@ def ingest_file(store: Store, path: Path, settings: IngestSettings | None = None
     cause, with nothing written to the store (writes are one transaction).
     """
     settings = settings or IngestSettings()
-    pending = _prepare(store, path, settings)
+    pending = prepare_file(store, path, settings)
     if isinstance(pending, IngestResult):
         return pending
-    return _store(store, pending, parse_and_chunk(pending.raw, path, settings), settings)
+    return store_parsed(store, pending, parse_and_chunk(pending.raw, path, settings), settings)
 
 
 def ingest_files(
@@ -247,7 +249,7 @@ def ingest_files(
                 yield slot
             else:
                 pending, future = slot
-                yield _store(store, pending, future.result(), settings)
+                yield store_parsed(store, pending, future.result(), settings)
 
 
 def exit_with_parent(parent: int) -> None:
@@ -267,13 +269,13 @@ def exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="quoteproof-parent-watch", daemon=True).start()
 
 
-_Slot = IngestResult | tuple["_Pending", "Future[Parsed | str]"]
+_Slot = IngestResult | tuple["PendingFile", "Future[Parsed | str]"]
 """A file in flight: its final result already, or its bytes and the worker's future."""
 
 
 def _submit(pool: ProcessPoolExecutor, store: Store, path: Path, settings: IngestSettings) -> _Slot:
     """Read `path` and hand its bytes to a worker unless it is unchanged or unreadable."""
-    pending = _prepare(store, path, settings)
+    pending = prepare_file(store, path, settings)
     if isinstance(pending, IngestResult):
         return pending
     return pending, pool.submit(parse_and_chunk, pending.raw, path, settings)

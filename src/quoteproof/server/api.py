@@ -579,7 +579,8 @@ async def ingest_upload(form: FormData, who: Principal, state: AppState) -> Job:
         raise HTTPException(400, "no file uploaded (multipart field 'file')")
     checked = [await _checked_file(item) for item in items]
     paths = await run_in_threadpool(_store_files, checked, state.upload_dir)
-    return state.jobs.submit(paths, collection, user=who.name)
+    # The job is written to its journal before the 202: off the event loop.
+    return await run_in_threadpool(state.jobs.submit, paths, collection, who.name)
 
 
 @router.get(

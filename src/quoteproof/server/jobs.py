@@ -1,32 +1,61 @@
-"""Background ingest of uploaded files.
+"""Background ingest of uploaded files: durable, fair, and stoppable at once.
 
-`JobManager.submit` queues the files of one upload as a `Job`; one worker thread
-runs the jobs in order (an index takes one writer at a time anyway), each with
-its own `Index` (its own store connection), and records per-file progress that
-`GET /v1/jobs/{id}` reports.
+`JobManager.submit` records the files of one upload as a `Job` in the journal
+(`journal.JobJournal`) before it returns, so a job the server accepted is ingested
+even if the server is killed: on start every unfinished job resumes with the files
+it had not stored yet, and finished jobs stay readable through `get`.
+
+One scheduler thread owns the index (one writer at a time) and a few parse
+workers (`parse_worker.ParseWorker`, child processes). It takes files one at a
+time in turn across API keys and their jobs (`FairQueue`), so a large upload does
+not hold back another key's small one; a file whose parse runs past the budget
+is stopped and fails with that cause. Each file is stored in one transaction (the
+index never holds half a document). `shutdown` kills the parses in progress: their
+files are still pending in the journal and are ingested on the next start.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 import uuid
-from collections import OrderedDict
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from multiprocessing import Pipe
+from multiprocessing.connection import wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from quoteproof.ingest.pipeline import (
+    IngestResult,
+    IngestSettings,
+    PendingFile,
+    parse_and_chunk,
+    prepare_file,
+    store_parsed,
+)
 from quoteproof.model import DEFAULT_COLLECTION
+from quoteproof.server.journal import JobJournal
+from quoteproof.server.parse_worker import ParseFunction, ParseWorker
 
 if TYPE_CHECKING:
     from quoteproof.index import Index
-    from quoteproof.ingest.pipeline import IngestResult, IngestSettings
 
 JobState = Literal["queued", "running", "done", "failed"]
 MAX_KEPT_JOBS = 1000
 """Finished jobs kept for polling; the oldest are forgotten beyond this."""
+
+DEFAULT_PARSE_WORKERS = 2
+"""Files parsed at the same time (each in its own process)."""
+
+DEFAULT_PARSE_TIMEOUT_S = 600.0
+"""Longest one file may take to parse before it fails."""
+
+HOLD_POLL_S = 0.1
+"""How often a held scheduler looks whether the hold was lifted."""
 
 
 def _now() -> str:
@@ -51,6 +80,11 @@ class FileResult:
             "doc_id": self.doc_id,
             "version": self.version,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FileResult:
+        """The result `to_dict` gave."""
+        return cls(data["path"], data["status"], data["error"], data["doc_id"], data["version"])
 
 
 @dataclass
@@ -90,6 +124,31 @@ class Job:
                 "finished": self.finished,
             }
 
+    def record(self) -> dict[str, Any]:
+        """The job as the journal keeps it: `snapshot` plus its user and files."""
+        return {**self.snapshot(), "user": self.user, "paths": list(self.paths)}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Job:
+        """The job a journal `record` describes."""
+        return cls(
+            id=record["job"],
+            collection=record["collection"],
+            paths=tuple(record["paths"]),
+            user=record.get("user"),
+            state=record["state"],
+            created=record["created"],
+            finished=record.get("finished"),
+            results=[FileResult.from_dict(r) for r in record.get("results", ())],
+            error=record.get("error"),
+        )
+
+    def pending(self) -> list[str]:
+        """The files without a result yet, in upload order."""
+        with self._lock:
+            done = {result.path for result in self.results}
+        return [path for path in self.paths if path not in done]
+
     def _set(self, state: JobState, error: str | None = None) -> None:
         with self._lock:
             self.state = state
@@ -105,49 +164,130 @@ class Job:
             )
 
 
-def ingest_into(
-    index: Index,
-    paths: Sequence[Path],
-    collection: str,
-    embed: bool | None,
-    settings: IngestSettings | None,
-    on_file: Callable[[IngestResult], None],
-) -> None:
-    """Ingest `paths` into `collection` of `index`, calling `on_file` per result."""
-    index.ingest(paths, settings=settings, on_file=on_file, embed=embed, collection=collection)
+class FairQueue:
+    """Files waiting to be parsed, handed out in turn: API keys (users) take turns,
+    each key's jobs take turns, one file at a time, each job's files in order."""
+
+    def __init__(self) -> None:
+        self._users: OrderedDict[str, deque[Job]] = OrderedDict()
+        self._files: dict[str, deque[str]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._users)
+
+    def add(self, job: Job, paths: Sequence[str]) -> None:
+        """Queue `paths` of `job` (after those of the jobs queued before)."""
+        if not paths:
+            return
+        self._files[job.id] = deque(paths)
+        self._users.setdefault(job.user or "", deque()).append(job)
+
+    def take(self, busy: Counter[str]) -> tuple[Job, str] | None:
+        """The next file and its job: from the first key in turn with no file in
+        progress (`busy`: files in progress per key), else the first key in turn;
+        None when nothing waits."""
+        if not self._users:
+            return None
+        user = next((name for name in self._users if not busy[name]), next(iter(self._users)))
+        jobs = self._users[user]
+        job = jobs.popleft()
+        files = self._files[job.id]
+        path = files.popleft()
+        if files:
+            jobs.append(job)
+        else:
+            del self._files[job.id]
+        if jobs:
+            self._users.move_to_end(user)
+        else:
+            del self._users[user]
+        return job, path
+
+    def drop(self, job: Job) -> None:
+        """Forget the files of `job` still waiting."""
+        if self._files.pop(job.id, None) is None:
+            return
+        user = job.user or ""
+        jobs = self._users[user]
+        jobs.remove(job)
+        if not jobs:
+            del self._users[user]
+
+
+class _Stopping(Exception):
+    """Raised inside the index's embedding when the server stops."""
+
+
+@dataclass
+class _InFlight:
+    """A file a worker is parsing."""
+
+    job: Job
+    pending: PendingFile
 
 
 class JobManager:
-    """Runs ingest jobs one after another on a worker thread.
+    """Runs ingest jobs on a scheduler thread with parse worker processes, from
+    `start` to `shutdown`.
 
-    `open_index` opens a fresh `Index` for each job (closed when the job ends);
-    `embed` and `settings` are passed to `Index.ingest` (`embed` None: embed when
-    the dense extra is installed).
+    `open_index` opens the `Index` the scheduler writes to (kept open until
+    `shutdown`); `embed` and `settings` are as for `Index.ingest` (`embed` None:
+    embed when the dense extra is installed). `journal` keeps the jobs across
+    restarts: the unfinished ones it holds resume at once. `workers` files are
+    parsed at the same time, each for at most `parse_timeout_s` seconds. `parse`
+    runs in the workers (`parse_and_chunk`). `hold` is for tests: while that file
+    exists, no new file is started.
     """
 
     def __init__(
         self,
         open_index: Callable[[], Index],
+        journal: JobJournal,
         embed: bool | None = None,
         settings: IngestSettings | None = None,
+        *,
+        workers: int = DEFAULT_PARSE_WORKERS,
+        parse_timeout_s: float = DEFAULT_PARSE_TIMEOUT_S,
+        parse: ParseFunction = parse_and_chunk,
+        hold: Path | None = None,
     ) -> None:
         self._open_index = open_index
+        self._journal = journal
         self._embed = embed
-        self._settings = settings
+        self._settings = settings or IngestSettings()
+        self._timeout = parse_timeout_s
+        self._hold = hold
         self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._queue = FairQueue()
+        self._to_finish: deque[Job] = deque()
         self._lock = threading.Lock()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quoteproof-ingest")
+        self._idle = threading.Condition(self._lock)  # notified when a job ends
+        self._stopping = threading.Event()
+        self._wake_reader, self._wake_writer = Pipe(duplex=False)
+        self._workers = [ParseWorker(parse) for _ in range(max(1, workers))]
+        self._in_flight: dict[ParseWorker, _InFlight] = {}
+        self._index: Index | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Load the journal (unfinished jobs resume) and start the scheduler thread."""
+        with self._lock:
+            self._resume()
+        self._thread = threading.Thread(target=self._run, name="quoteproof-ingest", daemon=True)
+        self._thread.start()
 
     def submit(
         self, paths: Sequence[Path], collection: str = DEFAULT_COLLECTION, user: str | None = None
     ) -> Job:
-        """Queue the ingest of `paths` into `collection`; return the job at once."""
+        """Record the ingest of `paths` into `collection` in the journal and queue
+        it; return the job (its record is durable when this returns)."""
         job = Job(uuid.uuid4().hex, collection, tuple(str(p) for p in paths), user)
+        self._journal.save(job.record())
         with self._lock:
             self._jobs[job.id] = job
-            while len(self._jobs) > MAX_KEPT_JOBS:
-                self._jobs.popitem(last=False)
-        self._executor.submit(self._run, job, list(paths))
+            self._queue.add(job, job.paths)
+            self._forget_old_jobs()
+        self._wake()
         return job
 
     def get(self, job_id: str) -> Job | None:
@@ -155,16 +295,185 @@ class JobManager:
         with self._lock:
             return self._jobs.get(job_id)
 
-    def shutdown(self) -> None:
-        """Finish the queued jobs and stop the worker thread."""
-        self._executor.shutdown(wait=True)
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no job is queued or running; return False if `timeout` seconds
+        passed first."""
+        with self._idle:
+            return self._idle.wait_for(self._is_idle, timeout)
 
-    def _run(self, job: Job, paths: list[Path]) -> None:
-        job._set("running")
+    def _is_idle(self) -> bool:
+        return all(job.state in ("done", "failed") for job in self._jobs.values())
+
+    def shutdown(self) -> None:
+        """Stop at once: parses in progress are killed and embedding stops after its
+        current block; unfinished jobs stay in the journal and resume on the next
+        start."""
+        self._stopping.set()
+        self._wake()
+        if self._thread is not None:
+            self._thread.join()
+        self._wake_reader.close()
+        self._wake_writer.close()
+
+    # --- the scheduler thread ---
+
+    def _resume(self) -> None:
+        """Load the journal: unfinished jobs go back in the queue (lock held)."""
+        for record in self._journal.load_all():
+            try:
+                job = Job.from_record(record)
+            except (KeyError, TypeError, ValueError):
+                continue  # a record this version cannot read: left alone
+            self._jobs[job.id] = job
+            if job.state in ("queued", "running"):
+                pending = job.pending()
+                if pending:
+                    self._queue.add(job, pending)
+                else:
+                    self._to_finish.append(job)
+        self._forget_old_jobs()
+
+    def _run(self) -> None:
         try:
-            with self._open_index() as index:
-                ingest_into(index, paths, job.collection, self._embed, self._settings, job._add)
+            while not self._stopping.is_set():
+                self._finish_jobs()
+                self._dispatch()
+                self._wait_and_collect()
+        finally:
+            for worker in self._workers:
+                worker.close()
+            if self._index is not None:
+                with contextlib.suppress(Exception):
+                    self._index.close()
+
+    def _index_now(self) -> Index:
+        if self._index is None:
+            self._index = self._open_index()
+        return self._index
+
+    def _held(self) -> bool:
+        return self._hold is not None and self._hold.exists()
+
+    def _dispatch(self) -> None:
+        """Start files on the idle workers, in turn (see `FairQueue`)."""
+        for worker in self._workers:
+            while worker.busy_since is None and not self._held():
+                with self._lock:
+                    busy = Counter(item.job.user or "" for item in self._in_flight.values())
+                    taken = self._queue.take(busy)
+                if taken is None:
+                    return
+                job, path = taken
+                self._start_file(worker, job, Path(path))
+
+    def _start_file(self, worker: ParseWorker, job: Job, path: Path) -> None:
+        """Read `path` and hand it to `worker`, or record at once a file that is
+        unchanged or cannot be read."""
+        if job.state == "queued":
+            job._set("running")
+        try:
+            settings = replace(self._settings, collection=job.collection)
+            pending = prepare_file(self._index_now().store, path, settings)
         except Exception as exc:  # reported to whoever polls the job
-            job._set("failed", f"{type(exc).__name__}: {exc}")
-        else:
+            self._fail(job, exc)
+            return
+        if isinstance(pending, IngestResult):
+            self._record(job, pending)
+            return
+        worker.start(pending.raw, path, settings)
+        with self._lock:
+            self._in_flight[worker] = _InFlight(job, pending)
+
+    def _wait_and_collect(self) -> None:
+        """Wait for a parse to end, a parse to run out of time, a new job or a stop;
+        store what ended."""
+        busy = [worker for worker in self._workers if worker.busy_since is not None]
+        now = time.monotonic()
+        deadlines = [worker.busy_since + self._timeout - now for worker in busy]  # type: ignore[operator]
+        timeout = max(0.0, min(deadlines)) if deadlines else None
+        if self._held() and self._queue:
+            timeout = HOLD_POLL_S if timeout is None else min(timeout, HOLD_POLL_S)
+        waited = [self._wake_reader, *(worker.connection for worker in busy)]
+        ready = wait([c for c in waited if c is not None], timeout)
+        while self._wake_reader.poll():
+            self._wake_reader.recv_bytes()
+        if self._stopping.is_set():
+            return
+        for worker in busy:
+            if worker.connection in ready:
+                outcome = worker.result()
+            elif time.monotonic() - (worker.busy_since or 0.0) >= self._timeout:
+                worker.kill()
+                outcome = f"parsing took longer than {self._timeout:g} s (the limit)"
+            else:
+                continue
+            with self._lock:
+                item = self._in_flight.pop(worker)
+            self._store(item, outcome)
+
+    def _store(self, item: _InFlight, outcome: Any) -> None:
+        job = item.job
+        if job.state == "failed":
+            return
+        try:
+            settings = replace(self._settings, collection=job.collection)
+            result = store_parsed(self._index_now().store, item.pending, outcome, settings)
+        except Exception as exc:  # reported to whoever polls the job
+            self._fail(job, exc)
+            return
+        self._record(job, result)
+
+    def _record(self, job: Job, result: IngestResult) -> None:
+        """Add a file's result to its job and the journal; a job with every file
+        done is finished next."""
+        job._add(result)
+        self._journal.save(job.record())
+        if len(job.results) == job.total:
+            self._to_finish.append(job)
+
+    def _finish_jobs(self) -> None:
+        """Embed and re-estimate after each job whose files are all stored."""
+        while self._to_finish and not self._stopping.is_set():
+            job = self._to_finish[0]
+            changed = any(result.status in ("added", "updated") for result in job.results)
+            try:
+                self._index_now().after_ingest(changed, self._embed, self._check_stop)
+            except _Stopping:
+                return  # still "running" in the journal: finished on the next start
+            except Exception as exc:  # reported to whoever polls the job
+                self._to_finish.popleft()
+                self._fail(job, exc)
+                continue
+            self._to_finish.popleft()
             job._set("done")
+            self._journal.save(job.record())
+            self._ended()
+
+    def _check_stop(self, _embedded: int) -> None:
+        if self._stopping.is_set():
+            raise _Stopping
+
+    def _fail(self, job: Job, exc: Exception) -> None:
+        job._set("failed", f"{type(exc).__name__}: {exc}")
+        with self._lock:
+            self._queue.drop(job)
+        self._journal.save(job.record())
+        self._ended()
+
+    def _ended(self) -> None:
+        with self._idle:
+            self._idle.notify_all()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            self._wake_writer.send_bytes(b"!")
+
+    def _forget_old_jobs(self) -> None:
+        """Forget the oldest finished jobs beyond `MAX_KEPT_JOBS` (with the lock held)."""
+        excess = len(self._jobs) - MAX_KEPT_JOBS
+        for job_id in [j.id for j in self._jobs.values() if j.state in ("done", "failed")]:
+            if excess <= 0:
+                break
+            del self._jobs[job_id]
+            self._journal.delete(job_id)
+            excess -= 1

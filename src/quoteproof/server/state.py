@@ -25,11 +25,15 @@ from quoteproof.llm.base import Backend
 from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
 from quoteproof.llm.select import BackendName, make_backend
 from quoteproof.retrieval.retriever import RetrievalSettings
-from quoteproof.server.jobs import JobManager
+from quoteproof.server.jobs import DEFAULT_PARSE_TIMEOUT_S, DEFAULT_PARSE_WORKERS, JobManager
+from quoteproof.server.journal import JOURNAL_FOLDER, JobJournal
 from quoteproof.service import Principal, ScopedIndex
 from quoteproof.store.open import is_postgres_url
 
 DEFAULT_MAX_UPLOAD_MB = 50.0
+INGEST_HOLD_ENV = "QUOTEPROOF_TEST_INGEST_HOLD"
+"""For tests of `quoteproof serve`: a path; while that file exists, no uploaded file
+starts ingesting (`ServerConfig.ingest_hold`). Unset, nothing changes."""
 UPLOADS_FOLDER = "uploads"
 
 
@@ -44,8 +48,12 @@ class ServerConfig:
     does for `quoteproof ask` (a provider's cloud API only when named or `cloud`).
     `max_upload_mb` limits one upload request (its files together). Uploads are stored under
     `upload_dir` (None: a folder `uploads` next to a directory index, a temporary
-    folder for PostgreSQL). `embed` says whether uploads are embedded after
-    ingest (None: when the dense extra is installed). With `allowed_hosts`, a
+    folder for PostgreSQL); the ingest jobs are recorded there too (`.jobs`), so
+    they resume after a restart. `embed` says whether uploads are embedded after
+    ingest (None: when the dense extra is installed). `parse_workers` files are
+    parsed at the same time, each for at most `parse_timeout_s` seconds;
+    `ingest_hold` is for tests (while that file exists, no file starts ingesting).
+    With `allowed_hosts`, a
     request whose `Host` header names another host is refused (400); `serve
     --no-auth` sets the loopback names, against DNS rebinding. `audit_key` is the
     file of the key that signs the audit log (None: as `Index.open`).
@@ -68,6 +76,9 @@ class ServerConfig:
     embed: bool | None = None
     allowed_hosts: tuple[str, ...] | None = None
     audit_key: Path | None = None
+    parse_workers: int = DEFAULT_PARSE_WORKERS
+    parse_timeout_s: float = DEFAULT_PARSE_TIMEOUT_S
+    ingest_hold: Path | None = None
 
 
 def default_upload_dir(index: str) -> Path:
@@ -89,8 +100,12 @@ class AppState:
         self.upload_dir = (config.upload_dir or default_upload_dir(config.index)).resolve()
         self.jobs = JobManager(
             self.open_index,
+            JobJournal(self.upload_dir / JOURNAL_FOLDER),
             config.embed,
             IngestSettings(max_file_mb=max(DEFAULT_MAX_FILE_MB, config.max_upload_mb)),
+            workers=config.parse_workers,
+            parse_timeout_s=config.parse_timeout_s,
+            hold=config.ingest_hold,
         )
         self._local = threading.local()
         self._opened: list[Index] = []
@@ -139,8 +154,13 @@ class AppState:
                 )
             return self._backend
 
+    def start(self) -> None:
+        """Start ingesting: jobs a previous run left unfinished resume."""
+        self.jobs.start()
+
     def close(self) -> None:
-        """Wait for running ingest jobs and close the indexes opened so far."""
+        """Stop ingesting (unfinished jobs resume on the next start) and close the
+        indexes opened so far."""
         self.jobs.shutdown()
         with self._lock:
             opened, self._opened = self._opened, []

@@ -1,0 +1,90 @@
+"""A real `quoteproof serve` killed with SIGKILL after accepting an upload: on
+restart the job resumes, every file is ingested exactly once, and the job id
+still answers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx2 as httpx
+
+from helpers.load import free_port
+from quoteproof.index import Index
+from quoteproof.keys import create_key
+from quoteproof.server.state import INGEST_HOLD_ENV
+
+
+@contextmanager
+def serving(index: Path, upload_dir: Path, log: Path, **env: str) -> Iterator[
+    tuple[str, subprocess.Popen[bytes]]
+]:
+    """`quoteproof serve` on a free loopback port, once it answers: its URL and process."""
+    port = free_port()
+    with log.open("a") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "quoteproof", "serve", "--index", str(index),
+             "--upload-dir", str(upload_dir), "--host", "127.0.0.1", "--port", str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **env},
+        )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert process.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        yield url, process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=30)
+
+
+def test_an_accepted_upload_survives_sigkill_and_resumes(tmp_path: Path) -> None:
+    index_dir = tmp_path / "index"
+    with Index.open(index_dir, create=True) as index:
+        key, _ = create_key(index.store, "alice", ["A"])
+    auth = {"Authorization": f"Bearer {key}"}
+    upload_dir, log, hold = tmp_path / "uploads", tmp_path / "serve.log", tmp_path / "hold"
+    names = [f"note-{n}.md" for n in range(6)]
+    files = [
+        ("file", (name, f"# Note {n}\n\nHeron note number {n}.\n".encode(), "text/markdown"))
+        for n, name in enumerate(names)
+    ]
+    hold.touch()  # the first server accepts the upload but ingests nothing
+    with serving(index_dir, upload_dir, log, **{INGEST_HOLD_ENV: str(hold)}) as (url, process):
+        answer = httpx.post(
+            f"{url}/v1/documents", files=files, data={"collection": "A"}, headers=auth
+        )
+        assert answer.status_code == 202, answer.text
+        job = answer.json()["job"]
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    hold.unlink()
+
+    with serving(index_dir, upload_dir, log) as (url, process):
+        deadline = time.monotonic() + 60
+        while (body := httpx.get(f"{url}/v1/jobs/{job}", headers=auth).json())["state"] != "done":
+            assert body["state"] in ("queued", "running") and time.monotonic() < deadline, body
+            time.sleep(0.1)
+        assert body["total"] == body["done"] == len(names)
+        assert sorted(Path(r["path"]).name for r in body["results"]) == sorted(names)
+        assert {r["status"] for r in body["results"]} == {"added"}
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    with Index.open(index_dir) as index:
+        for result in body["results"]:
+            assert index.store.latest_version(result["path"]) == 1  # stored exactly once
