@@ -214,8 +214,8 @@ class _Model:
         "marks",
         "names",
         "open",
-        "work",
         "serial",
+        "work",
     )
 
     def __init__(self) -> None:
