@@ -51,14 +51,6 @@ from quoteproof.cli_options import (
 )
 from quoteproof.codec import answer_from_json
 from quoteproof.errors import QuoteproofError
-from quoteproof.evaluation.assemble import assemble_report, report_paths, write_report
-from quoteproof.evaluation.compare import drift_lines
-from quoteproof.evaluation.evalset import read_evalset
-from quoteproof.evaluation.evalset import sample as sample_items
-from quoteproof.evaluation.report import load_report
-from quoteproof.evaluation.runner import AskOptions, run_eval
-from quoteproof.evaluation.terminal import EvalProgress
-from quoteproof.evaluation.terminal import summary_table as eval_summary_table
 from quoteproof.index import DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K, Index
 from quoteproof.ingest.chunking import (
     DEFAULT_OVERLAP_TOKENS,
@@ -475,6 +467,16 @@ def eval_set(
     """
     if seed is not None and sample_size is None:
         fail("--seed draws a random sample: give --sample N as well")
+    # Imported here: only `eval` needs them (start-up of the other commands).
+    from quoteproof.evaluation.assemble import assemble_report, report_paths, write_report
+    from quoteproof.evaluation.compare import drift_lines
+    from quoteproof.evaluation.evalset import read_evalset
+    from quoteproof.evaluation.evalset import sample as sample_items
+    from quoteproof.evaluation.report import load_report
+    from quoteproof.evaluation.runner import AskOptions, run_eval
+    from quoteproof.evaluation.terminal import EvalProgress
+    from quoteproof.evaluation.terminal import summary_table as eval_summary_table
+
     depths = _recall_depths(recall_k)
     items = read_evalset(evalset)
     earlier = (str(compare), load_report(compare)) if compare is not None else None

@@ -22,9 +22,8 @@ from quoteproof.cli_groups import option_group
 from quoteproof.index import DEFAULT_ASK_TOP_K
 from quoteproof.llm.base import Backend
 from quoteproof.llm.local import DEFAULT_CONTEXT
-from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
 from quoteproof.llm.select import BackendName, make_backend
-from quoteproof.llm.servers import OLLAMA_URL
+from quoteproof.llm.servers import DEFAULT_TIMEOUT_S, OLLAMA_URL
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.retrieval.fusion import DEFAULT_RRF_K
 from quoteproof.retrieval.rerank import DEFAULT_RERANK_CANDIDATES, DEFAULT_RERANK_KEEP

@@ -121,3 +121,28 @@ def test_eval_figures_from_a_json_report() -> None:
     assert all(f.reference is None for f in out.figures)
     assert eval_sets.add_report(out, "demo", None) == 0
     assert eval_sets.add_report(out, "demo", [1, 2]) == 0
+
+
+def test_startup_figures_ratios_and_targets() -> None:
+    startup = load_script("startup")
+    medians = {
+        "python -c pass": 0.02,
+        "quoteproof --help": 0.25,
+        "ask, --retriever bm25": 0.7,
+        "ask, hybrid (default)": 1.4,
+    }
+    out = startup.figures(medians)
+    by = {f.name: f for f in out.figures}
+    assert len(out.figures) == 1 + 2 * 3
+    help_s = by["quoteproof --help, s"]
+    assert (help_s.reference_name, help_s.ratio) == ("python -c pass", pytest.approx(12.5))
+    before = by["ask, hybrid (default), s vs before"]
+    assert (before.reference, before.ratio) == (10.0, pytest.approx(0.14))
+    assert out.targets == {
+        "quoteproof --help <= 0.3 s": True,
+        "ask, --retriever bm25 <= 0.6 s": False,
+        "ask, hybrid (default) <= 1.5 s": True,
+    }
+    rows = startup.table(medians, vectors=False)
+    assert [row.split()[-1] for row in rows[2:5]] == ["PASS", "FAIL", "PASS"]
+    assert rows[-1].startswith("(the index has no vectors")

@@ -22,8 +22,8 @@ from quoteproof.index import DEFAULT_INDEX, Index
 from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB
 from quoteproof.ingest.pipeline import IngestSettings
 from quoteproof.llm.base import Backend
-from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
 from quoteproof.llm.select import BackendName, make_backend
+from quoteproof.llm.servers import DEFAULT_TIMEOUT_S
 from quoteproof.retrieval.retriever import RetrievalSettings
 from quoteproof.server.jobs import DEFAULT_PARSE_TIMEOUT_S, DEFAULT_PARSE_WORKERS, JobManager
 from quoteproof.server.journal import JOURNAL_FOLDER, JobJournal
