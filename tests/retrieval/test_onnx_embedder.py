@@ -4,6 +4,8 @@ and torch when the export is refused."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 import warnings
@@ -23,7 +25,7 @@ from quoteproof.retrieval.embedder import (
     load_sentence_model,
     resolve_model,
 )
-from quoteproof.retrieval.onnx_model import cache_dir, cached_model_path
+from quoteproof.retrieval.onnx_model import cache_dir, cached_model_path, unsupported_reason
 from quoteproof.retrieval.retriever import RetrievalNotice
 
 TEXTS = [
@@ -128,3 +130,20 @@ def test_progress_moves_once_per_batch(exported_graph: Path, tmp_path: Path, cor
     del counts[:3]
     assert totals == [report.embedded] and report.embedded > 2
     assert counts == [2] * (report.embedded // 2) + [1] * (report.embedded % 2)
+
+
+def test_only_local_mean_pooling_models_run_on_onnx(tmp_path: Path) -> None:
+    assert unsupported_reason(SOURCE) is None
+    assert unsupported_reason(Path("org/some-hub-model")) == "not a local model folder"
+    folder = Path(
+        shutil.copytree(SOURCE, tmp_path / "model", ignore=shutil.ignore_patterns("*.safetensors"))
+    )
+    (folder / "model.safetensors").write_bytes(b"")
+    pooling = folder / "1_Pooling" / "config.json"
+    config = json.loads(pooling.read_text())
+    pooling.write_text(
+        json.dumps(config | {"pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True})
+    )
+    assert unsupported_reason(folder) == "pooling pooling_mode_cls_token is not mean pooling"
+    (folder / "tokenizer.json").unlink()
+    assert unsupported_reason(folder) == "no tokenizer.json"
