@@ -6,6 +6,8 @@ documents of the chosen test queries and others up to N):
 - embeddings/s: quoteproof's embedding of the index's chunks (`Index.embed`, ONNX
   Runtime) next to raw sentence-transformers `encode` of the same texts, same batch
   size (its vectors are the torch index's);
+- the same, as the best of alternating rounds of `Embedder.embed` and `encode`
+  over the first `--encode-texts` chunks (fair under a changing machine load);
 - query-embedder start-up: a whole Python process that embeds one query, ONNX
   Runtime (exported model already cached) next to torch;
 - nDCG@10 of dense and hybrid retrieval with the ONNX vectors (index and queries)
@@ -98,6 +100,30 @@ def torch_vectors_into(location: Path) -> float:
     return rate
 
 
+def encode_rates(texts: list[str], rounds: int = 2) -> tuple[float, float]:
+    """Embeddings/s of quoteproof's `Embedder.embed` (ONNX Runtime) and of raw
+    sentence-transformers `encode` over `texts`, same batch size, measured in
+    alternating rounds (so both see the same machine load); the best of each."""
+    embedder = Embedder()
+    model = load_sentence_model(
+        "SentenceTransformer", DEFAULT_EMBED_MODEL, resolve_model(DEFAULT_EMBED_MODEL)
+    )
+    best = [0.0, 0.0]
+    for _ in range(rounds):
+        for i, encode in enumerate(
+            (
+                lambda: embedder.embed(texts),
+                lambda: model.encode(
+                    texts, batch_size=DEFAULT_BATCH_SIZE, normalize_embeddings=True
+                ),
+            )
+        ):
+            started = time.perf_counter()
+            encode()
+            best[i] = max(best[i], len(texts) / (time.perf_counter() - started))
+    return best[0], best[1]
+
+
 def ndcg(
     location: Path, runtime: str, queries: dict[str, str], qrels: dict[str, dict[str, int]]
 ) -> dict[str, float]:
@@ -120,6 +146,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=0, help="At most N abstracts (0: all).")
     parser.add_argument("--queries", type=int, default=0, help="Use the first N test queries.")
+    parser.add_argument(
+        "--encode-texts", type=int, default=256, help="Texts per alternating encode round."
+    )
     add_json_option(parser)
     args = parser.parse_args()
     out = Figures("embedding")
@@ -141,7 +170,8 @@ def main() -> None:
         onnx_dir, torch_dir = Path(tmp) / "onnx", Path(tmp) / "torch"
         with Index.open(onnx_dir, create=True) as index:
             index.ingest([folder], embed=False)
-            chunks = len(index.store.pending_embeddings())
+            texts = [item.text for item in index.store.pending_embeddings()]
+            chunks = len(texts)
         shutil.copytree(onnx_dir, torch_dir)
         with Index.open(onnx_dir) as index:
             report = index.embed()
@@ -150,7 +180,12 @@ def main() -> None:
               f"{report.per_second:.1f}, raw encode {raw:.1f}")  # fmt: skip
         out.add("embeddings/s, quoteproof ingest (onnx)", report.per_second, "embeddings/s",
                 "raw sentence-transformers encode", raw)  # fmt: skip
-        out.target("embeddings/s >= raw encode", report.per_second >= raw)
+        onnx_rate, torch_rate = encode_rates(texts[: args.encode_texts])
+        print(f"alternating rounds over {min(chunks, args.encode_texts):,} texts: "
+              f"onnx {onnx_rate:.1f}/s, raw encode {torch_rate:.1f}/s")  # fmt: skip
+        out.add("embeddings/s, Embedder.embed (onnx), alternating", onnx_rate, "embeddings/s",
+                "raw sentence-transformers encode, alternating", torch_rate)  # fmt: skip
+        out.target("embeddings/s >= raw encode (alternating rounds)", onnx_rate >= torch_rate)
         print(f"\n{len(qrels)} test queries over {chunks:,} chunks; latency in ms")
         onnx_scores = ndcg(onnx_dir, "onnx", queries, qrels)
         torch_scores = ndcg(torch_dir, "torch", queries, qrels)
