@@ -84,18 +84,51 @@ def _export(sentence_model: Any, path: Path) -> None:
             pooled: torch.Tensor = (tokens * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
             return pooled
 
-    module = MeanPooled(sentence_model[0].auto_model).eval()
+    transformer = sentence_model[0].auto_model
+    attention = transformer.config._attn_implementation
+    transformer.set_attn_implementation("eager")  # a pattern the optimizer fuses
+    module = MeanPooled(transformer).eval()
     sample = torch.ones((2, 8), dtype=torch.long)
-    axes = {name: {0: "batch", 1: "tokens"} for name in INPUT_NAMES}
-    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+    quiet = contextlib.redirect_stdout(io.StringIO())
+    with warnings.catch_warnings(), quiet, contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")
-        torch.onnx.export(
-            module,
-            (sample, sample, torch.zeros_like(sample)),
+        try:
+            with torch.no_grad():
+                _trace(module, sample, path)
+        finally:
+            transformer.set_attn_implementation(attention)
+        _fuse(path, transformer.config)
+
+
+def _trace(module: Any, sample: Any, path: Path) -> None:
+    import torch
+
+    axes = {name: {0: "batch", 1: "tokens"} for name in INPUT_NAMES}
+    torch.onnx.export(
+        module,
+        (sample, sample, torch.zeros_like(sample)),
+        str(path),
+        input_names=list(INPUT_NAMES),
+        output_names=[OUTPUT_NAME],
+        dynamic_axes={**axes, OUTPUT_NAME: {0: "batch"}},
+        opset_version=17,
+        dynamo=False,
+    )
+
+
+def _fuse(path: Path, config: Any) -> None:
+    """Rewrite the graph at `path` with ONNX Runtime's transformer optimizer (fused
+    attention, GELU and layer norms) when it takes it as a BERT-like model; leave
+    it as it is otherwise (the check against torch follows either way)."""
+    try:
+        from onnxruntime.transformers.optimizer import optimize_model
+
+        optimized = optimize_model(
             str(path),
-            input_names=list(INPUT_NAMES),
-            output_names=[OUTPUT_NAME],
-            dynamic_axes={**axes, OUTPUT_NAME: {0: "batch"}},
-            opset_version=17,
-            dynamo=False,
+            model_type="bert",
+            num_heads=int(config.num_attention_heads),
+            hidden_size=int(config.hidden_size),
         )
+        optimized.save_model_to_file(str(path))
+    except Exception:  # any model the optimizer does not know: the plain graph stays
+        return

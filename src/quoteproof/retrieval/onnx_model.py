@@ -7,7 +7,7 @@ token type ids and returns mean-pooled token embeddings; texts are tokenised
 with `tokenizers` from the model's tokenizer.json, truncated to its
 `max_seq_length` as sentence-transformers does, and the rows are L2-normalised
 here. ONNX Runtime runs on CUDA when its CUDAExecutionProvider is available,
-otherwise on the CPU with one thread per core (threads that sleep when idle).
+otherwise on the CPU with one thread per core.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 
 from quoteproof.store.base import Vectors
 
-EXPORTER_VERSION = "1"
+EXPORTER_VERSION = "2"
 """Part of the cache key: bump it when the exported graph changes."""
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT_NAME = "sentence_embedding"
@@ -139,8 +139,6 @@ class OnnxSentenceModel:
         options.intra_op_num_threads = _cores()
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # idle threads sleep rather than spin: faster when other processes share the cores
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(graph), options, providers=providers())
         self._inputs = {item.name for item in self.session.get_inputs()}
         self.tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
