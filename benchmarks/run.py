@@ -56,6 +56,7 @@ BENCHMARKS = (
     Benchmark("recovery", "recovery.py", ("--sample", "200")),
     Benchmark("eval", "eval_sets.py", ("--quick",)),
     Benchmark("realmodel", "real_model.py", ("--sample", "4")),
+    Benchmark("embedding", "embedding.py", ("--docs", "300", "--queries", "30")),
 )
 """Every benchmark, in the order they run."""
 

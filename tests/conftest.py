@@ -41,6 +41,19 @@ def audit_key_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) ->
             os.environ[name] = value
 
 
+@pytest.fixture(scope="session", autouse=True)
+def model_cache_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The cache folder (`$XDG_CACHE_HOME`), where embedding models exported to ONNX
+    are kept: a temporary one per test session, never the user's."""
+    folder = tmp_path_factory.mktemp("cache")
+    saved = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    os.environ.pop("XDG_CACHE_HOME", None)
+    if saved is not None:
+        os.environ["XDG_CACHE_HOME"] = saved
+
+
 # --- scripted model servers on 127.0.0.1 (see tests/helpers/llm_servers.py) ----------
 
 
