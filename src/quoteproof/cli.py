@@ -51,7 +51,7 @@ from quoteproof.cli_options import (
 )
 from quoteproof.codec import answer_from_json
 from quoteproof.errors import QuoteproofError
-from quoteproof.index import DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K, Index
+from quoteproof.index import DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K, Index, changed_any
 from quoteproof.ingest.chunking import (
     DEFAULT_OVERLAP_TOKENS,
     DEFAULT_SECTION_TOKENS,
@@ -200,11 +200,14 @@ def ingest(
                 settings=settings,
                 jobs=jobs,
                 on_file=progress.file_done,
-                embed=False,
                 collection=collection,
+                after=False,
             )
             elapsed = progress.elapsed
+        # Vectors first (with their progress bar), so that the refusal threshold is
+        # estimated on the evidence asks will use.
         embedding = embed_index(idx, embed_model) if embed else None
+        idx.after_ingest(changed_any(results), embed=False)
         stats = idx.store.stats()
     err.print(summary_table(results, elapsed, idx.store.location, stats, embedding))
     failures = failures_table(results)

@@ -132,6 +132,11 @@ class StoreLookup:
         return Location(pages or None, found, bool(set(pages) & set(layout.ocr_pages)))
 
 
+def changed_any(results: Sequence[IngestResult]) -> bool:
+    """True when one of an ingest's `results` added or changed a document."""
+    return any(result.status in ("added", "updated") for result in results)
+
+
 class Index:
     """A document collection that answers questions with verifiable quotes.
 
@@ -226,6 +231,7 @@ class Index:
         on_file: Callable[[IngestResult], None] | None = None,
         embed: bool | None = None,
         collection: str = DEFAULT_COLLECTION,
+        after: bool = True,
     ) -> list[IngestResult]:
         """Ingest `files` as `discover` returned them (not walked again); return one
         result per file, failures included.
@@ -240,7 +246,8 @@ class Index:
         installed, the chunks that lack vectors are embedded (see `embed`), and
         when a file was added or changed the automatic refusal threshold is
         estimated again (see `automatic_threshold`; when retrieval cannot run, a
-        `RetrievalNotice` says so and the first ask estimates it).
+        `RetrievalNotice` says so and the first ask estimates it). With `after`
+        False the caller runs `after_ingest` itself (`embed` is then not used).
         """
         settings = replace(settings or IngestSettings(), collection=collection)
         results = []
@@ -248,8 +255,8 @@ class Index:
             results.append(result)
             if on_file is not None:
                 on_file(result)
-        changed = any(result.status in ("added", "updated") for result in results)
-        self.after_ingest(changed, embed)
+        if after:
+            self.after_ingest(changed_any(results), embed)
         return results
 
     def after_ingest(
