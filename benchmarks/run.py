@@ -51,10 +51,12 @@ BENCHMARKS = (
     Benchmark("retrieval", "retrieval.py", ("--queries", "30", "--postgres", "none")),
     Benchmark("quoting", "quoting_overhead.py", ("--scifact-queries", "30")),
     Benchmark("tokens", "tokens.py"),
+    Benchmark("startup", "startup.py", ("--runs", "3")),
     Benchmark("serve", "serve.py", ("--seconds", "10")),
     Benchmark("recovery", "recovery.py", ("--sample", "200")),
     Benchmark("eval", "eval_sets.py", ("--quick",)),
     Benchmark("realmodel", "real_model.py", ("--sample", "4")),
+    Benchmark("embedding", "embedding.py", ("--docs", "300", "--queries", "30")),
 )
 """Every benchmark, in the order they run."""
 
@@ -238,7 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--quick",
         action="store_true",
         help="Smaller runs: 1 ingest round, 30 SciFact queries, no PostgreSQL, 10 s of "
-        "serving, 200 recovery cases, eval of 30 questions per set without vectors.",
+        "serving, 200 recovery cases, eval of 30 questions per set without vectors, 3 "
+        "start-up runs per command.",
     )
     parser.add_argument("--output", "-o", type=Path, help="Also write every run as JSON here.")
     parser.add_argument("--sample", type=int, help="Recovery: a random sample of N cases.")

@@ -24,6 +24,36 @@ def repo_root() -> Path:
     return REPO_ROOT
 
 
+@pytest.fixture(scope="session", autouse=True)
+def audit_key_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The configuration folder, where the audit key every test (and every command a
+    test runs, whatever `QUOTEPROOF_` variables it drops) is made and read: a
+    temporary one, never the user's, and no `$QUOTEPROOF_AUDIT_KEY` of theirs."""
+    from quoteproof.audit_key import AUDIT_KEY_VARIABLE
+
+    folder = tmp_path_factory.mktemp("config")
+    saved = {name: os.environ.pop(name, None) for name in ("XDG_CONFIG_HOME", AUDIT_KEY_VARIABLE)}
+    os.environ["XDG_CONFIG_HOME"] = str(folder)
+    yield folder
+    for name, value in saved.items():
+        os.environ.pop(name, None)
+        if value is not None:
+            os.environ[name] = value
+
+
+@pytest.fixture(scope="session", autouse=True)
+def model_cache_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The cache folder (`$XDG_CACHE_HOME`), where embedding models exported to ONNX
+    are kept: a temporary one per test session, never the user's."""
+    folder = tmp_path_factory.mktemp("cache")
+    saved = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    os.environ.pop("XDG_CACHE_HOME", None)
+    if saved is not None:
+        os.environ["XDG_CACHE_HOME"] = saved
+
+
 # --- scripted model servers on 127.0.0.1 (see tests/helpers/llm_servers.py) ----------
 
 

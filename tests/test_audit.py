@@ -1,19 +1,26 @@
 """The audit log and API keys through the CLI: every answer is recorded, and any
-edited, deleted or cut-off entry is detected."""
+edited, added, deleted or cut-off entry is detected, also when whoever did it could
+write the database (signatures with a key kept outside it, and a witness file)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
 from quoteproof import Index
 from quoteproof.audit import answer_of, list_entries, record_answer, verify_log, visible_to
+from quoteproof.audit_key import audit_key_path, read_audit_key
+from quoteproof.cli import app
 from quoteproof.keys import authenticate, create_key
+from quoteproof.store.audit_chain import GENESIS_HASH, audit_hash, head_signature
 from quoteproof.store.sqlite import DB_FILENAME
 
 QUESTIONS = ["What is the first sign of shingles?", "What is the remdesivir dose?"]
@@ -101,7 +108,7 @@ def test_the_store_refuses_to_edit_the_log(logged_index: Path) -> None:
         db.execute(f"DELETE FROM {table} WHERE seq = 1")
     db.close()
     with Index.open(logged_index) as index:
-        assert verify_log(index.store).intact
+        assert verify_log(index.store, index.signing_key()).intact
 
 
 def test_entries_are_visible_only_within_their_scope(index_dir: Path) -> None:
@@ -143,3 +150,218 @@ def test_a_key_needs_a_valid_collection(index_dir: Path) -> None:
             create_key(index.store, "x", [])
         with pytest.raises(ValueError):
             create_key(index.store, "x", ["../etc"])
+
+
+# --- tamper evidence against someone who can write the database ------------------------
+
+HEAD_KEY = "setting:audit_head"
+
+
+def rows(index_dir: Path) -> list[sqlite3.Row]:
+    db = sqlite3.connect(index_dir / DB_FILENAME)
+    db.row_factory = sqlite3.Row
+    found = db.execute("SELECT * FROM audit_log ORDER BY seq").fetchall()
+    db.close()
+    return found
+
+
+def head_setting(index_dir: Path) -> str:
+    db = sqlite3.connect(index_dir / DB_FILENAME)
+    (value,) = db.execute("SELECT value FROM meta WHERE key = ?", (HEAD_KEY,)).fetchone()
+    db.close()
+    return str(value)
+
+
+def chained(prev_hash: str, row: sqlite3.Row, **changes: object) -> tuple[str, dict[str, object]]:
+    """The public hash of `row` with `changes`, as anyone can recompute it."""
+    fields: dict[str, object] = {**dict(row), **changes, "prev_hash": prev_hash}
+    collections = tuple(json.loads(str(fields["collections"])))
+    digest = audit_hash(
+        prev_hash,
+        int(str(fields["seq"])),
+        str(fields["entry_id"]),
+        str(fields["time"]),
+        fields["user"] if fields["user"] is None else str(fields["user"]),
+        collections,
+        str(fields["body"]),
+    )
+    return digest, fields
+
+
+@pytest.fixture
+def witnessed(logged_index: Path, tmp_path: Path) -> tuple[Path, Path, str]:
+    """The logged index, a witness file holding its head (exported with the CLI),
+    and the head setting as it was after the second entry (seen by a snoop then)."""
+    with Index.open(logged_index) as index:
+        entries = index.store.audit_entries()
+    assert [e.signature is not None for e in entries] == [True, True, True]
+    second_head = f"2:{entries[1].hash}:{head_signature(read_key(), 2, entries[1].hash)}"
+    witness = tmp_path / "elsewhere" / "witness.jsonl"
+    witness.parent.mkdir()
+    exported = cli("audit", "head", "--export", str(witness), "--index", str(logged_index))
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    assert exported.stdout.splitlines()[-1] == f"3 {entries[2].hash}"
+    return logged_index, witness, second_head
+
+
+def read_key() -> bytes:
+    key = read_audit_key(audit_key_path())
+    assert key is not None
+    return key
+
+
+class Ran:
+    """What a command printed and its exit code (as `run` gives them)."""
+
+    def __init__(self, result: Result) -> None:
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            result.exception
+        )
+        self.returncode, self.stdout, self.stderr = result.exit_code, result.stdout, result.stderr
+
+
+def cli(*args: str) -> Ran:
+    """The `quoteproof` command run in this process (its models stay loaded)."""
+    return Ran(CliRunner().invoke(app, list(args)))
+
+
+def verify(index_dir: Path, *options: str) -> Ran:
+    return cli("audit", "verify", "--index", str(index_dir), *options)
+
+
+def test_an_untouched_signed_log_verifies_with_its_witness(
+    witnessed: tuple[Path, Path, str],
+) -> None:
+    index_dir, witness, _ = witnessed
+    result = verify(index_dir, "--witness", str(witness))
+    assert result.returncode == 0, result.stdout
+    assert "3 entries, chain intact" in result.stdout and "INVALID" not in result.stdout
+    assert "checked against 1 exported head(s), the latest at entry 3" in result.stdout
+
+
+def test_deleting_the_last_entry_and_rewriting_the_head_is_detected(
+    witnessed: tuple[Path, Path, str],
+) -> None:
+    index_dir, witness, second_head = witnessed
+    entry_2 = rows(index_dir)[1]
+    tamper(index_dir, "DELETE FROM audit_log WHERE seq = 3")
+    tamper(index_dir, f"UPDATE meta SET value = '2:{entry_2['hash']}' WHERE key = '{HEAD_KEY}'")
+    result = verify(index_dir)  # a head without its signature shows even without a witness
+    assert result.returncode == 1 and "recorded head is not signed" in result.stdout
+    # With the signed head a snoop saw earlier, only the witness shows the cut.
+    tamper(index_dir, f"UPDATE meta SET value = '{second_head}' WHERE key = '{HEAD_KEY}'")
+    assert verify(index_dir).returncode == 0
+    result = verify(index_dir, "--witness", str(witness))
+    assert result.returncode == 1, result.stdout
+    assert "INVALID entry 3, the head exported to the witness at" in result.stdout
+    assert "is missing (entries deleted or cut off)" in result.stdout
+
+
+def test_editing_a_body_and_rehashing_every_later_entry_is_detected(
+    witnessed: tuple[Path, Path, str],
+) -> None:
+    index_dir, witness, _ = witnessed
+    previous = GENESIS_HASH
+    for row in rows(index_dir):  # what anyone can do: the hash is public
+        body = str(row["body"]).replace("shingles", "measles") if row["seq"] == 1 else row["body"]
+        digest, _ = chained(previous, row, body=body)
+        tamper(
+            index_dir,
+            f"UPDATE audit_log SET body = {sql_text(body)}, prev_hash = '{previous}', "
+            f"hash = '{digest}' WHERE seq = {row['seq']}",
+        )
+        previous = digest
+    tamper(index_dir, f"UPDATE meta SET value = '3:{previous}' WHERE key = '{HEAD_KEY}'")
+    for options in ((), ("--witness", str(witness))):
+        result = verify(index_dir, *options)
+        assert result.returncode == 1, result.stdout
+        assert "content was changed" not in result.stdout  # the chain itself is sound
+        assert "entry 1 " in result.stdout and "the signature does not match" in result.stdout
+    assert "is not the one exported to the witness" in result.stdout
+
+
+def sql_text(value: object) -> str:
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def test_deleting_the_whole_log_is_detected_by_the_witness(
+    witnessed: tuple[Path, Path, str],
+) -> None:
+    index_dir, witness, _ = witnessed
+    tamper(index_dir, "DELETE FROM audit_log")
+    tamper(index_dir, f"DELETE FROM meta WHERE key = '{HEAD_KEY}'")
+    result = verify(index_dir, "--witness", str(witness))
+    assert result.returncode == 1, result.stdout
+    assert "INVALID entry 3, the head exported to the witness at" in result.stdout
+    assert "0 entries" in result.stdout
+
+
+def test_appending_a_forged_entry_is_detected(witnessed: tuple[Path, Path, str]) -> None:
+    index_dir, witness, _ = witnessed
+    last = rows(index_dir)[-1]
+    forged, fields = chained(
+        str(last["hash"]), last, seq=4, entry_id="forged", user=None, body='{"q": "forged"}'
+    )
+    for signature in ("NULL", sql_text("0" * 64)):
+        tamper(index_dir, "DELETE FROM audit_log WHERE seq = 4")
+        tamper(
+            index_dir,
+            "INSERT INTO audit_log VALUES (4, 'forged', "
+            f"{sql_text(fields['time'])}, NULL, {sql_text(fields['collections'])}, "
+            f"{sql_text(fields['body'])}, {sql_text(last['hash'])}, '{forged}', {signature})",
+        )
+        tamper(index_dir, f"UPDATE meta SET value = '4:{forged}' WHERE key = '{HEAD_KEY}'")
+        result = verify(index_dir, "--witness", str(witness))
+        assert result.returncode == 1, result.stdout
+        assert "content was changed" not in result.stdout  # the chain itself is sound
+        assert "INVALID entry 4 (forged): " in result.stdout
+        assert "not signed" in result.stdout or "signature does not match" in result.stdout
+        assert "recorded head is not signed" in result.stdout
+
+
+def test_a_tampered_log_gets_no_new_witness_head(witnessed: tuple[Path, Path, str]) -> None:
+    index_dir, witness, _ = witnessed
+    tamper(index_dir, "UPDATE audit_log SET user = 'someone else' WHERE seq = 2")
+    before = witness.read_text()
+    result = cli("audit", "head", "--export", str(witness), "--index", str(index_dir))
+    assert result.returncode == 1 and "no head exported" in result.stdout
+    assert witness.read_text() == before
+
+
+def test_the_key_is_made_private_outside_the_index(index_dir: Path, tmp_path: Path) -> None:
+    key = tmp_path / "keys" / "audit.key"
+    ask = ("ask", QUESTIONS[0], "--index", str(index_dir), "--format", "json")
+    assert cli(*ask, "--audit-key", str(key)).returncode == 0
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600 and len(key.read_text().strip()) == 64
+    assert verify(index_dir, "--audit-key", str(key)).returncode == 0
+    other = verify(index_dir, "--audit-key", str(tmp_path / "other.key"))
+    assert other.returncode == 1 and "the audit key is missing" in other.stdout
+    inside = cli(*ask, "--audit-key", str(index_dir / "audit.key"))
+    assert inside.returncode == 2 and "must be kept outside the index" in inside.stderr
+    assert not (index_dir / "audit.key").exists()
+    key.chmod(0o644)
+    readable = cli(*ask, "--audit-key", str(key))
+    assert readable.returncode == 2 and "can be read by other users" in readable.stderr
+
+
+def test_a_log_signed_with_another_key_does_not_verify(logged_index: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.key"
+    other.write_text("ab" * 32 + "\n")
+    other.chmod(0o600)
+    result = verify(logged_index, "--audit-key", str(other))
+    assert result.returncode == 1 and result.stdout.count("the signature does not match") == 3
+
+
+def test_unsigned_entries_written_before_signing_are_named(index_dir: Path) -> None:
+    with Index.open(index_dir) as index:
+        for number in (1, 2):  # as an index of schema 4 holds them
+            index.store.append_audit(
+                f"old{number}", f"2026-01-0{number}T00:00:00+00:00", None, ("*",), "{}"
+            )
+    result = verify(index_dir)
+    assert result.returncode == 0, result.stdout
+    assert "none of the 2 entries is signed" in result.stdout
+    assert cli("ask", QUESTIONS[0], "--index", str(index_dir), "--format", "json").returncode == 0
+    result = verify(index_dir)
+    assert result.returncode == 0, result.stdout
+    assert "entries 1..2 are unsigned" in result.stdout and "entry 3 covers them" in result.stdout

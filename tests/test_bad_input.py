@@ -103,3 +103,20 @@ def test_a_good_file_replaced_by_a_bad_one_keeps_its_last_good_version(
     result = run("ingest", "--no-embed", str(target), "--index", str(index))
     assert result.returncode == 1 and "corrupt or truncated PDF" in result.stderr
     assert index_rows(index) == before
+
+
+def test_a_broken_link_fails_alone(tmp_path: Path) -> None:
+    folder = tmp_path / "r"
+    folder.mkdir()
+    (folder / "a.txt").write_text("hi\n")
+    (folder / "d.txt").symlink_to(tmp_path / "nonexistent")
+    result = run(
+        "ingest", "--no-embed", "--jobs", "2", str(folder), "--index", str(tmp_path / "idx")
+    )
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if line.startswith("failed: ")]
+    assert lines == [
+        f"failed: {folder / 'd.txt'}: symbolic link to {tmp_path / 'nonexistent'} "
+        "cannot be followed: No such file or directory"
+    ]
+    assert "1 added · 0 updated · 0 unchanged · 1 failed" in result.stderr

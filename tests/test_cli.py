@@ -70,9 +70,11 @@ def test_batch_search_jsonl(session_index_dir: Path, tmp_path: Path) -> None:
     assert [line["id"] for line in lines] == ["a", 7]
     assert 1 <= len(lines[0]["hits"]) <= 2 and lines[1]["hits"] == []
     assert set(lines[0]["hits"][0]) == {"ref", "doc_id", "source_path", "score"}
-    queries.write_text('{"id": 1}\n')
-    bad = run("search", "--queries", str(queries), "--index", str(session_index_dir))
-    assert bad.returncode == 2 and "q.jsonl:1" in bad.stderr
+    for bad_line in ('{"id": 1}', "[" * 100_000):  # no text; nested past the parser's depth
+        queries.write_text(bad_line + "\n")
+        bad = run("search", "--queries", str(queries), "--index", str(session_index_dir))
+        assert bad.returncode == 2 and "q.jsonl:1: bad query line" in bad.stderr
+        assert "Traceback" not in bad.stderr
 
 
 def ask_json(index: Path, server: Any, question: str) -> subprocess.CompletedProcess[str]:
@@ -150,6 +152,35 @@ def test_verify_rejects_a_malformed_file(index_dir: Path, tmp_path: Path) -> Non
     saved.write_text('{"schema": "something else"}')
     result = run("verify", str(saved), "--index", str(index_dir))
     assert result.returncode == 2 and "junk.json" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("field", "literal", "problem"),
+    [
+        ("doc_id", '"\\ud83d"', 'quotes[0].doc_id: holds a lone surrogate "\\ud83d"'),
+        ("ref", '"x\\udc00"', 'quotes[0].ref: holds a lone surrogate "\\udc00"'),
+        ("id", '"\\ud83d"', 'quotes[0].id: holds a lone surrogate "\\ud83d"'),
+        ("start", "1e309", "quotes[0].start: expected a finite number, got inf"),
+        ("end", "NaN", "quotes[0].end: expected a finite number, got nan"),
+        ("text", "-Infinity", "quotes[0].text: expected a finite number, got -inf"),
+    ],
+)
+def test_verify_names_a_value_json_cannot_carry_in_one_line(
+    index_dir: Path, tmp_path: Path, field: str, literal: str, problem: str
+) -> None:
+    from quoteproof import Index
+    from quoteproof.codec import answer_to_dict
+    from quoteproof.llm.extractive import ExtractiveBackend
+
+    with Index.open(index_dir) as index:
+        answer = answer_to_dict(index.ask("recommended dose", backend=ExtractiveBackend()))
+    answer["quotes"][0][field] = "@@"
+    saved = tmp_path / "odd.json"
+    saved.write_text(json.dumps(answer).replace('"@@"', literal, 1), encoding="utf-8")
+    result = run("verify", str(saved), "--index", str(index_dir))
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith(f"error: {saved}: ") and problem in result.stderr
 
 
 def test_unreachable_model_server_exits_2(index_dir: Path, dead_server_url: str) -> None:

@@ -3,6 +3,7 @@ OpenAI-compatible server), and verify."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,8 @@ import pytest
 
 from helpers.rows import index_rows
 from quoteproof import Index
+from quoteproof.codec import answer_to_dict
+from quoteproof.ingest.chunking import DEFAULT_MAX_CHARS
 from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.model import REFUSAL_TEXT, Answer, sha256_text
 
@@ -202,6 +205,21 @@ def test_parallel_ingest_stores_the_same_as_serial(tmp_path: Path, corpus: Path)
     assert outcomes[0] == outcomes[1]
     assert [status for _, status, _, _ in outcomes[1][0]].count("failed") == 1
     assert outcomes[1][1].count("unchanged") == 3
+
+
+def test_a_one_line_file_of_megabytes_gives_a_bounded_answer(tmp_path: Path) -> None:
+    line = "the remdesivir dose for adults is 200 mg on day one then 100 mg daily " * 42_000
+    (tmp_path / "one-line.txt").write_text(line)  # 2.9 MB, no sentence end
+    with Index.open(tmp_path / "idx", create=True) as index:
+        (result,) = index.ingest([tmp_path / "one-line.txt"], embed=False)
+        assert result.chunks > len(line) // DEFAULT_MAX_CHARS
+        answer = index.ask("What is the remdesivir dose for adults?")
+        assert answer.status == "answered" and answer.quotes
+        assert all(len(quote.text) <= DEFAULT_MAX_CHARS for quote in answer.quotes)
+        assert_verbatim(answer, index)
+    body = json.dumps(answer_to_dict(answer), ensure_ascii=False)
+    # five sources in the prompt, three quotes each kept as text, claim and raw output
+    assert len(body) < 20 * DEFAULT_MAX_CHARS < len(line) // 5
 
 
 VEKLURY = Path(__file__).resolve().parents[2] / "shared/data/fda-remdesivir-label"

@@ -17,7 +17,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("retrieval",),
     ("quoting", "llm"),
     ("strategies", "streaming", "receipts"),
-    ("index", "audit", "keys"),
+    ("index", "audit", "audit_key", "keys"),
     ("service", "evaluation", "render"),
     ("cli", "cli_groups", "cli_options", "cli_messages", "server", "__main__", "__init__"),
 )

@@ -1,30 +1,51 @@
-"""The audit log: every answer shown, kept append-only and hash-chained in the index.
+"""The audit log: every answer shown, kept append-only, hash-chained and signed in
+the index.
 
 An entry records who asked (`user`), when, over which collections, and the whole
 answer JSON: the question, the retrieval results (`sources`, `retrieval`), every
 prompt and raw model output (`calls`, `llm.raw_output`) and the resolved answer
 with its quote receipts. Each entry's hash covers the previous entry's hash, and
 the store keeps the head (last seq and hash), so `verify_log` finds any entry that
-was edited, deleted, reordered or cut off the end.
+was edited, deleted, reordered or cut off the end by accident. Against someone who
+can write the database, entries and head are signed with the operator's key
+(`audit_key`, kept outside the index): without it, no entry can be changed, added
+or re-hashed, nor the head moved back, unnoticed. What the key cannot show, the
+wholesale removal of the newest entries together with an older head and its
+signature (saved from an earlier look at the database), or of the whole log, a
+witness shows: checkpoints (`Checkpoint`: number of entries and head hash) that
+the operator exports to a file kept elsewhere (`append_witness`) and `verify_log`
+checks the log against.
 
 Visibility: an answer asked with a collection scope is visible to principals that
 may see every one of those collections; an answer asked over the whole index (no
 scope: the CLI, a server without authentication) is recorded with the collection
-`*` and is visible only to unscoped principals.
+`*` and is visible only to unscoped principals (as is an entry with an empty scope,
+which the service never records).
 """
 
 from __future__ import annotations
 
+import hmac
 import json
+import os
 import uuid
-from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quoteproof.codec import answer_from_dict, answer_to_dict
+from quoteproof.errors import UsageError
 from quoteproof.model import Answer, RecordedAnswer
-from quoteproof.store.audit_chain import AUDIT_HEAD_SETTING, GENESIS_HASH, audit_hash
+from quoteproof.store.audit_chain import (
+    AUDIT_HEAD_SETTING,
+    GENESIS_HASH,
+    audit_hash,
+    entry_signature,
+    head_signature,
+    parse_head,
+)
 from quoteproof.store.base import AuditEntry, Store
 
 if TYPE_CHECKING:
@@ -33,10 +54,13 @@ if TYPE_CHECKING:
 __all__ = [
     "ALL_COLLECTIONS",
     "AUDIT_HEAD_SETTING",
+    "Checkpoint",
     "LogCheck",
     "answer_of",
+    "append_witness",
     "export_lines",
     "list_entries",
+    "read_witness",
     "record_answer",
     "verify_log",
     "visible_to",
@@ -53,21 +77,31 @@ def record_answer(
     user: str | None,
     collections: Collection[str] | None,
 ) -> AuditEntry:
-    """Append `answer` to the audit log of `index` and return the new entry.
+    """Append `answer` to the audit log of `index`, signed with its audit key
+    (`Index.signing_key`, made on first use), and return the new entry.
 
     `collections` is the scope the question was asked over (None: the whole index).
+    Raises StoreError when the key cannot be read or made.
     """
     scope = tuple(sorted(collections)) if collections is not None else (ALL_COLLECTIONS,)
     body = json.dumps(answer_to_dict(answer), ensure_ascii=False, sort_keys=True)
-    time = datetime.now(UTC).isoformat(timespec="milliseconds")
-    return index.store.append_audit(uuid.uuid4().hex, time, user, scope, body)
+    time = _now()
+    key = index.signing_key()
+    return index.store.append_audit(uuid.uuid4().hex, time, user, scope, body, key)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def visible_to(entry: AuditEntry, collections: Collection[str] | None) -> bool:
-    """True when a principal scoped to `collections` (None: unscoped) may see `entry`."""
+    """True when a principal scoped to `collections` (None: unscoped) may see `entry`:
+    an unscoped one sees every entry; a scoped one only entries asked over some
+    collections, all of them its own (never an entry with no scope or the `*` scope)."""
     if collections is None:
         return True
-    return ALL_COLLECTIONS not in entry.collections and set(entry.collections) <= set(collections)
+    scope = set(entry.collections)
+    return bool(scope) and ALL_COLLECTIONS not in scope and scope <= set(collections)
 
 
 def _all_entries(store: Store) -> Iterator[AuditEntry]:
@@ -98,49 +132,224 @@ def answer_of(entry: AuditEntry) -> RecordedAnswer:
 
 
 @dataclass(frozen=True)
+class Checkpoint:
+    """A head exported to a witness file: how many entries the log had, the hash of
+    the last one, and when it was exported (ISO 8601 UTC)."""
+
+    entries: int
+    head: str
+    time: str
+
+
+@dataclass(frozen=True)
 class LogCheck:
-    """The verdict on the audit log: intact when `problems` is empty."""
+    """The verdict on the audit log: intact when `problems` is empty; `notes` say
+    what was not checked, and why that is no problem (unsigned entries written
+    before entries were signed, the witness used)."""
 
     entries: int
     head: str
     problems: tuple[str, ...]
+    notes: tuple[str, ...] = ()
 
     @property
     def intact(self) -> bool:
-        """True when no entry was edited, deleted, reordered or cut off."""
+        """True when no entry was edited, added, deleted, reordered or cut off."""
         return not self.problems
 
+    def checkpoint(self) -> Checkpoint:
+        """This log's head as a checkpoint made now, to export to a witness."""
+        return Checkpoint(self.entries, self.head, _now())
 
-def verify_log(store: Store) -> LogCheck:
-    """Recompute the hash chain of the whole log and compare it with the stored
-    head. O(size of the log)."""
-    problems: list[str] = []
-    previous, expected_seq, count = GENESIS_HASH, 1, 0
+
+def _span(seqs: Sequence[int]) -> str:
+    """`3` or `1..5`: the entries from the first of `seqs` to the last."""
+    return str(seqs[0]) if len(seqs) == 1 else f"{seqs[0]}..{seqs[-1]}"
+
+
+@dataclass
+class _Verifier:
+    """The checks of `verify_log`, entry by entry, then the head and the witness."""
+
+    key: bytes | None
+    witness: Sequence[Checkpoint]
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    previous: str = GENESIS_HASH
+    count: int = 0
+    last: AuditEntry | None = None
+    legacy: list[int] = field(default_factory=list)  # unsigned, before any signed one
+    first_signed: int | None = None
+    unchecked: int = 0
+    seen: set[int] = field(default_factory=set)  # checkpoint entries met in the log
+
+    def entry(self, entry: AuditEntry) -> None:
+        """Check one entry: its place in the chain, its hash, its signature, and
+        the checkpoints that name it."""
+        expected = self.last.seq + 1 if self.last is not None else 1
+        self.count += 1
+        if entry.seq != expected:
+            self.problems.append(f"entries {expected}..{entry.seq - 1} are missing (deleted?)")
+        if entry.prev_hash != self.previous:
+            self.problems.append(f"entry {entry.seq}: does not follow the entry before it")
+        fields = (entry.seq, entry.entry_id, entry.time, entry.user, entry.collections, entry.body)
+        if audit_hash(entry.prev_hash, *fields) != entry.hash:
+            self.problems.append(f"entry {entry.seq} ({entry.entry_id}): content was changed")
+        self._signature(entry)
+        for checkpoint in self.witness:
+            if checkpoint.entries == entry.seq:
+                self.seen.add(entry.seq)
+                if checkpoint.head != entry.hash:
+                    self.problems.append(
+                        f"entry {entry.seq} is not the one exported to the witness at "
+                        f"{checkpoint.time} (rewritten?)"
+                    )
+        self.previous, self.last = entry.hash, entry
+
+    def _signature(self, entry: AuditEntry) -> None:
+        if entry.signature is None:
+            if self.first_signed is None:
+                self.legacy.append(entry.seq)
+            else:
+                self.problems.append(
+                    f"entry {entry.seq} ({entry.entry_id}): not signed, though entry "
+                    f"{self.first_signed} before it is (added without the audit key?)"
+                )
+            return
+        if self.first_signed is None:
+            self.first_signed = entry.seq
+        if self.key is None:
+            self.unchecked += 1
+        elif not hmac.compare_digest(entry.signature, entry_signature(self.key, entry.hash)):
+            self.problems.append(
+                f"entry {entry.seq} ({entry.entry_id}): the signature does not match "
+                "(changed or re-hashed without the audit key, or signed with another key)"
+            )
+
+    def head(self, recorded: str | None) -> None:
+        """Check the recorded head against the last entry, and its signature."""
+        if self.last is None:
+            if recorded is not None:
+                self.problems.append(
+                    f"the log is empty but its recorded head is {recorded} (deleted?)"
+                )
+            return
+        last = f"{self.last.seq}:{self.last.hash}"
+        if recorded is None:
+            self.problems.append(f"the log ends at {last} but has no recorded head (deleted?)")
+            return
+        head = parse_head(recorded)
+        if head is None or f"{head.seq}:{head.hash}" != last:
+            self.problems.append(
+                f"the log ends at {last} but its recorded head is {recorded} (cut off?)"
+            )
+        if head is None:
+            return
+        if head.signature is None:
+            if self.first_signed is not None:
+                self.problems.append(
+                    f"the recorded head is not signed, though entry {self.first_signed} "
+                    "is (moved without the audit key?)"
+                )
+        elif self.key is None:
+            self.unchecked += 1
+        elif not hmac.compare_digest(head.signature, head_signature(self.key, head.seq, head.hash)):
+            self.problems.append(
+                "the signature of the recorded head does not match "
+                "(moved without the audit key, or signed with another key)"
+            )
+
+    def finish(self) -> LogCheck:
+        """The verdict, with the checkpoints the log does not reach and the notes."""
+        for checkpoint in self.witness:
+            if checkpoint.entries > 0 and checkpoint.entries not in self.seen:
+                self.problems.append(
+                    f"entry {checkpoint.entries}, the head exported to the witness at "
+                    f"{checkpoint.time}, is missing (entries deleted or cut off)"
+                )
+        if self.unchecked:
+            self.problems.append(
+                f"{self.unchecked} signatures were not checked: the audit key is missing"
+            )
+        if self.legacy and self.first_signed is not None:
+            self.notes.append(
+                f"entries {_span(self.legacy)} are unsigned (written before entries were "
+                f"signed); the signature of entry {self.first_signed} covers them through "
+                "the chain"
+            )
+        elif self.legacy:
+            self.notes.append(
+                f"none of the {self.count} entries is signed (written before entries were "
+                "signed): the chain shows accidental damage, not a rewrite by someone who "
+                "can write the database (a witness would show that)"
+            )
+        if self.witness:
+            latest = max(self.witness, key=lambda checkpoint: checkpoint.entries)
+            self.notes.append(
+                f"checked against {len(self.witness)} exported head(s), the latest at "
+                f"entry {latest.entries} ({latest.time})"
+            )
+        elif self.first_signed is not None:
+            self.notes.append(
+                "no witness: a log deleted whole, or cut back to a signed head seen "
+                "earlier, would not show"
+            )
+        return LogCheck(self.count, self.previous, tuple(self.problems), tuple(self.notes))
+
+
+def verify_log(
+    store: Store, key: bytes | None = None, witness: Sequence[Checkpoint] = ()
+) -> LogCheck:
+    """Recompute the hash chain of the whole log, check every signature with `key`
+    (None: signatures cannot be checked, a problem when there are any) and the
+    recorded head, and check the log against the `witness` checkpoints: each names
+    an entry that must still be there with the hash it had. O(size of the log)."""
+    verifier = _Verifier(key, witness)
     for entry in _all_entries(store):
-        count += 1
-        if entry.seq != expected_seq:
-            problems.append(f"entries {expected_seq}..{entry.seq - 1} are missing (deleted?)")
-        if entry.prev_hash != previous:
-            problems.append(f"entry {entry.seq}: does not follow the entry before it")
-        recomputed = audit_hash(
-            entry.prev_hash,
-            entry.seq,
-            entry.entry_id,
-            entry.time,
-            entry.user,
-            entry.collections,
-            entry.body,
-        )
-        if recomputed != entry.hash:
-            problems.append(f"entry {entry.seq} ({entry.entry_id}): content was changed")
-        previous, expected_seq = entry.hash, entry.seq + 1
-    head = store.get_setting(AUDIT_HEAD_SETTING)
-    last = f"{expected_seq - 1}:{previous}"
-    if count and head != last:
-        problems.append(f"the log ends at {last} but its recorded head is {head} (cut off?)")
-    if not count and head is not None:
-        problems.append(f"the log is empty but its recorded head is {head} (deleted?)")
-    return LogCheck(count, previous, tuple(problems))
+        verifier.entry(entry)
+    verifier.head(store.get_setting(AUDIT_HEAD_SETTING))
+    return verifier.finish()
+
+
+def read_witness(path: Path) -> list[Checkpoint]:
+    """The checkpoints in the witness file at `path` (JSON lines, `append_witness`),
+    none when there is no such file. Raises UsageError naming the line of a bad one."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read the witness: {exc}") from exc
+    checkpoints = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            entries, head, time = data["entries"], data["head"], data["time"]
+            if not isinstance(entries, int) or entries < 0:
+                raise ValueError("entries must be a whole number")
+            if not isinstance(head, str) or not isinstance(time, str):
+                raise ValueError("head and time must be strings")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UsageError(f"{path}:{number}: not a witness checkpoint: {exc}") from exc
+        checkpoints.append(Checkpoint(entries, head, time))
+    return checkpoints
+
+
+def append_witness(path: Path, checkpoint: Checkpoint, location: str) -> None:
+    """Append `checkpoint` of the index at `location` to the witness file at `path`
+    (made when missing) as one JSON line, flushed to disk."""
+    record = {
+        "entries": checkpoint.entries,
+        "head": checkpoint.head,
+        "time": checkpoint.time,
+        "index": location,
+    }
+    with path.open("a", encoding="utf-8") as file:
+        file.write(json.dumps(record, ensure_ascii=False) + "\n")
+        file.flush()
+        os.fsync(file.fileno())
 
 
 def export_lines(store: Store) -> Iterator[str]:
@@ -154,6 +363,7 @@ def export_lines(store: Store) -> Iterator[str]:
             "collections": list(entry.collections),
             "prev_hash": entry.prev_hash,
             "hash": entry.hash,
+            "signature": entry.signature,
             "answer": json.loads(entry.body),
         }
         yield json.dumps(record, ensure_ascii=False)

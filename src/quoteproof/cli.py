@@ -3,6 +3,9 @@
 Exit codes: 0 ok, 1 a failed check (a file that did not ingest, a quote that does
 not verify), 2 a usage or input error (bad option, missing index, unreachable model).
 The shared options are in `cli_options`, the wording of errors in `cli_messages`.
+Everything printed that comes from a document, a file name, a user or the index
+goes through `render.visible` (control characters shown, never sent; never read as
+rich markup), and JSON through `render.json.json_text`.
 """
 
 from __future__ import annotations
@@ -21,7 +24,14 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 
-from quoteproof.audit import export_lines, verify_log
+from quoteproof.audit import (
+    LogCheck,
+    append_witness,
+    export_lines,
+    read_witness,
+    verify_log,
+)
+from quoteproof.audit_key import read_audit_key
 from quoteproof.cli_groups import with_option_groups
 from quoteproof.cli_messages import cli_message, exit_code
 from quoteproof.cli_options import (
@@ -30,6 +40,7 @@ from quoteproof.cli_options import (
     RETRIEVAL,
     AnswerChoices,
     AnswerFormat,
+    AuditKeyOption,
     BackendOptions,
     CollectionsOption,
     EmbedModelOption,
@@ -38,17 +49,9 @@ from quoteproof.cli_options import (
     SearchFormat,
     ThresholdOption,
 )
-from quoteproof.codec import answer_from_dict
+from quoteproof.codec import answer_from_json
 from quoteproof.errors import QuoteproofError
-from quoteproof.evaluation.assemble import assemble_report, report_paths, write_report
-from quoteproof.evaluation.compare import drift_lines
-from quoteproof.evaluation.evalset import read_evalset
-from quoteproof.evaluation.evalset import sample as sample_items
-from quoteproof.evaluation.report import load_report
-from quoteproof.evaluation.runner import AskOptions, run_eval
-from quoteproof.evaluation.terminal import EvalProgress
-from quoteproof.evaluation.terminal import summary_table as eval_summary_table
-from quoteproof.index import DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K, Index
+from quoteproof.index import DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K, Index, changed_any
 from quoteproof.ingest.chunking import (
     DEFAULT_OVERLAP_TOKENS,
     DEFAULT_SECTION_TOKENS,
@@ -65,15 +68,17 @@ from quoteproof.render.chunk import chunk_to_dict, chunk_view
 from quoteproof.render.hits import hit_to_dict, hits_table
 from quoteproof.render.html import render_html_page
 from quoteproof.render.ingest import EmbedProgress, IngestProgress, failures_table, summary_table
-from quoteproof.render.json import render_json
+from quoteproof.render.json import json_text, render_json
 from quoteproof.render.live import answer_progress
 from quoteproof.render.markdown import render_markdown
 from quoteproof.render.terminal import render_terminal
+from quoteproof.render.visible import visible_line
 from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.retrieval.embedder import dense_available
 from quoteproof.retrieval.retriever import RetrievalNotice
 from quoteproof.service import Principal, ScopedIndex
 from quoteproof.store.base import check_collection_name
+from quoteproof.terms import well_formed
 
 app = typer.Typer(
     help="Answers from your documents in which every quotation is verbatim source text.",
@@ -82,7 +87,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 audit_app = typer.Typer(
-    help="The audit log: every answer asked, append-only and hash-chained.",
+    help="The audit log: every answer asked, append-only, hash-chained and signed.",
     no_args_is_help=True,
 )
 keys_app = typer.Typer(help="API keys for `quoteproof serve`.", no_args_is_help=True)
@@ -95,8 +100,8 @@ C = TypeVar("C", bound=Callable[..., Any])
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print `message` as one line on stderr and exit with `code`."""
-    err.print(f"error: {message}", markup=False, soft_wrap=True)
+    """Print `message` as one line on stderr (`visible_line`) and exit with `code`."""
+    err.print(f"error: {visible_line(message)}", markup=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -190,16 +195,19 @@ def ingest(
             note("no vectors computed: dense retrieval needs pip install 'quoteproof[dense]'")
     with Index.open(index, create=True) as idx:
         with IngestProgress(err, len(files)) as progress:
-            results = idx.ingest(
+            results = idx.ingest_discovered(
                 files,
                 settings=settings,
                 jobs=jobs,
                 on_file=progress.file_done,
-                embed=False,
                 collection=collection,
+                after=False,
             )
             elapsed = progress.elapsed
+        # Vectors first (with their progress bar), so that the refusal threshold is
+        # estimated on the evidence asks will use.
         embedding = embed_index(idx, embed_model) if embed else None
+        idx.after_ingest(changed_any(results), embed=False)
         stats = idx.store.stats()
     err.print(summary_table(results, elapsed, idx.store.location, stats, embedding))
     failures = failures_table(results)
@@ -231,7 +239,7 @@ def show(
     if format is SearchFormat.text:
         out.print(chunk_view(chunk, document))
     else:
-        print(json.dumps(chunk_to_dict(chunk, document), ensure_ascii=False, indent=2))
+        print(json_text(chunk_to_dict(chunk, document), indent=2))
 
 
 def _read_queries(path: Path) -> list[tuple[Any, str]]:
@@ -249,7 +257,7 @@ def _read_queries(path: Path) -> list[tuple[Any, str]]:
             if not isinstance(item, dict) or not isinstance(item.get("text"), str):
                 raise ValueError('expected an object with a string "text"')
             queries.append((item.get("id"), item["text"]))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
             fail(f"{path}:{number}: bad query line: {exc}")
     return queries
 
@@ -276,12 +284,13 @@ def search(
     """
     if (query is None) == (queries is None):
         fail("give either a QUERY or --queries FILE, not both or neither")
+    query = well_formed(query) if query is not None else None  # undecodable bytes: U+FFFD
     with Index.open(index, retrieval=retrieval.settings()) as idx:
         if queries is not None:
             for query_id, text in _read_queries(queries):
                 found = local_view(idx).search(text, top_k=top_k, collections=collection)
                 batch = [hit_to_dict(h) for h in found]
-                print(json.dumps({"id": query_id, "hits": batch}, ensure_ascii=False))
+                print(json_text({"id": query_id, "hits": batch}))
             return
         assert query is not None
         hits = local_view(idx).search(query, top_k=top_k, collections=collection)
@@ -289,9 +298,9 @@ def search(
         out.print(hits_table(query, hits) if hits else "No matching passages.")
     elif format is SearchFormat.json:
         data = {"query": query, "hits": [hit_to_dict(h, with_text=True) for h in hits]}
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(json_text(data, indent=2))
     else:
-        print(json.dumps({"id": None, "hits": [hit_to_dict(h) for h in hits]}, ensure_ascii=False))
+        print(json_text({"id": None, "hits": [hit_to_dict(h) for h in hits]}))
 
 
 @command()
@@ -317,14 +326,16 @@ def ask(
     ] = False,
     collection: CollectionsOption = None,
     retrieval: RetrievalOptions = RETRIEVAL,
+    audit_key: AuditKeyOption = None,
 ) -> None:
-    """Answer QUESTION from the index with verbatim quotes.
+    """Answer QUESTION from the index with verbatim quotes, recorded in the audit log.
 
     When the index is calibrated (`quoteproof calibrate`) and the best retrieval
     evidence is below its threshold, the answer is a refusal and no model is called.
     """
     live = stream if stream is not None else format is AnswerFormat.text and out.is_terminal
-    with Index.open(index, retrieval=retrieval.settings()) as idx:
+    with Index.open(index, retrieval=retrieval.settings(), audit_key=audit_key) as idx:
+        idx.signing_key()  # a key that cannot be read or made fails before the question
         backend = backend_options.backend()
         with answer_progress(out if live else err, backend.name, live) as events:
             asked = local_view(idx).ask(
@@ -358,7 +369,7 @@ def _read_labelled(path: Path) -> list[tuple[str, bool]]:
             if not isinstance(item.get("answerable"), bool):
                 raise ValueError('expected "answerable": true or false')
             labelled.append((item["question"], item["answerable"]))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
             fail(f"{path}:{number}: bad question line: {exc}")
     return labelled
 
@@ -459,6 +470,16 @@ def eval_set(
     """
     if seed is not None and sample_size is None:
         fail("--seed draws a random sample: give --sample N as well")
+    # Imported here: only `eval` needs them (start-up of the other commands).
+    from quoteproof.evaluation.assemble import assemble_report, report_paths, write_report
+    from quoteproof.evaluation.compare import drift_lines
+    from quoteproof.evaluation.evalset import read_evalset
+    from quoteproof.evaluation.evalset import sample as sample_items
+    from quoteproof.evaluation.report import load_report
+    from quoteproof.evaluation.runner import AskOptions, run_eval
+    from quoteproof.evaluation.terminal import EvalProgress
+    from quoteproof.evaluation.terminal import summary_table as eval_summary_table
+
     depths = _recall_depths(recall_k)
     items = read_evalset(evalset)
     earlier = (str(compare), load_report(compare)) if compare is not None else None
@@ -491,10 +512,11 @@ def eval_set(
     write_report(result.report, json_path, html_path)
     out.print(eval_summary_table(result.report))
     for line in drift_lines(result.drift) if result.drift is not None else ():
-        out.print(line, markup=False, soft_wrap=True)
+        out.print(visible_line(line), markup=False, soft_wrap=True)
     for line in result.problem_lines():
-        err.print(line, markup=False, soft_wrap=True)
-    err.print(f"run written to {json_path}, report to {html_path}", markup=False, soft_wrap=True)
+        err.print(visible_line(line), markup=False, soft_wrap=True)
+    written = f"run written to {json_path}, report to {html_path}"
+    err.print(visible_line(written), markup=False, soft_wrap=True)
     if result.failed:
         raise typer.Exit(1)
 
@@ -510,35 +532,103 @@ def verify(
     "(cited passage)".
     """
     try:
-        answer = answer_from_dict(json.loads(answer_file.read_text(encoding="utf-8")))
+        answer = answer_from_json(answer_file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         fail(f"{answer_file}: not a readable quoteproof answer: {exc}")
     with Index.open(index) as idx:
         checks = local_view(idx).verify(answer)
     for check in checks:
         kind = " (cited passage)" if check.cited else ""
+        quote = visible_line(f"{check.quote_id} [{check.ref}]")
         if check.valid:
-            out.print(f"ok      {check.quote_id} [{check.ref}]{kind}", markup=False)
+            out.print(f"ok      {quote}{kind}", markup=False)
         else:
-            problems = "; ".join(check.problems)
-            out.print(f"INVALID {check.quote_id} [{check.ref}]{kind}: {problems}", markup=False)
+            problems = visible_line("; ".join(check.problems))
+            out.print(f"INVALID {quote}{kind}: {problems}", markup=False)
     invalid = sum(not c.valid for c in checks)
     out.print(f"{len(checks) - invalid} of {len(checks)} quotes verified", markup=False)
     if invalid:
         raise typer.Exit(1)
 
 
-@command("verify", audit_app)
-def audit_verify(index: IndexOption = DEFAULT_INDEX) -> None:
-    """Check that no audit entry was edited, deleted or cut off; exit 1 if one was."""
-    with Index.open(index) as idx:
-        check = verify_log(idx.store)
+WitnessOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--witness",
+        help="A file of heads exported with `audit head --export`: each entry they "
+        "name must still be there, unchanged.",
+        show_default=False,
+    ),
+]
+
+
+def _verify_audit(index: str, audit_key: Path | None, witness: Path | None) -> LogCheck:
+    """Verify the log of `index` with its audit key and the witness file; print every
+    problem (`INVALID ...`) and note (`note: ...`)."""
+    checkpoints = read_witness(witness) if witness is not None else []
+    with Index.open(index, audit_key=audit_key) as idx:
+        key = read_audit_key(idx.audit_key_path)
+        check = verify_log(idx.store, key, checkpoints)
     for problem in check.problems:
-        print(f"INVALID {problem}")
+        print(visible_line(f"INVALID {problem}"))
+    for line in check.notes:
+        print(visible_line(f"note: {line}"))
+    if key is None and check.entries:
+        print(visible_line(f"note: no audit key at {idx.audit_key_path} (--audit-key)"))
+    return check
+
+
+@command("verify", audit_app)
+def audit_verify(
+    index: IndexOption = DEFAULT_INDEX,
+    audit_key: AuditKeyOption = None,
+    witness: WitnessOption = None,
+) -> None:
+    """Check that no audit entry was edited, added, deleted or cut off; exit 1 if one was.
+
+    Every entry's hash chain and signature (made with the audit key) is checked,
+    and with --witness the log against the heads exported to that file.
+    """
+    if witness is not None and not witness.is_file():
+        fail(f"{witness}: no such witness file")
+    check = _verify_audit(index, audit_key, witness)
+    where = visible_line(index)
     if not check.intact:
-        print(f"audit log of {index}: {len(check.problems)} problem(s) in {check.entries} entries")
+        print(f"audit log of {where}: {len(check.problems)} problem(s) in {check.entries} entries")
         raise typer.Exit(1)
-    print(f"audit log of {index}: {check.entries} entries, chain intact (head {check.head[:16]}…)")
+    print(f"audit log of {where}: {check.entries} entries, chain intact (head {check.head[:16]}…)")
+
+
+@command("head", audit_app)
+def audit_head(
+    index: IndexOption = DEFAULT_INDEX,
+    audit_key: AuditKeyOption = None,
+    export: Annotated[
+        Path | None,
+        typer.Option(
+            "--export",
+            help="Append the head to this witness file, kept where the index's writers "
+            "cannot change it.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Print the audit log's head: its number of entries and the last entry's hash.
+
+    The log is verified first (as `audit verify`, against the heads already in the
+    --export file): the head of a log that does not verify is never exported (exit 1).
+    """
+    check = _verify_audit(index, audit_key, export)
+    if not check.intact:
+        print(f"audit log of {visible_line(index)}: not intact, no head exported")
+        raise typer.Exit(1)
+    print(f"{check.entries} {check.head}")
+    if export is not None:
+        try:
+            append_witness(export, check.checkpoint(), index)
+        except OSError as exc:
+            fail(f"{export}: cannot append the head: {exc}")
+        err.print(f"head of {check.entries} entries appended to {visible_line(str(export))}")
 
 
 @command("export", audit_app)
@@ -556,7 +646,7 @@ def audit_export(
         sys.stdout.write(text)
     else:
         output.write_text(text, encoding="utf-8")
-        err.print(f"{len(lines)} entries written to {output}", markup=False)
+        err.print(f"{len(lines)} entries written to {visible_line(str(output))}", markup=False)
 
 
 @command("create", keys_app)
@@ -573,8 +663,8 @@ def keys_create(
         token, key = create_key(idx.store, name, collection)
     print(token)
     err.print(
-        f"key {key.key_id} ({key.name}) for {', '.join(key.collections)}: store it now, "
-        "it cannot be shown again",
+        f"key {key.key_id} ({visible_line(key.name)}) for {', '.join(key.collections)}: "
+        "store it now, it cannot be shown again",
         markup=False,
     )
 
@@ -586,7 +676,8 @@ def keys_list(index: IndexOption = DEFAULT_INDEX) -> None:
         keys = idx.store.list_api_keys()
     for key in keys:
         state = "revoked" if key.revoked else "active"
-        print(f"{key.key_id}  {state:<7}  {key.created}  {key.name}  {','.join(key.collections)}")
+        collections = ",".join(key.collections)
+        print(visible_line(f"{key.key_id}  {state:<7}  {key.created}  {key.name}  {collections}"))
 
 
 @command("revoke", keys_app)
@@ -598,7 +689,7 @@ def keys_revoke(
     with Index.open(index) as idx:
         if not idx.store.revoke_api_key(key_id):
             fail(f"no key {key_id!r} in {index}")
-    print(f"key {key_id} revoked")
+    print(f"key {visible_line(key_id)} revoked")
 
 
 @command("mcp")
@@ -607,6 +698,7 @@ def mcp_server(
     backend_options: BackendOptions = BACKEND,
     threshold: ThresholdOption = DEFAULT_THRESHOLD,
     collection: CollectionsOption = None,
+    audit_key: AuditKeyOption = None,
 ) -> None:
     """Serve the index to desktop assistants over MCP (stdio): search, quote, ask.
 
@@ -622,7 +714,13 @@ def mcp_server(
         fail("quoteproof mcp needs the MCP SDK: pip install 'mcp>=2'")
     collections = tuple(dict.fromkeys(map(check_collection_name, collection or ())))
     backend = backend_options.backend()
-    server = McpServer.open(index, backend, collections=collections or None, threshold=threshold)
+    server = McpServer.open(
+        index,
+        backend,
+        collections=collections or None,
+        threshold=threshold,
+        audit_key=audit_key,
+    )
     with server:
         server.run()
 
@@ -660,6 +758,7 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    audit_key: AuditKeyOption = None,
 ) -> None:
     """Serve the HTTP API (/v1/, OpenAPI at /docs) and the web page.
 
@@ -684,8 +783,9 @@ def serve(
             f"quoteproof serve needs the server extra ({exc.name} is missing): "
             "pip install 'quoteproof[server]'"
         )
-    with Index.open(index, create=True) as idx:
+    with Index.open(index, create=True, audit_key=audit_key) as idx:
         has_keys = bool(idx.store.list_api_keys())
+        idx.signing_key()  # a key that cannot be read or made fails now, not per answer
     config = ServerConfig(
         index=index,
         auth=not no_auth,
@@ -702,6 +802,7 @@ def serve(
         upload_dir=upload_dir,
         embed=embed,
         allowed_hosts=(*LOOPBACK_NAMES, host) if no_auth else None,
+        audit_key=audit_key,
         ingest_hold=Path(hold) if (hold := os.environ.get(INGEST_HOLD_ENV)) else None,
     )
     server_app = create_app(config)
@@ -717,8 +818,8 @@ def serve(
 
 
 def note(message: str) -> None:
-    """Print an informational line on stderr (`note: ...`)."""
-    err.print(f"note: {message}", markup=False, soft_wrap=True)
+    """Print an informational line on stderr (`note: ...`, `visible_line`)."""
+    err.print(f"note: {visible_line(message)}", markup=False, soft_wrap=True)
 
 
 def _show_warning(

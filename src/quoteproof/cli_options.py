@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -21,9 +22,8 @@ from quoteproof.cli_groups import option_group
 from quoteproof.index import DEFAULT_ASK_TOP_K
 from quoteproof.llm.base import Backend
 from quoteproof.llm.local import DEFAULT_CONTEXT
-from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
 from quoteproof.llm.select import BackendName, make_backend
-from quoteproof.llm.servers import OLLAMA_URL
+from quoteproof.llm.servers import DEFAULT_TIMEOUT_S, OLLAMA_URL
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.retrieval.fusion import DEFAULT_RRF_K
 from quoteproof.retrieval.rerank import DEFAULT_RERANK_CANDIDATES, DEFAULT_RERANK_KEEP
@@ -97,6 +97,16 @@ EmbedModelOption = Annotated[
 ThresholdOption = Annotated[
     float,
     typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
+]
+AuditKeyOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--audit-key",
+        help="The key file that signs the audit log, kept outside the index "
+        "(made on first use). Default: $QUOTEPROOF_AUDIT_KEY, else audit.key in "
+        "~/.config/quoteproof.",
+        show_default=False,
+    ),
 ]
 
 

@@ -26,8 +26,13 @@ message; library users catch the class that matters to them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from enum import StrEnum
+
+_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines splits at
+_LINE_BREAK = re.compile(rf"\s*[{_BREAKS}]\s*")
+_LINE_BREAK_BEFORE_MARK = re.compile(rf"\s*[{_BREAKS}]\s*(?=[,.;:)])")
 
 
 class Hint(StrEnum):
@@ -84,9 +89,12 @@ class UsageError(QuoteproofError, ValueError):
 
 
 class IngestError(QuoteproofError):
-    """A file could not be ingested. `path` names the file, `cause` says why."""
+    """A file could not be ingested. `path` names the file, `cause` says why, on one
+    line: a line break in the cause given (libxml2 ends its messages with one) becomes
+    a space, or nothing before a punctuation mark."""
 
     def __init__(self, path: str, cause: str) -> None:
+        cause = _LINE_BREAK.sub(" ", _LINE_BREAK_BEFORE_MARK.sub("", cause.strip()))
         super().__init__(f"{path}: {cause}")
         self.path = path
         self.cause = cause

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from quoteproof.audit_key import audit_key_path, signing_key
 from quoteproof.errors import RetrievalError, StoreError
 from quoteproof.ingest.files import discover
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
@@ -61,6 +62,7 @@ from quoteproof.strategies.session import (
 )
 from quoteproof.streaming import EventSink
 from quoteproof.tables import TableSession
+from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
     from quoteproof.locations import PdfBoxReader
@@ -130,17 +132,31 @@ class StoreLookup:
         return Location(pages or None, found, bool(set(pages) & set(layout.ocr_pages)))
 
 
+def changed_any(results: Sequence[IngestResult]) -> bool:
+    """True when one of an ingest's `results` added or changed a document."""
+    return any(result.status in ("added", "updated") for result in results)
+
+
 class Index:
     """A document collection that answers questions with verifiable quotes.
 
     `retrieval` says how `search` and `ask` retrieve (default: hybrid when the index
-    has vectors and the dense extra is installed, else BM25).
+    has vectors and the dense extra is installed, else BM25). `audit_key` is the file
+    of the key that signs its audit log (`audit_key.audit_key_path` of it: None is
+    `$QUOTEPROOF_AUDIT_KEY`, else the user's configuration folder).
     """
 
-    def __init__(self, store: Store, retrieval: RetrievalSettings | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        retrieval: RetrievalSettings | None = None,
+        audit_key: str | Path | None = None,
+    ) -> None:
         self.store = store
         self.retrieval = retrieval or RetrievalSettings()
+        self.audit_key_path = audit_key_path(audit_key)
         self._retriever: Retriever | None = None
+        self._signing_key: bytes | None = None
 
     @classmethod
     def open(
@@ -149,14 +165,15 @@ class Index:
         *,
         create: bool = False,
         retrieval: RetrievalSettings | None = None,
+        audit_key: str | Path | None = None,
     ) -> Index:
         """Open the index at `location`, a directory (SQLite) or a `postgresql://`
-        URL; create it if `create` is true.
+        URL; create it if `create` is true. `audit_key`: see the class docstring.
 
         Raises `IndexNotFoundError` when it does not exist and `create` is false,
         `StoreError` when it cannot be used.
         """
-        return cls(open_store(location, create=create), retrieval)
+        return cls(open_store(location, create=create), retrieval, audit_key)
 
     def __enter__(self) -> Index:
         return self
@@ -193,7 +210,34 @@ class Index:
     ) -> list[IngestResult]:
         """Ingest files and folders; return one result per file, failures included.
 
-        A failing file does not stop the batch and leaves nothing in the index.
+        The same as `ingest_discovered(discover(paths), ...)`: raises `IngestError`
+        for a path that does not exist, before anything is ingested.
+        """
+        return self.ingest_discovered(
+            self.discover(paths),
+            settings=settings,
+            jobs=jobs,
+            on_file=on_file,
+            embed=embed,
+            collection=collection,
+        )
+
+    def ingest_discovered(
+        self,
+        files: Sequence[Path],
+        *,
+        settings: IngestSettings | None = None,
+        jobs: int = 1,
+        on_file: Callable[[IngestResult], None] | None = None,
+        embed: bool | None = None,
+        collection: str = DEFAULT_COLLECTION,
+        after: bool = True,
+    ) -> list[IngestResult]:
+        """Ingest `files` as `discover` returned them (not walked again); return one
+        result per file, failures included.
+
+        A failing file (unreadable, a broken link, a bad document...) does not stop
+        the batch and leaves nothing in the index.
         `settings` sets the file size limit, OCR and chunk sizes; `collection` (it
         overrides `settings.collection`) the collection new and changed files go to
         (ValueError when the name is invalid); `jobs` > 1 parses in that many worker
@@ -202,16 +246,17 @@ class Index:
         installed, the chunks that lack vectors are embedded (see `embed`), and
         when a file was added or changed the automatic refusal threshold is
         estimated again (see `automatic_threshold`; when retrieval cannot run, a
-        `RetrievalNotice` says so and the first ask estimates it).
+        `RetrievalNotice` says so and the first ask estimates it). With `after`
+        False the caller runs `after_ingest` itself (`embed` is then not used).
         """
         settings = replace(settings or IngestSettings(), collection=collection)
         results = []
-        for result in ingest_files(self.store, self.discover(paths), settings, jobs):
+        for result in ingest_files(self.store, files, settings, jobs):
             results.append(result)
             if on_file is not None:
                 on_file(result)
-        changed = any(result.status in ("added", "updated") for result in results)
-        self.after_ingest(changed, embed)
+        if after:
+            self.after_ingest(changed_any(results), embed)
         return results
 
     def after_ingest(
@@ -264,6 +309,14 @@ class Index:
         embedder = self._retriever.embedder if self._retriever else None
         return embedder if embedder is not None and embedder.model == model else None
 
+    def signing_key(self) -> bytes:
+        """The key that signs this index's audit log entries, read from
+        `audit_key_path` (made there on first use; `audit_key.signing_key`). Raises
+        `StoreError` when it cannot be read or made, or lies inside the index."""
+        if self._signing_key is None:
+            self._signing_key = signing_key(self.audit_key_path, self.store.location)
+        return self._signing_key
+
     def chunk(self, ref: str) -> Chunk | None:
         """Return the chunk with `ref` (of any stored version), or None."""
         return self.store.get_chunk(ref)
@@ -284,9 +337,10 @@ class Index:
         collections: Collection[str] | None = None,
     ) -> Retrieval:
         """Return the `top_k` best hits for `query` with how they were found and the
-        retrieval evidence; only from `collections` when given (None: all).
-        Raises `RetrievalError` (see `retriever`)."""
-        return self.retriever.search(query, top_k, collections)
+        retrieval evidence; only from `collections` when given (None: all). Lone
+        surrogates in `query` (undecodable bytes) are searched as U+FFFD
+        (`terms.well_formed`). Raises `RetrievalError` (see `retriever`)."""
+        return self.retriever.search(well_formed(query), top_k, collections)
 
     def search(
         self,
@@ -401,12 +455,15 @@ class Index:
         question (a name, code or number) is in no retrieved source (`not_in_sources`).
         `events` receives the draft of the answer while it is made (see
         `quoteproof.streaming`). `collections` limits every source (retrieval, agent
-        searches and tables) to those collections (None: all).
+        searches and tables) to those collections (None: all). Lone surrogates in
+        `question` (undecodable bytes) are taken, and recorded, as U+FFFD
+        (`terms.well_formed`).
 
         Raises `ModeUnavailableError` for a mode the backend lacks a capability for
         (`strategies.registry.modes_for`), ValueError for an unknown mode and
         `BackendError` when the model server fails.
         """
+        question = well_formed(question)
         backend = backend or ExtractiveBackend()
         chosen = strategy_for(backend, mode)
         if isinstance(backend, ExtractiveBackend) and backend.embed is None:

@@ -1,10 +1,12 @@
-"""Words of a question that matter for matching (pure functions, no dependencies)."""
+"""Question text made well formed, and its words that matter for matching (pure
+functions, no dependencies)."""
 
 from __future__ import annotations
 
 import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Words too common to help ranking or matching.
 STOPWORDS = frozenset(
@@ -15,6 +17,16 @@ STOPWORDS = frozenset(
     up very was we were what when where which while who whom why will with would you your
     yours""".split()
 )
+
+
+def well_formed(text: str) -> str:
+    """Return `text` with every lone surrogate replaced by U+FFFD (the replacement
+    character), so that tokenizers, databases and encoders all take it.
+
+    Lone surrogates are what undecodable bytes of a command-line argument become
+    (Python's surrogateescape), and what a JSON string holding half of a pair
+    (`"\\ud83d"`) decodes to; text without them is returned as it is."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def words(text: str) -> list[str]:

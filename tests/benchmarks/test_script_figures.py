@@ -33,6 +33,42 @@ def test_serve_figures_per_endpoint_and_its_targets() -> None:
     }
 
 
+def test_soak_counts_lost_and_duplicated_uploads() -> None:
+    soak = load_script("soak")
+    run = soak.Soak(report=LoadReport(seconds=2.0, latencies={"ask": [10.0, 30.0]}))
+    run.attempted = {"a.md", "b.md", "c.md", "d.md", "e.md"}
+    run.accepted = {"a.md": "j1", "b.md": "j2", "c.md": "j3"}  # d.md's 202 was cut off
+    run.accepted["e.md"] = "j5"  # still queued on the last server
+    run.errors.update({"refused during kills": 7, "cut off by a kill": 1})
+    run.peak_rss = 300 * 2**20
+    stored = ["/up/1/a.md", "/up/2/b.md", "/up/3/b.md", "/up/4/d.md", "/corpus/x.txt"]
+    jobs = {"j1": "done", "j2": "done", "j3": "unknown", "j5": "queued"}
+    uploads = soak.Uploads.count(run, stored, jobs)
+    assert uploads == soak.Uploads(
+        attempted=5,
+        accepted=4,
+        ingested=2,
+        lost=1,
+        lost_to_kills=1,
+        pending=1,
+        duplicated=1,
+        unacknowledged=1,
+    )
+    out = soak.figures(run, uploads)
+    by = {f.name: f.value for f in out.figures}
+    assert by["uploads lost"] == 1 and by["uploads duplicated"] == 1 and by["requests"] == 2
+    assert by["errors, refused during kills"] == 7 and by["peak RSS"] == 300
+    assert out.notes[1] == (
+        "errors: 5xx 0 · refused during kills 7 · cut off by a kill 1 · other 0"
+    )
+    assert out.targets == {
+        "no 5xx": True,
+        "no errors but those of the kills": True,
+        "no accepted upload lost": False,
+        "no upload duplicated": False,
+    }
+
+
 def test_retrieval_figures_next_to_bm25s() -> None:
     retrieval = load_script("retrieval")
     row = retrieval.Row
@@ -85,3 +121,28 @@ def test_eval_figures_from_a_json_report() -> None:
     assert all(f.reference is None for f in out.figures)
     assert eval_sets.add_report(out, "demo", None) == 0
     assert eval_sets.add_report(out, "demo", [1, 2]) == 0
+
+
+def test_startup_figures_ratios_and_targets() -> None:
+    startup = load_script("startup")
+    medians = {
+        "python -c pass": 0.02,
+        "quoteproof --help": 0.25,
+        "ask, --retriever bm25": 0.7,
+        "ask, hybrid (default)": 1.4,
+    }
+    out = startup.figures(medians)
+    by = {f.name: f for f in out.figures}
+    assert len(out.figures) == 1 + 2 * 3
+    help_s = by["quoteproof --help, s"]
+    assert (help_s.reference_name, help_s.ratio) == ("python -c pass", pytest.approx(12.5))
+    before = by["ask, hybrid (default), s vs before"]
+    assert (before.reference, before.ratio) == (10.0, pytest.approx(0.14))
+    assert out.targets == {
+        "quoteproof --help <= 0.3 s": True,
+        "ask, --retriever bm25 <= 0.6 s": False,
+        "ask, hybrid (default) <= 1.5 s": True,
+    }
+    rows = startup.table(medians, vectors=False)
+    assert [row.split()[-1] for row in rows[2:5]] == ["PASS", "FAIL", "PASS"]
+    assert rows[-1].startswith("(the index has no vectors")

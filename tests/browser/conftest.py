@@ -4,8 +4,9 @@ on 127.0.0.1 serving indexes of the demo corpus `examples/corpus` (BM25 only; th
 whole corpus ingests in well under a second).
 
 - `browser` (session): one Chromium for the run.
-- `demo_origin` (module): a no-auth server with the extractive backend over the
-  demo corpus; its `http://127.0.0.1:PORT`.
+- `demo_server` (module): a no-auth server with the extractive backend over the
+  demo corpus: its `http://127.0.0.1:PORT` and its index folder; `demo_origin`: the
+  origin alone.
 - `auth_server` (module): the same with authentication, and a valid key.
 - `hostile` (module): the demo corpus plus hostile documents (markup and fake quote
   boxes in a `.txt` and a `.md` file), served twice: by the extractive backend and
@@ -162,20 +163,36 @@ def live_server(config: ServerConfig) -> Iterator[str]:
         sock.close()
 
 
+@dataclass(frozen=True)
+class DemoServer:
+    """A running server: its origin and the folder of the index it serves."""
+
+    origin: str
+    index_dir: Path
+
+
 @pytest.fixture(scope="module")
-def demo_origin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoServer]:
     """A no-auth server (extractive backend) over the demo corpus, for one module."""
     index_dir = demo_index(tmp_path_factory.mktemp("demo"))
     with live_server(server_config(index_dir)) as origin:
-        yield origin
+        yield DemoServer(origin, index_dir)
+
+
+@pytest.fixture(scope="module")
+def demo_origin(demo_server: DemoServer) -> str:
+    """The origin of `demo_server`."""
+    return demo_server.origin
 
 
 @dataclass(frozen=True)
 class AuthServer:
-    """A server that needs an API key: its origin and a valid key (user "alice")."""
+    """A server that needs an API key: its origin, a valid key (user "alice") and
+    the folder of its index."""
 
     origin: str
     token: str
+    index_dir: Path
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +202,7 @@ def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthServer
     with Index.open(index_dir) as index:
         token, _ = create_key(index.store, "alice", ["default"])
     with live_server(server_config(index_dir, auth=True)) as origin:
-        yield AuthServer(origin, token)
+        yield AuthServer(origin, token, index_dir)
 
 
 @dataclass

@@ -163,6 +163,50 @@ def test_streamed_answer_from_the_pdf_and_its_page_view(
     shoot(page, "02-pdf-source-viewer")
 
 
+# Records, from before the question is sent, the order in which the answer region
+# gets a draft verbatim figure (drawn from a `quote` event) and the final answer.
+ORDER_WATCH = """
+() => {
+  const order = [];
+  window.__qpOrder = order;
+  const note = (what) => { if (!order.includes(what)) order.push(what); };
+  new MutationObserver(records => {
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (node.nodeType !== 1) continue;
+        const figures = node.matches('figure.verbatim') ? [node]
+          : [...node.querySelectorAll('figure.verbatim')];
+        if (figures.some(f => f.closest('.draft'))) note('draft figure');
+        if (node.matches('.answer-result') || node.querySelector('.answer-result')) note('final');
+      }
+    }
+  }).observe(document.getElementById('answer'), { childList: true, subtree: true });
+}
+"""
+
+
+def test_the_streamed_answer_is_posted_and_drawn_as_a_draft_first(
+    page: Page, demo_origin: str
+) -> None:
+    sent: list[tuple[str, str, str]] = []
+    page.on(
+        "request",
+        lambda r: sent.append((r.method, r.url, r.post_data or "")) if "/ask" in r.url else None,
+    )
+    page.goto(f"{demo_origin}/")
+    page.evaluate(ORDER_WATCH)
+    page.locator("#question").fill(PDF_QUESTION)
+    assert page.locator("#stream").is_checked()
+    page.locator("#ask-submit").click()
+    result = final_answer(page)
+    assert page.evaluate("() => window.__qpOrder") == ["draft figure", "final"]
+    ((method, url, body),) = sent
+    assert (method, url) == ("POST", f"{demo_origin}/ask/stream")
+    token = page.locator("#ask-form input[name=csrf_token]").get_attribute("value")
+    assert token and f"csrf_token={token}" in body
+    check_figures(result, recorded(page, demo_origin))
+
+
 def test_html_source_viewer_marks_the_quote(page: Page, demo_origin: str, shoot: Shoot) -> None:
     result = ask(page, demo_origin, HTML_QUESTION)
     answer = recorded(page, demo_origin)

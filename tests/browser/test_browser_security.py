@@ -10,23 +10,36 @@ becomes a verbatim box, an element or a running script.
   fake boxes only as text in the generated prose or the removed list; the streamed
   draft, watched by a MutationObserver, never held any other figure.
 
-Every test also fails on console errors, page errors or CSP violations (conftest).
+- Request forgery: a page on another port of 127.0.0.1 (the same site) whose
+  images, form posts and fetch() calls try to make the browser ask, logged in by
+  cookie or against a no-auth server: every request reaches the server and no
+  answer is recorded.
+
+Every test that uses the `page` fixture also fails on console errors, page errors or
+CSP violations (conftest).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote_plus, urlsplit
 
 import pytest
 from playwright.sync_api import expect
 
-if TYPE_CHECKING:
-    from playwright.sync_api import Locator, Page
+from quoteproof.index import Index
 
-    from conftest import Hostile
+if TYPE_CHECKING:
+    from playwright._impl._api_structures import SetCookieParam
+    from playwright.sync_api import Browser, BrowserContext, Locator, Page, Request
+
+    from conftest import AuthServer, DemoServer, Hostile
 
 Shoot = Callable[["Page", str], Path]
 
@@ -270,3 +283,132 @@ def test_hostile_model_reply_draws_one_real_quote(
     if stream:  # the draft showed the model's prose as text and the resolved quote
         assert seen["draftFigures"] >= 1 and seen["prose"] >= 1, seen
     shoot(page, "26-hostile-model-streamed" if stream else "27-hostile-model-htmx")
+
+
+# --- request forgery from another port of the same host -------------------------------
+
+OWN_QUESTION = "How often should remdesivir be given?"
+ATTACK_QUESTION = f"{OWN_QUESTION} (asked by the attacker)"
+ATTACK_PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Nothing to see</title></head><body>
+<img src="{victim}/ask/stream?question={question}&amp;mode=quote" alt="">
+<img src="{victim}/ask?question={question}" alt="">
+<iframe name="sink-stream"></iframe><iframe name="sink-ask"></iframe>
+<form id="stream-form" method="post" action="{victim}/ask/stream" target="sink-stream">
+  <input name="question" value="{text}"><input name="mode" value="quote"></form>
+<form id="ask-form" method="post" action="{victim}/ask" target="sink-ask">
+  <input name="question" value="{text}"></form>
+<script>
+document.getElementById("stream-form").submit();
+document.getElementById("ask-form").submit();
+for (const path of ["/ask/stream", "/ask"]) {{
+  fetch("{victim}" + path, {{method: "POST", mode: "no-cors", credentials: "include",
+                             body: new URLSearchParams({{question: "{text}"}})}}).catch(() => null);
+}}
+</script></body></html>
+"""
+ATTACKS = {
+    ("GET", "/ask/stream"),
+    ("GET", "/ask"),
+    ("POST", "/ask/stream"),  # twice: the form and fetch()
+    ("POST", "/ask"),  # twice
+}
+
+
+@contextmanager
+def attacker_site(victim: str) -> Iterator[str]:
+    """A page on another port of 127.0.0.1 that tries to make the browser ask `victim`
+    (an image, form posts into frames, fetch() with credentials); yield its URL."""
+    page = ATTACK_PAGE.format(
+        victim=victim, question=quote_plus(ATTACK_QUESTION), text=ATTACK_QUESTION
+    ).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def recorded_answers(index_dir: Path) -> int:
+    """How many answers the audit log of the index at `index_dir` holds."""
+    with Index.open(index_dir) as index:
+        return len(index.store.audit_entries(after_seq=0, limit=100_000))
+
+
+def run_attack(context: BrowserContext, victim: str, index_dir: Path) -> None:
+    """Open the attacker's page in `context`; check that every forged request reached
+    the victim and that no answer was recorded (the count is watched a while, as a
+    refused stream would have answered on in the background)."""
+    before = recorded_answers(index_dir)
+    tab = context.new_page()
+    ended: list[tuple[str, str]] = []
+
+    def done(request: Request) -> None:
+        if request.url.startswith(victim):
+            ended.append((request.method, urlsplit(request.url).path))
+
+    tab.on("requestfinished", done)
+    tab.on("requestfailed", done)
+    with attacker_site(victim) as url:
+        tab.goto(url)
+        for _ in range(300):
+            if len(ended) >= 6:
+                break
+            tab.wait_for_timeout(50)
+    assert set(ended) == ATTACKS and len(ended) == 6, ended
+    for _ in range(20):  # an answer asked in the background lands within a moment
+        assert recorded_answers(index_dir) == before
+        tab.wait_for_timeout(100)
+    tab.close()
+
+
+def test_a_page_on_another_port_cannot_make_a_logged_in_browser_ask(
+    browser: Browser, auth_server: AuthServer
+) -> None:
+    context = browser.new_context()
+    try:
+        login: SetCookieParam = {
+            "name": "qp_key",
+            "value": auth_server.token,
+            "url": auth_server.origin,
+            "httpOnly": True,
+            "sameSite": "Strict",
+        }
+        context.add_cookies([login])
+        run_attack(context, auth_server.origin, auth_server.index_dir)
+        # the browser was logged in all along, and its own page still asks
+        page = context.new_page()
+        before = recorded_answers(auth_server.index_dir)
+        ask(page, auth_server.origin, OWN_QUESTION, stream=True)
+        assert recorded_answers(auth_server.index_dir) == before + 1
+    finally:
+        context.close()
+
+
+def test_a_page_on_another_port_cannot_make_a_no_auth_server_ask(
+    browser: Browser, demo_server: DemoServer
+) -> None:
+    context = browser.new_context()
+    try:
+        run_attack(context, demo_server.origin, demo_server.index_dir)
+        page = context.new_page()
+        before = recorded_answers(demo_server.index_dir)
+        ask(page, demo_server.origin, OWN_QUESTION, stream=True)
+        assert recorded_answers(demo_server.index_dir) == before + 1
+    finally:
+        context.close()

@@ -50,6 +50,7 @@ def test_optional_fields_may_be_null() -> None:
     ("bad", "message"),
     [
         ("{not json", "s.jsonl:2: not valid JSON"),
+        ("[" * 100_000, "s.jsonl:2: not valid JSON"),
         ("[1, 2]", "s.jsonl:2: expected a JSON object, got a list"),
         ({"question": "Q?", "answerable": True}, 's.jsonl:2: missing "id"'),
         ({"id": 7, "question": "Q?", "answerable": True}, '"id" must be a non-empty string'),

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import httpx2 as httpx
 
@@ -36,29 +37,44 @@ def free_port() -> int:
         return port
 
 
+def start_server(index: Path, log: IO[bytes], port: int) -> subprocess.Popen[bytes]:
+    """Start `quoteproof serve --no-auth` on 127.0.0.1:`port`, output to `log`
+    (not waiting for it: see `wait_until_healthy`)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "quoteproof", "serve", "--index", str(index),
+         "--no-auth", "--host", "127.0.0.1", "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+
+
+def wait_until_healthy(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    """Wait until `GET url/v1/health` answers 200; RuntimeError if `process` ends or
+    `timeout` seconds pass first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the server at {url} did not start")
+        time.sleep(0.2)
+
+
 @contextmanager
 def running_server(index: Path, workers_log: Path) -> Iterator[str]:
     """Start `quoteproof serve --no-auth` on a free loopback port; yield its URL."""
     port = free_port()
-    with workers_log.open("w") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "quoteproof", "serve", "--index", str(index),
-             "--no-auth", "--host", "127.0.0.1", "--port", str(port)],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )  # fmt: skip
+    with workers_log.open("wb") as log:
+        process = start_server(index, log, port)
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the server did not start: see {workers_log}")
-                time.sleep(0.2)
+            try:
+                wait_until_healthy(url, process)
+            except RuntimeError as exc:
+                raise RuntimeError(f"{exc}: see {workers_log}") from None
             yield url
         finally:
             process.terminate()

@@ -166,3 +166,50 @@ def truncated_pdf() -> bytes:
     """The first third of `report_pdf`'s bytes."""
     raw = report_pdf()
     return raw[: len(raw) // 3]
+
+
+GIANT_SIDE = 7200.0
+"""The side of `giant_page_pdf`'s square page, in points (100 inches)."""
+GIANT_WORDS = "Enormous page marker"
+"""The one line of `giant_page_pdf`, in 150 pt Helvetica with its baseline at
+(1000, 6000)."""
+
+
+def giant_page_pdf() -> bytes:
+    """One 7200 x 7200 pt page (a few hundred bytes) holding `GIANT_WORDS`: at 1.5
+    pixels per point its image would have 10800 x 10800 pixels."""
+    draw = canvas.Canvas(io.BytesIO(), pagesize=(GIANT_SIDE, GIANT_SIDE))
+    draw.setFont("Helvetica", 150)
+    draw.drawString(1000, 6000, GIANT_WORDS)
+    draw.showPage()
+    return _save(draw)
+
+
+def fuzz_seed_pdf() -> bytes:
+    """Two small pages written uncompressed, so that byte mutations reach the page
+    content: a heading with a bookmark, a hyphenated paragraph, a ruled 2 x 3 grid
+    with text in it, a running footer, and a page 2 rotated by 90 degrees."""
+    draw = canvas.Canvas(io.BytesIO(), pagesize=letter, pageCompression=0)
+    draw.setTitle("Fuzz seed")
+    for number in (1, 2):
+        draw.setFont("Helvetica-Bold", 16)
+        draw.drawString(72, 700, f"{number} Section")
+        draw.bookmarkPage(f"s{number}")
+        draw.addOutlineEntry("Section", f"s{number}", level=0)
+        draw.setFont("Helvetica", 11)
+        draw.drawString(72, 675, "Wash hands to prevent infec-")
+        draw.drawString(72, 661, "tion in every setting.")
+        for x in (72, 200, 328, 456):
+            draw.line(x, 560, x, 620)
+        for y in (560, 590, 620):
+            draw.line(72, y, 456, y)
+        draw.drawString(80, 600, "Drug")
+        draw.drawString(208, 600, "Dose")
+        draw.drawString(80, 570, "Alpha")
+        draw.drawString(208, 570, "5 mg")
+        draw.setFont("Helvetica", 9)
+        draw.drawCentredString(306, 30, f"Page {number} of 2")
+        if number == 2:
+            draw.setPageRotation(90)
+        draw.showPage()
+    return _save(draw)

@@ -15,8 +15,15 @@ import sentencex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quoteproof.ingest.chunking import ChunkSettings, ChunkSpan, chunk_document, count_tokens
+from quoteproof.ingest.chunking import (
+    DEFAULT_MAX_CHARS,
+    ChunkSettings,
+    ChunkSpan,
+    chunk_document,
+    count_tokens,
+)
 from quoteproof.ingest.markdown import parse_markdown
+from quoteproof.ingest.text import parse_text
 from quoteproof.model import Block, BlockKind, ParsedDocument
 
 
@@ -117,6 +124,44 @@ def test_settings_are_checked() -> None:
         ChunkSettings(window_tokens=50, overlap_tokens=50)
     with pytest.raises(ValueError, match="window_tokens"):
         ChunkSettings(window_tokens=0)
+    with pytest.raises(ValueError, match="max_chars"):
+        ChunkSettings(max_chars=0)
+
+
+def _assert_bounded_cover(doc: ParsedDocument, chunks: list[ChunkSpan], bound: int) -> None:
+    """Every chunk is a trimmed span of at most `bound` characters, in order, and
+    together they leave out no non-whitespace character of the text."""
+    assert all(0 < c.end - c.start <= bound for c in chunks)
+    assert all(doc.text[c.start : c.end] == doc.text[c.start : c.end].strip() for c in chunks)
+    assert not doc.text[: chunks[0].start].strip() and not doc.text[chunks[-1].end :].strip()
+    for before, after in itertools.pairwise(chunks):
+        assert before.start < after.start
+        assert not doc.text[before.end : after.start].strip()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "the dose for adults is 200 mg on day one then 100 mg daily " * 50_000,  # no sentence end
+        "x" * 3_000_000,  # no space either
+    ],
+    ids=["words", "characters"],
+)
+def test_a_one_line_file_of_megabytes_is_cut_within_the_bound(line: str) -> None:
+    doc = parse_text(line.encode(), "one-line.txt")
+    assert len(doc.text) > 2_900_000
+    chunks = chunk_document(doc)
+    _assert_bounded_cover(doc, chunks, DEFAULT_MAX_CHARS)
+
+
+def test_an_oversize_table_is_cut_at_rows_then_words() -> None:
+    rows = [f"row {n} | " + "cell " * 30 for n in range(20)] + ["long " * 100]
+    doc = _doc([("table", "\n".join(rows), ())])
+    chunks = chunk_document(doc, ChunkSettings(max_chars=400))
+    _assert_bounded_cover(doc, chunks, 400)
+    texts = _texts(doc, chunks)
+    pairs = ["\n".join(rows[n : n + 2]).strip() for n in range(0, 20, 2)]  # 2 rows fit, not 3
+    assert texts == [*pairs, "long " * 79 + "long", "long " * 19 + "long"]
 
 
 def test_markdown_document_chunks() -> None:
@@ -241,6 +286,22 @@ def test_chunk_properties(doc: ParsedDocument, section: int, window: int, overla
     # every non-whitespace character of every content block is in a chunk
     covered = [False] * len(doc.text)
     for chunk in chunks:
+        covered[chunk.start : chunk.end] = [True] * (chunk.end - chunk.start)
+    for block in doc.blocks:
+        if block.kind not in ("heading", "furniture"):
+            for index in range(block.start, block.end):
+                assert covered[index] or doc.text[index].isspace()
+
+
+@settings(max_examples=100, deadline=None)
+@given(documents(), st.integers(1, 300), st.integers(5, 120))
+def test_chunks_never_exceed_max_chars(doc: ParsedDocument, bound: int, window: int) -> None:
+    chunks = chunk_document(doc, ChunkSettings(window, window, window // 5, max_chars=bound))
+    assert all(0 < c.end - c.start <= bound for c in chunks)
+    covered = [False] * len(doc.text)
+    for chunk in chunks:
+        text = doc.text[chunk.start : chunk.end]
+        assert text == text.strip()
         covered[chunk.start : chunk.end] = [True] * (chunk.end - chunk.start)
     for block in doc.blocks:
         if block.kind not in ("heading", "furniture"):

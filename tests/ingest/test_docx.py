@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import struct
+import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from docx.text.run import Run
 from quoteproof.errors import IngestError
 from quoteproof.ingest import docx as docx_ingest
 from quoteproof.ingest.docx import parse_docx
+from quoteproof.ingest.zip_members import size_text
 from quoteproof.model import ParsedDocument
 
 
@@ -248,14 +250,20 @@ def test_truncated_and_corrupt_docx(tmp_path: Path) -> None:
 
 
 def _declare_size(raw: bytes, name: str, size: int) -> bytes:
-    """`raw` with the central directory declaring `name` to expand to `size` bytes."""
+    """`raw` with the local header and the central directory both declaring `name`
+    to expand to `size` bytes."""
     data = bytearray(raw)
-    at = data.find(b"PK\x01\x02")
-    while at != -1:
-        name_length = struct.unpack_from("<H", data, at + 28)[0]
-        if data[at + 46 : at + 46 + name_length] == name.encode():
-            struct.pack_into("<I", data, at + 24, size)
-        at = data.find(b"PK\x01\x02", at + 46)
+    # (signature, offset of the name length, of the name, of the uncompressed size)
+    for signature, length_at, name_at, size_at in (
+        (b"PK\x03\x04", 26, 30, 22),
+        (b"PK\x01\x02", 28, 46, 24),
+    ):
+        at = data.find(signature)
+        while at != -1:
+            name_length = struct.unpack_from("<H", data, at + length_at)[0]
+            if data[at + name_at : at + name_at + name_length] == name.encode():
+                struct.pack_into("<I", data, at + size_at, size)
+            at = data.find(signature, at + 4)
     return bytes(data)
 
 
@@ -303,4 +311,60 @@ def test_zip_bomb_by_total_size(monkeypatch: pytest.MonkeyPatch) -> None:
     raw = _zip({"word/document.xml": bytes(600_000), "word/styles.xml": bytes(600_000)})
     assert _cause(raw) == (
         "DOCX rejected as a zip bomb: its 2 members would expand to 1.1 MiB (limit 1 MiB)"
+    )
+
+
+def _with_document(raw: bytes, document: bytes, method: int = zipfile.ZIP_DEFLATED) -> bytes:
+    """The DOCX `raw` with `word/document.xml` replaced by `document`, compressed by `method`."""
+    source = zipfile.ZipFile(io.BytesIO(raw))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for member in source.infolist():
+            if member.filename == "word/document.xml":
+                archive.writestr(member.filename, document, compress_type=method)
+            else:
+                archive.writestr(member.filename, source.read(member))
+    return buffer.getvalue()
+
+
+def test_a_member_inflating_past_its_declared_size_is_refused_before_python_docx(
+    tmp_path: Path,
+) -> None:
+    raw = _report(tmp_path)
+    xml = zipfile.ZipFile(io.BytesIO(raw)).read("word/document.xml")
+    head, _, tail = xml.partition(b"?>")
+    inflated = 8 * 2**20  # deflates to a few KiB; declares 5000 bytes
+    bomb = _declare_size(
+        _with_document(raw, head + b"?><!--" + b"a" * inflated + b"-->" + tail),
+        "word/document.xml",
+        5000,
+    )
+    tracemalloc.start()
+    try:
+        cause = _cause(bomb)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert cause == (
+        "DOCX rejected as a zip bomb: word/document.xml inflates to more than the "
+        "4.9 KiB it declares"
+    )
+    assert peak < 2**20  # what was inflated at once: a few pieces of READ_CHUNK, not 8 MiB
+
+
+def test_members_are_held_to_their_declared_size_and_methods(tmp_path: Path) -> None:
+    raw = _report(tmp_path)
+    size = zipfile.ZipFile(io.BytesIO(raw)).getinfo("word/document.xml").file_size
+    shorter = _declare_size(raw, "word/document.xml", size + 1)
+    assert _cause(shorter) == (
+        f"DOCX rejected: word/document.xml inflates to {size_text(size)}, not the "
+        f"{size_text(size + 1)} it declares"
+    )
+    xml = zipfile.ZipFile(io.BytesIO(raw)).read("word/document.xml")
+    assert _cause(_with_document(raw, xml, zipfile.ZIP_BZIP2)) == (
+        "DOCX rejected: word/document.xml uses compression method 12 "
+        "(only stored and deflate are read)"
+    )
+    assert parse_docx(_with_document(raw, xml, zipfile.ZIP_STORED), "x.docx").text == (
+        parse_docx(raw, "x.docx").text
     )

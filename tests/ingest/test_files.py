@@ -78,6 +78,38 @@ def test_discover_missing_path(tmp_path: Path) -> None:
     assert (info.value.path, info.value.cause) == (str(missing), "no such file or directory")
 
 
+def test_discover_keeps_broken_links_for_read_file_to_name(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    good = _write(root / "a.txt", "hi\n")
+    dangling, loop = root / "d.txt", root / "loop.txt"
+    dangling.symlink_to(tmp_path / "nonexistent")
+    loop.symlink_to(loop)
+    found = discover([root])
+    assert found == [good, dangling, loop]
+    assert discover(found) == found  # what discover returns is discovered the same again
+    with pytest.raises(IngestError) as info:
+        read_file(dangling)
+    assert info.value.path == str(dangling)
+    assert info.value.cause == (
+        f"symbolic link to {tmp_path / 'nonexistent'} cannot be followed: No such file or directory"
+    )
+    with pytest.raises(IngestError, match=r"symbolic link to .*loop\.txt cannot be followed"):
+        read_file(loop)
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root reads anything")
+def test_discover_keeps_a_folder_it_cannot_list(tmp_path: Path) -> None:
+    locked = tmp_path / "r" / "locked"
+    locked.mkdir(parents=True)
+    locked.chmod(0)
+    try:
+        assert discover([tmp_path / "r"]) == [locked]
+        with pytest.raises(IngestError, match="cannot read folder: Permission denied"):
+            read_file(locked)
+    finally:
+        locked.chmod(0o755)
+
+
 def test_parse_file_dispatches_by_suffix(tmp_path: Path) -> None:
     text = parse_file(_write(tmp_path / "a.TXT", "Title\r\n\r\nBody."))
     assert (text.format, text.text, text.title) == ("text", "Title\n\nBody.", "Title")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from quoteproof.errors import IngestError
+from quoteproof.ingest.files import parse_file
 from quoteproof.ingest.markdown import front_matter_lines, parse_markdown
 from quoteproof.model import ParsedDocument
 
@@ -145,3 +148,21 @@ def test_blocks_are_ordered_and_trimmed() -> None:
         assert piece and piece == piece.strip()
         assert block.start >= previous_end
         previous_end = block.end
+
+
+@pytest.mark.parametrize("depth", [20, 120])
+def test_quotes_nested_past_the_parser_limit_keep_their_text(depth: int) -> None:
+    source = f"# Deep\n\nIntro.\n\n{'>' * depth} Deep words here.\n{'>' * depth} More.\n\nAfter.\n"
+    doc = parse_markdown(source.encode(), "deep.md")
+    texts = [(b.kind, doc.text[b.start : b.end]) for b in doc.blocks]
+    assert texts[:2] == [("heading", "# Deep"), ("paragraph", "Intro.")]
+    assert texts[2][0] == "paragraph" and texts[2][1].startswith("Deep words here.\n")
+    assert texts[2][1].endswith(" More.")
+    assert texts[3:] == [("paragraph", "After.")]
+
+
+def test_a_file_of_only_deeply_nested_quotes_is_indexed(tmp_path: Path) -> None:
+    path = tmp_path / "deep.md"
+    path.write_text(">" * 150 + " Only this.\n")
+    doc = parse_file(path)
+    assert [doc.text[b.start : b.end] for b in doc.blocks] == ["Only this."]

@@ -92,7 +92,8 @@ def assert_inert(root: Node, allowed: frozenset[str]) -> None:
 
 
 def visible(text: str) -> str:
-    """What the quote text reads as in the page (line endings and control pictures)."""
+    """What the quote text reads as in the page (line endings, control pictures and
+    escapes)."""
     text = re.sub("\r\n|[\r\x85\u2028\u2029]", "\n", text)
     out = []
     for ch in text:
@@ -102,7 +103,9 @@ def visible(text: str) -> str:
         elif code == 0x7F:
             out.append("\u2421")
         elif 0x80 <= code <= 0x9F:
-            out.append("\ufffd")
+            out.append(f"\\x{code:02x}")
+        elif 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069:
+            out.append(f"\\u{code:04x}")
         else:
             out.append(ch)
     return "".join(out)

@@ -92,3 +92,20 @@ def test_bm25_alone_screens_by_key_terms_and_says_there_is_no_threshold(
         status, reason, notices = ask(index, "What are the first signs of appendicitis?")
         assert (status, reason) == ("refused", "not_in_sources")
         assert "No retrieved source mentions 'appendicitis'." in notices
+
+
+def test_cli_ingest_estimates_the_threshold_on_the_vectors_it_computed(
+    corpus: Path, tmp_path: Path
+) -> None:
+    """`quoteproof ingest` embeds before it estimates: the threshold is stored on
+    cosine evidence at ingest (not left to the first ask), with no 'BM25 alone' note."""
+    from quoteproof.retrieval.evidence import AUTOMATIC, load_calibration
+    from test_cli import run
+
+    location = tmp_path / "cli-index"
+    result = run("ingest", str(corpus), "--index", str(location))
+    assert result.returncode == 0, result.stderr
+    assert "BM25 alone" not in result.stderr
+    with Index.open(location) as index:
+        stored = load_calibration(index.store, AUTOMATIC)
+        assert stored is not None and stored.evidence_kind.startswith("cosine:")

@@ -14,10 +14,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+from fastapi.responses import JSONResponse
+
 from helpers.llm_servers import ScriptedOpenAIServer
+from quoteproof.audit import record_answer
+from quoteproof.index import Index
+from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.model import ANSWER_SCHEMA
 from quoteproof.server import is_loopback_host
-from quoteproof.server.app import openapi_text
+from quoteproof.server.app import json_safe, openapi_text
 from quoteproof.server.journal import JOURNAL_FOLDER
 from quoteproof.server.security import CONTENT_SECURITY_POLICY
 
@@ -201,6 +207,32 @@ def test_key_for_a_sees_nothing_of_b(server: Any) -> None:
     assert client.get(f"/v1/sources/{server.b_doc}", headers=server.b).status_code == 200
 
 
+def test_an_empty_collection_list_means_the_keys_own_scope(server: Any) -> None:
+    client = server.client
+    asked = client.post(
+        "/v1/ask", json={"question": "shingles rash", "collections": []}, headers=server.a
+    )
+    assert asked.status_code == 200, asked.text
+    location = asked.headers["location"]
+    mine = client.get(location, headers=server.a).json()
+    assert mine["collections"] == ["A"] and mine["user"] == "alice"
+    assert client.get(location, headers=server.b).status_code == 404
+    history = client.get("/history", headers=server.b)
+    assert history.status_code == 200 and asked.headers["x-answer-id"] not in history.text
+    assert "shingles rash" not in history.text and "alice" not in history.text
+
+
+def test_an_entry_without_collections_is_shown_to_no_scoped_key(server: Any) -> None:
+    with Index.open(server.index_dir) as index:
+        answer = index.ask("shingles rash", backend=ExtractiveBackend())
+        entry = record_answer(index, answer, user="eve", collections=())
+    assert entry.collections == ()
+    for key in (server.a, server.b):
+        assert server.client.get(f"/v1/answers/{entry.entry_id}", headers=key).status_code == 404
+        history = server.client.get("/history", headers=key).text
+        assert entry.entry_id not in history and "eve" not in history
+
+
 def test_verify_treats_other_collections_as_absent(server: Any) -> None:
     client = server.client
     answer = client.post(
@@ -246,6 +278,66 @@ def test_ask_errors_are_json(server: Any) -> None:
     assert "--" not in message  # the API names no command-line options
     response = client.post("/v1/ask", json={"question": ""}, headers=server.a)
     assert response.status_code == 422 and "question" in response.json()["error"]
+
+
+ODD_ASKS = {
+    # a raw /v1/ask body holding a value JSON cannot carry: the path the error names
+    '{"question": "shingles", "top_k": 1e309}': "top_k: expected a finite number, got inf",
+    '{"question": "shingles", "top_k": NaN}': "top_k: expected a finite number, got nan",
+    '{"question": "shingles", "top_k": -Infinity}': "top_k: expected a finite number, got -inf",
+    '{"question": "shingles", "max_steps": Infinity}': "max_steps: expected a finite number",
+    '{"question": "\\ud83d"}': 'question: holds a lone surrogate "\\ud83d"',
+    '{"question": "shingles \\udc00 rash"}': 'question: holds a lone surrogate "\\udc00"',
+    '{"question": "shingles", "mode": "\\ud83d"}': "mode: holds a lone surrogate",
+    '{"question": "shingles", "strictness": "\\ud83d"}': "strictness: holds a lone surrogate",
+    '{"question": "shingles", "collections": ["A", "\\ud83d"]}': "collections[1]: holds a lone",
+    '{"question": "shingles", "\\ud83d": 1}': 'key "\\ud83d": holds a lone surrogate',
+}
+
+
+def audit_count(server: Any) -> int:
+    with Index.open(server.index_dir) as index:
+        return len(index.store.audit_entries(after_seq=0, limit=1000))
+
+
+def assert_json_4xx(response: Any, problem: str) -> None:
+    assert response.status_code in (400, 422), (response.status_code, response.text)
+    assert response.headers["content-type"] == "application/json"
+    assert problem in response.json()["error"]
+
+
+@pytest.mark.parametrize(("body", "problem"), list(ODD_ASKS.items()), ids=list(ODD_ASKS.values()))
+def test_ask_values_json_cannot_carry_are_a_json_4xx(server: Any, body: str, problem: str) -> None:
+    before = audit_count(server)
+    headers = {**server.a, "Content-Type": "application/json"}
+    assert_json_4xx(server.client.post("/v1/ask", content=body, headers=headers), problem)
+    assert audit_count(server) == before
+
+
+@pytest.mark.parametrize(
+    ("field", "literal", "problem"),
+    [
+        ("doc_id", '"\\ud83d"', 'quotes[0].doc_id: holds a lone surrogate "\\ud83d"'),
+        ("ref", '"\\udfff"', "quotes[0].ref: holds a lone surrogate"),
+        ("text", '"a\\ud800b"', "quotes[0].text: holds a lone surrogate"),
+        ("start", "1e309", "quotes[0].start: expected a finite number, got inf"),
+        ("end", "NaN", "quotes[0].end: expected a finite number, got nan"),
+    ],
+)
+def test_verify_values_json_cannot_carry_are_a_json_4xx(
+    server: Any, field: str, literal: str, problem: str
+) -> None:
+    answer = server.client.post("/v1/ask", json={"question": "shingles"}, headers=server.a).json()
+    answer["quotes"][0][field] = "@@"
+    body = json.dumps(answer).replace('"@@"', literal, 1)
+    headers = {**server.a, "Content-Type": "application/json"}
+    assert_json_4xx(server.client.post("/v1/verify", content=body, headers=headers), problem)
+
+
+def test_validation_errors_echo_only_what_json_can_carry() -> None:
+    odd = [{"loc": ("body", "\ud83d"), "msg": "bad", "input": float("inf"), "ctx": ValueError()}]
+    assert json_safe(odd) == [{"loc": ["body", "\\ud83d"], "msg": "bad", "input": "inf", "ctx": ""}]
+    assert JSONResponse(json_safe(odd)).body  # what FastAPI's own encoder refused
 
 
 def test_the_answer_and_its_record_name_the_model_server(

@@ -7,6 +7,7 @@ the collection test starts a second one.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -55,8 +56,12 @@ def error_text(result: CallToolResult) -> str:
 
 @contextmanager
 def mcp_client(*args: str) -> Iterator[Client]:
-    """A started `quoteproof mcp ARGS` with an initialised client session."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "quoteproof", "mcp", *args])
+    """A started `quoteproof mcp ARGS` with an initialised client session; the server
+    gets this process's environment (the SDK passes only a few variables by default),
+    so it runs the same sources and signs with the tests' audit key."""
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "quoteproof", "mcp", *args], env=dict(os.environ)
+    )
     with (
         start_blocking_portal() as portal,
         portal.wrap_async_context_manager(stdio_client(params)) as (read, write),

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from helpers.forms import with_token
 from quoteproof.index import Index
 from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.service import ScopedIndex
@@ -44,8 +45,10 @@ class BItems:
     job: str
 
 
-ASK = {"data": {"question": QUESTION}}
+ASK = {"data": lambda s, b: with_token(s.client, {"question": QUESTION}, s.a)}
 UPLOAD_B = {"data": {"collection": "B"}, **UPLOAD}
+WEB_UPLOAD_B = {"data": lambda s, b: with_token(s.client, {"collection": "B"}, s.a), **UPLOAD}
+TOKEN = {"data": lambda s, b: with_token(s.client, {}, s.a)}
 
 HTTP_ROUTES: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {
     # route: (the ScopedIndex method it must call, the URL A asks for (a format
@@ -64,19 +67,23 @@ HTTP_ROUTES: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {
     ("GET", "/v1/version"): (NONE, "/v1/version", {}),
     ("GET", "/"): (NONE, "/", {}),
     ("POST", "/ask"): ("ask", "/ask", ASK),
-    ("GET", "/ask/stream"): ("ask", "/ask/stream", {"params": {"question": QUESTION}}),
+    ("POST", "/ask/stream"): ("ask", "/ask/stream", ASK),
     ("GET", "/sources/{doc_id}"): ("document", "/sources/{b.doc}", {}),
     ("GET", "/sources/{doc_id}/pages/{page}.png"): ("document", "/sources/{b.doc}/pages/1.png", {}),
     ("GET", "/library"): ("documents", "/library?job={b.job}", {}),
     ("GET", "/library/table"): ("documents", "/library/table", {}),
-    ("POST", "/library/{doc_id}/delete"): ("retire", "/library/{b.doc}/delete", {}),
-    ("POST", "/library/upload"): (NONE, "/library/upload", UPLOAD_B),
+    ("POST", "/library/{doc_id}/delete"): ("retire", "/library/{b.doc}/delete", TOKEN),
+    ("POST", "/library/upload"): (NONE, "/library/upload", WEB_UPLOAD_B),
     ("GET", "/library/jobs/{job_id}"): (NONE, "/library/jobs/{b.job}", {}),
     ("GET", "/history"): ("history", "/history", {}),
     ("GET", "/answers/{entry_id}"): ("entry", "/answers/{b.entry}", {}),
     ("GET", "/login"): (NONE, "/login", {}),
-    ("POST", "/login"): (NONE, "/login", {"data": lambda s, b: {"key": s.key_a}}),
-    ("POST", "/logout"): (NONE, "/logout", {}),
+    ("POST", "/login"): (
+        NONE,
+        "/login",
+        {"data": lambda s, b: with_token(s.client, {"key": s.key_a}, s.a)},
+    ),
+    ("POST", "/logout"): (NONE, "/logout", TOKEN),
 }
 
 

@@ -19,13 +19,20 @@ from PIL import Image
 
 from conftest import write_corpus
 from helpers.dom import Node, parse
+from helpers.forms import with_token
 from helpers.llm_servers import ScriptedOpenAIServer, content_text
-from helpers.pdfs import TWO_LINES, report_pdf
+from helpers.pdfs import GIANT_SIDE, GIANT_WORDS, TWO_LINES, giant_page_pdf, report_pdf
 from quoteproof import Index
 from quoteproof.keys import create_key
 from quoteproof.model import Box, sha256_text
+from quoteproof.server import pdf_pages
 from quoteproof.server.app import create_app
-from quoteproof.server.pdf_pages import PageGeometry
+from quoteproof.server.pdf_pages import (
+    MAX_PAGE_PIXELS,
+    PAGE_SCALE,
+    PageGeometry,
+    render_scale,
+)
 from quoteproof.server.state import AppState, ServerConfig
 from quoteproof.store.sqlite import DB_FILENAME
 
@@ -141,9 +148,8 @@ def keyed(web_index: Path, tmp_path: Path, keys: Keys) -> Iterator[TestClient]:
 
 
 def ask_fragment(client: TestClient, question: str, mode: str = "quote") -> tuple[Node, str]:
-    response = client.post(
-        "/ask", data={"question": question, "mode": mode}, headers={"HX-Request": "true"}
-    )
+    data = with_token(client, {"question": question, "mode": mode})
+    response = client.post("/ask", data=data, headers={"HX-Request": "true"})
     assert response.status_code == 200, response.text
     root = parse(response.text)
     (permalink,) = [a for a in root.find_all("a") if a.attrs.get("id") == "permalink"]
@@ -161,9 +167,11 @@ def quote_segments(answer: dict[str, Any]) -> int:
     return sum(segment["type"] == "quote" for segment in answer["segments"])
 
 
-def sse_events(client: TestClient, params: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+def sse_events(client: TestClient, fields: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """The events of the stream answering the ask form's `fields` (posted with the
+    form token, as the page's script does)."""
     events = []
-    with client.stream("GET", "/ask/stream", params=params) as response:
+    with client.stream("POST", "/ask/stream", data=with_token(client, fields)) as response:
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
         name = None
@@ -228,7 +236,8 @@ def test_every_page_renders_without_inline_code(client: TestClient) -> None:
 
 def test_static_script_draws_model_text_as_text_only(repo_root: Path) -> None:
     script = (repo_root / "src/quoteproof/server/static/app.js").read_text()
-    assert "EventSource" in script and "textContent = data.text" in script
+    assert 'fetch("/ask/stream", {\n      method: "POST"' in script
+    assert "EventSource" not in script and "textContent = data.text" in script
     # innerHTML / insertAdjacentHTML only ever take `data.html` (server-made HTML)
     for match in re.finditer(r"(innerHTML\s*=|insertAdjacentHTML\()([^;]*)", script):
         assert "data.html" in match.group(2), match.group(0)
@@ -252,7 +261,7 @@ def test_answer_fragment_has_one_figure_per_quote(client: TestClient) -> None:
 
 
 def test_plain_form_post_returns_the_whole_page(client: TestClient) -> None:
-    response = client.post("/ask", data={"question": HTML_QUESTION, "mode": "quote"})
+    response = client.post("/ask", data=with_token(client, {"question": HTML_QUESTION}))
     assert response.status_code == 200
     root = parse(response.text)
     assert_no_inline_code(root)
@@ -263,21 +272,17 @@ def test_plain_form_post_returns_the_whole_page(client: TestClient) -> None:
 
 
 def test_bad_questions_are_errors_not_answers(client: TestClient) -> None:
-    response = client.post(
-        "/ask", data={"question": "  ", "mode": "quote"}, headers={"HX-Request": "true"}
-    )
+    htmx = {"HX-Request": "true"}
+    data = with_token(client, {"question": "  ", "mode": "quote"})
+    response = client.post("/ask", data=data, headers=htmx)
     assert response.status_code == 400 and 'role="alert"' in response.text
-    response = client.post(
-        "/ask", data={"question": "x", "mode": "evil"}, headers={"HX-Request": "true"}
-    )
+    response = client.post("/ask", data={**data, "question": "x", "mode": "evil"}, headers=htmx)
     assert response.status_code == 400
     # `cite` needs a model; the extractive backend cannot serve it
-    response = client.post(
-        "/ask", data={"question": "x", "mode": "cite"}, headers={"HX-Request": "true"}
-    )
+    response = client.post("/ask", data={**data, "question": "x", "mode": "cite"}, headers=htmx)
     assert response.status_code == 400 and "mode cite needs a language model" in response.text
     assert "--" not in parse(response.text).text()  # no command-line options on the page
-    assert client.get("/ask/stream", params={"question": ""}).status_code == 400
+    assert client.post("/ask/stream", data=data).status_code == 400
 
 
 def offered_modes(client: TestClient) -> list[str]:
@@ -298,28 +303,23 @@ def test_the_page_offers_only_the_modes_the_backend_can_run(
 
 
 def test_cross_site_posts_are_refused(client: TestClient) -> None:
-    response = client.post(
-        "/ask",
-        data={"question": HTML_QUESTION},
-        headers={"Origin": "http://evil.example", "HX-Request": "true"},
-    )
-    assert response.status_code == 403
-    response = client.post(
-        "/ask", data={"question": HTML_QUESTION}, headers={"Sec-Fetch-Site": "cross-site"}
-    )
-    assert response.status_code == 403
+    data = with_token(client, {"question": HTML_QUESTION})
+    for foreign in [
+        {"Origin": "http://evil.example", "HX-Request": "true"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},  # a page on another port of this host
+        {"Origin": "http://testserver:8001"},
+        {"Origin": "null"},
+    ]:
+        assert client.post("/ask", data=data, headers=foreign).status_code == 403, foreign
     same = client.post(
-        "/ask",
-        data={"question": HTML_QUESTION},
-        headers={"Origin": "http://testserver", "HX-Request": "true"},
+        "/ask", data=data, headers={"Origin": "http://testserver", "HX-Request": "true"}
     )
     assert same.status_code == 200
     # a plain form post under `Referrer-Policy: no-referrer`: Chromium sends
     # `Origin: null` with `Sec-Fetch-Site: same-origin`, which only the page can send
     plain = {"Origin": "null", "Sec-Fetch-Site": "same-origin"}
-    assert client.post("/ask", data={"question": HTML_QUESTION}, headers=plain).status_code == 200
-    forged = client.post("/ask", data={"question": HTML_QUESTION}, headers={"Origin": "null"})
-    assert forged.status_code == 403
+    assert client.post("/ask", data=data, headers=plain).status_code == 200
 
 
 # ----------------------------------------------------------------- streaming
@@ -477,7 +477,7 @@ def test_source_viewer_escapes_source_text(fresh_client: TestClient) -> None:
     response = fresh_client.post(
         "/library/upload",
         files={"file": ("notes.txt", text.encode(), "text/plain")},
-        data={"collection": "default"},
+        data=with_token(fresh_client, {"collection": "default"}),
         follow_redirects=False,
     )
     assert response.status_code == 303
@@ -537,6 +537,62 @@ def test_pdf_viewer_highlights_each_box_and_serves_the_page(client: TestClient) 
     assert client.get(missing).status_code == 404
 
 
+def dark_pixels(image: Image.Image, box: tuple[float, float, float, float]) -> int:
+    """How many pixels of `image` inside `box` (left, top, right, bottom) are dark."""
+    left, top, right, bottom = (round(v) for v in box)
+    crop = image.convert("L").crop((left, top, right, bottom))
+    return sum(crop.histogram()[:128])
+
+
+def test_a_giant_pdf_page_is_rendered_within_the_pixel_cap(tmp_path: Path) -> None:
+    (tmp_path / "giant.pdf").write_bytes(giant_page_pdf())
+    location = tmp_path / "giant-index"
+    with Index.open(location, create=True) as index:
+        (result,) = index.ingest([tmp_path / "giant.pdf"], embed=False)
+    assert result.status == "added"
+    for client in make_client(location, tmp_path, auth=False):
+        doc = client.get("/v1/documents").json()["documents"][0]
+        text = client.get(f"/v1/sources/{doc['doc_id']}").json()["text"]
+        start = text.index(GIANT_WORDS)
+        span = client.get(
+            f"/v1/sources/{doc['doc_id']}?start={start}&end={start + len(GIANT_WORDS)}"
+        ).json()
+        assert span["boxes"]
+        page = page_ok(client, f"/sources/{doc['doc_id']}?start={start}&end={span['end']}")
+        (img,) = page.find_all("img")
+        (svg,) = page.find_all("svg")
+        assert svg.attrs["viewbox"] == "0 0 7200 7200"
+        response = client.get(img.attrs["src"])
+        assert response.status_code == 200
+        image = Image.open(io.BytesIO(response.content))
+        width, height = image.size
+        assert width * height <= MAX_PAGE_PIXELS < (GIANT_SIDE * PAGE_SCALE) ** 2
+        assert (width, height) == (int(img.attrs["width"]), int(img.attrs["height"]))
+        scale = width / GIANT_SIDE
+        assert width == pytest.approx(GIANT_SIDE * render_scale(GIANT_SIDE, GIANT_SIDE), abs=1)
+        # each highlight, drawn in points over the image, lies on the words in its pixels
+        rects = page.find_all("rect", "highlight")
+        assert len(rects) == len(span["boxes"])
+        for rect, box in zip(rects, span["boxes"], strict=True):
+            x, y, w, h = (float(rect.attrs[k]) for k in ("x", "y", "width", "height"))
+            left, top = x * scale, y * scale
+            assert left == pytest.approx(box["x0"] * scale, abs=0.5)
+            assert top == pytest.approx((GIANT_SIDE - box["y1"]) * scale, abs=0.5)
+            on_words = (left, top, left + w * scale, top + h * scale)
+            assert dark_pixels(image, on_words) > 0.05 * (w * scale) * (h * scale)
+            below = (left, top + 1000 * scale, left + w * scale, top + (1000 + h) * scale)
+            assert dark_pixels(image, below) == 0
+
+
+def test_the_page_image_cache_is_bounded_in_bytes() -> None:
+    cache = pdf_pages._Cache(max_items=10, max_size=100, size=len)
+    for number in range(8):
+        assert cache.get(number, lambda: b"x" * 30) == b"x" * 30
+    assert cache._total == 90 and list(cache._items) == [5, 6, 7]  # the newest that fit
+    assert cache.get(7, lambda: b"not made again") == b"x" * 30
+    assert cache.get("big", lambda: b"y" * 101) == b"y" * 101 and "big" not in cache._items
+
+
 def test_source_viewer_errors(client: TestClient) -> None:
     assert client.get("/sources/nope").status_code == 404
     doc = client.get("/v1/documents").json()["documents"][0]
@@ -593,7 +649,7 @@ def test_library_lists_uploads_and_deletes(fresh_client: TestClient, tmp_path: P
         response = fresh_client.post(
             "/library/upload",
             files={"file": ("notes.md", b"# Notes\n\nOrange juice has C.\n", "text/markdown")},
-            data={"collection": "default"},
+            data=with_token(fresh_client, {"collection": "default"}),
             headers={"HX-Request": "true"},
         )
         assert response.status_code == 202, response.text
@@ -625,33 +681,35 @@ def test_library_lists_uploads_and_deletes(fresh_client: TestClient, tmp_path: P
     doc = next(
         d for d in fresh_client.get("/v1/documents").json()["documents"] if d["title"] == "Notes"
     )
-    deleted = fresh_client.post(f"/library/{doc['doc_id']}/delete", headers={"HX-Request": "true"})
+    token = with_token(fresh_client)
+    delete = f"/library/{doc['doc_id']}/delete"
+    deleted = fresh_client.post(delete, data=token, headers={"HX-Request": "true"})
     assert deleted.status_code == 200
     after = parse(deleted.text)
     assert after.iter()[1].attrs["id"] == "library-table"
     assert "Notes" not in [th.text().strip() for th in after.find_all("th")]
-    assert fresh_client.post(f"/library/{doc['doc_id']}/delete").status_code == 404
+    assert fresh_client.post(delete, data=token).status_code == 404
 
 
 def test_upload_checks_are_the_apis(fresh_client: TestClient) -> None:
     bad_type = fresh_client.post(
         "/library/upload",
         files={"file": ("tool.exe", b"MZ...", "application/octet-stream")},
-        data={"collection": "default"},
+        data=with_token(fresh_client, {"collection": "default"}),
         headers={"HX-Request": "true"},
     )
     assert bad_type.status_code == 415 and "unsupported file type" in bad_type.text
     mislabelled = fresh_client.post(
         "/library/upload",
         files={"file": ("page.pdf", b"<html><body>hi</body></html>", "application/pdf")},
-        data={"collection": "default"},
+        data=with_token(fresh_client, {"collection": "default"}),
         headers={"HX-Request": "true"},
     )
     assert mislabelled.status_code == 415
     bad_collection = fresh_client.post(
         "/library/upload",
         files={"file": ("a.txt", b"hello", "text/plain")},
-        data={"collection": "no spaces/please"},
+        data=with_token(fresh_client, {"collection": "no spaces/please"}),
         headers={"HX-Request": "true"},
     )
     assert bad_collection.status_code == 400
@@ -670,16 +728,15 @@ def test_pages_need_a_key_in_auth_mode(keyed: TestClient) -> None:
         assert response.headers["location"].startswith("/login?next=")
     htmx = keyed.post("/ask", data={"question": "x"}, headers={"HX-Request": "true"})
     assert htmx.status_code == 401 and htmx.headers["HX-Redirect"].startswith("/login")
-    assert keyed.get("/ask/stream", params={"question": "x"}).status_code == 401
+    assert keyed.post("/ask/stream", data={"question": "x"}).status_code == 401
     page_ok(keyed, "/login")
 
 
 def test_login_sets_the_cookie_and_scopes_every_page(keyed: TestClient, keys: Keys) -> None:
-    bad = keyed.post("/login", data={"key": "qp_nope", "next": "/library"})
+    bad = keyed.post("/login", data=with_token(keyed, {"key": "qp_nope", "next": "/library"}))
     assert bad.status_code == 401 and 'role="alert"' in bad.text
-    response = keyed.post(
-        "/login", data={"key": keys.default, "next": "/library"}, follow_redirects=False
-    )
+    login = with_token(keyed, {"key": keys.default, "next": "/library"})
+    response = keyed.post("/login", data=login, follow_redirects=False)
     assert response.status_code == 303 and response.headers["location"] == "/library"
     cookie = response.headers["set-cookie"]
     assert cookie.startswith(f"qp_key={keys.default};")
@@ -687,7 +744,9 @@ def test_login_sets_the_cookie_and_scopes_every_page(keyed: TestClient, keys: Ke
     assert {"httponly", "path=/", "samesite=strict"} <= attributes
     assert (
         keyed.post(
-            "/login", data={"key": keys.default, "next": "//evil.example"}, follow_redirects=False
+            "/login",
+            data=with_token(keyed, {"key": keys.default, "next": "//evil.example"}),
+            follow_redirects=False,
         ).headers["location"]
         == "/"
     )
@@ -709,7 +768,7 @@ def test_login_sets_the_cookie_and_scopes_every_page(keyed: TestClient, keys: Ke
 
     # bob sees neither alice's documents nor her answers
     keyed.cookies.clear()
-    assert keyed.post("/login", data={"key": keys.other}).status_code == 200
+    assert keyed.post("/login", data=with_token(keyed, {"key": keys.other})).status_code == 200
     assert keyed.get(f"/answers/{entry_id}").status_code == 404
     history = page_ok(keyed, "/history")
     assert f"/answers/{entry_id}" not in [a.attrs["href"] for a in history.find_all("a")]
@@ -717,7 +776,8 @@ def test_login_sets_the_cookie_and_scopes_every_page(keyed: TestClient, keys: Ke
     answer = recorded_answer(keyed, bob_entry)
     assert all(q["doc_id"] == secret["doc_id"] for q in answer["quotes"])
 
-    out = keyed.post("/logout", follow_redirects=False)
+    assert keyed.post("/logout", follow_redirects=False).status_code == 403  # no token
+    out = keyed.post("/logout", data=with_token(keyed), follow_redirects=False)
     assert out.status_code == 303 and 'qp_key=""' in out.headers["set-cookie"]
 
 

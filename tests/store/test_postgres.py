@@ -16,7 +16,13 @@ from quoteproof import Index
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import sha256_text
 from quoteproof.retrieval.retriever import RetrievalSettings
-from quoteproof.store.base import EmbeddingSpace, NewChunk, NewDocument, embedding_input
+from quoteproof.store.base import (
+    SCHEMA_VERSION,
+    EmbeddingSpace,
+    NewChunk,
+    NewDocument,
+    embedding_input,
+)
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need psycopg")
 pytest.importorskip("pgvector", reason="PostgreSQL tests need pgvector")
@@ -101,6 +107,20 @@ def test_text_with_nul_is_refused_cleanly(store: PostgresStore) -> None:
     with pytest.raises(StoreError, match="NUL"):
         store.add_document(paragraphs_doc("/nul.txt", ["a\x00b"]))
     assert store.stats().versions == 0
+
+
+def test_a_lost_connection_is_a_store_error(store: PostgresStore, pg_database: str) -> None:
+    store.add_document(paragraphs_doc("/a.txt", ["Aspirin thins blood."]))
+    with psycopg.connect(pg_database, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    for call in (store.list_documents, lambda: store.add_document(paragraphs_doc("/b", ["B."]))):
+        with pytest.raises(StoreError, match=r"PostgreSQL server (ended|was lost)") as e:
+            call()
+        assert "\n" not in str(e.value) and str(e.value).startswith("index postgresql://")
+        assert isinstance(e.value.__cause__, psycopg.Error)
 
 
 def unit_rows(rng: np.random.Generator, count: int, dimensions: int) -> np.ndarray:
@@ -289,12 +309,14 @@ def test_schema_3_index_is_migrated_in_place(pg_database: str) -> None:
         ]
         assert store.search_bm25("gout", 5, ["hr"]) == []
         entry = store.append_audit("e1", "2026-01-01T00:00:00+00:00", None, (), "{}")
-        assert entry.seq == 1
+        assert entry.seq == 1 and entry.signature is None
         assert store.get_setting("audit_head") == f"1:{entry.hash}"
+        signed = store.append_audit("e2", "2026-01-01T00:00:01+00:00", None, (), "{}", b"k")
+        assert store.audit_entries() == [entry, signed] and signed.signature is not None
         with pytest.raises(psycopg.Error, match="append-only"):
             store._db.execute("DELETE FROM audit_log")
     finally:
         store.close()
     with psycopg.connect(pg_database, autocommit=True) as conn:
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        assert row == ("4",)
+        assert row == (str(SCHEMA_VERSION),)

@@ -17,7 +17,15 @@ from helpers.audit import append_worker
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.ingest.pipeline import ingest_file
 from quoteproof.model import DEFAULT_COLLECTION, CharRun, Layout, sha256_text
-from quoteproof.store.audit_chain import AUDIT_HEAD_SETTING, GENESIS_HASH, audit_hash
+from quoteproof.store.audit_chain import (
+    AUDIT_HEAD_SETTING,
+    GENESIS_HASH,
+    AuditHead,
+    audit_hash,
+    entry_signature,
+    head_signature,
+    parse_head,
+)
 from quoteproof.store.base import (
     SCHEMA_VERSION,
     ApiKey,
@@ -280,8 +288,9 @@ def test_failed_write_leaves_nothing(tmp_path: Path) -> None:
     # Make the second chunk's ref of the next document clash, so the write fails midway.
     clash = f"{doc_id_candidates('/dup.txt')[0]}.2"
     store._db.execute("UPDATE chunks SET ref = ? WHERE doc_id = ?", (clash, other.doc_id))
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(StoreError, match="UNIQUE constraint failed") as caught:
         store.add_document(new_doc("/dup.txt", ["one", "two"]))
+    assert isinstance(caught.value.__cause__, sqlite3.IntegrityError)
     assert store.current_version("/dup.txt") is None
     assert store.search_bm25("one", 5) == []
     assert store.stats().chunks == 1
@@ -580,6 +589,39 @@ def test_audit_log_appends_a_hash_chain(store: Store) -> None:
     assert (fourth.seq, fourth.prev_hash) == (4, third.hash)
 
 
+def test_audit_entries_and_head_are_signed_with_the_key(store: Store) -> None:
+    key = b"k" * 32
+    unsigned = store.append_audit("e1", "2026-01-01T10:00:00+00:00", None, (), "{}")
+    first = store.append_audit("e2", "2026-01-01T10:00:01+00:00", "ann", ("hr",), "{}", key)
+    second = store.append_audit("e3", "2026-01-01T10:00:02+00:00", None, (), '{"a": 1}', key)
+    assert unsigned.signature is None
+    assert first.signature == entry_signature(key, first.hash)
+    assert second.signature == entry_signature(key, second.hash) != first.signature
+    assert store.audit_entries() == [unsigned, first, second]
+    assert store.get_audit_entry("e3") == second
+    head = store.get_setting(AUDIT_HEAD_SETTING)
+    assert head is not None
+    assert parse_head(head) == AuditHead(3, second.hash, head_signature(key, 3, second.hash))
+
+
+def test_schema_4_audit_log_is_migrated_to_signatures(tmp_path: Path) -> None:
+    store = SQLiteStore.open(tmp_path / "idx", create=True)
+    old = store.append_audit("e1", "2026-01-01T10:00:00+00:00", None, (), "{}")
+    store.close()
+    db = sqlite3.connect(tmp_path / "idx" / DB_FILENAME)
+    db.execute("ALTER TABLE audit_log DROP COLUMN signature")  # back to schema 4
+    db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    db.commit()
+    db.close()
+    store = SQLiteStore.open(tmp_path / "idx")
+    try:
+        signed = store.append_audit("e2", "2026-01-01T10:00:01+00:00", None, (), "{}", b"key")
+        assert store.audit_entries() == [old, signed] and old.signature is None
+        assert signed.signature == entry_signature(b"key", signed.hash)
+    finally:
+        store.close()
+
+
 @pytest.mark.parametrize(
     "statement",
     ["UPDATE audit_log SET body = 'forged'", "DELETE FROM audit_log WHERE seq = 1"],
@@ -722,6 +764,8 @@ def test_schema_3_index_is_migrated_into_the_default_collection(tmp_path: Path) 
         ]
         entry = store.append_audit("e1", "2026-01-01T00:00:00+00:00", None, ("default",), "{}")
         assert entry.seq == 1
+        signed = store.append_audit("e2", "2026-01-01T00:00:01+00:00", None, (), "{}", b"key")
+        assert store.audit_entries() == [entry, signed] and signed.signature is not None
         store.add_api_key(ApiKey("k", "n", "s" * 64, ("default",), "2026-01-01T00:00:00+00:00"))
         assert store.retire_document("abc123")
         v3 = store.add_document(new_doc("/old.txt", ["Old alpha words."]))
@@ -731,5 +775,7 @@ def test_schema_3_index_is_migrated_into_the_default_collection(tmp_path: Path) 
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         raw_execute(str(tmp_path / "idx"), "DELETE FROM audit_log")
     db = sqlite3.connect(tmp_path / "idx" / DB_FILENAME)
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("4",)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
+        str(SCHEMA_VERSION),
+    )
     db.close()

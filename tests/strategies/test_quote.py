@@ -3,11 +3,14 @@ servers: what makes a reply an answer, and what makes it a refusal."""
 
 from __future__ import annotations
 
+import json
+
 from helpers.retrieval import ref_of
 from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
+from quoteproof.codec import answer_to_dict
 from quoteproof.model import ProseSegment, QuoteSegment
-from quoteproof.strategies.session import NOTHING_VERIFIABLE
+from quoteproof.strategies.session import MAX_REPLY_CHARS, NOTHING_VERIFIABLE
 
 QUESTION = "How is shingles treated and what are its symptoms?"
 
@@ -49,3 +52,18 @@ def test_a_repeated_quote_is_shown_once(index: Index, llm: ScriptedModel) -> Non
     answer = index.ask(QUESTION, backend=llm.backend())
     assert [q.id for q in answer.quotes] == ["q1"]
     assert [r.reason for r in answer.rejected] == ["repeats quote q1"]
+
+
+def test_a_runaway_reply_is_cut_and_said_so(index: Index, llm: ScriptedModel) -> None:
+    treat = ref_of(index, QUESTION, "acyclovir")
+    llm.script = [
+        f'<quote ref="{treat}"/>\n' + "See a doctor soon. " * 20_000
+    ]  # 380,000 characters
+    answer = index.ask(QUESTION, backend=llm.backend())
+    assert answer.status == "answered" and [q.ref for q in answer.quotes] == [treat]
+    assert len(answer.calls[0].output) == len(answer.llm.raw_output) == MAX_REPLY_CHARS
+    prose = [s.text for s in answer.segments if isinstance(s, ProseSegment)]
+    assert sum(map(len, prose)) < MAX_REPLY_CHARS
+    (notice,) = [n for n in answer.notices if "reply was cut" in n]
+    assert f"only the first {MAX_REPLY_CHARS:,} were read" in notice
+    assert len(json.dumps(answer_to_dict(answer))) < 4 * MAX_REPLY_CHARS

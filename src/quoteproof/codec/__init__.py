@@ -26,9 +26,10 @@ from typing import Any
 
 from quoteproof.codec.decode import read_fields
 from quoteproof.codec.encode import to_data
+from quoteproof.codec.strict_json import loads_strict
 from quoteproof.model import Answer, DataSegment, QuoteSegment, RecordedAnswer, Segment
 
-__all__ = ["answer_from_dict", "answer_to_dict"]
+__all__ = ["answer_from_dict", "answer_from_json", "answer_to_dict"]
 
 
 def answer_to_dict(answer: Answer) -> dict[str, Any]:
@@ -53,6 +54,16 @@ def answer_from_dict(data: object) -> RecordedAnswer:
     data_ids = _unique_ids([result.id for result in values.get("data", ())], "data", "data result")
     _check_segments(values["segments"], quote_ids, data_ids)
     return RecordedAnswer(Answer(**values, quotes=(), cited=()), quotes, cited)
+
+
+def answer_from_json(text: str) -> RecordedAnswer:
+    """Read an answer's JSON text (`render_json`'s output) with `answer_from_dict`.
+
+    Raises `ValueError` for text that is not JSON (naming the line and column), JSON
+    that holds what JSON cannot carry or is nested too deeply (`loads_strict`), and
+    every error of `answer_from_dict`.
+    """
+    return answer_from_dict(loads_strict(text))
 
 
 def _unique_ids(ids: Sequence[str], key: str, what: str) -> set[str]:

@@ -2,7 +2,9 @@
 type hints and the exceptions in `codec.schema`.
 
 Every error is a `ValueError` whose message starts with the path of the bad value
-(`quotes[2].start: expected an integer, got str`).
+(`quotes[2].start: expected an integer, got str`). Beyond JSON's own types, strings
+must be valid Unicode (no lone surrogate, which no store or terminal can take) and
+integers must fit in 64 bits (as a store's integer columns do).
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ def _union_reader(members: tuple[Any, ...]) -> Reader:
     (inner,) = (member for member in members if member is not type(None))
     read: Reader
     if inner is str:
-        read = partial(_checked, kind=str, expected="a string or null")
+        read = partial(_string, expected="a string or null")
     elif get_origin(inner) is tuple:
         read = partial(_tuple, item=_reader(get_args(inner)[0]), expected="null or a list")
     else:
@@ -151,9 +153,27 @@ def _checked(value: object, path: str, kind: type, expected: str) -> Any:
     return value
 
 
+def _string(value: object, path: str, expected: str = "a string") -> str:
+    text: str = _checked(value, path, str, expected)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{path}: expected valid Unicode, got a lone surrogate at character {exc.start}"
+        ) from None
+    return text
+
+
+_INT64 = range(-(2**63), 2**63)
+
+
 def _int(value: object, path: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{path}: expected an integer, got {_kind(value)}")
+    if value not in _INT64:
+        raise ValueError(
+            f"{path}: expected an integer of at most 64 bits, got one of {value.bit_length()} bits"
+        )
     return value
 
 
@@ -175,7 +195,9 @@ def _finite(value: int | float, path: str) -> float:
 
 def _scalar(value: object, path: str) -> Scalar:
     """A table value: a string, a finite number, a boolean or null (an int stays an int)."""
-    if value is None or isinstance(value, str | bool | int):
+    if isinstance(value, str):
+        return _string(value, path)
+    if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
         return _finite(value, path)
@@ -191,7 +213,7 @@ def _literal(value: object, path: str, choices: tuple[str, ...]) -> str:
 
 
 _PRIMITIVES: dict[Any, Reader] = {
-    str: partial(_checked, kind=str, expected="a string"),
+    str: _string,
     bool: partial(_checked, kind=bool, expected="true or false"),
     int: _int,
     float: _float,

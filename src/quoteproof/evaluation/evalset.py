@@ -113,7 +113,7 @@ def parse_evalset(lines: Iterable[str], name: str) -> list[EvalItem]:
             continue
         try:
             data = json.loads(text)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
             raise EvalSetError(f"{name}:{number}: not valid JSON: {exc}") from None
         try:
             item = parse_item(data, number)

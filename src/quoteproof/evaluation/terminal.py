@@ -21,6 +21,7 @@ from rich.text import Text
 
 from quoteproof.evaluation.report import flat_metrics, format_value, metric_specs
 from quoteproof.evaluation.runner import ItemResult
+from quoteproof.render.visible import visible_line
 
 __all__ = ["EvalProgress", "summary_table"]
 
@@ -73,7 +74,7 @@ def summary_table(report: Mapping[str, Any]) -> Table:
     metrics = metrics if isinstance(metrics, dict) else {}
     set_info = report.get("set")
     name = set_info.get("name") if isinstance(set_info, dict) else None
-    table = Table(title=Text(f"eval {name}"), title_justify="left")
+    table = Table(title=Text(f"eval {visible_line(str(name))}"), title_justify="left")
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_row(

@@ -5,12 +5,18 @@ Rules, in order of precedence:
 
 1. a chunk never crosses a heading (so it lies inside one section) nor a running
    header or footer (`furniture`); headings and furniture are never in a chunk;
-2. a sentence (found by sentencex) and a table or code block are never cut;
-3. a section of at most `section_tokens` tokens is one chunk;
-4. a longer section is cut into windows of at most `window_tokens` tokens (a single
-   sentence or table longer than that is a window of its own); each window after
-   the first starts so that it repeats about `overlap_tokens` tokens of the window
-   before it, and windows restart at each section boundary.
+2. a chunk is never longer than `max_chars` characters, whatever the text: a
+   sentence, table or code block longer than that is cut at line breaks, else
+   between words, else between characters (a line of text with no sentence break
+   or space is still cut);
+3. otherwise a sentence (found by sentencex) and a table or code block are never cut;
+4. a section of at most `section_tokens` tokens (and `max_chars` characters) is one
+   chunk;
+5. a longer section is cut into windows of at most `window_tokens` tokens and
+   `max_chars` characters (a single sentence or table longer than `window_tokens`
+   is a window of its own); each window after the first starts so that it repeats
+   about `overlap_tokens` tokens of the window before it, and windows restart at
+   each section boundary.
 
 Tokens are estimated as words plus punctuation marks (`count_tokens`), close to what
 subword tokenizers give for English prose. Every chunk is a contiguous, trimmed span
@@ -20,6 +26,7 @@ never do.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -32,22 +39,31 @@ from quoteproof.model import Block, ParsedDocument
 DEFAULT_SECTION_TOKENS = 500
 DEFAULT_WINDOW_TOKENS = 400
 DEFAULT_OVERLAP_TOKENS = 80
+DEFAULT_MAX_CHARS = 20_000
+"""The hard bound on a chunk's length: far above a 500-token section (about 3,000
+characters of prose), so only text without structure (a huge one-line file, a
+giant table) is cut by it."""
 _ATOMIC_KINDS = frozenset({"table", "code"})
 _SKIPPED_KINDS = frozenset({"heading", "furniture"})
 _PUNCTUATION = ".,;:()"
+_LAST_SPACE = re.compile(r"\s\S*\Z")
 
 
 @dataclass(frozen=True)
 class ChunkSettings:
-    """Chunk sizes in tokens; see the module docstring for how they are used."""
+    """Chunk sizes in tokens, and the hard bound on a chunk in characters; see the
+    module docstring for how they are used."""
 
     section_tokens: int = DEFAULT_SECTION_TOKENS
     window_tokens: int = DEFAULT_WINDOW_TOKENS
     overlap_tokens: int = DEFAULT_OVERLAP_TOKENS
+    max_chars: int = DEFAULT_MAX_CHARS
 
     def __post_init__(self) -> None:
         if self.window_tokens <= 0 or self.section_tokens <= 0:
             raise UsageError("section_tokens and window_tokens must be > 0")
+        if self.max_chars <= 0:
+            raise UsageError("max_chars must be > 0")
         if not 0 <= self.overlap_tokens < self.window_tokens:
             raise UsageError("overlap_tokens must be >= 0 and < window_tokens")
 
@@ -63,7 +79,8 @@ class ChunkSpan:
 
 @dataclass(frozen=True)
 class _Unit:
-    """An uncuttable piece of a section: a sentence, a table or a code block."""
+    """An uncuttable piece of a section: a sentence, a table or a code block, or a
+    piece of one longer than `max_chars`."""
 
     start: int
     end: int
@@ -124,8 +141,33 @@ def _sections(blocks: Sequence[Block]) -> Iterator[list[Block]]:
         yield run
 
 
-def _units(text: str, run: Sequence[Block], language: str) -> list[_Unit]:
-    """The sentences and atomic blocks of a section, in order, with token counts."""
+def _cut(text: str, start: int, limit: int) -> int:
+    """Where to end a piece of `text` that starts at `start` (not whitespace) and may
+    end at `limit` at the latest: at the last line break, else the last whitespace,
+    in `text[start + 1 : limit + 1]`, else at `limit`. O(limit - start)."""
+    line_break = text.rfind("\n", start + 1, limit + 1)
+    if line_break != -1:
+        return line_break
+    space = _LAST_SPACE.search(text, start + 1, limit + 1)
+    return space.start() if space else limit
+
+
+def _pieces(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
+    """`text[start:end]` (trimmed) as trimmed spans of at most `max_chars` characters
+    that cover all its non-whitespace text, cut by `_cut`. O(end - start)."""
+    pieces: list[tuple[int, int]] = []
+    while end - start > max_chars:
+        cut = _cut(text, start, start + max_chars)
+        pieces.append(trim_span(text, start, cut))
+        start = trim_span(text, cut, end)[0]
+    if start < end:
+        pieces.append((start, end))
+    return pieces
+
+
+def _units(text: str, run: Sequence[Block], language: str, max_chars: int) -> list[_Unit]:
+    """The sentences and atomic blocks of a section, in order, with token counts; one
+    longer than `max_chars` comes as pieces no longer than that (`_pieces`)."""
     units: list[_Unit] = []
     for block in run:
         if block.kind in _ATOMIC_KINDS:
@@ -133,16 +175,29 @@ def _units(text: str, run: Sequence[Block], language: str) -> list[_Unit]:
             spans = [(start, end)] if start < end else []
         else:
             spans = sentence_spans(text, block.start, block.end, language)
-        units.extend(_Unit(s, e, count_tokens(text[s:e])) for s, e in spans)
+        units.extend(
+            _Unit(s, e, count_tokens(text[s:e]))
+            for span_start, span_end in spans
+            for s, e in _pieces(text, span_start, span_end, max_chars)
+        )
     return units
 
 
 def _windows(units: Sequence[_Unit], settings: ChunkSettings) -> Iterator[tuple[int, int]]:
-    """Overlapping windows over `units` (non-empty) as (first, last) unit indexes."""
+    """Overlapping windows over `units` (non-empty, each at most `max_chars` long) as
+    (first, last) unit indexes; a window spans at most `max_chars` characters."""
+
+    def fits(first: int, last: int) -> bool:
+        return units[last].end - units[first].start <= settings.max_chars
+
     first = 0
     while True:
         last, tokens = first, units[first].tokens
-        while last + 1 < len(units) and tokens + units[last + 1].tokens <= settings.window_tokens:
+        while (
+            last + 1 < len(units)
+            and tokens + units[last + 1].tokens <= settings.window_tokens
+            and fits(first, last + 1)
+        ):
             last += 1
             tokens += units[last].tokens
         yield first, last
@@ -152,6 +207,7 @@ def _windows(units: Sequence[_Unit], settings: ChunkSettings) -> Iterator[tuple[
         while (
             following - 1 > first
             and overlap + units[following - 1].tokens <= settings.overlap_tokens
+            and fits(following - 1, last + 1)
         ):
             following -= 1
             overlap += units[following].tokens
@@ -161,10 +217,11 @@ def _windows(units: Sequence[_Unit], settings: ChunkSettings) -> Iterator[tuple[
 def chunk_document(doc: ParsedDocument, settings: ChunkSettings | None = None) -> list[ChunkSpan]:
     """Cut `doc` into chunks by the module's rules; return them in text order.
 
-    Chunks are non-empty and trimmed; together they cover all non-whitespace text of
-    every content block (not headings, not furniture). Assumes `doc.blocks` are in
-    order and do not overlap, as every parser guarantees. Cost: O(len(doc.text)),
-    plus sentence splitting of sections longer than `section_tokens`.
+    Chunks are non-empty, trimmed and at most `settings.max_chars` characters long;
+    together they cover all non-whitespace text of every content block (not
+    headings, not furniture). Assumes `doc.blocks` are in order and do not overlap,
+    as every parser guarantees. Cost: O(len(doc.text)), plus sentence splitting of
+    sections longer than `section_tokens` or `max_chars`.
     """
     settings = settings or ChunkSettings()
     chunks: list[ChunkSpan] = []
@@ -173,10 +230,11 @@ def chunk_document(doc: ParsedDocument, settings: ChunkSettings | None = None) -
         start, end = trim_span(doc.text, run[0].start, run[-1].end)
         if start >= end:
             continue
-        if count_tokens(doc.text[start:end]) <= settings.section_tokens:
+        short = end - start <= settings.max_chars
+        if short and count_tokens(doc.text[start:end]) <= settings.section_tokens:
             chunks.append(ChunkSpan(start, end, section))
             continue
-        units = _units(doc.text, run, doc.language)
+        units = _units(doc.text, run, doc.language, settings.max_chars)
         for first, last in _windows(units, settings):
             chunks.append(ChunkSpan(units[first].start, units[last].end, section))
     return chunks

@@ -6,8 +6,10 @@ or paragraph (whitespace collapsed), one per run of consecutive list paragraphs
 Word saved page breaks, `ParsedDocument.layout` says where each page starts.
 
 The archive is checked before python-docx sees it: a file that is not a ZIP, lacks
-`word/document.xml` or would expand beyond `MAX_UNCOMPRESSED_BYTES` (a zip bomb) is
-refused without decompressing anything.
+`word/document.xml` or declares that it would expand beyond `MAX_UNCOMPRESSED_BYTES`
+(a zip bomb) is refused without decompressing anything; then every member is
+inflated a bounded piece at a time (`ingest.zip_members`) and the file is refused as
+soon as one makes more bytes than it declares, so no lying size reaches python-docx.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from quoteproof.ingest.blocks import (
     BlockBuilder,
     collapse_whitespace,
 )
+from quoteproof.ingest.zip_members import MemberProblem, check_members, size_text
 from quoteproof.model import Layout, ParsedDocument
 
 if TYPE_CHECKING:
@@ -91,41 +94,31 @@ Breaks = list[tuple[BreakKind, int]]
 """Page breaks inside a piece of text: (kind, character offset in the text)."""
 
 
-def _size(count: int) -> str:
-    """`count` bytes as "2.0 GiB" (in the largest unit below 1024 of it), for messages."""
-    value = float(count)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024:
-            return f"{count} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} TiB"
-
-
 def _limit(count: int) -> str:
     """A power-of-two limit as "512 MiB", for messages."""
-    return _size(count).replace(".0 ", " ")
+    return size_text(count).replace(".0 ", " ")
 
 
 def _bomb_cause(members: list[zipfile.ZipInfo]) -> str | None:
     """Why an archive with these members is a zip bomb, or None if it is not.
 
-    Uses only the sizes the archive declares; zipfile never returns more bytes than
-    a member declares, so a lying archive fails its CRC check instead. O(members).
+    Uses only the sizes the archive declares (`check_members` then holds every
+    member to its declared size). O(members).
     """
     prefix = "DOCX rejected as a zip bomb"
     total = sum(member.file_size for member in members)
     if total > MAX_UNCOMPRESSED_BYTES:
         largest = max(members, key=lambda member: member.file_size)
         if largest.file_size > MAX_UNCOMPRESSED_BYTES:
-            expands = f"{largest.filename} would expand to {_size(largest.file_size)}"
+            expands = f"{largest.filename} would expand to {size_text(largest.file_size)}"
         else:
-            expands = f"its {len(members)} members would expand to {_size(total)}"
+            expands = f"its {len(members)} members would expand to {size_text(total)}"
         return f"{prefix}: {expands} (limit {_limit(MAX_UNCOMPRESSED_BYTES)})"
     for member in members:
         ratio = member.file_size / max(member.compress_size, 1)
         if member.file_size > RATIO_CHECK_BYTES and ratio > MAX_COMPRESSION_RATIO:
             return (
-                f"{prefix}: {member.filename} would expand to {_size(member.file_size)}, "
+                f"{prefix}: {member.filename} would expand to {size_text(member.file_size)}, "
                 f"{ratio:.0f} times its compressed size (limit {MAX_COMPRESSION_RATIO} "
                 f"above {_limit(RATIO_CHECK_BYTES)})"
             )
@@ -133,28 +126,41 @@ def _bomb_cause(members: list[zipfile.ZipInfo]) -> str | None:
 
 
 def check_docx_archive(raw: bytes, path: str) -> None:
-    """Refuse bytes that are not a safe DOCX archive, without decompressing anything.
+    """Refuse bytes that are not a safe DOCX archive, before python-docx reads them.
 
     Raises `IngestError(path, cause)` with cause "encrypted or legacy Word file (OLE
     container), not DOCX"; "not a DOCX file (not a ZIP archive)"; "corrupt DOCX:
     damaged ZIP archive (...)" (it starts like a ZIP but cannot be read as one);
-    "not a DOCX file (no word/document.xml)"; or "DOCX rejected as a zip bomb: ..."
-    (see `MAX_UNCOMPRESSED_BYTES`, `MAX_COMPRESSION_RATIO`). O(len(raw)).
+    "not a DOCX file (no word/document.xml)"; "DOCX rejected as a zip bomb: ..."
+    (the declared sizes exceed `MAX_UNCOMPRESSED_BYTES` or `MAX_COMPRESSION_RATIO`,
+    judged without decompressing; or a member inflates to more than it declares,
+    found having inflated at most one `zip_members.READ_CHUNK` more); "DOCX
+    rejected: ..." for a member that is encrypted, compressed by a method other
+    than stored or deflate, or shorter than it declares; "corrupt DOCX: ..." for
+    damaged compressed data. O(len(raw) + inflated size); memory O(len(raw)).
     """
     if raw.startswith(OLE_SIGNATURE):
         raise IngestError(path, "encrypted or legacy Word file (OLE container), not DOCX")
     try:
-        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            members = archive.infolist()
+        archive = zipfile.ZipFile(io.BytesIO(raw))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
         if raw.startswith(b"PK"):
             raise IngestError(path, f"corrupt DOCX: damaged ZIP archive ({exc})") from None
         raise IngestError(path, "not a DOCX file (not a ZIP archive)") from None
-    if all(member.filename != DOCUMENT_PART for member in members):
-        raise IngestError(path, f"not a DOCX file (no {DOCUMENT_PART})")
-    cause = _bomb_cause(members)
-    if cause is not None:
-        raise IngestError(path, cause)
+    with archive:
+        members = archive.infolist()
+        if all(member.filename != DOCUMENT_PART for member in members):
+            raise IngestError(path, f"not a DOCX file (no {DOCUMENT_PART})")
+        cause = _bomb_cause(members)
+        if cause is not None:
+            raise IngestError(path, cause)
+        try:
+            check_members(archive)
+        except MemberProblem as problem:
+            prefix = "DOCX rejected as a zip bomb" if problem.bomb else "DOCX rejected"
+            raise IngestError(path, f"{prefix}: {problem}") from None
+        except _CORRUPT as exc:
+            raise IngestError(path, f"corrupt DOCX: {_describe(exc)}") from None
 
 
 def _is_on(element: Any) -> bool:
@@ -477,6 +483,8 @@ def _read(document: WordDocument) -> _DocxReader:
 
 
 _CORRUPT = (
+    AttributeError,
+    TypeError,
     zipfile.BadZipFile,
     zlib.error,
     EOFError,
@@ -486,11 +494,22 @@ _CORRUPT = (
     etree.LxmlError,
 )
 """What python-docx and zipfile raise on a damaged package: a missing part, bad XML,
-bad compressed data, an unsupported compression method."""
+bad compressed data, an unsupported compression method, well-formed XML that lacks
+what python-docx reads (a part's root element of another name or namespace, a
+relationship without its target: AttributeError, TypeError)."""
+
+MALFORMED_PART = (
+    "a package part lacks what DOCX requires (a root element of another name or "
+    "namespace, a missing attribute)"
+)
+"""The cause given for python-docx's AttributeError and TypeError."""
 
 
 def _describe(exc: Exception) -> str:
-    """An exception's message without KeyError's quotes, or its class name."""
+    """An exception's message without KeyError's quotes, `MALFORMED_PART` for
+    python-docx's AttributeError and TypeError, or the exception's class name."""
+    if isinstance(exc, AttributeError | TypeError):
+        return MALFORMED_PART
     if isinstance(exc, KeyError) and exc.args:
         return str(exc.args[0])
     return str(exc) or type(exc).__name__

@@ -89,9 +89,18 @@ def _absolute(path: Path) -> Path:
 
 
 def _walk(folder: Path) -> list[Path]:
-    """Supported, non-hidden files under `folder`, recursively (hidden folders skipped)."""
+    """Supported, non-hidden files under `folder`, recursively (hidden folders skipped),
+    and every folder that could not be listed (`read_file` then says why).
+
+    Links to folders are not followed, so a link loop is never walked.
+    """
     found: list[Path] = []
-    for directory, subdirs, files in os.walk(folder):
+
+    def unlisted(error: OSError) -> None:
+        if error.filename is not None:
+            found.append(Path(error.filename))
+
+    for directory, subdirs, files in os.walk(folder, onerror=unlisted):
         subdirs[:] = [name for name in subdirs if not name.startswith(".")]
         for name in files:
             if not name.startswith(".") and Path(name).suffix.lower() in PARSERS:
@@ -105,14 +114,16 @@ def discover(paths: Sequence[Path]) -> list[Path]:
     A file named directly is kept whatever its suffix (`parse_file` then says if it
     is unsupported). A folder is walked recursively for files whose suffix is in
     `SUPPORTED_SUFFIXES` (any case), skipping hidden files and folders (names that
-    start with "."). Raises `IngestError(path, "no such file or directory")` for a
-    path that does not exist.
+    start with "."); links to folders are not followed. What cannot be ingested is
+    kept, for `read_file` to fail on with its cause: a broken or looping symbolic
+    link, a folder that cannot be listed. Raises `IngestError(path, "no such file
+    or directory")` for a path named directly that does not exist.
     """
     found: set[Path] = set()
     for path in paths:
         if path.is_dir():
             found.update(_absolute(file) for file in _walk(path))
-        elif path.exists():
+        elif path.exists() or path.is_symlink():
             found.add(_absolute(path))
         else:
             raise IngestError(str(path), "no such file or directory")
@@ -133,12 +144,29 @@ def parser_for(path: Path) -> Parser:
     return parser
 
 
+def _unreadable_cause(path: Path, error: OSError) -> str:
+    """Why `path` cannot be read, from the OS `error`: named as a broken link or a
+    folder where it is one."""
+    reason = error.strerror or str(error)
+    if path.is_symlink():
+        try:
+            target = os.readlink(path)
+        except OSError:
+            return f"symbolic link cannot be followed: {reason}"
+        return f"symbolic link to {target} cannot be followed: {reason}"
+    if path.is_dir() and not isinstance(error, IsADirectoryError):
+        return f"cannot read folder: {reason}"
+    return reason
+
+
 def read_file(path: Path, max_file_mb: float = DEFAULT_MAX_FILE_MB) -> bytes:
     """Return the bytes of `path`.
 
-    Raises `IngestError` naming `path` with the OS's reason when it cannot be read,
-    "empty file (0 bytes)" for an empty file, and a message giving both sizes when
-    it is larger than `max_file_mb` megabytes (checked before reading).
+    Raises `IngestError` naming `path` with the OS's reason when it cannot be read
+    (a broken or looping symbolic link is named as one, with its target; a folder
+    that cannot be listed as "cannot read folder: ..."), "empty file (0 bytes)" for
+    an empty file, and a message giving both sizes when it is larger than
+    `max_file_mb` megabytes (checked before reading).
     """
     try:
         size = path.stat().st_size
@@ -148,9 +176,11 @@ def read_file(path: Path, max_file_mb: float = DEFAULT_MAX_FILE_MB) -> bytes:
                 f"file is {size / 1_000_000:,.1f} MB, over the {max_file_mb:g} MB limit "
                 "(raise it with --max-file-mb)",
             )
+        if path.is_dir():
+            os.listdir(path)  # the OS's reason when it cannot be listed
         raw = path.read_bytes()
     except OSError as exc:
-        raise IngestError(str(path), exc.strerror or str(exc)) from exc
+        raise IngestError(str(path), _unreadable_cause(path, exc)) from exc
     if not raw:
         raise IngestError(str(path), "empty file (0 bytes)")
     return raw

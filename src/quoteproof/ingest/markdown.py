@@ -11,17 +11,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import PurePath
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from typing import TYPE_CHECKING
 
 from quoteproof.ingest.text import decode_plain_text, trim_span
 from quoteproof.model import Block, BlockKind, ParsedDocument
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 _FRONT_MATTER_OPEN = "---"
 _FRONT_MATTER_CLOSE = ("---", "...")
 _WHITESPACE = re.compile(r"\s+")
 _HTML_COMMENTS = re.compile(r"(?:\s*<!--(?:(?!-->).)*-->)+\s*", re.DOTALL)
+_QUOTE_MARKERS = "> \t\r\n"
 
 
 # Opening tokens whose whole element (up to the matching close) is one block.
@@ -33,6 +36,9 @@ _WHOLE_BLOCKS: dict[str, BlockKind] = {
 
 
 def _parser() -> MarkdownIt:
+    # Imported here: a command that parses no Markdown starts faster without it.
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark").enable("table")
 
 
@@ -91,7 +97,9 @@ def parse_markdown(raw: bytes, path: str) -> ParsedDocument:
     Blocks, in source order, each a trimmed non-empty span of the canonical text:
     headings ("heading"; they set the section path by level, and a heading's own
     section ends with its title), paragraphs (also those inside block quotes),
-    each top-level list item with everything nested in it ("list"), whole tables
+    each top-level list item with everything nested in it ("list"), a block quote
+    nested deeper than markdown-it parses (`maxNesting`, 20) as one "paragraph"
+    (its leading `>` markers left out), whole tables
     ("table", GFM pipe tables), fenced and indented code ("code") and raw HTML blocks
     other than comments ("paragraph"). Front matter at the very top is not a block.
     The title is the text of the first level-1 heading, else the file name's stem.
@@ -101,18 +109,22 @@ def parse_markdown(raw: bytes, path: str) -> ParsedDocument:
     skipped = front_matter_lines(text)
     lines = text.split("\n")
     source = "\n".join([""] * skipped + lines[skipped:])
-    tokens = _parser().parse(source)
+    parser = _parser()
+    tokens = parser.parse(source)
     starts = _line_starts(text)
+    deepest = parser.options.maxNesting - 1  # markdown-it skips what lies deeper
 
     blocks: list[Block] = []
     headings: list[tuple[int, str]] = []  # (level, title) of the open sections
     title: str | None = None
 
-    def add(kind: BlockKind, line_range: list[int] | None) -> None:
+    def add(kind: BlockKind, line_range: list[int] | None, *, quoted: bool = False) -> None:
         if line_range is None:
             return
         first, last = line_range
         start, end = trim_span(text, starts[first], starts[min(last, len(starts) - 1)])
+        if quoted:  # the text starts after the block quote markers
+            start = end - len(text[start:end].lstrip(_QUOTE_MARKERS))
         if start < end:
             section = tuple(heading for _, heading in headings)
             blocks.append(Block(kind, start, end, section))
@@ -135,6 +147,10 @@ def parse_markdown(raw: bytes, path: str) -> ParsedDocument:
             continue
         if kind in _WHOLE_BLOCKS:
             add(_WHOLE_BLOCKS[kind], token.map)
+            index = _closing_index(tokens, index) + 1
+            continue
+        if kind == "blockquote_open" and token.level >= deepest:
+            add("paragraph", token.map, quoted=True)
             index = _closing_index(tokens, index) + 1
             continue
         if kind in ("fence", "code_block"):

@@ -6,6 +6,8 @@ import hashlib
 import multiprocessing
 import os
 import sys
+import threading
+import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -34,6 +36,9 @@ DEFAULT_JOBS = min(4, os.cpu_count() or 1)
 
 _KEEP_ORIGINAL = frozenset({"pdf"})
 """Formats whose file bytes are stored: PDF character boxes are read from them."""
+
+PARENT_CHECK_SECONDS = 0.2
+"""How often a worker process checks that the process that started it still lives."""
 
 
 @dataclass(frozen=True)
@@ -222,7 +227,8 @@ def ingest_files(
 
     With `jobs` > 1, files are parsed and chunked in that many worker processes
     (at most `2 * jobs` files in flight) while this process stores them one by one,
-    in order; results are the same as with `jobs=1`.
+    in order; results are the same as with `jobs=1`. The workers exit when this
+    process dies (`exit_with_parent`).
     """
     settings = settings or IngestSettings()
     if jobs <= 1 or len(paths) < 2:
@@ -230,7 +236,9 @@ def ingest_files(
             yield ingest_file(store, path, settings)
         return
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        jobs, mp_context=context, initializer=exit_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         in_flight: deque[_Slot] = deque()
         waiting = deque(paths)
         while waiting or in_flight:
@@ -242,6 +250,23 @@ def ingest_files(
             else:
                 pending, future = slot
                 yield store_parsed(store, pending, future.result(), settings)
+
+
+def exit_with_parent(parent: int) -> None:
+    """Make this (worker) process exit once `parent`, the process that started it, is
+    gone: a daemon thread checks every `PARENT_CHECK_SECONDS` whether this process
+    has been handed to another parent, and ends it if so.
+
+    A worker pool's processes otherwise outlive a parent that was killed (they wait
+    on a queue that nothing closes), each holding its memory.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="quoteproof-parent-watch", daemon=True).start()
 
 
 _Slot = IngestResult | tuple["PendingFile", "Future[Parsed | str]"]

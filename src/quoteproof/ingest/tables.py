@@ -241,7 +241,8 @@ def read_json(text: str) -> TableData:
     """Read JSON `text` as a table (see the module docstring for the shape).
 
     Raises `TableFormatError` for a syntax error (with its line and column), for
-    NaN or Infinity, and for JSON that is not an array of objects. O(len(text)).
+    NaN or Infinity, for values nested too deeply to read (hundreds of levels),
+    and for JSON that is not an array of objects. O(len(text)).
     """
     source = " " + text[1:] if text.startswith("\ufeff") else text  # same offsets
     try:
@@ -251,17 +252,19 @@ def read_json(text: str) -> TableData:
             parse_float=_JsonNumber,
             parse_constant=_reject_constant,
         )
+        items = _items(data)
+        columns: dict[str, None] = {}
+        for item in items:
+            columns.update(dict.fromkeys(item))
+        rows = tuple(tuple(json_cell(item.get(column)) for column in columns) for item in items)
     except json.JSONDecodeError as exc:
         raise TableFormatError(
             f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
-    items = _items(data)
-    columns: dict[str, None] = {}
-    for item in items:
-        columns.update(dict.fromkeys(item))
+    except RecursionError:  # from json.loads or `_compact`, both recursive
+        raise TableFormatError("invalid JSON: values nested too deeply to read") from None
     if not columns:
         raise TableFormatError("the objects have no keys: the table has no columns")
-    rows = tuple(tuple(json_cell(item.get(column)) for column in columns) for item in items)
     return TableData(tuple(columns), rows, tuple(_item_starts(source)))
 
 

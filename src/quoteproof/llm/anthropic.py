@@ -45,10 +45,7 @@ from quoteproof.llm.base import (
     model_capabilities,
 )
 from quoteproof.llm.errors import sdk_errors
-
-# The same defaults as the OpenAI backend, so `make_backend` treats both alike.
-from quoteproof.llm.openai import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
-from quoteproof.llm.servers import public_url
+from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, public_url
 
 __all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT_S", "AnthropicBackend"]
 

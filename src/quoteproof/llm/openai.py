@@ -39,11 +39,9 @@ from quoteproof.llm.base import (
     model_capabilities,
 )
 from quoteproof.llm.errors import sdk_errors
-from quoteproof.llm.servers import public_url
+from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, public_url
 from quoteproof.llm.tool_grammar import fold_tools, unfold_tool_call
 
-DEFAULT_TIMEOUT_S = 60.0
-DEFAULT_RETRIES = 2
 # Local servers (Ollama, llama.cpp, vLLM) accept any key; the SDK insists on one.
 PLACEHOLDER_API_KEY = "not-needed"
 

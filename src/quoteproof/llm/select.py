@@ -6,11 +6,9 @@ from pathlib import Path
 from typing import Literal
 
 from quoteproof.errors import BackendConfigError, Hint
-from quoteproof.llm.anthropic import AnthropicBackend
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
-from quoteproof.llm.openai import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, OpenAIBackend
-from quoteproof.llm.servers import server_url
+from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, server_url
 
 BackendName = Literal["extractive", "openai", "anthropic", "local"]
 
@@ -71,11 +69,16 @@ def make_backend(
             facts={"backend": name},
         )
     url = server_url(name, base_url, cloud=cloud)
+    # Each SDK is imported only when its backend is built: they take seconds to load.
     if name == "anthropic":
+        from quoteproof.llm.anthropic import AnthropicBackend
+
         return AnthropicBackend(
             model=model, base_url=url, api_key=api_key, timeout=timeout,
             max_retries=max_retries,
         )  # fmt: skip
+    from quoteproof.llm.openai import OpenAIBackend
+
     return OpenAIBackend(
         model=model, base_url=url, api_key=api_key, timeout=timeout,
         max_retries=max_retries, grammar=bool(grammar),

@@ -15,9 +15,23 @@ from urllib.parse import urlsplit, urlunsplit
 
 from quoteproof.errors import BackendConfigError, Hint
 
-__all__ = ["CLOUD_URLS", "OLLAMA_URL", "URL_VARIABLES", "Provider", "public_url", "server_url"]
+__all__ = [
+    "CLOUD_URLS",
+    "DEFAULT_RETRIES",
+    "DEFAULT_TIMEOUT_S",
+    "OLLAMA_URL",
+    "URL_VARIABLES",
+    "Provider",
+    "public_url",
+    "server_url",
+]
 
 Provider = Literal["openai", "anthropic"]
+
+DEFAULT_TIMEOUT_S = 60.0
+"""Seconds a request to a model server may take, for the `openai` and `anthropic` backends."""
+DEFAULT_RETRIES = 2
+"""How many times those backends retry a failed request."""
 
 OLLAMA_URL = "http://localhost:11434/v1"
 """Where `openai` requests go when no server is named: Ollama on this machine."""

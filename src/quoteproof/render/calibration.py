@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from quoteproof.render.visible import visible_line
 from quoteproof.retrieval.evidence import Calibration
 
 
@@ -20,5 +21,5 @@ def calibration_table(calibration: Calibration, location: str) -> Table:
     table.add_row("answerable", f"{c.answerable} ({c.false_refusals} would be refused)")
     table.add_row("unanswerable", f"{c.unanswerable} ({c.missed_refusals} would not be refused)")
     table.add_row("accuracy", f"{c.accuracy:.1%}")
-    table.add_row("stored in", Text(location))
+    table.add_row("stored in", Text(visible_line(location)))
     return table

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from quoteproof.ingest.labels import LABEL_SEPARATOR
 from quoteproof.model import Chunk, Document
-from quoteproof.render.visible import visible
+from quoteproof.render.visible import visible, visible_line
 
 
 def chunk_to_dict(chunk: Chunk, document: Document | None) -> dict[str, Any]:
@@ -43,7 +43,8 @@ def chunk_to_dict(chunk: Chunk, document: Document | None) -> dict[str, Any]:
 
 
 def chunk_view(chunk: Chunk, document: Document | None) -> Group:
-    """A terminal view: a metadata table, then the chunk text (never parsed as markup)."""
+    """A terminal view: a metadata table (one line per value, `visible_line`), then
+    the chunk text (`visible`); never parsed as markup."""
     data = chunk_to_dict(chunk, document)
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
@@ -63,5 +64,5 @@ def chunk_view(chunk: Chunk, document: Document | None) -> Group:
     if chunk.ocr:
         rows["OCR"] = "yes: text recognised from a page image"
     for key, value in rows.items():
-        table.add_row(key, Text(visible(str(value))))
+        table.add_row(key, Text(visible_line(str(value))))
     return Group(table, Text(""), Text(visible(chunk.text)))

@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quoteproof.model import Hit
+from quoteproof.render.visible import visible_line
 
 SNIPPET_CHARS = 160
 
@@ -32,8 +33,10 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 
 
 def hits_table(query: str, hits: list[Hit]) -> Table:
-    """Return a rich table of hits; query and cell text are never parsed as markup."""
-    table = Table(title=Text(f"Search: {query}"), title_justify="left", show_lines=True)
+    """Return a rich table of hits; query and cell text are shown with `visible_line`
+    (control characters visible) and never parsed as markup."""
+    title = Text(f"Search: {visible_line(query)}")
+    table = Table(title=title, title_justify="left", show_lines=True)
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
     table.add_column("ref")
@@ -42,7 +45,7 @@ def hits_table(query: str, hits: list[Hit]) -> Table:
         table.add_row(
             str(hit.rank),
             f"{hit.score:.2f}",
-            Text(hit.chunk.ref),
-            Text(f"{hit.chunk.label}\n{snippet(hit.chunk.text)}"),
+            Text(visible_line(hit.chunk.ref)),
+            Text(f"{visible_line(hit.chunk.label)}\n{visible_line(snippet(hit.chunk.text))}"),
         )
     return table

@@ -68,9 +68,9 @@ _SAFE_SCHEMES = frozenset({"http", "https", "file"})
 def escape(text: str) -> str:
     """Return `text` as HTML character data (safe in text and in quoted attributes).
 
-    Line endings become `\\n`; other control characters (NUL, ESC, C1) become
-    visible stand-ins (`␀`, `␛`, U+FFFD), which HTML parsers keep as they are;
-    then `&`, `<`, `>`, `"` and `'` are escaped."""
+    Line endings become `\\n`; other control characters (NUL, ESC, C1, bidi
+    overrides) become visible stand-ins (`␀`, `␛`, `\\x9b`, `\\u202e`: `visible`),
+    which HTML parsers keep as they are; then `&`, `<`, `>`, `"` and `'` are escaped."""
     return html.escape(visible(text), quote=True)
 
 

@@ -1,4 +1,7 @@
-"""Rendering ingest: a progress display over files and pages, and the summary table."""
+"""Rendering ingest: a progress display over files and pages, and the summary table.
+
+File names, causes and the index location are shown with `visible_line`: one line
+each, control characters visible, never parsed as markup."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quoteproof.ingest.pipeline import IngestResult
+from quoteproof.render.visible import visible_line
 from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.store.base import IndexStats
 
@@ -41,7 +45,7 @@ class IngestProgress:
 
     Use as a context manager; call `file_done` after each file. Failures print one
     line (`failed: PATH: cause`) and warnings one line each (`warning: PATH: note`)
-    above the bar, never parsed as markup.
+    above the bar (`visible_line`, never parsed as markup).
     """
 
     def __init__(self, console: Console, total_files: int) -> None:
@@ -79,10 +83,13 @@ class IngestProgress:
     def file_done(self, result: IngestResult) -> None:
         """Record one file's result: advance the bar, add its pages, print problems."""
         console = self._progress.console
+        path = visible_line(result.path)
         if result.status == "failed":
-            console.print(f"failed: {result.path}: {result.error}", markup=False, soft_wrap=True)
+            line = f"failed: {path}: {visible_line(result.error or 'unknown')}"
+            console.print(line, markup=False, soft_wrap=True)
         for warning in result.warnings:
-            console.print(f"warning: {result.path}: {warning}", markup=False, soft_wrap=True)
+            line = f"warning: {path}: {visible_line(warning)}"
+            console.print(line, markup=False, soft_wrap=True)
         self._pages += result.pages
         self._progress.update(self._task, advance=1, pages=self._pages)
 
@@ -144,7 +151,7 @@ def summary_table(
     embedding: EmbedReport | None = None,
 ) -> Table:
     """The table that ends an ingest run: files per status, pages and speed, new
-    chunks, vectors computed, and the index totals. Paths are never parsed as markup."""
+    chunks, vectors computed, and the index totals (`visible_line`, never markup)."""
     table = Table(title="Ingest summary", title_justify="left", show_header=False)
     table.add_column(style="bold")
     table.add_column()
@@ -157,14 +164,15 @@ def summary_table(
     if embedding is not None:
         rate = f" ({embedding.per_second:,.0f}/s)" if embedding.embedded else ""
         done = f"{embedding.embedded:,} computed in {embedding.seconds:.1f} s{rate}"
-        table.add_row("vectors", Text(f"{done} · {embedding.model}"))
-    totals = f"{location}: {stats.documents} documents, {stats.chunks} chunks"
+        table.add_row("vectors", Text(f"{done} · {visible_line(embedding.model)}"))
+    totals = f"{visible_line(location)}: {stats.documents} documents, {stats.chunks} chunks"
     table.add_row("index", Text(f"{totals}, {stats.embedded} with vectors"))
     return table
 
 
 def failures_table(results: Sequence[IngestResult]) -> Table | None:
-    """A table of the files that failed and why, or None when none failed."""
+    """A table of the files that failed and why (`visible_line`, never markup), or
+    None when none failed."""
     failed = [r for r in results if r.status == "failed"]
     if not failed:
         return None
@@ -172,5 +180,7 @@ def failures_table(results: Sequence[IngestResult]) -> Table | None:
     table.add_column("file")
     table.add_column("cause")
     for result in failed:
-        table.add_row(Text(result.path), Text(result.error or "unknown"))
+        table.add_row(
+            Text(visible_line(result.path)), Text(visible_line(result.error or "unknown"))
+        )
     return table

@@ -24,7 +24,7 @@ from quoteproof.render.terminal import (
     gutter,
     quote_panel,
 )
-from quoteproof.render.visible import visible
+from quoteproof.render.visible import visible, visible_line
 from quoteproof.streaming import (
     AnswerEvent,
     DataComputed,
@@ -94,12 +94,13 @@ def answer_progress(console: Console, backend: str, live: bool) -> Iterator[Even
         with Live(draft, console=console, transient=True, refresh_per_second=8):
             yield draft
         return
-    status = Status(f"asking {backend}…", console=console, spinner="dots")
+    backend = visible_line(backend)
+    status = Status(Text(f"asking {backend}…"), console=console, spinner="dots")
 
     def on_event(event: AnswerEvent) -> None:
         if isinstance(event, StageStarted):
             note = _STAGE_NOTES.get(event.stage, "writing the answer")
-            status.update(f"asking {backend}: {note}…")
+            status.update(Text(f"asking {backend}: {note}…"))
 
     with status:
         yield on_event

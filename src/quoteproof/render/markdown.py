@@ -27,8 +27,9 @@ Contract (the guarantee that no model-written words are shown as a quote, for Ma
 
 Line endings are `\\n`, `\\r\\n` and `\\r` (CommonMark's). Within escaped text, spaces
 and tabs at the start and end of a line are dropped (a rendered paragraph drops
-them anyway, and leading ones could start a code block), and control characters are
-written as numeric character references so that the raw file is safe to `cat`.
+them anyway, and leading ones could start a code block), and control characters and
+bidi overrides are written as numeric character references so that the raw file is
+safe to `cat`.
 Everything here is O(length of the answer).
 """
 
@@ -38,6 +39,7 @@ import re
 
 from quoteproof.model import Answer
 from quoteproof.render import layout
+from quoteproof.render.visible import BIDI_CONTROLS
 
 __all__ = [
     "code_span",
@@ -57,9 +59,14 @@ _ENTITIES = {"&": "&amp;", "<": "&lt;"}
 _LIST_NUMBER = re.compile(r"(\d+)([.)])")
 
 
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
+
+
 def _is_control(ch: str) -> bool:
+    """True for a C0 control but tab and line endings, DEL, a C1 control or a bidi
+    override: written as a numeric reference, never raw."""
     code = ord(ch)
-    return (code < 0x20 and ch not in "\t\n\r") or 0x7F <= code <= 0x9F
+    return (code < 0x20 and ch not in "\t\n\r") or 0x7F <= code <= 0x9F or bool(_BIDI.match(ch))
 
 
 def _escape_char(ch: str) -> str:

@@ -28,10 +28,12 @@ Contract (the guarantee that no model-written words are shown as a quote, for th
   corner: a prose imitation of a panel ("╰── verbatim from source ──╯") always
   shows up behind the gutter. Without colour, a line starts with `╭`, `│` or `╰`
   exactly when it belongs to a verbatim panel.
-- Control characters (ESC included) are shown as Unicode control pictures (`␛`),
-  so answer text cannot send terminal escape sequences. Line endings (`\\r\\n`,
-  `\\r`, NEL, U+2028, U+2029) become newlines, so they go behind the gutter too;
-  tabs are kept.
+- Control characters are shown, never sent (`render.visible`): C0 controls (ESC
+  included) as Unicode control pictures (`␛`), C1 controls and bidi overrides as
+  escapes (`\\x9b`, `\\u202e`), so answer text cannot send terminal escape
+  sequences or reorder what follows; every other character of a quote is shown as
+  it is. Line endings (`\\r\\n`, `\\r`, NEL, U+2028, U+2029) become newlines, so
+  they go behind the gutter too; tabs are kept.
 """
 
 from __future__ import annotations

@@ -41,8 +41,8 @@ def embed_pending(
     have their vector and are skipped. Texts are embedded longest first in blocks
     of `EMBED_BLOCK` (similar lengths batch with little padding), each block
     stored in one transaction. `on_start(total)` is called once, `on_progress(n)`
-    after each block. Raises StoreError when the index holds vectors of another
-    model, RetrievalError when the model cannot load.
+    after each batch of n texts is embedded. Raises StoreError when the index
+    holds vectors of another model, RetrievalError when the model cannot load.
     """
     started = time.perf_counter()
     pending = store.pending_embeddings()
@@ -54,7 +54,6 @@ def embed_pending(
     pending.sort(key=lambda item: len(item.text), reverse=True)
     for offset in range(0, len(pending), EMBED_BLOCK):
         block = pending[offset : offset + EMBED_BLOCK]
-        store.add_embeddings([item.key for item in block], embedder.embed([i.text for i in block]))
-        if on_progress is not None:
-            on_progress(len(block))
+        vectors = embedder.embed([item.text for item in block], on_batch=on_progress)
+        store.add_embeddings([item.key for item in block], vectors)
     return EmbedReport(len(pending), time.perf_counter() - started, embedder.model)

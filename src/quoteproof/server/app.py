@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -97,20 +98,33 @@ def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
+    errors = json_safe(exc.errors())
     problems = [
         f"{'.'.join(str(part) for part in e.get('loc', ()))}: {e.get('msg', 'invalid')}"
-        for e in exc.errors()
+        for e in errors
     ]
     return JSONResponse(
-        {"error": "; ".join(problems) or "invalid request", "detail": json_safe(exc.errors())},
-        status_code=422,
+        {"error": "; ".join(problems) or "invalid request", "detail": errors}, status_code=422
     )
 
 
 def json_safe(value: Any) -> Any:
-    """`value` with anything JSON cannot hold (exceptions in validation errors)
-    turned into strings."""
-    return json.loads(json.dumps(value, default=str))
+    """`value` as data every JSON response can carry: anything else (exceptions in
+    validation errors) as its string, numbers that are not finite as strings
+    (`"inf"`), lone surrogates in strings and keys as `\\udXXX` escapes."""
+    if isinstance(value, dict):
+        return {_text(str(key)): json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return _text(str(value))
+
+
+def _text(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def create_app(config: ServerConfig) -> FastAPI:

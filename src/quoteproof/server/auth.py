@@ -24,10 +24,17 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 def cross_origin(request: Request) -> bool:
     """True when a browser says the request comes from another origin: a
-    `Sec-Fetch-Site` of `cross-site` or `same-site`, or an `Origin` that is `null`
-    or names another host than `Host`. Requests without these headers (not from a
-    browser) are not cross-origin."""
-    if request.headers.get("sec-fetch-site") in ("cross-site", "same-site"):
+    `Sec-Fetch-Site` of `cross-site` or `same-site` (another port of this host is
+    the same site), or an `Origin` that is `null` or names another host than `Host`.
+    Requests without these headers (not from a browser) are not cross-origin.
+
+    `Sec-Fetch-Site: same-origin` (which no page can forge) is believed first: under
+    the server's `Referrer-Policy: no-referrer`, Chromium sends `Origin: null` with
+    a plain form post from the server's own pages."""
+    site = request.headers.get("sec-fetch-site")
+    if site == "same-origin":
+        return False
+    if site in ("cross-site", "same-site"):
         return True
     origin = request.headers.get("origin")
     if origin is None:

@@ -19,6 +19,7 @@ import asyncio
 import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from types import TracebackType
 from typing import Annotated, Any, TypeVar
 
@@ -231,15 +232,17 @@ class McpServer:
         *,
         collections: tuple[str, ...] | None = None,
         threshold: float = DEFAULT_THRESHOLD,
+        audit_key: Path | None = None,
     ) -> McpServer:
-        """Open the index at `location` on a new worker thread.
+        """Open the index at `location` on a new worker thread; its answers are
+        signed with the key in `audit_key` (None: as `Index.open`).
 
         Raises `IndexNotFoundError` or `StoreError` (as `Index.open`) before anything
         is served.
         """
         worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quoteproof-mcp")
         try:
-            index = worker.submit(Index.open, location).result()
+            index = worker.submit(Index.open, location, audit_key=audit_key).result()
         except BaseException:
             worker.shutdown()
             raise

@@ -1,12 +1,20 @@
 """PDF pages for the source viewer: page geometry, PNG rendering (cached) and the
 quote boxes mapped onto the rendered page.
 
+A page is rendered at `PAGE_SCALE` pixels per point, or at the smaller scale that
+keeps its image within `MAX_PAGE_PIXELS` (`render_scale`): a PDF can declare a page
+of 200 x 200 inches in a few bytes, and its image must not take gigabytes. The
+highlight overlay is drawn in PDF points over the image, so it fits at any scale.
+Rendered PNGs are cached, at most `MAX_CACHED_PAGES` of them and
+`MAX_CACHED_PNG_BYTES` together.
+
 Every PDFium call holds the process's PDFium lock (`pdfium_lock`).
 """
 
 from __future__ import annotations
 
 import io
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -20,8 +28,26 @@ from quoteproof.pdfium_lock import pdfium
 from quoteproof.store.base import Store
 
 PAGE_SCALE = 1.5
-"""Page images are rendered at 1.5 pixels per PDF point (108 dpi)."""
+"""Page images are rendered at 1.5 pixels per PDF point (108 dpi), unless that would
+exceed `MAX_PAGE_PIXELS`."""
+MAX_PAGE_PIXELS = 4_000_000
+"""The most pixels (width x height) of one page image: a US Letter or A4 page at
+`PAGE_SCALE` has about 1.1 million; larger pages are rendered at a smaller scale."""
 MAX_CACHED_PAGES = 64
+"""The most page geometries, and the most page images, kept in memory."""
+MAX_CACHED_PNG_BYTES = 64 * 1024 * 1024
+"""The most bytes of page images kept in memory together."""
+
+
+def render_scale(width: float, height: float) -> float:
+    """Pixels per point for a page of `width` x `height` points: `PAGE_SCALE`, or the
+    largest scale at which its image (PDFium rounds each side up) has at most
+    `MAX_PAGE_PIXELS` pixels."""
+    if math.ceil(width * PAGE_SCALE) * math.ceil(height * PAGE_SCALE) <= MAX_PAGE_PIXELS:
+        return PAGE_SCALE
+    # (w·s + 1)(h·s + 1) <= MAX bounds ceil(w·s)·ceil(h·s): solve for s.
+    area, sides = width * height, width + height
+    return (math.sqrt(sides * sides + 4 * area * (MAX_PAGE_PIXELS - 1)) - sides) / (2 * area)
 
 
 @dataclass(frozen=True)
@@ -42,6 +68,17 @@ class PageGeometry:
             return self.height, self.width
         return self.width, self.height
 
+    @property
+    def scale(self) -> float:
+        """Pixels per point of the page's image (`render_scale`)."""
+        return render_scale(self.width, self.height)
+
+    @property
+    def pixel_size(self) -> tuple[int, int]:
+        """Width and height of the page's image, in pixels (as PDFium renders it)."""
+        width, height = self.view_size
+        return math.ceil(width * self.scale), math.ceil(height * self.scale)
+
     def rect(self, box: Box) -> tuple[float, float, float, float]:
         """`box` as (x, y, width, height) in the rendered page's points, origin
         top-left (the SVG overlay's `viewBox` coordinates)."""
@@ -58,22 +95,40 @@ class PageGeometry:
         return u0, v0, u1 - u0, v1 - v0
 
 
-_cache_lock = threading.Lock()
-_png_cache: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
-_geometry_cache: OrderedDict[tuple[str, int], tuple[PageGeometry, ...]] = OrderedDict()
+class _Cache:
+    """A thread-safe least-recently-used cache of at most `max_items` values whose
+    `size`s add up to at most `max_size` (a value larger than that is not kept)."""
+
+    def __init__(
+        self, max_items: int, max_size: float = math.inf, size: Callable[[Any], int] = lambda _: 0
+    ) -> None:
+        self._items: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self._max_items, self._max_size, self._size = max_items, max_size, size
+        self._total = 0
+
+    def get(self, key: Any, make: Callable[[], Any]) -> Any:
+        """The value of `key`, made by `make` (outside the lock) when not cached."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = make()
+        size = self._size(value)
+        if size > self._max_size:
+            return value
+        with self._lock:
+            if key not in self._items:
+                self._items[key] = value
+                self._total += size
+            while len(self._items) > self._max_items or self._total > self._max_size:
+                _, dropped = self._items.popitem(last=False)
+                self._total -= self._size(dropped)
+        return value
 
 
-def _cached(cache: OrderedDict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
-    with _cache_lock:
-        if key in cache:
-            cache.move_to_end(key)
-            return cache[key]
-    value = make()
-    with _cache_lock:
-        cache[key] = value
-        while len(cache) > MAX_CACHED_PAGES:
-            cache.popitem(last=False)
-    return value
+_png_cache = _Cache(MAX_CACHED_PAGES, MAX_CACHED_PNG_BYTES, lambda png: len(png or b""))
+_geometry_cache = _Cache(MAX_CACHED_PAGES)
 
 
 def _open_pdf(original: bytes) -> Any:
@@ -108,13 +163,14 @@ def page_geometry(store: Store, document: Document) -> tuple[PageGeometry, ...] 
                 pdf.close()
 
     key = (document.doc_id, document.version)
-    result: tuple[PageGeometry, ...] | None = _cached(_geometry_cache, key, read)
+    result: tuple[PageGeometry, ...] | None = _geometry_cache.get(key, read)
     return result
 
 
 def render_page_png(store: Store, document: Document, page_number: int) -> bytes | None:
-    """PNG of page `page_number` (1-based) of a stored PDF at `PAGE_SCALE` (cached per
-    document version and page), or None when there is no such page."""
+    """PNG of page `page_number` (1-based) of a stored PDF at its `render_scale`, so
+    at most `MAX_PAGE_PIXELS` pixels (cached per document version and page), or None
+    when there is no such page."""
     original = store.get_original(document.doc_id, document.version)
     if original is None:
         return None
@@ -127,7 +183,8 @@ def render_page_png(store: Store, document: Document, page_number: int) -> bytes
                     return None
                 page = pdf[page_number - 1]
                 try:
-                    image = page.render(scale=PAGE_SCALE).to_pil()
+                    scale = render_scale(page.get_width(), page.get_height())
+                    image = page.render(scale=scale).to_pil()
                 finally:
                     page.close()
             finally:
@@ -137,7 +194,7 @@ def render_page_png(store: Store, document: Document, page_number: int) -> bytes
         return buffer.getvalue()
 
     key = (document.doc_id, document.version, page_number)
-    png: bytes | None = _cached(_png_cache, key, render)
+    png: bytes | None = _png_cache.get(key, render)
     return png
 
 
@@ -171,6 +228,7 @@ def page_views(
             continue
         geom = geometry[number - 1]
         width, height = geom.view_size
+        width_px, height_px = geom.pixel_size
         rects = tuple(tuple(_fmt(v) for v in geom.rect(box)) for box in boxes if box.page == number)
         anchor = bool(rects) and not anchored
         anchored = anchored or anchor
@@ -178,8 +236,8 @@ def page_views(
             PageView(
                 number=number,
                 src=f"/sources/{doc}/pages/{number}.png?{version}",
-                width_px=round(width * PAGE_SCALE),
-                height_px=round(height * PAGE_SCALE),
+                width_px=width_px,
+                height_px=height_px,
                 view_box=f"0 0 {_fmt(width)} {_fmt(height)}",
                 rects=cast(tuple[tuple[str, str, str, str], ...], rects),
                 anchor=anchor,

@@ -9,6 +9,7 @@ only a store connection.
 from __future__ import annotations
 
 import contextlib
+import secrets
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -21,8 +22,8 @@ from quoteproof.index import DEFAULT_INDEX, Index
 from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB
 from quoteproof.ingest.pipeline import IngestSettings
 from quoteproof.llm.base import Backend
-from quoteproof.llm.openai import DEFAULT_TIMEOUT_S
 from quoteproof.llm.select import BackendName, make_backend
+from quoteproof.llm.servers import DEFAULT_TIMEOUT_S
 from quoteproof.retrieval.retriever import RetrievalSettings
 from quoteproof.server.jobs import DEFAULT_PARSE_TIMEOUT_S, DEFAULT_PARSE_WORKERS, JobManager
 from quoteproof.server.journal import JOURNAL_FOLDER, JobJournal
@@ -54,7 +55,8 @@ class ServerConfig:
     `ingest_hold` is for tests (while that file exists, no file starts ingesting).
     With `allowed_hosts`, a
     request whose `Host` header names another host is refused (400); `serve
-    --no-auth` sets the loopback names, against DNS rebinding.
+    --no-auth` sets the loopback names, against DNS rebinding. `audit_key` is the
+    file of the key that signs the audit log (None: as `Index.open`).
     """
 
     index: str = DEFAULT_INDEX
@@ -73,6 +75,7 @@ class ServerConfig:
     upload_dir: Path | None = None
     embed: bool | None = None
     allowed_hosts: tuple[str, ...] | None = None
+    audit_key: Path | None = None
     parse_workers: int = DEFAULT_PARSE_WORKERS
     parse_timeout_s: float = DEFAULT_PARSE_TIMEOUT_S
     ingest_hold: Path | None = None
@@ -89,7 +92,8 @@ def default_upload_dir(index: str) -> Path:
 
 class AppState:
     """What every request of one app shares: the configuration, the ingest jobs,
-    the language-model backend, and one open `Index` per thread."""
+    the language-model backend, the secret of the web page's form tokens, and one
+    open `Index` per thread."""
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
@@ -107,10 +111,14 @@ class AppState:
         self._opened: list[Index] = []
         self._lock = threading.Lock()
         self._backend: Backend | None = None
+        self.csrf_secret = secrets.token_bytes(32)
+        """The key of the web page's form tokens (`server.csrf`), new at each start."""
 
     def open_index(self) -> Index:
         """Open a new `Index` on the configured location (the caller closes it)."""
-        return Index.open(self.config.index, retrieval=self.config.retrieval)
+        return Index.open(
+            self.config.index, retrieval=self.config.retrieval, audit_key=self.config.audit_key
+        )
 
     def index(self) -> Index:
         """Return this thread's `Index`, opening it on first use."""

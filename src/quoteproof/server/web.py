@@ -1,6 +1,6 @@
 """The web page: server-rendered HTML (Jinja2, autoescaped) with htmx, no build step.
 
-Pages: `/` (ask, with a streamed draft through `/ask/stream` or a plain htmx post
+Pages: `/` (ask, with a streamed draft posted to `/ask/stream` or a plain htmx post
 to `/ask`), `/sources/{doc_id}` (the source viewer: page images with highlight
 rectangles for PDFs, marked text for other formats), `/library` (documents,
 upload, ingest progress), `/history` and `/answers/{id}` (the audit log),
@@ -18,8 +18,11 @@ Access: every page acts for the request's principal (its API key, from the
 `qp_key` cookie that `/login` sets, or a header); without a valid key, in auth
 mode, pages redirect to `/login`. A document, answer or job outside the
 principal's collections is answered 404, exactly as one that does not exist.
-State-changing requests are refused when the browser says they come from another
-site (`Origin`, `Sec-Fetch-Site`), which protects the no-auth mode too.
+Every request that asks, ingests, deletes or logs in or out is a POST: no GET
+changes anything or records an answer. Such a POST is refused (403) when the
+browser says it comes from another origin, another port of this host included
+(`auth.cross_origin`), or when it lacks the page's form token (`server.csrf`),
+which protects the no-auth mode too.
 """
 
 from __future__ import annotations
@@ -48,8 +51,10 @@ from quoteproof.ingest.files import SUPPORTED_SUFFIXES
 from quoteproof.model import AnswerMode, Quote
 from quoteproof.receipts import verify_recorded
 from quoteproof.render.html import render_answer_html, render_data_html, render_quote_html
+from quoteproof.server import csrf
 from quoteproof.server.auth import (
     clear_key_cookie,
+    cross_origin,
     optional_principal,
     set_key_cookie,
 )
@@ -125,22 +130,14 @@ def _login_redirect(request: Request) -> Response:
     return RedirectResponse(target, status_code=303)
 
 
-def _cross_site(request: Request) -> bool:
-    """True when the browser says the request comes from another site.
-
-    `Sec-Fetch-Site: same-origin` (which no page can forge) is believed first: under
-    our `Referrer-Policy: no-referrer`, Chromium sends `Origin: null` with a plain
-    form post (login, logout, the no-script fallbacks) from our own pages."""
-    site = request.headers.get("sec-fetch-site")
-    if site == "same-origin":
-        return False
-    if site == "cross-site":
-        return True
-    origin = request.headers.get("origin")
-    if origin is None or origin == "null":
-        return origin == "null"
-    parts = urlsplit(origin)
-    return parts.netloc != request.headers.get("host", request.url.netloc)
+def _refusal(request: Request, token: object) -> str | None:
+    """Why a request that changes something is refused: it comes from another origin,
+    or `token` (its form field) is not the page's form token; None when it may go on."""
+    if cross_origin(request):
+        return "Cross-site request refused."
+    if not csrf.valid_csrf_token(request, token):
+        return "This form has expired or is not from this site: reload the page and try again."
+    return None
 
 
 def _base_context(request: Request, who: Principal | None, current: str) -> dict[str, Any]:
@@ -150,6 +147,7 @@ def _base_context(request: Request, who: Principal | None, current: str) -> dict
         "current": current,
         "auth": state.config.auth,
         "user": None if who is None or not state.config.auth else who.name,
+        "csrf_token": csrf.csrf_token(request),
     }
 
 
@@ -249,13 +247,15 @@ def ask_post(
     who: MaybePrincipal,
     question: Annotated[str, Form()] = "",
     mode: Annotated[str, Form()] = "quote",
+    csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
     """Answer a question: the answer fragment for htmx, the ask page with the answer
     for a plain form post."""
     if who is None:
         return _login_redirect(request)
-    if _cross_site(request):
-        return _error(request, who, 403, "Cross-site request refused.")
+    refusal = _refusal(request, csrf_token)
+    if refusal is not None:
+        return _error(request, who, 403, refusal)
     problem = _check_question(question, mode)
     if problem is not None:
         return _error(request, who, 400, problem)
@@ -345,21 +345,24 @@ async def _stream_answer(
         yield _event_message(item)
 
 
-@router.get("/ask/stream")
+@router.post("/ask/stream")
 def ask_stream(
     request: Request,
     state: StateDep,
     who: MaybePrincipal,
-    question: Annotated[str, Query()] = "",
-    mode: Annotated[str, Query()] = "quote",
+    question: Annotated[str, Form()] = "",
+    mode: Annotated[str, Form()] = "quote",
+    csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
-    """Answer a question as server-sent events: `stage`, `prose` (model text, drawn
-    as text), `quote` and `data` (HTML made here from resolved quotes and computed
-    results), `dropped`, then `final` (the answer fragment) or `failure`."""
+    """Answer the posted question (the ask form's fields) as a stream of server-sent
+    events: `stage`, `prose` (model text, drawn as text), `quote` and `data` (HTML
+    made here from resolved quotes and computed results), `dropped`, then `final`
+    (the answer fragment) or `failure`. Refused as `/ask` is; errors are text."""
     if who is None:
         return Response("a valid API key is needed", status_code=401, media_type="text/plain")
-    if _cross_site(request):
-        return Response("cross-site request refused", status_code=403, media_type="text/plain")
+    refusal = _refusal(request, csrf_token)
+    if refusal is not None:
+        return Response(refusal, status_code=403, media_type="text/plain")
     problem = _check_question(question, mode)
     if problem is not None:
         return Response(problem, status_code=400, media_type="text/plain")
@@ -482,6 +485,12 @@ def _library_rows(view: ScopedIndex) -> list[dict[str, Any]]:
     return rows
 
 
+def _library_table(request: Request, view: ScopedIndex) -> str:
+    """The document table fragment (its delete forms carry the form token)."""
+    rows = _library_rows(view)
+    return _fragment("library_table.html", rows=rows, csrf_token=csrf.csrf_token(request))
+
+
 def _job_context(job: Job) -> dict[str, Any]:
     snapshot = job.snapshot()
     results = [{**result, "name": PurePath(result["path"]).name} for result in snapshot["results"]]
@@ -527,21 +536,28 @@ def library_table(request: Request, state: StateDep, who: MaybePrincipal) -> Res
     """The document table alone (htmx refreshes it after an upload or a delete)."""
     if who is None:
         return _login_redirect(request)
-    return HTMLResponse(_fragment("library_table.html", rows=_library_rows(state.view(who))))
+    return HTMLResponse(_library_table(request, state.view(who)))
 
 
 @router.post("/library/{doc_id}/delete", response_class=HTMLResponse)
-def library_delete(request: Request, doc_id: str, state: StateDep, who: MaybePrincipal) -> Response:
+def library_delete(
+    request: Request,
+    doc_id: str,
+    state: StateDep,
+    who: MaybePrincipal,
+    csrf_token: Annotated[str, Form()] = "",
+) -> Response:
     """Retire a document (its stored versions stay readable, so old answers verify)."""
     if who is None:
         return _login_redirect(request)
-    if _cross_site(request):
-        return _error(request, who, 403, "Cross-site request refused.")
+    refusal = _refusal(request, csrf_token)
+    if refusal is not None:
+        return _error(request, who, 403, refusal)
     view = state.view(who)
     if not view.retire(doc_id):
         return _not_found(request, who)
     if _is_htmx(request):
-        return HTMLResponse(_fragment("library_table.html", rows=_library_rows(view)))
+        return HTMLResponse(_library_table(request, view))
     return RedirectResponse("/library", status_code=303)
 
 
@@ -551,17 +567,21 @@ async def library_upload(request: Request, state: StateDep, who: MaybePrincipal)
     size limit, file types, mislabelled content, names, collection access)."""
     if who is None:
         return _login_redirect(request)
-    if _cross_site(request):
+    if cross_origin(request):  # refused before the body is read
         return _error(request, who, 403, "Cross-site request refused.")
     from quoteproof.server import api
 
     try:
-        snapshot = await api.upload(request, Response(), who, state)
+        form = await api.read_upload_form(request, state.config.max_upload_mb)
+        try:
+            refusal = _refusal(request, form.get(csrf.FIELD))
+            if refusal is not None:
+                return _error(request, who, 403, refusal)
+            job = await api.ingest_upload(form, who, state)
+        finally:
+            await form.close()
     except HTTPException as exc:
         return _error(request, who, exc.status_code, str(exc.detail))
-    job = state.jobs.get(snapshot["job"])
-    if job is None:  # pragma: no cover - a job just submitted is kept
-        return _error(request, who, 500, "The upload was stored but its job is gone.")
     if not _is_htmx(request):
         return RedirectResponse(f"/library?{urlencode({'job': job.id})}", status_code=303)
     context = _job_context(job)
@@ -675,11 +695,13 @@ def login_post(
     state: StateDep,
     key: Annotated[str, Form()] = "",
     next: Annotated[str, Form()] = "/",
+    csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
     """Check the key and keep it in the `qp_key` cookie (HttpOnly, SameSite=Strict)."""
     target = _safe_next(next)
-    if _cross_site(request):
-        return _error(request, None, 403, "Cross-site request refused.")
+    refusal = _refusal(request, csrf_token)
+    if refusal is not None:
+        return _error(request, None, 403, refusal)
     if not state.config.auth:
         return RedirectResponse(target, status_code=303)
     from quoteproof.keys import authenticate
@@ -702,10 +724,11 @@ def login_post(
 
 
 @router.post("/logout")
-def logout(request: Request) -> Response:
+def logout(request: Request, csrf_token: Annotated[str, Form()] = "") -> Response:
     """Forget the login cookie."""
-    if _cross_site(request):
-        return Response("cross-site request refused", status_code=403, media_type="text/plain")
+    refusal = _refusal(request, csrf_token)
+    if refusal is not None:
+        return Response(refusal, status_code=403, media_type="text/plain")
     response = RedirectResponse("/login", status_code=303)
     clear_key_cookie(response)
     return response

@@ -23,11 +23,12 @@ class Principal:
 
     def narrow(self, asked: Iterable[str] | None = None) -> tuple[str, ...] | None:
         """The collections a read may look at: the principal's own, narrowed to
-        `asked` when given (duplicates dropped). Raises `AccessDeniedError` naming
-        an asked collection the principal lacks (the same whether it exists or not)."""
-        if asked is None:
+        `asked` when it names any (duplicates dropped; None or an empty list means
+        the principal's own). Raises `AccessDeniedError` naming an asked collection
+        the principal lacks (the same whether it exists or not)."""
+        wanted = tuple(dict.fromkeys(asked or ()))
+        if not wanted:
             return self.collections
-        wanted = tuple(dict.fromkeys(asked))
         for collection in wanted:
             if not self.allows(collection):
                 raise AccessDeniedError(f"this key has no access to collection '{collection}'")

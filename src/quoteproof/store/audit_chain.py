@@ -1,5 +1,5 @@
-"""The audit log's rules, the same in every store: hash chaining, the head setting,
-append-only.
+"""The audit log's rules, the same in every store: hash chaining, signatures, the
+head setting, append-only.
 
 Each entry's hash covers the previous entry's hash and every field of the entry
 (`audit_hash`), so changing, removing or reordering an entry changes every later
@@ -7,11 +7,19 @@ hash; the head (last seq and hash) is kept as the index setting
 `AUDIT_HEAD_SETTING`, so cutting entries off the end shows too. Stores refuse any
 change to a stored entry with the message `AUDIT_APPEND_ONLY` (their triggers) and
 append through `append_entry`, inside their write transaction.
+
+The hash alone proves nothing to someone who can write the database: anyone can
+recompute it. So an entry appended with the operator's key (kept outside the
+index, `quoteproof.audit_key`) also carries `entry_signature`, an HMAC-SHA256 of
+its hash, and the head carries `head_signature`: without the key, an entry cannot
+be changed, added or re-hashed, nor the head moved, unnoticed (`audit.verify_log`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import hmac
 import json
 from typing import Any
 
@@ -24,18 +32,24 @@ __all__ = [
     "AUDIT_COLUMNS",
     "AUDIT_HEAD_SETTING",
     "GENESIS_HASH",
+    "AuditHead",
     "append_entry",
     "audit_from_row",
     "audit_hash",
+    "entry_signature",
+    "head_signature",
+    "head_value",
+    "parse_head",
 ]
 
 AUDIT_HEAD_SETTING = "audit_head"
-"""The index setting holding the log's head: `"{seq}:{hash}"` of the last entry."""
+"""The index setting holding the log's head: `"{seq}:{hash}"` of the last entry,
+followed by `":{head_signature}"` when it was appended with a key (`head_value`)."""
 
 AUDIT_APPEND_ONLY = "the audit log is append-only"
 """The message of the error raised by any change to a stored audit entry."""
 
-AUDIT_COLUMNS = 'seq, entry_id, time, "user", collections, body, prev_hash, hash'
+AUDIT_COLUMNS = 'seq, entry_id, time, "user", collections, body, prev_hash, hash, signature'
 """The columns of the `audit_log` table, in the order of `AuditEntry`'s fields."""
 
 GENESIS_HASH = "0" * 64
@@ -62,6 +76,47 @@ def audit_hash(
     return sha256_text(canonical)
 
 
+def _hmac(key: bytes, *parts: str) -> str:
+    return hmac.new(key, "\x00".join(parts).encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def entry_signature(key: bytes, entry_hash: str) -> str:
+    """The signature of the entry whose chain hash is `entry_hash`: HMAC-SHA256 under
+    `key` (hex). The hash covers the entry and, through the chain, all before it."""
+    return _hmac(key, "quoteproof-audit-entry", entry_hash)
+
+
+def head_signature(key: bytes, seq: int, entry_hash: str) -> str:
+    """The signature of the head `seq:entry_hash`: HMAC-SHA256 under `key` (hex), in
+    a domain of its own, so an entry's signature never passes for a head's."""
+    return _hmac(key, "quoteproof-audit-head", str(seq), entry_hash)
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditHead:
+    """The recorded head of the log: the last entry's seq and hash, and the head's
+    signature (None when it was appended without a key)."""
+
+    seq: int
+    hash: str
+    signature: str | None
+
+
+def head_value(seq: int, entry_hash: str, key: bytes | None) -> str:
+    """The `AUDIT_HEAD_SETTING` value for the head `seq:entry_hash`, signed with `key`
+    when one is given."""
+    value = f"{seq}:{entry_hash}"
+    return value if key is None else f"{value}:{head_signature(key, seq, entry_hash)}"
+
+
+def parse_head(value: str) -> AuditHead | None:
+    """The head recorded as `value` (`head_value`), or None when it is malformed."""
+    parts = value.split(":")
+    if len(parts) not in (2, 3) or not parts[0].isdigit():
+        return None
+    return AuditHead(int(parts[0]), parts[1], parts[2] if len(parts) == 3 else None)
+
+
 def audit_from_row(row: Any) -> AuditEntry:
     """The entry of an `audit_log` row read by column name (`AUDIT_COLUMNS`)."""
     values = {field.name: row[field.name] for field in dataclasses.fields(AuditEntry)}
@@ -76,10 +131,12 @@ def append_entry(
     user: str | None,
     collections: tuple[str, ...],
     body: str,
+    key: bytes | None = None,
 ) -> AuditEntry:
     """Append one entry to the log: the last entry's `seq` plus one (1 for an empty
     log), chained to its hash (`GENESIS_HASH` for the first), and record the new head
-    as the setting `AUDIT_HEAD_SETTING`.
+    as the setting `AUDIT_HEAD_SETTING`. With `key`, the entry and the head are
+    signed (`entry_signature`, `head_signature`).
 
     Call it inside the store's write transaction, which makes the read of the last
     entry and both writes one atomic step: concurrent appends get distinct, gapless
@@ -90,9 +147,10 @@ def append_entry(
     seq, prev_hash = (last["seq"] + 1, last["hash"]) if last is not None else (1, GENESIS_HASH)
     collections = tuple(collections)
     chained = audit_hash(prev_hash, seq, entry_id, time, user, collections, body)
-    entry = AuditEntry(seq, entry_id, time, user, collections, body, prev_hash, chained)
+    signature = entry_signature(key, chained) if key is not None else None
+    entry = AuditEntry(seq, entry_id, time, user, collections, body, prev_hash, chained, signature)
     execute(
-        f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
+        f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
         (
             entry.seq,
             entry.entry_id,
@@ -102,11 +160,12 @@ def append_entry(
             entry.body,
             entry.prev_hash,
             entry.hash,
+            entry.signature,
         ),
     )
     execute(
         "INSERT INTO meta (key, value) VALUES (?, ?) "
         "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        (setting_key(AUDIT_HEAD_SETTING), f"{entry.seq}:{entry.hash}"),
+        (setting_key(AUDIT_HEAD_SETTING), head_value(entry.seq, entry.hash, key)),
     )
     return entry

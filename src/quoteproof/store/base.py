@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from quoteproof.errors import StoreError, UsageError
 from quoteproof.model import DEFAULT_COLLECTION, Chunk, Document, Hit, Layout, sha256_text
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 Vectors = NDArray[np.float32]
 """Rows of unit-length float32 vectors (one row per text)."""
@@ -130,6 +130,8 @@ class AuditEntry:
     collections the question was asked over; `body` the JSON text of what was
     recorded (the answer). `hash` is `audit_chain.audit_hash(prev_hash, ...)` of this
     entry and `prev_hash` the previous entry's hash (`GENESIS_HASH` for the first).
+    `signature` is `audit_chain.entry_signature` of `hash` under the operator's key,
+    None for an entry appended without one (all entries before schema 5).
     """
 
     seq: int
@@ -140,6 +142,7 @@ class AuditEntry:
     body: str
     prev_hash: str
     hash: str
+    signature: str | None = None
 
 
 @dataclass(frozen=True)
@@ -364,12 +367,14 @@ class Store(Protocol):
         user: str | None,
         collections: tuple[str, ...],
         body: str,
+        key: bytes | None = None,
     ) -> AuditEntry:
         """Append one entry to the audit log atomically (`audit_chain.append_entry`):
         the next `seq`, chained to the previous entry's hash, and the new head recorded
-        as the setting `AUDIT_HEAD_SETTING` in the same transaction. Concurrent appends from
-        several processes get distinct, gapless `seq` numbers. Entries can never be
-        changed or deleted through the store."""
+        as the setting `AUDIT_HEAD_SETTING` in the same transaction, both signed with
+        `key` when given. Concurrent appends from several processes get distinct,
+        gapless `seq` numbers. Entries can never be changed or deleted through the
+        store."""
         ...
 
     def audit_entries(self, after_seq: int = 0, limit: int | None = None) -> list[AuditEntry]:

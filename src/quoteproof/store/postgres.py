@@ -25,6 +25,10 @@ the same WHERE answers.
 
 The audit log's `seq` is the last entry's plus one, read and written under the
 write lock, so concurrent appends never skip or repeat a number.
+
+Database errors (a lost connection, a full disk on the server, a read-only
+database) leave the store as `StoreError`s saying the cause
+(`failures.store_errors`); a write that fails is rolled back whole.
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ from quoteproof.store.base import (
     setting_key,
 )
 from quoteproof.store.codec import decode_layout, encode_pages, encode_runs
+from quoteproof.store.failures import store_error, store_errors
 from quoteproof.store.postgres_schema import (
     MIGRATIONS,
     SCHEMA_DDL,
@@ -157,6 +162,34 @@ def _key_from_row(row: DictRow) -> ApiKey:
     )
 
 
+_CAUSES: dict[str, str] = {
+    "53": (  # insufficient resources: disk full, out of memory, too many connections
+        "the database server is out of disk space or another resource; the change was "
+        "not made and the index holds what it held before"
+    ),
+    "08": "the connection to the PostgreSQL server was lost (is the server running?)",
+    "57": (
+        "the PostgreSQL server ended the connection or cancelled the work (a shutdown, "
+        "or an administrator's command)"
+    ),
+    "25006": "the database is read-only (a standby server, or read-only transactions)",
+    "42501": "the database user lacks the permission to do this",
+    "55P03": "the database is locked by another session; try again",
+    "XX": "the database server reports damaged data or an internal error",
+}
+"""Plain words for SQLSTATE codes and classes (their first two characters)."""
+
+
+def _explain(exc: BaseException) -> str | None:
+    """The cause of a psycopg error in plain words, None when there is nothing to add."""
+    state = getattr(exc, "sqlstate", None)
+    if state:
+        return _CAUSES.get(state) or _CAUSES.get(state[:2])
+    if isinstance(exc, (psycopg.OperationalError, psycopg.InterfaceError)):
+        return _CAUSES["08"]  # a closed or broken connection carries no SQLSTATE
+    return None
+
+
 def _collection_list(collections: Iterable[str] | None) -> list[str] | None:
     """`collections` as a list (a text[] parameter), None when not given."""
     return None if collections is None else list(collections)
@@ -174,6 +207,7 @@ def _connect(url: str, location: str) -> psycopg.Connection[DictRow]:
         raise StoreError(f"cannot connect to PostgreSQL at {location}: {reason}") from None
 
 
+@store_errors(psycopg.Error, _explain, "PostgreSQL")
 class PostgresStore:
     """A `Store` in a PostgreSQL database. Use `PostgresStore.open` to make one."""
 
@@ -220,7 +254,7 @@ class PostgresStore:
                     )
             register_vector(self._db)
         except psycopg.Error as exc:
-            raise StoreError(f"index {self.location} is not usable: {exc}") from exc
+            raise store_error(self.location, exc, _explain, "PostgreSQL") from exc
 
     def _schema_version(self) -> int | None:
         """The index's schema version, None when the database holds no index."""
@@ -615,13 +649,14 @@ class PostgresStore:
         user: str | None,
         collections: tuple[str, ...],
         body: str,
+        key: bytes | None = None,
     ) -> AuditEntry:
-        """Append one entry to the audit log (`audit_chain.append_entry`) in one
-        transaction under the write lock. Raises StoreError when `entry_id` is
-        already taken."""
+        """Append one entry to the audit log (`audit_chain.append_entry`, signed with
+        `key` when given) in one transaction under the write lock. Raises StoreError
+        when `entry_id` is already taken."""
         try:
             with self._write():
-                return append_entry(self._execute, entry_id, time, user, collections, body)
+                return append_entry(self._execute, entry_id, time, user, collections, body, key)
         except psycopg.errors.UniqueViolation as exc:
             raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
 

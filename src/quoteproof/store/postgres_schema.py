@@ -68,6 +68,9 @@ CREATE TABLE IF NOT EXISTS api_keys (
 )
 """
 
+# New in schema 5: audit entries signed with the operator's key.
+_SCHEMA_5_DDL = "ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS signature TEXT"
+
 SCHEMA_DDL = f"""
 CREATE EXTENSION IF NOT EXISTS vector;
 CREATE TEXT SEARCH DICTIONARY {TEXT_SEARCH_CONFIG}_stem (TEMPLATE = snowball, Language = english);
@@ -140,7 +143,8 @@ CREATE TABLE IF NOT EXISTS bm25_stats (
     tokens BIGINT NOT NULL
 );
 INSERT INTO bm25_stats (chunks, tokens) VALUES (0, 0) ON CONFLICT DO NOTHING;
-{_SCHEMA_4_DDL}
+{_SCHEMA_4_DDL};
+{_SCHEMA_5_DDL}
 """
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -149,6 +153,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE chunks ADD COLUMN collection TEXT NOT NULL DEFAULT 'default'",
         _SCHEMA_4_DDL,
     ),
+    5: (_SCHEMA_5_DDL,),
 }
 """Statements that bring a PostgreSQL index of schema version N-1 to N (the first
 PostgreSQL index had schema 3)."""

@@ -10,6 +10,10 @@ WHERE clause of the ranking query, so a chunk's score never depends on the filte
 
 The audit log is a table that triggers keep append-only; an entry's `seq` is the
 last one's plus one, read and written in one `BEGIN IMMEDIATE` transaction.
+
+SQLite errors (a full disk, a locked, read-only or damaged database) leave the
+store as `StoreError`s saying the cause (`failures.store_errors`); a write that
+fails is rolled back whole.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -54,6 +58,7 @@ from quoteproof.store.base import (
     setting_key,
 )
 from quoteproof.store.codec import decode_layout, encode_pages, encode_runs
+from quoteproof.store.failures import store_error, store_errors
 from quoteproof.store.fts import fts_match_query
 from quoteproof.store.refs import chunk_ref
 from quoteproof.store.sql import Cursor
@@ -128,7 +133,8 @@ CREATE TABLE IF NOT EXISTS audit_log (
     collections TEXT NOT NULL,
     body TEXT NOT NULL,
     prev_hash TEXT NOT NULL,
-    hash TEXT NOT NULL
+    hash TEXT NOT NULL,
+    signature TEXT
 );
 CREATE TABLE IF NOT EXISTS api_keys (
     key_id TEXT PRIMARY KEY,
@@ -161,6 +167,13 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "WHERE d.doc_id = chunks.doc_id AND d.version = chunks.doc_version), section, text)",
     ),
     4: ("ALTER TABLE documents ADD COLUMN collection TEXT NOT NULL DEFAULT 'default'",),
+    5: (
+        # The log as schema 4 made it (an index of schema 3 has none yet), then signed.
+        "CREATE TABLE IF NOT EXISTS audit_log (seq INTEGER PRIMARY KEY, entry_id TEXT NOT NULL "
+        "UNIQUE, time TEXT NOT NULL, user TEXT, collections TEXT NOT NULL, body TEXT NOT NULL, "
+        "prev_hash TEXT NOT NULL, hash TEXT NOT NULL)",
+        "ALTER TABLE audit_log ADD COLUMN signature TEXT",
+    ),
 }
 
 # Column weights for bm25(): chunk text counts fully, the label (title, sections) less.
@@ -234,6 +247,30 @@ def _document_from_row(row: sqlite3.Row) -> Document:
     )
 
 
+_CAUSES: dict[tuple[int, ...], str] = {
+    (13,): (  # SQLITE_FULL
+        "the disk is full (or the database reached its size limit); the change was not "
+        "made and the index holds what it held before"
+    ),
+    (5, 6): "the database is locked: another process kept it busy too long; try again",
+    (3, 8, 14): (  # SQLITE_PERM, SQLITE_READONLY, SQLITE_CANTOPEN
+        "the database cannot be opened for writing: is the index directory or its "
+        "database file read-only, or not accessible to this user?"
+    ),
+    (11, 26): "the database file is damaged or is not a quoteproof index",  # CORRUPT, NOTADB
+    (10,): "reading or writing the database file failed (a disk or file system error)",
+}
+"""Plain words for SQLite's primary result codes (`sqlite3.Error.sqlite_errorcode`)."""
+
+
+def _explain(exc: BaseException) -> str | None:
+    """The cause of a SQLite error in plain words, None for other errors."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return None
+    return next((cause for codes, cause in _CAUSES.items() if code & 0xFF in codes), None)
+
+
 _Matrix = tuple[str, np.ndarray, list[int], np.ndarray, dict[str, int]]
 """The cached vectors of current chunks: the search generation they were read at,
 the matrix, the chunk row ids, each row's collection code and the codes by name."""
@@ -244,6 +281,7 @@ retirements, vectors), so that other writes (audit entries, keys, settings) keep
 every process's cached matrix."""
 
 
+@store_errors(sqlite3.Error, _explain, "SQLite")
 class SQLiteStore:
     """A `Store` in `DIR/index.sqlite3`. Use `SQLiteStore.open` to make one."""
 
@@ -259,14 +297,18 @@ class SQLiteStore:
         """Open the index in `directory`; create it when `create` is true.
 
         Raises IndexNotFoundError when there is no index and `create` is false, and
-        StoreError when the index was written by a newer quoteproof.
+        StoreError when the index was written by a newer quoteproof or cannot be
+        used (a directory that cannot be made, a damaged or unreadable database).
         """
         directory = Path(directory)
         path = directory / DB_FILENAME
         if not path.exists():
             if not create:
                 raise IndexNotFoundError(str(directory))
-            directory.mkdir(parents=True, exist_ok=True)
+            try:
+                directory.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create index {directory}: {exc.strerror or exc}") from exc
         try:
             db = sqlite3.connect(path, timeout=30.0, isolation_level=None)
             db.row_factory = sqlite3.Row
@@ -274,10 +316,14 @@ class SQLiteStore:
             db.execute("PRAGMA foreign_keys=ON")
             db.execute("PRAGMA synchronous=NORMAL")
             db.create_function("qp_embed_key", 3, _embed_key_of_row, deterministic=True)
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open index {path}: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise store_error(str(directory), exc, _explain, "SQLite") from exc
         store = cls(db, str(directory))
-        store._migrate()
+        try:
+            store._migrate()
+        except BaseException:
+            store.close()
+            raise
         return store
 
     def _migrate(self) -> None:
@@ -311,18 +357,25 @@ class SQLiteStore:
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                     (str(SCHEMA_VERSION),),
                 )
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"index {self.location} is not usable: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise store_error(self.location, exc, _explain, "SQLite") from exc
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
+        """One write transaction, committed when the block ends, else rolled back.
+
+        SQLite rolls a transaction back itself on some errors (a full disk, an I/O
+        error), also at COMMIT: then there is nothing left to roll back, and the
+        error that ended it is the one raised."""
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield
+            self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:
+                with suppress(sqlite3.Error):  # the error that ended the write says more
+                    self._db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
         self._writes += 1
 
     def _searched_data_changed(self) -> None:
@@ -682,12 +735,14 @@ class SQLiteStore:
         user: str | None,
         collections: tuple[str, ...],
         body: str,
+        key: bytes | None = None,
     ) -> AuditEntry:
-        """Append one entry to the audit log (`audit_chain.append_entry`) in one
-        transaction. Raises StoreError when `entry_id` is already taken."""
+        """Append one entry to the audit log (`audit_chain.append_entry`, signed with
+        `key` when given) in one transaction. Raises StoreError when `entry_id` is
+        already taken."""
         try:
             with self._transaction():
-                return append_entry(self._execute, entry_id, time, user, collections, body)
+                return append_entry(self._execute, entry_id, time, user, collections, body, key)
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
 

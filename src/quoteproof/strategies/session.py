@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from quoteproof.llm.base import Backend, Capability, Completion, CompletionRequest, ToolSpec
+from quoteproof.llm.base import (
+    Backend,
+    Capability,
+    Completion,
+    CompletionRequest,
+    TextSink,
+    ToolSpec,
+)
 from quoteproof.model import (
     REFUSAL_TEXT,
     Answer,
@@ -41,6 +48,56 @@ STEP_LIMIT = "step_limit"
 
 CLOSE_CALL = 0.05
 """Evidence this near the refusal threshold makes a close call, said in a notice."""
+
+MAX_REPLY_CHARS = 100_000
+"""Most characters of one model reply that are read and kept (its text, and each
+tool call's arguments): above the longest extractive reply (three quotes of a
+chunk, whose length `ingest.chunking` bounds), far above what `max_tokens` lets a
+model write, so only a runaway or hostile server is cut."""
+
+MAX_TOOL_CALLS = 16
+"""Most tool calls of one model reply that are run and kept."""
+
+
+def bounded_reply(completion: Completion) -> tuple[Completion, str | None]:
+    """Return `completion` cut to `MAX_REPLY_CHARS` characters of text and of each
+    tool call's arguments and to its first `MAX_TOOL_CALLS` tool calls, and the
+    notice saying what was cut (None when nothing was)."""
+    calls = completion.tool_calls
+    cuts = []
+    if len(completion.text) > MAX_REPLY_CHARS:
+        cuts.append(
+            f"its text was {len(completion.text):,} characters long; only the first "
+            f"{MAX_REPLY_CHARS:,} were read"
+        )
+    if len(calls) > MAX_TOOL_CALLS:
+        cuts.append(f"it asked for {len(calls)} tool calls; only the first {MAX_TOOL_CALLS} ran")
+    if any(len(call.arguments) > MAX_REPLY_CHARS for call in calls):
+        cuts.append(f"tool call arguments were cut to {MAX_REPLY_CHARS:,} characters")
+    if not cuts:
+        return completion, None
+    bounded = replace(
+        completion,
+        text=completion.text[:MAX_REPLY_CHARS],
+        tool_calls=tuple(
+            replace(call, arguments=call.arguments[:MAX_REPLY_CHARS])
+            for call in calls[:MAX_TOOL_CALLS]
+        ),
+    )
+    return bounded, f"A model reply was cut: {'; '.join(cuts)}."
+
+
+def _first_chars(sink: TextSink, limit: int) -> TextSink:
+    """A sink that passes on to `sink` only the first `limit` characters it is fed."""
+    fed = 0
+
+    def feed(piece: str) -> None:
+        nonlocal fed
+        if fed < limit:
+            sink(piece[: limit - fed])
+        fed += len(piece)
+
+    return feed
 
 
 def refusal_notices(info: RetrievalInfo) -> list[str]:
@@ -168,7 +225,8 @@ class AnswerSession:
         against; `stream` sends the reply's draft events as it arrives; `recorded`
         are the messages kept in the answer for this call (default: all of them);
         `grammar` constrains the reply when the backend can constrain (see
-        `quoting.grammar`), and is left out otherwise.
+        `quoting.grammar`), and is left out otherwise. The reply is cut by
+        `bounded_reply` (a notice of the answer says so), the draft stream too.
         Raises `BackendError` when the model fails.
         """
         chunks = tuple(self.sources if sources is None else sources)
@@ -183,10 +241,13 @@ class AnswerSession:
             self.events(StageStarted(stage))
         if stream and self.events is not None:
             draft = DraftStream(chunks, self.lookup, self.threshold, self.events)
-            completion = self.backend.stream(request, draft.feed)
+            completion = self.backend.stream(request, _first_chars(draft.feed, MAX_REPLY_CHARS))
             draft.close()
         else:
             completion = self.backend.complete(request)
+        completion, cut = bounded_reply(completion)
+        if cut is not None:
+            self.notices.append(cut)
         self._last_model = completion.model
         self.calls.append(
             ModelCall(

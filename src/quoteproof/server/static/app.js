@@ -23,14 +23,34 @@
     if (button) button.disabled = busy;
   }
 
-  var current = null; // the EventSource of the answer being streamed
+  var current = null; // the AbortController of the answer being streamed
+  var LOST = "The connection to the server was lost before the answer was complete.";
 
+  // Split server-sent events out of the text received so far; return the rest.
+  function takeEvents(text, dispatch) {
+    var blocks = text.split("\n\n");
+    var rest = blocks.pop();
+    blocks.forEach(function (block) {
+      var name = "message";
+      var data = [];
+      block.split("\n").forEach(function (line) {
+        if (line.indexOf("event:") === 0) name = line.slice(6).trim();
+        else if (line.indexOf("data:") === 0) data.push(line.slice(5).replace(/^ /, ""));
+      });
+      if (data.length) dispatch(name, JSON.parse(data.join("\n")));
+    });
+    return rest;
+  }
+
+  // The question is posted (with the form's token, like every other form) and the
+  // answer read as a stream of server-sent events: fetch() and a ReadableStream,
+  // never a GET, so no link or image on another page can make the server answer.
   function startStream(form) {
-    var question = form.elements.namedItem("question").value;
-    var mode = form.elements.namedItem("mode").value;
     var answer = document.getElementById("answer");
     if (!answer) return;
-    if (current) current.close();
+    if (current) current.abort();
+    var controller = new AbortController();
+    current = controller;
 
     answer.setAttribute("aria-busy", "true");
     answer.textContent = "";
@@ -48,16 +68,10 @@
 
     var prose = null; // the paragraph model text is appended to
     var finished = false;
-    var params = new URLSearchParams();
-    params.set("question", question);
-    params.set("mode", mode);
-    var source = new EventSource("/ask/stream?" + params.toString());
-    current = source;
 
     function end() {
       finished = true;
-      source.close();
-      if (current === source) current = null;
+      if (current === controller) current = null;
       answer.setAttribute("aria-busy", "false");
       setBusy(false);
     }
@@ -74,51 +88,82 @@
       return prose;
     }
 
-    function serverHtml(event) {
+    function serverHtml(data) {
       // A verbatim figure or a data result, made by the server's HTML renderer.
-      var data = JSON.parse(event.data);
       items.insertAdjacentHTML("beforeend", data.html);
       prose = null;
     }
 
-    source.addEventListener("stage", function (event) {
-      var data = JSON.parse(event.data);
-      if (data.stage === "retry") {
-        items.textContent = "";
+    var handlers = {
+      stage: function (data) {
+        if (data.stage === "retry") {
+          items.textContent = "";
+          prose = null;
+          status.textContent = "Draft: the first reply failed its check; the model is trying again.";
+        }
+      },
+      prose: function (data) {
+        var piece = document.createElement("span");
+        piece.textContent = data.text; // model text: never parsed as HTML
+        proseBox().appendChild(piece);
+      },
+      quote: serverHtml,
+      data: serverHtml,
+      dropped: function (data) {
+        items.appendChild(
+          element("p", "draft-dropped", "A quote did not match the source and is not shown (" + data.reason + ").")
+        );
         prose = null;
-        status.textContent = "Draft: the first reply failed its check; the model is trying again.";
-      }
-    });
-    source.addEventListener("prose", function (event) {
-      var data = JSON.parse(event.data);
-      var piece = document.createElement("span");
-      piece.textContent = data.text; // model text: never parsed as HTML
-      proseBox().appendChild(piece);
-    });
-    source.addEventListener("quote", serverHtml);
-    source.addEventListener("data", serverHtml);
-    source.addEventListener("dropped", function (event) {
-      var data = JSON.parse(event.data);
-      items.appendChild(
-        element("p", "draft-dropped", "A quote did not match the source and is not shown (" + data.reason + ").")
-      );
-      prose = null;
-    });
-    source.addEventListener("final", function (event) {
-      var data = JSON.parse(event.data);
-      end();
-      answer.innerHTML = data.html; // the checked answer, rendered by the server
-    });
-    source.addEventListener("failure", function (event) {
-      var data = JSON.parse(event.data);
-      end();
-      showError(answer, data.message);
-    });
-    source.onerror = function () {
-      if (finished) return;
-      end(); // never let EventSource reconnect: that would ask again
-      showError(answer, "The connection to the server was lost before the answer was complete.");
+      },
+      final: function (data) {
+        end();
+        answer.innerHTML = data.html; // the checked answer, rendered by the server
+      },
+      failure: function (data) {
+        end();
+        showError(answer, data.message);
+      },
     };
+
+    function dispatch(name, data) {
+      if (!finished && Object.prototype.hasOwnProperty.call(handlers, name)) handlers[name](data);
+    }
+
+    fetch("/ask/stream", {
+      method: "POST",
+      body: new URLSearchParams(new FormData(form)),
+      headers: { Accept: "text/event-stream" },
+      credentials: "same-origin",
+      cache: "no-store",
+      signal: controller.signal,
+    })
+      .then(function (response) {
+        if (!response.ok || !response.body) {
+          return response.text().then(function (text) {
+            var refused = new Error(text || "The server answered " + response.status + ".");
+            refused.fromServer = true;
+            throw refused;
+          });
+        }
+        var reader = response.body.getReader();
+        var decoder = new TextDecoder();
+        var received = "";
+        function pump() {
+          return reader.read().then(function (chunk) {
+            received += chunk.done ? decoder.decode() + "\n\n" : decoder.decode(chunk.value, { stream: true });
+            received = takeEvents(received, dispatch);
+            if (finished) return reader.cancel();
+            if (chunk.done) throw new Error(LOST);
+            return pump();
+          });
+        }
+        return pump();
+      })
+      .catch(function (error) {
+        if (finished || controller.signal.aborted) return;
+        end();
+        showError(answer, error.fromServer ? error.message : LOST);
+      });
   }
 
   function showError(answer, message) {
@@ -138,7 +183,8 @@
       var form = event.target;
       if (!(form instanceof HTMLFormElement) || form.id !== "ask-form") return;
       var stream = document.getElementById("stream");
-      if (!stream || !stream.checked || typeof window.EventSource !== "function") return;
+      var streams = typeof window.fetch === "function" && typeof window.ReadableStream === "function";
+      if (!stream || !stream.checked || !streams) return;
       event.preventDefault();
       event.stopPropagation();
       if (!form.reportValidity()) return;

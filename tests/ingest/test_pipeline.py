@@ -1,0 +1,66 @@
+"""Tests of the ingest pipeline's worker processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+# Ingests three files with two workers, prints the workers' pids after the first
+# result, then waits (the pool stays open) until it is killed.
+_PAUSED_INGEST = """
+import multiprocessing, sys, time
+from pathlib import Path
+from quoteproof.ingest.pipeline import ingest_files
+from quoteproof.store.open import open_store
+
+folder = Path(sys.argv[1])
+store = open_store(str(folder / "idx"), create=True)
+results = ingest_files(store, sorted(folder.glob("*.txt")), jobs=2)
+next(results)
+print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_workers_exit_when_their_parent_is_killed(tmp_path: Path) -> None:
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.txt").write_text(f"File {name} has some text.\n")
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _PAUSED_INGEST, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    workers: list[int] = []
+    try:
+        assert parent.stdout is not None
+        workers = [int(pid) for pid in parent.stdout.readline().split()]
+        assert len(workers) == 2 and all(_alive(pid) for pid in workers)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        for _ in range(100):  # each worker checks for its parent several times a second
+            if not any(_alive(pid) for pid in workers):
+                break
+            time.sleep(0.1)
+        assert [pid for pid in workers if _alive(pid)] == []
+    finally:
+        parent.kill()
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
