@@ -20,6 +20,7 @@ import contextlib
 import threading
 import time
 import uuid
+import warnings
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -380,7 +381,11 @@ class JobManager:
         if isinstance(pending, IngestResult):
             self._record(job, pending)
             return
-        worker.start(pending.raw, path, settings)
+        try:
+            worker.start(pending.raw, path, settings)
+        except Exception as exc:  # no parse process could start: reported likewise
+            self._fail(job, exc)
+            return
         with self._lock:
             self._in_flight[worker] = _InFlight(job, pending)
 
@@ -427,7 +432,7 @@ class JobManager:
         """Add a file's result to its job and the journal; a job with every file
         done is finished next."""
         job._add(result)
-        self._journal.save(job.record())
+        self._save(job)
         if len(job.results) == job.total:
             self._to_finish.append(job)
 
@@ -446,8 +451,17 @@ class JobManager:
                 continue
             self._to_finish.popleft()
             job._set("done")
-            self._journal.save(job.record())
+            self._save(job)
             self._ended()
+
+    def _save(self, job: Job) -> None:
+        """Record `job` in the journal from the scheduler thread. A journal that
+        cannot be written stops nothing: the job goes on, and after a restart its
+        files not recorded are tried again (and found unchanged)."""
+        try:
+            self._journal.save(job.record())
+        except OSError as exc:
+            warnings.warn(f"ingest job {job.id} not recorded in the journal: {exc}", stacklevel=2)
 
     def _check_stop(self, _embedded: int) -> None:
         if self._stopping.is_set():
@@ -457,7 +471,7 @@ class JobManager:
         job._set("failed", f"{type(exc).__name__}: {exc}")
         with self._lock:
             self._queue.drop(job)
-        self._journal.save(job.record())
+        self._save(job)
         self._ended()
 
     def _ended(self) -> None:

@@ -61,11 +61,18 @@ class ParseWorker:
         return self._connection if self.busy_since is not None else None
 
     def start(self, raw: bytes, path: Path, settings: IngestSettings) -> None:
-        """Send a file to parse, starting the child process first if needed."""
+        """Send a file to parse, starting the child process first if needed (again
+        if the one there has died)."""
         if self._process is None or not self._process.is_alive():
             self._spawn()
         assert self._connection is not None
-        self._connection.send((raw, path, settings))
+        try:
+            self._connection.send((raw, path, settings))
+        except OSError:  # the child died since: start a new one
+            self.kill()
+            self._spawn()
+            assert self._connection is not None
+            self._connection.send((raw, path, settings))
         self.busy_since = time.monotonic()
 
     def result(self) -> Parsed | str:
