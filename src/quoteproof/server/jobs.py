@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from quoteproof.ingest.pipeline import (
     IngestResult,
     IngestSettings,
+    Parsed,
     PendingFile,
     parse_and_chunk,
     prepare_file,
@@ -392,10 +393,10 @@ class JobManager:
     def _wait_and_collect(self) -> None:
         """Wait for a parse to end, a parse to run out of time, a new job or a stop;
         store what ended."""
-        busy = [worker for worker in self._workers if worker.busy_since is not None]
+        started = {w: w.busy_since for w in self._workers if w.busy_since is not None}
+        busy = list(started)
         now = time.monotonic()
-        deadlines = [worker.busy_since + self._timeout - now for worker in busy]  # type: ignore[operator]
-        timeout = max(0.0, min(deadlines)) if deadlines else None
+        timeout = max(0.0, self._timeout - (now - min(started.values()))) if started else None
         if self._held() and self._queue:
             timeout = HOLD_POLL_S if timeout is None else min(timeout, HOLD_POLL_S)
         waited = [self._wake_reader, *(worker.connection for worker in busy)]
@@ -405,9 +406,10 @@ class JobManager:
         if self._stopping.is_set():
             return
         for worker in busy:
+            outcome: Parsed | str
             if worker.connection in ready:
                 outcome = worker.result()
-            elif time.monotonic() - (worker.busy_since or 0.0) >= self._timeout:
+            elif time.monotonic() - started[worker] >= self._timeout:
                 worker.kill()
                 outcome = f"parsing took longer than {self._timeout:g} s (the limit)"
             else:
@@ -416,7 +418,7 @@ class JobManager:
                 item = self._in_flight.pop(worker)
             self._store(item, outcome)
 
-    def _store(self, item: _InFlight, outcome: Any) -> None:
+    def _store(self, item: _InFlight, outcome: Parsed | str) -> None:
         job = item.job
         if job.state == "failed":
             return
