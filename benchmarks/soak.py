@@ -19,8 +19,7 @@ cut off by a kill while in flight; other); uploads accepted (202) against upload
 ingested (lost: accepted but never a document; duplicated: one upload stored as two
 documents); the server's peak memory (RSS of its process tree, sampled from /proc);
 p50/p95 latencies per endpoint. Exit status 0 when the run completed, whatever it
-found (uploads still queued when the server is killed are lost today); the targets
-in `--json` say what was met.
+found; the targets in `--json` say what was met.
 """
 
 from __future__ import annotations
