@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 
-from helpers.load import free_port
+from helpers.load import free_port, wait_until_healthy
 from quoteproof.index import Index
 from quoteproof.keys import create_key
 from quoteproof.server.state import INGEST_HOLD_ENV
@@ -38,15 +38,10 @@ def serving(
         )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
+        try:
+            wait_until_healthy(url, process)
+        except RuntimeError as exc:
+            raise AssertionError(log.read_text()) from exc
         yield url, process
     finally:
         if process.poll() is None:
