@@ -1,5 +1,6 @@
 """The documentation covers the CLI: docs/cli.md is generated from the CLI's help
-and current, and names every command and option; the README links to it."""
+and current, and names every command and option; the README links to it and to every
+other page of docs/, and no link between them points at a missing file or heading."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from quoteproof.cli import app
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+"""A Markdown inline link's target."""
 
 
 def load_generator() -> ModuleType:
@@ -55,3 +58,36 @@ def test_the_reference_names_every_command_and_option_with_its_help() -> None:
 
 def test_the_readme_links_the_reference() -> None:
     assert "docs/cli.md" in (REPO / "README.md").read_text("utf-8")
+
+
+def heading_anchors(markdown: str) -> set[str]:
+    """The anchors GitHub gives the headings of `markdown`: lower case, punctuation
+    other than hyphens and underscores dropped, spaces turned into hyphens."""
+    anchors = set()
+    for line in markdown.splitlines():
+        if match := re.match(r"#{1,6} (.+)", line):
+            text = re.sub(r"[^\w\- ]", "", match.group(1).lower())
+            anchors.add(text.replace(" ", "-"))
+    return anchors
+
+
+def test_the_readme_links_every_docs_page() -> None:
+    readme = (REPO / "README.md").read_text("utf-8")
+    linked = {target.split("#")[0] for target in LINK.findall(readme)}
+    pages = {f"docs/{page.name}" for page in DOCS.glob("*.md")}
+    assert pages - linked == set()
+
+
+def test_links_between_the_readme_and_docs_resolve() -> None:
+    broken = []
+    for page in [REPO / "README.md", *DOCS.glob("*.md")]:
+        for target in LINK.findall(page.read_text("utf-8")):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists():
+                broken.append(f"{page.name}: {target}")
+            elif anchor and anchor not in heading_anchors(linked.read_text("utf-8")):
+                broken.append(f"{page.name}: {target} (no such heading)")
+    assert broken == []

@@ -1,4 +1,4 @@
-"""The package map of README "How it works": each layer imports only its own layer and
+"""The package map of docs/how-it-works.md: each layer imports only its own layer and
 the layers below it."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("service", "evaluation", "render"),
     ("cli", "cli_groups", "cli_options", "cli_messages", "server", "__main__", "__init__"),
 )
-"""Bottom to top, as in README's package map."""
+"""Bottom to top, as in the package map of docs/how-it-works.md."""
 
 LAYER_OF = {unit: depth for depth, units in enumerate(LAYERS) for unit in units}
 

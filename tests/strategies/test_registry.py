@@ -1,5 +1,5 @@
 """The strategy registry is the one list of answer modes: the static type, the CLI,
-the HTTP API's schema, the web form and README all match it, and a mode runs only
+the HTTP API's schema, the web form, README and docs/usage.md all match it, and a mode runs only
 on a backend with the capabilities it needs."""
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ from quoteproof.strategies.registry import (
     strategy_for,
 )
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+USAGE = REPO / "docs" / "usage.md"
 
 
 def test_registry_modes_are_the_answer_mode_type() -> None:
@@ -39,8 +41,8 @@ def test_readme_mode_table_is_the_registrys() -> None:
     assert found.group(1) == mode_table(), "README's mode table is out of date: paste mode_table()"
 
 
-def test_readme_mode_option_lists_the_registrys_modes() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_mode_option_row_lists_the_registrys_modes() -> None:
+    text = USAGE.read_text(encoding="utf-8")
     row = re.search(r"\| `--mode ([a-z\\|]+)`", text)
     assert row is not None
     assert tuple(row.group(1).split("\\|")) == modes()

@@ -4,7 +4,7 @@ The format is the dataclasses of `quoteproof.model` written out: one object per
 dataclass, one key per field in field order, tuples as lists; `codec.schema` lists
 the few exceptions (keys written first, fields added after the first release,
 `retrieval` written only when known, `llm.language_model` derived from the backend).
-README's "Answer JSON" table describes every key.
+The table of docs/answer-json.md describes every key.
 
 Contract: for every `Answer` whose floats are finite, whose quote and data segments
 name quotes and data results it holds, and whose quote ids (in `quotes`, and in

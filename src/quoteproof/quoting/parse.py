@@ -1,4 +1,4 @@
-"""A tolerant parser of the model's output protocol (README "How it works").
+"""A tolerant parser of the model's output protocol (docs/how-it-works.md).
 
 The model answers with prose, `<quote ref="REF"/>` (a whole chunk),
 `<quote ref="REF">approximate words</quote>` (part of a chunk), `[REF]` citations
