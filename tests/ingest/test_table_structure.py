@@ -3,6 +3,7 @@ header row, for HTML, Markdown, DOCX and SPL, and the store gives them back."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -97,7 +98,8 @@ def test_real_spl_adverse_reaction_table_has_its_thead_header() -> None:
     if not REAL_SPL.is_file():
         pytest.skip(f"{REAL_SPL} is absent")
     doc = parse_spl(REAL_SPL.read_bytes(), str(REAL_SPL))
-    assert len(doc.tables) == sum(b.kind == "table" for b in doc.blocks) == 17
+    assert sum(b.kind == "table" for b in doc.blocks) == 17
+    assert len(doc.tables) == 9  # the 8 others have merged cells
     table = next(t for t in cell_texts(doc) if t[0][1][1] == "VEKLURY 5 Days N=200 n (%)")
     assert table[0] == (
         True,
@@ -119,3 +121,43 @@ def test_the_store_keeps_the_tables(tmp_path: Path) -> None:
                 for t in tables
             ]
             assert stored == EXPECTED, path
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "<tr><th colspan='2'>Reaction rate</th></tr><tr><td>Rash</td><td>2%</td></tr>",
+        "<tr><th>Group</th><th>Reaction</th></tr><tr><td rowspan='2'>Skin</td><td>Rash</td></tr>"
+        "<tr><td>Itch</td></tr>",
+        "<tr><th>Reaction</th><th>Rate</th></tr><tr><td>Rash</td></tr>",
+    ],
+    ids=["colspan", "rowspan", "short-row"],
+)
+def test_a_table_whose_cells_do_not_line_up_keeps_no_structure(table: str) -> None:
+    doc = parse_html(f"<html><body><table>{table}</table></body></html>".encode(), "t.html")
+    assert any(b.kind == "table" for b in doc.blocks)  # still a table block of text
+    assert doc.tables == ()  # but no columns a cell could be misread under
+
+
+def test_docx_merged_cells_keep_no_structure() -> None:
+    from docx import Document
+
+    document = Document()
+    table = document.add_table(rows=2, cols=2)
+    table.cell(0, 0).merge(table.cell(0, 1)).text = "Reaction rate"
+    table.cell(1, 0).text, table.cell(1, 1).text = "Rash", "2%"
+    buffer = io.BytesIO()
+    document.save(buffer)
+    assert parse_docx(buffer.getvalue(), "t.docx").tables == ()
+
+
+def test_spl_merged_cells_keep_no_structure() -> None:
+    spl = (
+        '<document xmlns="urn:hl7-org:v3"><title>T</title><component><structuredBody>'
+        "<component><section><title>6 ADVERSE</title><text><table>"
+        '<thead><tr><th colspan="2">Reaction rate</th></tr></thead>'
+        "<tbody><tr><td>Rash</td><td>2%</td></tr></tbody></table></text></section></component>"
+        "</structuredBody></component></document>"
+    )
+    doc = parse_spl(spl.encode(), "t.xml")
+    assert any(b.kind == "table" for b in doc.blocks) and doc.tables == ()

@@ -36,11 +36,13 @@ Span = tuple[int, int]
 
 @dataclass(frozen=True)
 class RowCells:
-    """One table row as the parser read it: its cells' texts (whitespace collapsed)
-    and whether it is a header row."""
+    """One table row as the parser read it: its cells' texts (whitespace collapsed),
+    whether it is a header row, and whether a cell of it spans several columns or
+    rows (`merged`: its cells do not line up with the columns one to one)."""
 
     cells: Sequence[str]
     header: bool = False
+    merged: bool = False
 
 
 def row_line(cells: Sequence[str]) -> tuple[str, tuple[Span, ...]]:
@@ -110,10 +112,16 @@ class BlockBuilder:
     def add_table(self, rows: Sequence[RowCells]) -> bool:
         """Append a "table" block of `rows` (`table_lines`, joined by `ROW_SEPARATOR`)
         and keep its row and cell spans; False (and nothing kept) if the block is
-        not added. A table without a header row takes its first row as the header."""
+        not added. A table without a header row takes its first row as the header.
+        The spans of a table whose cells do not line up with its columns (a merged
+        cell, rows of different lengths) are not kept: shown under the wrong column
+        names, a cell would be misread."""
         lines = table_lines(rows)
         if not self.add("table", ROW_SEPARATOR.join(line for line, _, _ in lines)):
             return False
+        aligned = len({len(row.cells) for row in rows if any(row.cells)}) == 1
+        if not aligned or any(row.merged for row in rows):
+            return True
         has_header = any(header for _, _, header in lines)
         offset = self.length - sum(len(line) for line, _, _ in lines)
         offset -= len(ROW_SEPARATOR) * (len(lines) - 1)

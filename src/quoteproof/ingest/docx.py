@@ -425,16 +425,20 @@ class _DocxReader:
 
 def _row_cells(row: Any) -> tuple[RowCells, Breaks]:
     """A `w:tr` as its cells' texts (a header row when it repeats as the table's
-    header, `w:tblHeader`), and its page breaks, all at the row's start. Its line
-    is `row_line` of the cells, as HTML rows are.
+    header, `w:tblHeader`; merged when a cell spans columns, `w:gridSpan`, or rows,
+    `w:vMerge`), and its page breaks, all at the row's start. Its line is
+    `row_line` of the cells, as HTML rows are.
 
     A cell that a vertically merged cell above covers is left out, as HTML leaves
     out cells a `rowspan` covers; a nested table's text stays inside its cell.
     """
     cells: list[str] = []
     breaks: Breaks = []
+    merged = False
     for cell in row.iterfind(_TC):
         merge = cell.find(f"{_W}tcPr/{_W}vMerge")
+        span = cell.find(f"{_W}tcPr/{_W}gridSpan")
+        merged = merged or merge is not None or (span is not None and span.get(_VAL) != "1")
         if merge is not None and merge.get(_VAL, "continue") == "continue":
             continue
         texts: list[str] = []
@@ -445,7 +449,7 @@ def _row_cells(row: Any) -> tuple[RowCells, Breaks]:
         cells.append(collapse_whitespace(" ".join(texts)))
     header = row.find(f"{_W}trPr/{_W}tblHeader")
     repeats = header is not None and header.get(_VAL, "true") not in ("0", "false")
-    return RowCells(cells, repeats), breaks
+    return RowCells(cells, repeats, merged), breaks
 
 
 def _open(raw: bytes) -> WordDocument:

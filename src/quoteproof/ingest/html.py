@@ -263,8 +263,15 @@ def _table_rows(table: LexborNode) -> list[RowCells]:
         cells = [cell for cell in _children(row) if cell.tag in ("td", "th")]
         in_head = row.parent is not None and row.parent.tag == "thead"
         header = in_head or (bool(cells) and all(cell.tag == "th" for cell in cells))
-        rows.append(RowCells([_inline_text(cell) for cell in cells], header))
+        merged = any(_span(cell, "colspan") > 1 or _span(cell, "rowspan") > 1 for cell in cells)
+        rows.append(RowCells([_inline_text(cell) for cell in cells], header, merged))
     return rows
+
+
+def _span(cell: LexborNode, name: str) -> int:
+    """A cell's `colspan` or `rowspan` (1 when absent or not a number)."""
+    value = (cell.attributes.get(name) or "1").strip()
+    return int(value) if value.isdigit() else 1
 
 
 def _same_node(first: LexborNode | None, second: LexborNode) -> bool:

@@ -51,6 +51,7 @@ _MULTIMEDIA = f"{_V}renderMultiMedia"
 _BLOCKS = frozenset({_PARAGRAPH, _LIST, _TABLE, _MULTIMEDIA})
 _CELLS = frozenset({f"{_V}td", f"{_V}th"})
 _THEAD, _TH = f"{_V}thead", f"{_V}th"
+_SPANS = ("colspan", "rowspan")
 _ROW_GROUPS = (_THEAD, f"{_V}tbody", f"{_V}tfoot")  # in the order they are shown
 _UNSUPPORTED = "unsupported XML: only FDA SPL labels (HL7 v3 document) are supported"
 
@@ -188,7 +189,10 @@ class _SplReader:
         or made of `<th>` cells only."""
         cells = [cell for cell in row if cell.tag in _CELLS]
         header = header or (bool(cells) and all(cell.tag == _TH for cell in cells))
-        return RowCells([self.inline(cell) for cell in cells], header)
+        merged = any(
+            cell.get(name, "1").strip() not in ("", "1") for cell in cells for name in _SPANS
+        )
+        return RowCells([self.inline(cell) for cell in cells], header, merged)
 
     def inline(self, element: Any) -> str:
         """The text of everything in `element` as one line, whitespace collapsed."""
