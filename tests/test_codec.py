@@ -32,12 +32,15 @@ from quoteproof.model import (
     ModelCall,
     ProseSegment,
     Quote,
+    QuotedRow,
+    QuotedTable,
     QuoteSegment,
     Rejected,
     RetrievalInfo,
     Segment,
     SourceInfo,
     Statement,
+    TableCell,
     ToolCall,
     Usage,
     sha256_text,
@@ -174,7 +177,9 @@ def test_shape_is_the_public_contract() -> None:
         "differs",
         "boxes",
         "ocr",
+        "tables",
     ]
+    assert q1["tables"] == []
     assert q1["text"] == SOURCE[0:38] and q1["start"] == 0 and q1["end"] == 38
     assert q1["pages"] is None and q1["section"] == ["Chapter I"]
     assert q1["text_sha256"] == sha256_text(SOURCE[0:38])
@@ -619,8 +624,18 @@ def quotes(draw: st.DrawFn, quote_id: str) -> Quote:
             )
         ),
         ocr=draw(st.booleans()),
+        tables=tuple(draw(st.lists(quoted_tables(source), max_size=2))),
     )
     return quote
+
+
+def quoted_tables(source: str) -> st.SearchStrategy[QuotedTable]:
+    """Tables whose cells are spans of `source`."""
+    spans = st.tuples(st.integers(0, len(source)), st.integers(0, len(source))).map(sorted)
+    cell = spans.map(lambda span: TableCell(span[0], span[1], source[span[0] : span[1]]))
+    row = st.builds(QuotedRow, st.lists(cell, min_size=1, max_size=3).map(tuple), st.booleans())
+    rows = st.lists(row, min_size=1, max_size=3).map(tuple)
+    return st.builds(QuotedTable, ints, ints, rows)
 
 
 scalars = st.none() | st.booleans() | st.integers() | finite | texts
@@ -749,6 +764,43 @@ def test_any_corruption_is_a_value_error_or_a_valid_answer(data: st.DataObject, 
         assert str(error)
     else:
         assert answer_to_dict(answer_as_recorded(record)) == corrupted
+
+
+def test_a_table_quote_keeps_its_rows_and_cells_for_a_client() -> None:
+    cells = (TableCell(0, 5, SOURCE[0:5]), TableCell(8, 11, SOURCE[8:11]))
+    table = QuotedTable(0, 11, (QuotedRow(cells[:1], header=True, quoted=False), QuotedRow(cells)))
+    q1, q2 = sample_answer().quotes
+    answer = replace(sample_answer(), quotes=(replace(q1, tables=(table,)), q2))
+    data = answer_to_dict(answer)
+    assert data["quotes"][0]["tables"] == [
+        {
+            "start": 0,
+            "end": 11,
+            "rows": [
+                {
+                    "cells": [{"start": 0, "end": 5, "text": SOURCE[0:5]}],
+                    "header": True,
+                    "quoted": False,
+                },
+                {
+                    "cells": [
+                        {"start": 0, "end": 5, "text": SOURCE[0:5]},
+                        {"start": 8, "end": 11, "text": SOURCE[8:11]},
+                    ],
+                    "header": False,
+                    "quoted": True,
+                },
+            ],
+        }
+    ]
+    assert answer_from_dict(data).quotes[0].tables == (table,)
+
+
+def test_answers_saved_before_tables_existed_still_load() -> None:
+    data = answer_to_dict(sample_answer())
+    for quote in data["quotes"]:
+        del quote["tables"]
+    assert all(q.tables == () for q in answer_from_dict(data).quotes)
 
 
 def test_answers_saved_before_boxes_existed_still_load() -> None:

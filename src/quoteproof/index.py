@@ -28,6 +28,7 @@ from quoteproof.model import (
     Location,
     RecordedAnswer,
     RetrievalInfo,
+    SourceTable,
 )
 from quoteproof.quoting.citations import Strictness
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
@@ -62,6 +63,7 @@ from quoteproof.strategies.session import (
 )
 from quoteproof.streaming import EventSink
 from quoteproof.tables import TableSession
+from quoteproof.tables.quoted import quoted_tables
 from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
@@ -74,9 +76,10 @@ DEFAULT_ASK_TOP_K = 5
 
 class StoreLookup:
     """Adapts a `Store` to the resolver's `SourceLookup`: documents, neighbours, and
-    locations (pages from the stored layout, PDF boxes from the stored file).
+    locations (pages from the stored layout, PDF boxes from the stored file, table
+    rows from the stored tables).
 
-    Keeps the layouts it read, and each PDF it reads boxes from open, until `close`
+    Keeps the layouts and tables it read, and each PDF it reads boxes from open, until `close`
     (use as a context manager); stored versions never change, so the caches hold.
     """
 
@@ -84,6 +87,7 @@ class StoreLookup:
         self._store = store
         self._readers: dict[tuple[str, int], PdfBoxReader] = {}
         self._layouts: dict[tuple[str, int], Layout | None] = {}
+        self._tables: dict[tuple[str, int], tuple[SourceTable, ...]] = {}
 
     def __enter__(self) -> StoreLookup:
         return self
@@ -97,6 +101,7 @@ class StoreLookup:
             reader.close()
         self._readers.clear()
         self._layouts.clear()
+        self._tables.clear()
 
     def document(self, doc_id: str, version: int) -> Document | None:
         """Return one stored document version, or None."""
@@ -119,17 +124,22 @@ class StoreLookup:
 
     def locate(self, document: Document, start: int, end: int, *, boxes: bool = True) -> Location:
         """Return the pages of `document.text[start:end]`, its boxes when the document
-        is a PDF (and `boxes` is true), and whether its text came from OCR."""
+        is a PDF (and `boxes` is true), whether its text came from OCR, and the table
+        rows it covers (`tables.quoted_tables`)."""
         key = (document.doc_id, document.version)
+        if key not in self._tables:
+            self._tables[key] = self._store.get_tables(*key)
+        rows = quoted_tables(document.text, self._tables[key], start, end)
         if key not in self._layouts:
             self._layouts[key] = self._store.get_layout(*key)
         layout = self._layouts[key]
         if layout is None:
-            return Location(None)
+            return Location(None, tables=rows)
         pages = layout.pages_of(start, end)
         reader = self._reader(document) if layout.char_runs and boxes else None
         found: tuple[Box, ...] = reader.boxes(layout, start, end) if reader else ()
-        return Location(pages or None, found, bool(set(pages) & set(layout.ocr_pages)))
+        ocr = bool(set(pages) & set(layout.ocr_pages))
+        return Location(pages or None, found, ocr, rows)
 
 
 def changed_any(results: Sequence[IngestResult]) -> bool:

@@ -112,13 +112,42 @@ class Box:
 
 
 @dataclass(frozen=True)
+class TableRow:
+    """One row of a table in a document's canonical text: each of `cells` is a span
+    `(start, end)` of the text (in order, not overlapping; an empty cell is an empty
+    span). `header` marks a header row (column names)."""
+
+    cells: tuple[tuple[int, int], ...]
+    header: bool = False
+
+    @property
+    def start(self) -> int:
+        """Where the row's first cell begins."""
+        return self.cells[0][0]
+
+    @property
+    def end(self) -> int:
+        """Where the row's last cell ends."""
+        return self.cells[-1][1]
+
+
+@dataclass(frozen=True)
+class SourceTable:
+    """A table of a document: its rows in text order (at least one, each with at
+    least one cell)."""
+
+    rows: tuple[TableRow, ...]
+
+
+@dataclass(frozen=True)
 class ParsedDocument:
     """What a format parser returns: canonical text, title and blocks in order.
 
     `layout` is set for paged formats (PDF, DOCX with saved page breaks); `language`
     is a BCP 47 tag (from the document's metadata, else "en"); `warnings` are
     one-line notes for the user that did not stop ingest ("page 7 has no text
-    layer; OCR is off").
+    layer; OCR is off"). `tables` holds the row and cell structure of the document's
+    tables, where the format gives it (HTML, DOCX, SPL, Markdown).
     """
 
     text: str
@@ -128,6 +157,7 @@ class ParsedDocument:
     layout: Layout | None = None
     language: str = "en"
     warnings: tuple[str, ...] = ()
+    tables: tuple[SourceTable, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -181,13 +211,50 @@ class Chunk:
 
 
 @dataclass(frozen=True)
+class TableCell:
+    """One cell of a quoted table row: `text` is `document.text[start:end]`."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class QuotedRow:
+    """A row of a source table shown with a quote: its cells as source text.
+
+    `header` marks the table's header row; `quoted` is False for a header row
+    carried along from the table although the quote does not reach it.
+    """
+
+    cells: tuple[TableCell, ...]
+    header: bool = False
+    quoted: bool = True
+
+
+@dataclass(frozen=True)
+class QuotedTable:
+    """The rows of one source table that a quote touches, with the table's header
+    rows first when the quote leaves them out (`quoted` False).
+
+    `start` and `end` span the touched rows in the document text (a partly quoted
+    row counts whole, so they may reach outside the quote).
+    """
+
+    start: int
+    end: int
+    rows: tuple[QuotedRow, ...]
+
+
+@dataclass(frozen=True)
 class Location:
-    """Where a span of a document lies: its pages (None when unpaged) and, for PDFs,
-    rectangles covering its characters."""
+    """Where a span of a document lies: its pages (None when unpaged), for PDFs
+    rectangles covering its characters, and the table rows it covers."""
 
     pages: tuple[int, ...] | None
     boxes: tuple[Box, ...] = ()
     ocr: bool = False
+    tables: tuple[QuotedTable, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -267,7 +334,9 @@ class QuoteReceipt:
     by reference) and is never shown as a quote. `differs` describes numbers, units
     or negations the model's words changed. `pages` are the pages the quote's own
     span touches; `boxes` (PDF only) cover its characters; `ocr` says the source text
-    came from OCR. Only the subclass `Quote` is displayable.
+    came from OCR; `tables` holds the rows of source tables the quote covers (each
+    cell a span of the document, header rows carried along), in text order, for a
+    quote that crosses table cells. Only the subclass `Quote` is displayable.
     """
 
     id: str
@@ -289,6 +358,7 @@ class QuoteReceipt:
     differs: str | None = None
     boxes: tuple[Box, ...] = ()
     ocr: bool = False
+    tables: tuple[QuotedTable, ...] = ()
 
 
 @dataclass(frozen=True)

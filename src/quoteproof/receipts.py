@@ -10,6 +10,7 @@ from quoteproof.model import (
     ClaimedQuote,
     Document,
     Quote,
+    QuotedTable,
     QuoteReceipt,
     QuoteSegment,
     RecordedAnswer,
@@ -17,6 +18,7 @@ from quoteproof.model import (
 )
 from quoteproof.quoting.validate import quote_problems
 from quoteproof.store.base import Store
+from quoteproof.tables.quoted import quoted_tables
 
 
 @dataclass(frozen=True)
@@ -65,10 +67,24 @@ def _pages(pages: tuple[int, ...] | None) -> str:
     return "none" if not pages else ", ".join(map(str, pages))
 
 
+def _tables(quote: QuoteReceipt, document: Document, store: Store) -> tuple[QuotedTable, ...]:
+    """The table rows the quote's span covers, read from the stored document."""
+    stored = store.get_tables(document.doc_id, document.version)
+    return quoted_tables(document.text, stored, quote.start, quote.end)
+
+
+def _table_problems(quote: QuoteReceipt, document: Document, store: Store) -> list[str]:
+    """A recorded quote's table rows (when it records any) must be the index's."""
+    if quote.tables and quote.tables != _tables(quote, document, store):
+        return ["its table rows do not match the index"]
+    return []
+
+
 def _problems(quote: QuoteReceipt, document: Document | None, store: Store) -> list[str]:
     problems = quote_problems(quote, document)
     if document is not None:
         problems += _ref_problems(quote, store) + _page_problems(quote, store)
+        problems += _table_problems(quote, document, store)
     return problems
 
 
@@ -89,8 +105,8 @@ def verify_answer(answer: Answer | RecordedAnswer, store: Store) -> list[QuoteCh
 
 def verify_recorded(record: RecordedAnswer, store: Store) -> Answer:
     """Return the displayable `Answer` of `record`: each claimed quote that passes
-    `check_quote` becomes a `Quote` whose text is re-read from the stored document
-    (`Document.text[start:end]`); one that fails is dropped from `quotes` (with its
+    `check_quote` becomes a `Quote` whose text and table rows are re-read from the
+    stored document (`Document.text[start:end]`); one that fails is dropped from `quotes` (with its
     segment) or `cited`, and listed in `rejected` with the reasons, so it is never
     shown as verbatim. O(quotes × document length)."""
     rejected = list(record.without_quotes.rejected)
@@ -123,7 +139,8 @@ def _verified(
             reason = f"recorded quote {claim.id} no longer matches the index: "
             rejected.append(Rejected(claim.text, reason + "; ".join(problems)))
             continue
-        quotes.append(_as_quote(claim, text=document.text[claim.start : claim.end]))
+        text = document.text[claim.start : claim.end]
+        quotes.append(_as_quote(claim, text=text, tables=_tables(claim, document, store)))
     return tuple(quotes)
 
 

@@ -8,6 +8,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,14 @@ import pytest
 from helpers.audit import append_worker
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.ingest.pipeline import ingest_file
-from quoteproof.model import DEFAULT_COLLECTION, CharRun, Layout, sha256_text
+from quoteproof.model import (
+    DEFAULT_COLLECTION,
+    CharRun,
+    Layout,
+    SourceTable,
+    TableRow,
+    sha256_text,
+)
 from quoteproof.store.audit_chain import (
     AUDIT_HEAD_SETTING,
     GENESIS_HASH,
@@ -95,6 +103,20 @@ def test_add_and_read_back(store: Store) -> None:
         assert chunk.section == ("Sec",)
     assert store.get_document(doc.doc_id) == doc
     assert store.get_chunk("nope.1") is None
+
+
+TABLES = (
+    SourceTable((TableRow(((0, 7),), header=True), TableRow(((8, 11), (14, 20))))),
+    SourceTable((TableRow(((30, 30), (31, 40))),)),
+)
+
+
+def test_tables_are_stored_with_their_document_version(store: Store) -> None:
+    doc = store.add_document(replace(new_doc("/t.txt", ["Aspirin thins blood."]), tables=TABLES))
+    plain = store.add_document(new_doc("/p.txt", ["Take with water."]))
+    assert store.get_tables(doc.doc_id, doc.version) == TABLES
+    assert store.get_tables(plain.doc_id, plain.version) == ()
+    assert store.get_tables("nope", 1) == ()
 
 
 def test_list_documents_lists_current_versions_by_path(store: Store) -> None:
@@ -602,6 +624,24 @@ def test_audit_entries_and_head_are_signed_with_the_key(store: Store) -> None:
     head = store.get_setting(AUDIT_HEAD_SETTING)
     assert head is not None
     assert parse_head(head) == AuditHead(3, second.hash, head_signature(key, 3, second.hash))
+
+
+def test_schema_5_index_gets_the_tables_table(tmp_path: Path) -> None:
+    store = SQLiteStore.open(tmp_path / "idx", create=True)
+    old = store.add_document(new_doc("/old.txt", ["Old words."]))
+    store.close()
+    db = sqlite3.connect(tmp_path / "idx" / DB_FILENAME)
+    db.execute("DROP TABLE doc_tables")  # back to schema 5
+    db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    db.commit()
+    db.close()
+    store = SQLiteStore.open(tmp_path / "idx")
+    try:
+        assert store.get_tables(old.doc_id, old.version) == ()
+        new = store.add_document(replace(new_doc("/new.txt", ["New words."]), tables=TABLES))
+        assert store.get_tables(new.doc_id, new.version) == TABLES
+    finally:
+        store.close()
 
 
 def test_schema_4_audit_log_is_migrated_to_signatures(tmp_path: Path) -> None:

@@ -58,7 +58,7 @@ ADDED_LATER: Mapping[type, frozenset[str]] = {
             "notices",
         }
     ),
-    Quote: frozenset({"boxes", "ocr"}),
+    Quote: frozenset({"boxes", "ocr", "tables"}),
     LLMInfo: frozenset({"server", "language_model"}),
     RetrievalInfo: frozenset({"threshold_source", "missing_terms"}),
 }

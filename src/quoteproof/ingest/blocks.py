@@ -9,9 +9,10 @@ offsets, and the heading path each block lies under.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from quoteproof.model import Block, BlockKind, Layout, ParsedDocument
+from quoteproof.model import Block, BlockKind, Layout, ParsedDocument, SourceTable, TableRow
 
 BLOCK_SEPARATOR = "\n\n"
 """What joins two blocks' texts in an extracted document's canonical text."""
@@ -30,6 +31,49 @@ def collapse_whitespace(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class RowCells:
+    """One table row as the parser read it: its cells' texts (whitespace collapsed),
+    whether it is a header row, and whether a cell of it spans several columns or
+    rows (`merged`: its cells do not line up with the columns one to one)."""
+
+    cells: Sequence[str]
+    header: bool = False
+    merged: bool = False
+
+
+def row_line(cells: Sequence[str]) -> tuple[str, tuple[Span, ...]]:
+    """A table row as one line, cells joined by `CELL_SEPARATOR` and the line
+    stripped ("" if every cell is empty), with each cell's span in the line (an
+    empty cell at either end gets an empty span at that end). O(length)."""
+    if not any(cells):
+        return "", ()
+    joined = CELL_SEPARATOR.join(cells)
+    line = joined.strip()
+    shift = len(joined) - len(joined.lstrip())
+    spans: list[Span] = []
+    at = 0
+    for cell in cells:
+        lo = min(max(at - shift, 0), len(line))
+        spans.append((lo, min(lo + len(cell), len(line))))
+        at += len(cell) + len(CELL_SEPARATOR)
+    return line, tuple(spans)
+
+
+def table_lines(rows: Sequence[RowCells]) -> list[tuple[str, tuple[Span, ...], bool]]:
+    """The non-empty lines of a table's rows (`row_line`), each with its cell spans
+    and header flag, in order."""
+    lines = []
+    for row in rows:
+        line, spans = row_line(row.cells)
+        if line:
+            lines.append((line, spans, row.header))
+    return lines
+
+
 @dataclass
 class BlockBuilder:
     """Collects block texts in document order, then joins them into a `ParsedDocument`.
@@ -43,6 +87,7 @@ class BlockBuilder:
     kinds: list[BlockKind] = field(default_factory=list)
     sections: list[tuple[str, ...]] = field(default_factory=list)
     headings: list[tuple[int, str]] = field(default_factory=list)
+    tables: list[SourceTable] = field(default_factory=list)
     length: int = 0
     """Length of the canonical text built so far."""
 
@@ -62,6 +107,30 @@ class BlockBuilder:
         self.texts.append(text)
         self.kinds.append(kind)
         self.sections.append(self.section())
+        return True
+
+    def add_table(self, rows: Sequence[RowCells]) -> bool:
+        """Append a "table" block of `rows` (`table_lines`, joined by `ROW_SEPARATOR`)
+        and keep its row and cell spans; False (and nothing kept) if the block is
+        not added. A table without a header row takes its first row as the header.
+        The spans of a table whose cells do not line up with its columns (a merged
+        cell, rows of different lengths) are not kept: shown under the wrong column
+        names, a cell would be misread."""
+        lines = table_lines(rows)
+        if not self.add("table", ROW_SEPARATOR.join(line for line, _, _ in lines)):
+            return False
+        aligned = len({len(row.cells) for row in rows if any(row.cells)}) == 1
+        if not aligned or any(row.merged for row in rows):
+            return True
+        has_header = any(header for _, _, header in lines)
+        offset = self.length - sum(len(line) for line, _, _ in lines)
+        offset -= len(ROW_SEPARATOR) * (len(lines) - 1)
+        table_rows = []
+        for number, (line, spans, header) in enumerate(lines):
+            cells = tuple((offset + lo, offset + hi) for lo, hi in spans)
+            table_rows.append(TableRow(cells, header or (number == 0 and not has_header)))
+            offset += len(line) + len(ROW_SEPARATOR)
+        self.tables.append(SourceTable(tuple(table_rows)))
         return True
 
     def close_sections(self, level: int) -> None:
@@ -105,4 +174,5 @@ class BlockBuilder:
             blocks=tuple(blocks),
             layout=layout,
             language=language,
+            tables=tuple(self.tables),
         )

@@ -27,10 +27,11 @@ from lxml import etree
 
 from quoteproof.errors import IngestError
 from quoteproof.ingest.blocks import (
-    CELL_SEPARATOR,
     ROW_SEPARATOR,
     BlockBuilder,
+    RowCells,
     collapse_whitespace,
+    row_line,
 )
 from quoteproof.ingest.zip_members import MemberProblem, check_members, size_text
 from quoteproof.model import Layout, ParsedDocument
@@ -410,28 +411,34 @@ class _DocxReader:
         self.list_items.clear()
 
     def _table(self, table: Any) -> None:
-        rows: list[str] = []
+        rows: list[RowCells] = []
         offset = self.builder.next_start()
         for row in table.iterfind(_TR):
-            line, breaks = _row_text(row)
+            cells, breaks = _row_cells(row)
+            line, _ = row_line(cells.cells)
             self.pages.place(offset, len(line), breaks)
             if line:
-                rows.append(line)
+                rows.append(cells)
                 offset += len(line) + len(ROW_SEPARATOR)
-        self.builder.add("table", ROW_SEPARATOR.join(rows))
+        self.builder.add_table(rows)
 
 
-def _row_text(row: Any) -> tuple[str, Breaks]:
-    """A `w:tr` as one line (cells joined by `CELL_SEPARATOR`, stripped as HTML rows
-    are; "" if every cell is empty), and its page breaks, all at the row's start.
+def _row_cells(row: Any) -> tuple[RowCells, Breaks]:
+    """A `w:tr` as its cells' texts (a header row when it repeats as the table's
+    header, `w:tblHeader`; merged when a cell spans columns, `w:gridSpan`, or rows,
+    `w:vMerge`), and its page breaks, all at the row's start. Its line is
+    `row_line` of the cells, as HTML rows are.
 
     A cell that a vertically merged cell above covers is left out, as HTML leaves
     out cells a `rowspan` covers; a nested table's text stays inside its cell.
     """
     cells: list[str] = []
     breaks: Breaks = []
+    merged = False
     for cell in row.iterfind(_TC):
         merge = cell.find(f"{_W}tcPr/{_W}vMerge")
+        span = cell.find(f"{_W}tcPr/{_W}gridSpan")
+        merged = merged or merge is not None or (span is not None and span.get(_VAL) != "1")
         if merge is not None and merge.get(_VAL, "continue") == "continue":
             continue
         texts: list[str] = []
@@ -440,7 +447,9 @@ def _row_text(row: Any) -> tuple[str, Breaks]:
             texts.append(raw)
             breaks.extend((kind, 0) for kind, _ in found)
         cells.append(collapse_whitespace(" ".join(texts)))
-    return (CELL_SEPARATOR.join(cells).strip() if any(cells) else ""), breaks
+    header = row.find(f"{_W}trPr/{_W}tblHeader")
+    repeats = header is not None and header.get(_VAL, "true") not in ("0", "false")
+    return RowCells(cells, repeats, merged), breaks
 
 
 def _open(raw: bytes) -> WordDocument:

@@ -28,8 +28,8 @@ from quoteproof.errors import IngestError
 from quoteproof.ingest.blocks import (
     BLOCK_SEPARATOR,
     CELL_SEPARATOR,
-    ROW_SEPARATOR,
     BlockBuilder,
+    RowCells,
     collapse_whitespace,
 )
 from quoteproof.ingest.html_depth import check_parsed, check_unparsed
@@ -252,16 +252,26 @@ def _inline_text(node: LexborNode, *, pre: bool = False) -> str:
     return text.strip() if pre else collapse_whitespace(text)
 
 
-def _table_text(table: LexborNode) -> str:
-    """A table as text: one line per non-empty row, cells joined by `CELL_SEPARATOR`."""
-    rows: list[str] = []
+def _table_rows(table: LexborNode) -> list[RowCells]:
+    """A table's own rows (not those of a nested table, whose text is inside a cell
+    already), each its cells' texts; a row in `<thead>`, or of `<th>` cells only,
+    is a header row."""
+    rows: list[RowCells] = []
     for row in table.css("tr"):
         if not _same_node(_nearest_table(row), table):
-            continue  # a row of a nested table: its text is inside a cell already
-        cells = [_inline_text(cell) for cell in _children(row) if cell.tag in ("td", "th")]
-        if any(cells):
-            rows.append(CELL_SEPARATOR.join(cells).strip())
-    return ROW_SEPARATOR.join(rows)
+            continue
+        cells = [cell for cell in _children(row) if cell.tag in ("td", "th")]
+        in_head = row.parent is not None and row.parent.tag == "thead"
+        header = in_head or (bool(cells) and all(cell.tag == "th" for cell in cells))
+        merged = any(_span(cell, "colspan") > 1 or _span(cell, "rowspan") > 1 for cell in cells)
+        rows.append(RowCells([_inline_text(cell) for cell in cells], header, merged))
+    return rows
+
+
+def _span(cell: LexborNode, name: str) -> int:
+    """A cell's `colspan` or `rowspan` (1 when absent or not a number)."""
+    value = (cell.attributes.get(name) or "1").strip()
+    return int(value) if value.isdigit() else 1
 
 
 def _same_node(first: LexborNode | None, second: LexborNode) -> bool:
@@ -346,7 +356,7 @@ def _walk(root: LexborNode, builder: _Builder) -> None:
             caption = item.css_first("caption")
             if caption is not None and _same_node(_nearest_table(caption), item):
                 builder.add("paragraph", _inline_text(caption))
-            builder.add("table", _table_text(item))
+            builder.add_table(_table_rows(item))
         elif tag in _CONTAINERS:
             builder.flush(kinds[-1])
             kinds.append(_CONTAINERS[tag])

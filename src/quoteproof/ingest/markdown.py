@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from quoteproof.ingest.text import decode_plain_text, trim_span
-from quoteproof.model import Block, BlockKind, ParsedDocument
+from quoteproof.model import Block, BlockKind, ParsedDocument, SourceTable, TableRow
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -25,6 +26,7 @@ _FRONT_MATTER_CLOSE = ("---", "...")
 _WHITESPACE = re.compile(r"\s+")
 _HTML_COMMENTS = re.compile(r"(?:\s*<!--(?:(?!-->).)*-->)+\s*", re.DOTALL)
 _QUOTE_MARKERS = "> \t\r\n"
+_CELL_PIPE = re.compile(r"(?<!\\)\|")  # a pipe that is not escaped ("\|" stays in its cell)
 
 
 # Opening tokens whose whole element (up to the matching close) is one block.
@@ -91,6 +93,45 @@ def _closing_index(tokens: Sequence[Token], index: int) -> int:
     return len(tokens) - 1
 
 
+def _row_cells(text: str, start: int, end: int, columns: int | None) -> tuple[tuple[int, int], ...]:
+    """The cell spans of the pipe-table row `text[start:end]` (one line): split at
+    unescaped pipes, outer pipes dropped, each cell trimmed (an empty cell is an
+    empty span); at most `columns` cells (the header's count) when given."""
+    bounds = [start, *(m.start() for m in _CELL_PIPE.finditer(text, start, end)), end]
+    pieces = [(lo if i == 0 else lo + 1, hi) for i, (lo, hi) in enumerate(pairwise(bounds))]
+    if len(pieces) > 1 and not text[pieces[0][0] : pieces[0][1]].strip():
+        pieces = pieces[1:]  # before a leading pipe
+    if len(pieces) > 1 and not text[pieces[-1][0] : pieces[-1][1]].strip():
+        pieces = pieces[:-1]  # after a trailing pipe
+    cells = []
+    for lo, hi in pieces[:columns]:
+        first, last = trim_span(text, lo, hi)
+        cells.append((first, max(first, last)))
+    return tuple(cells)
+
+
+def _table(
+    text: str, tokens: Sequence[Token], first: int, last: int, starts: Sequence[int]
+) -> SourceTable | None:
+    """The rows of the table `tokens[first:last]` (a top-level GFM table): its
+    `thead` row is the header; None when a row's lines cannot be read."""
+    rows: list[TableRow] = []
+    header = True
+    for token in tokens[first:last]:
+        if token.type == "tbody_open":
+            header = False
+        if token.type != "tr_open" or token.map is None:
+            continue
+        line = token.map[0]
+        lo, hi = trim_span(text, starts[line], starts[min(line + 1, len(starts) - 1)])
+        columns = len(rows[0].cells) if rows else None
+        cells = _row_cells(text, lo, hi, columns)
+        if not cells:
+            return None
+        rows.append(TableRow(cells, header))
+    return SourceTable(tuple(rows)) if rows else None
+
+
 def parse_markdown(raw: bytes, path: str) -> ParsedDocument:
     """Parse a Markdown file into its canonical text (the file itself) and blocks.
 
@@ -102,6 +143,8 @@ def parse_markdown(raw: bytes, path: str) -> ParsedDocument:
     (its leading `>` markers left out), whole tables
     ("table", GFM pipe tables), fenced and indented code ("code") and raw HTML blocks
     other than comments ("paragraph"). Front matter at the very top is not a block.
+    `tables` holds the rows and cells of each top-level pipe table (its header row
+    marked), as spans of the file's own text.
     The title is the text of the first level-1 heading, else the file name's stem.
     Raises `IngestError` if `raw` is not UTF-8. O(len(raw)).
     """
@@ -115,6 +158,7 @@ def parse_markdown(raw: bytes, path: str) -> ParsedDocument:
     deepest = parser.options.maxNesting - 1  # markdown-it skips what lies deeper
 
     blocks: list[Block] = []
+    tables: list[SourceTable] = []
     headings: list[tuple[int, str]] = []  # (level, title) of the open sections
     title: str | None = None
 
@@ -147,7 +191,11 @@ def parse_markdown(raw: bytes, path: str) -> ParsedDocument:
             continue
         if kind in _WHOLE_BLOCKS:
             add(_WHOLE_BLOCKS[kind], token.map)
-            index = _closing_index(tokens, index) + 1
+            closing = _closing_index(tokens, index)
+            table = _table(text, tokens, index, closing, starts) if kind == "table_open" else None
+            if table is not None and token.level == 0:
+                tables.append(table)
+            index = closing + 1
             continue
         if kind == "blockquote_open" and token.level >= deepest:
             add("paragraph", token.map, quoted=True)
@@ -164,4 +212,5 @@ def parse_markdown(raw: bytes, path: str) -> ParsedDocument:
         title=title if title is not None else PurePath(path).stem,
         format="markdown",
         blocks=tuple(blocks),
+        tables=tuple(tables),
     )

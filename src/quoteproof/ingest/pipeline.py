@@ -193,6 +193,7 @@ def store_parsed(
         layout=document.layout,
         original=pending.raw if document.format in _KEEP_ORIGINAL else None,
         collection=settings.collection,
+        tables=document.tables,
     )
     stored = store.add_document(new)
     return IngestResult(

@@ -25,9 +25,9 @@ from lxml import etree
 
 from quoteproof.errors import IngestError
 from quoteproof.ingest.blocks import (
-    CELL_SEPARATOR,
     ROW_SEPARATOR,
     BlockBuilder,
+    RowCells,
     collapse_whitespace,
 )
 from quoteproof.model import ParsedDocument
@@ -50,7 +50,9 @@ _SUPERSCRIPTS = frozenset({f"{_V}sup", _FOOTNOTE, _FOOTNOTE_REF})
 _MULTIMEDIA = f"{_V}renderMultiMedia"
 _BLOCKS = frozenset({_PARAGRAPH, _LIST, _TABLE, _MULTIMEDIA})
 _CELLS = frozenset({f"{_V}td", f"{_V}th"})
-_ROW_GROUPS = (f"{_V}thead", f"{_V}tbody", f"{_V}tfoot")  # in the order they are shown
+_THEAD, _TH = f"{_V}thead", f"{_V}th"
+_SPANS = ("colspan", "rowspan")
+_ROW_GROUPS = (_THEAD, f"{_V}tbody", f"{_V}tfoot")  # in the order they are shown
 _UNSUPPORTED = "unsupported XML: only FDA SPL labels (HL7 v3 document) are supported"
 
 
@@ -175,18 +177,22 @@ class _SplReader:
         caption = table.find(_CAPTION)
         if caption is not None:
             self.builder.add("paragraph", self.inline(caption))
-        rows: list[Any] = list(table.iterfind(_TR))
+        rows = [(row, False) for row in table.iterfind(_TR)]
         for group in _ROW_GROUPS:
             for part in table.iterfind(group):
-                rows.extend(part.iterfind(_TR))
-        lines = (self.row(row) for row in rows)
-        self.builder.add("table", ROW_SEPARATOR.join(line for line in lines if line))
+                rows.extend((row, group == _THEAD) for row in part.iterfind(_TR))
+        self.builder.add_table([self.row(row, header) for row, header in rows])
         self.builder.add("paragraph", self.notes.pop().block())
 
-    def row(self, row: Any) -> str:
-        """A `<tr>` as cells joined by `CELL_SEPARATOR` ("" if every cell is empty)."""
-        cells = [self.inline(cell) for cell in row if cell.tag in _CELLS]
-        return CELL_SEPARATOR.join(cells).strip() if any(cells) else ""
+    def row(self, row: Any, header: bool) -> RowCells:
+        """A `<tr>` as its cells' texts; a header row when in `<thead>` (`header`)
+        or made of `<th>` cells only."""
+        cells = [cell for cell in row if cell.tag in _CELLS]
+        header = header or (bool(cells) and all(cell.tag == _TH for cell in cells))
+        merged = any(
+            cell.get(name, "1").strip() not in ("", "1") for cell in cells for name in _SPANS
+        )
+        return RowCells([self.inline(cell) for cell in cells], header, merged)
 
     def inline(self, element: Any) -> str:
         """The text of everything in `element` as one line, whitespace collapsed."""

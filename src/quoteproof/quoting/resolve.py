@@ -150,6 +150,7 @@ def _make_quote(
         else None,
         boxes=location.boxes,
         ocr=location.ocr,
+        tables=location.tables,
     )
 
 

@@ -8,8 +8,10 @@ Contract (the guarantee that no model-written words are shown as a quote, for HT
   from `answer.cited`, right after that prose). Nothing else produces a `<figure>`,
   a `<blockquote>` or the class `verbatim`. Each figure holds a `<figcaption>`
   ("Verbatim from source", the quote's label, its pages), the quote's `text` in a
-  `<blockquote>` and, when a safe URL is known, `<a class="source-link">` to the
-  source at the quote.
+  `<blockquote>` (a quote that crosses table cells has its tables drawn there as
+  `<table class="quote-table">`, header rows as `<th>` column names, every cell
+  its escaped source text: see `render.table_quote`) and, when a safe URL is
+  known, `<a class="source-link">` to the source at the quote.
 - Every string taken from the answer (prose, question, labels, refs, reasons,
   rejected output, rationale statements, justifications and earlier versions, the
   escalation, a data result's table, columns, filter values and cells, the quote
@@ -43,6 +45,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 
 from quoteproof.model import Answer, DataResult, Quote
 from quoteproof.render import layout
+from quoteproof.render.table_quote import TableView, quote_parts
 from quoteproof.render.visible import visible
 
 __all__ = [
@@ -107,6 +110,35 @@ def file_source_url(quote: Quote) -> str:
     return ""
 
 
+def _source_table(view: TableView) -> str:
+    """A quoted table: header rows as `<th>` column names, then the body rows."""
+    parts = ['<table class="quote-table">']
+    if view.header:
+        parts.append("<thead>")
+        for row in view.header:
+            cells = "".join(f'<th scope="col">{escape(cell)}</th>' for cell in row)
+            parts.append(f"<tr>{cells}</tr>")
+        parts.append("</thead>")
+    parts.append("<tbody>")
+    for row in view.body:
+        parts.append("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>")
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def _quote_body(block: layout.QuoteBox) -> str:
+    """The blockquote's content: the quote's text, its tables drawn as tables."""
+    parts = quote_parts(block.quote)
+    if len(parts) == 1 and isinstance(parts[0], str):
+        return escape(block.text)
+    return "".join(
+        f'<div class="quote-part">{escape(part)}</div>'
+        if isinstance(part, str)
+        else _source_table(part)
+        for part in parts
+    )
+
+
 def _figure(block: layout.QuoteBox, source_url: SourceUrl | None, element_id: str | None) -> str:
     caption = [
         f'<span class="verbatim-label">{layout.VERBATIM_LABEL}</span>',
@@ -117,7 +149,7 @@ def _figure(block: layout.QuoteBox, source_url: SourceUrl | None, element_id: st
     parts = [
         f'<figure class="verbatim"{ident}>',
         f"<figcaption>{''.join(caption)}</figcaption>",
-        f'<blockquote class="quote-text">{escape(block.text)}</blockquote>',
+        f'<blockquote class="quote-text">{_quote_body(block)}</blockquote>',
         '<p class="quote-source">',
     ]
     href = safe_href((source_url or file_source_url)(block.quote))
@@ -340,6 +372,10 @@ padding:.5rem 1rem}
 .data-params dt{font-weight:600}.data-params dd{margin:0}
 table.data-rows{border-collapse:collapse}
 table.data-rows th,table.data-rows td{border:1px solid #a78bfa;padding:.2rem .5rem;text-align:left}
+table.quote-table{border-collapse:collapse;white-space:normal;margin:.25rem 0}
+table.quote-table th,table.quote-table td{border:1px solid #93c5fd;padding:.2rem .5rem;
+text-align:left;vertical-align:top}
+table.quote-table th{background:#dbeafe}
 section.rejected{color:#7f1d1d}
 .answer-meta{color:#4b5563;font-size:.85rem}
 """

@@ -39,6 +39,7 @@ from quoteproof.render.dataresult import (
     preview_header,
 )
 from quoteproof.render.provenance import NO_MODEL_NOTICE, model_parts
+from quoteproof.render.table_quote import table_notes
 from quoteproof.render.visible import normalise_breaks
 
 __all__ = [
@@ -166,10 +167,11 @@ class QuoteBox:
         return normalise_breaks(self.quote.text)
 
     @property
-    def notes(self) -> tuple[tuple[Literal["pages", "ocr", "differs"], str], ...]:
+    def notes(self) -> tuple[tuple[Literal["pages", "ocr", "differs", "table"], str], ...]:
         """The caption's notes after the label, each `(kind, text)`: the pages
-        (`p. 4`), `OCR_NOTE`, `DIFFERS_LABEL: …` (one line each)."""
-        notes: list[tuple[Literal["pages", "ocr", "differs"], str]] = []
+        (`p. 4`), `OCR_NOTE`, `DIFFERS_LABEL: …`, what its tables show beyond the
+        quote (`table_quote.table_notes`) (one line each)."""
+        notes: list[tuple[Literal["pages", "ocr", "differs", "table"], str]] = []
         page = page_part(self.quote.pages)
         if page is not None:
             notes.append(("pages", page))
@@ -177,6 +179,7 @@ class QuoteBox:
             notes.append(("ocr", OCR_NOTE))
         if self.quote.differs:
             notes.append(("differs", f"{DIFFERS_LABEL}: {self.quote.differs}"))
+        notes.extend(("table", note) for note in table_notes(self.quote))
         return tuple(notes)
 
     @property

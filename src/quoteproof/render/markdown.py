@@ -24,6 +24,11 @@ Contract (the guarantee that no model-written words are shown as a quote, for Ma
   preview rows; every cell escaped, `|` included).
 - Quote text inside the block quote is escaped the same way, so a source that
   contains Markdown or HTML shows those characters literally.
+- A quote that crosses table cells (`Quote.tables`) has its tables drawn as GFM
+  tables inside its block quote (header rows as the column names, see
+  `render.table_quote`), each cell its source text on one line with only what a
+  table cell needs escaped (`|`, and `<`, `&` and control characters as references
+  so no raw HTML or terminal control gets through).
 
 Line endings are `\\n`, `\\r\\n` and `\\r` (CommonMark's). Within escaped text, spaces
 and tabs at the start and end of a line are dropped (a rendered paragraph drops
@@ -39,6 +44,7 @@ import re
 
 from quoteproof.model import Answer
 from quoteproof.render import layout
+from quoteproof.render.table_quote import TableView, quote_parts
 from quoteproof.render.visible import BIDI_CONTROLS
 
 __all__ = [
@@ -137,12 +143,47 @@ def _with_refs(lines: list[str], refs: tuple[str, ...]) -> list[str]:
     return [*lines[:-1], f"{lines[-1]} {cites}"] if lines else [cites]
 
 
+def _cell(text: str) -> str:
+    """A table cell's source text on one line, escaped only as a GFM cell needs: `|`
+    (which would end the cell), `<` and `&` (raw HTML) and control characters."""
+    flat = _WHITESPACE.sub(" ", text).strip()
+    return "".join(
+        "\\|" if ch == "|" else _ENTITIES.get(ch) or (f"&#x{ord(ch):X};" if _is_control(ch) else ch)
+        for ch in flat
+    )
+
+
+def _source_table(view: TableView) -> list[str]:
+    """A quoted table as GFM table lines: the header rows' cells (joined by `<br>`)
+    as the column names, then the body rows."""
+    names = [
+        "<br>".join(_cell(row[column]) for row in view.header if row[column].strip())
+        for column in range(view.width)
+    ]
+    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * view.width]
+    lines += ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in view.body]
+    return lines
+
+
+def _quote_body(block: layout.QuoteBox) -> list[str]:
+    """The quote's lines, escaped; its tables as GFM tables between blank lines."""
+    lines: list[str] = []
+    for part in quote_parts(block.quote):
+        if lines:
+            lines.append("")
+        if isinstance(part, str):
+            lines += [_escape_line(line) for line in part.split("\n")]
+        else:
+            lines += _source_table(part)
+    return lines
+
+
 def _quote_block(block: layout.QuoteBox) -> list[str]:
     """Header line, then every line of the quote as `> line` (`>` for blank lines)."""
     header = f"**{layout.VERBATIM_LABEL}** — {escape_inline(block.quote.label)} "
     header += f"({escape_inline(block.where)})"
     header += "".join(f" · {escape_inline(note)}" for _, note in block.notes)
-    body = [_escape_line(line) for line in block.text.split("\n")]
+    body = _quote_body(block)
     return [header, *(f"> {line}" if line else ">" for line in body), ""]
 
 

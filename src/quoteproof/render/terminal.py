@@ -6,7 +6,10 @@ Contract (the guarantee that no model-written words are shown as a quote, for th
   `rich.panel.Panel` (border_style "blue"): title the quote's label, subtitle
   "Verbatim from source" (plus " · p. 4" with the quote's own pages, " · OCR
   text…" for OCR text, " · the model's words differed: …"),
-  body `Text(quote.text)`. With `show_cited`, each passage a prose segment cites
+  body `Text(quote.text)`; a quote that crosses table cells (`Quote.tables`) has
+  its tables drawn as `rich.table.Table`s inside the same panel, each cell a
+  `Text` of its source text, the header row as column names (see
+  `render.table_quote`). With `show_cited`, each passage a prose segment cites
   (`answer.cited_passages(segment.citations)`: real `Quote`s from `answer.cited`)
   is drawn the same way right after that prose. Nothing else is drawn in a panel:
   exactly one panel per `QuoteSegment`, plus one per cited passage when
@@ -52,6 +55,7 @@ from rich.text import Text
 
 from quoteproof.model import Answer, DataResult, Quote
 from quoteproof.render import layout
+from quoteproof.render.table_quote import TableView, quote_parts
 from quoteproof.render.visible import visible
 
 __all__ = [
@@ -115,12 +119,33 @@ def generated_marker() -> Text:
     return Text(layout.GENERATED_LABEL, style="dim italic")
 
 
+def _source_table(view: TableView) -> RenderableType:
+    """A quoted table: the rows under the header rows' cells (column names)."""
+    table = Table(box=box.SQUARE, show_header=bool(view.header), highlight=False)
+    for column in range(view.width):
+        name = Text("\n".join(visible(row[column]) for row in view.header), style="bold")
+        table.add_column(name, overflow="fold")
+    for row in view.body:
+        table.add_row(*(Text(visible(cell)) for cell in row))
+    return table
+
+
+def _quote_body(block: layout.QuoteBox) -> RenderableType:
+    """The panel's body: the quote's text, its tables drawn as tables."""
+    parts = quote_parts(block.quote)
+    if len(parts) == 1 and isinstance(parts[0], str):
+        return Text(visible(block.text))
+    return Group(
+        *(Text(visible(part)) if isinstance(part, str) else _source_table(part) for part in parts)
+    )
+
+
 def _box_panel(block: layout.QuoteBox) -> Panel:
     subtitle = Text(layout.VERBATIM_LABEL, style="blue")
     for kind, note in block.notes:
         subtitle.append(f" · {_one_line(note)}", style="blue" if kind == "pages" else "yellow")
     return Panel(
-        Text(visible(block.text)),
+        _quote_body(block),
         title=Text(_one_line(block.quote.label), style="bold"),
         subtitle=subtitle,
         border_style="blue",

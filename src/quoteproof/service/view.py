@@ -15,7 +15,16 @@ from typing import cast
 from quoteproof.audit import list_entries, record_answer, visible_to
 from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_SEARCH_TOP_K, Index
 from quoteproof.llm.base import Backend
-from quoteproof.model import Answer, AnswerMode, Chunk, Document, Hit, Layout, RecordedAnswer
+from quoteproof.model import (
+    Answer,
+    AnswerMode,
+    Chunk,
+    Document,
+    Hit,
+    Layout,
+    RecordedAnswer,
+    SourceTable,
+)
 from quoteproof.quoting.citations import Strictness
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.receipts import QuoteCheck, verify_answer
@@ -80,6 +89,11 @@ class _ScopedStore:
         if self.get_document(doc_id, version) is None:
             return None
         return self._store.get_original(doc_id, version)
+
+    def get_tables(self, doc_id: str, version: int) -> tuple[SourceTable, ...]:
+        if self.get_document(doc_id, version) is None:
+            return ()
+        return self._store.get_tables(doc_id, version)
 
 
 class ScopedIndex:

@@ -22,9 +22,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from quoteproof.errors import StoreError, UsageError
-from quoteproof.model import DEFAULT_COLLECTION, Chunk, Document, Hit, Layout, sha256_text
+from quoteproof.model import (
+    DEFAULT_COLLECTION,
+    Chunk,
+    Document,
+    Hit,
+    Layout,
+    SourceTable,
+    sha256_text,
+)
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 Vectors = NDArray[np.float32]
 """Rows of unit-length float32 vectors (one row per text)."""
@@ -84,7 +92,8 @@ class NewDocument:
     """A parsed document about to be stored as the next version of `source_path`.
 
     `layout` maps the text to pages; `original` keeps the file's bytes where they
-    are needed later (PDFs: character boxes are read from them on demand).
+    are needed later (PDFs: character boxes are read from them on demand);
+    `tables` the row and cell spans of the document's tables.
     """
 
     source_path: str
@@ -96,6 +105,7 @@ class NewDocument:
     layout: Layout | None = None
     original: bytes | None = None
     collection: str = DEFAULT_COLLECTION
+    tables: tuple[SourceTable, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -308,6 +318,11 @@ class Store(Protocol):
 
     def get_original(self, doc_id: str, version: int) -> bytes | None:
         """Return the stored original file bytes of one version (PDFs), or None."""
+        ...
+
+    def get_tables(self, doc_id: str, version: int) -> tuple[SourceTable, ...]:
+        """Return the tables (row and cell spans) of one document version, in text
+        order; () when it has none, or was stored before tables were kept."""
         ...
 
     def source_paths_with_title(self, title: str) -> list[str]:

@@ -6,7 +6,7 @@ import json
 import sys
 from array import array
 
-from quoteproof.model import CharRun, Layout
+from quoteproof.model import CharRun, Layout, SourceTable, TableRow
 
 _RUN_FIELDS = 4
 
@@ -49,3 +49,27 @@ def decode_layout(pages_json: str, runs: bytes | None) -> Layout:
         char_runs=decode_runs(runs) if runs else (),
         ocr_pages=tuple(pages["ocr_pages"]),
     )
+
+
+def encode_tables(tables: tuple[SourceTable, ...]) -> str:
+    """Tables as one JSON text: per table a list of rows, each `[header, start,
+    end, start, end, ...]` (header 1 or 0, then its cells' spans)."""
+    return json.dumps(
+        [
+            [[int(row.header), *(v for cell in row.cells for v in cell)] for row in table.rows]
+            for table in tables
+        ],
+        separators=(",", ":"),
+    )
+
+
+def decode_tables(data: str) -> tuple[SourceTable, ...]:
+    """Inverse of `encode_tables`."""
+    tables = []
+    for rows in json.loads(data):
+        decoded = []
+        for header, *spans in rows:
+            cells = tuple(zip(spans[::2], spans[1::2], strict=True))
+            decoded.append(TableRow(cells, bool(header)))
+        tables.append(SourceTable(tuple(decoded)))
+    return tuple(tables)

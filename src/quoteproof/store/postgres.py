@@ -46,7 +46,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import DictRow, dict_row
 
 from quoteproof.errors import IndexNotFoundError, StoreError
-from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
+from quoteproof.model import Chunk, Document, Hit, Layout, SourceTable, sha256_text
 from quoteproof.store.audit_chain import AUDIT_COLUMNS, append_entry, audit_from_row
 from quoteproof.store.base import (
     EMBEDDING_SPACE_SETTING,
@@ -69,7 +69,13 @@ from quoteproof.store.base import (
     encode_space,
     setting_key,
 )
-from quoteproof.store.codec import decode_layout, encode_pages, encode_runs
+from quoteproof.store.codec import (
+    decode_layout,
+    decode_tables,
+    encode_pages,
+    encode_runs,
+    encode_tables,
+)
 from quoteproof.store.failures import store_error, store_errors
 from quoteproof.store.postgres_schema import (
     MIGRATIONS,
@@ -397,6 +403,11 @@ class PostgresStore:
                     "INSERT INTO originals (doc_id, version, content) VALUES (%s,%s,%s)",
                     (doc_id, version, new.original),
                 )
+            if new.tables:
+                self._db.execute(
+                    "INSERT INTO doc_tables (doc_id, version, tables) VALUES (%s,%s,%s)",
+                    (doc_id, version, encode_tables(new.tables)),
+                )
         return Document(
             doc_id, version, new.source_path, new.title, new.format, new.text, sha, new.collection
         )
@@ -496,6 +507,14 @@ class PostgresStore:
             (doc_id, version),
         ).fetchone()
         return decode_layout(row["pages"], row["char_runs"]) if row is not None else None
+
+    def get_tables(self, doc_id: str, version: int) -> tuple[SourceTable, ...]:
+        """Return the tables of one document version (() when it has none)."""
+        row = self._db.execute(
+            "SELECT tables FROM doc_tables WHERE doc_id = %s AND version = %s",
+            (doc_id, version),
+        ).fetchone()
+        return decode_tables(row["tables"]) if row is not None else ()
 
     def get_original(self, doc_id: str, version: int) -> bytes | None:
         """Return the stored original file bytes of one version (PDFs), or None."""

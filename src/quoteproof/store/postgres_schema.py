@@ -71,6 +71,14 @@ CREATE TABLE IF NOT EXISTS api_keys (
 # New in schema 5: audit entries signed with the operator's key.
 _SCHEMA_5_DDL = "ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS signature TEXT"
 
+_SCHEMA_6_DDL = """CREATE TABLE IF NOT EXISTS doc_tables (
+    doc_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    tables TEXT NOT NULL,
+    PRIMARY KEY (doc_id, version),
+    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
+)"""
+
 SCHEMA_DDL = f"""
 CREATE EXTENSION IF NOT EXISTS vector;
 CREATE TEXT SEARCH DICTIONARY {TEXT_SEARCH_CONFIG}_stem (TEMPLATE = snowball, Language = english);
@@ -144,7 +152,8 @@ CREATE TABLE IF NOT EXISTS bm25_stats (
 );
 INSERT INTO bm25_stats (chunks, tokens) VALUES (0, 0) ON CONFLICT DO NOTHING;
 {_SCHEMA_4_DDL};
-{_SCHEMA_5_DDL}
+{_SCHEMA_5_DDL};
+{_SCHEMA_6_DDL}
 """
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -154,6 +163,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         _SCHEMA_4_DDL,
     ),
     5: (_SCHEMA_5_DDL,),
+    6: (_SCHEMA_6_DDL,),
 }
 """Statements that bring a PostgreSQL index of schema version N-1 to N (the first
 PostgreSQL index had schema 3)."""

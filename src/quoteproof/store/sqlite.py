@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from quoteproof.errors import IndexNotFoundError, StoreError
-from quoteproof.model import Chunk, Document, Hit, Layout, sha256_text
+from quoteproof.model import Chunk, Document, Hit, Layout, SourceTable, sha256_text
 from quoteproof.store.audit_chain import (
     AUDIT_APPEND_ONLY,
     AUDIT_COLUMNS,
@@ -57,7 +57,13 @@ from quoteproof.store.base import (
     encode_space,
     setting_key,
 )
-from quoteproof.store.codec import decode_layout, encode_pages, encode_runs
+from quoteproof.store.codec import (
+    decode_layout,
+    decode_tables,
+    encode_pages,
+    encode_runs,
+    encode_tables,
+)
 from quoteproof.store.failures import store_error, store_errors
 from quoteproof.store.fts import fts_match_query
 from quoteproof.store.refs import chunk_ref
@@ -109,6 +115,13 @@ CREATE TABLE IF NOT EXISTS layouts (
     version INTEGER NOT NULL,
     pages TEXT NOT NULL,
     char_runs BLOB,
+    PRIMARY KEY (doc_id, version),
+    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
+);
+CREATE TABLE IF NOT EXISTS doc_tables (
+    doc_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    tables TEXT NOT NULL,
     PRIMARY KEY (doc_id, version),
     FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
 );
@@ -174,6 +187,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "prev_hash TEXT NOT NULL, hash TEXT NOT NULL)",
         "ALTER TABLE audit_log ADD COLUMN signature TEXT",
     ),
+    6: (),  # doc_tables, created by _SCHEMA
 }
 
 # Column weights for bm25(): chunk text counts fully, the label (title, sections) less.
@@ -485,6 +499,11 @@ class SQLiteStore:
                     "INSERT INTO originals (doc_id, version, content) VALUES (?,?,?)",
                     (doc_id, version, new.original),
                 )
+            if new.tables:
+                self._db.execute(
+                    "INSERT INTO doc_tables (doc_id, version, tables) VALUES (?,?,?)",
+                    (doc_id, version, encode_tables(new.tables)),
+                )
         return Document(
             doc_id, version, new.source_path, new.title, new.format, new.text, sha, new.collection
         )
@@ -578,6 +597,14 @@ class SQLiteStore:
             (doc_id, version),
         ).fetchone()
         return decode_layout(row["pages"], row["char_runs"]) if row is not None else None
+
+    def get_tables(self, doc_id: str, version: int) -> tuple[SourceTable, ...]:
+        """Return the tables of one document version (() when it has none)."""
+        row = self._db.execute(
+            "SELECT tables FROM doc_tables WHERE doc_id = ? AND version = ?",
+            (doc_id, version),
+        ).fetchone()
+        return decode_tables(row["tables"]) if row is not None else ()
 
     def get_original(self, doc_id: str, version: int) -> bytes | None:
         """Return the stored original file bytes of one version (PDFs), or None."""

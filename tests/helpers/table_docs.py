@@ -1,0 +1,102 @@
+"""An Eliquis-like adverse-reaction table in HTML, Markdown and DOCX, ingested into a
+real index, and quotes of its rows resolved as the resolver makes them."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from quoteproof import Index
+from quoteproof.index import StoreLookup
+from quoteproof.model import Quote, Rejected
+
+COLUMNS = ("Adverse reaction", "ELIQUIS N=9088 n (%)", "Warfarin N=9052 n (%)")
+ROWS = (
+    ("Major bleeding", "327 (2.13)", "462 (3.09)"),
+    ("Intracranial hemorrhage", "52 (0.33)", "125 (0.82)"),
+    ("Gastrointestinal bleeding", "128 (0.83)", "141 (0.93)"),
+    ("Clinically relevant nonmajor bleeding", "318 (2.08)", "444 (3.00)"),
+)
+INTRO = "Table 1 lists bleeding events in patients with nonvalvular atrial fibrillation."
+AFTER = "Bleeding was the most common reason for stopping treatment."
+
+
+def table_html() -> str:
+    """The table as an HTML page: header row in `<thead>` of `<th>` cells."""
+    head = "".join(f"<th>{name}</th>" for name in COLUMNS)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in ROWS)
+    return (
+        "<html><head><title>Eliquis label</title></head><body><main>"
+        "<h1>6 ADVERSE REACTIONS</h1><h2>6.1 Clinical Trials Experience</h2>"
+        f"<p>{INTRO}</p><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f"<p>{AFTER}</p></main></body></html>"
+    )
+
+
+def table_markdown() -> str:
+    """The table as a GFM pipe table (a pipe in a cell escaped)."""
+    lines = ["# 6 Adverse reactions", "", INTRO, ""]
+    lines.append("| " + " | ".join(COLUMNS) + " |")
+    lines.append("|---|---:|---:|")
+    lines += ["| " + " | ".join(row) + " |" for row in ROWS]
+    lines += ["", AFTER, ""]
+    return "\n".join(lines)
+
+
+def table_docx(header_repeats: bool = True) -> bytes:
+    """The table in a Word document; its first row marked as the repeating header
+    (`w:tblHeader`) when `header_repeats`."""
+    from docx import Document
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    document = Document()
+    document.add_heading("6 ADVERSE REACTIONS", level=1)
+    document.add_paragraph(INTRO)
+    table = document.add_table(rows=1 + len(ROWS), cols=len(COLUMNS))
+    for number, row in enumerate((COLUMNS, *ROWS)):
+        for cell, text in zip(table.rows[number].cells, row, strict=True):
+            cell.text = text
+    if header_repeats:
+        properties = table.rows[0]._tr.get_or_add_trPr()
+        properties.append(OxmlElement("w:tblHeader"))
+        assert properties.find(qn("w:tblHeader")) is not None
+    document.add_paragraph(AFTER)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def write_table_docs(folder: Path) -> dict[str, Path]:
+    """Write the table in each format under `folder`; return the paths by format."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "html": folder / "eliquis.html",
+        "markdown": folder / "eliquis.md",
+        "docx": folder / "eliquis.docx",
+    }
+    paths["html"].write_text(table_html(), encoding="utf-8")
+    paths["markdown"].write_text(table_markdown(), encoding="utf-8")
+    paths["docx"].write_bytes(table_docx())
+    return paths
+
+
+def ingest_table_docs(location: Path, folder: Path) -> dict[str, Path]:
+    """Create an index at `location` holding the table documents (no embeddings)."""
+    paths = write_table_docs(folder)
+    with Index.open(location, create=True) as index:
+        results = index.ingest(list(paths.values()), embed=False)
+    assert [r.status for r in results] == ["added"] * len(paths), results
+    return paths
+
+
+def quote_in(index: Index, path: Path, claimed: str, quote_id: str = "q1") -> Quote:
+    """The resolver's quote of the words `claimed` in the document at `path`."""
+    from quoteproof.quoting.resolve import resolve_quote
+
+    doc = next(d for d in index.store.list_documents() if d.source_path == str(path))
+    chunks = index.store.chunks_of(doc.doc_id, doc.version)
+    with StoreLookup(index.store) as lookup:
+        quote = resolve_quote(None, claimed, quote_id, chunks, lookup, raw=claimed)
+    assert not isinstance(quote, Rejected), quote
+    return quote

@@ -1,0 +1,135 @@
+"""A quote that crosses table cells is drawn as a table, header row first, in the
+terminal, Markdown and HTML; every cell its source text, escaped for the format."""
+
+from __future__ import annotations
+
+import re
+from html import escape
+
+from markdown_it import MarkdownIt
+
+from helpers.answers import assert_text_formats_box, make_answer, make_quote
+from quoteproof.model import Answer, Quote, QuotedRow, QuotedTable, QuoteSegment, TableCell
+from quoteproof.render.html import render_answer_html
+from quoteproof.render.markdown import render_markdown
+from quoteproof.render.table_quote import CARRIED_HEADER_NOTE, WHOLE_ROWS_NOTE, quote_parts
+from quoteproof.render.terminal import render_text
+
+HEADER = ("Adverse reaction", "ELIQUIS n (%)", "Warfarin n (%)")
+ROWS = (
+    ("Major bleeding", "327 (2.13)", "462 (3.09)"),
+    ("Rash \x1b[31m [bold]x[/bold] <script>a|b</script>", "5 (0.1)", "7 (0.2)"),
+)
+BEFORE = "Table 1 lists bleeding."
+AFTER = "Bleeding led to stopping."
+
+
+def build_source() -> tuple[str, list[list[tuple[int, int]]]]:
+    """Text: a paragraph, the table (rows joined by newlines, cells by " | "), a
+    paragraph; and each row's cell spans."""
+    text, spans = BEFORE + "\n\n", []
+    for number, row in enumerate((HEADER, *ROWS)):
+        if number:
+            text += "\n"
+        cells = []
+        for index, cell in enumerate(row):
+            if index:
+                text += " | "
+            cells.append((len(text), len(text) + len(cell)))
+            text += cell
+        spans.append(cells)
+    return text + "\n\n" + AFTER, spans
+
+
+SOURCE, SPANS = build_source()
+
+
+def row(number: int, *, header: bool = False, quoted: bool = True) -> QuotedRow:
+    cells = tuple(TableCell(lo, hi, SOURCE[lo:hi]) for lo, hi in SPANS[number])
+    return QuotedRow(cells, header, quoted)
+
+
+def table_quote(start: int, end: int, rows: tuple[QuotedRow, ...]) -> Quote:
+    body = [r for r in rows if r.quoted]
+    table = QuotedTable(body[0].cells[0].start, body[-1].cells[-1].end, rows)
+    return make_quote(SOURCE, start, end, tables=(table,))
+
+
+def answer_of(quote: Quote) -> Answer:
+    return make_answer((QuoteSegment("q1"),), (quote,))
+
+
+ROW_ONE = table_quote(SPANS[1][0][0], SPANS[1][-1][1], (row(0, header=True, quoted=False), row(1)))
+
+
+def test_terminal_draws_the_row_under_its_column_names() -> None:
+    out = render_text(answer_of(ROW_ONE), width=100)
+    lines = out.splitlines()
+    names = next(line for line in lines if "Adverse reaction" in line)
+    assert all(name in names for name in HEADER)
+    values = next(line for line in lines if "Major bleeding" in line)
+    assert "327 (2.13)" in values and "462 (3.09)" in values
+    assert len(lines) < 12  # one line per row, not one per cell
+    assert CARRIED_HEADER_NOTE in out
+    assert_text_formats_box(answer_of(ROW_ONE), 1, show_cited=False)
+
+
+def test_terminal_shows_hostile_cells_literally() -> None:
+    quote = table_quote(
+        SPANS[1][0][0], SPANS[2][-1][1], (row(0, header=True, quoted=False), row(1), row(2))
+    )
+    out = render_text(answer_of(quote), width=140)
+    assert "\x1b" not in out and "␛[31m" in out
+    assert "[bold]x[/bold]" in out
+
+
+def test_markdown_draws_a_pipe_table_inside_the_block_quote() -> None:
+    quote = table_quote(
+        SPANS[1][0][0], SPANS[2][-1][1], (row(0, header=True, quoted=False), row(1), row(2))
+    )
+    markdown = render_markdown(answer_of(quote))
+    assert "> | Adverse reaction | ELIQUIS n (%) | Warfarin n (%) |" in markdown
+    assert "> |---|---|---|" in markdown
+    assert "> | Major bleeding | 327 (2.13) | 462 (3.09) |" in markdown
+    assert "a\\|b" in markdown and "&#x1B;" in markdown and "&lt;script>" in markdown
+    html = MarkdownIt("commonmark").enable("table").render(markdown)
+    assert "<th>Adverse reaction</th>" in html and "<td>327 (2.13)</td>" in html
+    assert "<script" not in html and "a|b" in html  # the cell keeps its pipe
+    assert html.count("<tr>") == 3 and html.count("<blockquote>") == 1
+    assert_text_formats_box(answer_of(quote), 1, show_cited=False)
+
+
+def test_html_draws_a_table_with_th_header_in_the_verbatim_box() -> None:
+    html = render_answer_html(answer_of(ROW_ONE))
+    figure = re.search(r'<blockquote class="quote-text">(.*?)</blockquote>', html, re.S)
+    assert figure is not None
+    body = figure.group(1)
+    assert body.startswith('<table class="quote-table"><thead><tr><th scope="col">Adverse reaction')
+    assert "<td>Major bleeding</td><td>327 (2.13)</td><td>462 (3.09)</td>" in body
+    assert escape(CARRIED_HEADER_NOTE) in html
+
+
+def test_html_escapes_cells() -> None:
+    quote = table_quote(
+        SPANS[2][0][0], SPANS[2][-1][1], (row(0, header=True, quoted=False), row(2))
+    )
+    html = render_answer_html(answer_of(quote))
+    assert "<script>" not in html and "&lt;script&gt;a|b&lt;/script&gt;" in html
+    assert "\x1b" not in html
+
+
+def test_text_around_the_table_is_kept_and_a_partial_row_is_noted() -> None:
+    start = SOURCE.index("lists")  # inside BEFORE
+    end = SPANS[1][1][0] + 3  # inside the first body row's second cell
+    quote = table_quote(start, SOURCE.index(AFTER) + 8, (row(0, header=True), row(1), row(2)))
+    parts = quote_parts(quote)
+    assert parts[0] == SOURCE[start : SPANS[0][0][0]].strip() and parts[-1] == AFTER[:8]
+    partial = table_quote(start, end, (row(0, header=True), row(1)))
+    assert WHOLE_ROWS_NOTE in render_markdown(answer_of(partial))
+    assert CARRIED_HEADER_NOTE not in render_markdown(answer_of(partial))  # header quoted
+
+
+def test_a_quote_without_tables_is_drawn_as_before() -> None:
+    quote = make_quote(SOURCE, 0, len(BEFORE))
+    assert quote_parts(quote) == (BEFORE,)
+    assert "quote-table" not in render_answer_html(answer_of(quote))

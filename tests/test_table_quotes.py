@@ -1,0 +1,96 @@
+"""The guarantee for table quotes: every cell shown with a quote is a span of the
+stored document, read from it; a recorded quote's table rows are re-read from the
+index, never taken from the record."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers.answers import as_recorded, make_answer
+from helpers.table_docs import COLUMNS, ROWS, ingest_table_docs, quote_in
+from quoteproof import Index
+from quoteproof.index import StoreLookup
+from quoteproof.model import Document, QuotedRow, QuoteSegment, TableCell
+from quoteproof.receipts import check_quote, verify_recorded
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
+    root = tmp_path_factory.mktemp("tables")
+    ingest_table_docs(root / "index", root / "docs")
+    with Index.open(root / "index") as opened:
+        yield opened
+
+
+def documents(index: Index) -> list[Document]:
+    found = []
+    for summary in index.store.list_documents():
+        document = index.store.get_document(summary.doc_id, summary.version)
+        assert document is not None
+        found.append(document)
+    return found
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_every_cell_of_a_table_quote_is_a_source_span(index: Index, data: st.DataObject) -> None:
+    document = data.draw(st.sampled_from(documents(index)))
+    (stored,) = index.store.get_tables(document.doc_id, document.version)
+    near = (max(stored.rows[0].start - 30, 0), min(stored.rows[-1].end + 30, len(document.text)))
+    start = data.draw(st.integers(*near))
+    end = data.draw(st.integers(start, near[1]))
+    with StoreLookup(index.store) as lookup:
+        tables = lookup.locate(document, start, end).tables
+    for table in tables:
+        assert table.start < end and start < table.end
+        for row in table.rows:
+            for cell in row.cells:
+                assert cell.text == document.text[cell.start : cell.end]
+            lo, hi = row.cells[0].start, row.cells[-1].end
+            if row.quoted:
+                assert lo < end and start < hi  # the quote touches every quoted row
+            else:
+                assert row.header and hi <= start  # a carried row: a header before the quote
+        assert any(row.quoted for row in table.rows)
+    touched = [
+        (lo, hi)
+        for row in stored.rows
+        for lo, hi in row.cells
+        if lo < hi and lo < end and start < hi
+    ]
+    assert bool(tables) == (len(touched) >= 2)  # a table exactly when cells are crossed
+
+
+def test_a_quote_of_one_row_carries_the_header_row(index: Index) -> None:
+    path = next(Path(d.source_path) for d in documents(index) if d.format == "html")
+    quote = quote_in(index, path, " | ".join(ROWS[1]))
+    (table,) = quote.tables
+    assert [tuple(c.text for c in row.cells) for row in table.rows] == [COLUMNS, ROWS[1]]
+    assert [(row.header, row.quoted) for row in table.rows] == [(True, False), (False, True)]
+
+
+def test_a_quote_inside_one_cell_has_no_table(index: Index) -> None:
+    path = next(Path(d.source_path) for d in documents(index) if d.format == "html")
+    assert quote_in(index, path, "Clinically relevant nonmajor bleeding").tables == ()
+
+
+def test_recorded_table_rows_are_re_read_from_the_index(index: Index) -> None:
+    path = next(Path(d.source_path) for d in documents(index) if d.format == "markdown")
+    quote = quote_in(index, path, " | ".join(ROWS[0]))
+    table = quote.tables[0]
+    forged_cell = TableCell(table.rows[1].cells[1].start, table.rows[1].cells[1].end, "0 (0.00)")
+    forged_row = QuotedRow((table.rows[1].cells[0], forged_cell), quoted=True)
+    forged = replace(quote, tables=(replace(table, rows=(table.rows[0], forged_row)),))
+    assert check_quote(forged, index.store).problems == ("its table rows do not match the index",)
+    assert check_quote(quote, index.store).valid
+    recorded = as_recorded(make_answer((QuoteSegment("q1"),), (replace(forged, tables=()),)))
+    shown = verify_recorded(recorded, index.store)
+    assert shown.quotes[0].tables == quote.tables  # read from the index, not the record
