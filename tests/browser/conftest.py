@@ -341,8 +341,8 @@ def page(browser: Browser, problems: Problems) -> Iterator[Page]:
     yield from watched_page(browser, problems)
 
 
-ZONED_TIME_ZONE = "Asia/Kolkata"
-"""The time zone of `zoned_page`'s browser (UTC+05:30: its minutes differ from UTC's)."""
+ZONED_TIME_ZONE = "America/St_Johns"
+"""The time zone of `zoned_page`'s browser (UTC-03:30 or -02:30: its minutes differ from UTC's)."""
 
 
 @pytest.fixture
