@@ -4,7 +4,7 @@ the quote (mouse and keyboard, the text unchanged), the library table fits 1280 
 shows local human times, and the source viewer opens centred on the highlight.
 
 Every test fails when the page logs a console error or warning, throws, or breaks
-the Content-Security-Policy (see conftest). Screenshots: `artifacts/browser/2x-*`.
+the Content-Security-Policy (see conftest). Screenshots: `artifacts/browser/3x-*`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from browser.test_browser import (
     ask,
     check_figures,
     check_pdf_viewer,
-    final_answer,
     quote_segments,
     recorded,
 )
@@ -72,9 +71,7 @@ def viewer_at(origin: str, doc_id: str, version: int, start: int, end: int) -> s
 def settled(page: Page) -> None:
     """Wait until the page has loaded and drawn two frames since."""
     page.wait_for_load_state("load")
-    page.evaluate(
-        "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
-    )
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
 def check_centred(page: Page, target: Locator) -> None:
@@ -120,18 +117,16 @@ def test_clicking_the_quote_text_opens_the_source_at_it(
     assert page.evaluate("() => getSelection().toString().length") > 0
     assert page.url == url
     text.hover()
-    shoot(page, "20-quote-text-is-a-link")
+    shoot(page, "30-quote-text-is-a-link")
 
     text.click()
     page.wait_for_url(re.compile(r"/sources/[^?]+\?.*#quote$"))
     check_pdf_viewer(page)
     assert page.locator(".span-text-body").text_content() == first_quote
-    shoot(page, "21-quote-text-opened-the-source", full_page=False)
+    shoot(page, "31-quote-text-opened-the-source", full_page=False)
 
 
-def test_the_quote_text_opens_the_source_from_the_keyboard(
-    page: Page, demo_origin: str
-) -> None:
+def test_the_quote_text_opens_the_source_from_the_keyboard(page: Page, demo_origin: str) -> None:
     result = ask(page, demo_origin, PDF_QUESTION, stream=True)  # drawn by app.js
     target = result.locator("a.source-link").first.get_attribute("href")
     page.locator("#question").focus()
@@ -192,7 +187,7 @@ def test_the_library_table_fits_the_window(
     assert tail.evaluate("e => e.scrollWidth <= e.clientWidth")
     if width == 800:
         assert path.locator(".path-head").evaluate("e => e.scrollWidth > e.clientWidth")
-    shoot(page, f"22-library-{width}px")
+    shoot(page, f"32-library-{width}px")
 
 
 # --- 3. an upload appears in the library without a reload -----------------------------
@@ -232,7 +227,7 @@ def test_an_upload_appears_in_the_library_without_a_reload(
             pass
     page.locator("#upload-status .job-queued").wait_for()
     assert table.get_by_text(upload.name).count() == 0
-    shoot(page, "23-upload-queued")
+    shoot(page, "33-upload-queued")
 
     held_server.hold.unlink()  # the file ingests now
     try:
@@ -243,7 +238,7 @@ def test_an_upload_appears_in_the_library_without_a_reload(
     assert page.evaluate("() => window.__qpSamePage === true")  # no reload
     row = table.locator("tbody tr", has_text=upload.name)
     assert "Live notes" in row.inner_text()
-    shoot(page, "24-upload-in-the-library")
+    shoot(page, "34-upload-in-the-library")
 
 
 # --- 4. history: local human times; no cited-passages link without prose ---------------
@@ -269,23 +264,21 @@ def test_history_shows_local_human_times_and_no_prose_link_without_prose(
 
     page.goto(f"{demo_origin}/history")
     assert page.locator("#history-table thead th").first.inner_text() == "Time"
-    row = page.locator("#history-table tbody tr").filter(
-        has=page.locator(f'a[href="{href}"]')
-    )
+    row = page.locator("#history-table tbody tr").filter(has=page.locator(f'a[href="{href}"]'))
     when = row.locator("time")
     iso = when.get_attribute("datetime")
     assert iso and datetime.fromisoformat(iso).tzinfo is not None
     assert when.get_attribute("title") == iso
     assert when.inner_text() == human_local(iso)
     assert re.fullmatch(r"just now|\d+ min ago", row.locator(".time-ago").inner_text())
-    shoot(page, "25-history-human-times")
+    shoot(page, "35-history-human-times")
 
     row.locator(f'a[href="{href}"]').click()
     page.wait_for_url(re.compile(r"/answers/[^/?#]+$"))
     assert page.locator("#answer figure.verbatim").count() >= 1
     assert page.get_by_text("passages the prose cites").count() == 0
     assert page.locator(".entry-meta time").inner_text() == human_local(iso)
-    shoot(page, "26-recorded-answer-without-prose")
+    shoot(page, "36-recorded-answer-without-prose")
 
 
 # --- 5. the source viewer opens centred on the highlight ------------------------------
@@ -304,7 +297,7 @@ def test_the_pdf_viewer_opens_centred_on_a_highlight_low_on_the_page(
     box = highlight.bounding_box()
     assert frame and box and box["y"] - frame["y"] > 900  # low on a page taller than the window
     check_centred(page, highlight)
-    shoot(page, "27-pdf-viewer-centred", full_page=False)
+    shoot(page, "37-pdf-viewer-centred", full_page=False)
 
 
 def test_the_text_viewer_opens_centred_on_a_passage_far_down(
@@ -318,4 +311,4 @@ def test_the_text_viewer_opens_centred_on_a_passage_far_down(
     mark = page.locator("mark#quote")
     assert mark.text_content() == text[start:end]
     check_centred(page, mark)
-    shoot(page, "28-text-viewer-centred", full_page=False)
+    shoot(page, "38-text-viewer-centred", full_page=False)

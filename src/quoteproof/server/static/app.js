@@ -222,7 +222,6 @@
       text.setAttribute("role", "link");
       text.setAttribute("tabindex", "0");
       text.setAttribute("title", "Open the source at this passage");
-      text.closest("figure.verbatim").classList.add("opens-source");
     });
   }
 
@@ -252,8 +251,8 @@
     var target = event.target;
     if (event.defaultPrevented || event.button !== 0 || !(target instanceof Element)) return;
     if (target.closest("a, button, input, select, textarea, summary")) return;
-    var figure = target.closest("figure.verbatim.opens-source");
-    var link = figure && sourceLink(figure);
+    var figure = target.closest("figure.verbatim");
+    var link = figure && figure.querySelector("blockquote.quote-text[role='link']") && sourceLink(figure);
     if (!link) return;
     var dragged = pressedAt && Math.abs(event.clientX - pressedAt.x) + Math.abs(event.clientY - pressedAt.y) > 4;
     if (dragged) return;
