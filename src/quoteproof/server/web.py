@@ -623,6 +623,10 @@ def library_job(request: Request, job_id: str, state: StateDep, who: MaybePrinci
 # --- history and recorded answers -----------------------------------------------------
 
 
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+"""Month names as the page's script writes them (whatever the server's locale)."""
+
+
 def _utc_text(iso: str) -> str:
     """An ISO 8601 time as "24 Nov 2026, 14:03 UTC" (`iso` itself when unreadable);
     the page's script shows it in the reader's time zone."""
@@ -631,7 +635,7 @@ def _utc_text(iso: str) -> str:
     except ValueError:
         return iso
     when = (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
-    return f"{when.day} {when:%b %Y, %H:%M} UTC"
+    return f"{when.day} {_MONTHS[when.month - 1]} {when:%Y, %H:%M} UTC"
 
 
 def _prose_cites(answer: Answer) -> bool:
