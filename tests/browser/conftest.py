@@ -15,7 +15,11 @@ whole corpus ingests in well under a second).
   uncaught page errors and Content-Security-Policy violations are collected in
   `problems`; any left when the test ends fail it (`problems.expect(pattern)`
   allows a console message the test asks for).
-- `shoot(page, "NN-name")`: a full-page screenshot `ARTIFACTS/NN-name.png`.
+- `held_server` (module): a no-auth server over the demo corpus whose uploads wait
+  (queued) while its `hold` file exists.
+- `zoned_page`: the same, its browser in the time zone `ZONED_TIME_ZONE`.
+- `shoot(page, "NN-name")`: a full-page screenshot `ARTIFACTS/NN-name.png`
+  (`full_page=False`: the viewport alone, as scrolled).
 
 Screenshots go to `$QUOTEPROOF_ARTIFACTS/browser` (default `<repo>/artifacts/browser`,
 git-ignored). Without Chromium the whole folder is skipped (CI installs it).
@@ -186,6 +190,24 @@ def demo_origin(demo_server: DemoServer) -> str:
 
 
 @dataclass(frozen=True)
+class HeldServer:
+    """A server whose uploaded files start ingesting only once `hold` is removed."""
+
+    origin: str
+    hold: Path
+
+
+@pytest.fixture(scope="module")
+def held_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HeldServer]:
+    """A no-auth server over the demo corpus, its ingest held by a file (created)."""
+    root = tmp_path_factory.mktemp("held")
+    hold = root / "hold-ingest"
+    hold.touch()
+    with live_server(server_config(demo_index(root), ingest_hold=hold)) as origin:
+        yield HeldServer(origin, hold)
+
+
+@dataclass(frozen=True)
 class AuthServer:
     """A server that needs an API key: its origin, a valid key (user "alice") and
     the folder of its index."""
@@ -295,11 +317,10 @@ def problems() -> Problems:
     return Problems()
 
 
-@pytest.fixture
-def page(browser: Browser, problems: Problems) -> Iterator[Page]:
-    """A page in a fresh browser context (1280x900) reporting to `problems`, which
-    must be empty when the test ends."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def watched_page(browser: Browser, problems: Problems, **options: Any) -> Iterator[Page]:
+    """A page in a fresh browser context (1280x900; `options` for the context)
+    reporting to `problems`, which must be empty when it is closed."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, **options)
     try:
         context.set_default_timeout(TIMEOUT_MS)
         tab = context.new_page()
@@ -313,6 +334,23 @@ def page(browser: Browser, problems: Problems) -> Iterator[Page]:
         context.close()
 
 
+@pytest.fixture
+def page(browser: Browser, problems: Problems) -> Iterator[Page]:
+    """A page in a fresh browser context (1280x900) reporting to `problems`, which
+    must be empty when the test ends."""
+    yield from watched_page(browser, problems)
+
+
+ZONED_TIME_ZONE = "America/St_Johns"
+"""The time zone of `zoned_page`'s browser (UTC-03:30 or -02:30: its minutes differ from UTC's)."""
+
+
+@pytest.fixture
+def zoned_page(browser: Browser, problems: Problems) -> Iterator[Page]:
+    """A page as `page`, its browser's local time zone `ZONED_TIME_ZONE`."""
+    yield from watched_page(browser, problems, timezone_id=ZONED_TIME_ZONE)
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     """The screenshot folder (created; git-ignored)."""
@@ -321,12 +359,13 @@ def artifacts() -> Path:
 
 
 @pytest.fixture
-def shoot(artifacts: Path) -> Callable[[Page, str], Path]:
-    """`shoot(page, "01-name")`: a full-page screenshot `artifacts/01-name.png`."""
+def shoot(artifacts: Path) -> Callable[..., Path]:
+    """`shoot(page, "01-name")`: a full-page screenshot `artifacts/01-name.png`;
+    `shoot(page, "01-name", full_page=False)`: the viewport as scrolled."""
 
-    def take(page: Page, name: str) -> Path:
+    def take(page: Page, name: str, full_page: bool = True) -> Path:
         path = artifacts / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path), full_page=full_page)
         return path
 
     return take

@@ -10,6 +10,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -449,6 +450,38 @@ def test_a_tampered_history_quote_is_never_drawn_as_verbatim(
         assert tampered in removed.text() and "no longer matches the index" in removed.text()
 
 
+def test_recorded_answers_offer_cited_passages_only_for_prose_that_cites(
+    client: TestClient, web_index: Path, tmp_path: Path, openai_server: ScriptedOpenAIServer
+) -> None:
+    _, plain = ask_fragment(client, HTML_QUESTION)  # the extractive backend: no prose
+    assert not [s for s in recorded_answer(client, plain)["segments"] if s["type"] == "prose"]
+    for url in (f"/answers/{plain}", f"/answers/{plain}?cited=1"):
+        assert "passages" not in page_ok(client, url).text()
+    openai_server.script = [quoting_reply("Normal is below 120/80 mmHg.", "lower than 120/80 mmHg")]
+    model = {"llm": "openai", "model": "m", "base_url": openai_server.base_url}
+    for with_model in make_client(web_index, tmp_path / "model", auth=False, **model):
+        _, cites = ask_fragment(with_model, HTML_QUESTION)
+        page = page_ok(with_model, f"/answers/{cites}")
+        (link,) = [a for a in page.find_all("a") if "passages the prose cites" in a.text()]
+        assert link.attrs["href"] == f"/answers/{cites}?cited=1"
+        shown = page_ok(with_model, link.attrs["href"])
+        assert len(verbatim_figures(shown)) == len(verbatim_figures(page)) + 1
+        (hide,) = [a for a in shown.find_all("a") if "Hide the cited passages" in a.text()]
+        assert hide.attrs["href"] == f"/answers/{cites}"
+
+
+def test_times_are_human_utc_until_the_script_makes_them_local(client: TestClient) -> None:
+    _, entry_id = ask_fragment(client, HTML_QUESTION)
+    for url in ("/history", f"/answers/{entry_id}"):
+        times = page_ok(client, url).find_all("time", "local-time")
+        assert times
+        for node in times:
+            iso = node.attrs["datetime"]
+            assert node.attrs["title"] == iso
+            when = datetime.fromisoformat(iso).astimezone(UTC)
+            assert node.text() == f"{when.day} {when:%b %Y, %H:%M} UTC"
+
+
 # ----------------------------------------------------------------- source viewer
 
 
@@ -672,8 +705,14 @@ def test_library_lists_uploads_and_deletes(fresh_client: TestClient, tmp_path: P
         assert node.attrs["hx-trigger"] == "every 1s"
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    assert polled.headers["HX-Trigger"] == "library-changed"
     assert "notes.md: added" in node.text()
+    # the finished job brings the document table with it, swapped in out of band
+    assert "HX-Trigger" not in polled.headers
+    oob = parse(polled.text).by_id("library-table")
+    assert oob is not None and oob.attrs["hx-swap-oob"] == "outerHTML"
+    assert "Notes" in [th.text().strip() for th in oob.find_all("th")]
+    whole = page_ok(fresh_client, "/library").by_id("library-table")
+    assert whole is not None and "hx-swap-oob" not in whole.attrs
 
     table = parse(fresh_client.get("/library/table").text)
     titles = [th.text().strip() for th in table.find_all("th") if th.attrs.get("scope") == "row"]

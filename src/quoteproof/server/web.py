@@ -32,6 +32,7 @@ import json
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import Annotated, Any, Literal, cast
 from urllib.parse import quote as url_quote
@@ -48,7 +49,7 @@ from quoteproof.audit import answer_of
 from quoteproof.errors import QuoteproofError
 from quoteproof.index import StoreLookup
 from quoteproof.ingest.files import SUPPORTED_SUFFIXES
-from quoteproof.model import AnswerMode, Quote
+from quoteproof.model import Answer, AnswerMode, ProseSegment, Quote
 from quoteproof.receipts import verify_recorded
 from quoteproof.render.html import render_answer_html, render_data_html, render_quote_html
 from quoteproof.server import csrf
@@ -91,6 +92,9 @@ templates = Jinja2Templates(env=_env)
 
 MAX_QUESTION_CHARS = 10_000
 HISTORY_LIMIT = 200
+PATH_TAIL_CHARS = 16
+"""How many characters at the end of a file path the library always shows (the rest
+is cut in the middle when the column is too narrow)."""
 
 StateDep = Annotated[AppState, Depends(app_state)]
 MaybePrincipal = Annotated[Principal | None, Depends(optional_principal)]
@@ -470,11 +474,15 @@ def _library_rows(view: ScopedIndex) -> list[dict[str, Any]]:
     rows = []
     for summary in view.documents():
         doc = url_quote(summary.doc_id, safe="")
+        path = summary.source_path
+        cut = max(0, len(path) - PATH_TAIL_CHARS)
         rows.append(
             {
                 "doc_id": summary.doc_id,
-                "title": summary.title or PurePath(summary.source_path).name,
-                "file_name": PurePath(summary.source_path).name,
+                "title": summary.title or PurePath(path).name,
+                "path": path,
+                "path_head": path[:cut],
+                "path_tail": path[cut:],
                 "format": summary.format,
                 "collection": summary.collection,
                 "version": summary.version,
@@ -485,10 +493,22 @@ def _library_rows(view: ScopedIndex) -> list[dict[str, Any]]:
     return rows
 
 
-def _library_table(request: Request, view: ScopedIndex) -> str:
-    """The document table fragment (its delete forms carry the form token)."""
+def _library_table(request: Request, view: ScopedIndex, oob: bool = False) -> str:
+    """The document table fragment (its delete forms carry the form token); `oob`:
+    marked to replace the page's table out of band (htmx `hx-swap-oob`)."""
     rows = _library_rows(view)
-    return _fragment("library_table.html", rows=rows, csrf_token=csrf.csrf_token(request))
+    token = csrf.csrf_token(request)
+    return _fragment("library_table.html", rows=rows, csrf_token=token, oob=oob)
+
+
+def _job_fragment(request: Request, state: AppState, who: Principal, job: Job) -> str:
+    """A job's progress for htmx; once the job has ended, with the document table
+    (out of band), so the page lists its documents as soon as it says so."""
+    context = _job_context(job)
+    table = None
+    if context["finished"]:
+        table = Markup(_library_table(request, state.view(who), oob=True))
+    return _fragment("job.html", **context, library_table=table)
 
 
 def _job_context(job: Job) -> dict[str, Any]:
@@ -524,6 +544,7 @@ def library_page(
         "library.html",
         "library",
         rows=_library_rows(state.view(who)),
+        oob=False,
         collections=_collections_for(who),
         max_upload_mb=f"{state.config.max_upload_mb:g}",
         accept=",".join(SUPPORTED_SUFFIXES),
@@ -533,7 +554,7 @@ def library_page(
 
 @router.get("/library/table", response_class=HTMLResponse)
 def library_table(request: Request, state: StateDep, who: MaybePrincipal) -> Response:
-    """The document table alone (htmx refreshes it after an upload or a delete)."""
+    """The document table alone."""
     if who is None:
         return _login_redirect(request)
     return HTMLResponse(_library_table(request, state.view(who)))
@@ -584,27 +605,46 @@ async def library_upload(request: Request, state: StateDep, who: MaybePrincipal)
         return _error(request, who, exc.status_code, str(exc.detail))
     if not _is_htmx(request):
         return RedirectResponse(f"/library?{urlencode({'job': job.id})}", status_code=303)
-    context = _job_context(job)
-    # A job that ended before this answer is not polled: refresh the table now.
-    headers = {"HX-Trigger": "library-changed"} if context["finished"] else None
-    return HTMLResponse(_fragment("job.html", **context), status_code=202, headers=headers)
+    return HTMLResponse(_job_fragment(request, state, who, job), status_code=202)
 
 
 @router.get("/library/jobs/{job_id}", response_class=HTMLResponse)
 def library_job(request: Request, job_id: str, state: StateDep, who: MaybePrincipal) -> Response:
-    """An ingest job's progress (polled by htmx every second until it ends; when it
-    has ended the document table is told to refresh)."""
+    """An ingest job's progress (polled by htmx every second until it ends; once it
+    has ended, with the refreshed document table)."""
     if who is None:
         return _login_redirect(request)
     job = state.jobs.get(job_id)
     if job is None or not who.allows(job.collection):
         return _not_found(request, who)
-    context = _job_context(job)
-    headers = {"HX-Trigger": "library-changed"} if context["finished"] else None
-    return HTMLResponse(_fragment("job.html", **context), headers=headers)
+    return HTMLResponse(_job_fragment(request, state, who, job))
 
 
 # --- history and recorded answers -----------------------------------------------------
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+"""Month names as the page's script writes them (whatever the server's locale)."""
+
+
+def _utc_text(iso: str) -> str:
+    """An ISO 8601 time as "24 Nov 2026, 14:03 UTC" (`iso` itself when unreadable);
+    the page's script shows it in the reader's time zone."""
+    try:
+        when = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    when = (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
+    return f"{when.day} {_MONTHS[when.month - 1]} {when:%Y, %H:%M} UTC"
+
+
+def _prose_cites(answer: Answer) -> bool:
+    """Whether `answer` shows prose that cites passages it holds (what `show_cited`
+    adds to its rendering)."""
+    return answer.status == "answered" and any(
+        isinstance(segment, ProseSegment) and answer.cited_passages(segment.citations)
+        for segment in answer.segments
+    )
 
 
 def _entry_summary(entry: AuditEntry) -> dict[str, Any]:
@@ -619,6 +659,7 @@ def _entry_summary(entry: AuditEntry) -> dict[str, Any]:
         "id": entry.entry_id,
         "url": f"/answers/{url_quote(entry.entry_id, safe='')}",
         "time": entry.time,
+        "time_text": _utc_text(entry.time),
         "user": entry.user or "unknown",
         "question": question if isinstance(question, str) else "(unreadable)",
         "status": status if isinstance(status, str) else "unknown",
@@ -650,7 +691,7 @@ def answer_page(
     cited: Annotated[bool, Query()] = False,
 ) -> Response:
     """A recorded answer, drawn by the HTML renderer (`?cited=1`: with the passages
-    its prose cites)."""
+    its prose cites; the link to them only when it has such prose)."""
     if who is None:
         return _login_redirect(request)
     entry = state.view(who).entry(entry_id)
@@ -672,6 +713,7 @@ def answer_page(
         collections=", ".join(entry.collections),
         answer_html=Markup(html),
         cited=cited,
+        prose_cites=_prose_cites(answer),
         toggle_url=base if cited else f"{base}?cited=1",
     )
 

@@ -1,8 +1,10 @@
-/* quoteproof web page: the streamed draft of an answer and focus on a quoted span.
+/* quoteproof web page: the streamed draft of an answer, quote boxes that open the
+ * source, local times, and the source viewer centred on the quoted span.
  *
  * Served from /static (the CSP allows no inline scripts). Model prose is only ever
  * inserted as text (textContent); the HTML inserted here is HTML the server made:
  * verbatim figures of resolved quotes, data results, and the final answer fragment.
+ * A quote's text is never changed: a verbatim figure only gets attributes.
  */
 (function () {
   "use strict";
@@ -91,6 +93,7 @@
     function serverHtml(data) {
       // A verbatim figure or a data result, made by the server's HTML renderer.
       items.insertAdjacentHTML("beforeend", data.html);
+      linkQuotes(items);
       prose = null;
     }
 
@@ -118,6 +121,7 @@
       final: function (data) {
         end();
         answer.innerHTML = data.html; // the checked answer, rendered by the server
+        linkQuotes(answer);
       },
       failure: function (data) {
         end();
@@ -202,7 +206,115 @@
     }
   });
 
-  // The source viewer: bring the quoted span into view and give it focus.
+  // A verbatim figure's text opens the source at the quote, as its "Open in source"
+  // link does: a click anywhere on the figure (except on a link, or one that ends a
+  // drag selecting text), or Enter on the text, which is a link in the tab order. The
+  // text's characters stay exactly the source's: only attributes are added.
+  function sourceLink(node) {
+    var figure = node.closest ? node.closest("figure.verbatim") : null;
+    return figure ? figure.querySelector("a.source-link[href]") : null;
+  }
+
+  function linkQuotes(root) {
+    if (!root || !root.querySelectorAll) return;
+    root.querySelectorAll("figure.verbatim blockquote.quote-text").forEach(function (text) {
+      if (text.hasAttribute("role") || !sourceLink(text)) return;
+      text.setAttribute("role", "link");
+      text.setAttribute("tabindex", "0");
+      text.setAttribute("title", "Open the source at this passage");
+    });
+  }
+
+  function openSource(link, event) {
+    link.dispatchEvent(
+      new MouseEvent("click", {
+        bubbles: true,
+        cancelable: true,
+        ctrlKey: event.ctrlKey,
+        metaKey: event.metaKey,
+        shiftKey: event.shiftKey,
+        altKey: event.altKey,
+      })
+    );
+  }
+
+  var pressedAt = null; // where the mouse button went down: a click that ends a drag selects text
+  document.addEventListener(
+    "mousedown",
+    function (event) {
+      pressedAt = { x: event.clientX, y: event.clientY };
+    },
+    true
+  );
+
+  document.addEventListener("click", function (event) {
+    var target = event.target;
+    if (event.defaultPrevented || event.button !== 0 || !(target instanceof Element)) return;
+    if (target.closest("a, button, input, select, textarea, summary")) return;
+    var figure = target.closest("figure.verbatim");
+    var link = figure && figure.querySelector("blockquote.quote-text[role='link']") && sourceLink(figure);
+    if (!link) return;
+    var dragged = pressedAt && Math.abs(event.clientX - pressedAt.x) + Math.abs(event.clientY - pressedAt.y) > 4;
+    if (dragged) return;
+    openSource(link, event);
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var target = event.target;
+    if (event.key !== "Enter" || !(target instanceof Element)) return;
+    if (!target.matches("figure.verbatim blockquote.quote-text[role='link']")) return;
+    var link = sourceLink(target);
+    if (!link) return;
+    event.preventDefault();
+    openSource(link, event);
+  });
+
+  document.addEventListener("htmx:load", function (event) {
+    linkQuotes(event.target);
+  });
+
+  // Times (history, recorded answers): the server writes UTC; the reader sees the
+  // time in their own time zone, "24 Nov 2026, 14:03", and how long ago it was.
+  var MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+  function twoDigits(number) {
+    return (number < 10 ? "0" : "") + number;
+  }
+
+  function localText(date) {
+    return (
+      date.getDate() + " " + MONTHS[date.getMonth()] + " " + date.getFullYear() + ", " +
+      twoDigits(date.getHours()) + ":" + twoDigits(date.getMinutes())
+    );
+  }
+
+  function agoText(date, now) {
+    var minutes = Math.floor((now - date.getTime()) / 60000);
+    if (minutes < 1) return "just now";
+    if (minutes < 60) return minutes + " min ago";
+    var hours = Math.floor(minutes / 60);
+    if (hours < 24) return hours + " h ago";
+    var days = Math.floor(hours / 24);
+    if (days === 1) return "yesterday";
+    return days < 30 ? days + " days ago" : "";
+  }
+
+  function showLocalTimes() {
+    var now = Date.now();
+    document.querySelectorAll("time.local-time[datetime]").forEach(function (node) {
+      var date = new Date(node.getAttribute("datetime"));
+      if (isNaN(date.getTime())) return;
+      node.textContent = localText(date);
+      var ago = node.nextElementSibling;
+      if (!ago || !ago.classList.contains("time-ago")) {
+        ago = element("span", "time-ago");
+        node.insertAdjacentElement("afterend", ago);
+      }
+      ago.textContent = agoText(date, now);
+    });
+  }
+
+  // The source viewer: bring the quoted span into view, centred, and give it focus.
   function focusQuote() {
     var quote = document.getElementById("quote");
     if (!quote) return;
@@ -212,8 +324,32 @@
     target.scrollIntoView({ block: "center" });
   }
 
+  // Until the page has loaded, the browser keeps scrolling the #quote element to the
+  // top of the window (images and fonts change the layout): centre it again once
+  // loaded, unless the reader has scrolled meanwhile.
+  var readerScrolled = false;
+  ["wheel", "touchmove", "keydown", "mousedown"].forEach(function (name) {
+    window.addEventListener(name, function () { readerScrolled = true; }, { passive: true, once: true });
+  });
+
+  function centreWhenLoaded() {
+    function again() {
+      requestAnimationFrame(function () {
+        if (!readerScrolled) focusQuote();
+      });
+    }
+    if (document.readyState === "complete") again();
+    else window.addEventListener("load", again, { once: true });
+  }
+
   function ready() {
-    if (document.body.classList.contains("source-page")) focusQuote();
+    linkQuotes(document.body);
+    showLocalTimes();
+    if (document.querySelector("time.local-time")) window.setInterval(showLocalTimes, 60000);
+    if (document.body.classList.contains("source-page")) {
+      focusQuote();
+      centreWhenLoaded();
+    }
   }
 
   if (document.readyState === "loading") {
