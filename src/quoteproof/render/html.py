@@ -7,7 +7,9 @@ Contract (the guarantee that no model-written words are shown as a quote, for HT
   prose segment cites (`answer.cited_passages(segment.citations)`: real `Quote`s
   from `answer.cited`, right after that prose). Nothing else produces a `<figure>`,
   a `<blockquote>` or the class `verbatim`. Each figure holds a `<figcaption>`
-  ("Verbatim from source", the quote's label, its pages), the quote's `text` in a
+  ("Verbatim from source", the quote's label `document › section › p. N`, shortened
+  from the middle to `HTML_LABEL_CHARS` with the full label in its `title`
+  attribute, shown on hover), the quote's `text` in a
   `<blockquote>` and, when a safe URL is known, `<a class="source-link">` to the
   source at the quote.
 - Every string taken from the answer (prose, question, labels, refs, reasons,
@@ -41,6 +43,7 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath, PureWindowsPath
 
+from quoteproof.ingest.labels import fit_label
 from quoteproof.model import Answer, DataResult, Quote
 from quoteproof.render import layout
 from quoteproof.render.visible import visible
@@ -49,6 +52,7 @@ __all__ = [
     "PAGE_CSS",
     "SourceUrl",
     "escape",
+    "label_span",
     "file_source_url",
     "render_answer_html",
     "render_data_html",
@@ -58,6 +62,9 @@ __all__ = [
 ]
 
 SourceUrl = Callable[[Quote], str]
+
+HTML_LABEL_CHARS = 90
+"""The most characters of a quote's label shown in its caption (the rest on hover)."""
 """Where a quote's "open in source" link points (e.g. the web source viewer)."""
 
 _WHITESPACE = re.compile(r"\s+")
@@ -107,10 +114,19 @@ def file_source_url(quote: Quote) -> str:
     return ""
 
 
+def label_span(label: str, css_class: str) -> str:
+    """`<span class="CSS_CLASS" title="LABEL">SHORT</span>`: a label shortened from the
+    middle to `HTML_LABEL_CHARS` (`labels.fit_label`), the full label on hover;
+    both escaped. `css_class` is ours, never answer text."""
+    full = _WHITESPACE.sub(" ", label).strip()
+    shown = escape(fit_label(full, HTML_LABEL_CHARS))
+    return f'<span class="{css_class}" title="{escape(full)}">{shown}</span>'
+
+
 def _figure(block: layout.QuoteBox, source_url: SourceUrl | None, element_id: str | None) -> str:
     caption = [
         f'<span class="verbatim-label">{layout.VERBATIM_LABEL}</span>',
-        f' — <span class="quote-label">{_inline(block.quote.label)}</span>',
+        f" — {label_span(block.label, 'quote-label')}",
     ]
     caption += [f' <span class="{kind}">· {_inline(note)}</span>' for kind, note in block.notes]
     ident = f' id="{escape(element_id)}"' if element_id else ""

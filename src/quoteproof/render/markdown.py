@@ -139,7 +139,7 @@ def _with_refs(lines: list[str], refs: tuple[str, ...]) -> list[str]:
 
 def _quote_block(block: layout.QuoteBox) -> list[str]:
     """Header line, then every line of the quote as `> line` (`>` for blank lines)."""
-    header = f"**{layout.VERBATIM_LABEL}** — {escape_inline(block.quote.label)} "
+    header = f"**{layout.VERBATIM_LABEL}** — {escape_inline(block.label)} "
     header += f"({escape_inline(block.where)})"
     header += "".join(f" · {escape_inline(note)}" for _, note in block.notes)
     body = [_escape_line(line) for line in block.text.split("\n")]
