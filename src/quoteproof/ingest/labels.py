@@ -176,8 +176,10 @@ def fit_label(label: str, width: int | None) -> str:
     parts, page = _split(label)
     end = [page] if page else []
     if len(parts) == 1:
-        fitted = LABEL_SEPARATOR.join([_cut_end(parts[0], width - _joined_len(end)), *end])
-        return fitted if len(fitted) <= width else _cut_end(label, width)
+        room = width - _joined_len(end) - (len(LABEL_SEPARATOR) if end else 0)
+        if room >= MIN_TITLE_CHARS or (room > 0 and not end):
+            return LABEL_SEPARATOR.join([_cut_end(parts[0], room), *end])
+        return _cut_end(label, width)
     title, middle, deepest = parts[0], parts[1:-1], parts[-1]
     for dropped in range(1, len(middle) + 1):
         candidate = LABEL_SEPARATOR.join([title, ELLIPSIS, *middle[dropped:], deepest, *end])
