@@ -546,8 +546,9 @@ def parse_html(raw: bytes, path: str) -> ParsedDocument:
     dropped too. Scripts, styles, templates and comments never reach the text.
 
     Blocks, in document order: h1-h6 ("heading"; they set the section path by
-    level; an author list in a heading, `is_byline`, is a "paragraph"), p, blockquote, figcaption, caption and loose text in other containers
-    such as div ("paragraph"), leaf-level li, dt and dd ("list"), pre ("code", its
+    level; an author list in a heading, `is_byline`, is a "paragraph"), p,
+    blockquote, figcaption, caption and loose text in other containers such as div
+    ("paragraph"), leaf-level li, dt and dd ("list"), pre ("code", its
     line breaks kept) and whole tables ("table": rows joined by "\n", cells by
     `CELL_SEPARATOR`). Inside a block, whitespace runs become one space and the ends
     are stripped (except in pre). Canonical text = block texts joined by

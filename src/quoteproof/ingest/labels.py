@@ -25,8 +25,10 @@ LABEL_PART_CHARS = 200
 """A stored label's title or section longer than this is cut (a runaway heading)."""
 
 ELLIPSIS = "…"
-MIN_TITLE_CHARS = 12
+MIN_TITLE_CHARS = 20
 """`fit_label` cuts the title no shorter than this before it cuts the deepest section."""
+MIN_SECTION_CHARS = 12
+"""`fit_label` cuts the deepest section no shorter than this; past that it gives way."""
 
 _PAGE_PART = re.compile(r"pp?\. \d+(?:–\d+)?")
 _NUMBERING = re.compile(r" \(\d+/\d+\)$")
@@ -156,10 +158,17 @@ def with_pages(label: str, pages: Sequence[int] | None) -> str:
 
 
 def _cut_end(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters from its end with an ellipsis when longer."""
+    """`text` in at most `limit` characters: cut at its end, after a whole word when
+    that keeps most of the room, with an ellipsis, when longer."""
     if len(text) <= limit:
         return text
-    return (text[: limit - 1].rstrip() + ELLIPSIS) if limit > 0 else ""
+    if limit <= 0:
+        return ""
+    kept = text[: limit - 1]
+    space = kept.rfind(" ")
+    if space >= 0.6 * len(kept):
+        kept = kept[:space]
+    return kept.rstrip(" ,;:") + ELLIPSIS
 
 
 def fit_label(label: str, width: int | None) -> str:
@@ -167,9 +176,10 @@ def fit_label(label: str, width: int | None) -> str:
 
     Shortened from the middle: the outer sections go first (an ellipsis part stands
     for them, the deeper ones are kept while they fit), then the title is cut from
-    its end (not below `MIN_TITLE_CHARS`), then the deepest section; the page part
-    is always kept whole. A width too small even for that gets the label cut at the
-    end. Example at 60: `VEKLURY® (remdesivir)… › … › 6.1 Clinical Trials › p. 9`.
+    its end (not below `MIN_TITLE_CHARS`), then the deepest section (not below
+    `MIN_SECTION_CHARS`), then the deepest section gives way to the ellipsis too;
+    the page part is kept whole. A width too small even for that gets the label cut
+    at its end. At 60: `VEKLURY® (remdesivi… › … › Table 5 Summary of… › p. 9`.
     """
     if width is None or len(label) <= width:
         return label
@@ -177,7 +187,7 @@ def fit_label(label: str, width: int | None) -> str:
     end = [page] if page else []
     if len(parts) == 1:
         room = width - _joined_len(end) - (len(LABEL_SEPARATOR) if end else 0)
-        if room >= MIN_TITLE_CHARS or (room > 0 and not end):
+        if room >= MIN_SECTION_CHARS or (room > 0 and not end):
             return LABEL_SEPARATOR.join([_cut_end(parts[0], room), *end])
         return _cut_end(label, width)
     title, middle, deepest = parts[0], parts[1:-1], parts[-1]
@@ -192,8 +202,11 @@ def fit_label(label: str, width: int | None) -> str:
         return LABEL_SEPARATOR.join([_cut_end(title, room), *tail])
     short_title = _cut_end(title, MIN_TITLE_CHARS)
     room = width - _joined_len([short_title, *rest, *end]) - len(LABEL_SEPARATOR)
-    if room >= MIN_TITLE_CHARS:
+    if room >= MIN_SECTION_CHARS:
         return LABEL_SEPARATOR.join([short_title, *rest, _cut_end(deepest, room), *end])
+    room = width - _joined_len([ELLIPSIS, *end]) - len(LABEL_SEPARATOR)
+    if room >= MIN_SECTION_CHARS:
+        return LABEL_SEPARATOR.join([_cut_end(title, room), ELLIPSIS, *end])
     return _cut_end(label, width)
 
 
