@@ -7,7 +7,8 @@ Contract (the guarantee that no model-written words are shown as a quote, for Ma
   cites (`answer.cited_passages(segment.citations)`: real `Quote`s from
   `answer.cited`, right after that prose), and no other block quote. Each one is
   the quote's `text`, preceded by a header line
-  `**Verbatim from source** — label (file, chars start–end)`.
+  `**Verbatim from source** — label (file, chars start–end)`, the label in full
+  (`document › section path › p. N`, the quote's own pages).
 - Every other piece of text (prose, question, labels, reasons, rejected output,
   rationale statements with their justifications and earlier versions, the reason
   for an escalation, a data result's table, columns, filter values and cells) is
