@@ -27,6 +27,8 @@ LABEL_PART_CHARS = 200
 ELLIPSIS = "…"
 MIN_TITLE_CHARS = 20
 """`fit_label` cuts the title no shorter than this before it cuts the deepest section."""
+WORD_SLACK = 8
+"""How many characters a cut may give up to end after a whole word."""
 MIN_SECTION_CHARS = 12
 """`fit_label` cuts the deepest section no shorter than this; past that it gives way."""
 
@@ -159,14 +161,14 @@ def with_pages(label: str, pages: Sequence[int] | None) -> str:
 
 def _cut_end(text: str, limit: int) -> str:
     """`text` in at most `limit` characters: cut at its end, after a whole word when
-    that keeps most of the room, with an ellipsis, when longer."""
+    that loses at most `WORD_SLACK` characters, with an ellipsis, when longer."""
     if len(text) <= limit:
         return text
     if limit <= 0:
         return ""
     kept = text[: limit - 1]
     space = kept.rfind(" ")
-    if space >= 0.6 * len(kept):
+    if space > 0 and space >= len(kept) - WORD_SLACK:
         kept = kept[:space]
     return kept.rstrip(" ,;:") + ELLIPSIS
 
@@ -200,10 +202,12 @@ def fit_label(label: str, width: int | None) -> str:
     room = width - _joined_len(tail) - len(LABEL_SEPARATOR)
     if room >= MIN_TITLE_CHARS:
         return LABEL_SEPARATOR.join([_cut_end(title, room), *tail])
-    short_title = _cut_end(title, MIN_TITLE_CHARS)
-    room = width - _joined_len([short_title, *rest, *end]) - len(LABEL_SEPARATOR)
+    room = width - _joined_len([_cut_end(title, MIN_TITLE_CHARS), *rest, *end])
+    room -= len(LABEL_SEPARATOR)
     if room >= MIN_SECTION_CHARS:
-        return LABEL_SEPARATOR.join([short_title, *rest, _cut_end(deepest, room), *end])
+        tail = [*rest, _cut_end(deepest, room), *end]
+        title_room = width - _joined_len(tail) - len(LABEL_SEPARATOR)
+        return LABEL_SEPARATOR.join([_cut_end(title, title_room), *tail])
     room = width - _joined_len([ELLIPSIS, *end]) - len(LABEL_SEPARATOR)
     if room >= MIN_SECTION_CHARS:
         return LABEL_SEPARATOR.join([_cut_end(title, room), ELLIPSIS, *end])
