@@ -100,3 +100,13 @@ def test_display_title_disambiguates_titles_and_versions() -> None:
     )
     assert display_title("Guide", "/a/guide.pdf", 3, []) == "Guide v3"
     assert display_title("", "/a/notes.txt", 1, []) == "notes.txt"
+
+
+def test_fit_label_never_exceeds_the_width_and_keeps_the_page_when_it_can() -> None:
+    labels = [DEEP, "T › S › p. 3 (2/3)", "Only a title without page", "A › B"]
+    for label in labels:
+        for width in range(0, len(label) + 2):
+            fitted = fit_label(label, width)
+            assert len(fitted) <= width
+            if width >= 40 and "p. " in label:
+                assert fitted.endswith(label[label.rindex(" › ") :])
