@@ -43,10 +43,13 @@ Structure, decided per line in this order (details in `pdf_structure`,
    give the section path. Otherwise from fonts: lines 15 % (and 1 pt) larger than
    the body size (the most common size, weighted by characters), or bold lines, or
    body-size lines in a colour that stands out, not starting like a list item,
-   grouped when consecutive, with few words and no final period; levels by style
-   rank (size, then bold, colour), then by the depth of a leading number ("5" >
-   "5.1"). Styles seen only on page 1 are a cover's: their headings close at the
-   next heading instead of becoming everyone's parent section.
+   grouped when consecutive, with few words (a "Table 12 …" caption may have more)
+   and no final period, not reading as a piece of a sentence (lower case after any
+   number: "100 mg/vial"; a last word like "and"; a next line carrying the sentence
+   on); levels by style rank (size, then bold, colour), then by the depth of a
+   leading number ("5" > "5.1"). Styles seen only on page 1 are a cover's: their
+   headings close at the next heading instead of becoming everyone's parent
+   section. A caption's section ends after its table and notes.
 4. Remaining lines form paragraphs, or list items when they start with a bullet or
    an enumerator ("•", "1.", "a)"), broken at a larger than usual line gap, an
    upward jump (new column), a size change, an indented first line, or a short line
