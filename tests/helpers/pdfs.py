@@ -213,3 +213,70 @@ def fuzz_seed_pdf() -> bytes:
             draw.setPageRotation(90)
         draw.showPage()
     return _save(draw)
+
+
+PANEL_TITLE = ("Dosinex (dosivir) for injection", "Dosinex (dosivir) injection")
+"""The two lines of `label_panel_pdf`'s title: one label naming two forms."""
+PANEL_SECTION = "1 Dosing"
+PANEL_CAPTION = (
+    "Table 2 Recommended dilution volumes for each vial strength used in adults",
+    "and in pediatric patients weighing at least 40 kg with normal renal function",
+)
+"""A bold caption of 25 words on two lines, over a ruled table."""
+PANEL_AFTER_TABLE = "After the table the text goes on about storage of the vials."
+PANEL_FRAGMENTS = (
+    "100 mg/vial",
+    "(dosivir) for injection",
+    "Must be reconstituted and",
+    "See 17 for PATIENT COUNSELING INFORMATION and",
+)
+"""Lines of `label_panel_pdf` styled like headings that are none: a quantity, a
+fragment starting in lower case, and sentences broken after "and"."""
+
+
+def label_panel_pdf() -> bytes:
+    """Two pages like a drug label's: page 1 a two-line title naming two forms, a
+    numbered bold section, body text, a long bold table caption over a ruled 3 x 3
+    table, a small note and body text after it; page 2 a carton panel whose large or
+    bold lines (`PANEL_FRAGMENTS`) are fragments, each followed by its sentence."""
+    draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
+    draw.setTitle("")
+    draw.setFont("Helvetica-Bold", 20)
+    draw.drawString(72, 700, PANEL_TITLE[0])
+    draw.drawString(72, 676, PANEL_TITLE[1])
+    draw.setFont("Helvetica-Bold", 11)
+    draw.drawString(72, 640, PANEL_SECTION)
+    draw.setFont("Helvetica", 11)
+    body = "Give the dose once a day by slow infusion over thirty to one hundred minutes."
+    for index in range(6):
+        draw.drawString(72, 620 - 14 * index, body)
+    draw.setFont("Helvetica-Bold", 11)
+    draw.drawString(72, 520, PANEL_CAPTION[0])
+    draw.drawString(72, 506, PANEL_CAPTION[1])
+    xs, ys = [72, 222, 372, 522], [490, 470, 450, 430]
+    draw.grid(xs, ys)
+    draw.setFont("Helvetica", 11)
+    for row, y in enumerate((476, 456, 436)):
+        for column, x in enumerate((78, 228, 378)):
+            draw.drawString(x, y, f"cell {row}{column}")
+    draw.setFont("Helvetica", 8)
+    draw.drawString(72, 415, "a. Values are for one vial.")
+    draw.setFont("Helvetica", 11)
+    for index in range(3):
+        draw.drawString(72, 390 - 14 * index, PANEL_AFTER_TABLE)
+    draw.showPage()
+    draw.setFont("Helvetica", 16)
+    draw.drawString(72, 650, PANEL_FRAGMENTS[0])
+    draw.drawString(72, 600, PANEL_FRAGMENTS[1])
+    draw.setFont("Helvetica-Bold", 9)
+    draw.drawString(72, 560, PANEL_FRAGMENTS[2])
+    draw.setFont("Helvetica", 9)
+    draw.drawString(72, 549, "further diluted prior to use.")
+    draw.setFont("Helvetica-Bold", 11)
+    draw.drawString(72, 510, PANEL_FRAGMENTS[3])
+    draw.setFont("Helvetica", 11)
+    draw.drawString(72, 496, "FDA-approved patient labeling.")
+    for index in range(4):
+        draw.drawString(72, 460 - 14 * index, body)
+    draw.showPage()
+    return _save(draw)

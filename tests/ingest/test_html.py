@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from quoteproof.errors import IngestError
-from quoteproof.ingest.html import decode_html, parse_html
+from quoteproof.ingest.html import decode_html, is_byline, parse_html
 from quoteproof.model import ParsedDocument
 
 CDC_HTML = Path(__file__).resolve().parents[3] / "shared" / "data" / "cdc-pcd-2024-html" / "html"
@@ -366,3 +366,37 @@ def test_cdc_program_evaluation_article_sections() -> None:
         assert headings[name] == (title, name)
     assert headings["Analysis"] == (title, "Evaluation Approach", "Analysis")
     assert sum(b.kind == "table" for b in doc.blocks) == 2
+
+
+BYLINE_PAGE = """<html><head><title>Smoking Cessation in Michigan</title></head><body><main>
+<h1>Smoking Cessation in Michigan</h1>
+<h4>Farid Shamo, MBChB, MSc, MPH<sup>1</sup>; Kathryn E. Macomber, MPH<sup>1</sup>
+ (<a href="#contribAff">View author affiliations</a>)</h4>
+<p>Summary of the program.</p>
+<h4>Jane Roe, PhD<sup>2</sup> (<a href="#aff">View author affiliations</a>)</h4>
+<h2>MD and PhD Programs</h2>
+<p>Both degrees are offered.</p>
+</main></body></html>"""
+
+
+def test_author_lists_in_headings_are_paragraphs_not_sections() -> None:
+    doc = _parse(BYLINE_PAGE)
+    title = "Smoking Cessation in Michigan"
+    view = _view(doc)
+    authors = [item for item in view if item[1].startswith(("Farid Shamo", "Jane Roe"))]
+    assert [kind for kind, _, _ in authors] == ["paragraph", "paragraph"]
+    assert all(section == (title,) for _, _, section in authors)
+    assert ("paragraph", "Summary of the program.", (title,)) in view
+    # degrees without names and commas are a heading's words, not a byline
+    assert ("heading", "MD and PhD Programs", (title, "MD and PhD Programs")) in view
+
+
+def test_no_cdc_article_uses_its_author_list_as_a_section() -> None:
+    pages = _cdc_pages()
+    bylines = 0
+    for path in pages:
+        doc = parse_html(path.read_bytes(), str(path))
+        for block in doc.blocks:
+            assert not any(is_byline(name) for name in block.section), path
+            bylines += block.kind == "paragraph" and is_byline(doc.text[block.start : block.end])
+    assert bylines >= 100

@@ -16,6 +16,7 @@ import pytest
 
 from helpers import pdfs as build
 from quoteproof.errors import IngestError
+from quoteproof.ingest.labels import make_label
 from quoteproof.ingest.pdf import NO_TEXT_AT_ALL, meaningful_title, parse_pdf
 from quoteproof.ingest.pdf_page import PdfLine, upright
 from quoteproof.ingest.pdf_tables import find_tables, merge_edges
@@ -173,6 +174,31 @@ def test_veklury_two_line_heading_and_table_caption_nest_under_numbered_sections
     assert table.section[-1].startswith("Table 5 Summary of Adverse Reaction Rates")
 
 
+def test_veklury_table_12_caption_heads_its_table_and_not_the_text_after_it() -> None:
+    document = parsed(VEKLURY)
+    pk = ("12 CLINICAL PHARMACOLOGY", "12.3. Pharmacokinetics")
+    (caption,) = headings_starting(document, "Table 12 Multiple Dose PK Parameters")
+    table = document.blocks[document.blocks.index(caption) + 1]
+    assert table.kind == "table" and table.section[:2] == pk
+    assert table.section[-1].startswith("Table 12 Multiple Dose PK Parameters")
+    after = block_with(document, "The pharmacokinetics of VEKLURY in pediatric patients")
+    assert after.section == pk
+
+
+def test_veklury_carton_panels_and_broken_sentences_are_no_headings() -> None:
+    document = parsed(VEKLURY)
+    assert document.layout is not None
+    texts = [
+        (document.text[b.start : b.end], document.layout.pages_of(b.start, b.end))
+        for b in document.blocks
+        if b.kind == "heading"
+    ]
+    carton = [text for text, pages in texts if pages and pages[0] >= 26]
+    assert not [text for text in carton if text[:1].isdigit() or text.startswith("(")]
+    assert not [text for text, _ in texts if text.split()[-1] in ("and", "or", "for")]
+    assert document.title == "VEKLURY® (remdesivir) for injection, for intravenous use"
+
+
 def test_veklury_running_footer_and_page_numbers_are_furniture() -> None:
     document = parsed(VEKLURY)
     furniture = block_texts(document, "furniture")
@@ -200,6 +226,17 @@ def test_cdc_guide_sections_come_from_font_size_and_colour() -> None:
     cover = block_with(document, "GUIDE TO INFECTION PREVENTION")
     assert cover.kind == "heading"
     assert cover.section[0] not in block.section  # a cover title is no parent section
+
+
+def test_cdc_cover_headings_repeating_the_title_stay_out_of_labels() -> None:
+    document = parsed(CDC)
+    assert document.layout is not None
+    first = [b for b in document.blocks if document.layout.pages_of(b.start, b.end) == (1,)]
+    assert any("GUIDE TO INFECTION PREVENTION" in part for b in first for part in b.section)
+    for block in first:
+        label = make_label(document.title, block.section, (1,))
+        assert "GUIDE TO INFECTION PREVENTION" not in label
+        assert "MINIMUM EXPECTATIONS FOR SAFE CARE" not in label
 
 
 def test_cdc_running_footer_is_furniture() -> None:

@@ -6,8 +6,15 @@ import io
 
 from rich.console import Console
 
-from quoteproof.model import Chunk, Hit
-from quoteproof.render.hits import hit_to_dict, hits_table, snippet
+from quoteproof.model import Chunk, Hit, Via
+from quoteproof.render.hits import (
+    hit_to_dict,
+    hits_table,
+    score_source,
+    score_text,
+    snippet,
+    via_text,
+)
 
 HOSTILE = "[/bold] closes nothing; [red]not red[/red] and [link=http://x]no link[/link]"
 
@@ -36,3 +43,24 @@ def test_batch_shape_and_snippet() -> None:
     assert set(hit_to_dict(hit("abc"), with_text=True)) >= {"rank", "label", "text"}
     assert snippet("a  b\n c" + "x" * 300, limit=20).endswith("…")
     assert len(snippet("y" * 300, limit=20)) == 20
+
+
+def test_fused_scores_are_told_apart_and_say_their_retrievers() -> None:
+    chunk = hit("abc").chunk
+    first = Hit(chunk, 1 / 61 + 1 / 62, 1, (Via("bm25", 1, 12.5), Via("dense", 2, 0.81)))
+    second = Hit(chunk, 1 / 62 + 1 / 63, 2, (Via("bm25", 2, 9.1), Via("dense", 3, 0.8)))
+    assert f"{first.score:.2f}" == f"{second.score:.2f}"  # what the table used to show
+    assert score_text(first.score) == "0.03252" and score_text(second.score) == "0.032"
+    assert [score_source(first), via_text(first)] == ["rrf", "bm25 #1 · dense #2"]
+    bm25_only = Hit(chunk, 1e-6, 1, (Via("bm25", 1, 1e-6),))
+    assert score_text(bm25_only.score) == "1e-06" and score_source(bm25_only) == "bm25"
+    assert via_text(bm25_only) == ""
+    buffer = io.StringIO()
+    Console(file=buffer, width=200, color_system=None).print(hits_table("q", [first, second]))
+    out = buffer.getvalue()
+    assert "0.03252 rrf" in out and "0.032 rrf" in out and "bm25 #2 · dense #3" in out
+    assert hit_to_dict(first, with_text=True)["via"][1] == {
+        "retriever": "dense",
+        "rank": 2,
+        "score": 0.81,
+    }

@@ -28,6 +28,7 @@ from quoteproof.model import (
     Usage,
 )
 from quoteproof.render.html import (
+    HTML_LABEL_CHARS,
     escape,
     file_source_url,
     render_answer_html,
@@ -82,6 +83,7 @@ def assert_inert(root: Node, allowed: frozenset[str]) -> None:
                 "name",
                 "content",
                 "http-equiv",
+                "title",
             }, f"attribute {name} on <{node.tag}>"
             if name == "href":
                 assert re.match(r"(#qp-[cq]\d+|/|file:///)", value), value
@@ -141,7 +143,7 @@ def test_layout_of_an_answer() -> None:
     (figure,) = root.find_all("figure")
     assert figure.classes() == {"verbatim"} and figure.attrs["id"] == "qp-q1"
     (caption,) = figure.find_all("figcaption")
-    assert caption.text() == f"{VERBATIM_LABEL} — A Tale of Two Cities › Book I › ¶1 · p. 3"
+    assert caption.text() == f"{VERBATIM_LABEL} — A Tale of Two Cities › Book I › ¶1 › p. 3"
     (block,) = figure.find_all("blockquote")
     assert block.text() == SOURCE
     (link,) = figure.find_all("a", "source-link")
@@ -193,9 +195,24 @@ def test_differs_ocr_and_pages_in_caption() -> None:
     quote = make_quote(SOURCE, 0, 25, pages=(3, 4), differs="best → <worst>", ocr=True)
     root = parse(render_answer_html(make_answer((QuoteSegment("q1"),), (quote,))))
     caption = root.find_all("figcaption")[0].text()
-    assert "· pp. 3–4" in caption
+    assert "› pp. 3–4" in caption and caption.count("pp. 3–4") == 1
     assert "OCR text: check against the page" in caption
     assert "the model's words differed: best → <worst>" in caption
+
+
+def test_long_label_is_shortened_from_the_middle_with_the_full_label_on_hover() -> None:
+    title = "VEKLURY® (remdesivir) for injection, for intravenous use <b>"
+    sections = ["12 CLINICAL PHARMACOLOGY", "12.3 Pharmacokinetics", "Table 12 Multiple Dose PK"]
+    label = " › ".join([title, *sections, "pp. 16–17 (2/3)"])
+    quote = make_quote(SOURCE, 0, 25, pages=(17,), label=label)
+    root = parse(render_answer_html(make_answer((QuoteSegment("q1"),), (quote,))))
+    (span,) = root.find_all("span", "quote-label")
+    full = " › ".join([title, *sections, "p. 17"])
+    assert span.attrs["title"] == full
+    shown = span.text()
+    assert len(shown) <= HTML_LABEL_CHARS < len(full)
+    assert shown.startswith("VEKLURY® (remdesivir)") and " › … › " in shown
+    assert shown.endswith("› Table 12 Multiple Dose PK › p. 17")
 
 
 def test_default_link_is_the_file_and_unsafe_links_are_dropped() -> None:

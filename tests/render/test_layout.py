@@ -206,7 +206,8 @@ def test_layout_order_and_wording() -> None:
         ("ocr", "OCR text: check against the page"),
         ("differs", "the model's words differed: water → milk"),
     )
-    assert first.notes == (("pages", "p. 3"),) and first.where == "doc.txt, chars 0–24"
+    assert first.notes == () and first.where == "doc.txt, chars 0–24"
+    assert first.label.endswith(" › p. 3") and first.label.count("p. 3") == 1
     footer = blocks[-1]
     assert isinstance(footer, layout.Footer) and footer.lines == (
         "tokens: 120 prompt · 34 completion",

@@ -76,8 +76,8 @@ def test_layout_of_an_answer() -> None:
         "*Generated — not a quote:*\n"
         "It opens with a contrast. `[t2c-1]` `[t2c-2]`\n"
         "\n"
-        "**Verbatim from source** — A Tale of Two Cities › Book I › ¶1 "
-        "(two\\_cities.txt, chars 0–80) · p. 3\n"
+        "**Verbatim from source** — A Tale of Two Cities › Book I › ¶1 › p. 3 "
+        "(two\\_cities.txt, chars 0–80)\n"
         "> It was the best of times,\n"
         "> it was the worst of times.\n"
         ">\n"
@@ -98,7 +98,7 @@ def test_differs_and_pages_in_header() -> None:
     quote = make_quote(SOURCE, 0, 25, pages=(3, 4), differs="best → worst")
     out = render_markdown(make_answer((QuoteSegment("q1"),), (quote,)))
     expected = (
-        "(two\\_cities.txt, chars 0–25) · pp. 3–4 · the model's words differed: best → worst\n"
+        "¶1 › pp. 3–4 (two\\_cities.txt, chars 0–25) · the model's words differed: best → worst\n"
     )
     assert expected in out
 

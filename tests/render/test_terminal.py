@@ -96,7 +96,7 @@ def test_layout_of_an_answer() -> None:
 
 def test_quote_panel_contract() -> None:
     quote = make_quote(SOURCE, 0, len(SOURCE), label="[red]Label[/red]", differs="3 → 4")
-    panel = quote_panel(quote)
+    panel = quote_panel(quote).panel(80)
     assert panel.border_style == "blue"
     assert isinstance(panel.renderable, Text) and panel.renderable.plain == quote.text
     assert isinstance(panel.title, Text) and panel.title.plain == "[red]Label[/red]"
@@ -146,12 +146,27 @@ def test_differs_in_subtitle() -> None:
     assert "Verbatim from source · the model's words differed: 3 → 30" in bottom
 
 
-def test_pages_and_ocr_in_subtitle() -> None:
-    quote = make_quote(SOURCE, 0, 16, pages=(3, 4), ocr=True)
-    bottom = render_text(make_answer((QuoteSegment("q1"),), (quote,))).splitlines()[-1]
-    assert "Verbatim from source · pp. 3–4 · OCR text" in bottom
+def test_page_once_in_the_title_and_ocr_in_subtitle() -> None:
+    quote = make_quote(SOURCE, 0, 16, pages=(3, 4), ocr=True, label="Moby-Dick › Loomings › p. 3")
+    lines = render_text(make_answer((QuoteSegment("q1"),), (quote,))).splitlines()
+    assert "Moby-Dick › Loomings › pp. 3–4 " in panel_tops("\n".join(lines))[0]
+    assert "Verbatim from source · OCR text" in lines[-1]
+    assert "\n".join(lines).count("p. ") == 1  # the chunk page is replaced, not repeated
     plain = make_quote(SOURCE, 0, 16)
-    assert "p." not in render_text(make_answer((QuoteSegment("q1"),), (plain,))).splitlines()[-1]
+    assert "p." not in render_text(make_answer((QuoteSegment("q1"),), (plain,)))
+
+
+def test_long_label_is_shortened_from_the_middle_to_the_terminal_width() -> None:
+    title = "VEKLURY® (remdesivir) for injection, for intravenous use"
+    sections = ("6 ADVERSE REACTIONS", "6.1 Clinical Trials Experience", "Table 5 Summary")
+    label = " › ".join([title, *sections, "p. 9"])
+    quote = make_quote(SOURCE, 0, 16, pages=(9,), label=label)
+    for width in (80, 60):
+        (top,) = panel_tops(render_text(make_answer((QuoteSegment("q1"),), (quote,)), width))
+        assert len(top) == width and top.endswith("╮")
+        assert "VEKLURY® (r" in top and " › … › " in top and "Table 5 Summary › p. 9 " in top
+    (top,) = panel_tops(render_text(make_answer((QuoteSegment("q1"),), (quote,)), 160))
+    assert label in top
 
 
 def test_missing_quote_is_reported_not_drawn() -> None:

@@ -41,6 +41,7 @@ __all__ = [
     "collapse_whitespace",
     "declared_charset",
     "decode_html",
+    "is_byline",
     "is_chrome_line",
     "parse_html",
 ]
@@ -116,6 +117,13 @@ MAIN_CONTENT_SHARE = 0.95
 """The main-content root is the deepest element holding this share of anchored text."""
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_DEGREE_AFTER_NAME = re.compile(
+    r",\s*(?:PhD|MD|MPH|DrPH|MS|MSc|MSPH|MA|BA|BS|BSN|RN|MSN|DNP|MSW|MBChB|MBBS|MHS|RD"
+    r"|ScD|MDiv|DO|DDS|DMD|PharmD|MBA|MEd|EdD|CPHQ|FACP)(?![A-Za-z])"
+)
+BYLINE_DEGREES = 2
+"""A heading naming this many academic degrees after names ("Jane Doe, PhD1; John
+Roe, MPH2") is an author list, not a section."""
 
 # Elements that end the run of inline text before them; the value is the kind of
 # block their own loose text becomes.
@@ -172,6 +180,15 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
+
+
+def is_byline(text: str) -> bool:
+    """Whether a heading's text is an article's author list: `BYLINE_DEGREES` or more
+    degrees after a comma ("Farid Shamo, MBChB, MSc, MPH1; Kathryn E. Macomber,
+    MPH1"), or a link to the "author affiliations"."""
+    if "author affiliations" in text.casefold():
+        return True
+    return len(_DEGREE_AFTER_NAME.findall(text)) >= BYLINE_DEGREES
 
 
 def is_chrome_line(text: str) -> bool:
@@ -347,7 +364,11 @@ def _walk(root: LexborNode, builder: _Builder) -> None:
             builder.loose.append((" ", links > 0))
         elif tag in _HEADINGS:
             builder.flush(kinds[-1])
-            builder.heading(_HEADINGS[tag], _inline_text(item))
+            text = _inline_text(item)
+            if is_byline(text):
+                builder.add("paragraph", text)
+            else:
+                builder.heading(_HEADINGS[tag], text)
         elif tag == "pre":
             builder.flush(kinds[-1])
             builder.add("code", _inline_text(item, pre=True))
@@ -535,8 +556,9 @@ def parse_html(raw: bytes, path: str) -> ParsedDocument:
     dropped too. Scripts, styles, templates and comments never reach the text.
 
     Blocks, in document order: h1-h6 ("heading"; they set the section path by
-    level), p, blockquote, figcaption, caption and loose text in other containers
-    such as div ("paragraph"), leaf-level li, dt and dd ("list"), pre ("code", its
+    level; an author list in a heading, `is_byline`, is a "paragraph"), p,
+    blockquote, figcaption, caption and loose text in other containers such as div
+    ("paragraph"), leaf-level li, dt and dd ("list"), pre ("code", its
     line breaks kept) and whole tables ("table": rows joined by "\n", cells by
     `CELL_SEPARATOR`). Inside a block, whitespace runs become one space and the ends
     are stripped (except in pre). Canonical text = block texts joined by

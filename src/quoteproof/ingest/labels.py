@@ -1,21 +1,40 @@
 """Human-readable chunk labels: `Veklury label › 5.1 Hypersensitivity › p. 4`.
 
-A label names the document, the section path and the page(s). Labels stay unique:
+A label names the document, the section path and the page(s), in full (a part is
+cut only past `LABEL_PART_CHARS`, against runaway headings). Labels stay unique:
 a document whose title another document already uses gets the shortest distinct
 tail of its path (`Guide (2016/guide.pdf)`), a later version gets `v2`, `v3`...,
 and chunks of one document that would share a label (windows of a long section,
 a repeated "Introduction") are numbered `(1/3)`, `(2/3)`... The short key (the
 ref) is separate and stays short.
+
+Shown labels: `with_pages` puts a quote's own pages in place of its chunk's (the
+page is shown once), and `fit_label` shortens a label to an output's width from the
+middle, keeping the start of the title, the deepest section and the page.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import PurePath
 
 LABEL_SEPARATOR = " › "
-LABEL_PART_CHARS = 48
+LABEL_PART_CHARS = 200
+"""A stored label's title or section longer than this is cut (a runaway heading)."""
+
+ELLIPSIS = "…"
+MIN_TITLE_CHARS = 20
+"""`fit_label` cuts the title no shorter than this before it cuts the deepest section."""
+WORD_SLACK = 8
+"""How many characters a cut may give up to end after a whole word."""
+MIN_SECTION_CHARS = 12
+"""`fit_label` cuts the deepest section no shorter than this; past that it gives way."""
+
+_PAGE_PART = re.compile(r"pp?\. \d+(?:–\d+)?")
+_NUMBERING = re.compile(r" \(\d+/\d+\)$")
+_NOT_ALNUM = re.compile(r"[\W_]+")
 
 
 def shorten(part: str, limit: int = LABEL_PART_CHARS) -> str:
@@ -44,18 +63,37 @@ def make_label(
     """Return the label for a chunk of the document `title` in `section` on `pages`.
 
     The label starts with `shown_title` (see `display_title`) or else `title`.
-    Section titles equal to the document title are skipped (an h1 repeating the
-    title would otherwise show twice); an empty title is left out; each section
-    part is cut to `LABEL_PART_CHARS` characters (`display_title` cuts the title).
-    A chunk with no title, section or page is labelled `(untitled)`.
+    Leading sections that repeat the document title are skipped (`repeats_title`:
+    an h1, or a cover's heading lines, would otherwise show the title twice); an
+    empty title is left out; each section part is cut to `LABEL_PART_CHARS`
+    characters. A chunk with no title, section or page is labelled `(untitled)`.
     """
     first = shown_title or title
     parts = [first] if first else []
-    parts.extend(shorten(name) for name in section if name != title)
+    skipping = True
+    for name in section:
+        skipping = skipping and repeats_title(name, title)
+        if not skipping:
+            parts.append(shorten(name))
     page = page_part(pages)
     if page is not None:
         parts.append(page)
     return LABEL_SEPARATOR.join(parts) or "(untitled)"
+
+
+def _letters_and_digits(text: str) -> str:
+    return _NOT_ALNUM.sub("", text.casefold())
+
+
+def repeats_title(section: str, title: str) -> bool:
+    """Whether the section name `section` repeats (part of) the document `title`:
+    casefolded letters and digits equal, or a run of at least 8 of them that starts
+    or ends the title ("GUIDE TO INFECTION PREVENTION" under the title "Guide to
+    Infection Prevention: Minimum Expectations")."""
+    name, whole = _letters_and_digits(section), _letters_and_digits(title)
+    if not name or not whole:
+        return False
+    return name == whole or (len(name) >= 8 and (whole.startswith(name) or whole.endswith(name)))
 
 
 def number_duplicates(labels: Sequence[str]) -> list[str]:
@@ -99,3 +137,83 @@ def display_title(
     if version > 1:
         shown = f"{shown} v{version}"
     return shown
+
+
+def _split(label: str) -> tuple[list[str], str]:
+    """The parts before the page, and the page part with any `(i/n)` numbering
+    ("" when the label names no page)."""
+    parts = label.split(LABEL_SEPARATOR)
+    if len(parts) > 1 and _PAGE_PART.fullmatch(_NUMBERING.sub("", parts[-1])):
+        return parts[:-1], parts[-1]
+    return parts, ""
+
+
+def with_pages(label: str, pages: Sequence[int] | None) -> str:
+    """`label` (a chunk's) naming `pages` (a quote's own) as its page part instead of
+    the chunk's pages and `(i/n)` numbering; `label` unchanged when `pages` is empty
+    or None. The page is then named once: renderers add no other page note."""
+    page = page_part(pages)
+    if page is None:
+        return label
+    parts, _ = _split(_NUMBERING.sub("", label))
+    return LABEL_SEPARATOR.join([*parts, page])
+
+
+def _cut_end(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters: cut at its end, after a whole word when
+    that loses at most `WORD_SLACK` characters, with an ellipsis, when longer."""
+    if len(text) <= limit:
+        return text
+    if limit <= 0:
+        return ""
+    kept = text[: limit - 1]
+    space = kept.rfind(" ")
+    if space > 0 and space >= len(kept) - WORD_SLACK:
+        kept = kept[:space]
+    return kept.rstrip(" ,;:") + ELLIPSIS
+
+
+def fit_label(label: str, width: int | None) -> str:
+    """`label` in at most `width` characters (unchanged when it fits or `width` is None).
+
+    Shortened from the middle: the outer sections go first (an ellipsis part stands
+    for them, the deeper ones are kept while they fit), then the title is cut from
+    its end (not below `MIN_TITLE_CHARS`), then the deepest section (not below
+    `MIN_SECTION_CHARS`), then the deepest section gives way to the ellipsis too;
+    the page part is kept whole. A width too small even for that gets the label cut
+    at its end. At 60: `VEKLURY® (remdesivi… › … › Table 5 Summary of… › p. 9`.
+    """
+    if width is None or len(label) <= width:
+        return label
+    parts, page = _split(label)
+    end = [page] if page else []
+    if len(parts) == 1:
+        room = width - _joined_len(end) - (len(LABEL_SEPARATOR) if end else 0)
+        if room >= MIN_SECTION_CHARS or (room > 0 and not end):
+            return LABEL_SEPARATOR.join([_cut_end(parts[0], room), *end])
+        return _cut_end(label, width)
+    title, middle, deepest = parts[0], parts[1:-1], parts[-1]
+    for dropped in range(1, len(middle) + 1):
+        candidate = LABEL_SEPARATOR.join([title, ELLIPSIS, *middle[dropped:], deepest, *end])
+        if len(candidate) <= width:
+            return candidate
+    rest = [ELLIPSIS] if middle else []
+    tail = [*rest, deepest, *end]
+    room = width - _joined_len(tail) - len(LABEL_SEPARATOR)
+    if room >= MIN_TITLE_CHARS:
+        return LABEL_SEPARATOR.join([_cut_end(title, room), *tail])
+    room = width - _joined_len([_cut_end(title, MIN_TITLE_CHARS), *rest, *end])
+    room -= len(LABEL_SEPARATOR)
+    if room >= MIN_SECTION_CHARS:
+        tail = [*rest, _cut_end(deepest, room), *end]
+        title_room = width - _joined_len(tail) - len(LABEL_SEPARATOR)
+        return LABEL_SEPARATOR.join([_cut_end(title, title_room), *tail])
+    room = width - _joined_len([ELLIPSIS, *end]) - len(LABEL_SEPARATOR)
+    if room >= MIN_SECTION_CHARS:
+        return LABEL_SEPARATOR.join([_cut_end(title, room), ELLIPSIS, *end])
+    return _cut_end(label, width)
+
+
+def _joined_len(parts: Sequence[str]) -> int:
+    """The length of `parts` joined with `LABEL_SEPARATOR`."""
+    return len(LABEL_SEPARATOR.join(parts))

@@ -43,10 +43,13 @@ Structure, decided per line in this order (details in `pdf_structure`,
    give the section path. Otherwise from fonts: lines 15 % (and 1 pt) larger than
    the body size (the most common size, weighted by characters), or bold lines, or
    body-size lines in a colour that stands out, not starting like a list item,
-   grouped when consecutive, with few words and no final period; levels by style
-   rank (size, then bold, colour), then by the depth of a leading number ("5" >
-   "5.1"). Styles seen only on page 1 are a cover's: their headings close at the
-   next heading instead of becoming everyone's parent section.
+   grouped when consecutive, with few words (a "Table 12 …" caption may have more)
+   and no final period, not reading as a piece of a sentence (lower case after any
+   number: "100 mg/vial"; a last word like "and"; a next line carrying the sentence
+   on); levels by style rank (size, then bold, colour), then by the depth of a
+   leading number ("5" > "5.1"). Styles seen only on page 1 are a cover's: their
+   headings close at the next heading instead of becoming everyone's parent
+   section. A caption's section ends after its table and notes.
 4. Remaining lines form paragraphs, or list items when they start with a bullet or
    an enumerator ("•", "1.", "a)"), broken at a larger than usual line gap, an
    upward jump (new column), a size change, an indented first line, or a short line
@@ -69,7 +72,7 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from quoteproof.errors import IngestError
 from quoteproof.ingest.ocr import ocr_page
-from quoteproof.ingest.pdf_headings import large_size
+from quoteproof.ingest.pdf_headings import is_caption, large_size
 from quoteproof.ingest.pdf_meta import meaningful_title, read_bookmarks, read_language
 from quoteproof.ingest.pdf_page import (
     PageContent,
@@ -117,6 +120,7 @@ _PDFIUM_REASONS = {
 }
 _SPACES = re.compile(r"\s+")
 _DECORATION = " -–—_=*·•"  # stripped from the ends of a heading's section label
+_CAPTIONED = ("heading", "table", "furniture")  # kinds that leave a caption's section open
 
 
 @dataclass(frozen=True)
@@ -242,7 +246,24 @@ def _title_candidate(plan: BlockPlan, text: str, large: float) -> tuple[float, s
     if sum(char.isalpha() for char in text) < 2:
         return None
     size = max(line.size for line in plan.lines)
-    return (size, text) if plan.kind == "heading" or size >= large else None
+    return (size, _said_once(text)) if plan.kind == "heading" or size >= large else None
+
+
+def _said_once(title: str) -> str:
+    """`title` cut where its first two words start again: one heading naming two
+    forms of a product ("VEKLURY® (remdesivir) for injection, … VEKLURY®
+    (remdesivir) injection, …") gives the first as the title."""
+    words = title.split()
+    if len(words) < 4:
+        return title
+    padded = f" {title} "
+    again = padded.find(f" {words[0]} {words[1]} ", 1)
+    return title[: again - 1].rstrip() if again > 0 else title
+
+
+def _at_body_size(plan: BlockPlan, body: float) -> bool:
+    """Whether a block is set at (about) the body size or larger."""
+    return max(line.size for line in plan.lines) >= body - 0.5
 
 
 def _assemble(
@@ -250,19 +271,25 @@ def _assemble(
     page_count: int,
     ocr_pages: tuple[int, ...],
     words: WordSet,
-    large: float,
+    sizes: tuple[float, float],
 ) -> _Assembled:
     """Build the canonical text, blocks and layout from the plans (in page order).
 
-    Also picks the title candidate: the largest-font heading (or large-font block) on
-    page 1, the first of equals.
+    `sizes` are the body size and the smallest large size. A caption heading
+    (`is_caption`: "Table 12 …") is closed by the first later block that is no
+    table, heading or furniture and is set at body size or larger (the table's notes, set
+    smaller, stay in it), so the text after a table is not labelled with its
+    caption. Also picks the title candidate: the largest-font heading (or
+    large-font block) on page 1, the first of equals.
     """
+    body, large = sizes
     canonical = CanonicalText()
     blocks: list[Block] = []
     page_starts: list[int] = []
     headings: list[tuple[int, str]] = []
     section: tuple[str, ...] = ()
     title: tuple[float, str] | None = None
+    caption_open = False
     for plan in plans:
         separator = TABLE_ROW_SEPARATOR if plan.kind == "table" else " "
         pieces = join_lines([clean_line(line, words) for line in plan.lines], words, separator)
@@ -281,9 +308,13 @@ def _assemble(
                     headings.pop()
                 headings.append((plan.level, text.strip(_DECORATION) or text))
                 section = tuple(heading for _, heading in headings)
+                caption_open = is_caption(headings[-1][1])
             candidate = _title_candidate(plan, text, large) if plan.page == 1 else None
             if candidate is not None and (title is None or candidate[0] > title[0]):
                 title = candidate
+        if caption_open and plan.kind not in _CAPTIONED and _at_body_size(plan, body):
+            headings.pop()
+            section, caption_open = tuple(heading for _, heading in headings), False
         blocks.append(Block(plan.kind, start, canonical.length, section))
     while len(page_starts) < page_count:
         page_starts.append(canonical.length)
@@ -298,7 +329,9 @@ def parse_pdf(raw: bytes, path: str, *, ocr: bool = False) -> ParsedDocument:
     for text, hyphens, furniture, tables, headings and paragraphs are in this
     module's docstring. The title is the metadata Title when `meaningful_title`,
     else the largest-font heading on page 1 (the first of equals; a block in a
-    clearly larger font counts as a heading here), else the file stem; `language` is
+    clearly larger font counts as a heading here; cut where its first two words
+    start again, so a title naming two forms of a product is said once), else the
+    file stem; `language` is
     the catalog's /Lang, else "en". Warnings name pages without a text layer (and
     pages read by OCR or not readable).
 
@@ -322,7 +355,8 @@ def parse_pdf(raw: bytes, path: str, *, ocr: bool = False) -> ParsedDocument:
     ordered = sorted([*plans, *pages.ocr_plans], key=lambda plan: plan.page)
     words = WordSet(lambda: _all_line_texts(pages.contents, pages.ocr_plans))
     large = large_size(stats.body_size)
-    assembled = _assemble(ordered, len(pages.contents), pages.ocr_pages, words, large)
+    sizes = (stats.body_size, large)
+    assembled = _assemble(ordered, len(pages.contents), pages.ocr_pages, words, sizes)
     if meaningful_title(metadata_title, path):
         title = _SPACES.sub(" ", metadata_title).strip()
     else:

@@ -50,6 +50,15 @@ _LEADING_NUMBER = re.compile(
     r"^\s*(?:\d+(?:[.\-]\d+)*(?:[.):]\s*|\s+)|[IVXLCivxlc]+[.)]\s*|[A-Za-z][.)]\s+)"
 )
 _LETTER = re.compile(r"[^\W\d_]")
+_ENUMERATORS = re.compile(
+    r"^(?:\s*(?:(?:\d{1,3}|[IVXLCivxlc]{1,6}|[A-Za-z])[.)]|\(\s*[\dA-Za-z]{1,4}\s*\)|\d+(?=\s)))+\s*"
+)
+"""Leading enumerators, however many: "12.3. ", "(a) ", "XI.a. ", "100 " (a number)."""
+_CAPTION = re.compile(r"(?:table|figure|fig\.|exhibit|chart)\s*[A-Z]?\d+\b", re.IGNORECASE)
+_DANGLING = frozenset(
+    "a an and as at but by for from in into nor of on or per than that the to via with".split()
+)
+"""Words a heading does not end with, nor its next line start with: a sentence goes on."""
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _UNNUMBERED_DEPTH = 9
 _MAX_TITLE_LINES = 6
@@ -175,10 +184,42 @@ class _FontProfile:
         return _color_distance(color, self.body_color) >= MIN_COLOR_DISTANCE
 
 
-def _is_heading_text(lines: list[str], *, large: bool) -> bool:
-    """Few words; no final period; short ones also no line ending in "." or ":"."""
+def is_caption(text: str) -> bool:
+    """Whether a heading's text is a table's or figure's caption ("Table 12 …",
+    "Figure 3 …"): its section covers the table and its notes, not what follows."""
+    return _CAPTION.match(text) is not None
+
+
+def _reads_as_heading(text: str, following: str | None) -> bool:
+    """Whether `text` reads as a heading rather than a piece of a sentence or a label
+    panel's fragment: its first letter after any leading number ("100 mg/vial",
+    "(remdesivir) injection") is not lower case, it does not end in a comma or a
+    word such as "and", "for" (`_DANGLING`), and the body line `following` it does
+    not carry the sentence on (starting in lower case, or in capitals with a
+    `_DANGLING` word: "KEEP OUT OF THE REACH" / "OF CHILDREN")."""
+    first = _LETTER.search(_ENUMERATORS.sub("", text, count=1))
+    if first is None or first.group().islower():
+        return False
+    words = text.split()
+    if text.endswith(",") or words[-1].casefold() in _DANGLING:
+        return False
+    if following is None:
+        return True
+    letter = _LETTER.search(following)
+    if letter is not None and letter.start() == 0 and letter.group().islower():
+        return False
+    next_words = following.split()
+    return not (following.isupper() and next_words[0].casefold() in _DANGLING)
+
+
+def _is_heading_text(lines: list[str], *, large: bool, following: str | None = None) -> bool:
+    """Few words (more for a "Table 12"/"Figure 3" caption, which may run long); no
+    final period; short ones also no line ending in "." or ":"; and
+    `_reads_as_heading` given the body line `following` it."""
     text = " ".join(lines)
-    if large:
+    if not _reads_as_heading(text, following):
+        return False
+    if large or is_caption(text):
         return len(text.split()) <= MAX_LARGE_HEADING_WORDS and not text.endswith(".")
     return (
         len(text.split()) <= MAX_SHORT_HEADING_WORDS
@@ -216,6 +257,13 @@ def _candidate_groups(
     return groups
 
 
+def _body_text_at(page: PageContent, roles: list[Role], index: int) -> str | None:
+    """The stripped text of line `index` of `page` when it is a body line, else None."""
+    if index >= len(page.lines) or roles[index] != BODY:
+        return None
+    return page.lines[index].text.strip() or None
+
+
 def font_heading_roles(
     pages: Sequence[PageContent], roles: list[list[Role]], stats: LineStats
 ) -> dict[int, int]:
@@ -226,8 +274,9 @@ def font_heading_roles(
     like a list item, bold lines, or lines at body size or larger in a colour far from
     the body colour (phrases of two or more words without "/" or "@", not links).
     Consecutive candidates of one style at the usual line pitch form a group; a group
-    is a heading if `_is_heading_text`; a failing group whose first line is in
-    capitals keeps that line as a heading. Levels: style rank (larger size first,
+    is a heading if `_is_heading_text` (given the body line after it); a failing
+    group whose first line is in capitals keeps that line as a heading when it
+    passes alone. Levels: style rank (larger size first,
     then bold, coloured, plain), then the depth of a leading number ("5" before
     "5.1", unnumbered after numbered); `TITLE_PAGE_LEVEL` is added for styles seen
     only on page 1 of a document of 3+ pages.
@@ -236,10 +285,12 @@ def font_heading_roles(
     accepted: list[tuple[int, list[int], Style, str]] = []
     for page_index, indexes, style in _candidate_groups(pages, roles, profile, stats):
         texts = [pages[page_index].lines[i].text.strip() for i in indexes]
+        after = _body_text_at(pages[page_index], roles[page_index], indexes[-1] + 1)
         for count in (len(texts), 1):
             text = " ".join(texts[:count])
             large = style[0] >= profile.large_from
-            if _is_heading_text(texts[:count], large=large) and (
+            following = texts[count] if count < len(texts) else after
+            if _is_heading_text(texts[:count], large=large, following=following) and (
                 count == len(texts) or text.isupper()
             ):
                 accepted.append((page_index, indexes[:count], style, text))

@@ -1,4 +1,10 @@
-"""Rendering search hits: JSON-ready dicts, the batch JSONL form, and a terminal table."""
+"""Rendering search hits: JSON-ready dicts, the batch JSONL form, and a terminal table.
+
+Scores are shown with four significant digits (`score_text`): a fused (RRF) score
+is small (about 0.03 for a chunk first in two lists) and a BM25 score of a word in
+most chunks is tiny, so two decimals would show the same "0.03" or "0.00" for every
+hit. A fused hit also says how each retriever ranked it (`via_text`).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from quoteproof.model import Hit
+from quoteproof.model import Hit, Via
 from quoteproof.render.visible import visible_line
 
 SNIPPET_CHARS = 160
@@ -23,7 +29,36 @@ def hit_to_dict(hit: Hit, *, with_text: bool = False) -> dict[str, Any]:
     }
     if with_text:
         data.update(rank=hit.rank, label=hit.chunk.label, text=hit.chunk.text)
+        data["via"] = [_via_to_dict(via) for via in hit.via]
     return data
+
+
+def _via_to_dict(via: Via) -> dict[str, Any]:
+    return {"retriever": via.retriever, "rank": via.rank, "score": round(via.score, 6)}
+
+
+def score_text(score: float) -> str:
+    """`score` with four significant digits: `12.79`, `0.03279`, `1e-06`."""
+    return f"{score:.4g}"
+
+
+def score_source(hit: Hit) -> str:
+    """What gave the hit its score: the last reranking retriever (`rerank`), `rrf`
+    for a fused hit, the retriever's name for a single list's hit; "" when unknown."""
+    if not hit.via:
+        return ""
+    last = hit.via[-1].retriever
+    if last == "rerank" or len(hit.via) == 1:
+        return last
+    return "rrf"
+
+
+def via_text(hit: Hit) -> str:
+    """How each retriever behind a fused or reranked hit ranked it, in order:
+    `bm25 #2 · dense #1`; "" for a single retriever's own hit."""
+    if len(hit.via) < 2:
+        return ""
+    return " · ".join(f"{via.retriever} #{via.rank}" for via in hit.via)
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
@@ -33,8 +68,10 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 
 
 def hits_table(query: str, hits: list[Hit]) -> Table:
-    """Return a rich table of hits; query and cell text are shown with `visible_line`
-    (control characters visible) and never parsed as markup."""
+    """Return a rich table of hits: rank, score (`score_text` and `score_source`;
+    under it, how each retriever ranked the hit: `via_text`), ref, the full label
+    and a snippet. Query and cell text are shown with `visible_line` (control characters
+    visible) and never parsed as markup."""
     title = Text(f"Search: {visible_line(query)}")
     table = Table(title=title, title_justify="left", show_lines=True)
     table.add_column("#", justify="right")
@@ -42,9 +79,11 @@ def hits_table(query: str, hits: list[Hit]) -> Table:
     table.add_column("ref")
     table.add_column("where / text")
     for hit in hits:
+        score = " ".join(filter(None, (score_text(hit.score), score_source(hit))))
+        via = via_text(hit)
         table.add_row(
             str(hit.rank),
-            f"{hit.score:.2f}",
+            Text(score + (f"\n{via}" if via else "")),
             Text(visible_line(hit.chunk.ref)),
             Text(f"{visible_line(hit.chunk.label)}\n{visible_line(snippet(hit.chunk.text))}"),
         )

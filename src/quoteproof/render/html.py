@@ -7,11 +7,13 @@ Contract (the guarantee that no model-written words are shown as a quote, for HT
   prose segment cites (`answer.cited_passages(segment.citations)`: real `Quote`s
   from `answer.cited`, right after that prose). Nothing else produces a `<figure>`,
   a `<blockquote>` or the class `verbatim`. Each figure holds a `<figcaption>`
-  ("Verbatim from source", the quote's label, its pages), the quote's `text` in a
-  `<blockquote>` (a quote that crosses table cells has its tables drawn there as
-  `<table class="quote-table">`, header rows as `<th>` column names, every cell
-  its escaped source text: see `render.table_quote`) and, when a safe URL is
-  known, `<a class="source-link">` to the source at the quote.
+  ("Verbatim from source", the quote's label `document › section › p. N`, shortened
+  from the middle to `HTML_LABEL_CHARS` with the full label in its `title`
+  attribute, shown on hover), the quote's `text` in a `<blockquote>` (a quote that
+  crosses table cells has its tables drawn there as `<table class="quote-table">`,
+  header rows as `<th>` column names, every cell its escaped source text: see
+  `render.table_quote`) and, when a safe URL is known, `<a class="source-link">` to
+  the source at the quote.
 - Every string taken from the answer (prose, question, labels, refs, reasons,
   rejected output, rationale statements, justifications and earlier versions, the
   escalation, a data result's table, columns, filter values and cells, the quote
@@ -43,6 +45,7 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath, PureWindowsPath
 
+from quoteproof.ingest.labels import fit_label
 from quoteproof.model import Answer, DataResult, Quote
 from quoteproof.render import layout
 from quoteproof.render.table_quote import TableView, quote_parts
@@ -53,6 +56,7 @@ __all__ = [
     "SourceUrl",
     "escape",
     "file_source_url",
+    "label_span",
     "render_answer_html",
     "render_data_html",
     "render_html_page",
@@ -61,6 +65,9 @@ __all__ = [
 ]
 
 SourceUrl = Callable[[Quote], str]
+
+HTML_LABEL_CHARS = 90
+"""The most characters of a quote's label shown in its caption (the rest on hover)."""
 """Where a quote's "open in source" link points (e.g. the web source viewer)."""
 
 _WHITESPACE = re.compile(r"\s+")
@@ -139,10 +146,19 @@ def _quote_body(block: layout.QuoteBox) -> str:
     )
 
 
+def label_span(label: str, css_class: str) -> str:
+    """`<span class="CSS_CLASS" title="LABEL">SHORT</span>`: a label shortened from the
+    middle to `HTML_LABEL_CHARS` (`labels.fit_label`), the full label on hover;
+    both escaped. `css_class` is ours, never answer text."""
+    full = _WHITESPACE.sub(" ", label).strip()
+    shown = escape(fit_label(full, HTML_LABEL_CHARS))
+    return f'<span class="{css_class}" title="{escape(full)}">{shown}</span>'
+
+
 def _figure(block: layout.QuoteBox, source_url: SourceUrl | None, element_id: str | None) -> str:
     caption = [
         f'<span class="verbatim-label">{layout.VERBATIM_LABEL}</span>',
-        f' — <span class="quote-label">{_inline(block.quote.label)}</span>',
+        f" — {label_span(block.label, 'quote-label')}",
     ]
     caption += [f' <span class="{kind}">· {_inline(note)}</span>' for kind, note in block.notes]
     ident = f' id="{escape(element_id)}"' if element_id else ""

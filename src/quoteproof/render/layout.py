@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from quoteproof.ingest.labels import page_part
+from quoteproof.ingest.labels import with_pages
 from quoteproof.model import (
     REFUSAL_TEXT,
     Answer,
@@ -167,14 +167,18 @@ class QuoteBox:
         return normalise_breaks(self.quote.text)
 
     @property
-    def notes(self) -> tuple[tuple[Literal["pages", "ocr", "differs", "table"], str], ...]:
-        """The caption's notes after the label, each `(kind, text)`: the pages
-        (`p. 4`), `OCR_NOTE`, `DIFFERS_LABEL: …`, what its tables show beyond the
-        quote (`table_quote.table_notes`) (one line each)."""
-        notes: list[tuple[Literal["pages", "ocr", "differs", "table"], str]] = []
-        page = page_part(self.quote.pages)
-        if page is not None:
-            notes.append(("pages", page))
+    def label(self) -> str:
+        """The quote's full label, `document › section path › p. N`, naming the
+        quote's own pages once (`labels.with_pages`); renderers shorten it to their
+        width with `labels.fit_label`."""
+        return with_pages(self.quote.label, self.quote.pages)
+
+    @property
+    def notes(self) -> tuple[tuple[Literal["ocr", "differs", "table"], str], ...]:
+        """The caption's notes after the label, each `(kind, text)`: `OCR_NOTE`,
+        `DIFFERS_LABEL: …`, what its tables show beyond the quote
+        (`table_quote.table_notes`) (one line each)."""
+        notes: list[tuple[Literal["ocr", "differs", "table"], str]] = []
         if self.quote.ocr:
             notes.append(("ocr", OCR_NOTE))
         if self.quote.differs:

@@ -1,9 +1,11 @@
 """The terminal's draft of an answer while it is being made (`ask --stream`).
 
 The draft follows the events of `quoteproof.streaming`: prose appears as the model
-writes it, behind the prose gutter and labelled as generated; a quote appears only
-when the resolver has turned it into source text, as the same blue panel the final
-answer uses. The draft is transient: when the answer is complete it disappears and
+writes it, behind the prose gutter and labelled as generated (a "Generated — not
+a quote" block is drawn only once it has visible text: whitespace between quotes
+draws nothing, nor does a block's leading or trailing whitespace); a quote appears
+only when the resolver has turned it into source text, as the same blue panel the
+final answer uses. The draft is transient: when the answer is complete it disappears and
 the final rendering (which may drop what failed a check) is printed instead.
 """
 
@@ -51,22 +53,34 @@ class Draft:
         self.stage = ""
         self.parts: list[Text | RenderableType] = []
         self._prose: Text | None = None
+        self._held = ""  # trailing whitespace of the prose so far, drawn once text follows
 
     def __call__(self, event: AnswerEvent) -> None:
         """Take one event into the draft."""
         if isinstance(event, StageStarted):
             self.stage = event.stage
             if event.stage in ("answer", "retry"):
-                self.parts, self._prose = [], None
+                self.parts, self._prose, self._held = [], None, ""
         elif isinstance(event, ProseDelta):
-            if self._prose is None:
-                self._prose = Text()
-                marker = generated_marker()
-                self.parts.append(gutter(Group(marker, self._prose), PROSE_GUTTER, "dim"))
-            self._prose.append(visible(event.text))
+            self._take_prose(event.text)
         else:
-            self._prose = None
+            self._prose, self._held = None, ""
             self.parts.append(_renderable(event))
+
+    def _take_prose(self, text: str) -> None:
+        """Append prose, holding back trailing whitespace; open the generated block
+        only when there is visible text for it."""
+        held = self._held + text
+        body = held.rstrip()
+        self._held = held[len(body) :]
+        if not body:
+            return
+        if self._prose is None:
+            body = body.lstrip()
+            self._prose = Text()
+            marker = generated_marker()
+            self.parts.append(gutter(Group(marker, self._prose), PROSE_GUTTER, "dim"))
+        self._prose.append(visible(body))
 
     def __rich__(self) -> RenderableType:
         note = _STAGE_NOTES.get(self.stage, "writing the answer")

@@ -7,7 +7,8 @@ Contract (the guarantee that no model-written words are shown as a quote, for Ma
   cites (`answer.cited_passages(segment.citations)`: real `Quote`s from
   `answer.cited`, right after that prose), and no other block quote. Each one is
   the quote's `text`, preceded by a header line
-  `**Verbatim from source** — label (file, chars start–end)`.
+  `**Verbatim from source** — label (file, chars start–end)`, the label in full
+  (`document › section path › p. N`, the quote's own pages).
 - Every other piece of text (prose, question, labels, reasons, rejected output,
   rationale statements with their justifications and earlier versions, the reason
   for an escalation, a data result's table, columns, filter values and cells) is
@@ -180,7 +181,7 @@ def _quote_body(block: layout.QuoteBox) -> list[str]:
 
 def _quote_block(block: layout.QuoteBox) -> list[str]:
     """Header line, then every line of the quote as `> line` (`>` for blank lines)."""
-    header = f"**{layout.VERBATIM_LABEL}** — {escape_inline(block.quote.label)} "
+    header = f"**{layout.VERBATIM_LABEL}** — {escape_inline(block.label)} "
     header += f"({escape_inline(block.where)})"
     header += "".join(f" · {escape_inline(note)}" for _, note in block.notes)
     body = _quote_body(block)

@@ -3,9 +3,10 @@
 Contract (the guarantee that no model-written words are shown as a quote, for the terminal):
 
 - Each `QuoteSegment` whose quote the answer holds is drawn as one blue
-  `rich.panel.Panel` (border_style "blue"): title the quote's label, subtitle
-  "Verbatim from source" (plus " · p. 4" with the quote's own pages, " · OCR
-  text…" for OCR text, " · the model's words differed: …"),
+  `rich.panel.Panel` (border_style "blue"): title the quote's label
+  (`document › section › p. 4`, the quote's own pages, shortened from the middle
+  to the panel's width), subtitle "Verbatim from source" (plus " · OCR text…" for
+  OCR text, " · the model's words differed: …"),
   body `Text(quote.text)`; a quote that crosses table cells (`Quote.tables`) has
   its tables drawn as `rich.table.Table`s inside the same panel, each cell a
   `Text` of its source text, the header row as column names (see
@@ -53,6 +54,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from quoteproof.ingest.labels import fit_label
 from quoteproof.model import Answer, DataResult, Quote
 from quoteproof.render import layout
 from quoteproof.render.table_quote import TableView, quote_parts
@@ -61,6 +63,7 @@ from quoteproof.render.visible import visible
 __all__ = [
     "DATA_GUTTER",
     "PROSE_GUTTER",
+    "QuotePanel",
     "data_block",
     "generated_marker",
     "gutter",
@@ -140,21 +143,38 @@ def _quote_body(block: layout.QuoteBox) -> RenderableType:
     )
 
 
-def _box_panel(block: layout.QuoteBox) -> Panel:
-    subtitle = Text(layout.VERBATIM_LABEL, style="blue")
-    for kind, note in block.notes:
-        subtitle.append(f" · {_one_line(note)}", style="blue" if kind == "pages" else "yellow")
-    return Panel(
-        _quote_body(block),
-        title=Text(_one_line(block.quote.label), style="bold"),
-        subtitle=subtitle,
-        border_style="blue",
-    )
+_PANEL_FRAME = 6
+"""Columns of a panel's top border that its title cannot use (corners, padding)."""
 
 
-def quote_panel(quote: Quote) -> Panel:
+class QuotePanel:
+    """The blue verbatim panel of a quote box, its title (the label) shortened from
+    the middle to the width it is drawn at (`labels.fit_label`)."""
+
+    def __init__(self, block: layout.QuoteBox) -> None:
+        self.block = block
+
+    def panel(self, width: int) -> Panel:
+        """The panel as drawn `width` columns wide: its text as `Text`, never markup."""
+        block = self.block
+        subtitle = Text(layout.VERBATIM_LABEL, style="blue")
+        for kind, note in block.notes:
+            subtitle.append(f" · {_one_line(note)}", style="blue" if kind == "table" else "yellow")
+        title = fit_label(_one_line(block.label), width - _PANEL_FRAME)
+        return Panel(
+            _quote_body(block),
+            title=Text(title, style="bold"),
+            subtitle=subtitle,
+            border_style="blue",
+        )
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.panel(options.max_width)
+
+
+def quote_panel(quote: Quote) -> QuotePanel:
     """Return the blue verbatim panel for `quote` (its text as `Text`, never markup)."""
-    return _box_panel(layout.QuoteBox(quote))
+    return QuotePanel(layout.QuoteBox(quote))
 
 
 def _with_refs(text: str, refs: tuple[str, ...]) -> Text:
@@ -240,7 +260,7 @@ def _renderables(block: layout.Block) -> Iterable[RenderableType]:
         body = _with_refs(block.text, block.citations)
         yield gutter(Group(generated_marker(), body), PROSE_GUTTER, "dim")
     elif isinstance(block, layout.QuoteBox):
-        yield _box_panel(block)
+        yield QuotePanel(block)
     elif isinstance(block, layout.DataBox):
         yield _data(block)
     elif isinstance(block, layout.Missing):

@@ -1,0 +1,47 @@
+"""PDF headings from fonts: what is a heading, and how far a caption's section reaches
+(built PDFs only; the shared documents are in test_pdf.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import pdfs as build
+from quoteproof.ingest.pdf import parse_pdf
+from quoteproof.model import ParsedDocument
+
+
+@pytest.fixture(scope="module")
+def panel() -> ParsedDocument:
+    return parse_pdf(build.label_panel_pdf(), "panel.pdf")
+
+
+def headings(document: ParsedDocument) -> list[str]:
+    return [document.text[b.start : b.end] for b in document.blocks if b.kind == "heading"]
+
+
+def section_of(document: ParsedDocument, needle: str) -> tuple[str, ...]:
+    """The section path of the block holding the last `needle`, under the title's heading
+    (the parent of everything in a document this short)."""
+    start = document.text.rindex(needle)
+    (block,) = [b for b in document.blocks if b.start <= start < b.end]
+    assert block.section[0] == " ".join(build.PANEL_TITLE)
+    return block.section[1:]
+
+
+def test_fragments_styled_like_headings_are_no_headings(panel: ParsedDocument) -> None:
+    found = headings(panel)
+    for fragment in build.PANEL_FRAGMENTS:
+        assert not any(heading.startswith(fragment) for heading in found), fragment
+        assert section_of(panel, fragment) == (build.PANEL_SECTION,)
+
+
+def test_a_long_table_caption_is_the_section_of_its_table_only(panel: ParsedDocument) -> None:
+    caption = " ".join(build.PANEL_CAPTION)
+    assert caption in headings(panel)
+    assert section_of(panel, "cell 11") == (build.PANEL_SECTION, caption)
+    assert section_of(panel, "Values are for one vial") == (build.PANEL_SECTION, caption)
+    assert section_of(panel, build.PANEL_AFTER_TABLE) == (build.PANEL_SECTION,)
+
+
+def test_a_title_naming_two_forms_is_said_once(panel: ParsedDocument) -> None:
+    assert panel.title == build.PANEL_TITLE[0]
