@@ -3,6 +3,9 @@
 Exit codes: 0 ok, 1 a failed check (a file that did not ingest, a quote that does
 not verify), 2 a usage or input error (bad option, missing index, unreachable model).
 The shared options are in `cli_options`, the wording of errors in `cli_messages`.
+Each command imports the library when it runs, so that registering the commands
+(`--help`, any start-up) loads none of it: option defaults come from
+`quoteproof.defaults` (tests/test_cli_imports.py keeps it so).
 Everything printed that comes from a document, a file name, a user or the index
 goes through `render.visible` (control characters shown, never sent; never read as
 rich markup), and JSON through `render.json.json_text`.
@@ -19,19 +22,11 @@ import warnings
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 
-from quoteproof.audit import (
-    LogCheck,
-    append_witness,
-    export_lines,
-    read_witness,
-    verify_log,
-)
-from quoteproof.audit_key import read_audit_key
 from quoteproof.cli_groups import with_option_groups
 from quoteproof.cli_messages import cli_message, exit_code
 from quoteproof.cli_options import (
@@ -49,36 +44,25 @@ from quoteproof.cli_options import (
     SearchFormat,
     ThresholdOption,
 )
-from quoteproof.codec import answer_from_json
-from quoteproof.errors import QuoteproofError
-from quoteproof.index import DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K, Index, changed_any
-from quoteproof.ingest.chunking import (
+from quoteproof.defaults import (
+    DEFAULT_COLLECTION,
+    DEFAULT_INDEX,
+    DEFAULT_JOBS,
+    DEFAULT_MAX_FILE_MB,
     DEFAULT_OVERLAP_TOKENS,
+    DEFAULT_SEARCH_TOP_K,
     DEFAULT_SECTION_TOKENS,
+    DEFAULT_THRESHOLD,
     DEFAULT_WINDOW_TOKENS,
-    ChunkSettings,
 )
-from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB
-from quoteproof.ingest.pipeline import DEFAULT_JOBS, IngestSettings
-from quoteproof.keys import create_key
-from quoteproof.model import DEFAULT_COLLECTION
-from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
-from quoteproof.render.calibration import calibration_table
-from quoteproof.render.chunk import chunk_to_dict, chunk_view
-from quoteproof.render.hits import hit_to_dict, hits_table
-from quoteproof.render.html import render_html_page
-from quoteproof.render.ingest import EmbedProgress, IngestProgress, failures_table, summary_table
-from quoteproof.render.json import json_text, render_json
-from quoteproof.render.live import answer_progress
-from quoteproof.render.markdown import render_markdown
-from quoteproof.render.terminal import render_terminal
+from quoteproof.errors import QuoteproofError
 from quoteproof.render.visible import visible_line
-from quoteproof.retrieval.embed_index import EmbedReport
-from quoteproof.retrieval.embedder import dense_available
-from quoteproof.retrieval.retriever import RetrievalNotice
-from quoteproof.service import Principal, ScopedIndex
-from quoteproof.store.base import check_collection_name
-from quoteproof.terms import well_formed
+
+if TYPE_CHECKING:
+    from quoteproof.audit import LogCheck
+    from quoteproof.index import Index
+    from quoteproof.retrieval.embed_index import EmbedReport
+    from quoteproof.service import ScopedIndex
 
 app = typer.Typer(
     help="Answers from your documents in which every quotation is verbatim source text.",
@@ -135,6 +119,8 @@ def local_user() -> str | None:
 
 def local_view(idx: Index) -> ScopedIndex:
     """`idx` as the local user sees it: every collection (`--collection` narrows)."""
+    from quoteproof.service import Principal, ScopedIndex
+
     return ScopedIndex(idx, Principal(local_user(), None))
 
 
@@ -182,6 +168,13 @@ def ingest(
     go on. Then chunks without vectors are embedded (only new or changed ones).
     Exit code 1 when any file failed.
     """
+    from quoteproof.index import Index, changed_any
+    from quoteproof.ingest.chunking import ChunkSettings
+    from quoteproof.ingest.pipeline import IngestSettings
+    from quoteproof.render.ingest import IngestProgress, failures_table, summary_table
+    from quoteproof.retrieval.embedder import dense_available
+    from quoteproof.store.base import check_collection_name
+
     files = Index.discover(paths)
     settings = IngestSettings(
         max_file_mb=max_file_mb,
@@ -218,6 +211,8 @@ def ingest(
 
 def embed_index(idx: Index, model: str | None) -> EmbedReport:
     """Embed the chunks that lack vectors with a progress bar."""
+    from quoteproof.render.ingest import EmbedProgress
+
     with EmbedProgress(err) as progress:
         return idx.embed(model, on_start=progress.start, on_progress=progress.advance)
 
@@ -231,6 +226,10 @@ def show(
     ),
 ) -> None:
     """Print one chunk with its metadata: document, section, pages, source link."""
+    from quoteproof.index import Index
+    from quoteproof.render.chunk import chunk_to_dict, chunk_view
+    from quoteproof.render.json import json_text
+
     with Index.open(index) as idx:
         chunk = idx.chunk(ref)
         if chunk is None:
@@ -282,6 +281,11 @@ def search(
 
     With a reranker, at most --rerank-keep hits are shown.
     """
+    from quoteproof.index import Index
+    from quoteproof.render.hits import hit_to_dict, hits_table
+    from quoteproof.render.json import json_text
+    from quoteproof.terms import well_formed
+
     if (query is None) == (queries is None):
         fail("give either a QUERY or --queries FILE, not both or neither")
     query = well_formed(query) if query is not None else None  # undecodable bytes: U+FFFD
@@ -333,6 +337,13 @@ def ask(
     When the index is calibrated (`quoteproof calibrate`) and the best retrieval
     evidence is below its threshold, the answer is a refusal and no model is called.
     """
+    from quoteproof.index import Index
+    from quoteproof.render.html import render_html_page
+    from quoteproof.render.json import render_json
+    from quoteproof.render.live import answer_progress
+    from quoteproof.render.markdown import render_markdown
+    from quoteproof.render.terminal import render_terminal
+
     live = stream if stream is not None else format is AnswerFormat.text and out.is_terminal
     with Index.open(index, retrieval=retrieval.settings(), audit_key=audit_key) as idx:
         idx.signing_key()  # a key that cannot be read or made fails before the question
@@ -389,6 +400,9 @@ def calibrate(
     for a question is below it. Use the retrieval options `ask` will use: the
     threshold applies only to the same kind of evidence.
     """
+    from quoteproof.index import Index
+    from quoteproof.render.calibration import calibration_table
+
     labelled = _read_labelled(questions)
     with Index.open(index, retrieval=retrieval.settings()) as idx:
         with err.status(f"retrieving for {len(labelled)} questions…", spinner="dots"):
@@ -470,7 +484,6 @@ def eval_set(
     """
     if seed is not None and sample_size is None:
         fail("--seed draws a random sample: give --sample N as well")
-    # Imported here: only `eval` needs them (start-up of the other commands).
     from quoteproof.evaluation.assemble import assemble_report, report_paths, write_report
     from quoteproof.evaluation.compare import drift_lines
     from quoteproof.evaluation.evalset import read_evalset
@@ -479,6 +492,7 @@ def eval_set(
     from quoteproof.evaluation.runner import AskOptions, run_eval
     from quoteproof.evaluation.terminal import EvalProgress
     from quoteproof.evaluation.terminal import summary_table as eval_summary_table
+    from quoteproof.index import Index
 
     depths = _recall_depths(recall_k)
     items = read_evalset(evalset)
@@ -531,6 +545,9 @@ def verify(
     Passages that prose cites (cite and rationale modes) are checked too and marked
     "(cited passage)".
     """
+    from quoteproof.codec import answer_from_json
+    from quoteproof.index import Index
+
     try:
         answer = answer_from_json(answer_file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -565,6 +582,10 @@ WitnessOption = Annotated[
 def _verify_audit(index: str, audit_key: Path | None, witness: Path | None) -> LogCheck:
     """Verify the log of `index` with its audit key and the witness file; print every
     problem (`INVALID ...`) and note (`note: ...`)."""
+    from quoteproof.audit import read_witness, verify_log
+    from quoteproof.audit_key import read_audit_key
+    from quoteproof.index import Index
+
     checkpoints = read_witness(witness) if witness is not None else []
     with Index.open(index, audit_key=audit_key) as idx:
         key = read_audit_key(idx.audit_key_path)
@@ -618,6 +639,8 @@ def audit_head(
     The log is verified first (as `audit verify`, against the heads already in the
     --export file): the head of a log that does not verify is never exported (exit 1).
     """
+    from quoteproof.audit import append_witness
+
     check = _verify_audit(index, audit_key, export)
     if not check.intact:
         print(f"audit log of {visible_line(index)}: not intact, no head exported")
@@ -639,6 +662,9 @@ def audit_export(
     ] = None,
 ) -> None:
     """Write every audit entry as one JSON line (chain fields and the answer)."""
+    from quoteproof.audit import export_lines
+    from quoteproof.index import Index
+
     with Index.open(index) as idx:
         lines = list(export_lines(idx.store))
     text = "".join(line + "\n" for line in lines)
@@ -659,6 +685,9 @@ def keys_create(
     index: IndexOption = DEFAULT_INDEX,
 ) -> None:
     """Create an API key for COLLECTIONs and print it (it is shown only this once)."""
+    from quoteproof.index import Index
+    from quoteproof.keys import create_key
+
     with Index.open(index) as idx:
         token, key = create_key(idx.store, name, collection)
     print(token)
@@ -672,6 +701,8 @@ def keys_create(
 @command("list", keys_app)
 def keys_list(index: IndexOption = DEFAULT_INDEX) -> None:
     """List the keys (never their secrets)."""
+    from quoteproof.index import Index
+
     with Index.open(index) as idx:
         keys = idx.store.list_api_keys()
     for key in keys:
@@ -686,6 +717,8 @@ def keys_revoke(
     index: IndexOption = DEFAULT_INDEX,
 ) -> None:
     """Revoke a key: it stops working at once."""
+    from quoteproof.index import Index
+
     with Index.open(index) as idx:
         if not idx.store.revoke_api_key(key_id):
             fail(f"no key {key_id!r} in {index}")
@@ -706,6 +739,8 @@ def mcp_server(
     assistant's; answers asked through the ask tool are recorded in the audit log
     (user "mcp"). With --collection every tool sees only those collections.
     """
+    from quoteproof.store.base import check_collection_name
+
     try:
         from quoteproof.server.mcp import McpServer
     except ImportError as exc:
@@ -765,6 +800,7 @@ def serve(
     Every request needs an API key (`quoteproof keys create`) and sees only that
     key's collections; --no-auth is allowed on a loopback address only.
     """
+    from quoteproof.index import Index
     from quoteproof.server import is_loopback_host
 
     if no_auth and not is_loopback_host(host):
@@ -831,6 +867,8 @@ def _show_warning(
     line: str | None = None,
 ) -> None:
     """Show quoteproof's retrieval notices as `note:` lines; others as Python does."""
+    from quoteproof.retrieval.retriever import RetrievalNotice
+
     if issubclass(category, RetrievalNotice):
         note(str(message))
     else:
