@@ -74,7 +74,11 @@ audit_app = typer.Typer(
     help="The audit log: every answer asked, append-only, hash-chained and signed.",
     no_args_is_help=True,
 )
+documents_app = typer.Typer(
+    help="The documents in the index: list them, retire one.", no_args_is_help=True
+)
 keys_app = typer.Typer(help="API keys for `quoteproof serve`.", no_args_is_help=True)
+app.add_typer(documents_app, name="documents")
 app.add_typer(audit_app, name="audit")
 app.add_typer(keys_app, name="keys")
 out = Console(highlight=False)
@@ -106,6 +110,30 @@ def command(name: str | None = None, group: typer.Typer = app) -> Callable[[C], 
         return func
 
     return register
+
+
+def _print_version(value: bool) -> None:
+    """`--version`: print the package's version and exit 0."""
+    if value:
+        from quoteproof import __version__
+
+        print(f"quoteproof {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            callback=_print_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """The options of `quoteproof` itself (before a command)."""
 
 
 def local_user() -> str | None:
@@ -344,6 +372,8 @@ def ask(
     from quoteproof.render.markdown import render_markdown
     from quoteproof.render.terminal import render_terminal
 
+    if not question.strip():
+        fail('QUESTION is empty: ask a question, e.g. quoteproof ask "What causes it?"')
     live = stream if stream is not None else format is AnswerFormat.text and out.is_terminal
     with Index.open(index, retrieval=retrieval.settings(), audit_key=audit_key) as idx:
         idx.signing_key()  # a key that cannot be read or made fails before the question
@@ -546,13 +576,22 @@ def verify(
     "(cited passage)".
     """
     from quoteproof.codec import answer_from_json
+    from quoteproof.errors import IndexNotFoundError
     from quoteproof.index import Index
 
     try:
         answer = answer_from_json(answer_file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         fail(f"{answer_file}: not a readable quoteproof answer: {exc}")
-    with Index.open(index) as idx:
+    try:
+        opened = Index.open(index)
+    except IndexNotFoundError:
+        default = " (the default)" if index == DEFAULT_INDEX else ""
+        fail(
+            f"no index at {index}{default}: the quotes are checked against the index the "
+            "answer came from; pass --index PATH (or set QUOTEPROOF_INDEX)"
+        )
+    with opened as idx:
         checks = local_view(idx).verify(answer)
     for check in checks:
         kind = " (cited passage)" if check.cited else ""
@@ -566,6 +605,59 @@ def verify(
     out.print(f"{len(checks) - invalid} of {len(checks)} quotes verified", markup=False)
     if invalid:
         raise typer.Exit(1)
+
+
+@command("list", documents_app)
+def documents_list(
+    index: IndexOption = DEFAULT_INDEX,
+    collection: CollectionsOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print a JSON object, as GET /v1/documents.")
+    ] = False,
+) -> None:
+    """List the current documents: id, version, collection, format, file and title.
+
+    One line each, by file (the count on stderr); --json prints the API's object.
+    """
+    from quoteproof.index import Index
+    from quoteproof.render.json import json_text
+
+    with Index.open(index) as idx:
+        documents = local_view(idx).documents(collection)
+    if as_json:
+        print(json_text({"documents": [asdict(d) for d in documents]}, indent=2))
+        return
+    for d in documents:
+        line = f"{d.doc_id}  v{d.version}  {d.collection}  {d.format}  {d.source_path}  {d.title}"
+        print(visible_line(line))
+    err.print(
+        f"{len(documents)} document(s) in {visible_line(index)}", markup=False, soft_wrap=True
+    )
+
+
+@command("retire", documents_app)
+def documents_retire(
+    document: Annotated[
+        str,
+        typer.Argument(help="A document id (from `documents list`) or the file it was read from."),
+    ],
+    index: IndexOption = DEFAULT_INDEX,
+) -> None:
+    """Retire a document: it leaves search, answers and the document list.
+
+    As the HTTP API's DELETE /v1/documents/ID: its stored versions stay readable,
+    so earlier answers still verify; ingesting the file again makes it current again.
+    """
+    from quoteproof.index import Index
+
+    with Index.open(index) as idx:
+        view = local_view(idx)
+        path = os.path.abspath(document)
+        found = [d for d in view.documents() if document == d.doc_id or path == d.source_path]
+        if not found or not view.retire(found[0].doc_id):
+            fail(f"no document {document!r} in {index} (ids and files: quoteproof documents list)")
+    retired = found[0]
+    print(visible_line(f"retired {retired.doc_id} v{retired.version} ({retired.source_path})"))
 
 
 WitnessOption = Annotated[
