@@ -22,8 +22,10 @@ Contract (the guarantee that no model-written words are shown as a quote, for Ma
   every parameter of the query (filters, period, columns, aggregate and value),
   the row count and the preview rows as a GFM table (one per data segment with
   preview rows; every cell escaped, `|` included).
-- Quote text inside the block quote is escaped the same way, so a source that
-  contains Markdown or HTML shows those characters literally.
+- Quote text inside the block quote is a fenced code block (`_verbatim_block`): a
+  source that contains Markdown or HTML shows those characters literally, and the
+  Markdown holds the source's own characters (no backslashes), so what a reader
+  copies, from the file or from the rendered page, is the source text.
 
 Line endings are `\\n`, `\\r\\n` and `\\r` (CommonMark's). Within escaped text, spaces
 and tabs at the start and end of a line are dropped (a rendered paragraph drops
@@ -137,12 +139,25 @@ def _with_refs(lines: list[str], refs: tuple[str, ...]) -> list[str]:
     return [*lines[:-1], f"{lines[-1]} {cites}"] if lines else [cites]
 
 
+def _verbatim_block(text: str) -> list[str]:
+    """Return the lines of a fenced code block holding `text` as it is: rendered, its
+    content is exactly `text` (line endings as `\\n`) plus a final line ending, with
+    no backslash or character reference added, so what a reader copies is the
+    source's text. Control characters and bidi overrides become U+FFFD (as in
+    `code_span`); the fence is longer than any run of backticks in `text`."""
+    content = "".join("\ufffd" if _is_control(ch) else ch for ch in text)
+    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, *_LINE_BREAK.split(content), fence]
+
+
 def _quote_block(block: layout.QuoteBox) -> list[str]:
-    """Header line, then every line of the quote as `> line` (`>` for blank lines)."""
+    """Header line, then the quote's text as a fenced code block inside a block
+    quote (`_verbatim_block`), every line as `> line` (`>` for blank lines)."""
     header = f"**{layout.VERBATIM_LABEL}** — {escape_inline(block.quote.label)} "
     header += f"({escape_inline(block.where)})"
     header += "".join(f" · {escape_inline(note)}" for _, note in block.notes)
-    body = [_escape_line(line) for line in block.text.split("\n")]
+    body = _verbatim_block(block.text)
     return [header, *(f"> {line}" if line else ">" for line in body), ""]
 
 
