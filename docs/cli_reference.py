@@ -40,7 +40,7 @@ def _parameter_row(param: Any) -> str:
 
 
 def _command_section(name: str, command: Any) -> list[str]:
-    lines = [f"## `quoteproof {name}`", "", _cell(command.help or ""), ""]
+    lines = [f"## `{f'quoteproof {name}'.strip()}`", "", _cell(command.help or ""), ""]
     params = [p for p in command.params if p.name != "help"]
     if params:
         lines += ["| argument or option | meaning |", "|---|---|"]
@@ -50,8 +50,9 @@ def _command_section(name: str, command: Any) -> list[str]:
 
 
 def reference() -> str:
-    """The Markdown text of the CLI reference: one section per command, in the
-    order the CLI lists them, each with its help and a table of its parameters."""
+    """The Markdown text of the CLI reference: `quoteproof`'s own options, then one
+    section per command, in the order the CLI lists them, each with its help and a
+    table of its parameters."""
     group: Any = typer.main.get_command(app)
     lines = [
         "# Command-line reference",
@@ -60,7 +61,7 @@ def reference() -> str:
         "`tests/test_docs.py` fails when it is not current.",
         "",
     ]
-    for name, command in _commands(group, ""):
+    for name, command in [("", group), *_commands(group, "")]:
         lines += _command_section(name, command)
     return "\n".join(lines).rstrip() + "\n"
 

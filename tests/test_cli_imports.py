@@ -1,5 +1,6 @@
 """Start-up: the CLI imports only what a command uses, so a question answered with BM25
-and `--help` load no model runtime, LLM SDK, web server or plotting library."""
+and `--help` load no model runtime, LLM SDK, web server or plotting library, and
+`--help` loads none of the library itself (its commands import it when they run)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,25 @@ HEAVY = (
 """Top-level packages only some commands need; each costs from 0.1 s to seconds."""
 NOT_FOR_ASK = ("markdown_it", "quoteproof.evaluation")
 """Modules a question does not use: Markdown parsing (ingest) and evaluation (eval)."""
+LIBRARY = (
+    "numpy",
+    "rapidfuzz",
+    "quoteproof.model",
+    "quoteproof.index",
+    "quoteproof.store",
+    "quoteproof.audit",
+    "quoteproof.service",
+    "quoteproof.codec",
+    "quoteproof.ingest",
+    "quoteproof.retrieval",
+    "quoteproof.quoting",
+    "quoteproof.strategies.agent",
+    "quoteproof.llm.base",
+    "quoteproof.render.terminal",
+)
+"""What the commands use, not their registration: the CLI's import and its help
+(option defaults from `quoteproof.defaults`, mode choices from the registry) load none
+of it."""
 
 PROBE = """
 import json, sys
@@ -60,11 +80,20 @@ def loaded_after(*argv: str, watched: tuple[str, ...] = HEAVY) -> tuple[list[str
 
 
 def test_importing_the_cli_loads_no_heavy_package() -> None:
-    assert loaded_after() == ([], 0)
+    assert loaded_after(watched=HEAVY + LIBRARY) == ([], 0)
 
 
 def test_help_loads_no_heavy_package() -> None:
-    assert loaded_after("--help") == ([], 0)
+    assert loaded_after("--help", watched=HEAVY + LIBRARY) == ([], 0)
+
+
+def test_a_command_help_loads_none_of_the_library() -> None:
+    assert loaded_after("ask", "--help", watched=HEAVY + LIBRARY) == ([], 0)
+
+
+def test_the_probe_sees_the_library_a_command_loads(tmp_path: Path) -> None:
+    loaded, code = loaded_after("keys", "list", "--index", str(tmp_path / "none"), watched=LIBRARY)
+    assert "quoteproof.index" in loaded and code == 2
 
 
 def test_a_bm25_question_loads_no_heavy_package(session_index_dir: Path) -> None:

@@ -3,6 +3,9 @@
 Exit codes: 0 ok, 1 a failed check (a file that did not ingest, a quote that does
 not verify), 2 a usage or input error (bad option, missing index, unreachable model).
 The shared options are in `cli_options`, the wording of errors in `cli_messages`.
+Each command imports the library when it runs, so that registering the commands
+(`--help`, any start-up) loads none of it: option defaults come from
+`quoteproof.defaults` (tests/test_cli_imports.py keeps it so).
 Everything printed that comes from a document, a file name, a user or the index
 goes through `render.visible` (control characters shown, never sent; never read as
 rich markup), and JSON through `render.json.json_text`.
@@ -19,19 +22,11 @@ import warnings
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 
-from quoteproof.audit import (
-    LogCheck,
-    append_witness,
-    export_lines,
-    read_witness,
-    verify_log,
-)
-from quoteproof.audit_key import read_audit_key
 from quoteproof.cli_groups import with_option_groups
 from quoteproof.cli_messages import cli_message, exit_code
 from quoteproof.cli_options import (
@@ -49,36 +44,25 @@ from quoteproof.cli_options import (
     SearchFormat,
     ThresholdOption,
 )
-from quoteproof.codec import answer_from_json
-from quoteproof.errors import QuoteproofError
-from quoteproof.index import DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K, Index, changed_any
-from quoteproof.ingest.chunking import (
+from quoteproof.defaults import (
+    DEFAULT_COLLECTION,
+    DEFAULT_INDEX,
+    DEFAULT_JOBS,
+    DEFAULT_MAX_FILE_MB,
     DEFAULT_OVERLAP_TOKENS,
+    DEFAULT_SEARCH_TOP_K,
     DEFAULT_SECTION_TOKENS,
+    DEFAULT_THRESHOLD,
     DEFAULT_WINDOW_TOKENS,
-    ChunkSettings,
 )
-from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB
-from quoteproof.ingest.pipeline import DEFAULT_JOBS, IngestSettings
-from quoteproof.keys import create_key
-from quoteproof.model import DEFAULT_COLLECTION
-from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
-from quoteproof.render.calibration import calibration_table
-from quoteproof.render.chunk import chunk_to_dict, chunk_view
-from quoteproof.render.hits import hit_to_dict, hits_table
-from quoteproof.render.html import render_html_page
-from quoteproof.render.ingest import EmbedProgress, IngestProgress, failures_table, summary_table
-from quoteproof.render.json import json_text, render_json
-from quoteproof.render.live import answer_progress
-from quoteproof.render.markdown import render_markdown
-from quoteproof.render.terminal import render_terminal
+from quoteproof.errors import QuoteproofError
 from quoteproof.render.visible import visible_line
-from quoteproof.retrieval.embed_index import EmbedReport
-from quoteproof.retrieval.embedder import dense_available
-from quoteproof.retrieval.retriever import RetrievalNotice
-from quoteproof.service import Principal, ScopedIndex
-from quoteproof.store.base import check_collection_name
-from quoteproof.terms import well_formed
+
+if TYPE_CHECKING:
+    from quoteproof.audit import LogCheck
+    from quoteproof.index import Index
+    from quoteproof.retrieval.embed_index import EmbedReport
+    from quoteproof.service import ScopedIndex
 
 app = typer.Typer(
     help="Answers from your documents in which every quotation is verbatim source text.",
@@ -90,7 +74,11 @@ audit_app = typer.Typer(
     help="The audit log: every answer asked, append-only, hash-chained and signed.",
     no_args_is_help=True,
 )
+documents_app = typer.Typer(
+    help="The documents in the index: list them, retire one.", no_args_is_help=True
+)
 keys_app = typer.Typer(help="API keys for `quoteproof serve`.", no_args_is_help=True)
+app.add_typer(documents_app, name="documents")
 app.add_typer(audit_app, name="audit")
 app.add_typer(keys_app, name="keys")
 out = Console(highlight=False)
@@ -124,6 +112,30 @@ def command(name: str | None = None, group: typer.Typer = app) -> Callable[[C], 
     return register
 
 
+def _print_version(value: bool) -> None:
+    """`--version`: print the package's version and exit 0."""
+    if value:
+        from quoteproof import __version__
+
+        print(f"quoteproof {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            callback=_print_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """The options of `quoteproof` itself (before a command)."""
+
+
 def local_user() -> str | None:
     """The name of the user running the command (for the audit log), or None when
     the system cannot tell (a container user without a passwd entry)."""
@@ -135,6 +147,8 @@ def local_user() -> str | None:
 
 def local_view(idx: Index) -> ScopedIndex:
     """`idx` as the local user sees it: every collection (`--collection` narrows)."""
+    from quoteproof.service import Principal, ScopedIndex
+
     return ScopedIndex(idx, Principal(local_user(), None))
 
 
@@ -182,6 +196,13 @@ def ingest(
     go on. Then chunks without vectors are embedded (only new or changed ones).
     Exit code 1 when any file failed.
     """
+    from quoteproof.index import Index, changed_any
+    from quoteproof.ingest.chunking import ChunkSettings
+    from quoteproof.ingest.pipeline import IngestSettings
+    from quoteproof.render.ingest import IngestProgress, failures_table, summary_table
+    from quoteproof.retrieval.embedder import dense_available
+    from quoteproof.store.base import check_collection_name
+
     files = Index.discover(paths)
     settings = IngestSettings(
         max_file_mb=max_file_mb,
@@ -218,6 +239,8 @@ def ingest(
 
 def embed_index(idx: Index, model: str | None) -> EmbedReport:
     """Embed the chunks that lack vectors with a progress bar."""
+    from quoteproof.render.ingest import EmbedProgress
+
     with EmbedProgress(err) as progress:
         return idx.embed(model, on_start=progress.start, on_progress=progress.advance)
 
@@ -231,6 +254,10 @@ def show(
     ),
 ) -> None:
     """Print one chunk with its metadata: document, section, pages, source link."""
+    from quoteproof.index import Index
+    from quoteproof.render.chunk import chunk_to_dict, chunk_view
+    from quoteproof.render.json import json_text
+
     with Index.open(index) as idx:
         chunk = idx.chunk(ref)
         if chunk is None:
@@ -282,6 +309,11 @@ def search(
 
     With a reranker, at most --rerank-keep hits are shown.
     """
+    from quoteproof.index import Index
+    from quoteproof.render.hits import hit_to_dict, hits_table
+    from quoteproof.render.json import json_text
+    from quoteproof.terms import well_formed
+
     if (query is None) == (queries is None):
         fail("give either a QUERY or --queries FILE, not both or neither")
     query = well_formed(query) if query is not None else None  # undecodable bytes: U+FFFD
@@ -333,6 +365,15 @@ def ask(
     When the index is calibrated (`quoteproof calibrate`) and the best retrieval
     evidence is below its threshold, the answer is a refusal and no model is called.
     """
+    from quoteproof.index import Index
+    from quoteproof.render.html import render_html_page
+    from quoteproof.render.json import render_json
+    from quoteproof.render.live import answer_progress
+    from quoteproof.render.markdown import render_markdown
+    from quoteproof.render.terminal import render_terminal
+
+    if not question.strip():
+        fail('QUESTION is empty: ask a question, e.g. quoteproof ask "What causes it?"')
     live = stream if stream is not None else format is AnswerFormat.text and out.is_terminal
     with Index.open(index, retrieval=retrieval.settings(), audit_key=audit_key) as idx:
         idx.signing_key()  # a key that cannot be read or made fails before the question
@@ -389,6 +430,9 @@ def calibrate(
     for a question is below it. Use the retrieval options `ask` will use: the
     threshold applies only to the same kind of evidence.
     """
+    from quoteproof.index import Index
+    from quoteproof.render.calibration import calibration_table
+
     labelled = _read_labelled(questions)
     with Index.open(index, retrieval=retrieval.settings()) as idx:
         with err.status(f"retrieving for {len(labelled)} questions…", spinner="dots"):
@@ -470,7 +514,6 @@ def eval_set(
     """
     if seed is not None and sample_size is None:
         fail("--seed draws a random sample: give --sample N as well")
-    # Imported here: only `eval` needs them (start-up of the other commands).
     from quoteproof.evaluation.assemble import assemble_report, report_paths, write_report
     from quoteproof.evaluation.compare import drift_lines
     from quoteproof.evaluation.evalset import read_evalset
@@ -479,6 +522,7 @@ def eval_set(
     from quoteproof.evaluation.runner import AskOptions, run_eval
     from quoteproof.evaluation.terminal import EvalProgress
     from quoteproof.evaluation.terminal import summary_table as eval_summary_table
+    from quoteproof.index import Index
 
     depths = _recall_depths(recall_k)
     items = read_evalset(evalset)
@@ -531,11 +575,23 @@ def verify(
     Passages that prose cites (cite and rationale modes) are checked too and marked
     "(cited passage)".
     """
+    from quoteproof.codec import answer_from_json
+    from quoteproof.errors import IndexNotFoundError
+    from quoteproof.index import Index
+
     try:
         answer = answer_from_json(answer_file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         fail(f"{answer_file}: not a readable quoteproof answer: {exc}")
-    with Index.open(index) as idx:
+    try:
+        opened = Index.open(index)
+    except IndexNotFoundError:
+        default = " (the default)" if index == DEFAULT_INDEX else ""
+        fail(
+            f"no index at {index}{default}: the quotes are checked against the index the "
+            "answer came from; pass --index PATH (or set QUOTEPROOF_INDEX)"
+        )
+    with opened as idx:
         checks = local_view(idx).verify(answer)
     for check in checks:
         kind = " (cited passage)" if check.cited else ""
@@ -549,6 +605,59 @@ def verify(
     out.print(f"{len(checks) - invalid} of {len(checks)} quotes verified", markup=False)
     if invalid:
         raise typer.Exit(1)
+
+
+@command("list", documents_app)
+def documents_list(
+    index: IndexOption = DEFAULT_INDEX,
+    collection: CollectionsOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print a JSON object, as GET /v1/documents.")
+    ] = False,
+) -> None:
+    """List the current documents: id, version, collection, format, file and title.
+
+    One line each, by file (the count on stderr); --json prints the API's object.
+    """
+    from quoteproof.index import Index
+    from quoteproof.render.json import json_text
+
+    with Index.open(index) as idx:
+        documents = local_view(idx).documents(collection)
+    if as_json:
+        print(json_text({"documents": [asdict(d) for d in documents]}, indent=2))
+        return
+    for d in documents:
+        line = f"{d.doc_id}  v{d.version}  {d.collection}  {d.format}  {d.source_path}  {d.title}"
+        print(visible_line(line))
+    err.print(
+        f"{len(documents)} document(s) in {visible_line(index)}", markup=False, soft_wrap=True
+    )
+
+
+@command("retire", documents_app)
+def documents_retire(
+    document: Annotated[
+        str,
+        typer.Argument(help="A document id (from `documents list`) or the file it was read from."),
+    ],
+    index: IndexOption = DEFAULT_INDEX,
+) -> None:
+    """Retire a document: it leaves search, answers and the document list.
+
+    As the HTTP API's DELETE /v1/documents/ID: its stored versions stay readable,
+    so earlier answers still verify; ingesting the file again makes it current again.
+    """
+    from quoteproof.index import Index
+
+    with Index.open(index) as idx:
+        view = local_view(idx)
+        path = os.path.abspath(document)
+        found = [d for d in view.documents() if document == d.doc_id or path == d.source_path]
+        if not found or not view.retire(found[0].doc_id):
+            fail(f"no document {document!r} in {index} (ids and files: quoteproof documents list)")
+    retired = found[0]
+    print(visible_line(f"retired {retired.doc_id} v{retired.version} ({retired.source_path})"))
 
 
 WitnessOption = Annotated[
@@ -565,6 +674,10 @@ WitnessOption = Annotated[
 def _verify_audit(index: str, audit_key: Path | None, witness: Path | None) -> LogCheck:
     """Verify the log of `index` with its audit key and the witness file; print every
     problem (`INVALID ...`) and note (`note: ...`)."""
+    from quoteproof.audit import read_witness, verify_log
+    from quoteproof.audit_key import read_audit_key
+    from quoteproof.index import Index
+
     checkpoints = read_witness(witness) if witness is not None else []
     with Index.open(index, audit_key=audit_key) as idx:
         key = read_audit_key(idx.audit_key_path)
@@ -618,6 +731,8 @@ def audit_head(
     The log is verified first (as `audit verify`, against the heads already in the
     --export file): the head of a log that does not verify is never exported (exit 1).
     """
+    from quoteproof.audit import append_witness
+
     check = _verify_audit(index, audit_key, export)
     if not check.intact:
         print(f"audit log of {visible_line(index)}: not intact, no head exported")
@@ -639,6 +754,9 @@ def audit_export(
     ] = None,
 ) -> None:
     """Write every audit entry as one JSON line (chain fields and the answer)."""
+    from quoteproof.audit import export_lines
+    from quoteproof.index import Index
+
     with Index.open(index) as idx:
         lines = list(export_lines(idx.store))
     text = "".join(line + "\n" for line in lines)
@@ -659,6 +777,9 @@ def keys_create(
     index: IndexOption = DEFAULT_INDEX,
 ) -> None:
     """Create an API key for COLLECTIONs and print it (it is shown only this once)."""
+    from quoteproof.index import Index
+    from quoteproof.keys import create_key
+
     with Index.open(index) as idx:
         token, key = create_key(idx.store, name, collection)
     print(token)
@@ -672,6 +793,8 @@ def keys_create(
 @command("list", keys_app)
 def keys_list(index: IndexOption = DEFAULT_INDEX) -> None:
     """List the keys (never their secrets)."""
+    from quoteproof.index import Index
+
     with Index.open(index) as idx:
         keys = idx.store.list_api_keys()
     for key in keys:
@@ -686,6 +809,8 @@ def keys_revoke(
     index: IndexOption = DEFAULT_INDEX,
 ) -> None:
     """Revoke a key: it stops working at once."""
+    from quoteproof.index import Index
+
     with Index.open(index) as idx:
         if not idx.store.revoke_api_key(key_id):
             fail(f"no key {key_id!r} in {index}")
@@ -706,6 +831,8 @@ def mcp_server(
     assistant's; answers asked through the ask tool are recorded in the audit log
     (user "mcp"). With --collection every tool sees only those collections.
     """
+    from quoteproof.store.base import check_collection_name
+
     try:
         from quoteproof.server.mcp import McpServer
     except ImportError as exc:
@@ -765,6 +892,7 @@ def serve(
     Every request needs an API key (`quoteproof keys create`) and sees only that
     key's collections; --no-auth is allowed on a loopback address only.
     """
+    from quoteproof.index import Index
     from quoteproof.server import is_loopback_host
 
     if no_auth and not is_loopback_host(host):
@@ -831,6 +959,8 @@ def _show_warning(
     line: str | None = None,
 ) -> None:
     """Show quoteproof's retrieval notices as `note:` lines; others as Python does."""
+    from quoteproof.retrieval.retriever import RetrievalNotice
+
     if issubclass(category, RetrievalNotice):
         note(str(message))
     else:

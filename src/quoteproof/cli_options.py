@@ -7,6 +7,9 @@ option groups (`cli_groups`) that turn several options into one settings object.
 
 `RETRIEVAL`, `BACKEND` and `ANSWER` are the groups' defaults, for the commands'
 signatures (`param: RetrievalOptions = RETRIEVAL`).
+
+This module loads none of the library: defaults come from `quoteproof.defaults`, and
+the settings objects are built by importing their modules when a command runs.
 """
 
 from __future__ import annotations
@@ -14,24 +17,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from quoteproof.cli_groups import option_group
-from quoteproof.index import DEFAULT_ASK_TOP_K
-from quoteproof.llm.base import Backend
-from quoteproof.llm.local import DEFAULT_CONTEXT
-from quoteproof.llm.select import BackendName, make_backend
+from quoteproof.defaults import (
+    DEFAULT_ASK_TOP_K,
+    DEFAULT_CONTEXT,
+    DEFAULT_DEPTH,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_RERANK_CANDIDATES,
+    DEFAULT_RERANK_KEEP,
+    DEFAULT_RRF_K,
+    DEFAULT_THRESHOLD,
+)
 from quoteproof.llm.servers import DEFAULT_TIMEOUT_S, OLLAMA_URL
-from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
-from quoteproof.retrieval.fusion import DEFAULT_RRF_K
-from quoteproof.retrieval.rerank import DEFAULT_RERANK_CANDIDATES, DEFAULT_RERANK_KEEP
-from quoteproof.retrieval.retriever import DEFAULT_DEPTH, RetrievalSettings
-from quoteproof.retrieval.retriever import RetrieverName as RetrieverKind
-from quoteproof.service import AnswerOptions
-from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 from quoteproof.strategies.registry import mode_help, modes, strategy
+
+if TYPE_CHECKING:
+    from quoteproof.llm.base import Backend
+    from quoteproof.llm.select import BackendName
+    from quoteproof.retrieval.retriever import RetrievalSettings
+    from quoteproof.retrieval.retriever import RetrieverName as RetrieverKind
+    from quoteproof.service import AnswerOptions
 
 
 class AnswerFormat(StrEnum):
@@ -151,6 +160,8 @@ class RetrievalOptions:
 
     def settings(self) -> RetrievalSettings:
         """The retrieval settings these options name."""
+        from quoteproof.retrieval.retriever import RetrievalSettings
+
         return RetrievalSettings(
             retriever=self.retriever_name,
             rrf_k=self.rrf_k,
@@ -246,6 +257,8 @@ class BackendOptions:
 
     def backend(self) -> Backend:
         """The backend these options name (`make_backend`); raises `QuoteproofError`."""
+        from quoteproof.llm.select import make_backend
+
         return make_backend(
             self.llm_name,
             model=self.model, base_url=self.base_url, cloud=self.cloud,
@@ -278,6 +291,8 @@ class AnswerChoices:
 
     def options(self) -> AnswerOptions:
         """The answer options these choices name."""
+        from quoteproof.service import AnswerOptions
+
         return AnswerOptions(
             strategy(self.mode).mode, self.strictness.value, self.max_steps, self.top_k,
             self.threshold,

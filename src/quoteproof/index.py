@@ -11,6 +11,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from quoteproof.audit_key import audit_key_path, signing_key
+from quoteproof.defaults import DEFAULT_ASK_TOP_K as DEFAULT_ASK_TOP_K
+from quoteproof.defaults import DEFAULT_INDEX as DEFAULT_INDEX
+from quoteproof.defaults import DEFAULT_SEARCH_TOP_K as DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import RetrievalError, StoreError
 from quoteproof.ingest.files import discover
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
@@ -68,10 +71,6 @@ from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
     from quoteproof.locations import PdfBoxReader
-
-DEFAULT_INDEX = ".quoteproof"
-DEFAULT_SEARCH_TOP_K = 10
-DEFAULT_ASK_TOP_K = 5
 
 
 class StoreLookup:

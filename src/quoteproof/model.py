@@ -1,8 +1,8 @@
 """Plain data types shared by every layer of quoteproof.
 
-This module imports nothing of quoteproof's own. All types are frozen dataclasses:
-once built, a value never changes, so a `Quote` created by the resolver stays equal
-to the source slice it was read from.
+This module imports nothing of quoteproof's own but its defaults. All types are
+frozen dataclasses: once built, a value never changes, so a `Quote` created by the
+resolver stays equal to the source slice it was read from.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Literal
 
+from quoteproof.defaults import DEFAULT_COLLECTION as DEFAULT_COLLECTION
+
 ANSWER_SCHEMA = "quoteproof.answer/1"
-DEFAULT_COLLECTION = "default"
-"""The collection documents go to when none is named."""
 REFUSAL_TEXT = "The sources contain no answer to this question."
 NO_MODEL_BACKEND = "extractive"
 """The backend that answers without a language model (quotes chosen by retrieval)."""

@@ -60,6 +60,14 @@ def collapsed(text: str) -> str:
     return " ".join(text.split())
 
 
+def verbatim(block: str) -> str:
+    """The text of the one code block in a rendered block quote, exactly as shown
+    (and copied): markdown-it's HTML with its character references decoded."""
+    code = re.fullmatch(r"\s*<pre><code>(.*)</code></pre>\s*", block, flags=re.S)
+    assert code is not None, block
+    return html.unescape(code.group(1))
+
+
 # ----------------------------------------------------------------- layout
 
 
@@ -78,10 +86,12 @@ def test_layout_of_an_answer() -> None:
         "\n"
         "**Verbatim from source** — A Tale of Two Cities › Book I › ¶1 › p. 3 "
         "(two\\_cities.txt, chars 0–80)\n"
+        "> ```\n"
         "> It was the best of times,\n"
         "> it was the worst of times.\n"
         ">\n"
-        "> &lt;b\\>Age&lt;/b\\> of \\*wisdom\\* \\> 1\n"
+        "> <b>Age</b> of *wisdom* > 1\n"
+        "> ```\n"
         "\n"
         "**Removed (not verifiable)**\n"
         "\n"
@@ -90,7 +100,7 @@ def test_layout_of_an_answer() -> None:
     rendered = MD.render(render_markdown(answer))
     assert rendered.count("<blockquote>") == 1
     block = rendered.split("<blockquote>")[1].split("</blockquote>")[0]
-    assert plain(block) == collapsed(SOURCE)
+    assert verbatim(block) == SOURCE + "\n"
     assert "<b>" not in rendered and "<em>wisdom" not in rendered
 
 
@@ -126,9 +136,22 @@ def test_missing_quote_is_reported_not_drawn() -> None:
 def test_empty_and_blank_quote_lines() -> None:
     source = "a\n  \n\tb  \n"
     out = render_markdown(make_answer((QuoteSegment("q1"),), (make_quote(source, 0, len(source)),)))
-    assert "> a\n>\n> b\n>\n" in out
+    assert "> ```\n> a\n>   \n> \tb  \n>\n> ```\n" in out
     empty = render_markdown(make_answer((QuoteSegment("q1"),), (make_quote(source, 2, 2),)))
     assert MD.render(empty).count("<blockquote>") == 1
+
+
+def test_quote_text_is_written_and_shown_without_backslashes() -> None:
+    source = (
+        "Dosing \\[see 2.1] for *adults* & <children>_\\\n"
+        "> not a quote\n    1. not a list\n```\nstill ``` text ````\n\ttab  "
+    )
+    quote = make_quote(source, 0, len(source))
+    out = render_markdown(make_answer((QuoteSegment("q1"),), (quote,)))
+    body = out.split("\n> `````\n", 1)[1].split("\n> `````\n", 1)[0]
+    assert [line.removeprefix("> ") for line in body.split("\n")] == source.split("\n")
+    blocks = re.findall(r"<blockquote>(.*?)</blockquote>", MD.render(out), flags=re.S)
+    assert [verbatim(block) for block in blocks] == [source + "\n"]
 
 
 def test_code_span_fences_backticks() -> None:
@@ -298,11 +321,15 @@ def test_show_cited_adds_the_cited_passages_as_block_quotes() -> None:
         "\n"
         "**Verbatim from source** — A Tale of Two Cities › Book I › ¶1 "
         "(two\\_cities.txt, chars 26–52)\n"
+        "> ```\n"
         "> it was the worst of times.\n"
+        "> ```\n"
         "\n"
         "**Verbatim from source** — A Tale of Two Cities › Book I › ¶1 "
         "(two\\_cities.txt, chars 0–25)\n"
+        "> ```\n"
         "> It was the best of times,\n"
+        "> ```\n"
     ) in out
     assert MD.render(out).count("<blockquote>") == 3
 
@@ -415,7 +442,8 @@ def test_only_quote_segments_become_block_quotes(answer: Answer, show_cited: boo
     assert rendered.count(f"<em>{GENERATED_LABEL}:</em>") == len(prose)
     assert rendered.count("<em>") == len(prose)
     n_refs = sum(len(s.citations) for s in prose) + sum(len(s.refs) for s in answer.statements)
-    assert rendered.count("<code>") == n_refs
+    assert rendered.count("<pre><code>") == n_block_quotes
+    assert rendered.count("<code>") == n_refs + n_block_quotes
     assert rendered.count("<li>") == len(answer.rejected)
     assert rendered.count("<table>") == len(_shown_tables(answer))
     # Each statement's label is shown.
@@ -424,7 +452,7 @@ def test_only_quote_segments_become_block_quotes(answer: Answer, show_cited: boo
     # Nothing but our own structure: no raw HTML, links, images, headings, lists
     # other than the removed-items list, code blocks, tables other than the data
     # results' previews, rules, strikethrough.
-    allowed = {"p", "strong", "em", "code", "blockquote", "ul", "li", "br"}
+    allowed = {"p", "strong", "em", "code", "pre", "blockquote", "ul", "li", "br"}
     allowed |= {"table", "thead", "tbody", "tr", "th", "td"}
     assert set(tags) <= allowed, set(tags) - allowed
     assert "<script" not in rendered.lower()
@@ -454,8 +482,24 @@ def test_block_quotes_hold_exactly_the_quote_text(answer: Answer, show_cited: bo
     expected = _shown_quotes(answer, show_cited)
     assert len(blocks) == len(expected)
     for block, text in zip(blocks, expected, strict=True):
-        assert set(re.findall(r"<(/?[a-z]+)", block)) <= {"p", "/p"}
-        assert plain(block) == collapsed(_as_commonmark_sees(text))
+        assert set(re.findall(r"<(/?[a-z]+)", block)) == {"pre", "/pre", "code", "/code"}
+        assert verbatim(block) == _in_code_block(text) + "\n"
+
+
+def _in_code_block(text: str) -> str:
+    """What a code block shows of a quote's `text`: every character as it is, line
+    endings as `\\n`, control characters and bidi overrides (never written raw) as
+    U+FFFD."""
+    text = re.sub(r"\r\n|[\r\x85\u2028\u2029]", "\n", text)
+    return "".join(
+        "\ufffd"
+        if (ord(ch) < 0x20 and ch not in "\t\n")
+        or 0x7F <= ord(ch) <= 0x9F
+        or 0x202A <= ord(ch) <= 0x202E
+        or 0x2066 <= ord(ch) <= 0x2069
+        else ch
+        for ch in text
+    )
 
 
 def _as_commonmark_sees(text: str) -> str:

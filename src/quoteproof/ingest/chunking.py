@@ -32,13 +32,13 @@ from dataclasses import dataclass
 
 import sentencex
 
+from quoteproof.defaults import DEFAULT_OVERLAP_TOKENS as DEFAULT_OVERLAP_TOKENS
+from quoteproof.defaults import DEFAULT_SECTION_TOKENS as DEFAULT_SECTION_TOKENS
+from quoteproof.defaults import DEFAULT_WINDOW_TOKENS as DEFAULT_WINDOW_TOKENS
 from quoteproof.errors import UsageError
 from quoteproof.ingest.text import trim_span
 from quoteproof.model import Block, ParsedDocument
 
-DEFAULT_SECTION_TOKENS = 500
-DEFAULT_WINDOW_TOKENS = 400
-DEFAULT_OVERLAP_TOKENS = 80
 DEFAULT_MAX_CHARS = 20_000
 """The hard bound on a chunk's length: far above a 500-token section (about 3,000
 characters of prose), so only text without structure (a huge one-line file, a

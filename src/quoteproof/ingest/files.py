@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from quoteproof.defaults import DEFAULT_MAX_FILE_MB as DEFAULT_MAX_FILE_MB
 from quoteproof.errors import IngestError
 from quoteproof.ingest.html import parse_html
 from quoteproof.ingest.markdown import parse_markdown
@@ -15,9 +16,6 @@ from quoteproof.ingest.tables import parse_csv, parse_json
 from quoteproof.ingest.text import parse_text
 from quoteproof.model import ParsedDocument
 from quoteproof.pdfium_lock import pdfium
-
-DEFAULT_MAX_FILE_MB = 200.0
-"""Files larger than this many megabytes (10^6 bytes) are refused unread."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from quoteproof.defaults import DEFAULT_JOBS as DEFAULT_JOBS
 from quoteproof.errors import IngestError
 from quoteproof.ingest.chunking import ChunkSettings, ChunkSpan, chunk_document
 from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB, ParseOptions, parse_bytes, read_file
@@ -31,8 +32,6 @@ from quoteproof.store.versions import next_version
 
 IngestStatus = Literal["added", "updated", "unchanged", "failed"]
 
-DEFAULT_JOBS = min(4, os.cpu_count() or 1)
-"""Worker processes `quoteproof ingest` parses with unless told otherwise."""
 
 _KEEP_ORIGINAL = frozenset({"pdf"})
 """Formats whose file bytes are stored: PDF character boxes are read from them."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, Protocol
 
+from quoteproof.llm.capability import Capability
 from quoteproof.model import Chunk, Message, Role, ToolCall, Usage
 
 __all__ = [
@@ -27,19 +27,6 @@ __all__ = [
     "Usage",
     "model_capabilities",
 ]
-
-
-class Capability(StrEnum):
-    """What a backend can do; answer modes need some (`strategies.registry`)."""
-
-    MODEL = "model"
-    """A language model writes the reply (not so for `extractive`)."""
-    TOOLS = "tools"
-    """It answers requests with `tools` with tool calls."""
-    STREAMING = "streaming"
-    """`stream` hands the reply over piece by piece as it is written."""
-    CONSTRAINED = "constrained"
-    """It obeys `CompletionRequest.grammar` (and makes tool calls through it)."""
 
 
 _MODEL = frozenset({Capability.MODEL, Capability.TOOLS, Capability.STREAMING})

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import numpy.typing as npt
 
+from quoteproof.defaults import DEFAULT_CONTEXT
 from quoteproof.errors import BackendConfigError, BackendError, Hint
 from quoteproof.llm.base import (
     Completion,
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_CONTEXT", "LocalBackend", "bundled_model_path", "default_threads"]
 
-DEFAULT_CONTEXT = 4096
 SEED = 0
 REPEAT_PENALTY = 1.1
 """Greedy decoding loops on tiny models; a mild penalty on recent tokens breaks loops."""

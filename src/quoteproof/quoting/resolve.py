@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from quoteproof.defaults import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
 from quoteproof.model import (
     Chunk,
     Document,
@@ -36,8 +37,6 @@ from quoteproof.quoting.parse import MalformedItem, ParsedOutput, ProseItem, Quo
 from quoteproof.quoting.partial import MIN_PARTIAL_WORDS, longest_run, word_count
 from quoteproof.quoting.passages import Passage, around
 from quoteproof.quoting.validate import quote_problems
-
-DEFAULT_THRESHOLD = 90.0
 
 
 class SourceLookup(Protocol):

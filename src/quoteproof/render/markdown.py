@@ -23,8 +23,10 @@ Contract (the guarantee that no model-written words are shown as a quote, for Ma
   every parameter of the query (filters, period, columns, aggregate and value),
   the row count and the preview rows as a GFM table (one per data segment with
   preview rows; every cell escaped, `|` included).
-- Quote text inside the block quote is escaped the same way, so a source that
-  contains Markdown or HTML shows those characters literally.
+- Quote text inside the block quote is a fenced code block (`_verbatim_block`): a
+  source that contains Markdown or HTML shows those characters literally, and the
+  Markdown holds the source's own characters (no backslashes), so what a reader
+  copies, from the file or from the rendered page, is the source text.
 - A quote that crosses table cells (`Quote.tables`) has its tables drawn as GFM
   tables inside its block quote (header rows as the column names, see
   `render.table_quote`), each cell its source text on one line with only what a
@@ -144,6 +146,18 @@ def _with_refs(lines: list[str], refs: tuple[str, ...]) -> list[str]:
     return [*lines[:-1], f"{lines[-1]} {cites}"] if lines else [cites]
 
 
+def _verbatim_block(text: str) -> list[str]:
+    """Return the lines of a fenced code block holding `text` as it is: rendered, its
+    content is exactly `text` (line endings as `\\n`) plus a final line ending, with
+    no backslash or character reference added, so what a reader copies is the
+    source's text. Control characters and bidi overrides become U+FFFD (as in
+    `code_span`); the fence is longer than any run of backticks in `text`."""
+    content = "".join("\ufffd" if _is_control(ch) else ch for ch in text)
+    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, *_LINE_BREAK.split(content), fence]
+
+
 def _cell(text: str) -> str:
     """A table cell's source text on one line, escaped only as a GFM cell needs: `|`
     (which would end the cell), `<` and `&` (raw HTML) and control characters."""
@@ -167,20 +181,22 @@ def _source_table(view: TableView) -> list[str]:
 
 
 def _quote_body(block: layout.QuoteBox) -> list[str]:
-    """The quote's lines, escaped; its tables as GFM tables between blank lines."""
+    """The quote's lines: its text as fenced code blocks (`_verbatim_block`), its
+    tables as GFM tables, between blank lines."""
     lines: list[str] = []
     for part in quote_parts(block.quote):
         if lines:
             lines.append("")
         if isinstance(part, str):
-            lines += [_escape_line(line) for line in part.split("\n")]
+            lines += _verbatim_block(part)
         else:
             lines += _source_table(part)
     return lines
 
 
 def _quote_block(block: layout.QuoteBox) -> list[str]:
-    """Header line, then every line of the quote as `> line` (`>` for blank lines)."""
+    """Header line, then the quote's body (`_quote_body`) inside a block quote, every
+    line as `> line` (`>` for blank lines)."""
     header = f"**{layout.VERBATIM_LABEL}** — {escape_inline(block.label)} "
     header += f"({escape_inline(block.where)})"
     header += "".join(f" · {escape_inline(note)}" for _, note in block.notes)

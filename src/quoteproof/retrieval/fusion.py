@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from quoteproof.defaults import DEFAULT_RRF_K as DEFAULT_RRF_K
 from quoteproof.model import Chunk, Hit, Via
-
-DEFAULT_RRF_K = 60
 
 
 def reciprocal_rank_fusion(

@@ -12,6 +12,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from quoteproof.defaults import DEFAULT_DEPTH as DEFAULT_DEPTH
 from quoteproof.errors import Hint, RetrievalError
 from quoteproof.model import Hit, RetrievalInfo, Via
 from quoteproof.retrieval.embedder import DENSE_EXTRA_HINT, Embedder, dense_available
@@ -21,8 +22,6 @@ from quoteproof.retrieval.rerank import DEFAULT_RERANK_CANDIDATES, DEFAULT_RERAN
 from quoteproof.store.base import Store, embedding_space_mismatch
 
 RetrieverName = Literal["bm25", "dense", "hybrid"]
-DEFAULT_DEPTH = 100
-"""How many hits each list contributes to fusion."""
 
 
 class RetrievalNotice(UserWarning):

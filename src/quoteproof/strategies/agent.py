@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from quoteproof.defaults import DEFAULT_MAX_STEPS as DEFAULT_MAX_STEPS
 from quoteproof.errors import TableError
 from quoteproof.model import (
     Answer,
@@ -53,7 +54,6 @@ from quoteproof.tables import (
     parse_optional_name,
 )
 
-DEFAULT_MAX_STEPS = 8
 SEARCH_RESULTS = 8
 
 AGENT_SYSTEM_PROMPT = """\

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from quoteproof.errors import ModeUnavailableError, UsageError
-from quoteproof.llm.base import Backend, Capability
-from quoteproof.model import Answer, AnswerMode, Hit
-from quoteproof.quoting.citations import Strictness
-from quoteproof.strategies.agent import answer_agent
-from quoteproof.strategies.cite import answer_cite
-from quoteproof.strategies.quote import answer_quote
-from quoteproof.strategies.rationale import answer_rationale
-from quoteproof.strategies.session import AnswerSession
-from quoteproof.tables import TableSession
+from quoteproof.llm.capability import Capability
+
+if TYPE_CHECKING:
+    from quoteproof.llm.base import Backend
+    from quoteproof.model import Answer, AnswerMode, Hit
+    from quoteproof.quoting.citations import Strictness
+    from quoteproof.strategies.session import AnswerSession
+    from quoteproof.tables import TableSession
 
 __all__ = [
     "STRATEGIES",
@@ -64,6 +64,34 @@ class Strategy:
 
 _MODEL = frozenset({Capability.MODEL})
 
+# Each mode's strategy is imported when the mode runs: the registry itself (`ask
+# --mode`'s choices and help) loads no strategy, model type or backend.
+
+
+def _run_quote(session: AnswerSession, _: StrategyInputs) -> Answer:
+    from quoteproof.strategies.quote import answer_quote
+
+    return answer_quote(session)
+
+
+def _run_cite(session: AnswerSession, inputs: StrategyInputs) -> Answer:
+    from quoteproof.strategies.cite import answer_cite
+
+    return answer_cite(session, inputs.strictness)
+
+
+def _run_rationale(session: AnswerSession, _: StrategyInputs) -> Answer:
+    from quoteproof.strategies.rationale import answer_rationale
+
+    return answer_rationale(session)
+
+
+def _run_agent(session: AnswerSession, inputs: StrategyInputs) -> Answer:
+    from quoteproof.strategies.agent import answer_agent
+
+    return answer_agent(session, inputs.search, inputs.tables(), inputs.max_steps)
+
+
 STRATEGIES: tuple[Strategy, ...] = (
     Strategy(
         "quote",
@@ -71,30 +99,28 @@ STRATEGIES: tuple[Strategy, ...] = (
         "passages from the sources, with short cited sentences (without a model: "
         "the best sentences, chosen by retrieval)",
         frozenset(),
-        lambda session, _: answer_quote(session),
+        _run_quote,
     ),
     Strategy(
         "cite",
         "Cite",
         "prose in which every sentence cites its sources (checked, retried once)",
         _MODEL,
-        lambda session, inputs: answer_cite(session, inputs.strictness),
+        _run_cite,
     ),
     Strategy(
         "rationale",
         "Rationale",
         "statements generated, checked by the model, refined, then answered",
         _MODEL,
-        lambda session, _: answer_rationale(session),
+        _run_rationale,
     ),
     Strategy(
         "agent",
         "Agent",
         "the model calls tools that compose the answer (search, quote, table queries)",
         _MODEL | {Capability.TOOLS},
-        lambda session, inputs: answer_agent(
-            session, inputs.search, inputs.tables(), inputs.max_steps
-        ),
+        _run_agent,
     ),
 )
 

@@ -1,0 +1,34 @@
+"""The library's default settings, in a module that imports nothing of quoteproof's
+own: the command line shows them in its help without loading the library.
+
+The modules that use a default re-export it under the same name (e.g.
+`quoteproof.index.DEFAULT_INDEX`).
+"""
+
+from __future__ import annotations
+
+import os
+
+DEFAULT_INDEX = ".quoteproof"
+DEFAULT_SEARCH_TOP_K = 10
+DEFAULT_ASK_TOP_K = 5
+DEFAULT_COLLECTION = "default"
+"""The collection documents go to when none is named."""
+
+DEFAULT_MAX_FILE_MB = 200.0
+"""Files larger than this many megabytes (10^6 bytes) are refused unread."""
+DEFAULT_SECTION_TOKENS = 500
+DEFAULT_WINDOW_TOKENS = 400
+DEFAULT_OVERLAP_TOKENS = 80
+DEFAULT_JOBS = min(4, os.cpu_count() or 1)
+"""Worker processes `quoteproof ingest` parses with unless told otherwise."""
+
+DEFAULT_DEPTH = 100
+"""How many hits each list contributes to fusion."""
+DEFAULT_RRF_K = 60
+DEFAULT_RERANK_CANDIDATES = 12
+DEFAULT_RERANK_KEEP = 5
+
+DEFAULT_THRESHOLD = 90.0
+DEFAULT_MAX_STEPS = 8
+DEFAULT_CONTEXT = 4096
