@@ -178,8 +178,8 @@ def assign_cells(
                 return None  # a ruling through a word: the rulings are no cell borders
             placed.append(cell)
         for cell, start, end in _pieces(placed):
-            char = None if line.char is None else line.char + start
-            found.setdefault(cell, []).append(replace(line, char=char, text=line.text[start:end]))
+            index = None if line.char is None else line.char + start
+            found.setdefault(cell, []).append(replace(line, char=index, text=line.text[start:end]))
     return _rows(cells, found, n_rows, n_columns)
 
 
