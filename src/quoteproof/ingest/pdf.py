@@ -33,6 +33,12 @@ Structure, decided per line in this order (details in `pdf_structure`,
    least 2 horizontal and 3 vertical rulings with 8 or more crossings (so a plain
    box or a call-out with a title bar is no table) is a table, and the lines whose
    centre lies in it become ONE `table` block, placed where its first line is.
+   A regular grid (no merged cell; see `pdf_grid`) gets cells: each character goes
+   to the cell its box's centre lies in, and the block is its rows, one line each,
+   cells joined by " | " (a cell's lines by a space), its first row the header,
+   kept as `ParsedDocument.tables`; a row ruled as one cell across the table (a
+   title, notes, a section label) is a line of its own and starts a new table that
+   repeats the header. Other tables keep PDFium's lines, joined by "\n".
    pdfplumber's table finder is not called at ingest: it costs 20-300 ms a page,
    and 100 of the 251 shared pages hold ruled tables, so it alone would cap ingest
    near 30 pages/s; the tests use it as the oracle instead.
