@@ -94,3 +94,12 @@ def test_recorded_table_rows_are_re_read_from_the_index(index: Index) -> None:
     recorded = as_recorded(make_answer((QuoteSegment("q1"),), (replace(forged, tables=()),)))
     shown = verify_recorded(recorded, index.store)
     assert shown.quotes[0].tables == quote.tables  # read from the index, not the record
+
+
+def test_a_no_model_answer_quotes_the_matching_row_with_its_header(index: Index) -> None:
+    answer = index.ask("How often was intracranial hemorrhage reported?")
+    assert answer.quotes
+    for quote in answer.quotes:  # one per document: the row, not the whole table
+        assert quote.text == " | ".join(ROWS[1])
+        (table,) = quote.tables
+        assert [tuple(c.text for c in row.cells) for row in table.rows] == [COLUMNS, ROWS[1]]

@@ -18,7 +18,7 @@ from quoteproof.errors import RetrievalError, StoreError
 from quoteproof.ingest.files import discover
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
 from quoteproof.llm.base import Backend
-from quoteproof.llm.extractive import Embed, ExtractiveBackend
+from quoteproof.llm.extractive import Embed, ExtractiveBackend, TableRows
 from quoteproof.model import (
     DEFAULT_COLLECTION,
     Answer,
@@ -66,7 +66,7 @@ from quoteproof.strategies.session import (
 )
 from quoteproof.streaming import EventSink
 from quoteproof.tables import TableSession
-from quoteproof.tables.quoted import quoted_tables
+from quoteproof.tables.quoted import body_rows, quoted_tables
 from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
@@ -417,6 +417,20 @@ class Index:
         embedder = self.retriever.embedder
         return embedder.embed if embedder is not None else None
 
+    def _table_rows(self) -> TableRows:
+        """A chunk's table body rows from the stored tables, for the extractive backend
+        to quote row by row (each document version's tables read once)."""
+        read: dict[tuple[str, int], tuple[SourceTable, ...]] = {}
+
+        def rows(chunk: Chunk) -> list[tuple[int, int]]:
+            key = (chunk.doc_id, chunk.doc_version)
+            if key not in read:
+                read[key] = self.store.get_tables(*key)
+            spans = body_rows(read[key], chunk.start, chunk.end)
+            return [(lo - chunk.start, hi - chunk.start) for lo, hi in spans]
+
+        return rows
+
     def refusal_check(self, question: str, retrieval: Retrieval) -> RetrievalInfo:
         """Return `retrieval.info` with the refusal threshold that applies (the user's
         calibration when made on this retrieval's kind of evidence, else the automatic
@@ -475,8 +489,10 @@ class Index:
         question = well_formed(question)
         backend = backend or ExtractiveBackend()
         chosen = strategy_for(backend, mode)
-        if isinstance(backend, ExtractiveBackend) and backend.embed is None:
-            backend = ExtractiveBackend(self._quote_embed())
+        if isinstance(backend, ExtractiveBackend):
+            backend = ExtractiveBackend(
+                backend.embed or self._quote_embed(), backend.table_rows or self._table_rows()
+            )
         retrieval = self.retrieve(question, top_k=top_k, collections=collections)
         info = self.refusal_check(question, retrieval)
         with StoreLookup(self.store) as lookup:

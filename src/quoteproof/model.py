@@ -147,7 +147,7 @@ class ParsedDocument:
     is a BCP 47 tag (from the document's metadata, else "en"); `warnings` are
     one-line notes for the user that did not stop ingest ("page 7 has no text
     layer; OCR is off"). `tables` holds the row and cell structure of the document's
-    tables, where the format gives it (HTML, DOCX, SPL, Markdown).
+    tables, where the format gives it (HTML, DOCX, SPL, Markdown, regular ruled PDF tables).
     """
 
     text: str

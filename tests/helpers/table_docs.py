@@ -1,5 +1,5 @@
-"""An Eliquis-like adverse-reaction table in HTML, Markdown and DOCX, ingested into a
-real index, and quotes of its rows resolved as the resolver makes them."""
+"""An Eliquis-like adverse-reaction table in HTML, Markdown, DOCX and PDF, ingested
+into a real index, and quotes of its rows resolved as the resolver makes them."""
 
 from __future__ import annotations
 
@@ -67,6 +67,40 @@ def table_docx(header_repeats: bool = True) -> bytes:
     return buffer.getvalue()
 
 
+def table_pdf(*, section: str | None = None, span: bool = False) -> bytes:
+    """The table in a PDF (reportlab), ruled as a grid, its two drug column names
+    drawn on two lines each. With `section`, a row of that text ruled as one cell
+    across the table comes after the second body row (a system organ class, say);
+    with `span`, the first body row's last two cells are one merged cell."""
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import letter
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+    styles = getSampleStyleSheet()
+    header = [COLUMNS[0], *(name.replace(" ", "\n", 1) for name in COLUMNS[1:])]
+    rows: list[list[str]] = [header, *(list(row) for row in ROWS)]
+    commands: list[tuple[object, ...]] = [("GRID", (0, 0), (-1, -1), 0.75, colors.black)]
+    if section is not None:
+        rows.insert(3, [section, "", ""])
+        commands.append(("SPAN", (0, 3), (-1, 3)))
+    if span:
+        commands.append(("SPAN", (1, 1), (2, 1)))
+    table = Table(rows, colWidths=[200, 110, 110])
+    table.setStyle(TableStyle(commands))
+    buffer = io.BytesIO()
+    story = [
+        Paragraph("6 ADVERSE REACTIONS", styles["Heading1"]),
+        Paragraph(INTRO, styles["BodyText"]),
+        Spacer(1, 12),
+        table,
+        Spacer(1, 12),
+        Paragraph(AFTER, styles["BodyText"]),
+    ]
+    SimpleDocTemplate(buffer, pagesize=letter, title="Eliquis label").build(story)
+    return buffer.getvalue()
+
+
 def write_table_docs(folder: Path) -> dict[str, Path]:
     """Write the table in each format under `folder`; return the paths by format."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -74,10 +108,12 @@ def write_table_docs(folder: Path) -> dict[str, Path]:
         "html": folder / "eliquis.html",
         "markdown": folder / "eliquis.md",
         "docx": folder / "eliquis.docx",
+        "pdf": folder / "eliquis.pdf",
     }
     paths["html"].write_text(table_html(), encoding="utf-8")
     paths["markdown"].write_text(table_markdown(), encoding="utf-8")
     paths["docx"].write_bytes(table_docx())
+    paths["pdf"].write_bytes(table_pdf())
     return paths
 
 

@@ -137,7 +137,7 @@ def test_runs_cover_every_non_generated_character() -> None:
     for run in document.layout.char_runs:
         covered[run.start : run.start + run.length] = b"\x01" * run.length
     uncovered = {document.text[i] for i, flag in enumerate(covered) if not flag}
-    assert uncovered <= {" ", "\n", "-"}
+    assert uncovered <= {" ", "\n", "-", "|"}  # "|" from table cell separators
 
 
 def test_veklury_sentence_of_section_5_1_is_on_page_8_under_its_heading() -> None:
@@ -168,7 +168,7 @@ def test_veklury_two_line_heading_and_table_caption_nest_under_numbered_sections
     assert document.text[heading.start : heading.end].endswith(
         "Chloroquine Phosphate or Hydroxychloroquine Sulfate"
     )
-    table = block_with(document, "Serious adverse reactions 2 (0.4%)a 3 (0.6%)")
+    table = block_with(document, "Serious adverse reactions | 2 (0.4%)a | 3 (0.6%)")
     assert table.kind == "table"
     assert table.section[:2] == ("6 ADVERSE REACTIONS", "6.1 Clinical Trials Experience")
     assert table.section[-1].startswith("Table 5 Summary of Adverse Reaction Rates")
@@ -408,7 +408,9 @@ def test_bookmarks_give_sections_despite_numbering_differences() -> None:
 def test_ruled_table_built_with_reportlab_is_one_block() -> None:
     document = parse_pdf(build.table_pdf(), "table.pdf")
     assert [b.kind for b in document.blocks] == ["paragraph", "table", "paragraph"]
-    assert block_texts(document, "table") == ["\n".join(" ".join(row) for row in build.TABLE_ROWS)]
+    assert block_texts(document, "table") == [
+        "\n".join(" | ".join(row) for row in build.TABLE_ROWS)
+    ]
     assert document.title == "table"  # reportlab's "(anonymous)" is no title
 
 

@@ -1,9 +1,11 @@
 """Ingest keeps each table's rows and cells (spans of the canonical text) and its
-header row, for HTML, Markdown, DOCX and SPL, and the store gives them back."""
+header row, for HTML, Markdown, DOCX, SPL and ruled PDF tables, and the store gives
+them back."""
 
 from __future__ import annotations
 
 import io
+import itertools
 from pathlib import Path
 
 import pytest
@@ -15,12 +17,14 @@ from helpers.table_docs import (
     table_docx,
     table_html,
     table_markdown,
+    table_pdf,
 )
 from quoteproof import Index
 from quoteproof.ingest.blocks import row_line
 from quoteproof.ingest.docx import parse_docx
 from quoteproof.ingest.html import parse_html
 from quoteproof.ingest.markdown import parse_markdown
+from quoteproof.ingest.pdf import parse_pdf
 from quoteproof.ingest.spl import parse_spl
 from quoteproof.model import ParsedDocument
 
@@ -45,8 +49,9 @@ EXPECTED = [[(True, COLUMNS), *((False, row) for row in ROWS)]]
         lambda: parse_html(table_html().encode(), "eliquis.html"),
         lambda: parse_markdown(table_markdown().encode(), "eliquis.md"),
         lambda: parse_docx(table_docx(), "eliquis.docx"),
+        lambda: parse_pdf(table_pdf(), "eliquis.pdf"),
     ],
-    ids=["html", "markdown", "docx"],
+    ids=["html", "markdown", "docx", "pdf"],
 )
 def test_rows_cells_and_header_are_kept(parse: object) -> None:
     doc = parse()  # type: ignore[operator]
@@ -161,3 +166,39 @@ def test_spl_merged_cells_keep_no_structure() -> None:
     )
     doc = parse_spl(spl.encode(), "t.xml")
     assert any(b.kind == "table" for b in doc.blocks) and doc.tables == ()
+
+
+def test_pdf_table_text_is_rows_of_cells_and_each_character_keeps_its_page_box() -> None:
+    from quoteproof.locations import quote_boxes
+
+    raw = table_pdf()
+    doc = parse_pdf(raw, "eliquis.pdf")
+    assert "\n".join(" | ".join(row) for row in (COLUMNS, *ROWS)) in doc.text
+    assert doc.layout is not None
+    (table,) = doc.tables
+    mapped = {i for r in doc.layout.char_runs for i in range(r.start, r.start + r.length)}
+    bands = []
+    for row in table.rows:
+        for lo, hi in row.cells:  # every character of a cell but a join is PDFium's
+            assert {i for i in range(lo, hi) if doc.text[i] != " "} <= mapped
+        boxes = quote_boxes(raw, doc.layout, row.start, row.end)
+        assert boxes
+        bands.append((min(b.y0 for b in boxes), max(b.y1 for b in boxes)))
+    for upper, lower in itertools.pairwise(bands):
+        assert lower[1] <= upper[0]  # a row's highlight lies below the row above, apart
+
+
+def test_pdf_section_row_splits_the_table_and_each_part_keeps_the_header() -> None:
+    doc = parse_pdf(table_pdf(section="Nervous system disorders"), "eliquis.pdf")
+    header = (True, COLUMNS)
+    assert cell_texts(doc) == [
+        [header, (False, ROWS[0]), (False, ROWS[1])],
+        [header, (False, ROWS[2]), (False, ROWS[3])],
+    ]
+    assert f"{' | '.join(ROWS[1])}\nNervous system disorders\n{' | '.join(ROWS[2])}" in doc.text
+
+
+def test_pdf_table_with_a_merged_cell_keeps_no_structure() -> None:
+    doc = parse_pdf(table_pdf(span=True), "eliquis.pdf")
+    assert any(b.kind == "table" for b in doc.blocks) and doc.tables == ()
+    assert " | " not in doc.text

@@ -8,6 +8,7 @@ import numpy as np
 
 from quoteproof.llm.base import CompletionRequest
 from quoteproof.llm.extractive import ExtractiveBackend, extract_answer
+from quoteproof.llm.quotable import quotable_units
 from quoteproof.model import Chunk
 from quoteproof.quoting.parse import QuoteItem, parse_output
 from quoteproof.quoting.prompt import build_messages
@@ -96,3 +97,30 @@ def test_stream_hands_over_the_whole_reply_once() -> None:
     completion = ExtractiveBackend().stream(request, pieces.append)
     assert pieces == [completion.text]
     assert completion == ExtractiveBackend().complete(request)
+
+
+TABLE = (
+    "Table 2 lists adverse reactions.\n\n"
+    "Adverse reaction | ELIQUIS | Warfarin\n"
+    "Major bleeding | 327 (2.13) | 462 (3.09)\n"
+    "Intracranial hemorrhage | 52 (0.33) | 125 (0.82)"
+)
+
+
+def row_spans(text: str) -> list[tuple[int, int]]:
+    """The body rows of `TABLE` (every line of its table but the header)."""
+    start = text.index("Major")
+    second = text.index("\n", start)
+    return [(start, second), (second + 1, len(text))]
+
+
+def test_a_table_row_is_its_own_quotable_unit() -> None:
+    spans = [(u.start, u.end) for u in quotable_units(TABLE, row_spans(TABLE))]
+    assert [TABLE[lo:hi] for lo, hi in spans] == TABLE.split("\n")[3:]
+
+
+def test_the_no_model_answer_quotes_the_matching_table_row_only() -> None:
+    source = chunk("t", TABLE)
+    rows = lambda c: row_spans(c.text)  # noqa: E731
+    reply = extract_answer("intracranial hemorrhage rate", (source,), table_rows=rows)
+    assert quoted(reply) == [("t", "Intracranial hemorrhage | 52 (0.33) | 125 (0.82)")]

@@ -33,6 +33,12 @@ Structure, decided per line in this order (details in `pdf_structure`,
    least 2 horizontal and 3 vertical rulings with 8 or more crossings (so a plain
    box or a call-out with a title bar is no table) is a table, and the lines whose
    centre lies in it become ONE `table` block, placed where its first line is.
+   A regular grid (no merged cell; see `pdf_grid`) gets cells: each character goes
+   to the cell its box's centre lies in, and the block is its rows, one line each,
+   cells joined by " | " (a cell's lines by a space), its first row the header,
+   kept as `ParsedDocument.tables`; a row ruled as one cell across the table (a
+   title, notes, a section label) is a line of its own and starts a new table that
+   repeats the header. Other tables keep PDFium's lines, joined by "\n".
    pdfplumber's table finder is not called at ingest: it costs 20-300 ms a page,
    and 100 of the 251 shared pages hold ruled tables, so it alone would cap ingest
    near 30 pages/s; the tests use it as the oracle instead.
@@ -72,6 +78,7 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from quoteproof.errors import IngestError
 from quoteproof.ingest.ocr import ocr_page
+from quoteproof.ingest.pdf_cells import read_cells, upright_grid
 from quoteproof.ingest.pdf_headings import is_caption, large_size
 from quoteproof.ingest.pdf_meta import meaningful_title, read_bookmarks, read_language
 from quoteproof.ingest.pdf_page import (
@@ -83,14 +90,18 @@ from quoteproof.ingest.pdf_page import (
     upright_lines,
 )
 from quoteproof.ingest.pdf_structure import BlockPlan, plan_blocks
-from quoteproof.ingest.pdf_text import CanonicalText, WordSet, clean_line, join_lines
-from quoteproof.model import Block, Layout, ParsedDocument
+from quoteproof.ingest.pdf_text import (
+    TABLE_ROW_SEPARATOR,
+    CanonicalText,
+    WordSet,
+    clean_line,
+    join_lines,
+    table_pieces,
+)
+from quoteproof.model import Block, Layout, ParsedDocument, SourceTable, TableRow
 
 BLOCK_SEPARATOR = "\n\n"
 """What joins two blocks (and two pages) in a PDF's canonical text."""
-
-TABLE_ROW_SEPARATOR = "\n"
-"""What joins the lines of a table block."""
 
 MAX_TITLE_CHARS = 200
 """A page-1 block longer than this is not taken for the title."""
@@ -169,22 +180,25 @@ def _read_page(document: pdfium.PdfDocument, index: int) -> tuple[PageContent, p
     try:
         left, bottom, right, top = (float(value) for value in page.get_bbox())
         box = (left, bottom, right, top)
+        rotation = int(page.get_rotation())
+        grids, has_image = scan_objects(page, box)
+        grids = tuple(upright_grid(grid, rotation, box) for grid in grids)
         textpage = page.get_textpage()
         try:
-            lines = read_lines(textpage, index + 1)
+            lines = upright_lines(read_lines(textpage, index + 1), rotation, box)
+            cells = read_cells(textpage, lines, grids, rotation, box)
         finally:
             textpage.close()
-        tables, has_image = scan_objects(page, box)
-        rotation = int(page.get_rotation())
     except BaseException:
         page.close()
         raise
     content = PageContent(
         index + 1,
         upright(box, rotation, box),
-        upright_lines(lines, rotation, box),
-        tuple(upright(table, rotation, box) for table in tables),
+        lines,
+        tuple(grid.box for grid in grids),
         has_image,
+        cells,
     )
     return content, page
 
@@ -234,6 +248,7 @@ class _Assembled:
     blocks: tuple[Block, ...]
     layout: Layout
     title: str | None
+    tables: tuple[SourceTable, ...]
 
 
 def _title_candidate(plan: BlockPlan, text: str, large: float) -> tuple[float, str] | None:
@@ -290,9 +305,14 @@ def _assemble(
     section: tuple[str, ...] = ()
     title: tuple[float, str] | None = None
     caption_open = False
+    tables: list[SourceTable] = []
     for plan in plans:
-        separator = TABLE_ROW_SEPARATOR if plan.kind == "table" else " "
-        pieces = join_lines([clean_line(line, words) for line in plan.lines], words, separator)
+        found: list[tuple[TableRow, ...]] = []
+        if plan.cells is not None:
+            pieces, found = table_pieces(plan.cells, words)
+        else:
+            separator = TABLE_ROW_SEPARATOR if plan.kind == "table" else " "
+            pieces = join_lines([clean_line(line, words) for line in plan.lines], words, separator)
         if not pieces:
             continue
         if canonical.length:
@@ -301,6 +321,7 @@ def _assemble(
             page_starts.append(canonical.length)
         start = canonical.length
         canonical.extend(pieces, plan.page)
+        tables.extend(SourceTable(tuple(_shifted(row, start) for row in rows)) for rows in found)
         if plan.kind == "heading" or plan.page == 1:
             text = canonical.text_from(start)
             if plan.kind == "heading":
@@ -319,7 +340,13 @@ def _assemble(
     while len(page_starts) < page_count:
         page_starts.append(canonical.length)
     layout = Layout(tuple(page_starts), canonical.runs(), ocr_pages)
-    return _Assembled(canonical.text(), tuple(blocks), layout, title[1] if title else None)
+    title_text = title[1] if title else None
+    return _Assembled(canonical.text(), tuple(blocks), layout, title_text, tuple(tables))
+
+
+def _shifted(row: TableRow, start: int) -> TableRow:
+    """`row` with its cell spans moved by `start`."""
+    return TableRow(tuple((lo + start, hi + start) for lo, hi in row.cells), row.header)
 
 
 def parse_pdf(raw: bytes, path: str, *, ocr: bool = False) -> ParsedDocument:
@@ -369,4 +396,5 @@ def parse_pdf(raw: bytes, path: str, *, ocr: bool = False) -> ParsedDocument:
         layout=assembled.layout,
         language=language,
         warnings=pages.warnings,
+        tables=assembled.tables,
     )

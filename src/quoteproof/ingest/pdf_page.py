@@ -14,12 +14,16 @@ import ctypes
 import math
 from collections import Counter
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from quoteproof.ingest import pdf_calls as pdfium_calls
-from quoteproof.ingest.pdf_tables import Edge, find_tables
+from quoteproof.ingest.pdf_tables import Edge, TableGrid, find_grids
+
+if TYPE_CHECKING:
+    from quoteproof.ingest.pdf_cells import TableCells
 
 BBox = tuple[float, float, float, float]
 """A rectangle in PDF points: (x0, y0, x1, y1), origin bottom-left."""
@@ -69,13 +73,15 @@ class PdfLine:
 @dataclass(frozen=True)
 class PageContent:
     """What one page holds: its box, text lines, ruled-table boxes and images
-    (boxes in the page's display orientation, see `upright`)."""
+    (boxes in the page's display orientation, see `upright`), and the cells of
+    its tables (`cells[n]` of `tables[n]`, where read)."""
 
     number: int
     bbox: BBox
     lines: tuple[PdfLine, ...]
     tables: tuple[BBox, ...] = ()
     has_image: bool = False
+    cells: tuple[TableCells, ...] = ()
 
 
 def upright(box: BBox, rotation: int, page_box: BBox) -> BBox:
@@ -326,8 +332,9 @@ class _RulingReader:
             self.vertical.append(((p[0] + q[0]) / 2, min(p[1], q[1]), max(p[1], q[1])))
 
 
-def scan_objects(page: pdfium.PdfPage, page_box: BBox) -> tuple[tuple[BBox, ...], bool]:
-    """Return the ruled-table boxes on a page and whether it shows an image or form.
+def scan_objects(page: pdfium.PdfPage, page_box: BBox) -> tuple[tuple[TableGrid, ...], bool]:
+    """Return the ruled tables on a page (PDF user space) and whether it shows an
+    image or form.
 
     Top-level page objects only (rulings inside form XObjects are not seen).
     Paths covering most of the page, and "tables" covering more than
@@ -353,8 +360,8 @@ def scan_objects(page: pdfium.PdfPage, page_box: BBox) -> tuple[tuple[BBox, ...]
         ):
             reader.add_path(obj, bounds)
     tables = tuple(
-        box
-        for box in find_tables(reader.horizontal, reader.vertical)
-        if (box[2] - box[0]) * (box[3] - box[1]) <= _MAX_TABLE_SHARE * page_area
+        grid
+        for grid in find_grids(reader.horizontal, reader.vertical)
+        if (grid.box[2] - grid.box[0]) * (grid.box[3] - grid.box[1]) <= _MAX_TABLE_SHARE * page_area
     )
     return tables, has_image

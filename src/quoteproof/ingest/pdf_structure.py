@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from quoteproof.ingest.pdf_grid import CellRow
 from quoteproof.ingest.pdf_headings import (
     BODY,
     Bookmark,
@@ -40,12 +41,14 @@ _PAGE_NUMBER = re.compile(
 @dataclass(frozen=True)
 class BlockPlan:
     """Lines (all on one page) that become one block of `kind`; `level` orders headings
-    (smaller is outer) and is 0 for other kinds."""
+    (smaller is outer) and is 0 for other kinds. A table whose cells were read
+    (`pdf_grid`) has them in `cells`, made of exactly its `lines`' characters."""
 
     kind: BlockKind
     page: int
     lines: tuple[PdfLine, ...]
     level: int = 0
+    cells: tuple[CellRow, ...] | None = None
 
 
 def _in_band(line: PdfLine, page: PageContent) -> bool:
@@ -140,7 +143,9 @@ def _plan_page(
                 flush()
                 done_tables.add(role[1])
                 rows = tuple(other for other, r in zip(page.lines, roles, strict=True) if r == role)
-                plans.append(BlockPlan("table", page.number, rows))
+                plans.append(
+                    BlockPlan("table", page.number, rows, cells=_cells(page, role[1], rows))
+                )
             continue
         if role == _FURNITURE:
             flush()
@@ -169,6 +174,16 @@ def _plan_page(
         right = line.x1
     flush()
     return plans
+
+
+def _cells(
+    page: PageContent, number: int, lines: tuple[PdfLine, ...]
+) -> tuple[CellRow, ...] | None:
+    """The cells of table `number` of `page`, if they were read from exactly `lines`
+    (a running header or footer inside the table leaves it without cells)."""
+    if number >= len(page.cells) or page.cells[number].lines != lines:
+        return None
+    return page.cells[number].rows
 
 
 def _continues(

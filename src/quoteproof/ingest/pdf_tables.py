@@ -1,13 +1,15 @@
 """Finding ruled tables from the lines drawn on a page (pure geometry, no PDFium).
 
 This is the "lines" strategy of pdfplumber's table finder, cut down to what ingest
-needs, a table's bounding box: snap and join ruling edges, connect the horizontal
-and vertical edges that cross, and call each connected group that forms at least
-two cells a table. It runs on the edges PDFium reports (see `pdf_page`), in well
+needs, a table's bounding box and rulings: snap and join ruling edges, connect the
+horizontal and vertical edges that cross, and call each connected group that forms
+at least two cells a table. It runs on the edges PDFium reports (see `pdf_page`), in well
 under a millisecond for a page, where pdfplumber needs 20-300 ms per page.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 Edge = tuple[float, float, float]
 """A ruling: (fixed coordinate, start, end); y, x0, x1 when horizontal; x, y0, y1 when vertical."""
@@ -25,6 +27,15 @@ MIN_COLUMN_EDGES = 3
 rules is a call-out or a boxed list, not a table."""
 
 _MAX_PAIRS = 250_000  # edge pairs tested per page at most (a hatched drawing is no table)
+
+
+@dataclass(frozen=True)
+class TableGrid:
+    """A ruled table: its bounding box and the merged rulings that draw it."""
+
+    box: TableBox
+    horizontal: tuple[Edge, ...]
+    vertical: tuple[Edge, ...]
 
 
 def merge_edges(edges: list[Edge], tolerance: float = SNAP_TOLERANCE) -> list[Edge]:
@@ -52,11 +63,17 @@ def _find(parent: list[int], item: int) -> int:
 
 
 def find_tables(horizontal: list[Edge], vertical: list[Edge]) -> tuple[TableBox, ...]:
-    """Return the bounding boxes of the ruled tables the edges draw, top to bottom.
+    """Return the bounding boxes of the ruled tables the edges draw, top to bottom
+    (the boxes of `find_grids`)."""
+    return tuple(grid.box for grid in find_grids(horizontal, vertical))
+
+
+def find_grids(horizontal: list[Edge], vertical: list[Edge]) -> tuple[TableGrid, ...]:
+    """Return the ruled tables the edges draw, top to bottom, each with its rulings.
 
     A table is a connected group of crossing edges with at least two horizontal and
     `MIN_COLUMN_EDGES` vertical edges and at least `MIN_CROSSINGS` crossings.
-    Overlapping boxes are merged. O(h * v) after merging.
+    Tables whose boxes overlap are merged (boxes and rulings). O(h * v) after merging.
     """
     if len(horizontal) < 2 or len(vertical) < MIN_COLUMN_EDGES:
         return ()
@@ -80,14 +97,20 @@ def find_tables(horizontal: list[Edge], vertical: list[Edge]) -> tuple[TableBox,
     for row in crossings:
         root = _find(parent, row)
         counts[root] = counts.get(root, 0) + 1
-    boxes: list[TableBox] = []
+    grids: list[TableGrid] = []
     for root, members in groups.items():
         n_rows = sum(1 for m in members if m < len(rows))
         n_columns = len(members) - n_rows
         if n_rows < 2 or n_columns < MIN_COLUMN_EDGES or counts.get(root, 0) < MIN_CROSSINGS:
             continue
-        boxes.append(_group_box(members, rows, columns))
-    return tuple(sorted(_merge_boxes(boxes), key=lambda box: (-box[3], box[0])))
+        grids.append(
+            TableGrid(
+                _group_box(members, rows, columns),
+                tuple(rows[m] for m in members if m < len(rows)),
+                tuple(columns[m - len(rows)] for m in members if m >= len(rows)),
+            )
+        )
+    return tuple(sorted(_merge_grids(grids), key=lambda grid: (-grid.box[3], grid.box[0])))
 
 
 def _group_box(members: list[int], rows: list[Edge], columns: list[Edge]) -> TableBox:
@@ -105,23 +128,24 @@ def _group_box(members: list[int], rows: list[Edge], columns: list[Edge]) -> Tab
     return (min(xs), min(ys), max(xs), max(ys))
 
 
-def _merge_boxes(boxes: list[TableBox]) -> list[TableBox]:
-    merged: list[TableBox] = []
-    for box in boxes:
+def _merge_grids(grids: list[TableGrid]) -> list[TableGrid]:
+    merged: list[TableGrid] = []
+    for grid in grids:
+        box = grid.box
         for index, other in enumerate(merged):
-            if (
-                box[0] <= other[2]
-                and other[0] <= box[2]
-                and box[1] <= other[3]
-                and other[1] <= box[3]
-            ):
-                merged[index] = (
-                    min(box[0], other[0]),
-                    min(box[1], other[1]),
-                    max(box[2], other[2]),
-                    max(box[3], other[3]),
+            ob = other.box
+            if box[0] <= ob[2] and ob[0] <= box[2] and box[1] <= ob[3] and ob[1] <= box[3]:
+                merged[index] = TableGrid(
+                    (
+                        min(box[0], ob[0]),
+                        min(box[1], ob[1]),
+                        max(box[2], ob[2]),
+                        max(box[3], ob[3]),
+                    ),
+                    other.horizontal + grid.horizontal,
+                    other.vertical + grid.vertical,
                 )
                 break
         else:
-            merged.append(box)
+            merged.append(grid)
     return merged

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
+from quoteproof.ingest.blocks import CELL_SEPARATOR, Span, row_line
+from quoteproof.ingest.pdf_grid import CellRow
 from quoteproof.ingest.pdf_page import PdfLine
-from quoteproof.model import CharRun
+from quoteproof.model import CharRun, TableRow
 
 Piece = tuple[str, int | None]
 """Canonical text and the PDFium index of its first character (None: generated)."""
@@ -23,6 +26,9 @@ HYPHEN_MARKS = ("\ufffe", "\x02")
 """What PDFium puts in place of a hyphen it found at a line end (`FPDFText_GetText`
 gives U+FFFE, `FPDFText_GetUnicode` U+0002); it then continues the next line on the
 same text line, without a line break."""
+
+TABLE_ROW_SEPARATOR = "\n"
+"""What joins the lines of a table block."""
 
 _SOLID = re.compile(r"[^\s\x00-\x1f\x7f\ud800-\udfff\ufffe\uffff]+")
 _WORD = re.compile(r"\w+")
@@ -211,3 +217,77 @@ class CanonicalText:
     def runs(self) -> tuple[CharRun, ...]:
         """The character runs so far, sorted by start."""
         return tuple(CharRun(start, page, char, length) for start, page, char, length in self._runs)
+
+
+def _cut(pieces: Sequence[Piece], low: int, high: int) -> list[Piece]:
+    """The pieces of characters [low, high) of the pieces' joined text."""
+    out: list[Piece] = []
+    at = 0
+    for text, char in pieces:
+        lo, hi = max(low - at, 0), min(high - at, len(text))
+        if lo < hi:
+            out.append((text[lo:hi], None if char is None else char + lo))
+        at += len(text)
+    return out
+
+
+def _row_pieces(cells: Sequence[list[Piece]]) -> tuple[list[Piece], tuple[Span, ...]]:
+    """One table row's pieces, cells joined as `blocks.row_line` joins them, with
+    each cell's span in the row."""
+    line, spans = row_line(["".join(text for text, _ in cell) for cell in cells])
+    if not line:
+        return [], ()
+    joined: list[Piece] = []
+    for number, cell in enumerate(cells):
+        if number:
+            joined.append((CELL_SEPARATOR, None))
+        joined.extend(cell)
+    text = "".join(text for text, _ in joined)
+    shift = len(text) - len(text.lstrip())
+    return _cut(joined, shift, shift + len(line)), spans
+
+
+def _is_header(cells: Sequence[Sequence[Piece]]) -> bool:
+    """Whether a table's first row reads as column names: some cell has a letter
+    (a row of numbers only is data)."""
+    return any(char.isalpha() for cell in cells for text, _ in cell for char in text)
+
+
+def table_pieces(
+    rows: Sequence[CellRow], words: WordSet
+) -> tuple[list[Piece], list[tuple[TableRow, ...]]]:
+    """A table block's pieces from its cells, and its tables (rows with cell spans
+    relative to the block's start).
+
+    Each cell's pieces are joined like a paragraph's lines (`join_lines`), a row's
+    cells by `CELL_SEPARATOR` (`blocks.row_line`), rows by "\n"; a row with no text is
+    left out. A spanning row (title, notes, section label) is a line of the block
+    but no table row: it ends one table and starts the next, and each table after
+    the first begins with the first one's header row. The first table row is the
+    header when one of its cells has a letter.
+    """
+    out: list[Piece] = []
+    tables: list[list[TableRow]] = [[]]
+    header: TableRow | None = None
+    length = 0
+    for row in rows:
+        cells = [
+            join_lines([clean_line(piece, words) for piece in cell], words) for cell in row.cells
+        ]
+        line, spans = (cells[0], ()) if row.spanning else _row_pieces(cells)
+        if not line:
+            continue
+        if out:
+            out.append((TABLE_ROW_SEPARATOR, None))
+            length += len(TABLE_ROW_SEPARATOR)
+        if row.spanning:
+            if any(not found.header for found in tables[-1]):
+                tables.append([header] if header else [])
+        else:
+            found = TableRow(tuple((length + lo, length + hi) for lo, hi in spans))
+            if header is None and not tables[0] and _is_header(cells):
+                header = found = replace(found, header=True)
+            tables[-1].append(found)
+        out.extend(line)
+        length += sum(len(text) for text, _ in line)
+    return out, [tuple(table) for table in tables if any(not row.header for row in table)]

@@ -4,8 +4,9 @@ It reads the question and the retrieved sources directly (not the prompt) and
 replies in the model-facing protocol with the sentences that answer best, so its
 answers go through the same parse and resolve path as a real model's.
 
-Each quotable unit of the sources (`llm.quotable`: sentences and list items, with
-headings, contents lines, captions, fragments and front matter left out) is scored
+Each quotable unit of the sources (`llm.quotable`: sentences, list items and the
+body rows of tables whose structure the index keeps, with headings, contents
+lines, captions, fragments and front matter left out) is scored
 by how much of the question it shares (term evidence) and, when an embedding model
 is given, by its cosine similarity to the question plus that of its section heading;
 lower-ranked sources lose a little. Up to MAX_QUOTES units scoring within
@@ -33,6 +34,9 @@ RANK_PENALTY = 0.02
 
 Embed = Callable[[Sequence[str]], Vectors]
 """Texts to unit-length vectors, one row per text (e.g. `Embedder.embed`)."""
+
+TableRows = Callable[[Chunk], Sequence[tuple[int, int]]]
+"""A chunk's table body rows, as spans of its text, in order."""
 
 
 @dataclass(frozen=True)
@@ -110,13 +114,19 @@ def _choose(candidates: Sequence[_Candidate], scores: Sequence[float]) -> list[_
     return chosen
 
 
-def extract_answer(question: str, sources: Sequence[Chunk], embed: Embed | None = None) -> str:
+def extract_answer(
+    question: str,
+    sources: Sequence[Chunk],
+    embed: Embed | None = None,
+    table_rows: TableRows | None = None,
+) -> str:
     """Return a protocol reply quoting the units of `sources` that answer `question`
-    best (see the module docstring); `<no-answer/>` when no unit qualifies."""
+    best (see the module docstring); `<no-answer/>` when no unit qualifies.
+    `table_rows` gives each source's table rows (each row a unit of its own)."""
     candidates = [
         _Candidate(chunk, rank, unit.start, unit.end, chunk.text[unit.core_start : unit.core_end])
         for rank, chunk in enumerate(sources)
-        for unit in quotable_units(chunk.text)
+        for unit in quotable_units(chunk.text, table_rows(chunk) if table_rows else ())
     ]
     chosen = _choose(candidates, _scores(question, candidates, embed)) if candidates else []
     if not chosen:
@@ -127,16 +137,18 @@ def extract_answer(question: str, sources: Sequence[Chunk], embed: Embed | None 
 
 
 class ExtractiveBackend:
-    """A `Backend` that needs no model server: quotes the best-matching sentences,
-    ranked with `embed` (an embedding model) when given, else by shared words."""
+    """A `Backend` that needs no model server: quotes the best-matching sentences
+    (and table rows, where `table_rows` gives them), ranked with `embed` (an
+    embedding model) when given, else by shared words."""
 
     name = NO_MODEL_BACKEND
     model: str | None = None
     server: str | None = None
     capabilities: frozenset[Capability] = frozenset()
 
-    def __init__(self, embed: Embed | None = None) -> None:
+    def __init__(self, embed: Embed | None = None, table_rows: TableRows | None = None) -> None:
         self.embed = embed
+        self.table_rows = table_rows
 
     def excess_tokens(self, request: CompletionRequest) -> int:
         """0: the context window is not known here."""
@@ -144,7 +156,7 @@ class ExtractiveBackend:
 
     def complete(self, request: CompletionRequest) -> Completion:
         """Answer `request.question` from `request.sources` with quotes only."""
-        reply = extract_answer(request.question, request.sources, self.embed)
+        reply = extract_answer(request.question, request.sources, self.embed, self.table_rows)
         return Completion(text=reply, model=None)
 
     def stream(self, request: CompletionRequest, on_text: TextSink) -> Completion:

@@ -6,12 +6,16 @@ fragments under MIN_WORDS words, lines that read as headings (no closing
 punctuation, and short or title-cased), table-of-contents lines, table and figure
 captions, and front matter (citation, author and disclaimer lines). A list item
 keeps its lead-in ("Risk factors include:") when both fit in CONTEXT_CHARS, so the
-quote reads on its own.
+quote reads on its own. A table row whose structure is known (its span given) is a
+unit of its own, so a quote of a table is the rows that answer, not the table;
+other text of a paragraph holding table rows (its header row, section lines) is
+not quoted alone.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sentencex
@@ -115,14 +119,21 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
     return end
 
 
-def quotable_units(text: str) -> list[Unit]:
+def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit]:
     """Return the units of `text` worth quoting, in text order (see the module
-    docstring): sentences, a lead-in line with the list it leads in, and each list
-    item with its lead-in when they fit in CONTEXT_CHARS."""
+    docstring): sentences, a lead-in line with the list it leads in, each list item
+    with its lead-in when they fit in CONTEXT_CHARS, and each of `rows` (spans of
+    `text`: table body rows, in order) with a word in it, in place of the paragraph
+    it lies in."""
     units = []
     lines = _lines(text)
     lead_in: tuple[int, int] | None = None
     for i, (start, end) in enumerate(lines):
+        inside = [(lo, hi) for lo, hi in rows if lo < end and start < hi]
+        if inside:
+            units += [Unit(lo, hi, lo, hi) for lo, hi in inside if _words(text[lo:hi])]
+            lead_in = None
+            continue
         line = text[start:end]
         item = _is_item(line, lead_in is not None)
         if not item:

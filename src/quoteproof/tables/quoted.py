@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from quoteproof.model import QuotedRow, QuotedTable, SourceTable, TableCell, TableRow
 
-__all__ = ["quoted_tables"]
+__all__ = ["body_rows", "quoted_tables"]
 
 
 def _touches(start: int, end: int, lo: int, hi: int) -> bool:
@@ -59,3 +59,14 @@ def quoted_tables(
         if quoted is not None:
             found.append(quoted)
     return tuple(found)
+
+
+def body_rows(tables: Sequence[SourceTable], start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of the non-header rows of `tables` (in text order) lying wholly in
+    [start, end), in order. O(number of rows)."""
+    return [
+        (row.start, row.end)
+        for table in tables
+        for row in table.rows
+        if not row.header and start <= row.start and row.end <= end
+    ]

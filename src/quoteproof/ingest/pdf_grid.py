@@ -1,0 +1,227 @@
+"""The cells of a ruled PDF table: which characters lie in which cell (pure geometry).
+
+A table found from its rulings (`pdf_tables.TableGrid`) is *regular* when its
+rulings cut it into rows and columns with no spanning cell: every boundary between
+two rows is ruled across every column, and every boundary between two columns is
+ruled down every row. One exception: a row ruled as one cell across the whole
+table (a title, a row of notes, or a section label such as a system organ class
+above its rows) is kept as a spanning row, text of the table but no table row.
+The outer frame need not be drawn.
+
+Each character of the table's lines is put in the cell its box's centre lies in;
+whitespace and control characters belong to no cell (they only join characters of
+one cell). A table keeps no cells when a character lies outside the grid, when a
+ruling cuts through a word, when a column is empty, when a line outside the table
+reaches into it, or when a row's first cell holds several
+lines and so does another cell of the row at the same heights (several rows of
+text between two rulings, or cells wrapped alike: the two cannot be told apart).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from quoteproof.ingest.pdf_page import PdfLine
+from quoteproof.ingest.pdf_tables import SNAP_TOLERANCE, Edge, TableGrid
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class CellRow:
+    """One row of a table's cells, each cell the pieces of lines it holds, in order
+    (a piece is a `PdfLine` cut to the cell's characters, its own `char` index).
+
+    `spanning` marks a row ruled as one cell across the table (a title or notes):
+    its one cell is text of the table block, not a table row.
+    """
+
+    cells: tuple[tuple[PdfLine, ...], ...]
+    spanning: bool = False
+
+
+@dataclass(frozen=True)
+class Cells:
+    """The grid of a regular table: column bounds left to right, row bounds top to
+    bottom (PDF points, display orientation) and, per row, whether it is a spanning
+    row."""
+
+    columns: tuple[float, ...]
+    rows: tuple[float, ...]
+    spanning: tuple[bool, ...]
+
+
+def _positions(values: Sequence[float]) -> tuple[float, ...]:
+    """`values` sorted, those within `SNAP_TOLERANCE` of the previous kept one dropped."""
+    kept: list[float] = []
+    for value in sorted(values):
+        if not kept or value - kept[-1] > SNAP_TOLERANCE:
+            kept.append(value)
+    return tuple(kept)
+
+
+def _ruled(edges: Sequence[Edge], at: float, low: float, high: float) -> bool:
+    """Whether one of `edges` lies at `at` and covers [low, high] (within tolerance)."""
+    tol = SNAP_TOLERANCE
+    return any(
+        abs(fixed - at) <= tol and start <= low + tol and end >= high - tol
+        for fixed, start, end in edges
+    )
+
+
+def regular_cells(grid: TableGrid) -> Cells | None:
+    """The rows and columns of `grid`, or None when it is not regular (see the module
+    docstring) or has fewer than two columns or two table rows.
+
+    The columns are those ruled down most of the table's rows; a row ruled down none
+    of them is a spanning row (its own divisions, a footnote mark's box say, do
+    not count).
+    """
+    x0, y0, x1, y1 = grid.box
+    inner = [x for x, _, _ in grid.vertical if x0 + SNAP_TOLERANCE < x < x1 - SNAP_TOLERANCE]
+    positions = _positions(inner)
+    rows = tuple(reversed(_positions([y for y, _, _ in grid.horizontal] + [y0, y1])))
+    if len(rows) < 3:
+        return None
+    ruled = [
+        frozenset(x for x in positions if _ruled(grid.vertical, x, bottom, top))
+        for top, bottom in itertools.pairwise(rows)
+    ]
+    body = max(ruled, key=lambda found: (sum(found == other for other in ruled), len(found)))
+    if not body:
+        return None
+    spanning = tuple(not (found & body) for found in ruled)
+    kept = [found for found, span in zip(ruled, spanning, strict=True) if not span]
+    if len(kept) < 2 or any(found != body for found in kept):
+        return None  # a cell spans some columns
+    columns = _positions([x0, x1, *body])
+    for y in rows[1:-1]:
+        if not all(_ruled(grid.horizontal, y, a, b) for a, b in itertools.pairwise(columns)):
+            return None  # a cell spans two rows
+    return Cells(columns, rows, spanning)
+
+
+def _index(bounds: Sequence[float], value: float, descending: bool) -> int | None:
+    """The interval of `bounds` that `value` lies in (within tolerance), or None."""
+    tol = SNAP_TOLERANCE
+    for number, (a, b) in enumerate(itertools.pairwise(bounds)):
+        low, high = (b, a) if descending else (a, b)
+        if low - tol <= value <= high + tol:
+            return number
+    return None
+
+
+def _neutral(char: str) -> bool:
+    """Whitespace and control characters (PDFium's hyphen mark too) join cells' text
+    but belong to no cell."""
+    return char.isspace() or not char.isprintable() or char in "\ufffe\uffff"
+
+
+Cell = tuple[int, int]
+"""A cell's (row, column); a spanning row's one cell is column 0."""
+
+
+def _pieces(placed: Sequence[Cell | None]) -> list[tuple[Cell, int, int]]:
+    """A line cut into maximal pieces (cell, start, end) of characters of one cell,
+    given each character's cell (`placed`, None for a neutral one); neutral
+    characters between two characters of one cell stay in their piece."""
+    pieces: list[tuple[Cell, int, int]] = []
+    open_cell: Cell | None = None
+    start = last = 0
+    for offset, cell in enumerate(placed):
+        if cell is None:
+            continue
+        if cell != open_cell:
+            if open_cell is not None:
+                pieces.append((open_cell, start, last + 1))
+            open_cell, start = cell, offset
+        last = offset
+    if open_cell is not None:
+        pieces.append((open_cell, start, last + 1))
+    return pieces
+
+
+def assign_cells(
+    cells: Cells,
+    lines: Sequence[PdfLine],
+    centres: Sequence[Sequence[Point | None]],
+    others: Sequence[PdfLine] = (),
+) -> tuple[CellRow, ...] | None:
+    """Put the characters of the table's `lines` in the cells of `cells`.
+
+    `centres[i][k]` is the centre of character k of `lines[i]` (None where PDFium
+    gives no box). `others` are the page's lines outside the table. Returns the
+    rows top to bottom, each cell's pieces in line order, or None when the table
+    keeps no cells (see the module docstring). O(characters x columns).
+    """
+    n_columns = len(cells.columns) - 1
+    n_rows = len(cells.rows) - 1
+    if any(_reaches_into(line, cells) for line in others):
+        return None
+    found: dict[Cell, list[PdfLine]] = {}
+    for line, points in zip(lines, centres, strict=True):
+        placed: list[Cell | None] = []
+        for char, point in zip(line.text, points, strict=True):
+            if _neutral(char):
+                placed.append(None)
+                continue
+            if point is None:
+                return None
+            row = _index(cells.rows, point[1], descending=True)
+            column = _index(cells.columns, point[0], descending=False)
+            if row is None or column is None:
+                return None
+            cell = (row, 0 if cells.spanning[row] else column)
+            if placed and placed[-1] is not None and placed[-1] != cell:
+                return None  # a ruling through a word: the rulings are no cell borders
+            placed.append(cell)
+        for cell, start, end in _pieces(placed):
+            index = None if line.char is None else line.char + start
+            found.setdefault(cell, []).append(replace(line, char=index, text=line.text[start:end]))
+    return _rows(cells, found, n_rows, n_columns)
+
+
+def _reaches_into(line: PdfLine, cells: Cells) -> bool:
+    """Whether a line outside the table overlaps the grid by more than the tolerance."""
+    tol = SNAP_TOLERANCE
+    left, right = cells.columns[0] + tol, cells.columns[-1] - tol
+    top, bottom = cells.rows[0] - tol, cells.rows[-1] + tol
+    return line.x0 < right and line.x1 > left and line.y0 < top and line.y1 > bottom
+
+
+def _rows(
+    cells: Cells, found: dict[Cell, list[PdfLine]], n_rows: int, n_columns: int
+) -> tuple[CellRow, ...] | None:
+    rows: list[CellRow] = []
+    for row in range(n_rows):
+        spanning = cells.spanning[row]
+        width = 1 if spanning else n_columns
+        row_cells = tuple(tuple(found.get((row, column), ())) for column in range(width))
+        if not spanning and _stacked(row_cells):
+            return None
+        rows.append(CellRow(row_cells, spanning))
+    for column in range(n_columns):
+        if not any((row, column) in found for row in range(n_rows) if not cells.spanning[row]):
+            return None  # an empty column: a shading box's sides, not column rulings
+    return tuple(rows)
+
+
+def _heights(cell: Sequence[PdfLine]) -> tuple[float, ...]:
+    """The distinct heights (line centres, within tolerance) of a cell's pieces."""
+    return _positions([(piece.y0 + piece.y1) / 2 for piece in cell])
+
+
+def _stacked(cells: Sequence[Sequence[PdfLine]]) -> bool:
+    """Whether the row's first cell holds lines at two or more heights that another
+    cell of the row holds lines at too (rows of text between two rulings, or cells
+    wrapped alike; a header whose column names wrap alike is fine)."""
+    tol = SNAP_TOLERANCE
+    first = _heights(cells[0])
+    if len(first) < 2:
+        return False
+    for cell in cells[1:]:
+        if sum(any(abs(a - b) <= tol for b in _heights(cell)) for a in first) > 1:
+            return True
+    return False
