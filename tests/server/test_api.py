@@ -58,9 +58,7 @@ def files_under(folder: Path) -> list[Path]:
     """The uploaded files under `folder` (not the job journal)."""
     if not folder.exists():
         return []
-    return sorted(
-        p for p in folder.rglob("*") if p.is_file() and JOURNAL_FOLDER not in p.parts
-    )
+    return sorted(p for p in folder.rglob("*") if p.is_file() and JOURNAL_FOLDER not in p.parts)
 
 
 # --- authentication ---
