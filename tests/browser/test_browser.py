@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.sync_api import expect
 
+from quoteproof.ingest.labels import fit_label
+from quoteproof.render.html import HTML_LABEL_CHARS
 from quoteproof.render.provenance import NO_MODEL_NOTICE
 
 if TYPE_CHECKING:
@@ -88,7 +90,10 @@ def check_figures(answer_region: Locator, answer: dict[str, Any]) -> None:
         figure = figures.nth(position)
         caption = figure.locator("figcaption")
         assert "Verbatim from source" in caption.inner_text()
-        assert " ".join(quote["label"].split()) in caption.inner_text()
+        full_label = " ".join(quote["label"].split())
+        shown = caption.locator(".quote-label")
+        assert shown.get_attribute("title") == full_label  # the whole label on hover
+        assert shown.inner_text() == fit_label(full_label, HTML_LABEL_CHARS)
         assert figure.locator("blockquote.quote-text").text_content() == quote["text"]
         href = figure.locator("a.source-link").get_attribute("href")
         assert href and href.startswith("/sources/") and href.endswith("#quote")
