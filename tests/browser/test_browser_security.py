@@ -412,3 +412,21 @@ def test_a_page_on_another_port_cannot_make_a_no_auth_server_ask(
         assert recorded_answers(demo_server.index_dir) == before + 1
     finally:
         context.close()
+
+
+def test_a_draft_opens_no_generated_block_for_whitespace_between_quotes(
+    page: Page, hostile: Hostile
+) -> None:
+    """A reply of quotes separated by blank lines streams whitespace as prose: the
+    draft draws the quotes and no empty "Generated — not a quote" block."""
+    response = page.request.get(f"{hostile.scripted}/v1/search", params={"q": MODEL_QUESTION})
+    assert response.ok, response.text()
+    hit = response.json()["hits"][0]
+    words = first_sentence(hit["text"])
+    hostile.model.script = [f'\n\n<quote ref="{hit["ref"]}">{words}</quote>\n\n \n']
+
+    result = ask(page, hostile.scripted, MODEL_QUESTION, stream=True, watch=True)
+    seen: dict[str, Any] = page.evaluate("() => window.__qpSeen")
+    assert seen["draftFigures"] >= 1, seen
+    assert seen["prose"] == 0, seen
+    assert result.locator("section.generated").count() == 0

@@ -106,6 +106,8 @@
         }
       },
       prose: function (data) {
+        // No generated block for whitespace alone: one opens with visible text.
+        if (prose === null && data.text.trim() === "") return;
         var piece = document.createElement("span");
         piece.textContent = data.text; // model text: never parsed as HTML
         proseBox().appendChild(piece);
