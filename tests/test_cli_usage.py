@@ -26,6 +26,15 @@ def test_an_empty_question_is_a_usage_error(session_index_dir: Path) -> None:
         ]
 
 
+def test_an_empty_search_is_a_usage_error(session_index_dir: Path) -> None:
+    for query in ("", "  \t\n"):
+        result = run("search", query, "--index", str(session_index_dir), "--format", "json")
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr.strip().splitlines() == [
+            'error: QUERY is empty: search for something, e.g. quoteproof search "hand hygiene"'
+        ]
+
+
 def test_verify_without_an_index_says_which_index_it_needs(
     session_index_dir: Path, tmp_path: Path
 ) -> None:

@@ -316,6 +316,8 @@ def search(
 
     if (query is None) == (queries is None):
         fail("give either a QUERY or --queries FILE, not both or neither")
+    if query is not None and not query.strip():
+        fail('QUERY is empty: search for something, e.g. quoteproof search "hand hygiene"')
     query = well_formed(query) if query is not None else None  # undecodable bytes: U+FFFD
     with Index.open(index, retrieval=retrieval.settings()) as idx:
         if queries is not None:
