@@ -70,7 +70,7 @@ def chunk_texts(files: list[Path]) -> tuple[list[str], int]:
     """The embedding inputs of the files' chunks (an index ingested without
     vectors) and the pages."""
     with tempfile.TemporaryDirectory() as folder, Index.open(folder, create=True) as index:
-        results = index.ingest(files, embed=False)
+        results = index.ingest(files, embed=False, after=False)
         texts = [item.text for item in index.store.pending_embeddings()]
     return texts, sum(result.pages for result in results)
 
@@ -84,6 +84,7 @@ def embedding_flops(texts: list[str]) -> tuple[float, list[int]]:
     config = json.loads((source / "config.json").read_text(encoding="utf-8"))
     tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
     tokenizer.enable_truncation(max_seq_length(source))
+    tokenizer.no_padding()  # tokenizer.json pads to 128; the model does not
     lengths = [len(encoding.ids) for encoding in tokenizer.encode_batch(texts)]
     hidden, inner = config["hidden_size"], config["intermediate_size"]
     per_token = 2 * (4 * hidden * hidden + 2 * hidden * inner)  # Q, K, V, output; feed-forward
