@@ -142,6 +142,25 @@ def test_a_refused_export_is_remembered_until_its_key_changes(
     assert len(list(own_cache.glob("*.refused"))) == 3
 
 
+def test_a_refusal_that_cannot_be_remembered_is_tried_and_told_each_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    not_a_folder = tmp_path / "cache"
+    not_a_folder.write_text("a file where the cache folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(not_a_folder))
+    exports: list[int] = []
+
+    def refuse(*_: object) -> None:
+        exports.append(1)
+        raise onnx_export.ExportError("export failed: simulated")
+
+    monkeypatch.setattr(onnx_export, "export_checked", refuse)
+    for tries in (1, 2):
+        notices = torch_notices()
+        assert len(exports) == tries and len(notices) == 1 and "remembered" not in notices[0]
+    load_onnx_model.cache_clear()
+
+
 def test_the_query_path_does_not_import_torch(exported_graph: Path) -> None:
     script = (
         "import sys\n"

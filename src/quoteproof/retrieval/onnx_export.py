@@ -66,10 +66,14 @@ def remember_refusal(graph: Path, refusal: ExportError) -> Path | None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError:
+        return None
+    try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(f"{refusal}\n")
         os.replace(name, target)
     except OSError:
+        Path(name).unlink(missing_ok=True)
         return None
     return target
 
