@@ -70,7 +70,7 @@ def chunk_texts(files: list[Path]) -> tuple[list[str], int]:
     """The embedding inputs of the files' chunks (an index ingested without
     vectors) and the pages."""
     with tempfile.TemporaryDirectory() as folder, Index.open(folder, create=True) as index:
-        results = index.ingest(files, embed=False, after=False)
+        results = index.ingest_discovered(files, embed=False, after=False)
         texts = [item.text for item in index.store.pending_embeddings()]
     return texts, sum(result.pages for result in results)
 
