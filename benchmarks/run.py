@@ -57,10 +57,16 @@ BENCHMARKS = (
     Benchmark("eval", "eval_sets.py", ("--quick",)),
     Benchmark("realmodel", "real_model.py", ("--sample", "4")),
     Benchmark("embedding", "embedding.py", ("--docs", "300", "--queries", "30")),
+    Benchmark("ingestspeed", "ingest_speed.py", ("--rounds", "1")),
 )
 """Every benchmark, in the order they run."""
 
-ALIASES = {"quoting_overhead": "quoting", "quote": "quoting", "real_model": "realmodel"}
+ALIASES = {
+    "quoting_overhead": "quoting",
+    "quote": "quoting",
+    "real_model": "realmodel",
+    "ingest_speed": "ingestspeed",
+}
 
 Progress = Callable[[str], None]
 

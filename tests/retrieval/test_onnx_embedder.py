@@ -1,6 +1,6 @@
 """The embedding model run through ONNX Runtime: same vectors as torch, an export
 cache that is reused and repaired, no torch on the query path, progress per batch,
-and torch when the export is refused."""
+and torch when the export is refused (remembered, not tried again)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import quoteproof.retrieval.onnx_export as onnx_export
+import quoteproof.retrieval.onnx_model as onnx_model
 from quoteproof import Index
 from quoteproof.retrieval.embed_index import embed_pending
 from quoteproof.retrieval.embedder import (
@@ -98,8 +99,66 @@ def test_a_refused_export_falls_back_to_torch_and_says_so(
         assert embedder.runtime == "torch"
     notices = [str(w.message) for w in caught if w.category is RetrievalNotice]
     assert len(notices) == 1 and "runs on torch: exported vectors differ" in notices[0]
-    assert list(own_cache.iterdir()) == []  # nothing half-written is left
+    refusal = onnx_export.refusal_path(cached_model_path(SOURCE))
+    assert list(own_cache.iterdir()) == [refusal]  # nothing half-written is left
     assert np.abs(embedder.embed(TEXTS) - torch_vectors(TEXTS)).max() < 1e-6
+
+
+def torch_notices() -> list[str]:
+    """Load the default embedder afresh; check it runs on torch and return the
+    RetrievalNotice messages given while loading."""
+    load_onnx_model.cache_clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert Embedder().runtime == "torch"
+    return [str(w.message) for w in caught if w.category is RetrievalNotice]
+
+
+def test_a_refused_export_is_remembered_until_its_key_changes(
+    own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exports: list[int] = []
+
+    def refuse(*_: object) -> None:
+        exports.append(1)
+        raise onnx_export.ExportError("export failed: simulated")
+
+    monkeypatch.setattr(onnx_export, "export_checked", refuse)
+    first = torch_notices()
+    refusal = onnx_export.refusal_path(cached_model_path(SOURCE))
+    assert len(exports) == 1 and len(first) == 1
+    assert "runs on torch: export failed: simulated" in first[0] and str(refusal) in first[0]
+    assert refusal.read_text(encoding="utf-8") == "export failed: simulated\n"
+
+    assert torch_notices() == [] and len(exports) == 1  # another process: no retry
+    assert list(own_cache.iterdir()) == [refusal]
+
+    monkeypatch.setattr(onnx_model, "EXPORTER_VERSION", "another recipe")
+    assert len(torch_notices()) == 1 and len(exports) == 2
+    import onnxruntime
+
+    monkeypatch.setattr(onnxruntime, "__version__", "0.0.0-other")
+    assert len(torch_notices()) == 1 and len(exports) == 3
+    assert len(list(own_cache.glob("*.refused"))) == 3
+
+
+def test_a_refusal_that_cannot_be_remembered_is_tried_and_told_each_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    not_a_folder = tmp_path / "cache"
+    not_a_folder.write_text("a file where the cache folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(not_a_folder))
+    exports: list[int] = []
+
+    def refuse(*_: object) -> None:
+        exports.append(1)
+        raise onnx_export.ExportError("export failed: simulated")
+
+    monkeypatch.setattr(onnx_export, "export_checked", refuse)
+    for tries in (1, 2):
+        notices = torch_notices()
+        assert len(exports) == tries and len(notices) == 1 and "remembered" not in notices[0]
+    load_onnx_model.cache_clear()
 
 
 def test_the_query_path_does_not_import_torch(exported_graph: Path) -> None:

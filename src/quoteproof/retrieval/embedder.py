@@ -121,12 +121,20 @@ class TorchSentenceModel:
 def load_onnx_model(model: str, source: str) -> SentenceModel:
     """Load `model` from the folder `source` through ONNX Runtime: the cached
     exported graph when there is a readable one, otherwise exported now (with
-    torch) and checked against torch's vectors. Loaded models are kept for the
-    process's next callers.
+    torch) and checked against torch's vectors. A refused export is remembered in
+    the cache under the graph's key and not tried again. Loaded models are kept
+    for the process's next callers.
 
-    Raises ExportError when the export fails or its vectors differ from torch's,
-    RetrievalError when torch is needed but cannot load the model.
+    Raises ExportError when the export fails, its vectors differ from torch's or
+    it was refused before (`remembered`), RetrievalError when torch is needed but
+    cannot load the model.
     """
+    from quoteproof.retrieval.onnx_export import (
+        ExportError,
+        export_checked,
+        remember_refusal,
+        remembered_refusal,
+    )
     from quoteproof.retrieval.onnx_model import OnnxSentenceModel, cached_model_path
 
     folder = Path(source)
@@ -137,15 +145,27 @@ def load_onnx_model(model: str, source: str) -> SentenceModel:
             return onnx_model
         except Exception:  # a corrupt or truncated cache file: exported again below
             pass
-    from quoteproof.retrieval.onnx_export import export_checked
-
-    return export_checked(load_sentence_model("SentenceTransformer", model, source), folder, graph)
+    refusal = remembered_refusal(graph)
+    if refusal is not None:
+        raise refusal
+    try:
+        sentence_model = load_sentence_model("SentenceTransformer", model, source)
+        return export_checked(sentence_model, folder, graph)
+    except ExportError as exc:
+        where = remember_refusal(graph, exc)
+        if where is None:
+            raise
+        raise ExportError(
+            f"{exc} (remembered in {where}; delete that file to try the export again)"
+        ) from exc
 
 
 def load_embedding_model(model: str) -> SentenceModel:
     """Load `model` for embedding: through ONNX Runtime when it can run there,
-    otherwise with sentence-transformers (a `RetrievalNotice` warning says why when
-    the ONNX export was refused). Raises RetrievalError when the model cannot load."""
+    otherwise with sentence-transformers. When the ONNX export is refused, a
+    `RetrievalNotice` warning says why, once: the refusal is remembered and later
+    loads go to torch without a word. Raises RetrievalError when the model cannot
+    load."""
     from quoteproof.retrieval.onnx_export import ExportError
     from quoteproof.retrieval.onnx_model import runtime_available, unsupported_reason
 
@@ -155,11 +175,12 @@ def load_embedding_model(model: str) -> SentenceModel:
         try:
             return load_onnx_model(model, source)
         except ExportError as exc:
-            from quoteproof.retrieval.retriever import RetrievalNotice
+            if not exc.remembered:
+                from quoteproof.retrieval.retriever import RetrievalNotice
 
-            warnings.warn(
-                f"embedding model {model} runs on torch: {exc}", RetrievalNotice, stacklevel=2
-            )
+                warnings.warn(
+                    f"embedding model {model} runs on torch: {exc}", RetrievalNotice, stacklevel=2
+                )
     return TorchSentenceModel(load_sentence_model("SentenceTransformer", model, source))
 
 

@@ -30,8 +30,52 @@ CHECK_TEXTS = (
 """Texts of different lengths (one past the token limit) compared at export time."""
 
 
+REFUSAL_SUFFIX = ".refused"
+"""A refused export is remembered next to where its graph would be, with this suffix."""
+
+
 class ExportError(Exception):
-    """The model could not be exported, or its graph gives other vectors than torch."""
+    """The model could not be exported, or its graph gives other vectors than torch;
+    `remembered` when this is an earlier refusal read back from the cache."""
+
+    def __init__(self, reason: str, remembered: bool = False) -> None:
+        super().__init__(reason)
+        self.remembered = remembered
+
+
+def refusal_path(graph: Path) -> Path:
+    """Where a refused export of the cached graph `graph` is remembered (same key)."""
+    return graph.with_suffix(REFUSAL_SUFFIX)
+
+
+def remembered_refusal(graph: Path) -> ExportError | None:
+    """The earlier refusal to export `graph` (the reason, `remembered`), or None
+    when there is none under this key."""
+    try:
+        reason = refusal_path(graph).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return ExportError(reason or "export refused", remembered=True)
+
+
+def remember_refusal(graph: Path, refusal: ExportError) -> Path | None:
+    """Write the reason of `refusal` where `remembered_refusal(graph)` reads it,
+    atomically; return that path, or None when the cache cannot be written (the
+    export is then tried again next time)."""
+    target = refusal_path(graph)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(f"{refusal}\n")
+        os.replace(name, target)
+    except OSError:
+        Path(name).unlink(missing_ok=True)
+        return None
+    return target
 
 
 def export_checked(sentence_model: Any, source: Path, target: Path) -> OnnxSentenceModel:

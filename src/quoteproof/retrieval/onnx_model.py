@@ -1,13 +1,14 @@
 """A sentence-transformers model run through ONNX Runtime (no torch at run time).
 
 The model is exported once (`onnx_export`) to a cache file named by a digest of
-the model's files and `EXPORTER_VERSION`, under `$XDG_CACHE_HOME/quoteproof/onnx`
-(or `~/.cache/quoteproof/onnx`). The graph takes token ids, attention mask and
-token type ids and returns mean-pooled token embeddings; texts are tokenised
-with `tokenizers` from the model's tokenizer.json, truncated to its
-`max_seq_length` as sentence-transformers does, and the rows are L2-normalised
-here. ONNX Runtime runs on CUDA when its CUDAExecutionProvider is available,
-otherwise on the CPU with one thread per core.
+the model's files, `EXPORTER_VERSION` and the onnxruntime version, under
+`$XDG_CACHE_HOME/quoteproof/onnx` (or `~/.cache/quoteproof/onnx`); a refused
+export is remembered there under the same key (`onnx_export.remember_refusal`).
+The graph takes token ids, attention mask and token type ids and returns
+mean-pooled token embeddings; texts are tokenised with `tokenizers` from the
+model's tokenizer.json, truncated to its `max_seq_length` as sentence-transformers
+does, and the rows are L2-normalised here. ONNX Runtime runs on CUDA when its
+CUDAExecutionProvider is available, otherwise on the CPU with one thread per core.
 """
 
 from __future__ import annotations
@@ -82,9 +83,13 @@ def unsupported_reason(source: Path) -> str | None:
 
 
 def model_digest(source: Path) -> str:
-    """A hex digest of the files that define the model in `source` and of
-    `EXPORTER_VERSION`: the cache key of its exported graph."""
-    digest = hashlib.sha256(f"quoteproof-onnx-{EXPORTER_VERSION}".encode())
+    """A hex digest of the files that define the model in `source`, of
+    `EXPORTER_VERSION` and of the onnxruntime version (its optimizer rewrites the
+    graph): the cache key of its exported graph."""
+    import onnxruntime
+
+    recipe = f"quoteproof-onnx-{EXPORTER_VERSION}-onnxruntime-{onnxruntime.__version__}"
+    digest = hashlib.sha256(recipe.encode())
     for name in (*_DEFINING_FILES, *_WEIGHT_FILES):
         path = source / name
         if path.is_file():
