@@ -23,8 +23,9 @@ HEAVY = (
     "matplotlib",
 )
 """Top-level packages only some commands need; each costs from 0.1 s to seconds."""
-NOT_FOR_ASK = ("markdown_it", "quoteproof.evaluation")
-"""Modules a question does not use: Markdown parsing (ingest) and evaluation (eval)."""
+NOT_FOR_ASK = ("markdown_it", "quoteproof.evaluation", "quoteproof.ingest.pipeline")
+"""Modules a question does not use: Markdown parsing and the ingest pipeline (ingest)
+and evaluation (eval)."""
 LIBRARY = (
     "numpy",
     "rapidfuzz",

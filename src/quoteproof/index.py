@@ -15,8 +15,6 @@ from quoteproof.defaults import DEFAULT_ASK_TOP_K as DEFAULT_ASK_TOP_K
 from quoteproof.defaults import DEFAULT_INDEX as DEFAULT_INDEX
 from quoteproof.defaults import DEFAULT_SEARCH_TOP_K as DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import RetrievalError, StoreError
-from quoteproof.ingest.files import discover
-from quoteproof.ingest.pipeline import IngestResult, IngestSettings, ingest_files
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import Embed, ExtractiveBackend, TableRows
 from quoteproof.model import (
@@ -70,6 +68,7 @@ from quoteproof.tables.quoted import body_rows, quoted_tables
 from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
+    from quoteproof.ingest.pipeline import IngestResult, IngestSettings
     from quoteproof.locations import PdfBoxReader
 
 
@@ -205,6 +204,8 @@ class Index:
 
         Raises `IngestError` for a path that does not exist.
         """
+        from quoteproof.ingest.files import discover  # ingest only
+
         return discover([Path(p) for p in paths])
 
     def ingest(
@@ -258,6 +259,8 @@ class Index:
         `RetrievalNotice` says so and the first ask estimates it). With `after`
         False the caller runs `after_ingest` itself (`embed` is then not used).
         """
+        from quoteproof.ingest.pipeline import IngestSettings, ingest_files  # ingest only
+
         settings = replace(settings or IngestSettings(), collection=collection)
         results = []
         for result in ingest_files(self.store, files, settings, jobs):
