@@ -9,8 +9,18 @@ from pathlib import Path
 from helpers.answers import make_answer, make_quote
 from quoteproof import Index
 from quoteproof.codec import answer_from_dict, answer_to_dict
-from quoteproof.model import Chunk, ProseSegment, Quote, QuoteSegment, sha256_text
-from quoteproof.receipts import verify_answer, verify_recorded
+from quoteproof.model import (
+    Chunk,
+    ProseSegment,
+    Quote,
+    QuotedRow,
+    QuotedTable,
+    QuoteSegment,
+    TableCell,
+    sha256_text,
+)
+from quoteproof.receipts import answer_as_recorded, verify_answer, verify_recorded
+from quoteproof.render.html import render_answer_html
 
 
 def passage(index: Index, chunk: Chunk, quote_id: str) -> Quote:
@@ -101,3 +111,21 @@ def test_verify_recorded_rereads_every_quote_and_rejects_what_no_longer_matches(
     assert (
         missing.raw == answer.cited[0].text and "version 99 is not in the index" in missing.reason
     )
+
+
+def test_a_saved_run_draws_no_recorded_table_cells() -> None:
+    """An evaluation report has no index to re-read cells from: a forged cell in the
+    saved JSON ("50 mg" where the source says "5 mg") is never drawn."""
+    source = "Drug | Dose\nApixaban | 5 mg"
+    body = source.index("Apixaban")
+    header = QuotedRow((TableCell(0, 4, "Drug"), TableCell(7, 11, "Dose")), True, False)
+    forged = QuotedRow(
+        (TableCell(body, body + 8, "Apixaban"), TableCell(body + 11, len(source), "50 mg"))
+    )
+    quote = make_quote(
+        source, body, len(source), tables=(QuotedTable(body, len(source), (header, forged)),)
+    )
+    saved = answer_to_dict(make_answer((QuoteSegment("q1"),), (quote,)))
+    shown = answer_as_recorded(answer_from_dict(saved))
+    assert shown.quotes[0].tables == () and shown.quotes[0].text == "Apixaban | 5 mg"
+    assert "50 mg" not in render_answer_html(shown)

@@ -149,11 +149,12 @@ def answer_as_recorded(record: RecordedAnswer) -> Answer:
     any store. Only for drawing a saved evaluation run (`evaluation.report`), which
     has no index to read from and whose quotes the run itself re-read from the index
     when it was made (its `verbatim_failures`); an answer from the audit log or from
-    a user goes through `verify_recorded`."""
+    a user goes through `verify_recorded`. The run checked each quote's text, not its
+    table cells, so recorded `tables` are dropped: table quotes are drawn as text."""
     return replace(
         record.without_quotes,
-        quotes=tuple(_as_quote(claim) for claim in record.quotes),
-        cited=tuple(_as_quote(claim) for claim in record.cited),
+        quotes=tuple(_as_quote(claim, tables=()) for claim in record.quotes),
+        cited=tuple(_as_quote(claim, tables=()) for claim in record.cited),
     )
 
 

@@ -81,3 +81,37 @@ def test_a_quoted_table_row_reads_as_a_table(
     ]
     assert [row["quoted"] for row in rows] == [False, True]
     shoot(page, "20-table-quote-answer")
+
+
+# Every word of a table cell whose characters lie on more than one line (split).
+SPLIT_WORDS = """
+() => [...document.querySelectorAll('table.quote-table th, table.quote-table td')].flatMap(cell => {
+  const split = [];
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const match of node.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      const tops = new Set([...range.getClientRects()].map(rect => Math.round(rect.top)));
+      if (tops.size > 1) split.push(match[0]);
+    }
+  }
+  return split;
+})
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 300])
+def test_table_cells_keep_their_words_whole(
+    page: Page, table_server: TableServer, shoot: Shoot, width: int
+) -> None:
+    """A cell wraps between words, never inside one ("Epistaxi/s"); a table wider than
+    a phone's screen scrolls inside its box instead of widening the page."""
+    page.set_viewport_size({"width": width, "height": 900})
+    table_server.model.script = [f'<quote ref="{table_server.ref}">{ROW}</quote>']
+    result = ask(page, table_server.origin, "How often was intracranial hemorrhage seen?")
+    expect(result.locator("table.quote-table")).to_be_visible()
+    assert page.evaluate(SPLIT_WORDS) == []
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    shoot(page, f"21-table-quote-{width}px")

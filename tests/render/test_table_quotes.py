@@ -4,7 +4,7 @@ terminal, Markdown and HTML; every cell its source text, escaped for the format.
 from __future__ import annotations
 
 import re
-from html import escape
+from html import escape, unescape
 
 from markdown_it import MarkdownIt
 
@@ -88,15 +88,42 @@ def test_markdown_draws_a_pipe_table_inside_the_block_quote() -> None:
         SPANS[1][0][0], SPANS[2][-1][1], (row(0, header=True, quoted=False), row(1), row(2))
     )
     markdown = render_markdown(answer_of(quote))
-    assert "> | Adverse reaction | ELIQUIS n (%) | Warfarin n (%) |" in markdown
+    assert "> | `Adverse reaction` | `ELIQUIS n (%)` | `Warfarin n (%)` |" in markdown
     assert "> |---|---|---|" in markdown
-    assert "> | Major bleeding | 327 (2.13) | 462 (3.09) |" in markdown
-    assert "a\\|b" in markdown and "&#x1B;" in markdown and "&lt;script>" in markdown
+    assert "> | `Major bleeding` | `327 (2.13)` | `462 (3.09)` |" in markdown
+    assert "a\\|b" in markdown and "\x1b" not in markdown
     html = MarkdownIt("commonmark").enable("table").render(markdown)
-    assert "<th>Adverse reaction</th>" in html and "<td>327 (2.13)</td>" in html
+    assert "<th><code>Adverse reaction</code></th>" in html
+    assert "<td><code>327 (2.13)</code></td>" in html
     assert "<script" not in html and "a|b" in html  # the cell keeps its pipe
     assert html.count("<tr>") == 3 and html.count("<blockquote>") == 1
     assert_text_formats_box(answer_of(quote), 1, show_cited=False)
+
+
+HOSTILE_CELLS = (
+    "Name ![x](https://evil.example/fake.png)",
+    "[10 mg](https://evil.example) **bold** ~~gone~~ C:\\*x\\* a\\|b",
+    "10\u202e05 mg `tick` ``two``",
+)
+
+
+def test_markdown_cells_render_as_their_source_text_and_nothing_else() -> None:
+    """No image, link, emphasis or bidi override from a cell: rendered, each cell's
+    text is exactly the source's (control characters and bidi overrides as U+FFFD)."""
+    text = " | ".join(HOSTILE_CELLS)
+    spans, at = [], 0
+    for cell in HOSTILE_CELLS:
+        spans.append((at, at + len(cell)))
+        at += len(cell) + 3
+    cells = tuple(TableCell(lo, hi, text[lo:hi]) for lo, hi in spans)
+    table = QuotedTable(0, len(text), (QuotedRow(cells, False, True),))
+    quote = make_quote(text, 0, len(text), tables=(table,))
+    rendered = MarkdownIt("commonmark").enable("table").render(render_markdown(answer_of(quote)))
+    html = rendered[rendered.index("<table>") : rendered.index("</table>")]
+    assert "<img" not in html and "<a " not in html and "<strong>" not in html
+    assert "<s>" not in html and "<del>" not in html
+    shown = [unescape(cell) for cell in re.findall(r"<td><code>(.*?)</code></td>", html)]
+    assert shown == [cell.replace("\u202e", "\ufffd") for cell in HOSTILE_CELLS]
 
 
 def test_html_draws_a_table_with_th_header_in_the_verbatim_box() -> None:

@@ -142,6 +142,24 @@ def test_a_refused_export_is_remembered_until_its_key_changes(
     assert len(list(own_cache.glob("*.refused"))) == 3
 
 
+def test_an_export_that_failed_for_a_passing_cause_is_tried_again(
+    own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk is no reason to give up the ONNX runtime for good."""
+    exports: list[int] = []
+
+    def disk_full(*_: object) -> None:
+        exports.append(1)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(onnx_export, "_export", disk_full)
+    for tries in (1, 2):
+        notices = torch_notices()
+        assert len(exports) == tries and len(notices) == 1
+        assert "No space left on device" in notices[0] and "remembered" not in notices[0]
+    assert list(own_cache.glob("*.refused")) == []
+
+
 def test_a_refusal_that_cannot_be_remembered_is_tried_and_told_each_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

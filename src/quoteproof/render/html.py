@@ -388,7 +388,8 @@ padding:.5rem 1rem}
 .data-params dt{font-weight:600}.data-params dd{margin:0}
 table.data-rows{border-collapse:collapse}
 table.data-rows th,table.data-rows td{border:1px solid #a78bfa;padding:.2rem .5rem;text-align:left}
-table.quote-table{border-collapse:collapse;white-space:normal;margin:.25rem 0}
+table.quote-table{display:block;max-width:100%;overflow-x:auto;border-collapse:collapse;
+white-space:normal;overflow-wrap:normal;margin:.25rem 0}
 table.quote-table th,table.quote-table td{border:1px solid #93c5fd;padding:.2rem .5rem;
 text-align:left;vertical-align:top}
 table.quote-table th{background:#dbeafe}

@@ -29,9 +29,8 @@ Contract (the guarantee that no model-written words are shown as a quote, for Ma
   copies, from the file or from the rendered page, is the source text.
 - A quote that crosses table cells (`Quote.tables`) has its tables drawn as GFM
   tables inside its block quote (header rows as the column names, see
-  `render.table_quote`), each cell its source text on one line with only what a
-  table cell needs escaped (`|`, and `<`, `&` and control characters as references
-  so no raw HTML or terminal control gets through).
+  `render.table_quote`), each cell its source text on one line as a code span (so
+  no Markdown, link, image or raw HTML in a cell is ever rendered), `|` as `\\|`.
 
 Line endings are `\\n`, `\\r\\n` and `\\r` (CommonMark's). Within escaped text, spaces
 and tabs at the start and end of a line are dropped (a rendered paragraph drops
@@ -159,13 +158,11 @@ def _verbatim_block(text: str) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    """A table cell's source text on one line, escaped only as a GFM cell needs: `|`
-    (which would end the cell), `<` and `&` (raw HTML) and control characters."""
+    """A table cell's source text on one line as a code span (`code_span`: literal,
+    nothing in it read as Markdown or HTML, control characters and bidi overrides as
+    U+FFFD), its `|` written `\\|` as a GFM cell needs; an empty cell stays empty."""
     flat = _WHITESPACE.sub(" ", text).strip()
-    return "".join(
-        "\\|" if ch == "|" else _ENTITIES.get(ch) or (f"&#x{ord(ch):X};" if _is_control(ch) else ch)
-        for ch in flat
-    )
+    return code_span(flat).replace("|", "\\|") if flat else ""
 
 
 def _source_table(view: TableView) -> list[str]:

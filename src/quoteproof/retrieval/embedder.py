@@ -152,6 +152,8 @@ def load_onnx_model(model: str, source: str) -> SentenceModel:
         sentence_model = load_sentence_model("SentenceTransformer", model, source)
         return export_checked(sentence_model, folder, graph)
     except ExportError as exc:
+        if not exc.lasting:
+            raise
         where = remember_refusal(graph, exc)
         if where is None:
             raise

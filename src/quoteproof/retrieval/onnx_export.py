@@ -36,11 +36,14 @@ REFUSAL_SUFFIX = ".refused"
 
 class ExportError(Exception):
     """The model could not be exported, or its graph gives other vectors than torch;
-    `remembered` when this is an earlier refusal read back from the cache."""
+    `remembered` when this is an earlier refusal read back from the cache; `lasting`
+    unless the cause may pass (a full disk, no memory), so that trying again with the
+    same model, recipe and runtime would fail the same way."""
 
-    def __init__(self, reason: str, remembered: bool = False) -> None:
+    def __init__(self, reason: str, remembered: bool = False, lasting: bool = True) -> None:
         super().__init__(reason)
         self.remembered = remembered
+        self.lasting = lasting
 
 
 def refusal_path(graph: Path) -> Path:
@@ -102,6 +105,8 @@ def export_checked(sentence_model: Any, source: Path, target: Path) -> OnnxSente
         return model
     except ExportError:
         raise
+    except (OSError, MemoryError) as exc:  # may pass: tried again next time
+        raise ExportError(f"export failed: {exc}", lasting=False) from exc
     except Exception as exc:  # any exporter or runtime failure: the torch path stays
         raise ExportError(f"export failed: {exc}") from exc
     finally:
