@@ -65,10 +65,10 @@ __all__ = [
 ]
 
 SourceUrl = Callable[[Quote], str]
+"""Where a quote's "open in source" link points (e.g. the web source viewer)."""
 
 HTML_LABEL_CHARS = 90
 """The most characters of a quote's label shown in its caption (the rest on hover)."""
-"""Where a quote's "open in source" link points (e.g. the web source viewer)."""
 
 _WHITESPACE = re.compile(r"\s+")
 _SCHEME = re.compile(r"\A([A-Za-z][A-Za-z0-9+.\-]*):")

@@ -554,7 +554,8 @@ def library_page(
 
 @router.get("/library/table", response_class=HTMLResponse)
 def library_table(request: Request, state: StateDep, who: MaybePrincipal) -> Response:
-    """The document table alone."""
+    """The document table alone, for a client that refreshes only the table (the
+    page itself gets it with its finished ingest job)."""
     if who is None:
         return _login_redirect(request)
     return HTMLResponse(_library_table(request, state.view(who)))
