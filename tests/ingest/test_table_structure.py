@@ -76,7 +76,10 @@ def test_html_header_only_where_the_page_marks_it() -> None:
     for page in marked:
         doc = parse_html(f"<html><body>{page}</body></html>".encode(), "t.html")
         assert cell_texts(doc) == [[(True, ("Reaction", "Rate")), (False, ("Rash", "2%"))]]
-    plain = "<table><tr><td>Adults</td><td>5 mg</td></tr><tr><td>Children</td><td>2 mg</td></tr></table>"
+    plain = (
+        "<table><tr><td>Adults</td><td>5 mg</td></tr>"
+        "<tr><td>Children</td><td>2 mg</td></tr></table>"
+    )
     doc = parse_html(f"<html><body>{plain}</body></html>".encode(), "t.html")
     assert cell_texts(doc) == [[(False, ("Adults", "5 mg")), (False, ("Children", "2 mg"))]]
 
