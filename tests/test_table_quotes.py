@@ -12,12 +12,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers.answers import as_recorded, make_answer
-from helpers.table_docs import COLUMNS, ROWS, ingest_table_docs, quote_in
+from helpers.answers import as_recorded, make_answer, make_quote
+from helpers.table_docs import COLUMNS, ROWS, ingest_table_docs, quote_in, table_pdf
 from quoteproof import Index
 from quoteproof.index import StoreLookup
+from quoteproof.ingest.html import parse_html
+from quoteproof.ingest.pdf import parse_pdf
+from quoteproof.llm.quotable import quotable_units
 from quoteproof.model import Document, QuotedRow, QuoteSegment, TableCell
 from quoteproof.receipts import check_quote, verify_recorded
+from quoteproof.render.markdown import render_markdown
+from quoteproof.render.table_quote import CARRIED_HEADER_NOTE, TableView, quote_parts
+from quoteproof.tables.quoted import body_rows, quoted_tables
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +72,8 @@ def test_every_cell_of_a_table_quote_is_a_source_span(index: Index, data: st.Dat
         for lo, hi in row.cells
         if lo < hi and lo < end and start < hi
     ]
-    assert bool(tables) == (len(touched) >= 2)  # a table exactly when cells are crossed
+    body = any(not row.header and row.start < end and start < row.end for row in stored.rows)
+    assert bool(tables) == (len(touched) >= 2 and body)  # cells crossed, a body row among them
 
 
 def test_a_quote_of_one_row_carries_the_header_row(index: Index) -> None:
@@ -103,3 +110,46 @@ def test_a_no_model_answer_quotes_the_matching_row_with_its_header(index: Index)
         assert quote.text == " | ".join(ROWS[1])
         (table,) = quote.tables
         assert [tuple(c.text for c in row.cells) for row in table.rows] == [COLUMNS, ROWS[1]]
+
+
+def test_a_pdf_section_row_inside_a_quote_is_drawn_and_no_header_only_table_appears() -> None:
+    doc = parse_pdf(table_pdf(section="Nervous system disorders"), "eliquis.pdf")
+    lines = [" | ".join(row) for row in (COLUMNS, *ROWS)]
+    start = doc.text.index(lines[0])
+    header_and_first = quoted_tables(doc.text, doc.tables, start, doc.text.index(lines[1]) + 5)
+    assert len(header_and_first) == 1  # the quote touches one table, not a header-only one
+    assert quoted_tables(doc.text, doc.tables, start, start + len(lines[0])) == ()
+    lo, hi = doc.text.index(lines[2]), doc.text.index(lines[3]) + len(lines[3])
+    quote = make_quote(doc.text, lo, hi, tables=quoted_tables(doc.text, doc.tables, lo, hi))
+    parts = quote_parts(quote)
+    assert parts[1] == "Nervous system disorders"
+    for part in (parts[0], parts[2]):
+        assert isinstance(part, TableView) and part.header == (COLUMNS,)
+    (table,) = quote.tables
+    for row in table.rows:
+        assert all(cell.text == doc.text[cell.start : cell.end] for cell in row.cells)
+
+
+HEADERLESS = (
+    b"<html><body><h1>Doses</h1><p>Recommended doses by age group are below.</p>"
+    b"<table><tr><td>Adults</td><td>5 mg twice daily</td></tr>"
+    b"<tr><td>Children under 12</td><td>2.5 mg once daily</td></tr></table></body></html>"
+)
+
+
+def test_a_table_without_a_marked_header_shows_no_data_row_as_column_names() -> None:
+    doc = parse_html(HEADERLESS, "doses.html")
+    lo = doc.text.index("Children")
+    hi = doc.text.index("once daily") + len("once daily")
+    quote = make_quote(doc.text, lo, hi, tables=quoted_tables(doc.text, doc.tables, lo, hi))
+    (table,) = quote.tables
+    assert [tuple(cell.text for cell in row.cells) for row in table.rows] == [
+        ("Children under 12", "2.5 mg once daily")
+    ]
+    shown = render_markdown(make_answer((QuoteSegment("q1"),), (quote,)))
+    assert "Adults" not in shown and CARRIED_HEADER_NOTE not in shown
+    units = quotable_units(doc.text, body_rows(doc.tables, 0, len(doc.text)))
+    assert [doc.text[u.start : u.end] for u in units][-2:] == [
+        "Adults | 5 mg twice daily",
+        "Children under 12 | 2.5 mg once daily",
+    ]

@@ -67,11 +67,12 @@ def table_docx(header_repeats: bool = True) -> bytes:
     return buffer.getvalue()
 
 
-def table_pdf(*, section: str | None = None, span: bool = False) -> bytes:
+def table_pdf(*, section: str | None = None, span: bool = False, bold_header: bool = True) -> bytes:
     """The table in a PDF (reportlab), ruled as a grid, its two drug column names
-    drawn on two lines each. With `section`, a row of that text ruled as one cell
-    across the table comes after the second body row (a system organ class, say);
-    with `span`, the first body row's last two cells are one merged cell."""
+    drawn on two lines each, the header row in bold when `bold_header`. With
+    `section`, a row of that text ruled as one cell across the table comes after
+    the second body row (a system organ class, say); with `span`, the first body
+    row's last two cells are one merged cell."""
     from reportlab.lib import colors
     from reportlab.lib.pagesizes import letter
     from reportlab.lib.styles import getSampleStyleSheet
@@ -81,6 +82,8 @@ def table_pdf(*, section: str | None = None, span: bool = False) -> bytes:
     header = [COLUMNS[0], *(name.replace(" ", "\n", 1) for name in COLUMNS[1:])]
     rows: list[list[str]] = [header, *(list(row) for row in ROWS)]
     commands: list[tuple[object, ...]] = [("GRID", (0, 0), (-1, -1), 0.75, colors.black)]
+    if bold_header:
+        commands.append(("FONTNAME", (0, 0), (-1, 0), "Helvetica-Bold"))
     if section is not None:
         rows.insert(3, [section, "", ""])
         commands.append(("SPAN", (0, 3), (-1, 3)))

@@ -67,16 +67,21 @@ def test_the_canonical_text_of_a_table_is_unchanged() -> None:
     assert "\n".join(lines) in doc.text
 
 
-def test_html_header_from_th_cells_and_first_row_fallback() -> None:
-    th_only = (
-        "<table><tr><th>Reaction</th><th>Rate</th></tr><tr><td>Rash</td><td>2%</td></tr></table>"
+def test_html_header_only_where_the_page_marks_it() -> None:
+    marked = (
+        "<table><tr><th>Reaction</th><th>Rate</th></tr><tr><td>Rash</td><td>2%</td></tr></table>",
+        "<table><thead><tr><td>Reaction</td><td>Rate</td></tr></thead>"
+        "<tr><td>Rash</td><td>2%</td></tr></table>",
     )
-    plain = (
-        "<table><tr><td>Reaction</td><td>Rate</td></tr><tr><td>Rash</td><td>2%</td></tr></table>"
-    )
-    for page in (th_only, plain):
+    for page in marked:
         doc = parse_html(f"<html><body>{page}</body></html>".encode(), "t.html")
         assert cell_texts(doc) == [[(True, ("Reaction", "Rate")), (False, ("Rash", "2%"))]]
+    plain = (
+        "<table><tr><td>Adults</td><td>5 mg</td></tr>"
+        "<tr><td>Children</td><td>2 mg</td></tr></table>"
+    )
+    doc = parse_html(f"<html><body>{plain}</body></html>".encode(), "t.html")
+    assert cell_texts(doc) == [[(False, ("Adults", "5 mg")), (False, ("Children", "2 mg"))]]
 
 
 def test_empty_end_cells_get_empty_spans_inside_their_line() -> None:
@@ -94,9 +99,9 @@ def test_markdown_escaped_pipe_stays_in_its_cell() -> None:
     ]
 
 
-def test_docx_without_a_repeating_header_takes_its_first_row() -> None:
+def test_docx_without_a_repeating_header_has_no_header() -> None:
     doc = parse_docx(table_docx(header_repeats=False), "t.docx")
-    assert cell_texts(doc) == EXPECTED
+    assert cell_texts(doc) == [[(False, row) for row in (COLUMNS, *ROWS)]]
 
 
 def test_real_spl_adverse_reaction_table_has_its_thead_header() -> None:
@@ -188,14 +193,15 @@ def test_pdf_table_text_is_rows_of_cells_and_each_character_keeps_its_page_box()
         assert lower[1] <= upper[0]  # a row's highlight lies below the row above, apart
 
 
-def test_pdf_section_row_splits_the_table_and_each_part_keeps_the_header() -> None:
+def test_pdf_section_row_is_text_of_the_one_table_but_no_row() -> None:
     doc = parse_pdf(table_pdf(section="Nervous system disorders"), "eliquis.pdf")
-    header = (True, COLUMNS)
-    assert cell_texts(doc) == [
-        [header, (False, ROWS[0]), (False, ROWS[1])],
-        [header, (False, ROWS[2]), (False, ROWS[3])],
-    ]
+    assert cell_texts(doc) == EXPECTED
     assert f"{' | '.join(ROWS[1])}\nNervous system disorders\n{' | '.join(ROWS[2])}" in doc.text
+
+
+def test_pdf_first_row_is_the_header_only_when_bold_above_a_plain_body() -> None:
+    doc = parse_pdf(table_pdf(bold_header=False), "eliquis.pdf")
+    assert cell_texts(doc) == [[(False, row) for row in (COLUMNS, *ROWS)]]
 
 
 def test_pdf_table_with_a_merged_cell_keeps_no_structure() -> None:

@@ -12,7 +12,12 @@ from helpers.answers import assert_text_formats_box, make_answer, make_quote
 from quoteproof.model import Answer, Quote, QuotedRow, QuotedTable, QuoteSegment, TableCell
 from quoteproof.render.html import render_answer_html
 from quoteproof.render.markdown import render_markdown
-from quoteproof.render.table_quote import CARRIED_HEADER_NOTE, WHOLE_ROWS_NOTE, quote_parts
+from quoteproof.render.table_quote import (
+    CARRIED_HEADER_NOTE,
+    WHOLE_ROWS_NOTE,
+    TableView,
+    quote_parts,
+)
 from quoteproof.render.terminal import render_text
 
 HEADER = ("Adverse reaction", "ELIQUIS n (%)", "Warfarin n (%)")
@@ -160,3 +165,73 @@ def test_a_quote_without_tables_is_drawn_as_before() -> None:
     quote = make_quote(SOURCE, 0, len(BEFORE))
     assert quote_parts(quote) == (BEFORE,)
     assert "quote-table" not in render_answer_html(answer_of(quote))
+
+
+SECTIONED = (
+    "\n".join(
+        ("Reaction | Drug %", "Cardiac disorders", "Palpitations | 4", "Gastrointestinal disorders")
+    )
+    + "\nNausea | 12"
+)
+"""A table block with section rows (no cells) between its rows, as PDF ingest makes it."""
+
+
+def sectioned_row(line: str, *, header: bool = False, quoted: bool = True) -> QuotedRow:
+    start = SECTIONED.index(line)
+    left = line.split(" | ")[0]
+    cells = (start, start + len(left)), (start + len(left) + 3, start + len(line))
+    return QuotedRow(tuple(TableCell(lo, hi, SECTIONED[lo:hi]) for lo, hi in cells), header, quoted)
+
+
+def sectioned_quote(start: int, end: int, rows: tuple[QuotedRow, ...]) -> Quote:
+    body = [r for r in rows if r.quoted]
+    table = QuotedTable(body[0].cells[0].start, body[-1].cells[-1].end, rows)
+    return make_quote(SECTIONED, start, end, tables=(table,))
+
+
+def test_a_section_row_between_quoted_rows_is_drawn_between_table_parts() -> None:
+    header = sectioned_row("Reaction | Drug %", header=True, quoted=False)
+    rows = (header, sectioned_row("Palpitations | 4"), sectioned_row("Nausea | 12"))
+    quote = sectioned_quote(SECTIONED.index("Palpitations"), len(SECTIONED), rows)
+    names = (("Reaction", "Drug %"),)
+    assert quote_parts(quote) == (
+        TableView(names, (("Palpitations", "4"),), 2),
+        "Gastrointestinal disorders",
+        TableView(names, (("Nausea", "12"),), 2),
+    )
+    markdown = render_markdown(answer_of(quote))
+    assert markdown.index("| Palpitations | 4 |") < markdown.index("Gastrointestinal disorders")
+    assert markdown.index("Gastrointestinal disorders") < markdown.index("| Nausea | 12 |")
+    assert markdown.count("| Reaction | Drug % |") == 2 and CARRIED_HEADER_NOTE in markdown
+    out = render_text(answer_of(quote), width=80)
+    assert out.index("Palpitations") < out.index("Gastrointestinal") < out.index("Nausea")
+    html = render_answer_html(answer_of(quote))
+    assert html.index("Palpitations") < html.index("Gastrointestinal") < html.index("Nausea")
+
+
+def test_a_header_quoted_before_a_section_row_stays_text_and_names_the_columns() -> None:
+    rows = (sectioned_row("Reaction | Drug %", header=True), sectioned_row("Palpitations | 4"))
+    quote = sectioned_quote(0, SECTIONED.index("Gastrointestinal") - 1, rows)
+    assert quote_parts(quote) == (
+        "Reaction | Drug %\nCardiac disorders",
+        TableView((("Reaction", "Drug %"),), (("Palpitations", "4"),), 2),
+    )
+    assert CARRIED_HEADER_NOTE in render_markdown(answer_of(quote))
+
+
+def test_a_table_without_a_header_row_is_drawn_without_column_names() -> None:
+    quote = table_quote(SPANS[1][0][0], SPANS[2][-1][1], (row(1), row(2)))
+    (view,) = quote_parts(quote)
+    assert isinstance(view, TableView) and view.header == ()
+    for shown in (
+        render_text(answer_of(quote), width=140),
+        render_markdown(answer_of(quote)),
+        render_answer_html(answer_of(quote)),
+    ):
+        assert CARRIED_HEADER_NOTE not in shown and "Adverse reaction" not in shown
+    html = render_answer_html(answer_of(quote))
+    assert "<thead>" not in html and html.count("<tr>") == 2
+    markdown = render_markdown(answer_of(quote))
+    assert (
+        "> |  |  |  |" in markdown and "> | Major bleeding | 327 (2.13) | 462 (3.09) |" in markdown
+    )

@@ -112,7 +112,8 @@ class BlockBuilder:
     def add_table(self, rows: Sequence[RowCells]) -> bool:
         """Append a "table" block of `rows` (`table_lines`, joined by `ROW_SEPARATOR`)
         and keep its row and cell spans; False (and nothing kept) if the block is
-        not added. A table without a header row takes its first row as the header.
+        not added. A row is a header row only when the parser marked it so (a
+        table without one has no header: no data row is taken for column names).
         The spans of a table whose cells do not line up with its columns (a merged
         cell, rows of different lengths) are not kept: shown under the wrong column
         names, a cell would be misread."""
@@ -122,13 +123,12 @@ class BlockBuilder:
         aligned = len({len(row.cells) for row in rows if any(row.cells)}) == 1
         if not aligned or any(row.merged for row in rows):
             return True
-        has_header = any(header for _, _, header in lines)
         offset = self.length - sum(len(line) for line, _, _ in lines)
         offset -= len(ROW_SEPARATOR) * (len(lines) - 1)
         table_rows = []
-        for number, (line, spans, header) in enumerate(lines):
+        for line, spans, header in lines:
             cells = tuple((offset + lo, offset + hi) for lo, hi in spans)
-            table_rows.append(TableRow(cells, header or (number == 0 and not has_header)))
+            table_rows.append(TableRow(cells, header))
             offset += len(line) + len(ROW_SEPARATOR)
         self.tables.append(SourceTable(tuple(table_rows)))
         return True

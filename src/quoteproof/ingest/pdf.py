@@ -35,10 +35,11 @@ Structure, decided per line in this order (details in `pdf_structure`,
    centre lies in it become ONE `table` block, placed where its first line is.
    A regular grid (no merged cell; see `pdf_grid`) gets cells: each character goes
    to the cell its box's centre lies in, and the block is its rows, one line each,
-   cells joined by " | " (a cell's lines by a space), its first row the header,
-   kept as `ParsedDocument.tables`; a row ruled as one cell across the table (a
-   title, notes, a section label) is a line of its own and starts a new table that
-   repeats the header. Other tables keep PDFium's lines, joined by "\n".
+   cells joined by " | " (a cell's lines by a space), kept as
+   `ParsedDocument.tables`; its first row is the header only when the font shows
+   it (all bold above a body that is not). A row ruled as one cell across the
+   table (a title, notes, a section label) is a line of the block but no table
+   row. Other tables keep PDFium's lines, joined by "\n".
    pdfplumber's table finder is not called at ingest: it costs 20-300 ms a page,
    and 100 of the 251 shared pages hold ruled tables, so it alone would cap ingest
    near 30 pages/s; the tests use it as the oracle instead.
@@ -307,7 +308,7 @@ def _assemble(
     caption_open = False
     tables: list[SourceTable] = []
     for plan in plans:
-        found: list[tuple[TableRow, ...]] = []
+        found: tuple[TableRow, ...] = ()
         if plan.cells is not None:
             pieces, found = table_pieces(plan.cells, words)
         else:
@@ -321,7 +322,8 @@ def _assemble(
             page_starts.append(canonical.length)
         start = canonical.length
         canonical.extend(pieces, plan.page)
-        tables.extend(SourceTable(tuple(_shifted(row, start) for row in rows)) for rows in found)
+        if found:
+            tables.append(SourceTable(tuple(_shifted(row, start) for row in found)))
         if plan.kind == "heading" or plan.page == 1:
             text = canonical.text_from(start)
             if plan.kind == "heading":

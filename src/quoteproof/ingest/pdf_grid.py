@@ -19,6 +19,7 @@ text between two rulings, or cells wrapped alike: the two cannot be told apart).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -104,13 +105,14 @@ def regular_cells(grid: TableGrid) -> Cells | None:
 
 
 def _index(bounds: Sequence[float], value: float, descending: bool) -> int | None:
-    """The interval of `bounds` that `value` lies in (within tolerance), or None."""
-    tol = SNAP_TOLERANCE
-    for number, (a, b) in enumerate(itertools.pairwise(bounds)):
-        low, high = (b, a) if descending else (a, b)
-        if low - tol <= value <= high + tol:
-            return number
-    return None
+    """The interval of `bounds` that strictly contains `value` (a value on an inner
+    bound goes to the later interval); within `SNAP_TOLERANCE` outside the outer
+    bounds, the first or last interval; None further out. O(log len(bounds))."""
+    keys = [-bound for bound in bounds] if descending else list(bounds)
+    key = -value if descending else value
+    if not keys[0] - SNAP_TOLERANCE <= key <= keys[-1] + SNAP_TOLERANCE:
+        return None
+    return bisect.bisect_right(keys, key, 1, len(keys) - 1) - 1
 
 
 def _neutral(char: str) -> bool:

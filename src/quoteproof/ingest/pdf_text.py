@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 
 from quoteproof.ingest.blocks import CELL_SEPARATOR, Span, row_line
 from quoteproof.ingest.pdf_grid import CellRow
@@ -247,28 +246,35 @@ def _row_pieces(cells: Sequence[list[Piece]]) -> tuple[list[Piece], tuple[Span, 
     return _cut(joined, shift, shift + len(line)), spans
 
 
-def _is_header(cells: Sequence[Sequence[Piece]]) -> bool:
-    """Whether a table's first row reads as column names: some cell has a letter
-    (a row of numbers only is data)."""
-    return any(char.isalpha() for cell in cells for text, _ in cell for char in text)
+def _bold_header(rows: Sequence[CellRow]) -> bool:
+    """Whether the first of a table's rows (spanning rows left out) is its header
+    by the font: every line piece of it is bold and every later row has a piece
+    that is not (a table without such evidence has no header)."""
+    cells = [row.cells for row in rows if not row.spanning and any(row.cells)]
+    if len(cells) < 2:
+        return False
+
+    def bold(row: Sequence[Sequence[PdfLine]]) -> bool:
+        return all(piece.bold for cell in row for piece in cell)
+
+    return bold(cells[0]) and not any(bold(row) for row in cells[1:])
 
 
 def table_pieces(
     rows: Sequence[CellRow], words: WordSet
-) -> tuple[list[Piece], list[tuple[TableRow, ...]]]:
-    """A table block's pieces from its cells, and its tables (rows with cell spans
-    relative to the block's start).
+) -> tuple[list[Piece], tuple[TableRow, ...]]:
+    """A table block's pieces from its cells, and its table rows (cell spans
+    relative to the block's start; () when the block has none).
 
     Each cell's pieces are joined like a paragraph's lines (`join_lines`), a row's
     cells by `CELL_SEPARATOR` (`blocks.row_line`), rows by "\n"; a row with no text is
     left out. A spanning row (title, notes, section label) is a line of the block
-    but no table row: it ends one table and starts the next, and each table after
-    the first begins with the first one's header row. The first table row is the
-    header when one of its cells has a letter.
+    but no table row. The first table row is the header only when the font says so
+    (`_bold_header`).
     """
     out: list[Piece] = []
-    tables: list[list[TableRow]] = [[]]
-    header: TableRow | None = None
+    table: list[TableRow] = []
+    header = _bold_header(rows)
     length = 0
     for row in rows:
         cells = [
@@ -280,14 +286,9 @@ def table_pieces(
         if out:
             out.append((TABLE_ROW_SEPARATOR, None))
             length += len(TABLE_ROW_SEPARATOR)
-        if row.spanning:
-            if any(not found.header for found in tables[-1]):
-                tables.append([header] if header else [])
-        else:
-            found = TableRow(tuple((length + lo, length + hi) for lo, hi in spans))
-            if header is None and not tables[0] and _is_header(cells):
-                header = found = replace(found, header=True)
-            tables[-1].append(found)
+        if not row.spanning:
+            cell_spans = tuple((length + lo, length + hi) for lo, hi in spans)
+            table.append(TableRow(cell_spans, header and not table))
         out.extend(line)
         length += sum(len(text) for text, _ in line)
-    return out, [tuple(table) for table in tables if any(not row.header for row in table)]
+    return out, tuple(table)

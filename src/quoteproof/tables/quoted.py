@@ -2,7 +2,8 @@
 
 A quote that crosses cells of a table (`SourceTable`, kept at ingest) is shown as
 the rows it touches, a partly touched row whole, with the table's header rows
-carried along when the quote leaves them out. Every cell is a span of the
+carried along when the quote leaves them out (a quote reaching only header rows
+shows no table). Every cell is a span of the
 document's text and its text is read from that text here, never from anywhere else.
 """
 
@@ -26,17 +27,28 @@ def _row(text: str, row: TableRow, quoted: bool) -> QuotedRow:
 
 
 def _quoted_table(text: str, table: SourceTable, start: int, end: int) -> QuotedTable | None:
-    """The rows of `table` that [start, end) touches, headers first; None unless the
-    span touches at least two non-empty cells of the table."""
-    touched = [row for row in table.rows if _touches(start, end, row.start, row.end)]
-    cells = sum(_touches(start, end, lo, hi) for row in touched for lo, hi in row.cells if lo < hi)
+    """The rows of `table` that [start, end) touches from its first touched body
+    (non-header) row on, after the header rows above that row; None unless the
+    span touches a body row and at least two non-empty cells of the table."""
+    touched = [_touches(start, end, row.start, row.end) for row in table.rows]
+    body = [n for n, row in enumerate(table.rows) if touched[n] and not row.header]
+    if not body:
+        return None
+    cells = sum(
+        _touches(start, end, lo, hi)
+        for n, row in enumerate(table.rows)
+        if touched[n]
+        for lo, hi in row.cells
+        if lo < hi
+    )
     if cells < 2:
         return None
-    first = table.rows.index(touched[0])
-    carried = [row for row in table.rows[:first] if row.header]
-    rows = [_row(text, row, False) for row in carried]
-    rows += [_row(text, row, True) for row in touched]
-    return QuotedTable(touched[0].start, touched[-1].end, tuple(rows))
+    first = body[0]
+    headers = [n for n in range(first) if table.rows[n].header]
+    shown = headers + [n for n in range(first, len(table.rows)) if touched[n]]
+    rows = tuple(_row(text, table.rows[n], touched[n]) for n in shown)
+    quoted = [table.rows[n] for n in shown if touched[n]]
+    return QuotedTable(quoted[0].start, quoted[-1].end, rows)
 
 
 def quoted_tables(
@@ -44,10 +56,11 @@ def quoted_tables(
 ) -> tuple[QuotedTable, ...]:
     """The tables of a document (`text`, its `tables` in text order) whose cells the
     span [start, end) crosses, each as the rows the span touches (a partly touched
-    row whole) after the header rows it does not reach (`quoted` False).
+    row whole) after the table's header rows (`quoted` False for those it does
+    not reach). A table counts only when the span touches one of its body rows.
 
-    A span inside one cell, or outside every table, gives (). O(number of tables +
-    cells of the tables the span touches).
+    A span inside one cell, only in header rows, or outside every table, gives ().
+    O(number of tables + cells of the tables the span touches).
     """
     found = []
     for table in tables:
