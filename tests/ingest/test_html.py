@@ -400,3 +400,29 @@ def test_no_cdc_article_uses_its_author_list_as_a_section() -> None:
             assert not any(is_byline(name) for name in block.section), path
             bylines += block.kind == "paragraph" and is_byline(doc.text[block.start : block.end])
     assert bylines >= 100
+
+
+@pytest.mark.parametrize(
+    ("text", "byline"),
+    [
+        ("Prescribers: MD, DO, PharmD", False),
+        ("Nurse Practitioners (RN, MSN, DNP)", False),
+        ("Nurse Practitioners, RN, MSN, DNP", False),
+        ("Jane Doe, PhD1; John Roe, MPH2", True),
+        ("Alexandra van den Berg, PhD, MPH1,2; Leonard Jack Jr, PhD3", True),
+        ("Farid Shamo, MBChB, MSc, MPH1; Kathryn E. Macomber, MPH1", True),
+    ],
+)
+def test_a_byline_names_people_with_degrees(text: str, byline: bool) -> None:
+    assert is_byline(text) is byline
+
+
+def test_headings_listing_degrees_stay_sections() -> None:
+    doc = _parse(
+        "<html><body><main><h1>Who May Prescribe</h1><h2>Prescribers: MD, DO, PharmD</h2>"
+        "<p>Physicians and pharmacists.</p><h2>Nurse Practitioners (RN, MSN, DNP)</h2>"
+        "<p>Advanced practice nurses.</p></main></body></html>"
+    )
+    view = _view(doc)
+    for name in ("Prescribers: MD, DO, PharmD", "Nurse Practitioners (RN, MSN, DNP)"):
+        assert ("heading", name, ("Who May Prescribe", name)) in view

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from quoteproof.ingest.labels import (
     LABEL_PART_CHARS,
     display_title,
@@ -51,6 +53,26 @@ def test_sections_repeating_the_title_are_left_out() -> None:
     later = make_label(title, ("Notes", "Minimum Expectations"))
     assert later.endswith("Notes › Minimum Expectations")
     assert not repeats_title("Guide", title) and not repeats_title("Outpatient", title)
+
+
+@pytest.mark.parametrize(
+    ("section", "repeats"),
+    [
+        ("Hypertension", False),
+        ("Adults", False),
+        ("Management", False),
+        ("Diagnosis", False),
+        ("Hypertension in Adults", True),
+        ("HYPERTENSION IN ADULTS: DIAGNOSIS AND MANAGEMENT", True),
+        ("Diagnosis and Management", True),
+    ],
+)
+def test_a_topic_word_of_the_title_is_no_repeat(section: str, repeats: bool) -> None:
+    title = "Hypertension in Adults: Diagnosis and Management"
+    assert repeats_title(section, title) is repeats
+    label = make_label(title, (section, "Blood Pressure"), (2,))
+    kept = "" if repeats else f" › {section}"
+    assert label == f"{title}{kept} › Blood Pressure › p. 2"
 
 
 def test_fit_label_shortens_from_the_middle_keeping_title_start_deepest_and_page() -> None:

@@ -7,6 +7,7 @@ import pytest
 
 from helpers import pdfs as build
 from quoteproof.ingest.pdf import parse_pdf
+from quoteproof.ingest.pdf_headings import _is_heading_text
 from quoteproof.model import ParsedDocument
 
 
@@ -45,3 +46,42 @@ def test_a_long_table_caption_is_the_section_of_its_table_only(panel: ParsedDocu
 
 def test_a_title_naming_two_forms_is_said_once(panel: ParsedDocument) -> None:
     assert panel.title == build.PANEL_TITLE[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "following"),
+    [
+        ("Vitamin A", None),
+        ("Appendix A", None),
+        ("Hepatitis A", "Hepatitis A is a liver infection."),
+        ("Who Is It For", None),
+        ("β-Blockers", None),
+        ("eGFR Thresholds", None),
+        ("pH and Stability", None),
+        ("mRNA Vaccines", None),
+        ("Dosage", "mL per kg of body weight, given once."),
+        ("Storage", "iPhone users can scan the code on the carton."),
+        ("Dosage", "mg per dose are listed below."),
+        ("WARNINGS", "THE DRUG MAY CAUSE DROWSINESS."),
+    ],
+)
+def test_real_headings_are_headings(text: str, following: str | None) -> None:
+    assert _is_heading_text([text], large=False, following=following)
+
+
+@pytest.mark.parametrize(
+    ("text", "following"),
+    [
+        ("100 mg/vial", None),
+        ("100 mL/vial", None),
+        ("(remdesivir) injection", None),
+        ("Must be reconstituted and", None),
+        ("Must be given for", None),
+        ("Store vials at room temperature,", None),
+        ("MUST BE RECONSTITUTED AND", None),
+        ("Must be reconstituted", "and further diluted prior to use"),
+        ("KEEP OUT OF THE REACH", "OF CHILDREN"),
+    ],
+)
+def test_fragments_are_no_headings(text: str, following: str | None) -> None:
+    assert not _is_heading_text([text], large=False, following=following)

@@ -121,9 +121,11 @@ _DEGREE_AFTER_NAME = re.compile(
     r",\s*(?:PhD|MD|MPH|DrPH|MS|MSc|MSPH|MA|BA|BS|BSN|RN|MSN|DNP|MSW|MBChB|MBBS|MHS|RD"
     r"|ScD|MDiv|DO|DDS|DMD|PharmD|MBA|MEd|EdD|CPHQ|FACP)(?![A-Za-z])"
 )
-BYLINE_DEGREES = 2
-"""A heading naming this many academic degrees after names ("Jane Doe, PhD1; John
-Roe, MPH2") is an author list, not a section."""
+BYLINE_NAMES = 2
+"""A heading naming this many people, each followed by an academic degree ("Jane Doe,
+PhD1; John Roe, MPH2"), is an author list, not a section."""
+_PERSON = re.compile(r"[^\W\d_][\w.'’-]*\s+[A-Z][\w'’-]*[a-z][\w'’-]*\Z")
+"""The end of a person's name: a word, then a capitalised one ("E. Macomber", "Jack Jr")."""
 
 # Elements that end the run of inline text before them; the value is the kind of
 # block their own loose text becomes.
@@ -183,12 +185,17 @@ _BOMS = (
 
 
 def is_byline(text: str) -> bool:
-    """Whether a heading's text is an article's author list: `BYLINE_DEGREES` or more
-    degrees after a comma ("Farid Shamo, MBChB, MSc, MPH1; Kathryn E. Macomber,
-    MPH1"), or a link to the "author affiliations"."""
+    """Whether a heading's text is an article's author list: `BYLINE_NAMES` or more
+    people's names each followed by a degree after a comma ("Farid Shamo, MBChB, MSc,
+    MPH1; Kathryn E. Macomber, MPH1"), or a link to the "author affiliations".
+    Degrees alone name no one ("Prescribers: MD, DO, PharmD")."""
     if "author affiliations" in text.casefold():
         return True
-    return len(_DEGREE_AFTER_NAME.findall(text)) >= BYLINE_DEGREES
+    names = sum(
+        _PERSON.search(text, 0, degree.start()) is not None
+        for degree in _DEGREE_AFTER_NAME.finditer(text)
+    )
+    return names >= BYLINE_NAMES
 
 
 def is_chrome_line(text: str) -> bool:

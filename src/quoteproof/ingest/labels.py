@@ -81,19 +81,32 @@ def make_label(
     return LABEL_SEPARATOR.join(parts) or "(untitled)"
 
 
-def _letters_and_digits(text: str) -> str:
-    return _NOT_ALNUM.sub("", text.casefold())
+_TITLE_PARTS = re.compile(r"\s*(?:[:;|–—]|\s-\s)\s*")
+
+
+def _words(text: str) -> list[str]:
+    return [word for word in _NOT_ALNUM.split(text.casefold()) if word]
 
 
 def repeats_title(section: str, title: str) -> bool:
-    """Whether the section name `section` repeats (part of) the document `title`:
-    casefolded letters and digits equal, or a run of at least 8 of them that starts
-    or ends the title ("GUIDE TO INFECTION PREVENTION" under the title "Guide to
-    Infection Prevention: Minimum Expectations")."""
-    name, whole = _letters_and_digits(section), _letters_and_digits(title)
-    if not name or not whole:
+    """Whether the section name `section` repeats the document `title` or most of it.
+
+    Words compared casefolded, letters and digits only. The title counts as a whole
+    and, when ":", ";", "|", a dash or " - " divides it, as each of its parts. The
+    section repeats the title when its words are those of the title or of a part,
+    or start or end one and are more than half of its words ("GUIDE TO INFECTION
+    PREVENTION" under "Guide to Infection Prevention for Outpatient Settings:
+    Minimum Expectations"), not one topic word ("Hypertension" under "Hypertension
+    in Adults: Diagnosis and Management").
+    """
+    name = _words(section)
+    if not name:
         return False
-    return name == whole or (len(name) >= 8 and (whole.startswith(name) or whole.endswith(name)))
+    units = [_words(title), *(_words(part) for part in _TITLE_PARTS.split(title))]
+    return any(
+        2 * len(name) > len(unit) and (unit[: len(name)] == name or unit[-len(name) :] == name)
+        for unit in units
+    )
 
 
 def number_duplicates(labels: Sequence[str]) -> list[str]:

@@ -59,6 +59,13 @@ _DANGLING = frozenset(
     "a an and as at but by for from in into nor of on or per than that the to via with".split()
 )
 """Words a heading does not end with, nor its next line start with: a sentence goes on."""
+_CARRYING_ON = _DANGLING - {"a", "an", "the"}
+"""`_DANGLING` words that carry a line on; an article may start a new sentence
+("WARNINGS" / "THE DRUG MAY ...")."""
+_UNITS = frozenset("cm dl g iu kg l mcg mcl meq mg ml mm mmhg mmol mol ng nm pg μg μl μm".split())
+"""Casefolded units: a word such as "mL" or "µg" is a quantity's, not a sentence's."""
+_WORD = re.compile(r"[^\W\d_]+")
+_TERMINAL = (".", ":", ";", "?", "!")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _UNNUMBERED_DEPTH = 9
 _MAX_TITLE_LINES = 6
@@ -190,26 +197,69 @@ def is_caption(text: str) -> bool:
     return _CAPTION.match(text) is not None
 
 
+def _first_word(text: str) -> str:
+    """The run of letters from the first letter of `text` ("mg" of "100 mg/vial")."""
+    match = _WORD.search(text)
+    return match.group() if match else ""
+
+
+def _is_latin(letter: str) -> bool:
+    return unicodedata.name(letter, "").startswith("LATIN")
+
+
+def _starts_in_lower_case(text: str) -> bool:
+    """Whether `text`'s first word reads as a sentence's lower-case word: it starts
+    with a lower-case letter and is a unit ("mg", "mL") or a Latin word in lower
+    case throughout ("injection"); not "eGFR", "mRNA", "pH" or "β-Blockers"."""
+    word = _first_word(text)
+    if not word or not word[0].islower():
+        return False
+    if word.casefold() in _UNITS:
+        return True
+    return word.islower() and _is_latin(word[0])
+
+
+def _ends_dangling(word: str) -> bool:
+    """Whether a heading's last `word` leaves it unfinished: a `_DANGLING` word in lower
+    case ("and") or in capitals ("AND"), not one in title case ("Who Is It For") nor a
+    single capital letter ("Vitamin A", "Appendix A")."""
+    if word.casefold() not in _DANGLING:
+        return False
+    return word.islower() or (word.isupper() and len(word) > 1)
+
+
 def _reads_as_heading(text: str, following: str | None) -> bool:
     """Whether `text` reads as a heading rather than a piece of a sentence or a label
-    panel's fragment: its first letter after any leading number ("100 mg/vial",
-    "(remdesivir) injection") is not lower case, it does not end in a comma or a
-    word such as "and", "for" (`_DANGLING`), and the body line `following` it does
-    not carry the sentence on (starting in lower case, or in capitals with a
-    `_DANGLING` word: "KEEP OUT OF THE REACH" / "OF CHILDREN")."""
-    first = _LETTER.search(_ENUMERATORS.sub("", text, count=1))
-    if first is None or first.group().islower():
+    panel's fragment: after any leading number its first word is no lower-case word
+    (`_starts_in_lower_case`: "100 mg/vial", "(remdesivir) injection"), it does not
+    end in a comma or a dangling word (`_ends_dangling`), and the body line
+    `following` it does not carry the sentence on: it does not start with a plain
+    lower-case word (a unit or "mL", "iPhone" may start a line under a heading)
+    after a heading without final punctuation, nor, in capitals, with a `_DANGLING`
+    word other than an article ("KEEP OUT OF THE REACH" / "OF CHILDREN")."""
+    unnumbered = _ENUMERATORS.sub("", text, count=1)
+    if _LETTER.search(unnumbered) is None or _starts_in_lower_case(unnumbered):
         return False
-    words = text.split()
-    if text.endswith(",") or words[-1].casefold() in _DANGLING:
+    if text.endswith(",") or _ends_dangling(text.split()[-1]):
         return False
     if following is None:
         return True
-    letter = _LETTER.search(following)
-    if letter is not None and letter.start() == 0 and letter.group().islower():
+    if not text.endswith(_TERMINAL) and _carries_on_in_lower_case(following):
         return False
-    next_words = following.split()
-    return not (following.isupper() and next_words[0].casefold() in _DANGLING)
+    next_word = following.split()[0].casefold()
+    return not (following.isupper() and next_word in _CARRYING_ON)
+
+
+def _carries_on_in_lower_case(line: str) -> bool:
+    """Whether `line` starts with a plain lower-case word: Latin letters in lower case
+    throughout, no unit ("further diluted", not "mL per kg", "mg", "iPhone")."""
+    word = _first_word(line)
+    return (
+        line.startswith(word)
+        and word.islower()
+        and _is_latin(word[0])
+        and word.casefold() not in _UNITS
+    )
 
 
 def _is_heading_text(lines: list[str], *, large: bool, following: str | None = None) -> bool:
