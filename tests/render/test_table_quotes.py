@@ -200,9 +200,9 @@ def test_a_section_row_between_quoted_rows_is_drawn_between_table_parts() -> Non
         TableView(names, (("Nausea", "12"),), 2),
     )
     markdown = render_markdown(answer_of(quote))
-    assert markdown.index("| Palpitations | 4 |") < markdown.index("Gastrointestinal disorders")
-    assert markdown.index("Gastrointestinal disorders") < markdown.index("| Nausea | 12 |")
-    assert markdown.count("| Reaction | Drug % |") == 2 and CARRIED_HEADER_NOTE in markdown
+    assert markdown.index("| `Palpitations` | `4` |") < markdown.index("Gastrointestinal disorders")
+    assert markdown.index("Gastrointestinal disorders") < markdown.index("| `Nausea` | `12` |")
+    assert markdown.count("| `Reaction` | `Drug %` |") == 2 and CARRIED_HEADER_NOTE in markdown
     out = render_text(answer_of(quote), width=80)
     assert out.index("Palpitations") < out.index("Gastrointestinal") < out.index("Nausea")
     html = render_answer_html(answer_of(quote))
@@ -233,5 +233,6 @@ def test_a_table_without_a_header_row_is_drawn_without_column_names() -> None:
     assert "<thead>" not in html and html.count("<tr>") == 2
     markdown = render_markdown(answer_of(quote))
     assert (
-        "> |  |  |  |" in markdown and "> | Major bleeding | 327 (2.13) | 462 (3.09) |" in markdown
+        "> |  |  |  |" in markdown
+        and "> | `Major bleeding` | `327 (2.13)` | `462 (3.09)` |" in markdown
     )
