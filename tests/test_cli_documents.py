@@ -69,9 +69,11 @@ def test_retire_by_id_takes_the_document_out_and_old_answers_still_verify(
     again = run("documents", "retire", str(shingles["doc_id"]), "--index", str(index_dir))
     assert again.returncode == 2
     assert again.stderr.strip().splitlines() == [
-        f"error: no document '{shingles['doc_id']}' in {index_dir} "
-        "(ids and files: quoteproof documents list)"
+        f"error: '{shingles['doc_id']}' is already retired in {index_dir} "
+        "(ingest its file again to make it current)"
     ]
+    by_path = run("documents", "retire", str(shingles["source_path"]), "--index", str(index_dir))
+    assert by_path.returncode == 2 and "is already retired" in by_path.stderr
 
 
 def test_retire_by_path_relative_to_the_working_directory(index_dir: Path, corpus: Path) -> None:

@@ -657,6 +657,11 @@ def documents_retire(
         path = os.path.abspath(document)
         found = [d for d in view.documents() if document == d.doc_id or path == d.source_path]
         if not found or not view.retire(found[0].doc_id):
+            if idx.store.get_document(document) or idx.store.latest_version(path):
+                fail(
+                    f"{document!r} is already retired in {index} "
+                    "(ingest its file again to make it current)"
+                )
             fail(f"no document {document!r} in {index} (ids and files: quoteproof documents list)")
     retired = found[0]
     print(visible_line(f"retired {retired.doc_id} v{retired.version} ({retired.source_path})"))
