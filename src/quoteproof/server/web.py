@@ -92,9 +92,6 @@ templates = Jinja2Templates(env=_env)
 
 MAX_QUESTION_CHARS = 10_000
 HISTORY_LIMIT = 200
-PATH_TAIL_CHARS = 16
-"""How many characters at the end of a file path the library always shows (the rest
-is cut in the middle when the column is too narrow)."""
 
 StateDep = Annotated[AppState, Depends(app_state)]
 MaybePrincipal = Annotated[Principal | None, Depends(optional_principal)]
@@ -475,7 +472,7 @@ def _library_rows(view: ScopedIndex) -> list[dict[str, Any]]:
     for summary in view.documents():
         doc = url_quote(summary.doc_id, safe="")
         path = summary.source_path
-        cut = max(0, len(path) - PATH_TAIL_CHARS)
+        cut = max(path.rfind("/"), path.rfind("\\")) + 1  # the file name: shown whole
         rows.append(
             {
                 "doc_id": summary.doc_id,
