@@ -127,10 +127,16 @@ def escape_inline(text: str) -> str:
     return _escape_line(_WHITESPACE.sub(" ", text))
 
 
+def _literal(text: str) -> tuple[str, int]:
+    """`text` with control characters and bidi overrides as U+FFFD, and the length of
+    its longest run of backticks (a code fence around it must be longer)."""
+    content = "".join("\ufffd" if _is_control(ch) else ch for ch in text)
+    return content, max((len(run) for run in re.findall(r"`+", content)), default=0)
+
+
 def code_span(text: str) -> str:
     """Return `text` as a CommonMark code span (literal; line endings become spaces)."""
-    content = "".join("\ufffd" if _is_control(ch) else ch for ch in _LINE_BREAK.sub(" ", text))
-    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
+    content, longest = _literal(_LINE_BREAK.sub(" ", text))
     fence = "`" * (longest + 1)
     if content.startswith("`") or content.endswith("`") or content.startswith(" "):
         content = f" {content} "
@@ -151,8 +157,7 @@ def _verbatim_block(text: str) -> list[str]:
     no backslash or character reference added, so what a reader copies is the
     source's text. Control characters and bidi overrides become U+FFFD (as in
     `code_span`); the fence is longer than any run of backticks in `text`."""
-    content = "".join("\ufffd" if _is_control(ch) else ch for ch in text)
-    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
+    content, longest = _literal(text)
     fence = "`" * max(3, longest + 1)
     return [fence, *_LINE_BREAK.split(content), fence]
 
