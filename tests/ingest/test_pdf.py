@@ -19,7 +19,7 @@ from quoteproof.errors import IngestError
 from quoteproof.ingest.labels import make_label
 from quoteproof.ingest.pdf import NO_TEXT_AT_ALL, meaningful_title, parse_pdf
 from quoteproof.ingest.pdf_page import PdfLine, upright
-from quoteproof.ingest.pdf_tables import find_tables, merge_edges
+from quoteproof.ingest.pdf_tables import find_grids, merge_edges
 from quoteproof.ingest.pdf_text import WordSet, clean_line, keep_hyphen
 from quoteproof.model import Block, ParsedDocument
 
@@ -502,13 +502,16 @@ def grid(
     yield [(x0 + 50.0 * j, y0, y0 + height) for j in range(columns + 1)]
 
 
-def test_find_tables_finds_a_grid_and_ignores_boxes() -> None:
+def test_find_grids_finds_a_grid_with_its_rulings_and_ignores_boxes() -> None:
     horizontal, vertical = grid(3, 2)
-    assert find_tables(horizontal, vertical) == ((100.0, 100.0, 200.0, 160.0),)
+    (found,) = find_grids(horizontal, vertical)
+    assert found.box == (100.0, 100.0, 200.0, 160.0)
+    assert sorted(found.horizontal) == sorted(horizontal)
+    assert sorted(found.vertical) == sorted(vertical)
     box_h, box_v = grid(1, 1)
-    assert find_tables(box_h, box_v) == ()
+    assert find_grids(box_h, box_v) == ()
     callout_h, callout_v = grid(2, 1)  # a box with a title bar
-    assert find_tables(callout_h, callout_v) == ()
+    assert find_grids(callout_h, callout_v) == ()
 
 
 def test_merge_edges_snaps_and_joins_collinear_pieces() -> None:

@@ -62,12 +62,6 @@ def _find(parent: list[int], item: int) -> int:
     return item
 
 
-def find_tables(horizontal: list[Edge], vertical: list[Edge]) -> tuple[TableBox, ...]:
-    """Return the bounding boxes of the ruled tables the edges draw, top to bottom
-    (the boxes of `find_grids`)."""
-    return tuple(grid.box for grid in find_grids(horizontal, vertical))
-
-
 def find_grids(horizontal: list[Edge], vertical: list[Edge]) -> tuple[TableGrid, ...]:
     """Return the ruled tables the edges draw, top to bottom, each with its rulings.
 
