@@ -99,6 +99,12 @@ def test_markdown_escaped_pipe_stays_in_its_cell() -> None:
     ]
 
 
+def test_markdown_table_in_a_block_quote_keeps_no_structure() -> None:
+    doc = parse_markdown(b"> | Reaction | Rate |\n> |---|---|\n> | Rash | 2% |\n", "t.md")
+    assert [b.kind for b in doc.blocks] == ["table"]  # a table block of text
+    assert doc.tables == ()  # but its lines start with "> ": no cell spans to read
+
+
 def test_docx_without_a_repeating_header_has_no_header() -> None:
     doc = parse_docx(table_docx(header_repeats=False), "t.docx")
     assert cell_texts(doc) == [[(False, row) for row in (COLUMNS, *ROWS)]]

@@ -192,9 +192,10 @@ def parse_markdown(raw: bytes, path: str) -> ParsedDocument:
         if kind in _WHOLE_BLOCKS:
             add(_WHOLE_BLOCKS[kind], token.map)
             closing = _closing_index(tokens, index)
-            table = _table(text, tokens, index, closing, starts) if kind == "table_open" else None
-            if table is not None and token.level == 0:
-                tables.append(table)
+            if kind == "table_open" and token.level == 0:  # not one in a block quote
+                table = _table(text, tokens, index, closing, starts)
+                if table is not None:
+                    tables.append(table)
             index = closing + 1
             continue
         if kind == "blockquote_open" and token.level >= deepest:
