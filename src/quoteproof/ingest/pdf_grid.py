@@ -104,15 +104,13 @@ def regular_cells(grid: TableGrid) -> Cells | None:
     return Cells(columns, rows, spanning)
 
 
-def _index(bounds: Sequence[float], value: float, descending: bool) -> int | None:
-    """The interval of `bounds` that strictly contains `value` (a value on an inner
-    bound goes to the later interval); within `SNAP_TOLERANCE` outside the outer
-    bounds, the first or last interval; None further out. O(log len(bounds))."""
-    keys = [-bound for bound in bounds] if descending else list(bounds)
-    key = -value if descending else value
-    if not keys[0] - SNAP_TOLERANCE <= key <= keys[-1] + SNAP_TOLERANCE:
+def _index(bounds: Sequence[float], value: float) -> int | None:
+    """The interval of the ascending `bounds` that strictly contains `value` (a value
+    on an inner bound goes to the later interval); within `SNAP_TOLERANCE` outside
+    the outer bounds, the first or last interval; None further out. O(log len(bounds))."""
+    if not bounds[0] - SNAP_TOLERANCE <= value <= bounds[-1] + SNAP_TOLERANCE:
         return None
-    return bisect.bisect_right(keys, key, 1, len(keys) - 1) - 1
+    return bisect.bisect_right(bounds, value, 1, len(bounds) - 1) - 1
 
 
 def _neutral(char: str) -> bool:
@@ -163,6 +161,7 @@ def assign_cells(
     if any(_reaches_into(line, cells) for line in others):
         return None
     found: dict[Cell, list[PdfLine]] = {}
+    heights = [-y for y in cells.rows]  # ascending, as `_index` needs (rows run down)
     for line, points in zip(lines, centres, strict=True):
         placed: list[Cell | None] = []
         for char, point in zip(line.text, points, strict=True):
@@ -171,8 +170,8 @@ def assign_cells(
                 continue
             if point is None:
                 return None
-            row = _index(cells.rows, point[1], descending=True)
-            column = _index(cells.columns, point[0], descending=False)
+            row = _index(heights, -point[1])
+            column = _index(cells.columns, point[0])
             if row is None or column is None:
                 return None
             cell = (row, 0 if cells.spanning[row] else column)
