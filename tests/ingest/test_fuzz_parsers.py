@@ -66,6 +66,17 @@ def check_document(document: ParsedDocument) -> None:
     for block in document.blocks:
         assert end <= block.start <= block.end <= len(text), block
         end = block.end
+    table_blocks = [(b.start, b.end) for b in document.blocks if b.kind == "table"]
+    end = 0
+    for table in document.tables:  # cells in order, inside one table block
+        assert table.rows and all(row.cells for row in table.rows), table
+        assert any(
+            lo <= table.rows[0].start and table.rows[-1].end <= hi for lo, hi in table_blocks
+        )
+        for row in table.rows:
+            for start, stop in row.cells:
+                assert end <= start <= stop <= len(text), table
+                end = stop
     if document.layout is not None:
         starts = document.layout.page_starts
         assert list(starts) == sorted(starts) and all(0 <= s <= len(text) for s in starts)
