@@ -79,7 +79,6 @@ def test_terminal_draws_the_row_under_its_column_names() -> None:
     assert_text_formats_box(answer_of(ROW_ONE), 1, show_cited=False)
 
 
-
 def test_terminal_table_notes_are_under_the_panel_never_inside_it() -> None:
     """Only source text lies inside the verbatim border: the notes on what the
     tables show beyond the quote are a line under the panel."""
@@ -94,6 +93,7 @@ def test_terminal_table_notes_are_under_the_panel_never_inside_it() -> None:
     under = " ".join(" ".join(lines[bottom + 1 :]).split())
     assert CARRIED_HEADER_NOTE in under and WHOLE_ROWS_NOTE in under
     assert lines[bottom + 1].startswith("  ↑ ")
+
 
 def test_terminal_shows_hostile_cells_literally() -> None:
     quote = table_quote(
