@@ -79,6 +79,22 @@ def test_terminal_draws_the_row_under_its_column_names() -> None:
     assert_text_formats_box(answer_of(ROW_ONE), 1, show_cited=False)
 
 
+def test_terminal_table_notes_are_under_the_panel_never_inside_it() -> None:
+    """Only source text lies inside the verbatim border: the notes on what the
+    tables show beyond the quote are a line under the panel."""
+    quote = table_quote(
+        SPANS[1][1][0], SPANS[2][1][1], (row(0, header=True, quoted=False), row(1), row(2))
+    )
+    lines = render_text(answer_of(quote), width=80).splitlines()
+    top = next(n for n, line in enumerate(lines) if line.startswith("╭"))
+    bottom = next(n for n, line in enumerate(lines) if line.startswith("╰"))
+    inside = " ".join(lines[top + 1 : bottom])
+    assert "column names" not in inside and "shown whole" not in inside
+    under = " ".join(" ".join(lines[bottom + 1 :]).split())
+    assert CARRIED_HEADER_NOTE in under and WHOLE_ROWS_NOTE in under
+    assert lines[bottom + 1].startswith("  ↑ ")
+
+
 def test_terminal_shows_hostile_cells_literally() -> None:
     quote = table_quote(
         SPANS[1][0][0], SPANS[2][-1][1], (row(0, header=True, quoted=False), row(1), row(2))

@@ -10,8 +10,9 @@ Contract (the guarantee that no model-written words are shown as a quote, for th
   body `Text(quote.text)`; a quote that crosses table cells (`Quote.tables`) has
   its tables drawn as `rich.table.Table`s inside the same panel, each cell a
   `Text` of its source text, the header row as column names (see
-  `render.table_quote`), and what the tables show beyond the quote in a dim line
-  under them. With `show_cited`, each passage a prose segment cites
+  `render.table_quote`); what the tables show beyond the quote (`table_notes`) is
+  a dim line right under the panel, outside its border, behind `  ↑ ` (never in
+  the panel: only source text is). With `show_cited`, each passage a prose segment cites
   (`answer.cited_passages(segment.citations)`: real `Quote`s from `answer.cited`)
   is drawn the same way right after that prose. Nothing else is drawn in a panel:
   exactly one panel per `QuoteSegment`, plus one per cited passage when
@@ -156,19 +157,16 @@ class QuotePanel:
         self.block = block
 
     def panel(self, width: int) -> Panel:
-        """The panel as drawn `width` columns wide: its text as `Text`, never markup."""
+        """The panel as drawn `width` columns wide: its text as `Text`, never markup;
+        its body only the quote's source text (`_quote_body`)."""
         block = self.block
         subtitle = Text(layout.VERBATIM_LABEL, style="blue")
-        body = _quote_body(block)
-        table_notes = [_one_line(note) for kind, note in block.notes if kind == "table"]
         for kind, note in block.notes:
             if kind != "table":
                 subtitle.append(f" · {_one_line(note)}", style="yellow")
-        if table_notes:  # under the table, wrapped: too long for the border
-            body = Group(body, Text(" · ".join(table_notes), style="dim italic"))
         title = fit_label(_one_line(block.label), width - _PANEL_FRAME)
         return Panel(
-            body,
+            _quote_body(block),
             title=Text(title, style="bold"),
             subtitle=subtitle,
             border_style="blue",
@@ -176,6 +174,9 @@ class QuotePanel:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self.panel(options.max_width)
+        notes = [_one_line(note) for kind, note in self.block.notes if kind == "table"]
+        if notes:  # too long for the border, and no source text: under the panel
+            yield _Gutter(Text(" · ".join(notes), style="dim italic"), "  ↑ ", "    ", "dim")
 
 
 def quote_panel(quote: Quote) -> QuotePanel:
