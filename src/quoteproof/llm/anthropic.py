@@ -47,7 +47,7 @@ from quoteproof.llm.base import (
 from quoteproof.llm.errors import sdk_errors
 from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, public_url
 
-__all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT_S", "AnthropicBackend"]
+__all__ = ["AnthropicBackend"]
 
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from quoteproof.defaults import DEFAULT_RERANK_CANDIDATES as DEFAULT_RERANK_CANDIDATES
-from quoteproof.defaults import DEFAULT_RERANK_KEEP as DEFAULT_RERANK_KEEP
 from quoteproof.model import Hit, Via
 from quoteproof.retrieval.embedder import load_sentence_model
 

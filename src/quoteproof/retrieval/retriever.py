@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from quoteproof.defaults import DEFAULT_DEPTH as DEFAULT_DEPTH
+from quoteproof.defaults import DEFAULT_RERANK_CANDIDATES as DEFAULT_RERANK_CANDIDATES
+from quoteproof.defaults import DEFAULT_RERANK_KEEP as DEFAULT_RERANK_KEEP
 from quoteproof.errors import Hint, RetrievalError
 from quoteproof.model import Hit, RetrievalInfo, Via
 from quoteproof.retrieval.embedder import DENSE_EXTRA_HINT, Embedder, dense_available
 from quoteproof.retrieval.evidence import BM25_COVERAGE, term_coverage
 from quoteproof.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
-from quoteproof.retrieval.rerank import DEFAULT_RERANK_CANDIDATES, DEFAULT_RERANK_KEEP, Reranker
+from quoteproof.retrieval.rerank import Reranker
 from quoteproof.store.base import Store, embedding_space_mismatch
 
 RetrieverName = Literal["bm25", "dense", "hybrid"]
