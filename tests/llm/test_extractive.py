@@ -16,8 +16,8 @@ from quoteproof.store.base import Vectors
 
 FLU = (
     "Influenza\n\n"
-    "Influenza spreads by droplets when people cough. Vaccination every year is the best "
-    "protection against influenza. Antiviral drugs can shorten the illness when started early."
+    "Influenza spreads by droplets when people cough.\n\nVaccination every year is the best "
+    "protection against influenza.\n\nAntiviral drugs can shorten the illness when started early."
     "\n\nTable 3 Influenza vaccination rates by age group and season\n\n"
     "8.1 Pregnancy 8.2 Lactation 8.4 Pediatric Use\n\n"
     "Vaccination works."
@@ -67,11 +67,11 @@ def fake_embed(vectors: dict[str, Sequence[float]]) -> object:
 def test_the_embedding_ranks_sentences_best_first_and_drops_weak_ones() -> None:
     question = "Who should get a flu shot?"
     text = (
-        "Everyone six months and older should be vaccinated each season. "
-        "Shots are given in the arm by a nurse at the clinic. "
+        "Everyone six months and older should be vaccinated each season.\n\n"
+        "Shots are given in the arm by a nurse at the clinic.\n\n"
         "The clinic opens at nine in the morning on weekdays."
     )
-    sentences = [s.strip() + "." for s in text.split(".") if s.strip()]
+    sentences = text.split("\n\n")
     embed = fake_embed({question: (1, 0, 0), sentences[0]: (1, 0.1, 0), sentences[1]: (0.2, 1, 0)})
     reply = extract_answer(question, (chunk("c", text),), embed)  # type: ignore[arg-type]
     assert quoted(reply) == [("c", sentences[0])]
@@ -124,3 +124,85 @@ def test_the_no_model_answer_quotes_the_matching_table_row_only() -> None:
     rows = lambda c: row_spans(c.text)  # noqa: E731
     reply = extract_answer("intracranial hemorrhage rate", (source,), table_rows=rows)
     assert quoted(reply) == [("t", "Intracranial hemorrhage | 52 (0.33) | 125 (0.82)")]
+
+
+def test_a_short_paragraph_is_quoted_whole() -> None:
+    text = (
+        "Do not reuse or save the diluted solution for future use. "
+        "It contains no preservative, so partly used vials are discarded."
+    )
+    reply = extract_answer("Can a partly used vial be saved for later?", (chunk("v", text),))
+    assert quoted(reply) == [("v", text)]
+
+
+HEART = (
+    "Heart attack warning signs\n\n"
+    "The most common warning symptoms of a heart attack for both men and women are:\n\n"
+    "Chest pain or discomfort.Most heart attacks involve discomfort in the center of the chest "
+    "that lasts more than a few minutes.\n\n"
+    "Upper body discomfort.You may feel pain in one or both arms, the back or the jaw.\n\n"
+    "Shortness of breath.This may be your only symptom."
+)
+
+
+def test_a_lead_in_is_quoted_with_the_paragraphs_of_its_list_never_alone() -> None:
+    spans = [HEART[u.start : u.end] for u in quotable_units(HEART)]
+    assert not any(span.endswith(":") for span in spans)
+    assert HEART[HEART.index("The most common") :] in spans
+    reply = extract_answer(
+        "What are the most common warning symptoms of a heart attack?", (chunk("h", HEART),)
+    )
+    assert quoted(reply)[0] == ("h", HEART[HEART.index("The most common") :])
+
+
+def test_a_lead_in_with_nothing_after_it_is_no_unit() -> None:
+    text = "Nothing follows here. The warning symptoms of a heart attack are:"
+    assert [text[u.start : u.end] for u in quotable_units(text)] == []
+
+
+def test_a_heading_run_into_a_sentence_is_left_out_of_the_quote() -> None:
+    text = (
+        "Press Escape to close the help window on the screen now.) Antivirals and Other Treatments "
+        "At the early stage of shingles, a healthcare provider will usually prescribe antiviral "
+        "pills for the patient to take at home. Shingles Vaccine The shingles vaccine is not "
+        "recommended if you have active shingles or pain that continues after the rash is gone "
+        "for many weeks or months after the blisters have healed completely."
+    )
+    starts = [text[u.core_start : u.core_end].split()[0] for u in quotable_units(text)]
+    assert starts == ["Press", "At", "The"]
+
+
+def test_the_same_sentence_in_two_sources_is_quoted_once() -> None:
+    sentence = "The early signs of shingles usually develop in three stages over a few days."
+    changed = sentence.replace("usually", "often")
+    sources = (chunk("a", sentence), chunk("b", sentence), chunk("c", changed))
+    assert quoted(extract_answer("What are the early signs of shingles?", sources)) == [
+        ("a", sentence)
+    ]
+
+
+def test_a_title_repeated_in_the_text_is_no_answer() -> None:
+    title = "The Effect of a Tobacco Use Reduction Program Among People Living With HIV."
+    source = Chunk("t", "t", 1, 1, 0, len(title), title, (), title, "/t.txt")
+    assert extract_answer(
+        "What was the effect of the tobacco use reduction program?", (source,)
+    ) == ("<no-answer/>")
+
+
+def test_a_how_much_question_prefers_a_sentence_with_a_number_it_did_not_ask_about() -> None:
+    text = (
+        "Weight loss through moderate diet changes can delay or prevent type 2 diabetes in "
+        "people at risk.\n\n"
+        "A weight loss of 5 to 7 percent slowed the development of type 2 diabetes in people "
+        "at risk."
+    )
+    reply = extract_answer("How much weight loss can delay type 2 diabetes?", (chunk("w", text),))
+    assert quoted(reply)[0] == ("w", text.split("\n\n")[1])
+
+
+def test_sentences_about_the_document_itself_are_not_quoted() -> None:
+    text = (
+        "This article mainly focuses on obstructive sleep apnea in adults.\n\n"
+        "The animation below shows how obstructive sleep apnea occurs at night."
+    )
+    assert quotable_units(text) == []

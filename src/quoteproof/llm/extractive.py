@@ -4,33 +4,55 @@ It reads the question and the retrieved sources directly (not the prompt) and
 replies in the model-facing protocol with the sentences that answer best, so its
 answers go through the same parse and resolve path as a real model's.
 
-Each quotable unit of the sources (`llm.quotable`: sentences, list items and the
-body rows of tables whose structure the index keeps, with headings, contents
-lines, captions, fragments and front matter left out) is scored
-by how much of the question it shares (term evidence) and, when an embedding model
-is given, by its cosine similarity to the question plus that of its section heading;
-lower-ranked sources lose a little. Up to MAX_QUOTES units scoring within
-RELATIVE_CUTOFF of the best are quoted, best first; adjacent ones are joined.
+Each quotable unit of the sources (`llm.quotable`: sentences, short paragraphs, a
+lead-in with its list, and the body rows of tables whose structure the index keeps,
+with headings, contents lines, captions, fragments and front matter left out) is
+scored on:
+
+- term evidence: how much of the question it shares, each word weighted by rarity;
+- meaning, when an embedding model is given: its cosine similarity to the question,
+  plus that of its section heading and of its whole passage (the retrieved chunk);
+- answer form (`llm.answer_form`): a number for "how much", a time for "when", a
+  cause for "why" lifts it by FORM_WEIGHT;
+- what it says beyond the question: a unit with fewer than NEW_WORDS content words
+  that the question lacks only repeats the topic ("This article focuses on X") and
+  loses GENERIC_PENALTY;
+- the source's rank: lower-ranked sources lose RANK_PENALTY per place.
+
+A unit made of the words of its document's title or section heading is no answer.
+Up to MAX_QUOTES units scoring within RELATIVE_CUTOFF of the best are quoted, best
+first, none repeating another (the same text, one inside another, or the same
+sentence with one word changed: the better-ranked is kept); adjacent units of a
+source are joined.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from quoteproof.llm.answer_form import answer_kind, form_match
 from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextSink
-from quoteproof.llm.quotable import quotable_units
+from quoteproof.llm.quotable import inline_headings, quotable_units
 from quoteproof.model import NO_MODEL_BACKEND, Chunk
 from quoteproof.store.base import Vectors
-from quoteproof.terms import query_terms, stem, words
+from quoteproof.terms import STOPWORDS, query_terms, stem, words
 
 MAX_QUOTES = 3
 RELATIVE_CUTOFF = 0.06
 TERM_WEIGHT = 0.3
 SECTION_WEIGHT = 0.3
+PASSAGE_WEIGHT = 0.2
+FORM_WEIGHT = 0.15
+GENERIC_PENALTY = 0.1
+NEW_WORDS = 3
 RANK_PENALTY = 0.02
+LABEL_SHARE = 0.9
+MIN_NEAR_WORDS = 5
+SAME_WORDS_SHARE = 0.85
 
 Embed = Callable[[Sequence[str]], Vectors]
 """Texts to unit-length vectors, one row per text (e.g. `Embedder.embed`)."""
@@ -63,33 +85,93 @@ def _term_evidence(texts: Sequence[str], terms: set[str]) -> np.ndarray:
     return np.array([sum(weights[t] for t in p) / total for p in present])
 
 
-def _section(chunk: Chunk) -> str:
-    return " › ".join(chunk.section) or chunk.label
+def _section(chunk: Chunk, start: int) -> str:
+    """The section path of the unit at `start` of `chunk`: the chunk's, and the last
+    heading line of the chunk's text before the unit (`inline_headings`)."""
+    path = " › ".join(chunk.section) or chunk.label
+    before = [chunk.text[s:e] for s, e in inline_headings(chunk.text) if e <= start]
+    return f"{path} › {before[-1]}" if before else path
+
+
+def _new_words(text: str, terms: set[str]) -> int:
+    """How many distinct content words of `text` the question's `terms` lack."""
+    return len({stem(w) for w in words(text) if w not in STOPWORDS and not w.isdigit()} - terms)
+
+
+def _only_label(core: str, chunk: Chunk) -> bool:
+    """True when at least LABEL_SHARE of the words of `core` are words of the chunk's
+    label (its document title and section path): a title or heading, no answer."""
+    said = words(core)
+    label = set(words(chunk.label)) | {w for part in chunk.section for w in words(part)}
+    return bool(said) and sum(w in label for w in said) >= LABEL_SHARE * len(said)
 
 
 def _scores(question: str, candidates: Sequence[_Candidate], embed: Embed | None) -> list[float]:
     terms = {stem(t) for t in query_terms(question)}
     lexical = _term_evidence([c.core for c in candidates], terms)
     ranks = np.array([c.rank for c in candidates], dtype=float)
+    kind = answer_kind(question)
+    form = np.array([form_match(kind, c.core, question) for c in candidates], dtype=float)
+    generic = np.array([_new_words(c.core, terms) < NEW_WORDS for c in candidates], dtype=float)
     if embed is None:
-        section = _term_evidence([_section(c.chunk) for c in candidates], terms)
-        semantic = np.zeros(len(candidates))
+        section = _term_evidence([_section(c.chunk, c.start) for c in candidates], terms)
+        semantic = passage = np.zeros(len(candidates))
     else:
-        sections = list(dict.fromkeys(_section(c.chunk) for c in candidates))
-        vectors = embed([question, *sections, *(c.core for c in candidates)])
+        paths = [_section(c.chunk, c.start) for c in candidates]
+        sections = list(dict.fromkeys(paths))
+        chunks = list(dict.fromkeys(c.chunk.text for c in candidates))
+        vectors = embed([question, *sections, *chunks, *(c.core for c in candidates)])
         similarity = vectors[1:] @ vectors[0]
         by_section = dict(zip(sections, similarity[: len(sections)], strict=True))
-        section = np.array([by_section[_section(c.chunk)] for c in candidates])
-        semantic = similarity[len(sections) :]
-    scores = semantic + TERM_WEIGHT * lexical + SECTION_WEIGHT * section - RANK_PENALTY * ranks
+        section = np.array([by_section[path] for path in paths])
+        of_chunk = similarity[len(sections) : len(sections) + len(chunks)]
+        by_chunk = dict(zip(chunks, of_chunk, strict=True))
+        passage = np.array([by_chunk[c.chunk.text] for c in candidates])
+        semantic = similarity[len(sections) + len(chunks) :]
+    scores = (
+        semantic
+        + TERM_WEIGHT * lexical
+        + SECTION_WEIGHT * section
+        + PASSAGE_WEIGHT * passage
+        + FORM_WEIGHT * form
+        - GENERIC_PENALTY * generic
+        - RANK_PENALTY * ranks
+    )
     if embed is None:  # without a model a unit must share a question word to count
         scores = np.where(lexical > 0, scores, -np.inf)
-    return [float(s) for s in scores]
+    labels = np.array([_only_label(c.core, c.chunk) for c in candidates])
+    return [float(s) for s in np.where(labels, -np.inf, scores)]
+
+
+def near_duplicate(a: str, b: str) -> bool:
+    """True when texts `a` and `b` say the same: equal once case and spacing are set
+    aside, one inside the other, the same words but one (changed, added or dropped),
+    or (for MIN_NEAR_WORDS words or more) sharing SAME_WORDS_SHARE of the longer
+    one's words (a list repeated with a few words changed)."""
+    wa, wb = words(a), words(b)
+    joined_a, joined_b = " ".join(wa), " ".join(wb)
+    if joined_a in joined_b or joined_b in joined_a:
+        return True
+    if min(len(wa), len(wb)) < MIN_NEAR_WORDS:
+        return False
+    shared = sum((Counter(wa) & Counter(wb)).values())
+    if shared >= SAME_WORDS_SHARE * max(len(wa), len(wb)):
+        return True
+    if abs(len(wa) - len(wb)) > 1:
+        return False
+    head = 0
+    while head < min(len(wa), len(wb)) and wa[head] == wb[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(wa), len(wb)) - head and wa[-1 - tail] == wb[-1 - tail]:
+        tail += 1
+    return max(len(wa), len(wb)) - head - tail <= 1
 
 
 def _choose(candidates: Sequence[_Candidate], scores: Sequence[float]) -> list[_Candidate]:
     """The best candidates within RELATIVE_CUTOFF of the best, at most MAX_QUOTES,
-    none overlapping another; adjacent ones of a chunk joined, best first."""
+    none overlapping or repeating another (`near_duplicate`); adjacent ones of a
+    chunk joined, best first."""
     order = sorted(range(len(candidates)), key=lambda i: -scores[i])
     if not order or scores[order[0]] == -np.inf:
         return []
@@ -98,6 +180,13 @@ def _choose(candidates: Sequence[_Candidate], scores: Sequence[float]) -> list[_
         c = candidates[i]
         if len(chosen) == MAX_QUOTES or scores[i] < scores[order[0]] - RELATIVE_CUTOFF:
             break
+        text = c.chunk.text[c.start : c.end]
+        if any(
+            near_duplicate(text, o.chunk.text[o.start : o.end])
+            and not (o.chunk.ref == c.chunk.ref and o.start < c.end and c.start < o.end)
+            for o in chosen
+        ):
+            continue
         merged = False
         for j, other in enumerate(chosen):
             if other.chunk.ref != c.chunk.ref:

@@ -1,15 +1,25 @@
 """Quotable units of a passage: its sentences and list items, with what is not worth
 quoting left out, for the extractive backend to choose from.
 
-A chunk's text is split into paragraphs (lines), then each into sentences. Left out:
-fragments under MIN_WORDS words, lines that read as headings (no closing
-punctuation, and short or title-cased), table-of-contents lines, table and figure
-captions, and front matter (citation, author and disclaimer lines). A list item
-keeps its lead-in ("Risk factors include:") when both fit in CONTEXT_CHARS, so the
-quote reads on its own. A table row whose structure is known (its span given) is a
-unit of its own, so a quote of a table is the rows that answer, not the table;
-other text of a paragraph holding table rows (its header row, section lines) is
-not quoted alone.
+A chunk's text is split into paragraphs (lines), then each into sentences, each
+sentence a unit; in a short paragraph (at most SHORT_PARAGRAPH_WORDS words) a
+sentence's unit is the paragraph's sentences worth quoting, whole, scored on that
+sentence. Left out: fragments under MIN_WORDS words, lines that read as headings
+(no closing punctuation, and short or title-cased), table-of-contents lines, table
+and figure captions, form check boxes ("Yes No Yes No"), sentences about the
+document rather than its subject ("This article focuses on...", "The animation
+below shows..."), and front matter (citation, author and disclaimer lines). A
+heading run into the start of a sentence in the source ("Antivirals and Other
+Treatments At the early stage...") and stray closing brackets before it are left out
+of the sentence.
+
+A lead-in ("Risk factors include:") is never a unit alone: it is quoted with the
+list that follows it (its item lines, or up to LIST_PARAGRAPHS paragraphs that fit
+in LIST_CHARS); a lead-in with nothing after it in the text is left out. A list item
+keeps its lead-in when both fit in CONTEXT_CHARS, so the quote reads on its own. A
+table row whose structure is known (its span given) is a unit of its own, so a quote
+of a table is the rows that answer, not the table; other text of a paragraph holding
+table rows (its header row, section lines) is not quoted alone.
 """
 
 from __future__ import annotations
@@ -23,6 +33,9 @@ import sentencex
 MIN_WORDS = 5
 HEADING_WORDS = 12
 CONTEXT_CHARS = 500
+SHORT_PARAGRAPH_WORDS = 50
+LIST_CHARS = 1200
+LIST_PARAGRAPHS = 8
 
 _CLOSING = tuple(".!?:;)\"'”’")
 _CONTENTS = re.compile(r"(?:\b\d+(?:\.\d+)+\s+[A-Z][^\d]{2,}){2,}|\.{4,}|(?:\s\.){4,}")
@@ -36,6 +49,14 @@ _FRONT_MATTER = re.compile(
 _DEGREES = re.compile(r"\b(?:PhD|MD|MPH|MS|MSc|DrPH|RN|MBChB|BSN|MA|BA)\b")
 _BULLET = re.compile(r"^\s*(?:[•▪◦·\-*–]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+")
 _WORD = re.compile(r"\w+")
+_CHECK_BOXES = re.compile(r"\b(?:Yes\s+No|blank\s+blank)\b.*\b(?:Yes\s+No|blank\s+blank)\b", re.S)
+_ABOUT_THE_DOCUMENT = re.compile(
+    r"\b(?:this|the following|the next) (?:article|section|chapter|page|document|fact sheet)\b|"
+    r"\b(?:animation|video)\b|\bclick\b|\bto learn more\b|\bsee the chapter\b",
+    re.IGNORECASE,
+)
+_CONNECTORS = frozenset("a an and as at by for in of on or the to with".split())
+_LEADING_CLOSERS = ")]}.,;:"
 
 
 @dataclass(frozen=True)
@@ -47,6 +68,19 @@ class Unit:
     end: int
     core_start: int
     core_end: int
+
+
+def inline_headings(text: str) -> list[tuple[int, int]]:
+    """The spans of the lines of `text` that read as headings (a paragraph of at most
+    HEADING_WORDS words ending with no closing punctuation, or in "?"), in order: the
+    headings a chunk's text holds (a plain-text file has no others)."""
+    return [
+        (s, e)
+        for s, e in _lines(text)
+        if _words(text[s:e]) <= HEADING_WORDS
+        and (text[e - 1] == "?" or not text[s:e].endswith(_CLOSING))
+        and not _BULLET.match(text[s:e])
+    ]
 
 
 def _words(text: str) -> int:
@@ -78,7 +112,33 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
         return False
     if _CONTENTS.search(sentence) or _CAPTION.match(sentence.strip()):
         return False
+    if _CHECK_BOXES.search(sentence) or _ABOUT_THE_DOCUMENT.search(sentence):
+        return False
     return not (_FRONT_MATTER.match(sentence.strip()) or len(_DEGREES.findall(sentence)) >= 2)
+
+
+def glued_heading(sentence: str) -> int:
+    """The length of a heading run into the start of `sentence` ("Shingles Vaccine The
+    vaccine is..." -> the length of "Shingles Vaccine "): two or more capitalised words
+    (connectors such as "and" between them) followed by a capitalised word and a
+    lower-case one; 0 when there is none."""
+    tokens = list(re.finditer(r"\S+", sentence))
+    run = 0
+    while run < len(tokens) and (
+        tokens[run].group()[0].isupper() or tokens[run].group() in _CONNECTORS
+    ):
+        run += 1
+    # the last two of the capitalised run start the sentence itself: "At the..."
+    for k in range(run - 1, 1, -1):
+        opener, follower = tokens[k].group(), tokens[k + 1].group() if k + 1 < len(tokens) else ""
+        if (
+            opener[0].isupper()
+            and follower[:1].islower()
+            and tokens[k - 1].group()[0].isupper()
+            and not tokens[k - 1].group().endswith((".", ":", ";", ","))
+        ):
+            return tokens[k].start()
+    return 0
 
 
 def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -88,6 +148,10 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
         piece = line[bound["start_index"] : bound["end_index"]]
         s = start + bound["start_index"] + len(piece) - len(piece.lstrip())
         e = start + bound["start_index"] + len(piece.rstrip())
+        while s < e and text[s] in _LEADING_CLOSERS:
+            s += 1
+        s += len(text[s:e]) - len(text[s:e].lstrip())
+        s += glued_heading(text[s:e])
         if e > s:
             spans.append((s, e))
     return spans
@@ -110,11 +174,24 @@ def _is_item(line: str, after_lead_in: bool) -> bool:
 
 def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
     """The end of the list led in by line `i`: its following item lines that fit in
-    CONTEXT_CHARS from its start; the line's own end when none follows."""
+    LIST_CHARS from its start, else (when the first line after it is no item) the
+    paragraphs after it, up to LIST_PARAGRAPHS, that fit in LIST_CHARS and are not
+    headings or lead-ins themselves (at least the first one, whatever its length);
+    the line's own end when nothing follows."""
     start, end = lines[i]
-    for s, e in lines[i + 1 :]:
-        if not _is_item(text[s:e], True) or e - start > CONTEXT_CHARS:
+    following = lines[i + 1 :]
+    if following and _is_item(text[following[0][0] : following[0][1]], True):
+        for s, e in following:
+            if not _is_item(text[s:e], True) or e - start > LIST_CHARS:
+                break
+            end = e
+        return end
+    for k, (s, e) in enumerate(following[:LIST_PARAGRAPHS]):
+        paragraph = text[s:e]
+        if k and (e - start > LIST_CHARS or paragraph.endswith(":")):
             break
+        if not paragraph.endswith(_CLOSING) and _words(paragraph) <= HEADING_WORDS:
+            break  # a heading: the list ended before it
         end = e
     return end
 
@@ -138,14 +215,24 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
         item = _is_item(line, lead_in is not None)
         if not item:
             lead_in = None
-        list_end = _list_after(lines, i, text) if line.endswith(":") else end
-        if list_end > end:  # the lead-in is quoted with its list, not alone
-            units.append(Unit(start, list_end, start, list_end))
-        else:
-            for s, e in _sentences(text, start, end):
-                if worth_quoting(text[s:e], line, in_list=item):
-                    near = lead_in is not None and e - lead_in[0] <= CONTEXT_CHARS
-                    units.append(Unit(lead_in[0] if near and lead_in else s, e, s, e))
-        if line.endswith(":"):
+        if line.endswith(":"):  # a lead-in: quoted with its list, never alone
+            list_end = _list_after(lines, i, text)
+            if list_end > end:
+                lead = _sentences(text, start, end)
+                first = lead[-1][0] if lead else start
+                units.append(Unit(first, list_end, first, end))
             lead_in = (start, end)
+            continue
+        sentences = [
+            (s, e)
+            for s, e in _sentences(text, start, end)
+            if worth_quoting(text[s:e], line, in_list=item)
+        ]
+        short = _words(line) <= SHORT_PARAGRAPH_WORDS and not item
+        for s, e in sentences:
+            near = lead_in is not None and e - lead_in[0] <= CONTEXT_CHARS
+            if short:  # a short paragraph is quoted whole, scored on each sentence
+                units.append(Unit(sentences[0][0], sentences[-1][1], s, e))
+            else:
+                units.append(Unit(lead_in[0] if near and lead_in else s, e, s, e))
     return units
