@@ -8,7 +8,9 @@ A question's type is read from its wording (pure rules, no model):
   ("before", "after", "within 72 hours", "upon hire", a date);
 - `cause`: what causes, why, what leads to, risk factors: the answer states a
   cause ("because", "due to", "caused by", "leads to", "as a result");
-- `other`: anything else (what, which, who, yes/no questions); no form is expected.
+- `definition`: "what is X?": the answer defines X ("X is...", "X are...", "X refers
+  to...");
+- `other`: anything else (which, who, yes/no questions); no form is expected.
 
 `form_match(kind, text)` is True when `text` has the form `kind` asks for (always
 False for `other`). The rules are shallow on purpose: a match only lifts a passage
@@ -20,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-AnswerKind = Literal["quantity", "when", "cause", "other"]
+AnswerKind = Literal["quantity", "when", "cause", "definition", "other"]
 
 _QUANTITY_QUESTION = re.compile(
     r"\bhow (?:much|many|long|often|far|soon|frequently|fast|large|high|low)\b|"
@@ -35,9 +37,18 @@ _CAUSE_QUESTION = re.compile(
     re.IGNORECASE,
 )
 
+_DEFINITION_QUESTION = re.compile(
+    r"^\s*what (?:is|are)(?: an?| the)? (?P<subject>[^?]{2,80}?)\s*\??\s*$", re.IGNORECASE
+)
 _NUMBER = re.compile(
     r"\d+(?:[.,]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twice|half)\b"
 )
+_REFERENCE = re.compile(
+    r"\b(?:Table|Figure|Fig\.|Section|Study|Reference ID:?|No\.|page|Chapter|Appendix)\s*"
+    r"[\w.-]*\d[\w.-]*|\(\d+(?:\.\d+)*\)",
+    re.IGNORECASE,
+)
+"""A number that names a place (a table, section or study number), not a quantity."""
 _TIME = re.compile(
     r"\b(?:before|after|during|within|upon|until|prior to|following|as soon as|once|"
     r"when|whenever|immediately|daily|weekly|monthly|annually|yearly|every|each time|"
@@ -58,21 +69,38 @@ _FORMS: dict[AnswerKind, re.Pattern[str]] = {"quantity": _NUMBER, "when": _TIME,
 
 def answer_kind(question: str) -> AnswerKind:
     """The form of answer `question` asks for (see the module docstring); the first
-    of cause, when, quantity that its wording names, else `other`."""
+    of cause, when, quantity, definition that its wording names, else `other`."""
     if _CAUSE_QUESTION.search(question):
         return "cause"
     if _WHEN_QUESTION.search(question):
         return "when"
     if _QUANTITY_QUESTION.search(question):
         return "quantity"
+    if _DEFINITION_QUESTION.search(question):
+        return "definition"
     return "other"
+
+
+def _defines(text: str, question: str) -> bool:
+    """True when `text` says what the subject of "what is SUBJECT?" is."""
+    asked = _DEFINITION_QUESTION.search(question)
+    if asked is None:
+        return False
+    subject = re.escape(asked.group("subject")).replace("\\ ", r"\s+")
+    pattern = rf"\b{subject}\s+(?:is|are|refers? to|means?|comprises?)\b"
+    return re.search(pattern, text, re.IGNORECASE) is not None
 
 
 def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
     """True when `text` has the form of answer `kind` (False for `other`); a match
-    that `question` itself holds ("type 2" in "type 2 diabetes") does not count."""
+    that `question` itself holds ("type 2" in "type 2 diabetes") does not count, nor
+    does a number that names a table, section or study ("Table 11", "(2.2)")."""
+    if kind == "definition":
+        return _defines(text, question)
     pattern = _FORMS.get(kind)
     if pattern is None:
         return False
     asked = {m.group().lower() for m in pattern.finditer(question)}
+    if kind == "quantity":
+        text = _REFERENCE.sub(" ", text)
     return any(m.group().lower() not in asked for m in pattern.finditer(text))

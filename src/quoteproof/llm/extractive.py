@@ -42,7 +42,7 @@ from quoteproof.store.base import Vectors
 from quoteproof.terms import STOPWORDS, query_terms, stem, words
 
 MAX_QUOTES = 3
-RELATIVE_CUTOFF = 0.06
+RELATIVE_CUTOFF = 0.1
 TERM_WEIGHT = 0.3
 SECTION_WEIGHT = 0.3
 PASSAGE_WEIGHT = 0.2

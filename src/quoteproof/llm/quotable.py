@@ -13,7 +13,8 @@ heading run into the start of a sentence in the source ("Antivirals and Other
 Treatments At the early stage...") and stray closing brackets before it are left out
 of the sentence.
 
-A lead-in ("Risk factors include:") is never a unit alone: it is quoted with the
+A lead-in ("Risk factors include:", at least MIN_LEAD_IN_WORDS words: a form's
+"Petitioner :" is none) is never a unit alone: it is quoted with the
 list that follows it (its item lines, or up to LIST_PARAGRAPHS paragraphs that fit
 in LIST_CHARS); a lead-in with nothing after it in the text is left out. A list item
 keeps its lead-in when both fit in CONTEXT_CHARS, so the quote reads on its own. A
@@ -34,6 +35,7 @@ MIN_WORDS = 5
 HEADING_WORDS = 12
 CONTEXT_CHARS = 500
 SHORT_PARAGRAPH_WORDS = 50
+MIN_LEAD_IN_WORDS = 3
 LIST_CHARS = 1200
 LIST_PARAGRAPHS = 8
 
@@ -55,6 +57,7 @@ _ABOUT_THE_DOCUMENT = re.compile(
     r"\b(?:animation|video)\b|\bclick\b|\bto learn more\b|\bsee the chapter\b",
     re.IGNORECASE,
 )
+_FOOTNOTE = re.compile(r"^\s*(?:[a-z]\.|[*†‡§¶])\s")
 _CONNECTORS = frozenset("a an and as at by for in of on or the to with".split())
 _LEADING_CLOSERS = ")]}.,;:"
 
@@ -215,9 +218,11 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
         item = _is_item(line, lead_in is not None)
         if not item:
             lead_in = None
+        if lead_in is None and _FOOTNOTE.match(line):
+            continue  # "a. Administered as a 30-minute infusion": a note, not a list item
         if line.endswith(":"):  # a lead-in: quoted with its list, never alone
             list_end = _list_after(lines, i, text)
-            if list_end > end:
+            if list_end > end and _words(line) >= MIN_LEAD_IN_WORDS:
                 lead = _sentences(text, start, end)
                 first = lead[-1][0] if lead else start
                 units.append(Unit(first, list_end, first, end))
