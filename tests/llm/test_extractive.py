@@ -206,3 +206,10 @@ def test_sentences_about_the_document_itself_are_not_quoted() -> None:
         "The animation below shows how obstructive sleep apnea occurs at night."
     )
     assert quotable_units(text) == []
+
+
+def test_a_list_repeated_with_an_item_more_is_quoted_once() -> None:
+    shorter = HEART[HEART.index("The most common") : HEART.index("\n\nShortness")]
+    sources = (chunk("a", HEART), chunk("b", shorter))
+    reply = extract_answer("What are the most common warning symptoms of a heart attack?", sources)
+    assert [ref for ref, _ in quoted(reply)] == ["a"]

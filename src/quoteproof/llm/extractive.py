@@ -53,6 +53,7 @@ RANK_PENALTY = 0.02
 LABEL_SHARE = 0.9
 MIN_NEAR_WORDS = 5
 SAME_WORDS_SHARE = 0.85
+LONG_WORDS = 12
 
 Embed = Callable[[Sequence[str]], Vectors]
 """Texts to unit-length vectors, one row per text (e.g. `Embedder.embed`)."""
@@ -147,7 +148,8 @@ def near_duplicate(a: str, b: str) -> bool:
     """True when texts `a` and `b` say the same: equal once case and spacing are set
     aside, one inside the other, the same words but one (changed, added or dropped),
     or (for MIN_NEAR_WORDS words or more) sharing SAME_WORDS_SHARE of the longer
-    one's words (a list repeated with a few words changed)."""
+    one's words, or of the shorter one's when it has LONG_WORDS or more (a list
+    repeated with a few words changed, or with an item more)."""
     wa, wb = words(a), words(b)
     joined_a, joined_b = " ".join(wa), " ".join(wb)
     if joined_a in joined_b or joined_b in joined_a:
@@ -155,7 +157,8 @@ def near_duplicate(a: str, b: str) -> bool:
     if min(len(wa), len(wb)) < MIN_NEAR_WORDS:
         return False
     shared = sum((Counter(wa) & Counter(wb)).values())
-    if shared >= SAME_WORDS_SHARE * max(len(wa), len(wb)):
+    shorter = min(len(wa), len(wb))
+    if shared >= SAME_WORDS_SHARE * (shorter if shorter >= LONG_WORDS else max(len(wa), len(wb))):
         return True
     if abs(len(wa) - len(wb)) > 1:
         return False
