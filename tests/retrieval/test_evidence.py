@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from quoteproof.model import Chunk, Hit
-from quoteproof.retrieval.evidence import choose_threshold, term_coverage
+from quoteproof.retrieval.evidence import FALSE_REFUSAL_COST, choose_threshold, term_coverage
 
 
 def test_threshold_sits_in_the_middle_of_the_gap() -> None:
@@ -25,6 +25,17 @@ def test_overlapping_scores_minimise_errors() -> None:
     assert calibration.accuracy == pytest.approx(5 / 6)
 
 
+def test_a_false_refusal_costs_more_than_a_missed_one() -> None:
+    # look-alikes at 0.55 and 0.6 outscore the answerable 0.5: the threshold stays
+    # below 0.5 (two missed refusals) rather than refuse it (one false refusal).
+    calibration = choose_threshold("k", [0.5, 0.7, 0.9], [0.1, 0.55, 0.6])
+    assert calibration.threshold == pytest.approx(0.3)
+    assert (calibration.false_refusals, calibration.missed_refusals) == (0, 2)
+    # four look-alikes above it outweigh one answerable question
+    calibration = choose_threshold("k", [0.5, 0.7, 0.9], [0.1, 0.55, 0.6, 0.61, 0.62])
+    assert (calibration.false_refusals, calibration.missed_refusals) == (1, 0)
+
+
 def test_calibration_needs_both_kinds() -> None:
     with pytest.raises(ValueError, match="answerable"):
         choose_threshold("k", [0.5], [])
@@ -34,13 +45,12 @@ def test_calibration_needs_both_kinds() -> None:
     st.lists(st.floats(-5, 5), min_size=1, max_size=20),
     st.lists(st.floats(-5, 5), min_size=1, max_size=20),
 )
-def test_no_threshold_makes_fewer_errors(
-    answerable: list[float], unanswerable: list[float]
-) -> None:
+def test_no_threshold_costs_less(answerable: list[float], unanswerable: list[float]) -> None:
     chosen = choose_threshold("k", answerable, unanswerable)
     for t in [*sorted(set(answerable + unanswerable)), 6.0]:
-        errors = sum(a < t for a in answerable) + sum(u >= t for u in unanswerable)
-        assert chosen.false_refusals + chosen.missed_refusals <= errors
+        cost = FALSE_REFUSAL_COST * sum(a < t for a in answerable)
+        cost += sum(u >= t for u in unanswerable)
+        assert FALSE_REFUSAL_COST * chosen.false_refusals + chosen.missed_refusals <= cost
 
 
 def test_term_coverage_counts_question_words_in_the_top_hit() -> None:

@@ -26,6 +26,9 @@ BM25_COVERAGE = "bm25-coverage"
 THRESHOLD_SETTING = "refusal_threshold"
 AUTOMATIC_SETTING = "refusal_threshold_automatic"
 CALIBRATED: ThresholdSource = "calibrated"
+FALSE_REFUSAL_COST = 3
+"""How many answered unanswerable questions one refused answerable question is worth
+when a calibration chooses its threshold."""
 AUTOMATIC: ThresholdSource = "automatic"
 
 
@@ -72,8 +75,13 @@ def choose_threshold(
     """Return the threshold that best separates answerable from unanswerable questions.
 
     Candidates are the midpoints between consecutive distinct scores (and points
-    just outside the range); the one with the fewest misclassified questions wins,
-    and among equals the middle one, so the threshold sits centred in the gap.
+    just outside the range); the one with the lowest cost wins, a refused answerable
+    question costing FALSE_REFUSAL_COST and an answered unanswerable one 1, and among
+    equals the middle one, so the threshold sits centred in the gap. Refusing what
+    the documents answer costs more because a threshold can only screen questions
+    off the documents' topic: a look-alike (the documents' own terms, asking what
+    they do not say) scores as high as an answerable question, and lifting the
+    threshold to refuse it refuses answerable ones with it.
     Raises `UsageError` unless both groups have at least one question.
     """
     if not answerable or not unanswerable:
@@ -88,8 +96,12 @@ def choose_threshold(
         missed = sum(score >= threshold for score in unanswerable)
         return false, missed
 
-    fewest = min(sum(errors(t)) for t in candidates)
-    best = [t for t in candidates if sum(errors(t)) == fewest]
+    def cost(threshold: float) -> int:
+        false, missed = errors(threshold)
+        return FALSE_REFUSAL_COST * false + missed
+
+    lowest = min(cost(t) for t in candidates)
+    best = [t for t in candidates if cost(t) == lowest]
     threshold = best[len(best) // 2]
     false, missed = errors(threshold)
     return Calibration(evidence_kind, threshold, len(answerable), len(unanswerable), false, missed)
