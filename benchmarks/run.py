@@ -55,6 +55,7 @@ BENCHMARKS = (
     Benchmark("serve", "serve.py", ("--seconds", "10")),
     Benchmark("recovery", "recovery.py", ("--sample", "200")),
     Benchmark("eval", "eval_sets.py", ("--quick",)),
+    Benchmark("answers", "answers.py", ("--sets", "demo-answers,labels", "--no-embed")),
     Benchmark("realmodel", "real_model.py", ("--sample", "4")),
     Benchmark("embedding", "embedding.py", ("--docs", "300", "--queries", "30")),
     Benchmark("ingestspeed", "ingest_speed.py", ("--rounds", "1")),
