@@ -23,8 +23,16 @@ REPO = Path(__file__).resolve().parent.parent
 EVALSETS = REPO / "evalsets"
 DATA = REPO.parent / "shared" / "data"
 DEMO_CORPUS = REPO / "examples" / "corpus"
-QUESTION_SETS = ("demo", "labels", "scifact", "pubmedqa")
-QUESTION_FIELDS = {"id", "question", "answerable", "gold_refs", "gold_quotes", "gold_answer"}
+QUESTION_SETS = ("demo", "labels", "scifact", "pubmedqa", "nurse", "demo-answers")
+QUESTION_FIELDS = {
+    "id",
+    "question",
+    "answerable",
+    "gold_refs",
+    "gold_quotes",
+    "gold_answer",
+    "type",
+}
 RECOVERY_FIELDS = {"id", "source", "start", "end", "gold", "edited", "edits", "expect"}
 EDIT_KINDS = {
     "typo",
@@ -254,12 +262,28 @@ def test_labels_gold_quotes_are_verbatim(build: ModuleType, tmp_path: Path) -> N
     """The hand-written set: every gold quote is the canonical text of its PDF."""
     ingested = _ingest(tmp_path, [DATA / rel for rel in build.LABEL_PDFS])
     texts = {Path(path).name: text for path, (text, _) in ingested.items()}
-    items = read("labels")
-    assert sum(item["answerable"] for item in items) >= 20
-    assert sum(not item["answerable"] for item in items) >= 10
-    for item in items:
-        for quote in item.get("gold_quotes", []):
-            assert any(quote in texts[ref] for ref in item["gold_refs"]), (item["id"], quote)
+    for name, answerable, unanswerable in (("labels", 20, 10), ("nurse", 40, 12)):
+        items = read(name)
+        assert sum(item["answerable"] for item in items) >= answerable
+        assert sum(not item["answerable"] for item in items) >= unanswerable
+        for item in filter(lambda item: item["answerable"], items):
+            golds = [item.get("gold_answer", ""), *item.get("gold_quotes", [])]
+            for quote in filter(None, golds):
+                assert any(quote in texts[ref] for ref in item["gold_refs"]), (item["id"], quote)
+
+
+def test_demo_answers_are_verbatim_in_the_demo_corpus(tmp_path: Path) -> None:
+    """The demo's questions, answered by hand: one item per sample question, each gold
+    answer in the canonical text of the file it names."""
+    items = read("demo-answers")
+    questions = (REPO / "examples" / "questions.txt").read_text("utf-8").split("\n")
+    assert [item["question"] for item in items] == [q for q in questions if q.strip()]
+    answerable = [item for item in items if item["answerable"]]
+    paths = [DEMO_CORPUS / ref for item in answerable for ref in item["gold_refs"]]
+    texts = {path: text for path, (text, _) in _ingest(tmp_path, sorted(set(paths))).items()}
+    for item in answerable:
+        sources = [texts[str(DEMO_CORPUS / ref)] for ref in item["gold_refs"]]
+        assert any(item["gold_answer"] in text for text in sources), item["id"]
 
 
 # --- scifact.jsonl and pubmedqa.jsonl ----------------------------------------------------
