@@ -15,6 +15,7 @@ from helpers.retrieval import ref_of
 from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
 from quoteproof.index import StoreLookup
+from quoteproof.llm.local import BUNDLED_MODEL_NOTICE, BUNDLED_NAME
 from quoteproof.model import Answer, ProseSegment, QuoteSegment, Rejected
 from quoteproof.render.html import render_answer_html
 from quoteproof.render.json import render_json
@@ -153,3 +154,22 @@ def test_agent_with_only_uncited_notes_is_a_refusal(index: Index, llm: ScriptedM
     answer = index.ask(QUESTION, backend=llm.backend(), mode="agent")
     assert answer.status == "refused" and answer.refusal_reason == NOTHING_VERIFIABLE
     assert [r.raw for r in answer.removed_sentences] == [UNCITED]
+
+
+def test_an_answer_of_the_bundled_model_says_so_in_every_format(
+    index: Index, llm: ScriptedModel
+) -> None:
+    """The scripted server's backend, named as the in-process bundled model is."""
+    dose = dose_ref(index)
+    llm.script = [f"{TRUE} [{dose}].", f"{TRUE} [{dose}]."]
+    other = index.ask(QUESTION, backend=llm.backend(), mode="cite")
+    assert BUNDLED_MODEL_NOTICE not in other.notices
+    bundled = llm.backend()
+    bundled.name, bundled.model = "local", BUNDLED_NAME
+    answer = index.ask(QUESTION, backend=bundled, mode="cite")
+    assert BUNDLED_MODEL_NOTICE in answer.notices
+    assert BUNDLED_MODEL_NOTICE in json.loads(render_json(answer))["notices"]
+    markdown_html = MarkdownIt("commonmark").render(render_markdown(answer))
+    for output in (render_text(answer, width=400), markdown_html, render_answer_html(answer)):
+        flat = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", output)).split())
+        assert BUNDLED_MODEL_NOTICE in flat

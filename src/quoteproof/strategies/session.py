@@ -14,6 +14,7 @@ from quoteproof.llm.base import (
     TextSink,
     ToolSpec,
 )
+from quoteproof.llm.local import BUNDLED_MODEL_NOTICE, BUNDLED_NAME
 from quoteproof.model import (
     REFUSAL_TEXT,
     Answer,
@@ -379,6 +380,12 @@ class AnswerSession:
             escalation=escalation,
             calls=tuple(self.calls),
             usage=total_usage(self.calls),
-            notices=tuple(self.notices),
+            notices=tuple(self.notices) + self._model_notices(),
             removed_sentences=tuple(dict.fromkeys([*self.removed_sentences, *removed])),
         )
+
+    def _model_notices(self) -> tuple[str, ...]:
+        """What the answer must say about the model that made it: that it is the
+        bundled demo model, when it is and was called."""
+        bundled = self.backend.name == "local" and self.backend.model == BUNDLED_NAME
+        return (BUNDLED_MODEL_NOTICE,) if bundled and self.calls else ()
