@@ -198,13 +198,15 @@ def _numbers(text: str, *, ranges: bool) -> list[_Number]:
     found: list[_Number] = []
     for m in NUMBER.finditer(text):
         start, end = m.span()
+        shown_start, shown_end = start, end
         before = _CURRENCY_BEFORE.search(text, max(0, start - 4), start)
         after = _UNIT_AFTER.match(text, end)
-        unit = _unit(before.group().strip()) if before else None
-        if unit is None and after is not None:
-            unit = _unit(after.group(1))
-        shown_start = before.start() if before else start
-        shown_end = after.end() if unit is not None and before is None and after else end
+        if before is not None:  # "$25.25", "US$ 25"
+            unit, shown_start = _unit(before.group().strip()), before.start()
+        elif after is not None and (unit := _unit(after.group(1))) is not None:
+            shown_end = after.end()  # "200 mg", "25 USD"
+        else:
+            unit = None
         found.append(
             _Number(number_value(m.group()), unit, start, end, text[shown_start:shown_end])
         )
