@@ -173,3 +173,17 @@ def test_an_answer_of_the_bundled_model_says_so_in_every_format(
     for output in (render_text(answer, width=400), markdown_html, render_answer_html(answer)):
         flat = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", output)).split())
         assert BUNDLED_MODEL_NOTICE in flat
+
+
+def test_a_name_in_the_cited_passage_label_is_supported(index: Index, llm: ScriptedModel) -> None:
+    """The label (document title, section) comes with every citation, so a name
+    it holds ("Shingles") is no invention, though the passage's text lacks it."""
+    question = "How is shingles treated?"
+    treat = ref_of(index, question, "acyclovir")
+    chunk = index.chunk(treat)
+    assert chunk is not None and "Shingles" in chunk.label and "hingles" not in chunk.text
+    sentence = "Acyclovir shortens an attack of Shingles if started within 72 hours."
+    llm.script = [f"{sentence[:-1]} [{treat}]. It works within 48 hours [{treat}]."]
+    answer = index.ask(question, backend=llm.backend(), mode="cite")
+    assert prose(answer) == [sentence]
+    assert [r.reason for r in answer.removed_sentences] == [f'"48 hours" is not in [{treat}]']

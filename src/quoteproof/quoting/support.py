@@ -25,6 +25,10 @@ most. Each *claim* of the sentence must be carried by its cited passages:
   words or with a word of negative meaning ("contraindicated", "avoid", "lack",
   "absent", "unable", "fail", "unknown", "discontinue", "stop", "exclude").
 
+A retrieved passage is checked with its label (`chunk_passage`): the document title
+names what the passage calls "it" or by its brand name. An agent's data results are
+passages too (`data_passage`).
+
 Contract: `unsupported(sentence, support_of(passages))` lists the claims of
 `sentence` that `passages` do not carry, as the sentence writes them, and
 `support_problem` turns them into the reason a sentence is removed
@@ -51,13 +55,21 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Literal
 
-from quoteproof.model import DataResult
+from quoteproof.model import Chunk, DataResult
 from quoteproof.quoting.differs import NUMBER, UNITS, negations, number_value
 from quoteproof.quoting.normalize import normalize, unescape_entities
 from quoteproof.retrieval.key_terms import carries, is_general
 from quoteproof.terms import STOPWORDS, tokens, words
 
-__all__ = ["Claim", "Support", "data_passage", "support_of", "support_problem", "unsupported"]
+__all__ = [
+    "Claim",
+    "Support",
+    "chunk_passage",
+    "data_passage",
+    "support_of",
+    "support_problem",
+    "unsupported",
+]
 
 ClaimKind = Literal["number", "date", "name", "negation"]
 
@@ -396,6 +408,13 @@ def support_problem(sentence: str, refs: Sequence[str], passages: Sequence[str])
         if claim.kind == "negation"
     ]
     return "; ".join(parts)
+
+
+def chunk_passage(chunk: Chunk) -> str:
+    """The text a sentence citing `chunk` may rest on: its label (the document's
+    title, where the label names "VEKLURY® (remdesivir)", its section path and page,
+    all shown with the citation) and its text."""
+    return f"{chunk.label}\n{chunk.text}"
 
 
 def data_passage(result: DataResult) -> str:

@@ -41,7 +41,7 @@ from quoteproof.model import Answer, Chunk, Message, Rejected, Statement, Statem
 from quoteproof.quoting.grammar import cite_grammar, statement_grammar, verdict_grammar
 from quoteproof.quoting.parse import parse_output, split_citations
 from quoteproof.quoting.prompt import format_sources
-from quoteproof.quoting.support import support_problem
+from quoteproof.quoting.support import chunk_passage, support_problem
 from quoteproof.strategies.quote import answer_from_reply
 from quoteproof.strategies.session import MODEL_NO_ANSWER, NOTHING_VERIFIABLE, AnswerSession
 
@@ -450,7 +450,8 @@ def answer_rationale(session: AnswerSession) -> Answer:
         statements, bad = apply_rewrites(statements, refined, known)
         rejected.extend(bad)
 
-    statements, removed = drop_unsupported(statements, {c.ref: c.text for c in sources})
+    passages = {chunk.ref: chunk_passage(chunk) for chunk in sources}
+    statements, removed = drop_unsupported(statements, passages)
     session.removed_sentences.extend(removed)
     usable = [s for s in statements if is_usable(s)]
     if not usable:

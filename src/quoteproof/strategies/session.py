@@ -37,7 +37,7 @@ from quoteproof.model import (
 )
 from quoteproof.quoting.citations import screen_prose
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, SourceLookup, cite_passages
-from quoteproof.quoting.support import data_passage
+from quoteproof.quoting.support import chunk_passage, data_passage
 from quoteproof.streaming import DraftStream, EventSink, StageStarted
 
 NO_RELEVANT_SOURCES = "no_relevant_sources"
@@ -292,7 +292,8 @@ class AnswerSession:
         `nothing_verifiable` when none is left to show.
 
         Every generated sentence is checked against `passages` (default: the
-        retrieved sources) and the data results by `citations.screen_prose`: one
+        retrieved sources; each with its label, `support.chunk_passage`) and the data
+        results by `citations.screen_prose`: one
         that cites none of them, or says what they do not, is taken out and listed
         in `removed_sentences`; a repeated sentence is shown once. The passages cited
         by the prose shown (and by `cited_refs`, e.g. statement refs) are kept in
@@ -301,7 +302,7 @@ class AnswerSession:
         chunks = self.sources if passages is None else passages
         shown, removed = screen_prose(
             segments,
-            {chunk.ref: chunk.text for chunk in chunks},
+            {chunk.ref: chunk_passage(chunk) for chunk in chunks},
             {result.id: data_passage(result) for result in data},
         )
         if not shown:
