@@ -146,8 +146,9 @@ def test_shape_is_the_public_contract() -> None:
         "calls",
         "usage",
         "notices",
+        "removed_sentences",
     ]
-    assert data["notices"] == []
+    assert data["notices"] == [] and data["removed_sentences"] == []
     assert data["schema"] == ANSWER_SCHEMA == "quoteproof.answer/1"
     assert data["refusal_reason"] is None
     assert data["segments"] == [
@@ -288,7 +289,7 @@ def test_defaults_are_written_too() -> None:
     answer = Answer("q?", "answered", (), (), (), LLMInfo("x", None, ""))
     data = answer_to_dict(answer)
     assert "retrieval" not in data
-    assert {key: data[key] for key in list(data)[-9:]} == {
+    assert {key: data[key] for key in list(data)[-10:]} == {
         "mode": "quote",
         "partial": False,
         "cited": [],
@@ -298,6 +299,7 @@ def test_defaults_are_written_too() -> None:
         "calls": [],
         "usage": None,
         "notices": [],
+        "removed_sentences": [],
     }
 
 
@@ -305,7 +307,7 @@ def test_answers_saved_before_the_new_parts_still_load() -> None:
     data = answer_to_dict(sample_answer())
     for key in ("mode", "partial", "cited", "statements", "escalation", "calls", "usage"):
         del data[key]
-    del data["notices"]
+    del data["notices"], data["removed_sentences"]
     del data["data"], data["segments"][3]
     del data["llm"]["server"], data["llm"]["language_model"]
     record = answer_from_dict(data)
@@ -317,7 +319,7 @@ def test_answers_saved_before_the_new_parts_still_load() -> None:
         None,
     )
     assert (record.cited, loaded.statements, loaded.data, loaded.calls) == ((), (), (), ())
-    assert loaded.notices == ()
+    assert loaded.notices == () and loaded.removed_sentences == ()
     assert loaded.llm == LLMInfo("openai", "gpt-test", "raw output", server=None)
     assert record.quotes == as_recorded(sample_answer()).quotes
 
@@ -332,6 +334,9 @@ def test_round_trip_of_sample() -> None:
     answer = sample_answer()
     assert answer_from_dict(answer_to_dict(answer)) == as_recorded(answer)
     assert answer_from_dict(json.loads(render_json(answer))) == as_recorded(answer)
+    removed = (Rejected("It costs $9 [a.1].", '"$9" is not in [a.1]'),)
+    answer = replace(answer, removed_sentences=removed)
+    assert answer_from_dict(answer_to_dict(answer)) == as_recorded(answer)
 
 
 def test_decoding_yields_claims_never_quotes() -> None:
@@ -374,7 +379,9 @@ def test_the_answer_json_table_names_every_wire_field() -> None:
     section = doc.split("# Answer JSON", 1)[1].split("\n## ", 1)[0]
     rows = dict(re.findall(r"^\| `(\w+)` \| (.*) \|$", section, re.MULTILINE))
     retrieval = RetrievalInfo("hybrid", 0.5, "cosine:m", 0.3, "automatic", ("X-1",))
-    data = answer_to_dict(replace(sample_answer(), retrieval=retrieval, notices=("n",)))
+    removed = (Rejected("It costs $9 [a.1].", '"$9" is not in [a.1]'),)
+    answer = replace(sample_answer(), retrieval=retrieval, notices=("n",))
+    data = answer_to_dict(replace(answer, removed_sentences=removed))
     assert list(rows) == list(data)
     for key, value in data.items():
         same = re.findall(r"same fields as `(\w+)`", rows[key])

@@ -557,6 +557,9 @@ class Answer:
     `usage` sums their token counts (None when no call reported any). `notices` say
     what the reader should know about how the answer was made (sources left out to
     fit the model's context, ...); they are quoteproof's words, not the model's.
+    `removed_sentences` are the generated sentences (and rationale statements) taken
+    out because they cite no retrieved source or say what the passages they cite do
+    not (numbers, dates, names, negation: `quoting.support`), each with the reason.
     """
 
     question: str
@@ -577,6 +580,7 @@ class Answer:
     calls: tuple[ModelCall, ...] = ()
     usage: Usage | None = None
     notices: tuple[str, ...] = ()
+    removed_sentences: tuple[Rejected, ...] = ()
     schema: str = field(default=ANSWER_SCHEMA)
 
     def quote(self, quote_id: str) -> Quote:

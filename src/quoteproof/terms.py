@@ -29,6 +29,12 @@ def well_formed(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+def tokens(text: str) -> list[re.Match[str]]:
+    """Return the word tokens of `text` (runs of letters, digits and `_`), in order,
+    as matches: their case kept, with where each lies."""
+    return list(_WORD.finditer(text))
+
+
 def words(text: str) -> list[str]:
     """Return the lower-cased word tokens of `text`, in order."""
     return [w.lower() for w in _WORD.findall(text)]

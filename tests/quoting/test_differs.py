@@ -46,6 +46,8 @@ def test_differences(claimed: str, source: str, expected: str) -> None:
         ("take 2.5 mg daily", "Take 2.5 mg  daily."),
         ("2.50 mg", "2.5 mg"),
         ("1,000 units", "1000 unit"),
+        ("2,5 ml", "2.5 mL"),  # decimal comma
+        ("5 milligrams", "5 mg"),
         ("0.5 ml", ".5 mL"),
         ("5 µg", "5 mcg"),
         ("5 μg", "5 ug"),

@@ -67,6 +67,7 @@ ANSWERS: dict[str, Answer] = {
         partial=True,
         cited=(SECOND,),
         notices=("Some passages did not fit the model's context window.",),
+        removed_sentences=(Rejected("It costs $9 <b>now</b> [doc-2].", '"$9" is not in [doc-2]'),),
         llm=LLMInfo("extractive", None, ""),
     ),
     "refused": make_answer(
@@ -227,3 +228,20 @@ def test_refused_answers_show_no_segments_and_line_breaks_are_one_notion() -> No
     blocks = layout.answer_layout(empty)
     assert not any(isinstance(b, layout.Prose) for b in blocks)
     assert layout.Escalation("(no reason given)") in blocks
+
+
+def test_the_removed_sentences_notice_counts_and_names_them() -> None:
+    one = (Rejected("Most patients recover.", "sentence cites no retrieved source"),)
+    assert layout.removed_notice(one) == (
+        '1 generated sentence was removed: "Most patients recover." '
+        "(sentence cites no retrieved source)"
+    )
+    many = tuple(Rejected(f"Sentence {n} " + "word " * 30, "why") for n in range(12))
+    notice = layout.removed_notice(many)
+    assert notice.startswith('12 generated sentences were removed: "Sentence 0 word')
+    assert notice.count("(why)") == layout.REMOVED_SHOWN and notice.endswith("; and 2 more")
+    assert "…" in notice
+    blocks = layout.answer_layout(ANSWERS["partial"])
+    assert blocks[4] == layout.Notice(
+        "notice", layout.NOTE_LABEL, layout.removed_notice(ANSWERS["partial"].removed_sentences)
+    )

@@ -378,11 +378,13 @@ def test_stream_reports_a_failure(web_index: Path, tmp_path: Path, dead_server_u
 
 
 HOSTILE = (
-    "<script>alert(1)</script> <img src=x onerror=alert(1)> "
-    '<figure class="verbatim"><figcaption>Verbatim from source</figcaption>'
+    "<script>alert(120)</script> <img src=x onerror=alert(80)> "
+    '<figure class="verbatim"><figcaption>verbatim from source</figcaption>'
     "<blockquote>The model's own words</blockquote></figure> "
-    '<a href="javascript:alert(1)">click</a> Normal is low'
+    '<a href="javascript:alert(80)">click</a> Normal is low'
 )
+"""Cited prose that passes the support check (its numbers and names are in the
+cited passage), so that it is shown, as generated text."""
 
 
 def test_hostile_model_reply_renders_escaped(
@@ -399,7 +401,7 @@ def test_hostile_model_reply_renders_escaped(
         assert figures[0].find_all("blockquote")[0].text() == "lower than 120/80 mmHg"
         assert not root.find_all("script") and not root.find_all("img")
         (generated,) = root.find_all("section", "generated")
-        assert "<script>alert(1)</script>" in generated.text()
+        assert "<script>alert(120)</script>" in generated.text()
         assert "<blockquote>The model's own words</blockquote>" in generated.text()
         # the recorded answer page and the streamed final fragment draw it the same way
         page = page_ok(client, f"/answers/{entry_id}")

@@ -96,8 +96,8 @@ def test_a_citation_of_an_unknown_ref_fails_in_strict_mode(
 ) -> None:
     top = best_ref(index)
     llm.script = [
-        f"Acyclovir helps [{top}][zzzzzz.9].",
-        f"Acyclovir helps [{top}].",
+        f"Remdesivir helps [{top}][zzzzzz.9].",
+        f"Remdesivir helps [{top}].",
     ]
     answer = ask(index, llm)
     assert len(llm.requests) == 2

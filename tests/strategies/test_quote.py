@@ -9,7 +9,7 @@ from helpers.retrieval import ref_of
 from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
 from quoteproof.codec import answer_to_dict
-from quoteproof.model import ProseSegment, QuoteSegment
+from quoteproof.model import ProseSegment, QuoteSegment, Rejected
 from quoteproof.strategies.session import MAX_REPLY_CHARS, NOTHING_VERIFIABLE
 
 QUESTION = "How is shingles treated and what are its symptoms?"
@@ -35,15 +35,17 @@ def test_cited_prose_without_a_quote_is_an_answer(index: Index, llm: ScriptedMod
     assert [c.ref for c in answer.cited] == [treat]
 
 
-def test_uncited_prose_beside_a_quote_stays_as_generated_prose(
+def test_uncited_prose_beside_a_quote_is_removed_and_listed(
     index: Index, llm: ScriptedModel
 ) -> None:
     treat = ref_of(index, QUESTION, "acyclovir")
     llm.script = [f'<quote ref="{treat}"/>\nSee a doctor soon.']
     answer = index.ask(QUESTION, backend=llm.backend())
     assert answer.status == "answered"
-    assert [type(s) for s in answer.segments] == [QuoteSegment, ProseSegment]
-    assert answer.segments[1] == ProseSegment("See a doctor soon.", ())
+    assert [type(s) for s in answer.segments] == [QuoteSegment]
+    assert answer.removed_sentences == (
+        Rejected("See a doctor soon.", "sentence cites no retrieved source"),
+    )
 
 
 def test_a_repeated_quote_is_shown_once(index: Index, llm: ScriptedModel) -> None:

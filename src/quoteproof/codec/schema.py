@@ -56,6 +56,7 @@ ADDED_LATER: Mapping[type, frozenset[str]] = {
             "calls",
             "usage",
             "notices",
+            "removed_sentences",
         }
     ),
     Quote: frozenset({"boxes", "ocr", "tables"}),

@@ -19,24 +19,42 @@ from decimal import Decimal, InvalidOperation
 
 from quoteproof.quoting.normalize import normalize, unescape_entities
 
-__all__ = ["describe_difference"]
+__all__ = ["NEEDS_NUMBER", "NUMBER", "UNITS", "describe_difference", "negations", "number_value"]
 
-# A number: digits with optional thousands groups and decimals, or ".5".
-_NUMBER = re.compile(r"(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|(?<![\w.])\.\d+")
+NUMBER = re.compile(r"(?<![\d.])(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:[.,]\d+)?|(?<![\w.])\.\d+")
+"""A number: digits with thousands groups ("1,000") or not, then decimals after a
+point or a comma ("2.5", "2,5"), or ".5". A comma before exactly three digits
+groups thousands; before any other count of digits it is a decimal comma."""
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 
-# Units keyed by their normalised spelling; values are the canonical name shown.
-_UNIT_NAMES: dict[str, str] = {
+UNITS: dict[str, str] = {
     "mg": "mg",
+    "milligram": "mg",
+    "milligrams": "mg",
     "mcg": "mcg",
     "µg": "mcg",
     "μg": "mcg",
     "ug": "mcg",
+    "microgram": "mcg",
+    "micrograms": "mcg",
     "ng": "ng",
     "g": "g",
+    "gram": "g",
+    "grams": "g",
     "kg": "kg",
+    "kilogram": "kg",
+    "kilograms": "kg",
     "ml": "mL",
+    "milliliter": "mL",
+    "milliliters": "mL",
+    "millilitre": "mL",
+    "millilitres": "mL",
     "dl": "dL",
     "l": "L",
+    "liter": "L",
+    "liters": "L",
+    "litre": "L",
+    "litres": "L",
     "%": "%",
     "percent": "%",
     "mmhg": "mmHg",
@@ -77,42 +95,50 @@ _UNIT_NAMES: dict[str, str] = {
     "yr": "years",
     "yrs": "years",
 }
-# Short or ambiguous unit spellings count only right after a number ("5 g", "2h").
-_NEEDS_NUMBER = frozenset({"g", "l", "m", "s", "h", "mm", "cm", "km", "min", "sec", "hr", "mol"})
-_UNIT_ALT = "|".join(sorted((re.escape(u) for u in _UNIT_NAMES), key=len, reverse=True))
+"""Units keyed by their normalised (casefolded) spelling; values are the canonical
+name shown."""
+NEEDS_NUMBER = frozenset({"g", "l", "m", "s", "h", "mm", "cm", "km", "min", "sec", "hr", "mol"})
+"""Short or ambiguous unit spellings: they count only right after a number ("5 g", "2h")."""
+_UNIT_ALT = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 _UNIT = re.compile(rf"(?P<num>\d\s?)?(?<![^\W\d_])(?P<unit>{_UNIT_ALT})(?![^\W_])")
 
 # Negations; "n't" and "cannot" are shown as "not".
 _NEGATION = re.compile(r"n't\b|\b(?:not|no|never|without|none|cannot|neither|nor)\b")
 
 
-def _number_key(text: str) -> Decimal | str:
+def number_value(text: str) -> Decimal | str:
+    """The value of a `NUMBER` match, normalised ("2.50", "2,5" -> 2.5; "1,000" ->
+    1000); other text is returned as it is."""
+    plain = text.replace(",", "") if _THOUSANDS.fullmatch(text) else text.replace(",", ".")
     try:
-        return Decimal(text.replace(",", "")).normalize()
-    except InvalidOperation:  # pragma: no cover - the regex only yields numbers
+        return Decimal(plain).normalize()
+    except InvalidOperation:
         return text
 
 
 def _numbers(text: str) -> list[tuple[Decimal | str, str]]:
-    return [(_number_key(m.group()), m.group()) for m in _NUMBER.finditer(text)]
+    return [(number_value(m.group()), m.group()) for m in NUMBER.finditer(text)]
 
 
 def _units(text: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for m in _UNIT.finditer(text):
         unit = m.group("unit")
-        if unit in _NEEDS_NUMBER and m.group("num") is None:
+        if unit in NEEDS_NUMBER and m.group("num") is None:
             continue
-        out.append((_UNIT_NAMES[unit], _UNIT_NAMES[unit]))
+        out.append((UNITS[unit], UNITS[unit]))
     return out
 
 
-def _negations(text: str) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    for m in _NEGATION.finditer(text):
-        word = "not" if m.group() in ("n't", "cannot") else m.group()
-        out.append((word, word))
-    return out
+def negations(text: str) -> list[str]:
+    """The negations of normalised `text` (see `normalize`), in order: not, no,
+    never, without, none, neither, nor, and "n't" and "cannot" as "not"."""
+    found = (m.group() for m in _NEGATION.finditer(text))
+    return ["not" if word in ("n't", "cannot") else word for word in found]
+
+
+def _negation_items(text: str) -> list[tuple[str, str]]:
+    return [(word, word) for word in negations(text)]
 
 
 _Items = Sequence[tuple[Hashable, str]]
@@ -148,7 +174,7 @@ def _compare(
 
 
 def _negation_difference(claimed: str, source: str) -> str | None:
-    mine, theirs = _negations(claimed), _negations(source)
+    mine, theirs = _negation_items(claimed), _negation_items(source)
     if len(mine) == len(theirs):
         return None  # same polarity; "no" for "not" is wording, not meaning
     if len(mine) > len(theirs):
@@ -161,8 +187,8 @@ def _negation_difference(claimed: str, source: str) -> str | None:
 def describe_difference(claimed: str, source: str) -> str | None:
     """Describe how `claimed` (the model's words) differs from `source` (the span's).
 
-    Compares, as multisets: numbers by value ("2.50" equals "2.5", "1,000" equals
-    "1000"), units by canonical name ("µg" equals "mcg", "day" equals "days";
+    Compares, as multisets: numbers by value ("2.50" equals "2.5" and "2,5", "1,000"
+    equals "1000"), units by canonical name ("µg" equals "mcg", "day" equals "days";
     one-letter and other ambiguous units count only right after a number), and the
     count of negations (not, no, never, without, none, cannot, n't, neither, nor).
     Returns None when all three agree, else one clause per differing respect joined

@@ -32,6 +32,7 @@ from quoteproof.model import (
     sha256_text,
 )
 from quoteproof.quoting.align import find_span
+from quoteproof.quoting.citations import split_sentences
 from quoteproof.quoting.differs import describe_difference
 from quoteproof.quoting.parse import MalformedItem, ParsedOutput, ProseItem, QuoteItem
 from quoteproof.quoting.partial import MIN_PARTIAL_WORDS, longest_run, word_count
@@ -238,16 +239,22 @@ def resolve_quote(
     return _resolve_quote(QuoteItem(ref, claimed, raw), quote_id, by_ref, lookup, threshold)
 
 
-def _prose_segment(
+def _prose_segments(
     item: ProseItem, by_ref: dict[str, Chunk]
-) -> tuple[ProseSegment, list[Rejected]]:
-    known = tuple(dict.fromkeys(ref for ref in item.citations if ref in by_ref))
+) -> tuple[list[ProseSegment], list[Rejected]]:
+    """One segment per sentence of `item` (`citations.split_sentences`), each with the
+    retrieved refs it cites, or one uncited segment for prose without any marker;
+    each citation of another ref is reported once."""
+    if not item.citations:
+        segments = [ProseSegment(item.text)] if item.text else []
+    else:
+        segments = [ProseSegment(s.text, s.known) for s in split_sentences(item, by_ref)]
     rejected = [
         Rejected(f"[{ref}]", f"citation '{ref}' names no retrieved source")
         for ref in dict.fromkeys(item.citations)
         if ref not in by_ref
     ]
-    return ProseSegment(item.text, known), rejected
+    return segments, rejected
 
 
 def _same_span(outcome: Quote, quotes: Sequence[Quote]) -> Quote | None:
@@ -265,6 +272,8 @@ def resolve_output(
 ) -> Resolution:
     """Resolve every item of `parsed` against the retrieved `sources`.
 
+    Prose becomes one segment per sentence, with the refs that sentence cites (prose
+    with no citation marker at all, one uncited segment).
     Quotes resolve in this order (see `quoting.align`): whole chunk by ref; else the
     claimed words in the cited chunk and its neighbours (the first exact or
     normalised hit, else the best fuzzy one at `threshold`), then in the cited chunk
@@ -285,10 +294,9 @@ def resolve_output(
         if isinstance(item, MalformedItem):
             rejected.append(Rejected(item.raw, item.reason))
         elif isinstance(item, ProseItem):
-            segment, bad_citations = _prose_segment(item, by_ref)
+            sentences, bad_citations = _prose_segments(item, by_ref)
             rejected.extend(bad_citations)
-            if segment.text:
-                segments.append(segment)
+            segments.extend(sentences)
         else:
             outcome, rest = _resolve_item(item, f"q{len(quotes) + 1}", by_ref, lookup, threshold)
             if isinstance(outcome, Rejected):

@@ -1,7 +1,8 @@
 """An answer's layout: the blocks every format shows, in order, with all the wording.
 
 `answer_layout` walks an `Answer` once and returns its blocks: the question, the
-refusal, notices (partial answer, no language model, the answer's own notices), the
+refusal, notices (partial answer, no language model, the answer's own notices, the
+generated sentences removed), the
 escalation, the segments (generated prose with its citations, verbatim quote boxes,
 data results, missing items), the rationale statements, the removed items and the
 footer. The terminal, Markdown and HTML renderers only draw these blocks, so every
@@ -17,6 +18,7 @@ on one line by the renderers.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,6 +33,7 @@ from quoteproof.model import (
     Rejected,
     Statement,
 )
+from quoteproof.quoting.citations import excerpt
 from quoteproof.render.dataresult import (
     cell_text,
     describe_aggregate,
@@ -59,6 +62,7 @@ __all__ = [
     "REFINED_FROM_LABEL",
     "REFUSED_LABEL",
     "REJECTED_HEADING",
+    "REMOVED_SHOWN",
     "STATEMENTS_LABEL",
     "UNVERIFIED",
     "VERBATIM_LABEL",
@@ -76,6 +80,7 @@ __all__ = [
     "StatementView",
     "Statements",
     "answer_layout",
+    "removed_notice",
 ]
 
 QUESTION_LABEL = "Question"
@@ -101,6 +106,8 @@ REFINED_FLAG = "refined after the check"
 JUSTIFICATION_LABEL = "Justification"
 REFINED_FROM_LABEL = "Refined from"
 REJECTED_HEADING = "Removed (not verifiable)"
+REMOVED_SHOWN = 10
+"""Most removed sentences named in the notice (the JSON lists them all)."""
 
 
 def _file_name(source_path: str) -> str:
@@ -128,7 +135,7 @@ class Notice:
     """A note on the whole answer, shown as `label: text` (one line).
 
     `kind` is "partial" (the partial-answer notice), "no-model" (`NO_MODEL_NOTICE`)
-    or "notice" (one of the answer's own notices).
+    or "notice" (one of the answer's own notices, or `removed_notice`).
     """
 
     kind: Literal["partial", "no-model", "notice"]
@@ -316,6 +323,16 @@ def _statement_view(statement: Statement) -> StatementView:
     )
 
 
+def removed_notice(removed: Sequence[Rejected]) -> str:
+    """`2 generated sentences were removed: "…" (reason); "…" (reason)`, naming at
+    most `REMOVED_SHOWN` of `removed` (each cut by `excerpt`) and counting the rest."""
+    count = len(removed)
+    named = "; ".join(f'"{excerpt(r.raw)}" ({r.reason})' for r in removed[:REMOVED_SHOWN])
+    rest = f"; and {count - REMOVED_SHOWN} more" if count > REMOVED_SHOWN else ""
+    verb = "sentence was" if count == 1 else "sentences were"
+    return f"{count} generated {verb} removed: {named}{rest}"
+
+
 def _footer(answer: Answer) -> Footer | None:
     lines = [] if answer.mode == "quote" else [f"Mode: {answer.mode}"]
     if answer.usage is not None:
@@ -354,7 +371,8 @@ def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
     """Return the blocks of `answer`, in the order every format shows them.
 
     Order: `Question`; `Refusal` for a refused answer (whose segments are then not
-    shown); the `Notice`s (partial answer, no language model, the answer's notices);
+    shown); the `Notice`s (partial answer, no language model, the answer's notices,
+    `removed_notice` when sentences were removed);
     `Escalation`; for an answered answer the segments in order (`Prose` when it has
     text or citations, followed with `show_cited` by a `QuoteBox(cited=True)` per
     passage it cites; `QuoteBox`; `DataBox`; `Missing` for a segment whose quote or
@@ -370,6 +388,8 @@ def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
     if not answer.llm.language_model:
         blocks.append(Notice("no-model", NOTE_LABEL, NO_MODEL_NOTICE))
     blocks += [Notice("notice", NOTE_LABEL, notice) for notice in answer.notices]
+    if answer.removed_sentences:
+        blocks.append(Notice("notice", NOTE_LABEL, removed_notice(answer.removed_sentences)))
     if answer.escalation is not None:
         reason = normalise_breaks(answer.escalation.strip())
         blocks.append(Escalation(reason or f"({NO_REASON})"))

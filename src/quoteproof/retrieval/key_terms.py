@@ -40,7 +40,7 @@ def _common_words() -> frozenset[str]:
     return frozenset(line for line in text.split() if not line.startswith("#"))
 
 
-def _general(word: str) -> bool:
+def is_general(word: str) -> bool:
     """Whether `word`, or a form of it with another of the ENDINGS, is listed."""
     listed = _common_words()
     bases = {word} | {
@@ -58,9 +58,16 @@ def key_terms(question: str) -> list[str]:
     found = _NUMBER.findall(question)
     for term in query_terms(question):
         has_digit = any(ch.isdigit() for ch in term)
-        if not has_digit and len(term) >= SHORTEST_KEY and not _general(term):
+        if not has_digit and len(term) >= SHORTEST_KEY and not is_general(term):
             found.append(term)
     return list(dict.fromkeys(found))
+
+
+def carries(present: Iterable[str], term: str) -> bool:
+    """Whether the lower-cased words `present` carry the lower-cased word `term`: one
+    of them begins with `term` less its last two letters (at least CARRIED_PREFIX)."""
+    stem = term[: max(CARRIED_PREFIX, len(term) - 2)]
+    return any(word.startswith(stem) for word in present)
 
 
 def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
@@ -70,11 +77,7 @@ def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     present = set(words(joined))
     missing = []
     for term in key_terms(question):
-        if term[0].isdigit():
-            carried = term in numbers
-        else:
-            stem = term[: max(CARRIED_PREFIX, len(term) - 2)]
-            carried = any(word.startswith(stem) for word in present)
+        carried = term in numbers if term[0].isdigit() else carries(present, term)
         if not carried:
             missing.append(term)
     return tuple(missing)

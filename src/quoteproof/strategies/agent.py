@@ -3,7 +3,9 @@
 Over the provider's tool-calling protocol the model calls `search`, `quote`,
 `table_query`, `aggregate`, `note`, `escalate` and `finish` (see `agent_tools`).
 Quotes come from the resolver, data results from the deterministic table engine,
-and the model's own words only from `note` (shown as generated) and `escalate`.
+and the model's own words only from `note` (shown as generated, each sentence only
+when it cites a passage or a data result and says what they say, and once) and
+`escalate`.
 A tool error (unknown tool, bad arguments, unknown ref, table or pointer) goes back
 to the model as the tool's result, so it can correct itself, and is listed in the
 answer's `rejected`. The loop stops at `finish`, `escalate`, a reply without tool
@@ -34,6 +36,7 @@ from quoteproof.model import (
     Segment,
     ToolCall,
 )
+from quoteproof.quoting.citations import split_sentences
 from quoteproof.quoting.parse import split_citations
 from quoteproof.quoting.prompt import format_sources
 from quoteproof.quoting.resolve import resolve_quote
@@ -62,7 +65,8 @@ the answer is made only of what your tool calls add to it.
 
 - quote(ref, hint?) shows a passage verbatim; prefer quoting to paraphrasing.
 - note(text) adds a short sentence of your own, labelled as generated; end it with \
-the [REF] markers of the passages it relies on.
+the [REF] markers of the passages or the [r1] pointers of the data results it relies \
+on. A sentence without one, or with a number, date or name they do not hold, is removed.
 - search(query) finds more passages (you get refs and labels).
 - table_query(table, filters, columns) selects rows of a table and returns a \
 pointer to the result; aggregate(pointer, op, column) computes over a result. Pass \
@@ -178,14 +182,17 @@ class _Composer:
         return self._add_data(self.tables.aggregate(pointer, op, column))
 
     def _tool_note(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Add the note's sentences, each with the known refs and data pointers it
+        cites (the answer shows only those that cite one and say what it says)."""
         item = split_citations(arguments["text"])
         if item is None or not item.text:
             raise ToolArgumentError("note: the text is empty")
-        unknown = [ref for ref in item.citations if ref not in self.known]
+        citable = {*self.known, *(result.id for result in self.data)}
+        unknown = [ref for ref in item.citations if ref not in citable]
         for ref in dict.fromkeys(unknown):
             self.rejected.append(Rejected(f"[{ref}]", f"citation '{ref}' names no known source"))
-        known = tuple(dict.fromkeys(ref for ref in item.citations if ref in self.known))
-        self.segments.append(ProseSegment(item.text, known))
+        for sentence in split_sentences(item, citable):
+            self.segments.append(ProseSegment(sentence.text, sentence.known))
         self._emit(ProseDelta(arguments["text"]))
         return {"ok": True}
 

@@ -77,7 +77,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "note",
         "Add a short sentence of your own to the answer, shown labelled as generated. "
-        "End it with [REF] markers for the passages it relies on.",
+        "End it with [REF] markers for the passages, or [r1] pointers for the data "
+        "results, it relies on.",
         {"type": "object", "properties": {"text": _STRING}, "required": ["text"]},
     ),
     ToolSpec(

@@ -15,8 +15,10 @@ from collections.abc import Sequence
 
 from quoteproof.model import Answer, Chunk, Message, Rejected
 from quoteproof.quoting.citations import (
+    UNCITED,
     Sentence,
     Strictness,
+    excerpt,
     sentence_problems,
     split_sentences,
 )
@@ -95,7 +97,7 @@ def _sentence_items(
             if sentence.cited:
                 items.append(ProseItem(sentence.text, sentence.known + sentence.unknown))
             else:
-                uncited.append(Rejected(sentence.text, "sentence cites no retrieved source"))
+                uncited.append(Rejected(sentence.text, UNCITED))
     return items, sentences, uncited
 
 
@@ -104,7 +106,9 @@ def check_reply(
 ) -> Answer | list[str]:
     """Return the answer `reply` makes, or the problems that make it fail.
 
-    A `<no-answer/>` reply is a refusal, not a failure.
+    A `<no-answer/>` reply is a refusal, not a failure. A reply none of whose
+    sentences and quotes can be shown (every sentence said what its passages do
+    not) fails with the reason of each sentence removed.
     """
     parsed = parse_output(reply)
     if parsed.no_answer:
@@ -118,12 +122,16 @@ def check_reply(
     )
     if not resolution.segments:
         return [NOTHING_CITED]
-    return session.answer(
+    answer = session.answer(
         resolution.segments,
         resolution.quotes,
         resolution.rejected + tuple(uncited),
         partial=bool(uncited),
     )
+    if answer.status == "refused":
+        removed = answer.removed_sentences
+        return [NOTHING_CITED, *(f"{excerpt(r.raw)!r} was removed: {r.reason}" for r in removed)]
+    return answer
 
 
 def answer_cite(session: AnswerSession, strictness: Strictness = "strict") -> Answer:

@@ -15,6 +15,11 @@ Four model calls, each recorded in `Answer.calls` under its stage name:
    replaces the statement's text (the first text kept as `original`, the verifier's
    label kept); a missing rewrite, or one with no valid ref, leaves the statement
    incorrect and unused. Rewrites are not verified again.
+
+   Then a statement the answer would use (`CORRECT-*`, or refined) whose numbers,
+   dates, names or negation are not in the passages it cites (`quoting.support`)
+   is taken out and listed in `Answer.removed_sentences`, whatever its label: no
+   statement shown as correct says what its passages do not.
 4. `answer` (streamed): from the sources and only the usable statements (`CORRECT-*`
    and refined ones), the model writes the final answer in the default protocol
    (cited prose, `<quote>`s, `<no-answer/>`), resolved by `answer_from_reply`. No
@@ -36,6 +41,7 @@ from quoteproof.model import Answer, Chunk, Message, Rejected, Statement, Statem
 from quoteproof.quoting.grammar import cite_grammar, statement_grammar, verdict_grammar
 from quoteproof.quoting.parse import parse_output, split_citations
 from quoteproof.quoting.prompt import format_sources
+from quoteproof.quoting.support import chunk_passage, support_problem
 from quoteproof.strategies.quote import answer_from_reply
 from quoteproof.strategies.session import MODEL_NO_ANSWER, NOTHING_VERIFIABLE, AnswerSession
 
@@ -50,6 +56,7 @@ __all__ = [
     "answer_rationale",
     "apply_rewrites",
     "apply_verdicts",
+    "drop_unsupported",
     "format_statements",
     "generate_messages",
     "is_usable",
@@ -328,6 +335,29 @@ def is_usable(statement: Statement) -> bool:
     return statement.label.startswith("CORRECT-") or statement.original is not None
 
 
+def drop_unsupported(
+    statements: Sequence[Statement], passages: Mapping[str, str]
+) -> tuple[list[Statement], list[Rejected]]:
+    """Return `statements` without the usable ones (`is_usable`) that say what the
+    passages they cite do not (`support.support_problem`; `passages` maps refs to
+    texts), and those taken out, each with the reason. Incorrect and unverified
+    statements are kept: they are shown as such and never used."""
+    kept: list[Statement] = []
+    removed: list[Rejected] = []
+    for statement in statements:
+        refs = [ref for ref in statement.refs if ref in passages]
+        problem = (
+            support_problem(statement.text, refs, [passages[ref] for ref in refs])
+            if is_usable(statement)
+            else None
+        )
+        if problem is None:
+            kept.append(statement)
+        else:
+            removed.append(Rejected(statement.text, f"statement {statement.id}: {problem}"))
+    return kept, removed
+
+
 def format_statements(statements: Sequence[Statement]) -> str:
     """Return one `S1: text [REF1][REF2]` line per statement."""
     return "\n".join(
@@ -420,6 +450,9 @@ def answer_rationale(session: AnswerSession) -> Answer:
         statements, bad = apply_rewrites(statements, refined, known)
         rejected.extend(bad)
 
+    passages = {chunk.ref: chunk_passage(chunk) for chunk in sources}
+    statements, removed = drop_unsupported(statements, passages)
+    session.removed_sentences.extend(removed)
     usable = [s for s in statements if is_usable(s)]
     if not usable:
         return session.refuse(NOTHING_VERIFIABLE, rejected, statements=statements)

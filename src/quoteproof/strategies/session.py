@@ -14,6 +14,7 @@ from quoteproof.llm.base import (
     TextSink,
     ToolSpec,
 )
+from quoteproof.llm.local import BUNDLED_MODEL_NOTICE, BUNDLED_NAME
 from quoteproof.model import (
     REFUSAL_TEXT,
     Answer,
@@ -34,7 +35,9 @@ from quoteproof.model import (
     Statement,
     Usage,
 )
+from quoteproof.quoting.citations import screen_prose
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, SourceLookup, cite_passages
+from quoteproof.quoting.support import chunk_passage, data_passage
 from quoteproof.streaming import DraftStream, EventSink, StageStarted
 
 NO_RELEVANT_SOURCES = "no_relevant_sources"
@@ -171,6 +174,9 @@ class AnswerSession:
 
     `events` (optional) receives a `StageStarted` before each model call and, for
     calls made with `stream=True`, the draft events of the reply (see `streaming`).
+    `removed_sentences` are generated sentences a strategy's own checks took out
+    (rationale statements); every answer and refusal lists them in its
+    `removed_sentences`, after them those `answer` takes out.
     """
 
     question: str
@@ -183,6 +189,7 @@ class AnswerSession:
     events: EventSink | None = None
     calls: list[ModelCall] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    removed_sentences: list[Rejected] = field(default_factory=list)
     _last_model: str | None = None
 
     @property
@@ -281,24 +288,39 @@ class AnswerSession:
         cited_refs: Sequence[str] = (),
         passages: Sequence[Chunk] | None = None,
     ) -> Answer:
-        """Return the answered `Answer` made of these parts.
+        """Return the answered `Answer` made of these parts, or the refusal
+        `nothing_verifiable` when none is left to show.
 
-        The passages cited by prose segments (and by `cited_refs`, e.g. statement
-        refs) are looked up in `passages` (default: the retrieved sources) and kept
-        in `cited` as whole-chunk verbatim quotes.
+        Every generated sentence is checked against `passages` (default: the
+        retrieved sources; each with its label, `support.chunk_passage`) and the data
+        results by `citations.screen_prose`: one
+        that cites none of them, or says what they do not, is taken out and listed
+        in `removed_sentences`; a repeated sentence is shown once. The passages cited
+        by the prose shown (and by `cited_refs`, e.g. statement refs) are kept in
+        `cited` as whole-chunk verbatim quotes.
         """
-        refs = [ref for s in segments if isinstance(s, ProseSegment) for ref in s.citations]
         chunks = self.sources if passages is None else passages
+        shown, removed = screen_prose(
+            segments,
+            {chunk.ref: chunk_passage(chunk) for chunk in chunks},
+            {result.id: data_passage(result) for result in data},
+        )
+        if not shown:
+            return self.refuse(
+                NOTHING_VERIFIABLE, rejected, statements=statements, data=data, removed=removed
+            )
+        refs = [ref for s in shown if isinstance(s, ProseSegment) for ref in s.citations]
         cited, bad = cite_passages([*refs, *cited_refs], chunks, self.lookup)
         return self._build(
             "answered",
-            tuple(segments),
+            tuple(shown),
             tuple(quotes),
             tuple(rejected) + bad,
             partial=partial,
             statements=tuple(statements),
             data=tuple(data),
             cited=cited,
+            removed=tuple(removed),
         )
 
     def refuse(
@@ -309,9 +331,11 @@ class AnswerSession:
         statements: Sequence[Statement] = (),
         data: Sequence[DataResult] = (),
         escalation: str | None = None,
+        removed: Sequence[Rejected] = (),
     ) -> Answer:
         """Return a refusal (the fixed refusal sentence) for `reason`; what the model
-        wrote stays in `rejected`, `calls` and `llm.raw_output`."""
+        wrote stays in `rejected`, `removed_sentences` (with `removed`), `calls` and
+        `llm.raw_output`."""
         return self._build(
             "refused",
             (ProseSegment(REFUSAL_TEXT),),
@@ -321,6 +345,7 @@ class AnswerSession:
             statements=tuple(statements),
             data=tuple(data),
             escalation=escalation,
+            removed=tuple(removed),
         )
 
     def _build(
@@ -336,6 +361,7 @@ class AnswerSession:
         data: tuple[DataResult, ...] = (),
         cited: tuple[Quote, ...] = (),
         escalation: str | None = None,
+        removed: tuple[Rejected, ...] = (),
     ) -> Answer:
         return Answer(
             question=self.question,
@@ -355,5 +381,12 @@ class AnswerSession:
             escalation=escalation,
             calls=tuple(self.calls),
             usage=total_usage(self.calls),
-            notices=tuple(self.notices),
+            notices=tuple(self.notices) + self._model_notices(),
+            removed_sentences=tuple(dict.fromkeys([*self.removed_sentences, *removed])),
         )
+
+    def _model_notices(self) -> tuple[str, ...]:
+        """What the answer must say about the model that made it: that it is the
+        bundled demo model, when it is and was called."""
+        bundled = self.backend.name == "local" and self.backend.model == BUNDLED_NAME
+        return (BUNDLED_MODEL_NOTICE,) if bundled and self.calls else ()
