@@ -70,6 +70,24 @@ def test_the_limit_is_the_models_and_the_counter_its_tokenizer() -> None:
         assert len(counter.starts(text)) + counter.special == model_tokens(text)
 
 
+def test_the_counter_counts_every_word_as_the_tokenizer_does() -> None:
+    """Words are counted one by one (ASCII ones by a WordPiece of its own), so each
+    distinct word of the demo corpus, odd ones included, must count as the model's
+    tokenizer counts it."""
+    counter = default_counter()
+    assert isinstance(counter, WordPieceCounter)
+    words = {"x" * 150, "a" * 99 + "b", "naïve", "Ünïcödé", "中文字", "\x07bell", "C++/CLI,", "##"}
+    for path in DEMO_CORPUS.rglob("*"):
+        if path.suffix in (".md", ".htm", ".csv", ".txt"):
+            words.update(path.read_text(encoding="utf-8", errors="replace").split())
+    assert len(words) > 5_000
+    wrong = {w: counter.count(w) for w in words if counter.count(w) != model_tokens(w) - 2}
+    assert wrong == {}
+    text = "Give 200 mg IV.\n\tThen 100 mg (daily) ×5 days."
+    assert len(counter.starts(text)) == model_tokens(text) - 2
+    assert counter.starts(text) == sorted(counter.starts(text))
+
+
 def test_a_long_section_is_cut_into_chunks_the_model_reads_whole() -> None:
     sentence = "Remdesivir is a nucleotide prodrug that inhibits the viral RNA polymerase."
     doc = _doc([("paragraph", " ".join([sentence] * 30), ("5 WARNINGS", "5.1 Hypersensitivity"))])
@@ -123,7 +141,7 @@ def test_every_chunk_fits_the_limit_and_cuts_only_what_cannot_fit(
     doc: ParsedDocument, limit: int, overlap: int
 ) -> None:
     chunks = chunk_document(doc, ChunkSettings(overlap_tokens=overlap, embed_tokens=limit))
-    assert max(map(model_tokens, _inputs(doc, chunks))) <= limit
+    assert max(map(model_tokens, _inputs(doc, chunks)), default=0) <= limit
     covered = [False] * len(doc.text)
     for chunk in chunks:
         covered[chunk.start : chunk.end] = [True] * (chunk.end - chunk.start)
