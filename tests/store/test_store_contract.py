@@ -258,6 +258,42 @@ def test_dense_search_ranks_current_chunks_by_cosine(store: Store) -> None:
     assert doc.version == 1
 
 
+def test_a_chunk_with_several_passages_is_scored_by_its_best(store: Store) -> None:
+    """A chunk longer than the model reads is stored as one vector per passage: dense
+    search finds it by any of them, scores it by the best, and lists it once."""
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    store.add_document(new_doc("/a.txt", ["long alpha then gamma", "short beta"], "T"))
+    pending = {p.text.split()[-1]: p for p in store.pending_embeddings()}
+    assert set(pending) == {"gamma", "beta"}
+    long, short = pending["gamma"], pending["beta"]
+    assert (long.title, long.section, long.body) == ("T", ("Sec",), "long alpha then gamma")
+    rows = np.stack([AXES["alpha"], AXES["gamma"], AXES["beta"]])
+    store.add_embeddings([long.key, short.key], rows, [2, 1])
+    assert store.pending_embeddings() == [] and store.stats().embedded == 2
+    for query, first in ((unit(0, 0, 1), "long alpha then gamma"), (unit(1, 0.2, 0), None)):
+        hits = store.search_dense(query, 10)
+        assert len(hits) == 2  # one hit per chunk, not per passage
+        assert hits[0].chunk.text == first or first is None
+        scores = {h.chunk.text: h.score for h in hits}
+        best = max(float(query @ AXES["alpha"]), float(query @ AXES["gamma"]))
+        assert scores["long alpha then gamma"] == pytest.approx(best, abs=1e-5)
+    assert [h.chunk.text for h in store.search_dense(unit(1, 0, 0), 1)] == ["long alpha then gamma"]
+    # a key stored keeps its vectors
+    store.add_embeddings([long.key], np.stack([AXES["beta"]] * 3), [3])
+    assert store.search_dense(unit(0, 0, 1), 1)[0].score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_passage_counts_must_add_up(store: Store) -> None:
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    store.add_document(new_doc("/a.txt", ["one alpha"]))
+    key = store.pending_embeddings()[0].key
+    with pytest.raises(StoreError, match="expected 2 vectors"):
+        store.add_embeddings([key], unit(1, 0, 0).reshape(1, 3), [2])
+    with pytest.raises(StoreError, match="at least 1"):
+        store.add_embeddings([key], np.zeros((0, 3), dtype=np.float32), [0])
+    assert store.stats().embedded == 0
+
+
 def test_only_new_or_changed_chunks_need_vectors(store: Store) -> None:
     store.set_embedding_space(EmbeddingSpace("toy", 3))
     store.add_document(new_doc("/a.txt", ["one alpha", "two beta"], "T"))

@@ -17,9 +17,11 @@ Rules, in order of precedence:
    is a window of its own); each window after the first starts so that it repeats
    about `overlap_tokens` tokens of the window before it, and windows restart at
    each section boundary;
-6. with `embed_tokens` (the dense model's input limit, 256 for all-MiniLM-L6-v2),
-   every chunk's embedding input (`store.base.embedding_input`: the document title
-   and section path, then the chunk's text) fits in that many of the model's own
+6. with `embed_tokens` (a dense model's input limit, 256 for all-MiniLM-L6-v2; 0 by
+   default: `retrieval.embed_index` uses this rule to cut a chunk into the
+   passages it embeds), every chunk's embedding input
+   (`store.base.embedding_input`: the document title and section path, then the
+   chunk's text) fits in that many of the model's own
    tokens, special tokens included (`model_tokens.default_counter`): a section
    or window ends before it would overflow, and a sentence or table that alone
    would overflow is cut as in rule 2 (at line breaks, so a table between its
@@ -44,7 +46,6 @@ from dataclasses import dataclass
 
 import sentencex
 
-from quoteproof.defaults import DEFAULT_EMBED_TOKENS as DEFAULT_EMBED_TOKENS
 from quoteproof.defaults import DEFAULT_OVERLAP_TOKENS as DEFAULT_OVERLAP_TOKENS
 from quoteproof.defaults import DEFAULT_SECTION_TOKENS as DEFAULT_SECTION_TOKENS
 from quoteproof.defaults import DEFAULT_WINDOW_TOKENS as DEFAULT_WINDOW_TOKENS
@@ -74,7 +75,7 @@ class ChunkSettings:
     window_tokens: int = DEFAULT_WINDOW_TOKENS
     overlap_tokens: int = DEFAULT_OVERLAP_TOKENS
     max_chars: int = DEFAULT_MAX_CHARS
-    embed_tokens: int = DEFAULT_EMBED_TOKENS
+    embed_tokens: int = 0
 
     def __post_init__(self) -> None:
         if self.window_tokens <= 0 or self.section_tokens <= 0:
