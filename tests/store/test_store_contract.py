@@ -36,6 +36,7 @@ from quoteproof.store.audit_chain import (
 )
 from quoteproof.store.base import (
     SCHEMA_VERSION,
+    TRUNCATED_VECTORS_SETTING,
     ApiKey,
     DocumentSummary,
     EmbeddingSpace,
@@ -281,6 +282,39 @@ def test_a_chunk_with_several_passages_is_scored_by_its_best(store: Store) -> No
     # a key stored keeps its vectors
     store.add_embeddings([long.key], np.stack([AXES["beta"]] * 3), [3])
     assert store.search_dense(unit(0, 0, 1), 1)[0].score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_vectors_of_an_index_before_passages_are_marked_truncated(location: str) -> None:
+    """An index of schema 6 held one vector per chunk, truncated to what the model
+    reads: it opens and searches as before, and says so (a setting the retriever
+    turns into a notice); an index without vectors, or a new one, is not marked."""
+    store = open_store(location, create=True)
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    store.add_document(new_doc("/a.txt", ["one alpha", "two beta"]))
+    embed_pending(store, AXES)
+    store.close()
+    raw_execute(location, "UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    if is_postgres_url(location):  # schema 6's embeddings: one row per key
+        raw_execute(location, "ALTER TABLE embeddings DROP CONSTRAINT embeddings_pkey")
+        raw_execute(location, "ALTER TABLE embeddings DROP COLUMN part")
+        raw_execute(location, "ALTER TABLE embeddings ADD PRIMARY KEY (key)")
+    store = open_store(location)
+    try:
+        assert store.get_setting(TRUNCATED_VECTORS_SETTING) == "1"
+        assert [h.chunk.text for h in store.search_dense(unit(1, 0, 0), 1)] == ["one alpha"]
+        store.add_document(new_doc("/b.txt", ["three gamma"]))
+        pending = store.pending_embeddings()
+        store.add_embeddings([p.key for p in pending], np.stack([AXES["gamma"]] * 2), [2])
+        assert [h.chunk.text for h in store.search_dense(unit(0, 0, 1), 1)] == ["three gamma"]
+    finally:
+        store.close()
+
+
+def test_a_new_index_has_no_truncated_vectors(store: Store) -> None:
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    store.add_document(new_doc("/a.txt", ["one alpha"]))
+    embed_pending(store, AXES)
+    assert store.get_setting(TRUNCATED_VECTORS_SETTING) is None
 
 
 def test_passage_counts_must_add_up(store: Store) -> None:

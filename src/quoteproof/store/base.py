@@ -213,6 +213,11 @@ def setting_key(name: str) -> str:
 
 
 EMBEDDING_SPACE_SETTING = "embedding_space"
+
+TRUNCATED_VECTORS_SETTING = "truncated_vectors"
+"""Set (to "1") by the migration to schema 7 in an index that held vectors: they
+were made one per chunk, truncated to what the model reads, so the tails of long
+chunks are invisible to dense search until the index is rebuilt."""
 """The setting under which a store records its `EmbeddingSpace`."""
 
 

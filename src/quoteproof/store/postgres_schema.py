@@ -170,7 +170,12 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
     5: (_SCHEMA_5_DDL,),
     6: (_SCHEMA_6_DDL,),
-    7: tuple(_SCHEMA_7_DDL.split(";\n")),
+    7: (
+        # vectors made before are one per chunk, truncated (base.TRUNCATED_VECTORS_SETTING)
+        "INSERT INTO meta (key, value) SELECT 'setting:truncated_vectors', '1' "
+        "WHERE EXISTS (SELECT 1 FROM embeddings) ON CONFLICT (key) DO NOTHING",
+        *_SCHEMA_7_DDL.split(";\n"),
+    ),
 }
 """Statements that bring a PostgreSQL index of schema version N-1 to N (the first
 PostgreSQL index had schema 3)."""

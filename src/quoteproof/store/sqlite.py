@@ -188,7 +188,12 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE audit_log ADD COLUMN signature TEXT",
     ),
     6: (),  # doc_tables, created by _SCHEMA
-    7: (),  # an embeddings blob may hold several vectors (a chunk's passages)
+    # an embeddings blob may hold several vectors (a chunk's passages); vectors made
+    # before are one per chunk, truncated (base.TRUNCATED_VECTORS_SETTING)
+    7: (
+        "INSERT OR IGNORE INTO meta (key, value) SELECT 'setting:truncated_vectors', '1' "
+        "WHERE EXISTS (SELECT 1 FROM embeddings)",
+    ),
 }
 
 # Column weights for bm25(): chunk text counts fully, the label (title, sections) less.
