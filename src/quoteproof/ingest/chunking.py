@@ -196,7 +196,8 @@ def _token_pieces(
     first token that does not fit (`_cut`), else at that token."""
     pieces: list[tuple[int, int]] = []
     while tokens_between(starts, start, end) > budget:
-        limit = starts[bisect_left(starts, start) + budget]
+        # past `start` even where a word's tokens share an offset (normalization)
+        limit = max(starts[bisect_left(starts, start) + budget], start + 1)
         cut = _cut(text, start, limit)
         pieces.append(trim_span(text, start, cut))
         start = trim_span(text, cut, end)[0]
