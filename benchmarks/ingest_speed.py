@@ -160,7 +160,7 @@ def main() -> None:
     over = sum(n > limit for n in lengths)
     whole = embedding_flops(inputs)[1]
     chunks_over = sum(n > limit for n in whole)
-    print(f"{len(files)} PDFs, {pages} pages, {len(texts)} chunks; medians of {args.rounds} "
+    print(f"{len(files)} PDFs, {pages} pages, {len(inputs)} chunks; medians of {args.rounds} "
           f"rounds; load average {load_before:.1f} before, {load_after:.1f} after")  # fmt: skip
     print(f"quoteproof ingest, with vectors:   {with_vectors:6.1f} pages/s "
           f"(target {TARGET:g}: {'met' if with_vectors >= TARGET else 'missed'})")  # fmt: skip
