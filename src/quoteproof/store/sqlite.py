@@ -191,6 +191,8 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     # an embeddings blob may hold several vectors (a chunk's passages); vectors made
     # before are one per chunk, truncated (base.TRUNCATED_VECTORS_SETTING)
     7: (
+        # (an index of schema 2 or older has no embeddings table yet)
+        "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL)",
         "INSERT OR IGNORE INTO meta (key, value) SELECT 'setting:truncated_vectors', '1' "
         "WHERE EXISTS (SELECT 1 FROM embeddings)",
     ),
