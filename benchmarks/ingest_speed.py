@@ -12,8 +12,11 @@ and in this process, over the chunk texts of that index, alternating: quoteproof
 `Embedder.embed` next to raw sentence-transformers `encode` (same batch size).
 Medians of the rounds are reported, with the load average before and after.
 
-The ceiling: the FLOPs of embedding the chunks (their token counts under the
-model's token limit, the transformer's matrix products and attention), divided by
+The chunks' embedding inputs are counted in the model's tokens: how many are over
+its limit (each is embedded as several passages), and how many of the vectors'
+texts are (none should be: a tail past the limit would be unread). The ceiling: the
+FLOPs of embedding the chunks (their token counts under the model's token limit,
+the transformer's matrix products and attention), divided by
 this machine's float32 matrix-product speed (numpy, a layer-sized product, best of
 several), plus the parse time: the most pages/s a float32 model with torch's
 vectors can give here, whatever runs it.
@@ -38,6 +41,7 @@ import numpy as np
 from figures import Figures, add_json_option
 from ingest import pdf_files
 from quoteproof import Index
+from quoteproof.retrieval.embed_index import model_limit, passages
 from quoteproof.retrieval.embedder import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_EMBED_MODEL,
@@ -66,30 +70,35 @@ def cli_ingest(files: list[Path], embed: bool) -> tuple[float, int]:
     return seconds, chunks
 
 
-def chunk_texts(files: list[Path]) -> tuple[list[str], int]:
+def chunk_texts(files: list[Path]) -> tuple[list[str], list[str], int]:
     """The embedding inputs of the files' chunks (an index ingested without
-    vectors) and the pages."""
+    vectors), the texts embedded for them (`passages`: one per chunk the model
+    reads whole, more for a longer one) and the pages."""
     with tempfile.TemporaryDirectory() as folder, Index.open(folder, create=True) as index:
         results = index.ingest_discovered(files, after=False)
-        texts = [item.text for item in index.store.pending_embeddings()]
-    return texts, sum(result.pages for result in results)
+        pending = index.store.pending_embeddings()
+    limit = model_limit(DEFAULT_EMBED_MODEL)
+    embedded = [text for item in pending for text in passages(item, limit)]
+    return [item.text for item in pending], embedded, sum(result.pages for result in results)
 
 
-def embedding_flops(texts: list[str]) -> tuple[float, list[int]]:
-    """FLOPs of the default model's transformer over `texts` (truncated as it is)
-    and their token counts."""
+def embedding_flops(texts: list[str]) -> tuple[float, list[int], int]:
+    """FLOPs of the default model's transformer over `texts` (truncated as it is),
+    their whole token counts (special tokens included) and the model's limit."""
     from tokenizers import Tokenizer
 
     source = Path(resolve_model(DEFAULT_EMBED_MODEL))
     config = json.loads((source / "config.json").read_text(encoding="utf-8"))
     tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
-    tokenizer.enable_truncation(max_seq_length(source))
+    limit = max_seq_length(source)
+    tokenizer.no_truncation()
     tokenizer.no_padding()  # tokenizer.json pads to 128; the model does not
     lengths = [len(encoding.ids) for encoding in tokenizer.encode_batch(texts)]
+    read = [min(n, limit) for n in lengths]
     hidden, inner = config["hidden_size"], config["intermediate_size"]
     per_token = 2 * (4 * hidden * hidden + 2 * hidden * inner)  # Q, K, V, output; feed-forward
-    attention = 4 * hidden * sum(n * n for n in lengths)  # scores and weighted sum
-    return config["num_hidden_layers"] * (per_token * sum(lengths) + attention), lengths
+    attention = 4 * hidden * sum(n * n for n in read)  # scores and weighted sum
+    return config["num_hidden_layers"] * (per_token * sum(read) + attention), lengths, limit
 
 
 def matmul_flops_per_second() -> float:
@@ -134,7 +143,7 @@ def main() -> None:
     files = pdf_files()
     load_before = os.getloadavg()[0]
     Embedder().embed(["warm-up"])  # exports and caches the ONNX graph when it is not yet
-    texts, pages = chunk_texts(files)
+    inputs, texts, pages = chunk_texts(files)
     sample = texts[:: max(1, len(texts) // args.encode_texts)][: args.encode_texts]
     plain, embedded, ours, raw = [], [], [], []
     for _ in range(args.rounds):
@@ -144,20 +153,24 @@ def main() -> None:
         ours.append(rates[0])
         raw.append(rates[1])
     load_after = os.getloadavg()[0]
-    flops, lengths = embedding_flops(texts)
+    flops, lengths, limit = embedding_flops(texts)
     speed = matmul_flops_per_second()
     with_vectors, without = pages / statistics.median(embedded), pages / statistics.median(plain)
     ceiling = pages / (statistics.median(plain) + flops / speed)
-    at_limit = sum(n >= max(lengths) for n in lengths)
-    print(f"{len(files)} PDFs, {pages} pages, {len(texts)} chunks; medians of {args.rounds} "
+    over = sum(n > limit for n in lengths)
+    whole = embedding_flops(inputs)[1]
+    chunks_over = sum(n > limit for n in whole)
+    print(f"{len(files)} PDFs, {pages} pages, {len(inputs)} chunks; medians of {args.rounds} "
           f"rounds; load average {load_before:.1f} before, {load_after:.1f} after")  # fmt: skip
     print(f"quoteproof ingest, with vectors:   {with_vectors:6.1f} pages/s "
           f"(target {TARGET:g}: {'met' if with_vectors >= TARGET else 'missed'})")  # fmt: skip
     print(f"quoteproof ingest, --no-embed:     {without:6.1f} pages/s")
-    print(f"chunks/s over {len(sample)} chunks:   Embedder.embed {statistics.median(ours):.1f}, "
+    print(f"texts/s over {len(sample)} texts:   Embedder.embed {statistics.median(ours):.1f}, "
           f"raw sentence-transformers encode {statistics.median(raw):.1f}")  # fmt: skip
-    print(f"chunk tokens: mean {statistics.mean(lengths):.0f}, {at_limit} of {len(lengths)} at "
-          f"the limit of {max(lengths)}; {flops / len(texts) / 1e9:.2f} GFLOP per chunk, "
+    print(f"chunks: {chunks_over} of {len(whole)} longer than the model's limit of {limit} "
+          f"tokens, embedded as {len(texts)} vectors, {over} of them over the limit")  # fmt: skip
+    print(f"vector tokens: mean {statistics.mean(lengths):.0f}, {sum(lengths):,} in all; "
+          f"{flops / len(texts) / 1e9:.2f} GFLOP per vector, "
           f"{flops / 1e12:.2f} TFLOP in all")  # fmt: skip
     print(f"float32 matrix products here: {speed / 1e9:.0f} GFLOP/s -> ceiling "
           f"{ceiling:.1f} pages/s with vectors (parse + FLOPs at that speed)")  # fmt: skip
@@ -165,6 +178,9 @@ def main() -> None:
     out.add("pages/s, ingest with vectors", with_vectors, "pages/s", "ingest --no-embed", without)
     out.add("chunks/s, Embedder.embed", statistics.median(ours), "chunks/s",
             "raw sentence-transformers encode", statistics.median(raw))  # fmt: skip
+    out.add("% of vectors over the model's token limit", 100 * over / len(lengths), "%",
+            "% of chunks over it", 100 * chunks_over / len(whole))  # fmt: skip
+    out.target("no vector over the model's token limit", over == 0)
     out.add("pages/s, ingest with vectors, vs ceiling", with_vectors, "pages/s",
             "ceiling at this machine's float32 matmul speed", ceiling)  # fmt: skip
     met = with_vectors >= TARGET

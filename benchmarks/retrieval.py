@@ -223,15 +223,29 @@ def postgres(url: str) -> Iterator[str | None]:
 
 
 def copy_vectors(sqlite_dir: Path, index: Index) -> None:
-    """Give the PostgreSQL index the SQLite run's vectors (same model, same keys)."""
+    """Give the PostgreSQL index the SQLite run's vectors (same model, same keys; a
+    key's blob holds one vector per passage of its chunk)."""
     db = sqlite3.connect(sqlite_dir / DB_FILENAME)
     rows = db.execute("SELECT key, vector FROM embeddings").fetchall()
     db.close()
-    vectors = np.frombuffer(b"".join(v for _, v in rows), dtype="<f4").reshape(len(rows), -1)
-    index.store.set_embedding_space(EmbeddingSpace(DEFAULT_EMBED_MODEL, vectors.shape[1]))
+    dimensions = db_dimensions(sqlite_dir)
+    if dimensions is None:
+        return
+    index.store.set_embedding_space(EmbeddingSpace(DEFAULT_EMBED_MODEL, dimensions))
     for start in range(0, len(rows), 1000):
-        keys = [key for key, _ in rows[start : start + 1000]]
-        index.store.add_embeddings(keys, vectors[start : start + 1000])
+        block = rows[start : start + 1000]
+        vectors = np.frombuffer(b"".join(v for _, v in block), dtype="<f4")
+        parts = [len(v) // (4 * dimensions) for _, v in block]
+        index.store.add_embeddings(
+            [key for key, _ in block], vectors.reshape(-1, dimensions), parts
+        )
+
+
+def db_dimensions(sqlite_dir: Path) -> int | None:
+    """The dimension the SQLite index at `sqlite_dir` records for its vectors."""
+    with Index.open(sqlite_dir) as index:
+        space = index.store.embedding_space()
+    return space.dimensions if space else None
 
 
 def main() -> None:

@@ -20,6 +20,9 @@ DEFAULT_MAX_FILE_MB = 200.0
 DEFAULT_SECTION_TOKENS = 500
 DEFAULT_WINDOW_TOKENS = 400
 DEFAULT_OVERLAP_TOKENS = 80
+DEFAULT_EMBED_TOKENS = 256
+"""The default dense model's input limit (all-MiniLM-L6-v2 reads 256 tokens, [CLS]
+and [SEP] included)."""
 DEFAULT_JOBS = min(4, os.cpu_count() or 1)
 """Worker processes `quoteproof ingest` parses with unless told otherwise."""
 

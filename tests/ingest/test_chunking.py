@@ -126,6 +126,8 @@ def test_settings_are_checked() -> None:
         ChunkSettings(window_tokens=0)
     with pytest.raises(ValueError, match="max_chars"):
         ChunkSettings(max_chars=0)
+    with pytest.raises(ValueError, match="embed_tokens"):
+        ChunkSettings(embed_tokens=-1)
 
 
 def _assert_bounded_cover(doc: ParsedDocument, chunks: list[ChunkSpan], bound: int) -> None:
@@ -254,7 +256,7 @@ def _oracle(doc: ParsedDocument) -> Oracle:
 @settings(max_examples=150, deadline=None)
 @given(documents(), st.integers(5, 120), st.integers(5, 80), st.integers(0, 30))
 def test_chunk_properties(doc: ParsedDocument, section: int, window: int, overlap: int) -> None:
-    settings_ = ChunkSettings(section, window, min(overlap, window - 1))
+    settings_ = ChunkSettings(section, window, min(overlap, window - 1), embed_tokens=0)
     chunks = chunk_document(doc, settings_)
     oracle = _oracle(doc)
     previous: ChunkSpan | None = None
@@ -314,7 +316,7 @@ def test_chunks_never_exceed_max_chars(doc: ParsedDocument, bound: int, window: 
 def test_short_sections_are_single_chunks(doc: ParsedDocument) -> None:
     """With a large section size, each run of a section between headings or
     furniture is exactly one chunk."""
-    chunks = chunk_document(doc, ChunkSettings(section_tokens=10_000))
+    chunks = chunk_document(doc, ChunkSettings(section_tokens=10_000, embed_tokens=0))
     runs = 0
     previous: Block | None = None
     for block in doc.blocks:

@@ -149,3 +149,26 @@ def test_a_threshold_for_other_evidence_is_not_applied(embedded_copy: Path) -> N
     ):
         answer = index.ask("What is the capital of Mongolia?")
     assert answer.retrieval is not None and answer.retrieval.threshold is None
+
+
+def test_an_index_of_truncated_vectors_says_it_needs_a_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vectors made before long chunks were embedded in passages (marked by the
+    schema 7 migration) still search, with a notice saying what is missing."""
+    from quoteproof.retrieval.retriever import Retriever
+    from quoteproof.store.base import TRUNCATED_VECTORS_SETTING, EmbeddingSpace
+    from quoteproof.store.open import open_store
+
+    monkeypatch.setattr(retriever_module, "dense_available", lambda: True)
+    store = open_store(str(tmp_path / "index"), create=True)
+    try:
+        store.set_embedding_space(EmbeddingSpace("toy", 3))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RetrievalNotice)
+            Retriever(store)  # a new index: no notice
+        store.put_setting(TRUNCATED_VECTORS_SETTING, "1")
+        with pytest.warns(RetrievalNotice, match="256 tokens are invisible to dense search"):
+            assert Retriever(store).name == "hybrid"
+    finally:
+        store.close()

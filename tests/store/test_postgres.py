@@ -177,6 +177,27 @@ def test_dense_search_falls_back_to_exact_when_retired_vectors_crowd(
     assert all(h.score == pytest.approx(-1.0, abs=1e-5) for h in hits)
 
 
+def test_the_exact_fallback_scores_each_chunk_by_its_best_passage(store: PostgresStore) -> None:
+    rng = np.random.default_rng(4)
+    store.set_embedding_space(EmbeddingSpace("toy", 8))
+    store.add_document(paragraphs_doc("/a.txt", [f"old {i}" for i in range(200)]))
+    pending = store.pending_embeddings()
+    store.add_embeddings([p.key for p in pending], unit_rows(rng, len(pending), 8))
+    store.add_document(paragraphs_doc("/a.txt", [f"new {i}" for i in range(5)]))
+    pending = store.pending_embeddings()
+    far = -np.ones(8, dtype=np.float32) / np.sqrt(8)
+    nearer = -np.array([1, 1, 1, 1, 1, 1, 0, 0], dtype=np.float32) / np.sqrt(6)  # cosine -0.87
+    store.add_embeddings(
+        [p.key for p in pending], np.stack([far, nearer] * len(pending)), [2] * len(pending)
+    )
+    store._db.execute("ANALYZE")
+    store._db.execute("SET enable_seqscan = off")  # the index's candidates are all retired
+    query = np.ones(8, dtype=np.float32) / np.sqrt(8)
+    hits = store.search_dense(query, 10)
+    assert sorted(h.chunk.text for h in hits) == [f"new {i}" for i in range(5)]  # each once
+    assert all(h.score == pytest.approx(float(nearer @ query), abs=1e-5) for h in hits)
+
+
 def test_index_api_ingests_and_searches(pg_database: str, tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()

@@ -36,6 +36,7 @@ from quoteproof.store.audit_chain import (
 )
 from quoteproof.store.base import (
     SCHEMA_VERSION,
+    TRUNCATED_VECTORS_SETTING,
     ApiKey,
     DocumentSummary,
     EmbeddingSpace,
@@ -256,6 +257,75 @@ def test_dense_search_ranks_current_chunks_by_cosine(store: Store) -> None:
     assert len(store.search_dense(unit(0, 0, 1), 10)) == 3
     assert store.search_dense(unit(0, 0, 1), 0) == []
     assert doc.version == 1
+
+
+def test_a_chunk_with_several_passages_is_scored_by_its_best(store: Store) -> None:
+    """A chunk longer than the model reads is stored as one vector per passage: dense
+    search finds it by any of them, scores it by the best, and lists it once."""
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    store.add_document(new_doc("/a.txt", ["long alpha then gamma", "short beta"], "T"))
+    pending = {p.text.split()[-1]: p for p in store.pending_embeddings()}
+    assert set(pending) == {"gamma", "beta"}
+    long, short = pending["gamma"], pending["beta"]
+    assert (long.title, long.section, long.body) == ("T", ("Sec",), "long alpha then gamma")
+    rows = np.stack([AXES["alpha"], AXES["gamma"], AXES["beta"]])
+    store.add_embeddings([long.key, short.key], rows, [2, 1])
+    assert store.pending_embeddings() == [] and store.stats().embedded == 2
+    for query, first in ((unit(0, 0, 1), "long alpha then gamma"), (unit(1, 0.2, 0), None)):
+        hits = store.search_dense(query, 10)
+        assert len(hits) == 2  # one hit per chunk, not per passage
+        assert hits[0].chunk.text == first or first is None
+        scores = {h.chunk.text: h.score for h in hits}
+        best = max(float(query @ AXES["alpha"]), float(query @ AXES["gamma"]))
+        assert scores["long alpha then gamma"] == pytest.approx(best, abs=1e-5)
+    assert [h.chunk.text for h in store.search_dense(unit(1, 0, 0), 1)] == ["long alpha then gamma"]
+    # a key stored keeps its vectors
+    store.add_embeddings([long.key], np.stack([AXES["beta"]] * 3), [3])
+    assert store.search_dense(unit(0, 0, 1), 1)[0].score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_vectors_of_an_index_before_passages_are_marked_truncated(location: str) -> None:
+    """An index of schema 6 held one vector per chunk, truncated to what the model
+    reads: it opens and searches as before, and says so (a setting the retriever
+    turns into a notice); an index without vectors, or a new one, is not marked."""
+    store = open_store(location, create=True)
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    store.add_document(new_doc("/a.txt", ["one alpha", "two beta"]))
+    embed_pending(store, AXES)
+    store.close()
+    raw_execute(location, "UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    if is_postgres_url(location):  # schema 6's embeddings: one row per key
+        raw_execute(location, "ALTER TABLE embeddings DROP CONSTRAINT embeddings_pkey")
+        raw_execute(location, "ALTER TABLE embeddings DROP COLUMN part")
+        raw_execute(location, "ALTER TABLE embeddings ADD PRIMARY KEY (key)")
+    store = open_store(location)
+    try:
+        assert store.get_setting(TRUNCATED_VECTORS_SETTING) == "1"
+        assert [h.chunk.text for h in store.search_dense(unit(1, 0, 0), 1)] == ["one alpha"]
+        store.add_document(new_doc("/b.txt", ["three gamma"]))
+        pending = store.pending_embeddings()
+        store.add_embeddings([p.key for p in pending], np.stack([AXES["gamma"]] * 2), [2])
+        assert [h.chunk.text for h in store.search_dense(unit(0, 0, 1), 1)] == ["three gamma"]
+    finally:
+        store.close()
+
+
+def test_a_new_index_has_no_truncated_vectors(store: Store) -> None:
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    store.add_document(new_doc("/a.txt", ["one alpha"]))
+    embed_pending(store, AXES)
+    assert store.get_setting(TRUNCATED_VECTORS_SETTING) is None
+
+
+def test_passage_counts_must_add_up(store: Store) -> None:
+    store.set_embedding_space(EmbeddingSpace("toy", 3))
+    store.add_document(new_doc("/a.txt", ["one alpha"]))
+    key = store.pending_embeddings()[0].key
+    with pytest.raises(StoreError, match="expected 2 vectors"):
+        store.add_embeddings([key], unit(1, 0, 0).reshape(1, 3), [2])
+    with pytest.raises(StoreError, match="at least 1"):
+        store.add_embeddings([key], np.zeros((0, 3), dtype=np.float32), [0])
+    assert store.stats().embedded == 0
 
 
 def test_only_new_or_changed_chunks_need_vectors(store: Store) -> None:

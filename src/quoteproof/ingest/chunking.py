@@ -16,17 +16,31 @@ Rules, in order of precedence:
    `max_chars` characters (a single sentence or table longer than `window_tokens`
    is a window of its own); each window after the first starts so that it repeats
    about `overlap_tokens` tokens of the window before it, and windows restart at
-   each section boundary.
+   each section boundary;
+6. with `embed_tokens` (a dense model's input limit, 256 for all-MiniLM-L6-v2; 0 by
+   default: `retrieval.embed_index` uses this rule to cut a chunk into the
+   passages it embeds), every chunk's embedding input
+   (`store.base.embedding_input`: the document title and section path, then the
+   chunk's text) fits in that many of the model's own
+   tokens, special tokens included (`model_tokens.default_counter`): a section
+   or window ends before it would overflow, and a sentence or table that alone
+   would overflow is cut as in rule 2 (at line breaks, so a table between its
+   rows, else between words), so the model reads every word of every chunk. A
+   title and section path longer than three quarters of the limit leave the text
+   a quarter of it.
 
-Tokens are estimated as words plus punctuation marks (`count_tokens`), close to what
-subword tokenizers give for English prose. Every chunk is a contiguous, trimmed span
-of `doc.text`; windows of one section may overlap, chunks of different sections
+Tokens for rules 4 and 5 are estimated as words plus punctuation marks
+(`count_tokens`), close to what subword tokenizers give for English prose; rule 6
+counts the model's tokens. Every chunk is a contiguous, trimmed span of
+`doc.text`; windows of one section may overlap, chunks of different sections
 never do.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -36,8 +50,10 @@ from quoteproof.defaults import DEFAULT_OVERLAP_TOKENS as DEFAULT_OVERLAP_TOKENS
 from quoteproof.defaults import DEFAULT_SECTION_TOKENS as DEFAULT_SECTION_TOKENS
 from quoteproof.defaults import DEFAULT_WINDOW_TOKENS as DEFAULT_WINDOW_TOKENS
 from quoteproof.errors import UsageError
+from quoteproof.ingest.model_tokens import TokenCounter, default_counter, tokens_between
 from quoteproof.ingest.text import trim_span
 from quoteproof.model import Block, ParsedDocument
+from quoteproof.store.base import embedding_input
 
 DEFAULT_MAX_CHARS = 20_000
 """The hard bound on a chunk's length: far above a 500-token section (about 3,000
@@ -51,19 +67,23 @@ _LAST_SPACE = re.compile(r"\s\S*\Z")
 
 @dataclass(frozen=True)
 class ChunkSettings:
-    """Chunk sizes in tokens, and the hard bound on a chunk in characters; see the
-    module docstring for how they are used."""
+    """Chunk sizes in tokens, the hard bound on a chunk in characters, and the dense
+    model's input limit in its own tokens (0: none); see the module docstring for
+    how they are used."""
 
     section_tokens: int = DEFAULT_SECTION_TOKENS
     window_tokens: int = DEFAULT_WINDOW_TOKENS
     overlap_tokens: int = DEFAULT_OVERLAP_TOKENS
     max_chars: int = DEFAULT_MAX_CHARS
+    embed_tokens: int = 0
 
     def __post_init__(self) -> None:
         if self.window_tokens <= 0 or self.section_tokens <= 0:
             raise UsageError("section_tokens and window_tokens must be > 0")
         if self.max_chars <= 0:
             raise UsageError("max_chars must be > 0")
+        if self.embed_tokens < 0:
+            raise UsageError("embed_tokens must be >= 0 (0: no limit)")
         if not 0 <= self.overlap_tokens < self.window_tokens:
             raise UsageError("overlap_tokens must be >= 0 and < window_tokens")
 
@@ -80,11 +100,13 @@ class ChunkSpan:
 @dataclass(frozen=True)
 class _Unit:
     """An uncuttable piece of a section: a sentence, a table or a code block, or a
-    piece of one longer than `max_chars`."""
+    piece of one longer than `max_chars` or than the model's limit; `tokens` is the
+    estimate (`count_tokens`), `model_tokens` the model's count (0 without a limit)."""
 
     start: int
     end: int
     tokens: int
+    model_tokens: int = 0
 
 
 def count_tokens(text: str) -> int:
@@ -165,9 +187,36 @@ def _pieces(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, 
     return pieces
 
 
-def _units(text: str, run: Sequence[Block], language: str, max_chars: int) -> list[_Unit]:
+def _token_pieces(
+    text: str, start: int, end: int, starts: Sequence[int], budget: int
+) -> list[tuple[int, int]]:
+    """`text[start:end]` (trimmed) as trimmed spans of at most `budget` model tokens
+    (`starts`: where the tokens start, sorted) that cover all its non-whitespace
+    text: each ends at the last line break, else the last whitespace, before the
+    first token that does not fit (`_cut`), else at that token."""
+    pieces: list[tuple[int, int]] = []
+    while tokens_between(starts, start, end) > budget:
+        # past `start` even where a word's tokens share an offset (normalization)
+        limit = max(starts[bisect_left(starts, start) + budget], start + 1)
+        cut = _cut(text, start, limit)
+        pieces.append(trim_span(text, start, cut))
+        start = trim_span(text, cut, end)[0]
+    if start < end:
+        pieces.append((start, end))
+    return pieces
+
+
+def _units(
+    text: str,
+    run: Sequence[Block],
+    language: str,
+    max_chars: int,
+    model: tuple[Sequence[int], int] | None,
+) -> list[_Unit]:
     """The sentences and atomic blocks of a section, in order, with token counts; one
-    longer than `max_chars` comes as pieces no longer than that (`_pieces`)."""
+    longer than `max_chars` comes as pieces no longer than that (`_pieces`), and
+    with `model` (the section's token starts and the text's budget) one longer
+    than the budget as pieces that fit it (`_token_pieces`)."""
     units: list[_Unit] = []
     for block in run:
         if block.kind in _ATOMIC_KINDS:
@@ -175,20 +224,32 @@ def _units(text: str, run: Sequence[Block], language: str, max_chars: int) -> li
             spans = [(start, end)] if start < end else []
         else:
             spans = sentence_spans(text, block.start, block.end, language)
-        units.extend(
-            _Unit(s, e, count_tokens(text[s:e]))
-            for span_start, span_end in spans
-            for s, e in _pieces(text, span_start, span_end, max_chars)
-        )
+        for span_start, span_end in spans:
+            for s, e in _pieces(text, span_start, span_end, max_chars):
+                if model is None:
+                    units.append(_Unit(s, e, count_tokens(text[s:e])))
+                    continue
+                starts, budget = model
+                units.extend(
+                    _Unit(ps, pe, count_tokens(text[ps:pe]), tokens_between(starts, ps, pe))
+                    for ps, pe in _token_pieces(text, s, e, starts, budget)
+                )
     return units
 
 
-def _windows(units: Sequence[_Unit], settings: ChunkSettings) -> Iterator[tuple[int, int]]:
-    """Overlapping windows over `units` (non-empty, each at most `max_chars` long) as
-    (first, last) unit indexes; a window spans at most `max_chars` characters."""
+def _windows(
+    units: Sequence[_Unit], settings: ChunkSettings, budget: int | None
+) -> Iterator[tuple[int, int]]:
+    """Overlapping windows over `units` (non-empty, each at most `max_chars` long and
+    `budget` model tokens) as (first, last) unit indexes; a window spans at most
+    `max_chars` characters and, with a `budget`, holds at most that many model
+    tokens."""
+    model = [0, *itertools.accumulate(unit.model_tokens for unit in units)]
 
     def fits(first: int, last: int) -> bool:
-        return units[last].end - units[first].start <= settings.max_chars
+        if units[last].end - units[first].start > settings.max_chars:
+            return False
+        return budget is None or model[last + 1] - model[first] <= budget
 
     first = 0
     while True:
@@ -214,27 +275,53 @@ def _windows(units: Sequence[_Unit], settings: ChunkSettings) -> Iterator[tuple[
         first = following
 
 
-def chunk_document(doc: ParsedDocument, settings: ChunkSettings | None = None) -> list[ChunkSpan]:
+def _text_budget(title: str, section: tuple[str, ...], limit: int, counter: TokenCounter) -> int:
+    """The model tokens a chunk's text may hold in `section`: the limit less the
+    special tokens and the whole context line (`embedding_input`), at least a
+    quarter of the limit."""
+    context = embedding_input(title, section, "")
+    used = counter.special + len(counter.starts(context))
+    return max(limit - used, limit // 4)
+
+
+def chunk_document(
+    doc: ParsedDocument, settings: ChunkSettings | None = None, counter: TokenCounter | None = None
+) -> list[ChunkSpan]:
     """Cut `doc` into chunks by the module's rules; return them in text order.
 
     Chunks are non-empty, trimmed and at most `settings.max_chars` characters long;
-    together they cover all non-whitespace text of every content block (not
-    headings, not furniture). Assumes `doc.blocks` are in order and do not overlap,
-    as every parser guarantees. Cost: O(len(doc.text)), plus sentence splitting of
-    sections longer than `section_tokens` or `max_chars`.
+    with `settings.embed_tokens`, each one's embedding input holds at most that many
+    tokens of `counter` (default: `model_tokens.default_counter()`). Together they
+    cover all non-whitespace text of every content block (not headings, not
+    furniture). Assumes `doc.blocks` are in order and do not overlap, as every
+    parser guarantees. Cost: O(len(doc.text)), plus tokenizing sections longer than
+    the limit in characters, and sentence splitting of sections over a size.
     """
     settings = settings or ChunkSettings()
+    if settings.embed_tokens and counter is None:
+        counter = default_counter()
+    budgets: dict[tuple[str, ...], int] = {}
     chunks: list[ChunkSpan] = []
     for run in _sections(doc.blocks):
         section = run[0].section
         start, end = trim_span(doc.text, run[0].start, run[-1].end)
         if start >= end:
             continue
+        model: tuple[list[int], int] | None = None
+        fits_model = True
+        if settings.embed_tokens and counter is not None:
+            if section not in budgets:
+                budgets[section] = _text_budget(doc.title, section, settings.embed_tokens, counter)
+            budget = budgets[section]
+            if end - start > budget:  # a token is at least one character
+                starts = [start + offset for offset in counter.starts(doc.text[start:end])]
+                model = (starts, budget)
+                fits_model = len(starts) <= budget
         short = end - start <= settings.max_chars
-        if short and count_tokens(doc.text[start:end]) <= settings.section_tokens:
+        if short and fits_model and count_tokens(doc.text[start:end]) <= settings.section_tokens:
             chunks.append(ChunkSpan(start, end, section))
             continue
-        units = _units(doc.text, run, doc.language, settings.max_chars)
-        for first, last in _windows(units, settings):
+        units = _units(doc.text, run, doc.language, settings.max_chars, model)
+        for first, last in _windows(units, settings, model[1] if model else None):
             chunks.append(ChunkSpan(units[first].start, units[last].end, section))
     return chunks

@@ -21,7 +21,7 @@ from quoteproof.retrieval.embedder import DENSE_EXTRA_HINT, Embedder, dense_avai
 from quoteproof.retrieval.evidence import BM25_COVERAGE, term_coverage
 from quoteproof.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
 from quoteproof.retrieval.rerank import Reranker
-from quoteproof.store.base import Store, embedding_space_mismatch
+from quoteproof.store.base import TRUNCATED_VECTORS_SETTING, Store, embedding_space_mismatch
 
 RetrieverName = Literal["bm25", "dense", "hybrid"]
 
@@ -109,6 +109,12 @@ class Retriever:
         asked = self.settings.embed_model
         if asked is not None and asked != space.model:
             raise RetrievalError(embedding_space_mismatch(self.store.location, space, asked))
+        if self.store.get_setting(TRUNCATED_VECTORS_SETTING) is not None:
+            _notice(
+                f"index {self.store.location} holds vectors made before long chunks were "
+                "embedded whole: words past the model's 256 tokens are invisible to dense "
+                "search and to the refusal evidence; ingest the files into a new index"
+            )
         return wanted or "hybrid", Embedder(space.model)
 
     def search(

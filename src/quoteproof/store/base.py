@@ -6,16 +6,19 @@ of chunks. Writes of one document are atomic: a store never holds half a documen
 
 Vectors are keyed by the SHA-256 of a chunk's embedding input (`embedding_input`),
 not by the chunk: a chunk whose text and context did not change between versions
-keeps its vector, and only new or changed chunks are embedded. Vectors are derived
-data written after the document; a chunk without one is still found by BM25.
+keeps its vectors, and only new or changed chunks are embedded. A key holds one
+vector per passage of the chunk (`retrieval.embed_index`: a chunk longer than the
+model reads is embedded in passages it reads whole), and dense search scores a chunk
+by its best passage. Vectors are derived data written after the document; a chunk
+without them is still found by BM25.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -32,7 +35,7 @@ from quoteproof.model import (
     sha256_text,
 )
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 Vectors = NDArray[np.float32]
 """Rows of unit-length float32 vectors (one row per text)."""
@@ -192,10 +195,15 @@ class EmbeddingSpace:
 
 @dataclass(frozen=True)
 class PendingEmbedding:
-    """A vector the index lacks: its key and the text to embed (`embedding_input`)."""
+    """Vectors the index lacks: their key and the text to embed (`embedding_input`),
+    with the parts it is made of (the chunk's document title, section path and text)
+    for cutting it into passages."""
 
     key: str
     text: str
+    title: str = field(default="", compare=False)
+    section: tuple[str, ...] = field(default=(), compare=False)
+    body: str = field(default="", compare=False)
 
 
 def setting_key(name: str) -> str:
@@ -205,6 +213,11 @@ def setting_key(name: str) -> str:
 
 
 EMBEDDING_SPACE_SETTING = "embedding_space"
+
+TRUNCATED_VECTORS_SETTING = "truncated_vectors"
+"""Set (to "1") by the migration to schema 7 in an index that held vectors: they
+were made one per chunk, truncated to what the model reads, so the tails of long
+chunks are invisible to dense search until the index is rebuilt."""
 """The setting under which a store records its `EmbeddingSpace`."""
 
 
@@ -227,7 +240,8 @@ def distinct_pending(
     pending: dict[str, PendingEmbedding] = {}
     for key, title, section, text in rows:
         if key not in pending:
-            pending[key] = PendingEmbedding(key, embedding_input(title, section, text))
+            whole = embedding_input(title, section, text)
+            pending[key] = PendingEmbedding(key, whole, title, section, text)
     return list(pending.values())
 
 
@@ -244,17 +258,33 @@ def embedding_space_mismatch(
     )
 
 
+def vector_parts(keys: list[str], parts: Sequence[int] | None) -> list[int]:
+    """How many rows of `add_embeddings`' vectors belong to each key (one each when
+    `parts` is None); raises StoreError for a count below 1 or of the wrong length."""
+    counts = [1] * len(keys) if parts is None else [int(n) for n in parts]
+    if len(counts) != len(keys) or any(n < 1 for n in counts):
+        raise StoreError(f"expected one count of at least 1 per key, got {list(counts)}")
+    return counts
+
+
 def check_vectors(
-    location: str, space: EmbeddingSpace | None, keys: list[str], vectors: Vectors
-) -> None:
-    """Raise StoreError unless `vectors` has one row per key of the recorded dimension."""
+    location: str,
+    space: EmbeddingSpace | None,
+    keys: list[str],
+    vectors: Vectors,
+    parts: Sequence[int] | None = None,
+) -> list[int]:
+    """Raise StoreError unless `vectors` has, in the recorded dimension, one row per
+    key, or `parts[i]` rows for `keys[i]`; return the rows of each key."""
     if space is None:
         raise StoreError(f"index {location} has no embedding model recorded yet")
-    if vectors.ndim != 2 or vectors.shape != (len(keys), space.dimensions):
+    counts = vector_parts(keys, parts)
+    if vectors.ndim != 2 or vectors.shape != (sum(counts), space.dimensions):
         raise StoreError(
-            f"expected {len(keys)} vectors of {space.dimensions} dimensions for index "
+            f"expected {sum(counts)} vectors of {space.dimensions} dimensions for index "
             f"{location}, got an array of shape {vectors.shape}"
         )
+    return counts
 
 
 class Store(Protocol):
@@ -342,7 +372,8 @@ class Store(Protocol):
     ) -> list[Hit]:
         """Return up to `limit` current chunks that have vectors, ranked by cosine
         similarity to `vector` (one unit-length row), best first; `score` is the
-        cosine similarity. `collections` filters as in `search_bm25`."""
+        cosine similarity of the chunk's best passage (its vector most similar).
+        `collections` filters as in `search_bm25`."""
         ...
 
     def embedding_space(self) -> EmbeddingSpace | None:
@@ -361,10 +392,14 @@ class Store(Protocol):
         """Return what current chunks lack a vector for, one item per distinct key."""
         ...
 
-    def add_embeddings(self, keys: list[str], vectors: Vectors) -> None:
-        """Store `vectors[i]` under `keys[i]` in one transaction; a key already stored
-        keeps its vector. Raises StoreError before `set_embedding_space`, or when
-        the vectors' dimension differs from the recorded one."""
+    def add_embeddings(
+        self, keys: list[str], vectors: Vectors, parts: Sequence[int] | None = None
+    ) -> None:
+        """Store the rows of `vectors` under `keys` in one transaction: `parts[i]`
+        consecutive rows (the vectors of a chunk's passages, in order) under
+        `keys[i]`, one row each when `parts` is None. A key already stored keeps
+        its vectors. Raises StoreError before `set_embedding_space`, when the
+        vectors' dimension differs from the recorded one, or the rows do not add up."""
         ...
 
     def get_setting(self, name: str) -> str | None:

@@ -196,6 +196,22 @@ def _explain(exc: BaseException) -> str | None:
     return None
 
 
+_PASSAGES_FETCHED = 4
+"""Passages the HNSW search fetches per chunk wanted (a chunk has one vector per
+passage; fewer distinct chunks than wanted fall back to an exact scan)."""
+
+
+def _best_per_chunk(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`rows` of passages, nearest first, with only the first (best) of each chunk."""
+    seen: set[int] = set()
+    best = []
+    for row in rows:
+        if row["chunk_row"] not in seen:
+            seen.add(row["chunk_row"])
+            best.append(row)
+    return best
+
+
 def _collection_list(collections: Iterable[str] | None) -> list[str] | None:
     """`collections` as a list (a text[] parameter), None when not given."""
     return None if collections is None else list(collections)
@@ -559,8 +575,9 @@ class PostgresStore:
         self, vector: Vectors, limit: int, collections: Iterable[str] | None = None
     ) -> list[Hit]:
         """Return the min(`limit`, qualifying chunks) current chunks with vectors
-        nearest to `vector` by cosine similarity, best first; `score` is the
-        similarity. With `collections`, only chunks of documents in those qualify."""
+        nearest to `vector` by cosine similarity of their best passage, best first;
+        `score` is that similarity. With `collections`, only chunks of documents in
+        those qualify."""
         wanted = _collection_list(collections)
         if limit <= 0 or self.embedding_space() is None or wanted == []:
             return []
@@ -568,21 +585,27 @@ class PostgresStore:
         only = "" if wanted is None else "AND c.collection = ANY (%s) "
         extra: list[object] = [] if wanted is None else [wanted]
         sql = (
-            f"SELECT {_CHUNK_COLUMNS}, 1 - (e.vector <=> %s) AS score "
+            f"SELECT {_CHUNK_COLUMNS}, c.id AS chunk_row, 1 - (e.vector <=> %s) AS score "
             f"FROM embeddings e JOIN {_CHUNK_FROM} ON c.embed_key = e.key "
             f"WHERE c.is_current {only}"
         )
-        ef_search = min(max(_EF_SEARCH_MIN, 2 * limit), _EF_SEARCH_MAX)
+        fetch = _PASSAGES_FETCHED * limit  # passages: a chunk may have several
+        ef_search = min(max(_EF_SEARCH_MIN, 2 * fetch), _EF_SEARCH_MAX)
         with self._db.transaction():
             self._db.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search),))
             # Ordered by the distance operator, the HNSW index may answer (approximately).
-            rows = self._db.execute(
-                sql + "ORDER BY e.vector <=> %s LIMIT %s", (query, *extra, query, limit)
-            ).fetchall()
+            rows = _best_per_chunk(
+                self._db.execute(
+                    sql + "ORDER BY e.vector <=> %s LIMIT %s", (query, *extra, query, fetch)
+                ).fetchall()
+            )[:limit]
             if len(rows) < limit and len(rows) < self._embedded_current(limit, wanted):
-                # Ordered by the score, no index can: an exact scan.
+                # Each chunk's best passage, ordered by the score, no index can: an exact scan.
                 rows = self._db.execute(
-                    sql + "ORDER BY score DESC, c.id LIMIT %s", (query, *extra, limit)
+                    "SELECT * FROM (SELECT DISTINCT ON (c.id) "
+                    + sql.removeprefix("SELECT ")
+                    + "ORDER BY c.id, score DESC) best ORDER BY score DESC, chunk_row LIMIT %s",
+                    (query, *extra, limit),
                 ).fetchall()
         return [
             Hit(chunk=_chunk_from_row(row), score=float(row["score"]), rank=rank)
@@ -590,11 +613,11 @@ class PostgresStore:
         ]
 
     def _embedded_current(self, at_most: int, collections: list[str] | None = None) -> int:
-        """The number of current chunks (of `collections`, when given) that have a
-        vector, counted up to `at_most`."""
+        """The number of current chunks (of `collections`, when given) that have
+        vectors, counted up to `at_most`."""
         row = self._db.execute(
-            "SELECT count(*) AS n FROM (SELECT 1 FROM chunks c JOIN embeddings e "
-            "ON e.key = c.embed_key WHERE c.is_current "
+            "SELECT count(*) AS n FROM (SELECT 1 FROM chunks c WHERE c.is_current "
+            "AND EXISTS (SELECT 1 FROM embeddings e WHERE e.key = c.embed_key) "
             "AND (%s::text[] IS NULL OR c.collection = ANY (%s)) LIMIT %s) found",
             (collections, collections, at_most),
         ).fetchone()
@@ -634,16 +657,33 @@ class PostgresStore:
             (row["embed_key"], row["title"], tuple(row["section"]), row["text"]) for row in rows
         )
 
-    def add_embeddings(self, keys: list[str], vectors: Vectors) -> None:
-        """Store `vectors[i]` under `keys[i]` in one transaction; stored keys are kept."""
-        check_vectors(self.location, self.embedding_space(), keys, vectors)
+    def add_embeddings(
+        self, keys: list[str], vectors: Vectors, parts: Sequence[int] | None = None
+    ) -> None:
+        """Store `parts[i]` consecutive rows of `vectors` (one when None) under
+        `keys[i]`, as parts 0, 1, ..., in one transaction; stored keys are kept."""
+        counts = check_vectors(self.location, self.embedding_space(), keys, vectors, parts)
         rows = np.asarray(vectors, dtype=np.float32)
         if not keys:
             return
+        keyed = [
+            (key, part) for key, count in zip(keys, counts, strict=True) for part in range(count)
+        ]
         with self._write():
+            stored = {
+                row["key"]
+                for row in self._db.execute(
+                    "SELECT DISTINCT key FROM embeddings WHERE key = ANY (%s)", (list(keys),)
+                ).fetchall()
+            }
             self._db.cursor().executemany(
-                "INSERT INTO embeddings (key, vector) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING",
-                list(zip(keys, rows, strict=True)),
+                "INSERT INTO embeddings (key, part, vector) VALUES (%s, %s, %s) "
+                "ON CONFLICT (key, part) DO NOTHING",
+                [
+                    (key, part, row)
+                    for (key, part), row in zip(keyed, rows, strict=True)
+                    if key not in stored
+                ],
             )
 
     def get_setting(self, name: str) -> str | None:

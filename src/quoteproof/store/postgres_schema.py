@@ -79,6 +79,11 @@ _SCHEMA_6_DDL = """CREATE TABLE IF NOT EXISTS doc_tables (
     FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
 )"""
 
+_SCHEMA_7_DDL = """ALTER TABLE embeddings ADD COLUMN IF NOT EXISTS part INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE embeddings DROP CONSTRAINT IF EXISTS embeddings_pkey;
+ALTER TABLE embeddings ADD PRIMARY KEY (key, part)"""
+"""A key holds one row per passage of its chunk (`part` 0, 1, ...)."""
+
 SCHEMA_DDL = f"""
 CREATE EXTENSION IF NOT EXISTS vector;
 CREATE TEXT SEARCH DICTIONARY {TEXT_SEARCH_CONFIG}_stem (TEMPLATE = snowball, Language = english);
@@ -153,7 +158,8 @@ CREATE TABLE IF NOT EXISTS bm25_stats (
 INSERT INTO bm25_stats (chunks, tokens) VALUES (0, 0) ON CONFLICT DO NOTHING;
 {_SCHEMA_4_DDL};
 {_SCHEMA_5_DDL};
-{_SCHEMA_6_DDL}
+{_SCHEMA_6_DDL};
+{_SCHEMA_7_DDL}
 """
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -164,6 +170,12 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
     5: (_SCHEMA_5_DDL,),
     6: (_SCHEMA_6_DDL,),
+    7: (
+        # vectors made before are one per chunk, truncated (base.TRUNCATED_VECTORS_SETTING)
+        "INSERT INTO meta (key, value) SELECT 'setting:truncated_vectors', '1' "
+        "WHERE EXISTS (SELECT 1 FROM embeddings) ON CONFLICT (key) DO NOTHING",
+        *_SCHEMA_7_DDL.split(";\n"),
+    ),
 }
 """Statements that bring a PostgreSQL index of schema version N-1 to N (the first
 PostgreSQL index had schema 3)."""

@@ -188,6 +188,14 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE audit_log ADD COLUMN signature TEXT",
     ),
     6: (),  # doc_tables, created by _SCHEMA
+    # an embeddings blob may hold several vectors (a chunk's passages); vectors made
+    # before are one per chunk, truncated (base.TRUNCATED_VECTORS_SETTING)
+    7: (
+        # (an index of schema 2 or older has no embeddings table yet)
+        "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL)",
+        "INSERT OR IGNORE INTO meta (key, value) SELECT 'setting:truncated_vectors', '1' "
+        "WHERE EXISTS (SELECT 1 FROM embeddings)",
+    ),
 }
 
 # Column weights for bm25(): chunk text counts fully, the label (title, sections) less.
@@ -285,9 +293,10 @@ def _explain(exc: BaseException) -> str | None:
     return next((cause for codes, cause in _CAUSES.items() if code & 0xFF in codes), None)
 
 
-_Matrix = tuple[str, np.ndarray, list[int], np.ndarray, dict[str, int]]
+_Matrix = tuple[str, np.ndarray, list[int], np.ndarray, dict[str, int], np.ndarray]
 """The cached vectors of current chunks: the search generation they were read at,
-the matrix, the chunk row ids, each row's collection code and the codes by name."""
+the matrix (a chunk's passages in consecutive rows), the chunk row ids, each chunk's
+collection code, the codes by name, and the first row of each chunk."""
 
 _GENERATION = "search_generation"
 """The meta key counting writes that change what dense search sees (documents,
@@ -638,8 +647,9 @@ class SQLiteStore:
         ]
 
     def _current_vectors(self) -> _Matrix:
-        """The vectors of current chunks as one matrix, with the chunk row ids and
-        each row's collection (as a code, and the codes by collection name)."""
+        """The vectors of current chunks as one matrix (a chunk's passages in
+        consecutive rows), with the chunk row ids, each chunk's collection (as a
+        code, and the codes by collection name) and each chunk's first row."""
         seen = (self._writes, self._db.execute("PRAGMA data_version").fetchone()[0])
         if self._matrix is not None and self._seen == seen:
             return self._matrix
@@ -653,7 +663,10 @@ class SQLiteStore:
             ).fetchall()
             space = self.embedding_space()
             dims = space.dimensions if space else 0
-            matrix = np.frombuffer(b"".join(r["vector"] for r in rows), dtype="<f4")
+            blob = b"".join(r["vector"] for r in rows)
+            matrix = np.frombuffer(blob, dtype="<f4").reshape(-1, dims) if dims else np.zeros(0)
+            per_chunk = [len(r["vector"]) // (4 * dims) for r in rows] if dims else []
+            firsts = np.cumsum([0, *per_chunk[:-1]], dtype=np.int64) if rows else np.zeros(0)
             codes: dict[str, int] = {}
             row_codes = np.fromiter(
                 (codes.setdefault(r["collection"], len(codes)) for r in rows),
@@ -662,22 +675,27 @@ class SQLiteStore:
             )
             self._matrix = (
                 generation,
-                matrix.reshape(len(rows), dims),
+                matrix,
                 [r["id"] for r in rows],
                 row_codes,
                 codes,
+                firsts,
             )
         return self._matrix
 
     def search_dense(
         self, vector: Vectors, limit: int, collections: Iterable[str] | None = None
     ) -> list[Hit]:
-        """Return up to `limit` current chunks ranked by cosine similarity, best first
-        (of documents in `collections` only, when given)."""
-        _, matrix, ids, row_codes, codes = self._current_vectors()
+        """Return up to `limit` current chunks ranked by the cosine similarity of their
+        best passage, best first (of documents in `collections` only, when given)."""
+        _, matrix, ids, row_codes, codes, firsts = self._current_vectors()
         if limit <= 0 or not ids:
             return []
-        scores = matrix @ np.asarray(vector, dtype=np.float32).reshape(-1)
+        similarity = matrix @ np.asarray(vector, dtype=np.float32).reshape(-1)
+        if len(firsts) == len(similarity):
+            scores = similarity
+        else:
+            scores = np.maximum.reduceat(similarity, firsts)
         available = len(ids)
         if collections is not None:
             wanted = [codes[name] for name in set(collections) if name in codes]
@@ -729,15 +747,22 @@ class SQLiteStore:
             for row in rows
         )
 
-    def add_embeddings(self, keys: list[str], vectors: Vectors) -> None:
-        """Store `vectors[i]` under `keys[i]` in one transaction; stored keys are kept."""
+    def add_embeddings(
+        self, keys: list[str], vectors: Vectors, parts: Sequence[int] | None = None
+    ) -> None:
+        """Store `parts[i]` consecutive rows of `vectors` (one when None) under
+        `keys[i]`, as one blob, in one transaction; stored keys are kept."""
         space = self.embedding_space()
-        check_vectors(self.location, space, keys, vectors)
+        counts = check_vectors(self.location, space, keys, vectors, parts)
         rows = np.ascontiguousarray(vectors, dtype="<f4")
+        ends = np.cumsum(counts)
         with self._transaction():
             self._db.executemany(
                 "INSERT OR IGNORE INTO embeddings (key, vector) VALUES (?, ?)",
-                ((key, row.tobytes()) for key, row in zip(keys, rows, strict=True)),
+                (
+                    (key, rows[end - count : end].tobytes())
+                    for key, count, end in zip(keys, counts, ends, strict=True)
+                ),
             )
             self._searched_data_changed()
 
