@@ -16,7 +16,7 @@ from quoteproof.defaults import DEFAULT_INDEX as DEFAULT_INDEX
 from quoteproof.defaults import DEFAULT_SEARCH_TOP_K as DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import RetrievalError, StoreError
 from quoteproof.llm.base import Backend
-from quoteproof.llm.extractive import Embed, ExtractiveBackend, TableRows
+from quoteproof.llm.extractive import Embed, ExtractiveBackend, TableRows, extract_answer
 from quoteproof.model import (
     DEFAULT_COLLECTION,
     Answer,
@@ -420,6 +420,12 @@ class Index:
         embedder = self.retriever.embedder
         return embedder.embed if embedder is not None else None
 
+    def _no_model(self, question: str) -> Callable[[Sequence[Chunk]], str]:
+        """The no-model answer's protocol reply to `question` from given sources (what
+        quote mode falls back to when nothing a model chose checks)."""
+        embed, rows = self._quote_embed(), self._table_rows()
+        return lambda sources: extract_answer(question, sources, embed, rows)
+
     def _table_rows(self) -> TableRows:
         """A chunk's table body rows from the stored tables, for the extractive backend
         to quote row by row (each document version's tables read once)."""
@@ -513,6 +519,7 @@ class Index:
                 max_steps,
                 lambda query: search(query, top_k=top_k, collections=collections),
                 lambda: TableSession(self.store, collections=collections),
+                None if isinstance(backend, ExtractiveBackend) else self._no_model(question),
             )
             return chosen.run(session, inputs)
 

@@ -9,22 +9,56 @@ from helpers.retrieval import ref_of
 from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
 from quoteproof.codec import answer_to_dict
+from quoteproof.index import StoreLookup
 from quoteproof.model import ProseSegment, QuoteSegment, Rejected
-from quoteproof.strategies.session import MAX_REPLY_CHARS, NOTHING_VERIFIABLE
+from quoteproof.strategies.quote import NO_MODEL_FALLBACK, answer_quote
+from quoteproof.strategies.session import (
+    MAX_REPLY_CHARS,
+    MODEL_NO_ANSWER,
+    NOTHING_VERIFIABLE,
+    AnswerSession,
+)
 
 QUESTION = "How is shingles treated and what are its symptoms?"
 
 
-def test_uncited_prose_without_a_quote_is_refused(index: Index, llm: ScriptedModel) -> None:
+def test_uncited_prose_without_a_quote_gives_the_no_model_answer_said_so(
+    index: Index, llm: ScriptedModel
+) -> None:
     llm.script = ["Shingles goes away by itself. Drink water and rest."]
     answer = index.ask(QUESTION, backend=llm.backend())
-    assert answer.status == "refused" and answer.refusal_reason == NOTHING_VERIFIABLE
-    assert answer.quotes == () and answer.cited == ()
+    no_model = index.ask(QUESTION)
+    assert answer.status == "answered" and NO_MODEL_FALLBACK in answer.notices
+    assert [q.text for q in answer.quotes] == [q.text for q in no_model.quotes] != []
+    assert not any(isinstance(s, ProseSegment) for s in answer.segments)
     assert [r.raw for r in answer.rejected] == [
         "Shingles goes away by itself. Drink water and rest."
     ]
     assert "no citation" in answer.rejected[0].reason
     assert answer.calls[0].output == "Shingles goes away by itself. Drink water and rest."
+
+
+def test_a_model_that_says_the_sources_do_not_answer_is_not_overruled(
+    index: Index, llm: ScriptedModel
+) -> None:
+    llm.script = ["<no-answer/>"]
+    answer = index.ask(QUESTION, backend=llm.backend())
+    assert answer.status == "refused" and answer.refusal_reason == MODEL_NO_ANSWER
+    assert NO_MODEL_FALLBACK not in answer.notices
+
+
+def test_without_the_fallback_nothing_verifiable_is_a_refusal(
+    index: Index, llm: ScriptedModel
+) -> None:
+
+    llm.script = ['<quote ref="nope">Shingles is cured by water.</quote>']
+    retrieval = index.retrieve(QUESTION, top_k=5)
+    with StoreLookup(index.store) as lookup:
+        session = AnswerSession(
+            QUESTION, retrieval.hits, llm.backend(), lookup, "quote", 90.0, retrieval.info, None
+        )
+        answer = answer_quote(session)
+    assert answer.status == "refused" and answer.refusal_reason == NOTHING_VERIFIABLE
 
 
 def test_cited_prose_without_a_quote_is_an_answer(index: Index, llm: ScriptedModel) -> None:

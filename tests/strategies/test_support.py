@@ -21,6 +21,7 @@ from quoteproof.render.html import render_answer_html
 from quoteproof.render.json import render_json
 from quoteproof.render.markdown import render_markdown
 from quoteproof.render.terminal import render_text
+from quoteproof.strategies.quote import NO_MODEL_FALLBACK
 from quoteproof.strategies.rationale import answer_rationale
 from quoteproof.strategies.session import NOTHING_VERIFIABLE, AnswerSession
 
@@ -85,12 +86,13 @@ def test_quote_mode_removes_invented_and_uncited_prose(index: Index, llm: Script
     assert_removed_in_every_format(answer, UNCITED, "sentence cites no retrieved source")
 
 
-def test_quote_mode_refuses_when_only_unsupported_prose_is_left(
+def test_quote_mode_falls_back_to_the_no_model_answer_when_only_unsupported_prose_is_left(
     index: Index, llm: ScriptedModel
 ) -> None:
     llm.script = [f"{INVENTED} [{dose_ref(index)}]."]
     answer = index.ask(QUESTION, backend=llm.backend())
-    assert answer.status == "refused" and answer.refusal_reason == NOTHING_VERIFIABLE
+    assert answer.status == "answered" and NO_MODEL_FALLBACK in answer.notices
+    assert answer.quotes and all(isinstance(s, QuoteSegment) for s in answer.segments)
     assert [r.raw for r in answer.removed_sentences] == [f"{INVENTED}."]
     assert_removed_in_every_format(answer, f"{INVENTED}.", answer.removed_sentences[0].reason)
 

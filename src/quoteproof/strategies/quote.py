@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from quoteproof.model import Answer, Chunk, ProseSegment, Rejected, Statement
 from quoteproof.quoting.grammar import quote_grammar
@@ -10,6 +11,9 @@ from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.prompt import build_messages
 from quoteproof.quoting.resolve import Resolution, resolve_output
 from quoteproof.strategies.session import MODEL_NO_ANSWER, NOTHING_VERIFIABLE, AnswerSession
+
+NoModelReply = Callable[[Sequence[Chunk]], str]
+"""The no-model (extractive) protocol reply for these sources and the session's question."""
 
 
 def answer_from_reply(
@@ -70,14 +74,32 @@ def _checkable(resolution: Resolution) -> bool:
     )
 
 
-def answer_quote(session: AnswerSession) -> Answer:
+NO_MODEL_FALLBACK = (
+    "The model chose no passage that checks against the sources; the answer below is "
+    "the no-model answer (passages chosen without the model)."
+)
+
+
+def answer_quote(session: AnswerSession, no_model: NoModelReply | None = None) -> Answer:
     """Ask the model for quotes (and short cited prose) and return the verified answer.
 
     The sources are cut to the model's context window; a backend that can constrain
-    its output gets the quote grammar. Raises `BackendError` when the model fails.
+    its output gets the quote grammar. When nothing the model wrote checks against the
+    sources (`nothing_verifiable`) and `no_model` is given, the answer is the no-model
+    reply `no_model(sources)` resolved the same way, with a notice saying so (what the
+    model wrote stays in `rejected`, `removed_sentences` and the calls); a model's own
+    `<no-answer/>` stands.
+    Raises `BackendError` when the model fails.
     """
     session.fit_context(lambda sources: build_messages(session.question, sources))
     messages = build_messages(session.question, session.sources)
     grammar = quote_grammar(session.sources)
     completion = session.call("answer", messages, stream=True, grammar=grammar)
-    return answer_from_reply(session, completion.text)
+    answer = answer_from_reply(session, completion.text)
+    if no_model is None or answer.refusal_reason != NOTHING_VERIFIABLE:
+        return answer
+    session.notices.append(NO_MODEL_FALLBACK)
+    fallback = answer_from_reply(session, no_model(session.sources), rejected=answer.rejected)
+    return replace(
+        fallback, removed_sentences=answer.removed_sentences + fallback.removed_sentences
+    )

@@ -17,7 +17,7 @@ from quoteproof.llm.capability import Capability
 
 if TYPE_CHECKING:
     from quoteproof.llm.base import Backend
-    from quoteproof.model import Answer, AnswerMode, Hit
+    from quoteproof.model import Answer, AnswerMode, Chunk, Hit
     from quoteproof.quoting.citations import Strictness
     from quoteproof.strategies.session import AnswerSession
     from quoteproof.tables import TableSession
@@ -38,12 +38,15 @@ __all__ = [
 @dataclass(frozen=True)
 class StrategyInputs:
     """What a strategy may use besides the session: cite's `strictness`, the agent's
-    `max_steps`, `search` (its search tool) and `tables` (makes its table session)."""
+    `max_steps`, `search` (its search tool), `tables` (makes its table session) and
+    `no_model` (the no-model answer's reply for given sources, which quote mode falls
+    back to when nothing the model chose checks; None: no fallback)."""
 
     strictness: Strictness
     max_steps: int
     search: Callable[[str], Sequence[Hit]]
     tables: Callable[[], TableSession]
+    no_model: Callable[[Sequence[Chunk]], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -68,10 +71,10 @@ _MODEL = frozenset({Capability.MODEL})
 # --mode`'s choices and help) loads no strategy, model type or backend.
 
 
-def _run_quote(session: AnswerSession, _: StrategyInputs) -> Answer:
+def _run_quote(session: AnswerSession, inputs: StrategyInputs) -> Answer:
     from quoteproof.strategies.quote import answer_quote
 
-    return answer_quote(session)
+    return answer_quote(session, inputs.no_model)
 
 
 def _run_cite(session: AnswerSession, inputs: StrategyInputs) -> Answer:
