@@ -9,6 +9,7 @@ from quoteproof.quoting.grammar import quote_grammar
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.prompt import build_messages
 from quoteproof.quoting.resolve import Resolution, resolve_output
+from quoteproof.quoting.units import source_units
 from quoteproof.strategies.session import MODEL_NO_ANSWER, NOTHING_VERIFIABLE, AnswerSession
 
 
@@ -73,11 +74,13 @@ def _checkable(resolution: Resolution) -> bool:
 def answer_quote(session: AnswerSession) -> Answer:
     """Ask the model for quotes (and short cited prose) and return the verified answer.
 
-    The sources are cut to the model's context window; a backend that can constrain
-    its output gets the quote grammar. Raises `BackendError` when the model fails.
+    The sources are shown with their quotable units numbered and cut to the model's
+    context window; a backend that can constrain its output gets the quote grammar
+    (pointers to those units). Raises `BackendError` when the model fails.
     """
-    session.fit_context(lambda sources: build_messages(session.question, sources))
-    messages = build_messages(session.question, session.sources)
-    grammar = quote_grammar(session.sources)
+    units = source_units(session.sources, session.lookup)
+    session.fit_context(lambda sources: build_messages(session.question, sources, units))
+    messages = build_messages(session.question, session.sources, units)
+    grammar = quote_grammar(session.sources, units)
     completion = session.call("answer", messages, stream=True, grammar=grammar)
     return answer_from_reply(session, completion.text)
