@@ -46,15 +46,23 @@ MAX_ITEMS = 8
 MAX_QUOTE_ITEMS = 4
 """Most items of a `quote` mode reply: a few quotes and sentences, not a list."""
 SENTENCE_CHARS = 300
+QUOTE_MODE_SENTENCE_CHARS = 150
+"""A `quote` mode sentence only connects quotes: shorter than a `cite` sentence."""
+MAX_CITES = 3
+"""Most citation markers after one sentence (a tiny model repeats them in a loop)."""
 JUSTIFICATION_CHARS = 300
 JSON_STRING_CHARS = 500
 
-_COMMON = f"""
+
+def _common(sentence_chars: int = SENTENCE_CHARS) -> str:
+    """The rules every protocol grammar shares; a sentence's text is at most
+    `sentence_chars` + 1 letters and numbers."""
+    return f"""
 no-answer ::= "<no-answer/>"
 sep ::= " " | "\\n"
 cite ::= " "? "[" ref "]"
-sentence ::= text cite+ "."?
-text ::= (letter | number) (letter | number){{0,{SENTENCE_CHARS}}}
+sentence ::= text cite{{1,{MAX_CITES}}} "."?
+text ::= (letter | number) (letter | number){{0,{sentence_chars}}}
 letter ::= [^<>\\[\\]\\n.!?0-9]
 number ::= [0-9]{{1,6}} ("." [0-9]{{1,6}})?
 """
@@ -106,7 +114,8 @@ def _quote_rules(sources: Sequence[Chunk], units: SourceUnits) -> str:
 def quote_grammar(sources: Sequence[Chunk], units: SourceUnits) -> str:
     """The `quote` mode reply: `<no-answer/>`, or a quote of one of `sources` first
     (a pointer to one of its `units`, see `_quote_rules`), then up to
-    `MAX_QUOTE_ITEMS - 1` more quotes or cited sentences.
+    `MAX_QUOTE_ITEMS - 1` more quotes or short cited sentences
+    (`QUOTE_MODE_SENTENCE_CHARS`).
 
     Raises `ValueError` when `sources` is empty.
     """
@@ -114,7 +123,7 @@ def quote_grammar(sources: Sequence[Chunk], units: SourceUnits) -> str:
     return (
         f"root ::= no-answer | quote (sep item){{0,{MAX_QUOTE_ITEMS - 1}}}\n"
         "item ::= quote | sentence\n"
-        f"{_quote_rules(sources, units)}\n{_ref_rule(refs)}{_COMMON}"
+        f"{_quote_rules(sources, units)}\n{_ref_rule(refs)}{_common(QUOTE_MODE_SENTENCE_CHARS)}"
     )
 
 
@@ -126,7 +135,7 @@ def cite_grammar(sources: Sequence[Chunk], units: SourceUnits) -> str:
     return (
         f"root ::= no-answer | item (sep item){{0,{MAX_ITEMS - 1}}}\n"
         "item ::= sentence | quote\n"
-        f"{_quote_rules(sources, units)}\n{_ref_rule(refs)}{_COMMON}"
+        f"{_quote_rules(sources, units)}\n{_ref_rule(refs)}{_common()}"
     )
 
 
@@ -156,7 +165,7 @@ def statement_grammar(refs: Sequence[str], ids: Sequence[str], *, no_answer: boo
         raise ValueError("a statement grammar needs at least one statement id")
     lines = _numbered_lines(ids, "sentence", optional=no_answer)
     root = f"root ::= no-answer | {lines}" if no_answer else f"root ::= {lines}"
-    return f"{root}\n{_ref_rule(refs)}{_COMMON}"
+    return f"{root}\n{_ref_rule(refs)}{_common()}"
 
 
 def verdict_grammar(ids: Sequence[str], labels: Sequence[str]) -> str:
