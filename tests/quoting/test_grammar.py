@@ -76,7 +76,11 @@ def test_quote_mode_replies(checker: GrammarChecker) -> None:
     assert checker.accepts(grammar, f"{pointer('doc.1', 2)} It heals in a week [doc.1].")
     assert not checker.accepts(grammar, f"{pointer('doc.1', 2)} It heals in a week.")
     assert not checker.accepts(grammar, "It heals in a week [doc.1].")  # a quote comes first
-    assert not checker.accepts(grammar, "\n".join([pointer("doc.1", 1)] * 5))  # at most 4 items
+    assert checker.accepts(grammar, "\n".join([pointer("doc.1", 1)] * 4))
+    assert not checker.accepts(grammar, "\n".join([pointer("doc.1", 1)] * 5))  # at most 4
+    sentence = "It heals in a week [doc.1]."
+    assert not checker.accepts(grammar, f"{pointer('doc.1', 1)} {sentence} {pointer('doc.2', 1)}")
+    assert not checker.accepts(grammar, f"{pointer('doc.1', 1)} {sentence} {sentence}")
 
 
 def test_cite_mode_replies(checker: GrammarChecker) -> None:

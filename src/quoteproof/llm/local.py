@@ -96,6 +96,7 @@ def _load(path: Path, context: int, threads: int) -> Llama:
             n_ctx=context,
             n_threads=threads,
             n_threads_batch=threads,
+            flash_attn=True,
             seed=SEED,
             verbose=False,
         )

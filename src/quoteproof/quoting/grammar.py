@@ -43,11 +43,12 @@ __all__ = [
 
 MAX_ITEMS = 8
 """Most quotes and sentences one reply may hold."""
-MAX_QUOTE_ITEMS = 4
-"""Most items of a `quote` mode reply: a few quotes and sentences, not a list."""
+MAX_QUOTES = 4
+"""Most quotes of a `quote` mode reply (then at most one short sentence)."""
 SENTENCE_CHARS = 300
 QUOTE_MODE_SENTENCE_CHARS = 150
-"""A `quote` mode sentence only connects quotes: shorter than a `cite` sentence."""
+"""A `quote` mode reply's one sentence only adds to its quotes: shorter than a `cite`
+sentence (and every token a model writes costs time)."""
 MAX_CITES = 3
 """Most citation markers after one sentence (a tiny model repeats them in a loop)."""
 JUSTIFICATION_CHARS = 300
@@ -112,17 +113,15 @@ def _quote_rules(sources: Sequence[Chunk], units: SourceUnits) -> str:
 
 
 def quote_grammar(sources: Sequence[Chunk], units: SourceUnits) -> str:
-    """The `quote` mode reply: `<no-answer/>`, or a quote of one of `sources` first
-    (a pointer to one of its `units`, see `_quote_rules`), then up to
-    `MAX_QUOTE_ITEMS - 1` more quotes or short cited sentences
-    (`QUOTE_MODE_SENTENCE_CHARS`).
+    """The `quote` mode reply: `<no-answer/>`, or 1 to `MAX_QUOTES` quotes of `sources`
+    (pointers to their `units`, see `_quote_rules`), then at most one short cited
+    sentence (`QUOTE_MODE_SENTENCE_CHARS`).
 
     Raises `ValueError` when `sources` is empty.
     """
     refs = [chunk.ref for chunk in sources]
     return (
-        f"root ::= no-answer | quote (sep item){{0,{MAX_QUOTE_ITEMS - 1}}}\n"
-        "item ::= quote | sentence\n"
+        f"root ::= no-answer | quote (sep quote){{0,{MAX_QUOTES - 1}}} (sep sentence)?\n"
         f"{_quote_rules(sources, units)}\n{_ref_rule(refs)}{_common(QUOTE_MODE_SENTENCE_CHARS)}"
     )
 
