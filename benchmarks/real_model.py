@@ -10,10 +10,17 @@ quotes rejected, quotes that fail `verify` (must be 0), refusals of unanswerable
 of answerable questions, citation accuracy, time per answer split into the model's
 time and quoteproof's own (retrieval, resolution, checks), and tokens per second.
 
-    python benchmarks/real_model.py [--sample 12] [--seed 0] [--threads N] [--json FILE]
+Then the speed of `--llm local` in `quote` and `cite` modes on the demo questions
+(`examples/questions.txt`), quiet and beside one CPU-bound process this script starts
+itself, with PASS/miss against the targets (`local_speed.py`).
+
+    python benchmarks/real_model.py [--sample 12] [--seed 0] [--threads N]
+                                    [--questions N] [--speed-only] [--json FILE]
 
 The sample is drawn with a fixed seed, so answerable and unanswerable questions mix.
-Needs the dense and local extras (`make bench` installs them).
+`--threads` fixes the model's threads (default: chosen per request, `llm.threads`).
+Needs the dense and local extras (`make bench` installs them). Exit status 1 when a
+target is missed.
 """
 
 from __future__ import annotations
@@ -21,16 +28,16 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from figures import Figures, add_json_option
+from local_speed import TimedBackend, measure, report
 from quoteproof import Index
 from quoteproof.evaluation.evalset import EvalItem, read_evalset, sample
 from quoteproof.evaluation.runner import AskOptions, EvalRun, run_eval
-from quoteproof.llm.base import Backend, Capability, Completion, CompletionRequest, TextSink
+from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.llm.local import LocalBackend
 from quoteproof.model import AnswerMode
@@ -40,40 +47,8 @@ from quoteproof.retrieval.retriever import RetrievalNotice
 REPO = Path(__file__).resolve().parent.parent
 EVALSET = REPO / "evalsets" / "demo.jsonl"
 CORPUS = REPO / "examples" / "corpus"
+QUESTIONS = REPO / "examples" / "questions.txt"
 ANSWER_STAGES = ("answer", "retry")
-
-
-@dataclass
-class TimedBackend:
-    """Wraps a backend and adds up the seconds spent inside it."""
-
-    inner: Backend
-    seconds: float = 0.0
-    name: str = field(init=False)
-    model: str | None = field(init=False)
-    server: str | None = field(init=False)
-    capabilities: frozenset[Capability] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.name, self.model, self.server = self.inner.name, self.inner.model, self.inner.server
-        self.capabilities = self.inner.capabilities
-
-    def excess_tokens(self, request: CompletionRequest) -> int:
-        return self.inner.excess_tokens(request)
-
-    def complete(self, request: CompletionRequest) -> Completion:
-        started = time.perf_counter()
-        try:
-            return self.inner.complete(request)
-        finally:
-            self.seconds += time.perf_counter() - started
-
-    def stream(self, request: CompletionRequest, on_text: TextSink) -> Completion:
-        started = time.perf_counter()
-        try:
-            return self.inner.stream(request, on_text)
-        finally:
-            self.seconds += time.perf_counter() - started
 
 
 def protocol_valid(reply: str, refs: set[str]) -> bool:
@@ -186,47 +161,65 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the question sample")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads of the model")
     parser.add_argument("--top-k", type=int, default=3, help="sources given to the model")
+    parser.add_argument("--questions", type=int, default=None,
+                        help="time only the first N demo questions")  # fmt: skip
+    parser.add_argument("--speed-only", action="store_true", help="skip the evalset rows")
     add_json_option(parser)
     args = parser.parse_args()
     warnings.simplefilter("ignore", RetrievalNotice)
     items = sample(read_evalset(EVALSET), args.sample, args.seed)
+    questions = [q.strip() for q in QUESTIONS.read_text("utf-8").splitlines() if q.strip()]
+    questions = questions[: args.questions]
     answerable = sum(item.answerable for item in items)
+    out = Figures("realmodel")
     with (
         tempfile.TemporaryDirectory() as tmp,
         Index.open(Path(tmp) / "index", create=True) as index,
     ):
         index.ingest([CORPUS], embed=True)
-        print(
-            f"{len(items)} questions of {EVALSET.name} ({answerable} answerable, "
-            f"{len(items) - answerable} not), seed {args.seed}, top-k {args.top_k}",
-            file=sys.stderr,
-        )
         with_grammar = LocalBackend(threads=args.threads)
-        without = LocalBackend(threads=args.threads, grammar=False)
-        configs: list[tuple[str, Backend, AnswerMode]] = [
-            ("extractive (reference)", ExtractiveBackend(), "quote"),
-            ("local quote", without, "quote"),
-            ("local quote +grammar", with_grammar, "quote"),
-            ("local cite", without, "cite"),
-            ("local cite +grammar", with_grammar, "cite"),
-        ]
         rows = []
-        for name, backend, mode in configs:
-            print(f"  {name} ...", file=sys.stderr, flush=True)
-            rows.append(run_row(index, name, backend, mode, items, args.top_k))
-    print(f"model: {with_grammar.model}, {len(items)} questions per row")
-    print(HEADER)
-    for row in rows:
-        print(row.line())
-    print(LEGEND)
-    figures({row.name: row for row in rows}).write(args.json)
+        if not args.speed_only:
+            print(
+                f"{len(items)} questions of {EVALSET.name} ({answerable} answerable, "
+                f"{len(items) - answerable} not), seed {args.seed}, top-k {args.top_k}",
+                file=sys.stderr,
+            )
+            without = LocalBackend(threads=args.threads, grammar=False)
+            configs: list[tuple[str, Backend, AnswerMode]] = [
+                ("extractive (reference)", ExtractiveBackend(), "quote"),
+                ("local quote", without, "quote"),
+                ("local quote +grammar", with_grammar, "quote"),
+                ("local cite", without, "cite"),
+                ("local cite +grammar", with_grammar, "cite"),
+            ]
+            for name, backend, mode in configs:
+                print(f"  {name} ...", file=sys.stderr, flush=True)
+                rows.append(run_row(index, name, backend, mode, items, args.top_k))
+        print(f"  speed on {len(questions)} demo questions ...", file=sys.stderr, flush=True)
+        speed = measure(index, with_grammar, questions, args.top_k)
+    threads = f"fixed at {args.threads}" if args.threads else "chosen per request"
+    print(f"model: {with_grammar.model}, threads {threads}")
+    if rows:
+        print(f"{len(items)} questions per row")
+        print(HEADER)
+        for row in rows:
+            print(row.line())
+        print(LEGEND)
+        quality_figures({row.name: row for row in rows}, out)
+    print(f"\nSpeed on the demo questions ({QUESTIONS.name}), top-k {args.top_k}:")
+    for line in report(speed, out):
+        print(line)
+    out.write(args.json)
+    if not all(out.targets.values()):
+        sys.exit(1)
 
 
-def figures(rows: dict[str, Row]) -> Figures:
-    """Per mode, with the grammar: protocol-valid replies (reference: without it) and
-    seconds per answer (reference: the extractive backend); quoteproof's share of the
-    answer time; shown quotes failing verify over every row (must be 0, a target)."""
-    out = Figures("realmodel")
+def quality_figures(rows: dict[str, Row], out: Figures) -> None:
+    """Add to `out`, per mode, with the grammar: protocol-valid replies (reference:
+    without it) and seconds per answer (reference: the extractive backend);
+    quoteproof's share of the answer time; shown quotes failing verify over every row
+    (must be 0, a target)."""
     extractive = rows["extractive (reference)"]
     for mode in ("quote", "cite"):
         constrained, free = rows[f"local {mode} +grammar"], rows[f"local {mode}"]
@@ -240,7 +233,6 @@ def figures(rows: dict[str, Row]) -> Figures:
     failing = sum(row.run.metrics.not_verbatim for row in rows.values())
     out.add("shown quotes failing verify, every row", failing, "quotes")
     out.target("no shown quote fails verify", failing == 0)
-    return out
 
 
 if __name__ == "__main__":

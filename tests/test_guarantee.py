@@ -91,7 +91,8 @@ def fragment(data: st.DataObject, chunks: list[Chunk]) -> str:
             st.just(f"{chunk.text[:200]} {INVENTED}"),  # a partial quote
         )
     )
-    kind = data.draw(st.integers(0, 9))
+    unit = data.draw(st.integers(-2, 60))
+    kind = data.draw(st.integers(0, 11))
     return [
         lambda: data.draw(st.text(max_size=80)),
         lambda: f'<quote ref="{ref}"/>',
@@ -103,6 +104,8 @@ def fragment(data: st.DataObject, chunks: list[Chunk]) -> str:
         lambda: f"{data.draw(st.text(max_size=40))} [{ref}]",
         lambda: f'<quote ref="{ref}">{data.draw(st.sampled_from(IMITATIONS))}</quote>',
         lambda: "<no-answer/>" if data.draw(st.integers(0, 5)) == 0 else words,
+        lambda: f'<quote ref="{ref}" unit="{unit}"/>',
+        lambda: f"<quote ref={ref}#{unit}>{words}",
     ][kind]()
 
 

@@ -242,7 +242,9 @@ class BackendOptions:
     threads: Annotated[
         int | None,
         typer.Option(
-            "--threads", min=1, help="--llm local: CPU threads (default: every core).",
+            "--threads", min=1,
+            help="--llm local: CPU threads, fixed. Default: for each answer, the cores "
+            "no other process is busy on (at least 1), so a shared CPU slows it little.",
             show_default=False,
         ),
     ] = None  # fmt: skip

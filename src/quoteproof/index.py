@@ -64,7 +64,7 @@ from quoteproof.strategies.session import (
 )
 from quoteproof.streaming import EventSink
 from quoteproof.tables import TableSession
-from quoteproof.tables.quoted import body_rows, quoted_tables
+from quoteproof.tables.quoted import chunk_rows, quoted_tables
 from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
@@ -120,14 +120,23 @@ class StoreLookup:
             self._readers[key] = PdfBoxReader(original)
         return self._readers[key]
 
+    def _stored_tables(self, doc_id: str, version: int) -> tuple[SourceTable, ...]:
+        key = (doc_id, version)
+        if key not in self._tables:
+            self._tables[key] = self._store.get_tables(*key)
+        return self._tables[key]
+
+    def table_rows(self, chunk: Chunk) -> Sequence[tuple[int, int]]:
+        """Return the body rows of the stored tables in `chunk`, as spans of its text."""
+        return chunk_rows(self._stored_tables(chunk.doc_id, chunk.doc_version), chunk)
+
     def locate(self, document: Document, start: int, end: int, *, boxes: bool = True) -> Location:
         """Return the pages of `document.text[start:end]`, its boxes when the document
         is a PDF (and `boxes` is true), whether its text came from OCR, and the table
         rows it covers (`tables.quoted_tables`)."""
         key = (document.doc_id, document.version)
-        if key not in self._tables:
-            self._tables[key] = self._store.get_tables(*key)
-        rows = quoted_tables(document.text, self._tables[key], start, end)
+        tables = self._stored_tables(*key)
+        rows = quoted_tables(document.text, tables, start, end)
         if key not in self._layouts:
             self._layouts[key] = self._store.get_layout(*key)
         layout = self._layouts[key]
@@ -435,8 +444,7 @@ class Index:
             key = (chunk.doc_id, chunk.doc_version)
             if key not in read:
                 read[key] = self.store.get_tables(*key)
-            spans = body_rows(read[key], chunk.start, chunk.end)
-            return [(lo - chunk.start, hi - chunk.start) for lo, hi in spans]
+            return chunk_rows(read[key], chunk)
 
         return rows
 

@@ -3,7 +3,7 @@ resolver tests."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from quoteproof.model import Chunk, Document, Layout, Location, sha256_text
@@ -55,9 +55,15 @@ def overlapping_windows(text: str, first_end: str, second_start: str) -> list[Ch
 class Lookup:
     """An in-memory `SourceLookup` over one document, by default `TEXT` in paragraphs."""
 
-    def __init__(self, chunks: Sequence[Chunk] | None = None, text: str = TEXT) -> None:
+    def __init__(
+        self,
+        chunks: Sequence[Chunk] | None = None,
+        text: str = TEXT,
+        rows: Mapping[str, Sequence[tuple[int, int]]] | None = None,
+    ) -> None:
         self.chunks = list(chunks or make_chunks())
         self.doc = Document("doc", 1, "/doc.txt", "Label", "text", text, sha256_text(text))
+        self.rows = dict(rows or {})
         self.neighbour_calls = 0
 
     def document(self, doc_id: str, version: int) -> Document | None:
@@ -66,6 +72,10 @@ class Lookup:
     def neighbours(self, chunk: Chunk) -> Sequence[Chunk]:
         self.neighbour_calls += 1
         return [c for c in self.chunks if abs(c.ordinal - chunk.ordinal) == 1]
+
+    def table_rows(self, chunk: Chunk) -> Sequence[tuple[int, int]]:
+        """The table body rows given for `chunk`'s ref (none by default)."""
+        return self.rows.get(chunk.ref, ())
 
     def locate(self, document: Document, start: int, end: int, *, boxes: bool = True) -> Location:
         """Paragraphs 1-2 lie on page 1, paragraphs 3-4 on page 2."""

@@ -85,14 +85,18 @@ def test_adjacent_chosen_sentences_are_joined_into_one_quote() -> None:
 
 def test_backend_reads_the_request_not_the_prompt() -> None:
     sources = (chunk("d", FLU),)
-    request = CompletionRequest(build_messages("vaccination?", sources), "vaccination?", sources)
+    request = CompletionRequest(
+        build_messages("vaccination?", sources, {}), "vaccination?", sources
+    )
     completion = ExtractiveBackend().complete(request)
     assert quoted(completion.text)[0][0] == "d" and completion.model is None
 
 
 def test_stream_hands_over_the_whole_reply_once() -> None:
     sources = (chunk("d", FLU),)
-    request = CompletionRequest(build_messages("vaccination?", sources), "vaccination?", sources)
+    request = CompletionRequest(
+        build_messages("vaccination?", sources, {}), "vaccination?", sources
+    )
     pieces: list[str] = []
     completion = ExtractiveBackend().stream(request, pieces.append)
     assert pieces == [completion.text]

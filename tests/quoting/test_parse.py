@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quoteproof.quoting.parse import (
+    UNIT_DIGITS,
     MalformedItem,
     ParsedOutput,
     ProseItem,
@@ -239,3 +240,121 @@ def test_long_input_is_fast() -> None:
     raw = "<quote " + " " * 50_000 + "[S1 " * 10_000 + "<quote ref=S1>" * 2_000
     parsed = parse_output(raw)
     assert parsed.items
+
+
+# -- the pointing form ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '<quote ref="S1" unit="3"/>',
+        "<quote ref='S1' unit='3'/>",
+        "<quote ref=S1 unit=3/>",
+        '<quote ref = "S1"  unit = " 3 " />',
+        '<QUOTE REF="S1" UNIT="3"/>',
+        "<quote ref=“S1” unit=“3”/>",
+        '<quote ref="S1" unit="#3"/>',
+        '<quote ref="S1" #3/>',
+        '<quote ref="S1#3"/>',
+        "<quote ref=S1#3 />",
+        "<quote S1 #3/>",
+        '<quote ref="S1" n="3"/>',
+        '<quote ref="S1" sentence="3"/>',
+        '<quote unit="3" ref="S1"/>',
+        '<quote ref="S1" unit="03"/>',
+    ],
+)
+def test_pointer_spellings(raw: str) -> None:
+    assert items(raw) == (QuoteItem("S1", None, raw, 3),)
+
+
+def test_a_pointer_needs_no_body_and_keeps_words_written_inside() -> None:
+    # An unclosed pointer is complete: what follows is prose, not its words.
+    assert items('<quote ref="S1" unit="2"> and more [S1]') == (
+        QuoteItem("S1", None, '<quote ref="S1" unit="2">', 2),
+        ProseItem("and more", ("S1",)),
+    )
+    raw = '<quote ref="S1" unit="2">some words</quote>'
+    assert items(raw) == (QuoteItem("S1", "some words", raw, 2),)
+    # Two pointers, the first unclosed: the closing tag belongs to the second.
+    assert items("<quote ref=A unit=1> <quote ref=B unit=2></quote>") == (
+        QuoteItem("A", None, "<quote ref=A unit=1>", 1),
+        QuoteItem("B", None, "<quote ref=B unit=2></quote>", 2),
+    )
+
+
+def test_older_forms_have_no_unit() -> None:
+    assert items('<quote ref="S1"/>') == (QuoteItem("S1", None, '<quote ref="S1"/>', None),)
+    assert items('<quote ref="S1">w</quote>')[0] == QuoteItem(
+        "S1", "w", '<quote ref="S1">w</quote>'
+    )
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        ('<quote ref="S1" unit="three"/>', "unit 'three' is not a unit number"),
+        ('<quote ref="S1" unit=""/>', "unit '' is not a unit number"),
+        ('<quote ref="S1" unit="-1"/>', "unit '-1' is not a unit number"),
+        ('<quote ref="S1" unit="2.5"/>', "unit '2.5' is not a unit number"),
+        ('<quote ref="S1" unit="1234567"/>', "unit '1234567' is not a unit number"),
+        ('<quote ref="S1#x"/>', "unit 'x' is not a unit number"),
+        ('<quote unit="3"/>', "quote with neither a ref nor any words"),
+    ],
+)
+def test_unreadable_pointers_are_malformed(raw: str, reason: str) -> None:
+    assert items(raw) == (MalformedItem(raw, reason),)
+
+
+def test_a_huge_unit_number_is_never_converted() -> None:
+    raw = f'<quote ref="S1" unit="{"9" * 5000}"/>'
+    (item,) = items(raw)
+    assert isinstance(item, MalformedItem) and len(item.reason) < 60
+
+
+def test_an_html_entity_is_not_a_unit() -> None:
+    raw = "<quote ref=&#39;S1&#39;>w</quote>"
+    (item,) = items(raw)
+    assert isinstance(item, QuoteItem) and item.unit is None
+
+
+POINTER_SOUP = st.lists(
+    st.sampled_from(
+        [
+            '<quote ref="S1" unit="1"/>',
+            "<quote ref=S2 unit=",
+            "unit=",
+            "unit='",
+            "#",
+            "&#",
+            "#12",
+            "999999999",
+            "3",
+            "-",
+            '"',
+            "/>",
+            ">",
+            "<quote",
+            "</quote>",
+            "<script>alert(1)</script>",
+            '<a href="x#3">',
+            "<no-answer/>",
+            "[S1]",
+            "words",
+            " ",
+        ]
+    ),
+    max_size=25,
+).map("".join)
+
+
+@settings(max_examples=400)
+@given(POINTER_SOUP)
+def test_pointer_soup_never_raises(raw: str) -> None:
+    parsed = parse_output(raw)
+    check_invariants(raw, parsed)
+    for item in parsed.items:
+        if isinstance(item, QuoteItem) and item.unit is not None:
+            assert 0 <= item.unit < 10**UNIT_DIGITS
+            assert str(item.unit) in item.raw or f"0{item.unit}" in item.raw

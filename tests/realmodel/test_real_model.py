@@ -18,11 +18,13 @@ from helpers.answers import assert_text_formats_box, shown_cited
 from helpers.dom import parse
 from quoteproof import Index
 from quoteproof.codec import answer_from_dict
+from quoteproof.index import StoreLookup
 from quoteproof.llm.base import Backend
 from quoteproof.llm.local import LocalBackend
 from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.model import Answer, AnswerMode, Quote, QuoteSegment
 from quoteproof.quoting.parse import MalformedItem, ProseItem, QuoteItem, parse_output
+from quoteproof.quoting.units import chunk_units
 from quoteproof.receipts import verify_recorded
 from quoteproof.render.html import render_answer_html
 from quoteproof.render.json import render_json
@@ -153,3 +155,23 @@ def test_sources_that_do_not_fit_the_context_are_cut_with_a_notice(index: Index)
     assert len(answer.sources) < 5
     assert any("did not fit the model's context window" in n for n in answer.notices)
     assert "did not fit" in render_text(answer, width=200)
+
+
+def test_quote_mode_replies_are_pointers_that_resolve(index: Index, local: LocalBackend) -> None:
+    """Under the pointing grammar the bundled model's quotes are `unit` pointers, and
+    each one resolves to exactly its unit of the stored chunk."""
+    answer = ask(index, local, HYPERSENSITIVITY, "quote")
+    assert_safe(answer, index)
+    reply = next(call.output for call in answer.calls if call.stage == "answer")
+    pointers = [i for i in parse_output(reply).items if isinstance(i, QuoteItem)]
+    assert pointers and all(p.unit is not None for p in pointers), reply
+    assert answer.status == "answered" and answer.quotes
+    assert all(r.reason.startswith("repeats quote") for r in answer.rejected), answer.rejected
+    pointed = set()
+    with StoreLookup(index.store) as lookup:
+        for pointer in pointers:
+            chunk = index.store.get_chunk(pointer.ref or "")
+            assert chunk is not None and pointer.unit is not None
+            unit = chunk_units(chunk, lookup)[pointer.unit - 1]
+            pointed.add((chunk.ref, chunk.start + unit.start, chunk.start + unit.end))
+    assert {(q.ref, q.start, q.end) for q in answer.quotes} == pointed

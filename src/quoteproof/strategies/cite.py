@@ -24,59 +24,61 @@ from quoteproof.quoting.citations import (
 )
 from quoteproof.quoting.grammar import cite_grammar
 from quoteproof.quoting.parse import Item, ParsedOutput, ProseItem, parse_output
-from quoteproof.quoting.prompt import format_sources
+from quoteproof.quoting.prompt import QUOTE_RULE, SOURCES_RULE, format_sources
 from quoteproof.quoting.resolve import resolve_output
+from quoteproof.quoting.units import SourceUnits, source_units
 from quoteproof.strategies.quote import answer_from_reply
 from quoteproof.strategies.session import VALIDATION_FAILED, AnswerSession
 
 RETRY_SOURCES = 3
 NOTHING_CITED = "the reply has no cited sentence and no quote that resolves"
 
-CITE_SYSTEM_PROMPT = """\
-You answer questions using only the sources you are given. Each source is wrapped \
-in <source ref="REF"> ... </source>.
+CITE_SYSTEM_PROMPT = f"""\
+You answer questions using only the sources you are given. {SOURCES_RULE}
 
 Rules for your reply:
 1. Answer in a few sentences of your own. End EVERY sentence with the refs of the \
 sources that support it, like [REF] or [REF1][REF2], before the full stop.
 2. Use only refs that appear in the sources below. Do not state anything the \
 sources do not support.
-3. You may quote a source: <quote ref="REF">the exact words</quote>, or \
-<quote ref="REF"/> for a whole source. Quotes are replaced by the source's own text.
+3. You may quote a source. {QUOTE_RULE}
 4. If the sources do not answer the question, reply with exactly <no-answer/> and nothing else.
 """
 
-RETRY_SYSTEM_PROMPT = """\
-You answer questions using only the sources you are given. Each source is wrapped \
-in <source ref="REF"> ... </source>.
+
+def retry_system_prompt(problems: Sequence[str], refs: Sequence[str]) -> str:
+    """The retry's system prompt: the first attempt's `problems`, the allowed `refs`."""
+    listed = "\n".join(f"- {problem}" for problem in problems)
+    markers = ", ".join(f"[{ref}]" for ref in refs)
+    return f"""\
+You answer questions using only the sources you are given. {SOURCES_RULE}
 
 Your previous reply was rejected because:
-{problems}
+{listed}
 
 Rules, strictly enforced:
 1. Every sentence you write MUST end with at least one marker naming a source below: \
-{refs}. A sentence without a marker, or with any other ref, makes the whole answer fail.
+{markers}. A sentence without a marker, or with any other ref, makes the whole answer fail.
 2. Write only what these sources state. Prefer fewer, shorter sentences.
-3. You may quote a source: <quote ref="REF">the exact words</quote>.
+3. You may quote a source. {QUOTE_RULE}
 4. If these sources do not answer the question, reply with exactly <no-answer/>.
 """
 
 
-def cite_messages(question: str, sources: Sequence[Chunk]) -> tuple[Message, ...]:
-    """The first attempt's prompt: every sentence must cite."""
-    user = f"{format_sources(sources)}\n\nQuestion: {question.strip()}"
+def cite_messages(
+    question: str, sources: Sequence[Chunk], units: SourceUnits
+) -> tuple[Message, ...]:
+    """The first attempt's prompt: every sentence must cite; `units` numbered."""
+    user = f"{format_sources(sources, units)}\n\nQuestion: {question.strip()}"
     return (Message("system", CITE_SYSTEM_PROMPT), Message("user", user))
 
 
 def retry_messages(
-    question: str, sources: Sequence[Chunk], problems: Sequence[str]
+    question: str, sources: Sequence[Chunk], units: SourceUnits, problems: Sequence[str]
 ) -> tuple[Message, ...]:
     """The retry's prompt: the failed checks, the allowed refs, only `sources`."""
-    system = RETRY_SYSTEM_PROMPT.format(
-        problems="\n".join(f"- {p}" for p in problems),
-        refs=", ".join(f"[{chunk.ref}]" for chunk in sources),
-    )
-    user = f"{format_sources(sources)}\n\nQuestion: {question.strip()}"
+    system = retry_system_prompt(problems, [chunk.ref for chunk in sources])
+    user = f"{format_sources(sources, units)}\n\nQuestion: {question.strip()}"
     return (Message("system", system), Message("user", user))
 
 
@@ -137,22 +139,24 @@ def check_reply(
 def answer_cite(session: AnswerSession, strictness: Strictness = "strict") -> Answer:
     """Ask for citation-mandatory prose; check it, retry once, else refuse.
 
-    The sources are cut to the model's context window; a backend that can constrain
-    its output gets the cite grammar (refs of that attempt's sources). Raises
-    `BackendError` when the model fails.
+    The sources are shown with their quotable units numbered and cut to the model's
+    context window; a backend that can constrain its output gets the cite grammar
+    (refs and units of that attempt's sources). Raises `BackendError` when the model
+    fails.
     """
-    session.fit_context(lambda chunks: cite_messages(session.question, chunks))
+    units = source_units(session.sources, session.lookup)
+    session.fit_context(lambda chunks: cite_messages(session.question, chunks, units))
     sources = session.sources
-    messages = cite_messages(session.question, sources)
+    messages = cite_messages(session.question, sources, units)
     for stage in ("answer", "retry"):
-        grammar = cite_grammar(sources)
+        grammar = cite_grammar(sources, units)
         completion = session.call(stage, messages, sources=sources, stream=True, grammar=grammar)
         outcome = check_reply(session, completion.text, sources, strictness)
         if isinstance(outcome, Answer):
             return outcome
         session.reject_last_call(outcome)
         sources = session.sources[:RETRY_SOURCES]
-        messages = retry_messages(session.question, sources, outcome)
+        messages = retry_messages(session.question, sources, units, outcome)
     failed = [problem for call in session.calls for problem in call.problems]
     return session.refuse(
         VALIDATION_FAILED, [Rejected(problem, "citation check failed") for problem in failed]

@@ -10,6 +10,7 @@ from quoteproof.quoting.grammar import quote_grammar
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.prompt import build_messages
 from quoteproof.quoting.resolve import Resolution, resolve_output
+from quoteproof.quoting.units import source_units
 from quoteproof.strategies.session import MODEL_NO_ANSWER, NOTHING_VERIFIABLE, AnswerSession
 
 NoModelReply = Callable[[Sequence[Chunk]], str]
@@ -83,17 +84,18 @@ NO_MODEL_FALLBACK = (
 def answer_quote(session: AnswerSession, no_model: NoModelReply | None = None) -> Answer:
     """Ask the model for quotes (and short cited prose) and return the verified answer.
 
-    The sources are cut to the model's context window; a backend that can constrain
-    its output gets the quote grammar. When nothing the model wrote checks against the
+    The sources are shown with their quotable units numbered and cut to the model's
+    context window; a backend that can constrain its output gets the quote grammar
+    (pointers to those units). When nothing the model wrote checks against the
     sources (`nothing_verifiable`) and `no_model` is given, the answer is the no-model
     reply `no_model(sources)` resolved the same way, with a notice saying so (what the
     model wrote stays in `rejected`, `removed_sentences` and the calls); a model's own
-    `<no-answer/>` stands.
-    Raises `BackendError` when the model fails.
+    `<no-answer/>` stands. Raises `BackendError` when the model fails.
     """
-    session.fit_context(lambda sources: build_messages(session.question, sources))
-    messages = build_messages(session.question, session.sources)
-    grammar = quote_grammar(session.sources)
+    units = source_units(session.sources, session.lookup)
+    session.fit_context(lambda sources: build_messages(session.question, sources, units))
+    messages = build_messages(session.question, session.sources, units)
+    grammar = quote_grammar(session.sources, units)
     completion = session.call("answer", messages, stream=True, grammar=grammar)
     answer = answer_from_reply(session, completion.text)
     if no_model is None or answer.refusal_reason != NOTHING_VERIFIABLE:

@@ -40,8 +40,9 @@ from typing import cast, get_args
 from quoteproof.model import Answer, Chunk, Message, Rejected, Statement, StatementLabel
 from quoteproof.quoting.grammar import cite_grammar, statement_grammar, verdict_grammar
 from quoteproof.quoting.parse import parse_output, split_citations
-from quoteproof.quoting.prompt import format_sources
+from quoteproof.quoting.prompt import QUOTE_RULE, SOURCES_RULE, format_sources
 from quoteproof.quoting.support import chunk_passage, support_problem
+from quoteproof.quoting.units import SourceUnits, source_units
 from quoteproof.strategies.quote import answer_from_reply
 from quoteproof.strategies.session import MODEL_NO_ANSWER, NOTHING_VERIFIABLE, AnswerSession
 
@@ -117,18 +118,16 @@ S2: corrected statement text [REF]
 4. Leave out a statement that cannot be corrected from the sources. Write nothing else.
 """
 
-ANSWER_SYSTEM_PROMPT = """\
-You answer a question from checked statements and the sources they cite. Each \
-source is wrapped in <source ref="REF"> ... </source>.
+ANSWER_SYSTEM_PROMPT = f"""\
+You answer a question from checked statements and the sources they cite. \
+{SOURCES_RULE}
 
 Rules for your reply:
 1. Answer in a few short sentences, using only what the checked statements below \
 say. End EVERY sentence with the refs of the sources that support it, like [REF] or \
 [REF1][REF2], before the full stop. Cite source refs, never statement numbers.
 2. Use only refs that appear in the sources below.
-3. You may quote a source: <quote ref="REF">the exact words</quote>, or \
-<quote ref="REF"/> for a whole source. Quotes are replaced by the source's own text, \
-so copy the words exactly.
+3. You may quote a source. {QUOTE_RULE}
 4. If the statements do not answer the question, reply with exactly <no-answer/> and \
 nothing else.
 """
@@ -365,8 +364,11 @@ def format_statements(statements: Sequence[Statement]) -> str:
     )
 
 
-def _user(question: str, sources: Sequence[Chunk], *parts: str) -> str:
-    return "\n\n".join([format_sources(sources), f"Question: {question.strip()}", *parts])
+def _user(
+    question: str, sources: Sequence[Chunk], *parts: str, units: SourceUnits | None = None
+) -> str:
+    sources_block = format_sources(sources, units)
+    return "\n\n".join([sources_block, f"Question: {question.strip()}", *parts])
 
 
 def generate_messages(question: str, sources: Sequence[Chunk]) -> tuple[Message, ...]:
@@ -398,10 +400,12 @@ def refine_messages(
 
 
 def answer_messages(
-    question: str, sources: Sequence[Chunk], statements: Sequence[Statement]
+    question: str, sources: Sequence[Chunk], units: SourceUnits, statements: Sequence[Statement]
 ) -> tuple[Message, ...]:
-    """Stage 4's prompt: answer from `statements` (the usable ones) in the protocol."""
-    user = _user(question, sources, "Checked statements:\n" + format_statements(statements))
+    """Stage 4's prompt: answer from `statements` (the usable ones) in the protocol,
+    the sources' quotable `units` numbered."""
+    checked = "Checked statements:\n" + format_statements(statements)
+    user = _user(question, sources, checked, units=units)
     return (Message("system", ANSWER_SYSTEM_PROMPT), Message("user", user))
 
 
@@ -457,8 +461,10 @@ def answer_rationale(session: AnswerSession) -> Answer:
     if not usable:
         return session.refuse(NOTHING_VERIFIABLE, rejected, statements=statements)
 
-    messages = answer_messages(question, sources, usable)
-    reply = session.call("answer", messages, stream=True, grammar=cite_grammar(sources)).text
+    units = source_units(sources, session.lookup)
+    messages = answer_messages(question, sources, units, usable)
+    grammar = cite_grammar(sources, units)
+    reply = session.call("answer", messages, stream=True, grammar=grammar).text
     return answer_from_reply(
         session,
         reply,

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from quoteproof.model import QuotedRow, QuotedTable, SourceTable, TableCell, TableRow
+from quoteproof.model import Chunk, QuotedRow, QuotedTable, SourceTable, TableCell, TableRow
 
-__all__ = ["body_rows", "quoted_tables"]
+__all__ = ["body_rows", "chunk_rows", "quoted_tables"]
 
 
 def _touches(start: int, end: int, lo: int, hi: int) -> bool:
@@ -82,4 +82,12 @@ def body_rows(tables: Sequence[SourceTable], start: int, end: int) -> list[tuple
         for table in tables
         for row in table.rows
         if not row.header and start <= row.start and row.end <= end
+    ]
+
+
+def chunk_rows(tables: Sequence[SourceTable], chunk: Chunk) -> list[tuple[int, int]]:
+    """The body rows of `tables` (its document's) lying wholly in `chunk`, as spans
+    of `chunk.text`, in order. O(number of rows)."""
+    return [
+        (lo - chunk.start, hi - chunk.start) for lo, hi in body_rows(tables, chunk.start, chunk.end)
     ]

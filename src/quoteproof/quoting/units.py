@@ -1,0 +1,47 @@
+"""The numbered quotable units of a source: what a model points at with
+`<quote ref="REF" unit="N"/>` instead of copying words.
+
+One definition serves the prompt (which marks each unit with its number), the grammar
+(which allows only the numbers that exist) and the resolver (which maps a number back
+to its unit's span of the stored chunk): `llm.quotable.quotable_units` over the
+chunk's text and its table body rows, numbered from 1 in the order it returns them.
+Only a unit's `start`/`end` (offsets into `Chunk.text`) are used here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from quoteproof.llm.quotable import Unit, quotable_units
+from quoteproof.model import Chunk
+
+__all__ = ["SourceUnits", "TableRowLookup", "chunk_units", "source_units", "unit_at"]
+
+SourceUnits = Mapping[str, Sequence[Unit]]
+"""The units of each source, by ref, in number order (unit N at index N - 1)."""
+
+
+class TableRowLookup(Protocol):
+    """Where a chunk's table rows are read from (the store, through the resolver's
+    `SourceLookup`)."""
+
+    def table_rows(self, chunk: Chunk) -> Sequence[tuple[int, int]]:
+        """Return the body rows of the tables in `chunk`, as spans of `chunk.text`,
+        in order."""
+        ...
+
+
+def chunk_units(chunk: Chunk, lookup: TableRowLookup) -> list[Unit]:
+    """Return the quotable units of `chunk`, unit N at index N - 1."""
+    return quotable_units(chunk.text, lookup.table_rows(chunk))
+
+
+def source_units(chunks: Sequence[Chunk], lookup: TableRowLookup) -> dict[str, list[Unit]]:
+    """Return the units of each of `chunks`, by ref (see `chunk_units`)."""
+    return {chunk.ref: chunk_units(chunk, lookup) for chunk in chunks}
+
+
+def unit_at(units: Sequence[Unit], number: int) -> Unit | None:
+    """Return unit `number` (1-based) of `units`, or None when there is no such unit."""
+    return units[number - 1] if 1 <= number <= len(units) else None

