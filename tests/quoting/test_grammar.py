@@ -22,8 +22,11 @@ except (ImportError, importlib.metadata.PackageNotFoundError):
     pytest.skip("the local extra is not installed", allow_module_level=True)
 
 PARAGRAPHS = [
-    "Shingles starts with pain, itching or tingling on one side of the body. "
-    "A rash of blisters appears a few days later. The rash scabs over in a week.",
+    # over 50 words, so that each sentence is a unit of its own (not the paragraph whole)
+    "Shingles starts with pain, itching or tingling on one side of the body, often in a "
+    "band around the waist or over one eye of an older adult. "
+    "A rash of blisters appears a few days later. The rash scabs over in a week, and the "
+    "pain can last for weeks or months after the skin has healed in some older patients.",
     "Antiviral medicines such as acyclovir can shorten the attack of shingles.",
     "Short.",
 ]

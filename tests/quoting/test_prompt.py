@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quoteproof.llm.quotable import Unit, quotable_units
+from quoteproof.llm.quotable import Unit, pointable_units
 from quoteproof.model import Chunk
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.prompt import (
@@ -18,8 +18,10 @@ from quoteproof.quoting.prompt import (
 )
 
 DOSING = (
-    "Dosing\n\nGive 200 mg on the first day of treatment. "
-    "Then give 100 mg once daily for four more days.\n\nRisk factors include:\n"
+    "Dosing\n\nGive 200 mg on the first day of treatment, as one infusion over thirty to "
+    "one hundred and twenty minutes, in a hospital or a setting that can give acute care. "
+    "Then give 100 mg once daily for four more days, or for nine more days when the "
+    "patient needs a ventilator.\n\nRisk factors include:\n"
     "- kidney disease in the patient\n- liver disease in the patient"
 )
 
@@ -41,8 +43,8 @@ def test_sources_and_question_layout() -> None:
 
 
 def test_units_are_numbered_before_their_words() -> None:
-    units = quotable_units(DOSING)
-    assert len(units) >= 4
+    units = pointable_units(DOSING)
+    assert len(units) == 3
     shown = numbered_text(DOSING, units)
     assert shown.splitlines()[0] == "Dosing"  # in no unit: shown without a number
     for number, unit in enumerate(units, start=1):

@@ -1,5 +1,5 @@
 """The resolver on pointers (`<quote ref="REF" unit="N"/>`): unit N of the cited
-chunk is exactly `quotable_units(chunk.text, rows)[N - 1]`, read from the stored
+chunk is exactly `pointable_units(chunk.text, rows)[N - 1]`, read from the stored
 document; anything else is rejected with its reason, never shown."""
 
 from __future__ import annotations
@@ -10,14 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers.lookups import Lookup, make_chunks
-from quoteproof.llm.quotable import quotable_units
+from quoteproof.llm.quotable import pointable_units
 from quoteproof.model import Quote, Rejected
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.resolve import Resolution, resolve_output
 
 PARAGRAPHS = [
-    "Shingles starts with pain, itching or tingling on one side of the body. "
-    "A rash of blisters appears a few days later. The rash scabs over in a week.",
+    # over 50 words, so that each sentence is a unit of its own (not the paragraph whole)
+    "Shingles starts with pain, itching or tingling on one side of the body, often in a "
+    "band around the waist or over one eye of an older adult. "
+    "A rash of blisters appears a few days later. The rash scabs over in a week, and the "
+    "pain can last for weeks or months after the skin has healed in some older patients.",
     "Age group | Systolic | Diastolic\n18 to 39 years | 119 | 70\n40 to 59 years | 124 | 77",
     "Risk factors include: an age of fifty years or more, and a weakened immune system.",
     "Short.",
@@ -43,7 +46,7 @@ def resolve(reply: str, store: Lookup | None = None) -> Resolution:
 def test_unit_n_is_the_nth_quotable_unit_read_from_the_document() -> None:
     store = lookup()
     for chunk in store.chunks:
-        units = quotable_units(chunk.text, store.rows.get(chunk.ref, ()))
+        units = pointable_units(chunk.text, store.rows.get(chunk.ref, ()))
         for number, unit in enumerate(units, start=1):
             result = resolve(f'<quote ref="{chunk.ref}" unit="{number}"/>', store)
             (quote,) = result.quotes
@@ -130,7 +133,7 @@ def test_nothing_unresolvable_is_ever_a_quote(pointers: list[tuple[str, str, str
         chunk = by_ref[quote.ref]
         spans = [
             (chunk.start + u.start, chunk.start + u.end)
-            for u in quotable_units(chunk.text, store.rows.get(chunk.ref, ()))
+            for u in pointable_units(chunk.text, store.rows.get(chunk.ref, ()))
         ]
         assert (quote.start, quote.end) in spans
     assert all(isinstance(r, Rejected) and r.reason for r in result.rejected)

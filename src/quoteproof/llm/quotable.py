@@ -3,8 +3,7 @@ quoting left out, for the extractive backend to choose from.
 
 A chunk's text is split into paragraphs (lines), then each into sentences, each
 sentence a unit; in a short paragraph (at most SHORT_PARAGRAPH_WORDS words) a
-sentence's unit is the paragraph's sentences worth quoting, whole, scored on that
-sentence. Left out: fragments under MIN_WORDS words, lines that read as headings
+sentence's unit is the paragraph whole, scored on that sentence. Left out: fragments under MIN_WORDS words, lines that read as headings
 (no closing punctuation, and short or title-cased), table-of-contents lines, table
 and figure captions, form check boxes ("Yes No Yes No"), sentences about the
 document rather than its subject ("This article focuses on...", "The animation
@@ -237,7 +236,20 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
         for s, e in sentences:
             near = lead_in is not None and e - lead_in[0] <= CONTEXT_CHARS
             if short:  # a short paragraph is quoted whole, scored on each sentence
-                units.append(Unit(sentences[0][0], sentences[-1][1], s, e))
+                units.append(Unit(start, end, s, e))
             else:
                 units.append(Unit(lead_in[0] if near and lead_in else s, e, s, e))
+    return units
+
+
+def pointable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit]:
+    """The `quotable_units` of `text` with distinct spans, in text order: the passages a
+    model can point at (the sentences of a short paragraph share one span, the
+    paragraph, and are one passage)."""
+    seen: set[tuple[int, int]] = set()
+    units = []
+    for unit in quotable_units(text, rows):
+        if (unit.start, unit.end) not in seen:
+            seen.add((unit.start, unit.end))
+            units.append(unit)
     return units

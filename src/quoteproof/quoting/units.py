@@ -3,7 +3,7 @@
 
 One definition serves the prompt (which marks each unit with its number), the grammar
 (which allows only the numbers that exist) and the resolver (which maps a number back
-to its unit's span of the stored chunk): `llm.quotable.quotable_units` over the
+to its unit's span of the stored chunk): `llm.quotable.pointable_units` over the
 chunk's text and its table body rows, numbered from 1 in the order it returns them.
 Only a unit's `start`/`end` (offsets into `Chunk.text`) are used here.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from quoteproof.llm.quotable import Unit, quotable_units
+from quoteproof.llm.quotable import Unit, pointable_units
 from quoteproof.model import Chunk
 
 __all__ = ["SourceUnits", "TableRowLookup", "chunk_units", "source_units", "unit_at"]
@@ -34,7 +34,7 @@ class TableRowLookup(Protocol):
 
 def chunk_units(chunk: Chunk, lookup: TableRowLookup) -> list[Unit]:
     """Return the quotable units of `chunk`, unit N at index N - 1."""
-    return quotable_units(chunk.text, lookup.table_rows(chunk))
+    return pointable_units(chunk.text, lookup.table_rows(chunk))
 
 
 def source_units(chunks: Sequence[Chunk], lookup: TableRowLookup) -> dict[str, list[Unit]]:
