@@ -3,14 +3,14 @@ quoting left out, for the extractive backend to choose from.
 
 A chunk's text is split into paragraphs (lines), then each into sentences, each
 sentence a unit; in a short paragraph (at most SHORT_PARAGRAPH_WORDS words) a
-sentence's unit is the paragraph whole, scored on that sentence. Left out: fragments under MIN_WORDS words, lines that read as headings
-(no closing punctuation, and short or title-cased), table-of-contents lines, table
-and figure captions, form check boxes ("Yes No Yes No"), sentences about the
-document rather than its subject ("This article focuses on...", "The animation
-below shows..."), and front matter (citation, author and disclaimer lines). A
-heading run into the start of a sentence in the source ("Antivirals and Other
-Treatments At the early stage...") and stray closing brackets before it are left out
-of the sentence.
+sentence's unit is the paragraph whole, scored on that sentence. Left out: fragments
+under MIN_WORDS words, lines that read as headings (no closing punctuation, and short
+or title-cased), table-of-contents lines, table and figure captions, form check boxes
+("Yes No Yes No"), sentences about the document rather than its subject ("This article
+focuses on...", "The animation below shows..."), and front matter (citation, author
+and disclaimer lines). A heading run into the start of a sentence in the source
+("Antivirals and Other Treatments At the early stage...") and stray closing brackets
+before it are left out of the sentence.
 
 A lead-in ("Risk factors include:", at least MIN_LEAD_IN_WORDS words: a form's
 "Petitioner :" is none) is never a unit alone: it is quoted with the
