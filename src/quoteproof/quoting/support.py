@@ -285,6 +285,9 @@ def _passage_support(passage: str) -> Support:
     numbers: set[tuple[Decimal | str, str | None]] = set()
     for number in _numbers(text, ranges=True):
         numbers.update({(number.value, None), (number.value, number.unit)})
+        after = _UNIT_AFTER.match(text, number.end)  # "US$ 2.5 mg": also 2.5 mg
+        if after is not None and (unit := _unit(after.group(1))) is not None:
+            numbers.add((number.value, unit))
     dates = {reading for match in _date_matches(text) for reading in match.readings}
     months = {_MONTH_NAMES[month] for _, month, _ in dates if month is not None}
     return Support(
