@@ -74,7 +74,7 @@ TEXT_PLACES = """
     const el = node.parentElement;
     const place = el.closest(
       'figure.verbatim blockquote.quote-text, section.generated, section.rejected, '
-      + 'pre.source-text, pre.span-text-body, h2.question, figure, blockquote');
+      + 'pre.source-text, pre.span-text-body, h2.question, figure, blockquote, p.notice');
     let name = 'other:' + el.tagName.toLowerCase();
     if (place) name = place.tagName.toLowerCase() + (place.className ? '.' + place.className : '');
     places.push(name);
@@ -268,11 +268,14 @@ def test_hostile_model_reply_draws_one_real_quote(
     figure = result.locator("figure.verbatim")
     assert figure.locator("blockquote.quote-text").text_content() == words
     assert "Verbatim from source" in figure.locator("figcaption").inner_text()
-    # the model's imitations are text, in its prose or in the removed list
+    # the model's imitations cite nothing: they are removed and listed (in the JSON,
+    # and named in a notice), and wherever the page shows them they are text
+    removed = [r["raw"] for r in answer["removed_sentences"] + answer["rejected"]]
+    assert all(any(fake in raw for raw in removed) for fake in (FAKE_FIGURE, FAKE_MARKDOWN))
     for marker in (FAKE_FIGURE, FAKE_MARKDOWN, "window.__pwned=3", "onerror="):
         places = text_places(page, marker)
-        assert places, marker
-        assert set(places) <= {"section.generated", "section.rejected"}, (marker, places)
+        allowed = {"section.generated", "section.rejected", "p.notice"}
+        assert set(places) <= allowed, (marker, places)
     assert result.locator("section.generated").count() >= 1
 
     seen: dict[str, Any] = page.evaluate("() => window.__qpSeen")
