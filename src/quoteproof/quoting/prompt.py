@@ -78,11 +78,10 @@ def format_sources(chunks: Sequence[Chunk], units: SourceUnits | None = None) ->
     with `units`, each chunk's quotable units numbered (`numbered_text`)."""
     parts = []
     for chunk in chunks:
-        text = (
-            numbered_text(chunk.text, units.get(chunk.ref, ()))
-            if units is not None
-            else (escape_source_text(chunk.text))
-        )
+        if units is None:
+            text = escape_source_text(chunk.text)
+        else:
+            text = numbered_text(chunk.text, units.get(chunk.ref, ()))
         parts.append(f'<source ref="{chunk.ref}">\n{text}\n</source>')
     return "\n\n".join(parts)
 
