@@ -13,9 +13,11 @@ between two answers gives its next answer fewer threads.
 
 "Busy" is Linux's count of runnable tasks (`/proc/loadavg`'s fourth field, an
 instant count, unlike the load averages, which include the model's own recent
-work), less the task reading it, taken as the median of a few samples a few
-milliseconds apart. Where that file does not exist the 1-minute load average
-stands in for it.
+work), less the task reading it, taken as the median of `SAMPLES` samples
+`SAMPLE_INTERVAL_S` apart: a burst shorter than about half of that window does not
+count, such as the embedding model's thread pool, which spins for some 50 ms after
+embedding the question just before the model is called. Where that file does not
+exist the 1-minute load average stands in for it.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ __all__ = ["busy_elsewhere", "choose_threads", "default_threads", "usable_cores"
 
 LOADAVG = Path("/proc/loadavg")
 SAMPLES = 5
-SAMPLE_INTERVAL_S = 0.002
+SAMPLE_INTERVAL_S = 0.04
 
 
 def usable_cores() -> int:
