@@ -4,8 +4,9 @@ the ones other processes are busy on right now, chosen again for every request.
 llama.cpp's threads meet at a barrier after every step of the computation (hundreds
 of times per token) and spin while they wait. When another process holds one of the
 cores, one of the model's threads keeps losing its core and the others spin until it
-gets it back: on 2 cores beside one CPU-bound process, 2 threads made an answer many
-times slower, 1 thread hardly slower than on a quiet machine
+gets it back: on 2 cores, 2 threads halved an answer on an idle machine, made it a
+little slower than 1 thread beside one CPU-bound process and 5-7 times slower beside
+several, while 1 thread took the same CPU time in every case
 (docs/benchmarks.md#local-model). So a request runs on as many threads as there are
 cores nobody else is using, at least one, for prompt processing and generation
 alike; the count is read when the request starts, so a server that starts ingesting
