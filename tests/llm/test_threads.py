@@ -77,3 +77,14 @@ def test_the_local_backend_leaves_the_busy_core_unless_told() -> None:
         assert backend.threads in expected
         assert llama_cpp.llama_n_threads(ctx) == llama_cpp.llama_n_threads_batch(ctx)
         assert llama_cpp.llama_n_threads(ctx) == backend.threads
+
+
+def test_a_short_burst_is_not_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thread pool still spinning for the first samples (2 of 5) is outvoted."""
+    counts = iter([3, 3, 1, 1, 1])
+    monkeypatch.setattr(threads, "_running_tasks", lambda loadavg: next(counts))
+    monkeypatch.setattr(threads, "SAMPLE_INTERVAL_S", 0.0)
+    assert busy_elsewhere() == 0
+    steady = iter([3, 3, 3, 1, 1])
+    monkeypatch.setattr(threads, "_running_tasks", lambda loadavg: next(steady))
+    assert busy_elsewhere() == 2

@@ -3,6 +3,8 @@ protocol tags in source text made inert."""
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,7 +49,7 @@ def test_units_are_numbered_before_their_words() -> None:
     assert len(units) == 3
     shown = numbered_text(DOSING, units)
     assert shown.splitlines()[0] == "Dosing"  # in no unit: shown without a number
-    for number, unit in enumerate(units, start=1):
+    for number, unit in enumerate(units[:2], start=1):  # two sentences, whole
         assert f"{{{number}}} {DOSING[unit.start : unit.end]}" in shown
     assert shown.count("{") == len(units)
     block = format_sources([chunk("d.1", DOSING)], {"d.1": units})
@@ -55,16 +57,47 @@ def test_units_are_numbered_before_their_words() -> None:
     assert format_sources([chunk("d.1", DOSING)]) == f'<source ref="d.1">\n{DOSING}\n</source>'
 
 
-@settings(max_examples=200)
+def test_a_lead_in_is_not_repeated_for_each_item() -> None:
+    text = "Risks include:\n- kidney disease\n- liver disease"
+    item = text.index("- liver")
+    units = [Unit(0, len(text), 0, len(text)), Unit(0, item - 1, 0, 0), Unit(0, len(text), 0, 0)]
+    assert numbered_text(text, units).splitlines() == [
+        f"{{1}} {text.splitlines()[0]}",
+        "- kidney disease",
+        "- liver disease",
+        "{2} … - kidney disease",
+        "{3} = {1}",
+    ]
+    overlapping = [Unit(0, item - 1, 0, 0), Unit(0, len(text), 0, 0)]
+    assert numbered_text(text, overlapping).splitlines()[-1] == "{2} … - liver disease"
+
+
+def _after_number(shown: str, number: int) -> str:
+    """What `shown` holds after `{number} `, to the next number (or the end)."""
+    (start,) = [m.end() for m in re.finditer(rf"^\{{{number}\}} ", shown, re.MULTILINE)]
+    following = re.search(r"^\{\d+\} ", shown[start:], re.MULTILINE)
+    return shown[start : start + following.start()] if following else shown[start:]
+
+
+@settings(max_examples=300)
 @given(st.text(alphabet=st.sampled_from("ab .:\n-"), max_size=120), st.data())
-def test_every_unit_appears_after_its_number(text: str, data: st.DataObject) -> None:
-    """Whatever the units (any spans, overlapping or not, in order of start), line
-    `{N} ...` holds exactly unit N's words."""
+def test_every_unit_is_shown_after_its_number(text: str, data: st.DataObject) -> None:
+    """Whatever the units (any stripped spans, in order of start), each number starts
+    exactly one line, holding the unit's words, or `… ` and the end of its words (it
+    starts in the lines above), or `= {M}` for the span of an earlier unit M."""
     starts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=6)))
     units = [Unit(s, e, s, e) for s in starts for e in [data.draw(st.integers(s, len(text)))]]
+    units = [u for u in units if text[u.start : u.end].strip() == text[u.start : u.end] != ""]
     shown = numbered_text(text, units)
+    spans = [(u.start, u.end) for u in units]
     for number, unit in enumerate(units, start=1):
-        assert f"{{{number}}} {text[unit.start : unit.end]}" in shown
+        words, own = _after_number(shown, number), text[unit.start : unit.end]
+        first = spans.index((unit.start, unit.end)) + 1
+        if first != number:
+            assert words.startswith(f"= {{{first}}}")
+        elif not words.startswith(own):
+            tail = words.removeprefix("… ")
+            assert tail != words and any(tail.startswith(own[k:]) for k in range(1, len(own)))
 
 
 def test_protocol_tags_in_sources_are_escaped() -> None:

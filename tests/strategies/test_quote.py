@@ -116,8 +116,9 @@ def test_a_pointer_quotes_the_unit_the_prompt_numbered(index: Index, llm: Script
     assert '<quote ref="REF" unit="N"/>' in llm.system(0)
     source = prompt.split(f'<source ref="{treat}">\n', 1)[1].split("\n</source>", 1)[0]
     shown = re.findall(r"^\{(\d+)\} (.*)$", source, re.MULTILINE)
-    assert shown
-    number, words = shown[-1]
+    whole = [(n, words) for n, words in shown if not words.startswith(("… ", "= {"))]
+    assert whole
+    number, words = whole[-1]
     llm.script = [f'<quote ref="{treat}" unit="{number}"/> <quote ref="{treat}" unit="999"/>']
     answer = index.ask(QUESTION, backend=llm.backend())
     assert answer.status == "answered"

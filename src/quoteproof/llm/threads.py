@@ -4,8 +4,9 @@ the ones other processes are busy on right now, chosen again for every request.
 llama.cpp's threads meet at a barrier after every step of the computation (hundreds
 of times per token) and spin while they wait. When another process holds one of the
 cores, one of the model's threads keeps losing its core and the others spin until it
-gets it back: on 2 cores beside one CPU-bound process, 2 threads made an answer many
-times slower, 1 thread hardly slower than on a quiet machine
+gets it back: on 2 cores, 2 threads halved an answer on an idle machine, made it a
+little slower than 1 thread beside one CPU-bound process and 5-7 times slower beside
+several, while 1 thread took the same CPU time in every case
 (docs/benchmarks.md#local-model). So a request runs on as many threads as there are
 cores nobody else is using, at least one, for prompt processing and generation
 alike; the count is read when the request starts, so a server that starts ingesting
@@ -13,9 +14,11 @@ between two answers gives its next answer fewer threads.
 
 "Busy" is Linux's count of runnable tasks (`/proc/loadavg`'s fourth field, an
 instant count, unlike the load averages, which include the model's own recent
-work), less the task reading it, taken as the median of a few samples a few
-milliseconds apart. Where that file does not exist the 1-minute load average
-stands in for it.
+work), less the task reading it, taken as the median of `SAMPLES` samples
+`SAMPLE_INTERVAL_S` apart: a burst shorter than about half of that window does not
+count, such as the embedding model's thread pool, which spins for some 50 ms after
+embedding the question just before the model is called. Where that file does not
+exist the 1-minute load average stands in for it.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ __all__ = ["busy_elsewhere", "choose_threads", "default_threads", "usable_cores"
 
 LOADAVG = Path("/proc/loadavg")
 SAMPLES = 5
-SAMPLE_INTERVAL_S = 0.002
+SAMPLE_INTERVAL_S = 0.04
 
 
 def usable_cores() -> int:

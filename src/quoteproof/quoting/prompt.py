@@ -4,9 +4,10 @@ In `quote` and `cite` prompts each source's quotable units (`quoting.units`) are
 numbered: each unit starts a line with its number in braces, `{3} The words of the
 unit.`, so the model can quote it with `<quote ref="REF" unit="3"/>` (a few tokens)
 instead of copying its words. Text that is in no unit (a heading, a table's header
-row) is shown on lines of its own without a number; a unit that overlaps the one
-before (a list item shown with its lead-in) is shown whole again, so every number
-stands before exactly the words it quotes.
+row) is shown on lines of its own without a number; a unit that starts in the lines
+before it (a list item quoted with its lead-in) shows only its new words, or its last
+line, behind `{N} … `, and a unit of the same span as an earlier unit M is shown as
+`{N} = {M}`, so the prompt does not repeat a lead-in and its list for every item.
 """
 
 from __future__ import annotations
@@ -22,9 +23,13 @@ from quoteproof.quoting.units import SourceUnits
 # Tag-like strings in source text that could be mistaken for protocol tags.
 _PROTOCOL_TAG = re.compile(r"<(?=\s*/?\s*(?:source|quote|title|no[-_]answer)\b)", re.IGNORECASE)
 
-SOURCES_RULE = """\
+CONTINUES = "… "
+"""After a unit's number: the unit starts on the lines above (its lead-in)."""
+
+SOURCES_RULE = f"""\
 Each source is wrapped in <source ref="REF"> ... </source>, and the parts of it you \
-may quote are numbered: a line that starts with {N} is part N of that source."""
+may quote are numbered: a line that starts with {{N}} is part N of that source (with \
+{{N}} {CONTINUES.strip()} the part also includes the lines above it that lead in to it)."""
 
 QUOTE_RULE = """\
 To quote part N of a source, write <quote ref="REF" unit="N"/>; it is replaced by \
@@ -52,20 +57,39 @@ def escape_source_text(text: str) -> str:
     return _PROTOCOL_TAG.sub("&lt;", text)
 
 
+def _unit_words(text: str, unit: Unit, shown: int, same: int, number: int) -> str:
+    """What follows unit `number`'s number (see `numbered_text`): `text[:shown]` is
+    on the lines before it, `same` the first unit of its span."""
+    if same != number:
+        return f"= {{{same}}}"
+    if unit.start >= shown:
+        return text[unit.start : unit.end]
+    cut = shown if unit.end > shown else text.rfind("\n", unit.start, unit.end) + 1
+    if cut <= unit.start:
+        return text[unit.start : unit.end]
+    return CONTINUES + text[cut : unit.end].strip()
+
+
 def numbered_text(text: str, units: Sequence[Unit]) -> str:
     """Return `text` as lines: each unit's words `text[start:end]` after its number
     (`{1} `, `{2} `, … in the order of `units`), and the text between units that no
     unit covers, stripped, on lines of its own; `text` itself when `units` is empty.
-    Protocol-like tags are escaped (`escape_source_text`)."""
+    A unit that starts in the lines shown before it (a list item with its lead-in)
+    shows, behind `CONTINUES`, only its words after them, or when it ends inside them
+    its last line; a unit of the same span as an earlier unit M is shown as `= {M}`;
+    a one-line unit inside them is shown whole again. Protocol-like tags are escaped
+    (`escape_source_text`)."""
     if not units:
         return escape_source_text(text)
     lines = []
     shown = 0
+    numbers: dict[tuple[int, int], int] = {}
     for number, unit in enumerate(units, start=1):
         gap = text[shown : unit.start].strip()
         if gap:
             lines.append(gap)
-        lines.append(f"{{{number}}} {text[unit.start : unit.end]}")
+        same = numbers.setdefault((unit.start, unit.end), number)
+        lines.append(f"{{{number}}} {_unit_words(text, unit, shown, same, number)}")
         shown = max(shown, unit.end)
     rest = text[shown:].strip()
     if rest:
