@@ -21,13 +21,18 @@ Sets (`--sets`, default all):
   Veklury label and the CDC and WHO infection-prevention guides;
 - `labels`: `evalsets/labels.jsonl` over the same three PDFs.
 
+With `--llm local`, every set is also answered in quote mode by the bundled SmolLM2
+(the model chooses among the numbered quotable units; when nothing it chose checks,
+the no-model answer stands), with the automatic threshold, so both are measured on
+the same questions, index and retrieval.
+
 Each corpus is ingested once into a temporary index (with vectors unless `--no-embed`).
 Every set is asked twice: with the automatic refusal threshold (no calibration file),
 then after `quoteproof calibrate` with the corpus' calibration file
 (`examples/calibration.jsonl`, `evalsets/labels-calibration.jsonl`).
 
     python benchmarks/answers.py [--sets nurse,labels] [--no-embed] [--per-question]
-                                 [--json FILE]
+                                 [--llm local] [--json FILE]
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ from typing import Any
 
 from figures import Figures, add_json_option
 from quoteproof import Index
+from quoteproof.llm.base import Backend
+from quoteproof.llm.local import LocalBackend
 from quoteproof.model import Answer, Quote
 
 REPO = Path(__file__).resolve().parent.parent
@@ -200,10 +207,11 @@ def _quote_problems(index: Index, quotes: Sequence[Quote]) -> tuple[int, int, in
     return repeated_quotes(texts), colon, inside
 
 
-def ask_set(index: Index, qset: QuestionSet, tally: Tally) -> None:
-    """Ask every question of `qset` with the no-model backend and add to `tally`."""
+def ask_set(index: Index, qset: QuestionSet, tally: Tally, backend: Backend | None = None) -> None:
+    """Ask every question of `qset` in quote mode with `backend` (None: the no-model
+    backend) and add to `tally`."""
     for item in qset.items:
-        answer: Answer = index.ask(item["question"])
+        answer: Answer = index.ask(item["question"], backend=backend)
         quotes = list(answer.quotes)
         texts = [q.text for q in quotes]
         refused = answer.status == "refused"
@@ -240,8 +248,9 @@ def _median(values: Sequence[int]) -> float:
     return float(statistics.median(values)) if values else 0.0
 
 
-def report(out: Figures, label: str, tally: Tally) -> None:
-    """Add the figures of one set under one threshold to `out` and print its table."""
+def report(out: Figures, label: str, tally: Tally, shown: str = "answer (no model)") -> None:
+    """Add the figures of one set under one threshold to `out` and print its table
+    (`shown`: what answered)."""
     n = len(tally.shares)
     held = _held(tally.shares)
     top = {k: _held(tally.chunk_shares.get(k, [])) for k in TOP_K}
@@ -249,7 +258,7 @@ def report(out: Figures, label: str, tally: Tally) -> None:
     words_shown = _median(tally.shown_words)
     print(f"\n{label}: {n} answerable, {tally.unanswerable} unanswerable")
     print(f"  {'shown':<26}{'holds':>8}{'median words':>14}")
-    print(f"  {'answer (no model)':<26}{100 * held:>7.1f}%{words_shown:>14.0f}")
+    print(f"  {shown:<26}{100 * held:>7.1f}%{words_shown:>14.0f}")
     for k in TOP_K:
         median_k = _median(tally.chunk_words.get(k, []))
         print(f"  {f'top-{k} chunks, whole':<26}{100 * top[k]:>7.1f}%{median_k:>14.0f}")
@@ -306,6 +315,9 @@ def main() -> int:
                         help="comma-separated set names (default: all)")  # fmt: skip
     parser.add_argument("--no-embed", action="store_true", help="BM25 only (no vectors)")
     parser.add_argument("--per-question", type=Path, help="write per-question rows (JSON)")
+    parser.add_argument("--llm", choices=("local",),
+                        help="also answer in quote mode with this model (local: the bundled "
+                        "SmolLM2), automatic threshold only")  # fmt: skip
     add_json_option(parser)
     args = parser.parse_args()
     unknown = [name for name in args.sets.split(",") if name not in SETS]
@@ -314,6 +326,7 @@ def main() -> int:
     chosen = [load_set(name) for name in args.sets.split(",")]
     out = Figures("answers")
     rows: dict[str, Any] = {}
+    model = LocalBackend() if args.llm == "local" else None
     with tempfile.TemporaryDirectory(prefix="qp-answers-") as tmp:
         for corpus in dict.fromkeys(s.corpus for s in chosen):
             index_path = build_index(corpus, Path(tmp), not args.no_embed)
@@ -328,6 +341,12 @@ def main() -> int:
                         ask_set(index, qset, tally)
                         report(out, label, tally)
                         rows[label] = tally.rows
+                        if model is not None and not calibrated:
+                            label = f"{qset.name} (automatic, {args.llm} model)"
+                            tally = Tally()
+                            ask_set(index, qset, tally, model)
+                            report(out, label, tally, f"answer ({args.llm} model)")
+                            rows[label] = tally.rows
     if args.per_question:
         args.per_question.write_text(json.dumps(rows, indent=1), encoding="utf-8")
     out.data = {"hold": HOLD}

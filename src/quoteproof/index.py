@@ -16,7 +16,13 @@ from quoteproof.defaults import DEFAULT_INDEX as DEFAULT_INDEX
 from quoteproof.defaults import DEFAULT_SEARCH_TOP_K as DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import RetrievalError, StoreError
 from quoteproof.llm.base import Backend
-from quoteproof.llm.extractive import Embed, ExtractiveBackend, TableRows, extract_answer
+from quoteproof.llm.extractive import (
+    Embed,
+    ExtractiveBackend,
+    TableRows,
+    best_unit_similarity,
+    extract_answer,
+)
 from quoteproof.model import (
     DEFAULT_COLLECTION,
     Answer,
@@ -44,6 +50,7 @@ from quoteproof.retrieval.evidence import (
     choose_threshold,
     load_calibration,
     save_calibration,
+    with_sentence_evidence,
 )
 from quoteproof.retrieval.key_terms import missing_terms
 from quoteproof.retrieval.retriever import (
@@ -384,7 +391,7 @@ class Index:
         unanswerable: list[float] = []
         kind = ""
         for question, is_answerable in questions:
-            info = self.retrieve(question, top_k=DEFAULT_ASK_TOP_K).info
+            info = self.answer_evidence(question, self.retrieve(question, top_k=DEFAULT_ASK_TOP_K))
             kind = info.evidence_kind or ""
             evidence = info.evidence if info.evidence is not None else float("-inf")
             (answerable if is_answerable else unanswerable).append(evidence)
@@ -404,7 +411,7 @@ class Index:
         of question words in one passage) scores generic questions like "what are
         the first signs of X" as high as real ones: there the key-term check is the
         screen. Raises `RetrievalError` (see `retriever`)."""
-        kind = self.retrieve("refusal threshold", top_k=1).info.evidence_kind
+        kind = self._evidence("refusal threshold")[1]
         if kind == BM25_COVERAGE:
             return None
         fingerprint = corpus_fingerprint(self.store)
@@ -421,13 +428,26 @@ class Index:
         return estimate
 
     def _evidence(self, question: str) -> tuple[float | None, str]:
-        info = self.retrieve(question, top_k=DEFAULT_ASK_TOP_K).info
+        info = self.answer_evidence(question, self.retrieve(question, top_k=DEFAULT_ASK_TOP_K))
         return info.evidence, info.evidence_kind or ""
 
+    def answer_evidence(self, question: str, retrieval: Retrieval) -> RetrievalInfo:
+        """`retrieval.info` with the evidence `ask` judges `question` on: with dense
+        retrieval, the passage cosine averaged with the best cosine of one quotable
+        unit of the first DEFAULT_ASK_TOP_K hits (`evidence.with_sentence_evidence`);
+        other evidence as retrieved."""
+        embed = self._quote_embed()
+        if embed is None:
+            return retrieval.info
+        sources = [hit.chunk for hit in retrieval.hits[:DEFAULT_ASK_TOP_K]]
+        best = best_unit_similarity(question, sources, embed, self._table_rows())
+        return with_sentence_evidence(retrieval.info, best)
+
     def _quote_embed(self) -> Embed | None:
-        """The retriever's embedding, for the extractive backend to rank sentences with."""
+        """The retriever's embedding, for the extractive backend to rank sentences with
+        (recent texts cached: the refusal check and the answer share them)."""
         embedder = self.retriever.embedder
-        return embedder.embed if embedder is not None else None
+        return embedder.embed_recent if embedder is not None else None
 
     def _no_model(self, question: str) -> Callable[[Sequence[Chunk]], str]:
         """The no-model answer's protocol reply to `question` from given sources (what
@@ -449,11 +469,11 @@ class Index:
         return rows
 
     def refusal_check(self, question: str, retrieval: Retrieval) -> RetrievalInfo:
-        """Return `retrieval.info` with the refusal threshold that applies (the user's
+        """Return `answer_evidence` with the refusal threshold that applies (the user's
         calibration when made on this retrieval's kind of evidence, else the automatic
         one; a warning when a calibration is set aside) and the question's key terms
         that no retrieved source carries."""
-        info = retrieval.info
+        info = self.answer_evidence(question, retrieval)
         chosen = self.calibration()
         if chosen is not None and chosen.evidence_kind != info.evidence_kind:
             warnings.warn(

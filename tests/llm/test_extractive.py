@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 
+from quoteproof.llm.answer_form import answer_kind, form_match
 from quoteproof.llm.base import CompletionRequest
-from quoteproof.llm.extractive import ExtractiveBackend, extract_answer
+from quoteproof.llm.extractive import ExtractiveBackend, best_unit_similarity, extract_answer
 from quoteproof.llm.quotable import quotable_units
 from quoteproof.model import Chunk
 from quoteproof.quoting.parse import QuoteItem, parse_output
@@ -207,7 +209,9 @@ def test_a_how_much_question_prefers_a_sentence_with_a_number_it_did_not_ask_abo
 def test_sentences_about_the_document_itself_are_not_quoted() -> None:
     text = (
         "This article mainly focuses on obstructive sleep apnea in adults.\n\n"
-        "The animation below shows how obstructive sleep apnea occurs at night."
+        "The animation below shows how obstructive sleep apnea occurs at night.\n\n"
+        "Source: http://nihseniorhealth.gov/apnea/toc.html (MedQuAD 7_SeniorHealth_QA/1.xml). "
+        "MedQuAD (CC BY 4.0), Ben Abacha and Demner-Fushman 2019."
     )
     assert quotable_units(text) == []
 
@@ -217,3 +221,101 @@ def test_a_list_repeated_with_an_item_more_is_quoted_once() -> None:
     sources = (chunk("a", HEART), chunk("b", shorter))
     reply = extract_answer("What are the most common warning symptoms of a heart attack?", sources)
     assert [ref for ref, _ in quoted(reply)] == ["a"]
+
+
+def test_a_yes_no_question_prefers_the_rule_that_answers_it() -> None:
+    text = (
+        "Doses of 5 to 20 mg/kg given to monkeys for 7 days raised urea nitrogen in patients "
+        "over the course of the study.\n\n"
+        "No dosage adjustment is required in patients over the age of 65 years."
+    )
+    question = "Do patients over 65 need a lower dose?"
+    assert answer_kind(question) == "yes_no"
+    reply = extract_answer(question, (chunk("g", text),))
+    assert quoted(reply)[0] == ("g", text.split("\n\n")[1])
+
+
+def test_question_kinds_read_from_the_wording() -> None:
+    kinds = {
+        "How often should staff be trained?": "frequency",
+        "How soon after mixing must it be used?": "when",
+        "After caring for a patient with C. diff, should I use soap?": "yes_no",
+        "Can a lancet holder be shared between patients?": "yes_no",
+        "How much weight loss helps?": "quantity",
+        "Which drugs interact?": "other",
+        "Which drugs, if any, are safe?": "other",
+    }
+    assert {question: answer_kind(question) for question in kinds} == kinds
+    assert form_match("frequency", "Training is repeated annually.", "How often is training?")
+    assert not form_match("frequency", "Training covers hand hygiene.", "How often is training?")
+    assert form_match("when", "Use the vials immediately.", "How soon must it be used?")
+
+
+def test_a_negated_question_prefers_the_negated_statement() -> None:
+    text = (
+        "The treatment duration for patients requiring mechanical ventilation is 10 days.\n\n"
+        "Vials are kept below 30 degrees in the pharmacy.\n\n"
+        "The treatment duration for patients not requiring mechanical ventilation is 5 days."
+    )
+    reply = extract_answer(
+        "How long is treatment for patients not on mechanical ventilation?", (chunk("v", text),)
+    )
+    assert quoted(reply)[0] == ("v", text.split("\n\n")[2])
+    reply = extract_answer(
+        "How long is treatment for patients on mechanical ventilation?", (chunk("v", text),)
+    )
+    assert quoted(reply)[0] == ("v", text.split("\n\n")[0])
+
+
+HYGIENE = (
+    "Key situations where hand hygiene should be performed include:\n\n"
+    "a. Before contact with a patient.\n\n"
+    "b. If hands will be moving from a\n\n"
+    "contaminated-body site to a clean-body site during patient care.\n\n"
+    "c. After removal of personal protective equipment (PPE).\n\n"
+    "2. Use soap and water when hands are visibly soiled."
+)
+
+
+def test_a_list_keeps_its_wrapped_items_and_ends_where_another_list_begins() -> None:
+    spans = [HYGIENE[u.start : u.end] for u in quotable_units(HYGIENE)]
+    assert HYGIENE[: HYGIENE.index("\n\n2.")] in spans
+    assert not any(span.endswith("moving from a") for span in spans)
+    reply = extract_answer("When should hand hygiene be performed?", (chunk("h", HYGIENE),))
+    assert quoted(reply)[0] == ("h", HYGIENE[: HYGIENE.index("\n\n2.")])
+
+
+def test_best_unit_similarity_is_that_of_the_closest_quotable_unit() -> None:
+    question = "Must aseptic technique be used?"
+    text = "Store the vials cold.\n\nAseptic technique must be used in preparation."
+    embed = fake_embed({question: (1, 0, 0), "Store the vials cold.": (0, 1, 0)})
+    assert best_unit_similarity(question, (chunk("a", text),), embed) == 0.0  # type: ignore[arg-type]
+    embed = fake_embed(
+        {question: (1, 0, 0), "Aseptic technique must be used in preparation.": (1, 0, 0)}
+    )
+    assert best_unit_similarity(question, (chunk("a", text),), embed) == pytest.approx(1.0)  # type: ignore[arg-type]
+    assert best_unit_similarity(question, (), embed) == 0.0  # type: ignore[arg-type]
+
+
+CHECKS = (
+    "State / Territory Permit Handgun Long Gun Totals\n"
+    "Alabama 18,870 23,022 22,650 71,137\n"
+    "Alaska 209 3,062 3,209 7,095\n"
+    "Texas 21,550 56,941 51,670 146,982\n"
+    "Utah 6,102 7,030 6,911 21,055"
+)
+
+
+def test_a_table_laid_out_by_whitespace_is_quoted_row_by_row_after_its_header() -> None:
+    rows = [u for u in quotable_units(CHECKS) if u.header is not None]
+    assert [CHECKS[u.start : u.end].split()[0] for u in rows] == [
+        "Alabama",
+        "Alaska",
+        "Texas",
+        "Utah",
+    ]
+    reply = extract_answer("How many background checks were there in Texas?", (chunk("n", CHECKS),))
+    header, texas = CHECKS.split("\n")[0], CHECKS.split("\n")[3]
+    assert quoted(reply) == [("n", header), ("n", texas)]
+    prose = "The checks rose in 2015.\nThey fell in 2016 after the change of 12 rules in 3 states."
+    assert all(u.header is None for u in quotable_units(prose))

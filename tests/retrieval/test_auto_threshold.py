@@ -108,4 +108,4 @@ def test_cli_ingest_estimates_the_threshold_on_the_vectors_it_computed(
     assert "BM25 alone" not in result.stderr
     with Index.open(location) as index:
         stored = load_calibration(index.store, AUTOMATIC)
-        assert stored is not None and stored.evidence_kind.startswith("cosine:")
+        assert stored is not None and stored.evidence_kind.startswith("cosine+sentence:")

@@ -13,7 +13,9 @@ from helpers.answers import as_recorded
 from helpers.retrieval import LABELLED, PARAPHRASE
 from quoteproof import Index
 from quoteproof.codec import answer_from_dict, answer_to_dict
+from quoteproof.defaults import DEFAULT_ASK_TOP_K
 from quoteproof.errors import RetrievalError, StoreError
+from quoteproof.llm.extractive import best_unit_similarity
 from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL, Embedder
 from quoteproof.retrieval.retriever import RetrievalNotice, RetrievalSettings
@@ -125,7 +127,7 @@ def test_calibrated_threshold_refuses_without_calling_the_model(
         assert index.calibration() is None
         calibration = index.calibrate(LABELLED)
         assert calibration.accuracy == 1.0 and 0.0 < calibration.threshold < 1.0
-        assert calibration.evidence_kind == f"cosine:{DEFAULT_EMBED_MODEL}"
+        assert calibration.evidence_kind == f"cosine+sentence:{DEFAULT_EMBED_MODEL}"
     with Index.open(embedded_copy) as index:  # stored in the index
         assert index.calibration() == calibration
         answer = index.ask("What is the capital of Mongolia?", backend=model)
@@ -172,3 +174,19 @@ def test_an_index_of_truncated_vectors_says_it_needs_a_rebuild(
             assert Retriever(store).name == "hybrid"
     finally:
         store.close()
+
+
+def test_ask_judges_a_question_by_its_best_sentence_as_well_as_its_passage(
+    embedded_index_dir: Path,
+) -> None:
+    with Index.open(embedded_index_dir) as index:
+        retrieval = index.retrieve("remdesivir dose on day 1", top_k=DEFAULT_ASK_TOP_K)
+        judged = index.refusal_check("remdesivir dose on day 1", retrieval)
+        sources = [hit.chunk for hit in retrieval.hits]
+        embed = index.retriever.embedder
+        assert embed is not None
+        best = best_unit_similarity("remdesivir dose on day 1", sources, embed.embed)
+    passage = retrieval.info.evidence
+    assert passage is not None and judged.evidence is not None
+    assert judged.evidence_kind == f"cosine+sentence:{DEFAULT_EMBED_MODEL}"
+    assert judged.evidence == pytest.approx((passage + best) / 2, abs=1e-5)

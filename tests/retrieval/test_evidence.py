@@ -6,8 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from quoteproof.model import Chunk, Hit
-from quoteproof.retrieval.evidence import FALSE_REFUSAL_COST, choose_threshold, term_coverage
+from quoteproof.model import Chunk, Hit, RetrievalInfo
+from quoteproof.retrieval.evidence import (
+    BM25_COVERAGE,
+    FALSE_REFUSAL_COST,
+    choose_threshold,
+    term_coverage,
+    with_sentence_evidence,
+)
 
 
 def test_threshold_sits_in_the_middle_of_the_gap() -> None:
@@ -59,3 +65,13 @@ def test_term_coverage_counts_question_words_in_the_top_hit() -> None:
     assert term_coverage("shingles vaccine", [hit]) == 0.5
     assert term_coverage("skin", [hit]) == 1.0  # the label counts
     assert term_coverage("anything", []) == 0.0
+
+
+def test_sentence_evidence_is_the_mean_of_the_passage_and_the_best_unit() -> None:
+    judged = with_sentence_evidence(RetrievalInfo("hybrid", 0.4, "cosine:m"), 0.8)
+    assert judged.evidence == pytest.approx(0.6)
+    assert judged.evidence_kind == "cosine+sentence:m"
+    coverage = RetrievalInfo("bm25", 0.5, BM25_COVERAGE)
+    assert with_sentence_evidence(coverage, 0.9) == coverage
+    reranked = RetrievalInfo("hybrid", 0.5, "rerank:r")
+    assert with_sentence_evidence(reranked, 0.9) == reranked

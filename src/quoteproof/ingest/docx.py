@@ -19,7 +19,7 @@ import re
 import zipfile
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -60,6 +60,7 @@ _PPR, _RPR, _R, _T = f"{_W}pPr", f"{_W}rPr", f"{_W}r", f"{_W}t"
 _BR, _CR, _TAB, _PTAB = f"{_W}br", f"{_W}cr", f"{_W}tab", f"{_W}ptab"
 _SDT, _SDT_CONTENT, _SDT_PR = f"{_W}sdt", f"{_W}sdtContent", f"{_W}sdtPr"
 _SECT_PR, _VAL, _TYPE = f"{_W}sectPr", f"{_W}val", f"{_W}type"
+_LOOK_FIRST_ROW = 0x0020
 _RENDERED_BREAK = f"{_W}lastRenderedPageBreak"
 _NO_BREAK_HYPHEN = f"{_W}noBreakHyphen"
 _BODY = f"{_W}body"
@@ -420,7 +421,25 @@ class _DocxReader:
             if line:
                 rows.append(cells)
                 offset += len(line) + len(ROW_SEPARATOR)
+        if len(rows) > 1 and not any(row.header for row in rows) and _styles_first_row(table):
+            rows[0] = replace(rows[0], header=True)
         self.builder.add_table(rows)
+
+
+def _styles_first_row(table: Any) -> bool:
+    """Whether a `w:tbl` sets its first row apart as a header: its `w:tblLook` turns
+    on the table style's first-row formatting (`w:firstRow`, or bit 0x0020 of the
+    older hexadecimal `w:val`), as Word does for a new table."""
+    look = table.find(f"{_W}tblPr/{_W}tblLook")
+    if look is None:
+        return False
+    first_row = look.get(f"{_W}firstRow")
+    if first_row is not None:
+        return first_row.lower() not in _FALSE
+    try:
+        return bool(int(look.get(_VAL, "0"), 16) & _LOOK_FIRST_ROW)
+    except ValueError:
+        return False
 
 
 def _row_cells(row: Any) -> tuple[RowCells, Breaks]:

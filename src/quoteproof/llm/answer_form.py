@@ -2,15 +2,22 @@
 
 A question's type is read from its wording (pure rules, no model):
 
-- `quantity`: how much / many / long / often / far / soon, dose, rate, duration,
-  percentage, ratio, change ("how did X change"): the answer holds a number;
-- `when`: when, at what time or stage: the answer holds a time or a condition
-  ("before", "after", "within 72 hours", "upon hire", a date);
+- `quantity`: how much / many / long / far, dose, rate, duration, percentage,
+  ratio, change ("how did X change"): the answer holds a number;
+- `frequency`: how often / frequently: the answer holds a number or a frequency
+  ("annually", "every", "daily", "upon hire");
+- `when`: when, how soon, at what time or stage: the answer holds a time or a
+  condition ("before", "after", "within 72 hours", "immediately", a date);
 - `cause`: what causes, why, what leads to, risk factors: the answer states a
   cause ("because", "due to", "caused by", "leads to", "as a result");
 - `definition`: "what is X?": the answer defines X ("X is...", "X are...", "X refers
   to...");
-- `other`: anything else (which, who, yes/no questions); no form is expected.
+- `yes_no`: a question that opens with a verb ("Can ...", "Do ...", "Should I ...",
+  "Is ...", also after a clause: "After X, should I ...", but not after a wh-word):
+  the answer is the statement itself, a rule that says what may, must or must not be
+  done ("not", "should", "required", "only") or a finding that says what was found
+  or shown ("found", "indicate", "increased", "reduced");
+- `other`: anything else (which, who); no form is expected.
 
 `form_match(kind, text)` is True when `text` has the form `kind` asks for (always
 False for `other`). The rules are shallow on purpose: a match only lifts a passage
@@ -22,15 +29,24 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-AnswerKind = Literal["quantity", "when", "cause", "definition", "other"]
+AnswerKind = Literal["quantity", "frequency", "when", "cause", "definition", "yes_no", "other"]
 
 _QUANTITY_QUESTION = re.compile(
-    r"\bhow (?:much|many|long|often|far|soon|frequently|fast|large|high|low)\b|"
+    r"\bhow (?:much|many|long|far|fast|large|high|low)\b|"
     r"\b(?:dose|dosage|doses|dosing|rate|rates|duration|percent(?:age)?|ratio|"
-    r"proportion|concentration|amount|number of|frequency|half-life|how did .{1,80} change)\b",
+    r"proportion|concentration|amount|number of|half-life|how did .{1,80} change)\b",
     re.IGNORECASE,
 )
-_WHEN_QUESTION = re.compile(r"^\s*when\b|\bat what (?:time|point|stage|age)\b", re.IGNORECASE)
+_FREQUENCY_QUESTION = re.compile(r"\bhow (?:often|frequently)\b|\bfrequency\b", re.IGNORECASE)
+_WHEN_QUESTION = re.compile(
+    r"^\s*when\b|\bhow soon\b|\bat what (?:time|point|stage|age)\b", re.IGNORECASE
+)
+_YES_NO_QUESTION = re.compile(
+    r"^\s*(?:[^?]*?[.,]\s+)?"
+    r"(?:can|could|do|does|did|is|are|was|were|should|must|may|might|will|would|has|have)\b",
+    re.IGNORECASE,
+)
+_WH_WORD = re.compile(r"\b(?:what|which|who|whom|whose|how|when|where|why)\b", re.IGNORECASE)
 _CAUSE_QUESTION = re.compile(
     r"\bwhy\b|\bwhat (?:causes?|leads? to|triggers?|makes?)\b|\bcaus(?:e|es|ed)\b|"
     r"\brisk factors?\b|\breasons?\b",
@@ -57,6 +73,20 @@ _TIME = re.compile(
     r"December)\b|\d{4}",
     re.IGNORECASE,
 )
+_FREQUENCY = re.compile(
+    r"\d+(?:[.,]\d+)*|\b(?:once|twice|daily|weekly|monthly|annually|yearly|hourly|every|"
+    r"each|per|upon|regularly|periodic(?:ally)?|times)\b",
+    re.IGNORECASE,
+)
+_STATEMENT = re.compile(
+    r"\b(?:not|no|never|nor|cannot|should|must|shall|may|can|only|required|requires?|"
+    r"recommended|avoid|allowed|permitted|contraindicated|suitable|safe|unsafe|"
+    r"found|findings?|showed|shows|indicated?|indicates|suggests?|suggested|demonstrated|"
+    r"increased|decreased|reduced|improved|associated)\b|n't\b",
+    re.IGNORECASE,
+)
+"""A rule (what may, must or must not be done) or a finding (what was found, shown,
+increased or reduced): what a yes/no question is answered by."""
 _CAUSE = re.compile(
     r"\b(?:because|due to|caused? by|causes?|causing|leads? to|led to|results? (?:in|from)|"
     r"as a result|owing to|since|therefore|thus|so that|triggers?|responsible for|"
@@ -64,16 +94,28 @@ _CAUSE = re.compile(
     re.IGNORECASE,
 )
 
-_FORMS: dict[AnswerKind, re.Pattern[str]] = {"quantity": _NUMBER, "when": _TIME, "cause": _CAUSE}
+_FORMS: dict[AnswerKind, re.Pattern[str]] = {
+    "quantity": _NUMBER,
+    "frequency": _FREQUENCY,
+    "when": _TIME,
+    "cause": _CAUSE,
+    "yes_no": _STATEMENT,
+}
 
 
 def answer_kind(question: str) -> AnswerKind:
     """The form of answer `question` asks for (see the module docstring); the first
-    of cause, when, quantity, definition that its wording names, else `other`."""
+    of cause, when, frequency, yes/no, quantity and definition that its wording
+    names, else `other`."""
     if _CAUSE_QUESTION.search(question):
         return "cause"
     if _WHEN_QUESTION.search(question):
         return "when"
+    if _FREQUENCY_QUESTION.search(question):
+        return "frequency"
+    opening = _YES_NO_QUESTION.search(question)
+    if opening and not _WH_WORD.search(opening.group()):
+        return "yes_no"
     if _QUANTITY_QUESTION.search(question):
         return "quantity"
     if _DEFINITION_QUESTION.search(question):

@@ -28,6 +28,7 @@ source are joined.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ SECTION_WEIGHT = 0.3
 PASSAGE_WEIGHT = 0.2
 FORM_WEIGHT = 0.15
 GENERIC_PENALTY = 0.1
+NEGATION_WEIGHT = 0.1
 NEW_WORDS = 3
 RANK_PENALTY = 0.02
 LABEL_SHARE = 0.9
@@ -69,6 +71,7 @@ class _Candidate:
     start: int
     end: int
     core: str
+    header: tuple[int, int] | None = None
 
 
 def _stems(text: str) -> set[str]:
@@ -99,6 +102,14 @@ def _new_words(text: str, terms: set[str]) -> int:
     return len({stem(w) for w in words(text) if w not in STOPWORDS and not w.isdigit()} - terms)
 
 
+_NEGATION = re.compile(r"\b(?:not|no|never|without|nor|cannot)\b|n't\b", re.IGNORECASE)
+
+
+def _negated(text: str) -> bool:
+    """Whether `text` says something is not so ("not", "no", "without", "never")."""
+    return _NEGATION.search(text) is not None
+
+
 def _only_label(core: str, chunk: Chunk) -> bool:
     """True when at least LABEL_SHARE of the words of `core` are words of the chunk's
     label (its document title and section path): a title or heading, no answer."""
@@ -114,6 +125,7 @@ def _scores(question: str, candidates: Sequence[_Candidate], embed: Embed | None
     kind = answer_kind(question)
     form = np.array([form_match(kind, c.core, question) for c in candidates], dtype=float)
     generic = np.array([_new_words(c.core, terms) < NEW_WORDS for c in candidates], dtype=float)
+    negated = np.array([_negated(c.core) for c in candidates], dtype=float) * _negated(question)
     if embed is None:
         section = _term_evidence([_section(c.chunk, c.start) for c in candidates], terms)
         semantic = passage = np.zeros(len(candidates))
@@ -135,6 +147,7 @@ def _scores(question: str, candidates: Sequence[_Candidate], embed: Embed | None
         + SECTION_WEIGHT * section
         + PASSAGE_WEIGHT * passage
         + FORM_WEIGHT * form
+        + NEGATION_WEIGHT * negated
         - GENERIC_PENALTY * generic
         - RANK_PENALTY * ranks
     )
@@ -197,13 +210,46 @@ def _choose(candidates: Sequence[_Candidate], scores: Sequence[float]) -> list[_
             gap = c.chunk.text[min(other.end, c.end) : max(other.start, c.start)]
             if (c.start < other.end and other.start < c.end) or not gap.strip():
                 chosen[j] = _Candidate(
-                    c.chunk, c.rank, min(c.start, other.start), max(c.end, other.end), other.core
+                    c.chunk,
+                    c.rank,
+                    min(c.start, other.start),
+                    max(c.end, other.end),
+                    other.core,
+                    other.header,
                 )
                 merged = True
                 break
         if not merged:
             chosen.append(c)
     return chosen
+
+
+def _candidates(sources: Sequence[Chunk], table_rows: TableRows | None) -> list[_Candidate]:
+    """The quotable units of `sources`, in order, each with its source's rank."""
+    return [
+        _Candidate(
+            chunk,
+            rank,
+            unit.start,
+            unit.end,
+            chunk.text[unit.core_start : unit.core_end],
+            unit.header,
+        )
+        for rank, chunk in enumerate(sources)
+        for unit in quotable_units(chunk.text, table_rows(chunk) if table_rows else ())
+    ]
+
+
+def best_unit_similarity(
+    question: str, sources: Sequence[Chunk], embed: Embed, table_rows: TableRows | None = None
+) -> float:
+    """The highest cosine similarity between `question` and one quotable unit of
+    `sources` (the units `extract_answer` chooses among); 0.0 when none has one."""
+    cores = [c.core for c in _candidates(sources, table_rows)]
+    if not cores:
+        return 0.0
+    vectors = embed([question, *cores])
+    return float(np.max(vectors[1:] @ vectors[0]))
 
 
 def extract_answer(
@@ -215,17 +261,15 @@ def extract_answer(
     """Return a protocol reply quoting the units of `sources` that answer `question`
     best (see the module docstring); `<no-answer/>` when no unit qualifies.
     `table_rows` gives each source's table rows (each row a unit of its own)."""
-    candidates = [
-        _Candidate(chunk, rank, unit.start, unit.end, chunk.text[unit.core_start : unit.core_end])
-        for rank, chunk in enumerate(sources)
-        for unit in quotable_units(chunk.text, table_rows(chunk) if table_rows else ())
-    ]
+    candidates = _candidates(sources, table_rows)
     chosen = _choose(candidates, _scores(question, candidates, embed)) if candidates else []
     if not chosen:
         return "<no-answer/>"
-    return "\n".join(
-        f'<quote ref="{c.chunk.ref}">{c.chunk.text[c.start : c.end]}</quote>' for c in chosen
-    )
+    quotes = []  # a laid-out table's header line once, before its first chosen row
+    for c in chosen:
+        spans = [c.header, (c.start, c.end)] if c.header else [(c.start, c.end)]
+        quotes += [f'<quote ref="{c.chunk.ref}">{c.chunk.text[s:e]}</quote>' for s, e in spans]
+    return "\n".join(dict.fromkeys(quotes))
 
 
 class ExtractiveBackend:

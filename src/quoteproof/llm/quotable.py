@@ -19,7 +19,14 @@ in LIST_CHARS); a lead-in with nothing after it in the text is left out. A list 
 keeps its lead-in when both fit in CONTEXT_CHARS, so the quote reads on its own. A
 table row whose structure is known (its span given) is a unit of its own, so a quote
 of a table is the rows that answer, not the table; other text of a paragraph holding
-table rows (its header row, section lines) is not quoted alone.
+table rows (its header row, section lines) is not quoted alone. So is each line of
+a table laid out by whitespace (a paragraph of at least ROW_LINES lines, most of
+them with ROW_NUMBERS numbers or more), rather than the paragraph as one sentence.
+
+Paragraphs are split at blank lines, except where a paragraph stops mid-sentence
+and the next starts in lower case (a sentence or list item wrapped across a blank
+line); a list ends where an item with another kind of marker starts ("2." after
+"a." to "f.").
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ SHORT_PARAGRAPH_WORDS = 50
 MIN_LEAD_IN_WORDS = 3
 LIST_CHARS = 1200
 LIST_PARAGRAPHS = 8
+ROW_LINES = 3
+ROW_NUMBERS = 3
 
 _CLOSING = tuple(".!?:;)\"'”’")
 _CONTENTS = re.compile(r"(?:\b\d+(?:\.\d+)+\s+[A-Z][^\d]{2,}){2,}|\.{4,}|(?:\s\.){4,}")
@@ -44,12 +53,14 @@ _CAPTION = re.compile(r"^(?:table|figure|fig\.|exhibit|chart)\s*[A-Z]?\d+", re.I
 _FRONT_MATTER = re.compile(
     r"^(?:suggested citation|corresponding author|author affiliations?|disclaimer|"
     r"the (?:findings|opinions) (?:and conclusions )?(?:in|expressed)|doi:|https?://|"
-    r"copyright|all rights reserved|revised:|accessed)",
+    r"copyright|all rights reserved|revised:|accessed|(?:source|retrieved from):?\s+https?://)",
     re.IGNORECASE,
 )
 _DEGREES = re.compile(r"\b(?:PhD|MD|MPH|MS|MSc|DrPH|RN|MBChB|BSN|MA|BA)\b")
 _BULLET = re.compile(r"^\s*(?:[•▪◦·\-*–]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+")
 _WORD = re.compile(r"\w+")
+_NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*(?![\w])")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
 _CHECK_BOXES = re.compile(r"\b(?:Yes\s+No|blank\s+blank)\b.*\b(?:Yes\s+No|blank\s+blank)\b", re.S)
 _ABOUT_THE_DOCUMENT = re.compile(
     r"\b(?:this|the following|the next) (?:article|section|chapter|page|document|fact sheet)\b|"
@@ -64,12 +75,15 @@ _LEADING_CLOSERS = ")]}.,;:"
 @dataclass(frozen=True)
 class Unit:
     """A quotable span `text[start:end]` of a chunk's text; `core_start`/`core_end`
-    is the sentence or item itself (without its lead-in), what it is scored on."""
+    is the sentence or item itself (without its lead-in), what it is scored on;
+    `header` the span of the header line of a table laid out by whitespace, quoted
+    before its row (None for any other unit)."""
 
     start: int
     end: int
     core_start: int
     core_end: int
+    header: tuple[int, int] | None = None
 
 
 def inline_headings(text: str) -> list[tuple[int, int]]:
@@ -91,20 +105,26 @@ def _words(text: str) -> int:
 
 def _lines(text: str) -> list[tuple[int, int]]:
     """The paragraphs of `text` (runs of lines between blank lines; a line break
-    inside one is a soft wrap) as stripped `(start, end)` spans."""
-    spans = []
+    inside one is a soft wrap) as stripped `(start, end)` spans; a paragraph that
+    stops mid-sentence and the next one, which starts in lower case, are one (a
+    list item or sentence wrapped across a blank line, as PDF text often is)."""
+    spans: list[tuple[int, int]] = []
     for match in re.finditer(r"\S(?:.|\n(?![ \t]*\n))*", text):
         line = match.group()
         if line.strip():
             lead = len(line) - len(line.lstrip())
-            spans.append((match.start() + lead, match.start() + len(line.rstrip())))
+            start, end = match.start() + lead, match.start() + len(line.rstrip())
+            if spans and _continues(text[spans[-1][0] : spans[-1][1]], text[start:end]):
+                start = spans.pop()[0]
+            spans.append((start, end))
     return spans
 
 
 def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
     """False for a sentence not worth quoting alone: a fragment, a heading-like line
     (unless it is an item of a list, `in_list`), a contents line, a caption or front
-    matter. `line` is the line the sentence is in."""
+    matter (also any sentence of a line that opens as front matter: "Source:
+    https://..."). `line` is the line the sentence is in."""
     if _words(sentence) < MIN_WORDS:
         return False
     stripped = line.strip()
@@ -116,7 +136,8 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
         return False
     if _CHECK_BOXES.search(sentence) or _ABOUT_THE_DOCUMENT.search(sentence):
         return False
-    return not (_FRONT_MATTER.match(sentence.strip()) or len(_DEGREES.findall(sentence)) >= 2)
+    front_matter = _FRONT_MATTER.match(sentence.strip()) or _FRONT_MATTER.match(stripped)
+    return not (front_matter or len(_DEGREES.findall(sentence)) >= 2)
 
 
 def glued_heading(sentence: str) -> int:
@@ -144,7 +165,9 @@ def glued_heading(sentence: str) -> int:
 
 
 def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    line = text[start:end]
+    """The sentences of the paragraph `text[start:end]` as stripped spans of `text`
+    (a blank line inside it, where `_lines` joined a wrapped sentence, is a space)."""
+    line = _BLANK_LINE.sub(lambda blank: " " * len(blank.group()), text[start:end])
     spans = []
     for bound in sentencex.get_sentence_boundaries("en", line):
         piece = line[bound["start_index"] : bound["end_index"]]
@@ -174,6 +197,37 @@ def _is_item(line: str, after_lead_in: bool) -> bool:
     return after_lead_in and short and not _title_case(line)
 
 
+def _laid_out_rows(
+    text: str, start: int, end: int
+) -> tuple[list[tuple[int, int]], tuple[int, int] | None]:
+    """The rows of the paragraph `text[start:end]` when it is a table laid out by
+    whitespace (PDF text of a table without cell borders), and its header line (the
+    paragraph's first line when it is no row; else None): at least ROW_LINES lines
+    of which most hold ROW_NUMBERS numbers or more, each such line a row. No rows
+    for any other paragraph."""
+    lines = [(start + m.start(), start + m.end()) for m in re.finditer(r"[^\n]+", text[start:end])]
+    rows = [(s, e) for s, e in lines if len(_NUMBER.findall(text[s:e])) >= ROW_NUMBERS]
+    if len(rows) < ROW_LINES or 2 * len(rows) <= len(lines):
+        return [], None
+    return rows, None if lines[0] == rows[0] else lines[0]
+
+
+def _marker(line: str) -> str | None:
+    """The kind of `line`'s list marker: "digit" ("2.", "(3)"), "letter" ("a.",
+    "(b)"), "bullet" ("•", "-"), or None when it has none."""
+    found = _BULLET.match(line)
+    if found is None:
+        return None
+    sign = found.group().strip().strip("()")
+    return "digit" if sign[:1].isdigit() else "letter" if sign[:1].isalpha() else "bullet"
+
+
+def _continues(before: str, line: str) -> bool:
+    """True when the paragraph `line` carries on the paragraph `before`: that one
+    stops mid-sentence (no closing punctuation) and `line` starts in lower case."""
+    return not before.endswith(_CLOSING) and line[:1].islower()
+
+
 def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
     """The end of the list led in by line `i`: its following item lines that fit in
     LIST_CHARS from its start, else (when the first line after it is no item) the
@@ -183,8 +237,12 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
     start, end = lines[i]
     following = lines[i + 1 :]
     if following and _is_item(text[following[0][0] : following[0][1]], True):
+        marker = _marker(text[following[0][0] : following[0][1]])
         for s, e in following:
-            if not _is_item(text[s:e], True) or e - start > LIST_CHARS:
+            line = text[s:e]
+            if e - start > LIST_CHARS or _marker(line) not in (marker, None):
+                break  # too long, or an item of another list ("2." after "a." to "f.")
+            if not _is_item(line, True):
                 break
             end = e
         return end
@@ -214,6 +272,11 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
             lead_in = None
             continue
         line = text[start:end]
+        laid_out, header = _laid_out_rows(text, start, end)
+        if laid_out:
+            units += [Unit(lo, hi, lo, hi, header) for lo, hi in laid_out]
+            lead_in = None
+            continue
         item = _is_item(line, lead_in is not None)
         if not item:
             lead_in = None

@@ -193,7 +193,7 @@ class Embedder:
         self.model = model
         self.batch_size = batch_size
         self._loaded: SentenceModel | None = None
-        self._queries: OrderedDict[str, Vectors] = OrderedDict()
+        self._recent: OrderedDict[str, Vectors] = OrderedDict()
 
     def _sentence_model(self) -> SentenceModel:
         if self._loaded is None:
@@ -217,15 +217,24 @@ class Embedder:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         return self._sentence_model().encode(list(texts), self.batch_size, on_batch)
 
+    def embed_recent(self, texts: Sequence[str]) -> Vectors:
+        """Like `embed`, but texts embedded by this method in the last
+        `QUERY_CACHE_SIZE` texts are answered from a cache (a question and the
+        sentences of its sources are embedded once for the refusal check and the
+        answer)."""
+        missing = [text for text in dict.fromkeys(texts) if text not in self._recent]
+        for text, vector in zip(missing, self.embed(missing), strict=True):
+            self._recent[text] = vector[None, :]
+        rows = []
+        for text in texts:
+            self._recent.move_to_end(text)
+            rows.append(self._recent[text])
+        while len(self._recent) > QUERY_CACHE_SIZE:
+            self._recent.popitem(last=False)
+        if len(rows) == 1:
+            return rows[0]
+        return np.concatenate(rows) if rows else self.embed([])
+
     def embed_query(self, text: str) -> Vectors:
-        """Return the query's vector as a (1, dimensions) array; repeated queries are
-        answered from a cache of the last `QUERY_CACHE_SIZE` queries."""
-        cached = self._queries.get(text)
-        if cached is None:
-            cached = self.embed([text])
-            self._queries[text] = cached
-            if len(self._queries) > QUERY_CACHE_SIZE:
-                self._queries.popitem(last=False)
-        else:
-            self._queries.move_to_end(text)
-        return cached
+        """Return the query's vector as a (1, dimensions) array (`embed_recent`)."""
+        return self.embed_recent([text])

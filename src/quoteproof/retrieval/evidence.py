@@ -6,6 +6,12 @@ kind of evidence it was calibrated on and applied only to that kind:
 
 - `rerank:MODEL`: the cross-encoder score of the best reranked passage;
 - `cosine:MODEL`: the highest cosine similarity between question and a passage;
+- `cosine+sentence:MODEL`: what `ask` judges dense retrieval on: the mean of
+  `cosine:MODEL` and the highest cosine similarity between the question and one
+  quotable unit (a sentence, short paragraph, list or table row) of the passages an
+  answer is drawn from (`with_sentence_evidence`). A question that one sentence of
+  a long chunk answers scores as it should although the rest of the chunk dominates
+  the chunk's vector, and neither score alone decides;
 - `bm25-coverage`: the share of the question's content words (crudely stemmed) that
   the top BM25 passage contains.
 """
@@ -15,14 +21,16 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from quoteproof.errors import StoreError, UsageError
-from quoteproof.model import Hit, ThresholdSource
+from quoteproof.model import Hit, RetrievalInfo, ThresholdSource
 from quoteproof.store.base import Store
 from quoteproof.terms import query_terms, stem, words
 
 BM25_COVERAGE = "bm25-coverage"
+COSINE = "cosine"
+WITH_SENTENCES = "cosine+sentence"
 THRESHOLD_SETTING = "refusal_threshold"
 AUTOMATIC_SETTING = "refusal_threshold_automatic"
 CALIBRATED: ThresholdSource = "calibrated"
@@ -30,6 +38,19 @@ FALSE_REFUSAL_COST = 3
 """How many answered unanswerable questions one refused answerable question is worth
 when a calibration chooses its threshold."""
 AUTOMATIC: ThresholdSource = "automatic"
+
+
+def with_sentence_evidence(info: RetrievalInfo, best_unit: float) -> RetrievalInfo:
+    """Return `info` judged with its sources' best unit: for `cosine:MODEL` evidence,
+    the mean of the passage cosine and `best_unit` (the highest cosine between the
+    question and one quotable unit of the sources), of kind `cosine+sentence:MODEL`;
+    any other evidence unchanged."""
+    kind, _, model = (info.evidence_kind or "").partition(":")
+    if kind != COSINE or info.evidence is None:
+        return info
+    return replace(
+        info, evidence=(info.evidence + best_unit) / 2, evidence_kind=f"{WITH_SENTENCES}:{model}"
+    )
 
 
 def term_coverage(question: str, hits: Sequence[Hit]) -> float:

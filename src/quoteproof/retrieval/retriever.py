@@ -18,7 +18,7 @@ from quoteproof.defaults import DEFAULT_RERANK_KEEP as DEFAULT_RERANK_KEEP
 from quoteproof.errors import Hint, RetrievalError
 from quoteproof.model import Hit, RetrievalInfo, Via
 from quoteproof.retrieval.embedder import DENSE_EXTRA_HINT, Embedder, dense_available
-from quoteproof.retrieval.evidence import BM25_COVERAGE, term_coverage
+from quoteproof.retrieval.evidence import BM25_COVERAGE, COSINE, term_coverage
 from quoteproof.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
 from quoteproof.retrieval.rerank import Reranker
 from quoteproof.store.base import TRUNCATED_VECTORS_SETTING, Store, embedding_space_mismatch
@@ -143,7 +143,7 @@ class Retriever:
         if self.embedder is not None:
             dense = lists["dense"]
             evidence: float | None = dense[0].score if dense else None
-            kind = f"cosine:{self.embedder.model}"
+            kind = f"{COSINE}:{self.embedder.model}"
         else:
             evidence, kind = term_coverage(query, lists["bm25"]), BM25_COVERAGE
         if self._reranker is not None:
