@@ -13,10 +13,10 @@ PACKAGE = Path(quoteproof.__file__).parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("model", "defaults", "errors", "terms", "pdfium_lock"),
     ("store", "codec"),
-    ("ingest", "locations", "tables"),
+    ("ingest", "locations", "store_lookup", "tables"),
     ("retrieval",),
     ("quoting", "llm"),
-    ("strategies", "streaming", "receipts"),
+    ("strategies", "streaming", "receipts", "seal"),
     ("index", "audit", "audit_key", "keys"),
     ("service", "evaluation", "render"),
     ("cli", "cli_groups", "cli_options", "cli_messages", "server", "__main__", "__init__"),

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from quoteproof.codec import answer_from_dict, answer_to_dict
 from quoteproof.errors import UsageError
 from quoteproof.model import Answer, RecordedAnswer
+from quoteproof.seal import canonical_json
 from quoteproof.store.audit_chain import (
     AUDIT_HEAD_SETTING,
     GENESIS_HASH,
@@ -84,7 +85,7 @@ def record_answer(
     Raises StoreError when the key cannot be read or made.
     """
     scope = tuple(sorted(collections)) if collections is not None else (ALL_COLLECTIONS,)
-    body = json.dumps(answer_to_dict(answer), ensure_ascii=False, sort_keys=True)
+    body = canonical_json(answer_to_dict(answer))
     time = _now()
     key = index.signing_key()
     return index.store.append_audit(uuid.uuid4().hex, time, user, scope, body, key)
