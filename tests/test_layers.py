@@ -17,7 +17,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("retrieval",),
     ("quoting", "llm"),
     ("strategies", "streaming", "receipts", "seal"),
-    ("index", "audit", "audit_key", "keys"),
+    ("index", "audit", "audit_key", "keys", "signing_record"),
     ("service", "evaluation", "render"),
     ("cli", "cli_groups", "cli_options", "cli_messages", "server", "__main__", "__init__"),
 )

@@ -713,11 +713,13 @@ def _verify_audit(index: str, audit_key: Path | None, witness: Path | None) -> L
     from quoteproof.audit import read_witness, verify_log
     from quoteproof.audit_key import read_audit_key
     from quoteproof.index import Index
+    from quoteproof.signing_record import first_signed
 
     checkpoints = read_witness(witness) if witness is not None else []
     with Index.open(index, audit_key=audit_key) as idx:
         key = read_audit_key(idx.audit_key_path)
-        check = verify_log(idx.store, key, checkpoints)
+        signed_from = first_signed(idx.audit_key_path, idx.store.location)
+        check = verify_log(idx.store, key, checkpoints, signed_from)
     for problem in check.problems:
         print(visible_line(f"INVALID {problem}"))
     for line in check.notes:

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from helpers.audit import append_worker
+from helpers.raw_sql import raw_execute
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.ingest.pipeline import ingest_file
 from quoteproof.model import (
@@ -53,34 +54,11 @@ from quoteproof.store.refs import doc_id_candidates
 from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """Where an index is made: a fresh PostgreSQL database, or a directory."""
-    if request.param == "postgres":
-        return str(request.getfixturevalue("pg_database"))
-    return str(tmp_path / "idx")
-
-
 @pytest.fixture
 def store(location: str) -> Iterator[Store]:
     opened = open_store(location, create=True)
     yield opened
     opened.close()
-
-
-def raw_execute(location: str, sql: str) -> None:
-    """Run `sql` through a connection of its own, not through the store."""
-    if is_postgres_url(location):
-        import psycopg
-
-        with psycopg.connect(location, autocommit=True) as conn:
-            conn.execute(sql)
-        return
-    db = sqlite3.connect(Path(location) / DB_FILENAME, isolation_level=None)
-    try:
-        db.execute(sql)
-    finally:
-        db.close()
 
 
 def new_doc(path: str, paragraphs: list[str], title: str = "Doc") -> NewDocument:
