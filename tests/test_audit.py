@@ -12,13 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
 
+from helpers.cli import Ran, cli
 from quoteproof import Index
 from quoteproof.audit import answer_of, list_entries, record_answer, verify_log, visible_to
 from quoteproof.audit_key import audit_key_path, read_audit_key
-from quoteproof.cli import app
 from quoteproof.keys import authenticate, create_key
 from quoteproof.store.audit_chain import GENESIS_HASH, audit_hash, head_signature
 from quoteproof.store.sqlite import DB_FILENAME
@@ -208,21 +206,6 @@ def read_key() -> bytes:
     key = read_audit_key(audit_key_path())
     assert key is not None
     return key
-
-
-class Ran:
-    """What a command printed and its exit code (as `run` gives them)."""
-
-    def __init__(self, result: Result) -> None:
-        assert result.exception is None or isinstance(result.exception, SystemExit), (
-            result.exception
-        )
-        self.returncode, self.stdout, self.stderr = result.exit_code, result.stdout, result.stderr
-
-
-def cli(*args: str) -> Ran:
-    """The `quoteproof` command run in this process (its models stay loaded)."""
-    return Ran(CliRunner().invoke(app, list(args)))
 
 
 def verify(index_dir: Path, *options: str) -> Ran:

@@ -139,7 +139,8 @@ def test_cite_json_retries_an_uncited_reply_and_verify_marks_cited_passages(
     lines = verified.stdout.splitlines()
     assert f"ok      q1 [{dose}]" in lines
     assert f"ok      c1 [{dose}] (cited passage)" in lines
-    assert lines[-1] == "2 of 2 quotes verified"
+    assert "ok      answer: sealed, unchanged since it was made" in lines
+    assert lines[-1] == "2 of 2 quotes verified; the answer is sealed and unchanged"
 
 
 def test_cite_failing_twice_prints_the_validation_refusal(

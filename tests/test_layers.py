@@ -13,11 +13,11 @@ PACKAGE = Path(quoteproof.__file__).parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("model", "defaults", "errors", "terms", "pdfium_lock"),
     ("store", "codec"),
-    ("ingest", "locations", "tables"),
+    ("ingest", "locations", "store_lookup", "tables"),
     ("retrieval",),
     ("quoting", "llm"),
-    ("strategies", "streaming", "receipts"),
-    ("index", "audit", "audit_key", "keys"),
+    ("strategies", "streaming", "receipts", "seal"),
+    ("index", "audit", "audit_key", "keys", "signing_record"),
     ("service", "evaluation", "render"),
     ("cli", "cli_groups", "cli_options", "cli_messages", "server", "__main__", "__init__"),
 )

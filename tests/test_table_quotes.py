@@ -96,7 +96,11 @@ def test_recorded_table_rows_are_re_read_from_the_index(index: Index) -> None:
     forged_cell = TableCell(table.rows[1].cells[1].start, table.rows[1].cells[1].end, "0 (0.00)")
     forged_row = QuotedRow((table.rows[1].cells[0], forged_cell), quoted=True)
     forged = replace(quote, tables=(replace(table, rows=(table.rows[0], forged_row)),))
-    assert check_quote(forged, index.store).problems == ("its table rows do not match the index",)
+    (problem,) = check_quote(forged, index.store).problems
+    assert problem.startswith("tables differ: the answer says [")
+    assert "[Major bleeding | 0 (0.00)]" in problem
+    indexed = " ".join(f"[{' | '.join(cells)}]" for cells in (COLUMNS, ROWS[0]))
+    assert problem.endswith(f"the index says {indexed}")
     assert check_quote(quote, index.store).valid
     recorded = as_recorded(make_answer((QuoteSegment("q1"),), (replace(forged, tables=()),)))
     shown = verify_recorded(recorded, index.store)

@@ -9,10 +9,12 @@ the store keeps the head (last seq and hash), so `verify_log` finds any entry th
 was edited, deleted, reordered or cut off the end by accident. Against someone who
 can write the database, entries and head are signed with the operator's key
 (`audit_key`, kept outside the index): without it, no entry can be changed, added
-or re-hashed, nor the head moved back, unnoticed. What the key cannot show, the
-wholesale removal of the newest entries together with an older head and its
-signature (saved from an earlier look at the database), or of the whole log, a
-witness shows: checkpoints (`Checkpoint`: number of entries and head hash) that
+or re-hashed, nor the head moved back, unnoticed; and since the signing record
+beside the key (`signing_record`) says from which entry on the key signs an index's
+log, removing the signatures does not pass the log off as one written before
+signing began. What the key cannot show, the wholesale removal of the newest
+entries together with an older head and its signature (saved from an earlier look
+at the database), a witness shows: checkpoints (`Checkpoint`: number of entries and head hash) that
 the operator exports to a file kept elsewhere (`append_witness`) and `verify_log`
 checks the log against.
 
@@ -38,6 +40,8 @@ from typing import TYPE_CHECKING, Any
 from quoteproof.codec import answer_from_dict, answer_to_dict
 from quoteproof.errors import UsageError
 from quoteproof.model import Answer, RecordedAnswer
+from quoteproof.seal import canonical_json
+from quoteproof.signing_record import first_signed, record_first_signed
 from quoteproof.store.audit_chain import (
     AUDIT_HEAD_SETTING,
     GENESIS_HASH,
@@ -81,13 +85,37 @@ def record_answer(
     (`Index.signing_key`, made on first use), and return the new entry.
 
     `collections` is the scope the question was asked over (None: the whole index).
-    Raises StoreError when the key cannot be read or made.
+    Raises StoreError when the key cannot be read or made, or its signing record
+    (`signing_record`) cannot be read or written.
     """
     scope = tuple(sorted(collections)) if collections is not None else (ALL_COLLECTIONS,)
-    body = json.dumps(answer_to_dict(answer), ensure_ascii=False, sort_keys=True)
+    body = canonical_json(answer_to_dict(answer))
     time = _now()
     key = index.signing_key()
-    return index.store.append_audit(uuid.uuid4().hex, time, user, scope, body, key)
+    entry = index.store.append_audit(uuid.uuid4().hex, time, user, scope, body, key)
+    _record_signing(index, entry.seq)
+    return entry
+
+
+def _record_signing(index: Index, seq: int) -> None:
+    """Record beside the audit key the first entry it signed in this index's log
+    (`signing_record`), unless recorded already: an index signed before the record
+    existed is recorded with its first signed entry, not entry `seq`."""
+    key_path, location = index.audit_key_path, index.store.location
+    if first_signed(key_path, location) is None:
+        record_first_signed(key_path, location, _first_signed_entry(index.store, seq))
+
+
+def _first_signed_entry(store: Store, seq: int) -> int:
+    """The first signed entry of the log, entry `seq` (signed) at the latest; read
+    one entry at a time, so a log signed from its start costs one read."""
+    after = 0
+    while after < seq:
+        (entry,) = store.audit_entries(after_seq=after, limit=1)
+        if entry.signature is not None:
+            return entry.seq
+        after = entry.seq
+    return seq
 
 
 def _now() -> str:
@@ -173,6 +201,7 @@ class _Verifier:
 
     key: bytes | None
     witness: Sequence[Checkpoint]
+    signed_from: int | None  # the signing record's first signed entry of this log
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     previous: str = GENESIS_HASH
@@ -208,7 +237,14 @@ class _Verifier:
 
     def _signature(self, entry: AuditEntry) -> None:
         if entry.signature is None:
-            if self.first_signed is None:
+            if self.signed_from is not None and entry.seq >= self.signed_from:
+                self.problems.append(
+                    f"entry {entry.seq} ({entry.entry_id}): not signed, though the audit "
+                    f"key has signed this log since entry {self.signed_from} (its signing "
+                    "record says so): its signature was removed, or it was added without "
+                    "the key"
+                )
+            elif self.first_signed is None:
                 self.legacy.append(entry.seq)
             else:
                 self.problems.append(
@@ -251,6 +287,11 @@ class _Verifier:
                     f"the recorded head is not signed, though entry {self.first_signed} "
                     "is (moved without the audit key?)"
                 )
+            elif self.signed_from is not None and self.last.seq >= self.signed_from:
+                self.problems.append(
+                    "the recorded head is not signed, though the audit key has signed this "
+                    f"log since entry {self.signed_from} (its signing record says so)"
+                )
         elif self.key is None:
             self.unchecked += 1
         elif not hmac.compare_digest(head.signature, head_signature(self.key, head.seq, head.hash)):
@@ -261,6 +302,11 @@ class _Verifier:
 
     def finish(self) -> LogCheck:
         """The verdict, with the checkpoints the log does not reach and the notes."""
+        if self.signed_from is not None and (self.last is None or self.last.seq < self.signed_from):
+            self.problems.append(
+                f"entry {self.signed_from}, the first the audit key signed in this log (its "
+                "signing record says so), is missing (entries deleted or cut off)"
+            )
         for checkpoint in self.witness:
             if checkpoint.entries > 0 and checkpoint.entries not in self.seen:
                 self.problems.append(
@@ -279,9 +325,11 @@ class _Verifier:
             )
         elif self.legacy:
             self.notes.append(
-                f"none of the {self.count} entries is signed (written before entries were "
-                "signed): the chain shows accidental damage, not a rewrite by someone who "
-                "can write the database (a witness would show that)"
+                f"none of the {self.count} entries is signed, and the signing record beside "
+                "the audit key names no signed entry of this index: written before entries "
+                "were signed (or the index was moved from where the key signed it); the "
+                "chain shows accidental damage, not a rewrite by someone who can write the "
+                "database (a witness would show that)"
             )
         if self.witness:
             latest = max(self.witness, key=lambda checkpoint: checkpoint.entries)
@@ -298,13 +346,22 @@ class _Verifier:
 
 
 def verify_log(
-    store: Store, key: bytes | None = None, witness: Sequence[Checkpoint] = ()
+    store: Store,
+    key: bytes | None = None,
+    witness: Sequence[Checkpoint] = (),
+    signed_from: int | None = None,
 ) -> LogCheck:
     """Recompute the hash chain of the whole log, check every signature with `key`
     (None: signatures cannot be checked, a problem when there are any) and the
     recorded head, and check the log against the `witness` checkpoints: each names
-    an entry that must still be there with the hash it had. O(size of the log)."""
-    verifier = _Verifier(key, witness)
+    an entry that must still be there with the hash it had.
+
+    `signed_from` is the first entry the key signed in this log, as its signing
+    record says (`signing_record.first_signed`; None: not recorded): from it on,
+    every entry and the head must be signed and the log must reach it. Unsigned
+    entries before the first signed one are the log as it was before signing began.
+    O(size of the log)."""
+    verifier = _Verifier(key, witness, signed_from)
     for entry in _all_entries(store):
         verifier.entry(entry)
     verifier.head(store.get_setting(AUDIT_HEAD_SETTING))

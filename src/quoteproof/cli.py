@@ -61,6 +61,7 @@ from quoteproof.render.visible import visible_line
 if TYPE_CHECKING:
     from quoteproof.audit import LogCheck
     from quoteproof.index import Index
+    from quoteproof.receipts import AnswerCheck
     from quoteproof.retrieval.embed_index import EmbedReport
     from quoteproof.service import ScopedIndex
 
@@ -369,7 +370,7 @@ def ask(
     """
     from quoteproof.index import Index
     from quoteproof.render.html import render_html_page
-    from quoteproof.render.json import render_json
+    from quoteproof.render.json import json_text
     from quoteproof.render.live import answer_progress
     from quoteproof.render.markdown import render_markdown
     from quoteproof.render.terminal import render_terminal
@@ -380,13 +381,15 @@ def ask(
     with Index.open(index, retrieval=retrieval.settings(), audit_key=audit_key) as idx:
         idx.signing_key()  # a key that cannot be read or made fails before the question
         backend = backend_options.backend()
+        view = local_view(idx)
         with answer_progress(out if live else err, backend.name, live) as events:
-            asked = local_view(idx).ask(
+            asked = view.ask(
                 question, backend, choices.options(), collections=collection, events=events
             )
+        sealed = view.sealed_answer(asked) if format is AnswerFormat.json else None
     answer = asked.answer
-    if format is AnswerFormat.json:
-        print(render_json(answer))
+    if sealed is not None:
+        print(json_text(sealed, indent=2, allow_nan=False))
     elif format is AnswerFormat.markdown:
         print(render_markdown(answer, show_cited=show_cited))
     elif format is AnswerFormat.html:
@@ -571,22 +574,28 @@ def eval_set(
 def verify(
     answer_file: Annotated[Path, typer.Argument(help="An answer saved with --format json.")],
     index: IndexOption = DEFAULT_INDEX,
+    audit_key: AuditKeyOption = None,
 ) -> None:
-    """Re-check every quote of a saved answer against the index (exit 1 if any fails).
+    """Re-check a saved answer against the index (exit 1 if anything differs).
 
-    Passages that prose cites (cite and rationale modes) are checked too and marked
-    "(cited passage)".
+    Every quote's text, document, offsets, source path, label, section and pages are
+    compared with the index's; passages that prose cites (cite and rationale modes)
+    are checked too and marked "(cited passage)". The answer as a whole is checked
+    against its seal (signed with the audit key) and its audit log entry.
     """
-    from quoteproof.codec import answer_from_json
+    from quoteproof.codec import answer_from_dict
+    from quoteproof.codec.strict_json import loads_strict
     from quoteproof.errors import IndexNotFoundError
     from quoteproof.index import Index
+    from quoteproof.seal import split_seal
 
     try:
-        answer = answer_from_json(answer_file.read_text(encoding="utf-8"))
+        data = loads_strict(answer_file.read_text(encoding="utf-8"))
+        answer_from_dict(split_seal(data)[0])  # a file that is no answer fails first
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         fail(f"{answer_file}: not a readable quoteproof answer: {exc}")
     try:
-        opened = Index.open(index)
+        opened = Index.open(index, audit_key=audit_key)
     except IndexNotFoundError:
         default = " (the default)" if index == DEFAULT_INDEX else ""
         fail(
@@ -594,19 +603,39 @@ def verify(
             "answer came from; pass --index PATH (or set QUOTEPROOF_INDEX)"
         )
     with opened as idx:
-        checks = local_view(idx).verify(answer)
-    for check in checks:
-        kind = " (cited passage)" if check.cited else ""
-        quote = visible_line(f"{check.quote_id} [{check.ref}]")
-        if check.valid:
-            out.print(f"ok      {quote}{kind}", markup=False)
-        else:
-            problems = visible_line("; ".join(check.problems))
-            out.print(f"INVALID {quote}{kind}: {problems}", markup=False)
-    invalid = sum(not c.valid for c in checks)
-    out.print(f"{len(checks) - invalid} of {len(checks)} quotes verified", markup=False)
-    if invalid:
+        check = local_view(idx).verify_saved(data)
+        missing_key = None if idx.verification_key() is not None else idx.audit_key_path
+    _print_answer_check(check, missing_key)
+    if not check.valid:
         raise typer.Exit(1)
+
+
+def _print_answer_check(check: AnswerCheck, missing_key: Path | None) -> None:
+    """Print `verify`'s verdict: a line per quote and its notes, the seal's lines
+    (`missing_key`: where the audit key was looked for, when there was none), and
+    the count."""
+
+    def say(line: str) -> None:
+        out.print(visible_line(line), markup=False, soft_wrap=True)
+
+    for quote in check.quotes:
+        name = f"{quote.quote_id} [{quote.ref}]" + (" (cited passage)" if quote.cited else "")
+        say(f"ok      {name}" if quote.valid else f"INVALID {name}: {'; '.join(quote.problems)}")
+        for note in quote.notes:
+            say(f"note: {quote.quote_id} is from {note}")
+    seal = check.seal
+    for problem in seal.problems:
+        say(f"INVALID answer: {problem}")
+    if seal.sealed and not seal.problems:
+        say("ok      answer: sealed, unchanged since it was made")
+    for note in seal.notes:
+        say(f"note: {note}")
+    if seal.sealed and missing_key is not None:
+        say(f"note: no audit key at {missing_key} (--audit-key)")
+    invalid = sum(not quote.valid for quote in check.quotes)
+    verdict = "changed since it was made" if seal.problems else "unchanged"
+    whole = f"the answer is sealed and {verdict}" if seal.sealed else "the answer is unsealed"
+    say(f"{len(check.quotes) - invalid} of {len(check.quotes)} quotes verified; {whole}")
 
 
 @command("list", documents_app)
@@ -684,11 +713,13 @@ def _verify_audit(index: str, audit_key: Path | None, witness: Path | None) -> L
     from quoteproof.audit import read_witness, verify_log
     from quoteproof.audit_key import read_audit_key
     from quoteproof.index import Index
+    from quoteproof.signing_record import first_signed
 
     checkpoints = read_witness(witness) if witness is not None else []
     with Index.open(index, audit_key=audit_key) as idx:
         key = read_audit_key(idx.audit_key_path)
-        check = verify_log(idx.store, key, checkpoints)
+        signed_from = first_signed(idx.audit_key_path, idx.store.location)
+        check = verify_log(idx.store, key, checkpoints, signed_from)
     for problem in check.problems:
         print(visible_line(f"INVALID {problem}"))
     for line in check.notes:

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from quoteproof.audit_key import audit_key_path, signing_key
+from quoteproof.audit_key import audit_key_path, read_audit_key, signing_key
 from quoteproof.defaults import DEFAULT_ASK_TOP_K as DEFAULT_ASK_TOP_K
 from quoteproof.defaults import DEFAULT_INDEX as DEFAULT_INDEX
 from quoteproof.defaults import DEFAULT_SEARCH_TOP_K as DEFAULT_SEARCH_TOP_K
@@ -27,12 +27,8 @@ from quoteproof.model import (
     DEFAULT_COLLECTION,
     Answer,
     AnswerMode,
-    Box,
     Chunk,
-    Document,
     Hit,
-    Layout,
-    Location,
     RecordedAnswer,
     RetrievalInfo,
     SourceTable,
@@ -61,6 +57,7 @@ from quoteproof.retrieval.retriever import (
 )
 from quoteproof.store.base import Store, embedding_space_mismatch
 from quoteproof.store.open import open_store
+from quoteproof.store_lookup import StoreLookup
 from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 from quoteproof.strategies.registry import StrategyInputs, strategy_for
 from quoteproof.strategies.session import (
@@ -71,89 +68,11 @@ from quoteproof.strategies.session import (
 )
 from quoteproof.streaming import EventSink
 from quoteproof.tables import TableSession
-from quoteproof.tables.quoted import chunk_rows, quoted_tables
+from quoteproof.tables.quoted import chunk_rows
 from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
     from quoteproof.ingest.pipeline import IngestResult, IngestSettings
-    from quoteproof.locations import PdfBoxReader
-
-
-class StoreLookup:
-    """Adapts a `Store` to the resolver's `SourceLookup`: documents, neighbours, and
-    locations (pages from the stored layout, PDF boxes from the stored file, table
-    rows from the stored tables).
-
-    Keeps the layouts and tables it read, and each PDF it reads boxes from open, until `close`
-    (use as a context manager); stored versions never change, so the caches hold.
-    """
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self._readers: dict[tuple[str, int], PdfBoxReader] = {}
-        self._layouts: dict[tuple[str, int], Layout | None] = {}
-        self._tables: dict[tuple[str, int], tuple[SourceTable, ...]] = {}
-
-    def __enter__(self) -> StoreLookup:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Close the PDFs opened for boxes."""
-        for reader in self._readers.values():
-            reader.close()
-        self._readers.clear()
-        self._layouts.clear()
-        self._tables.clear()
-
-    def document(self, doc_id: str, version: int) -> Document | None:
-        """Return one stored document version, or None."""
-        return self._store.get_document(doc_id, version)
-
-    def neighbours(self, chunk: Chunk) -> Sequence[Chunk]:
-        """Return the chunks next to `chunk` in its document version."""
-        return self._store.neighbours(chunk)
-
-    def _reader(self, document: Document) -> PdfBoxReader | None:
-        key = (document.doc_id, document.version)
-        if key not in self._readers:
-            original = self._store.get_original(*key)
-            if original is None:
-                return None
-            from quoteproof.locations import PdfBoxReader  # loads PDFium only when needed
-
-            self._readers[key] = PdfBoxReader(original)
-        return self._readers[key]
-
-    def _stored_tables(self, doc_id: str, version: int) -> tuple[SourceTable, ...]:
-        key = (doc_id, version)
-        if key not in self._tables:
-            self._tables[key] = self._store.get_tables(*key)
-        return self._tables[key]
-
-    def table_rows(self, chunk: Chunk) -> Sequence[tuple[int, int]]:
-        """Return the body rows of the stored tables in `chunk`, as spans of its text."""
-        return chunk_rows(self._stored_tables(chunk.doc_id, chunk.doc_version), chunk)
-
-    def locate(self, document: Document, start: int, end: int, *, boxes: bool = True) -> Location:
-        """Return the pages of `document.text[start:end]`, its boxes when the document
-        is a PDF (and `boxes` is true), whether its text came from OCR, and the table
-        rows it covers (`tables.quoted_tables`)."""
-        key = (document.doc_id, document.version)
-        tables = self._stored_tables(*key)
-        rows = quoted_tables(document.text, tables, start, end)
-        if key not in self._layouts:
-            self._layouts[key] = self._store.get_layout(*key)
-        layout = self._layouts[key]
-        if layout is None:
-            return Location(None, tables=rows)
-        pages = layout.pages_of(start, end)
-        reader = self._reader(document) if layout.char_runs and boxes else None
-        found: tuple[Box, ...] = reader.boxes(layout, start, end) if reader else ()
-        ocr = bool(set(pages) & set(layout.ocr_pages))
-        return Location(pages or None, found, ocr, rows)
 
 
 def changed_any(results: Sequence[IngestResult]) -> bool:
@@ -344,6 +263,14 @@ class Index:
         if self._signing_key is None:
             self._signing_key = signing_key(self.audit_key_path, self.store.location)
         return self._signing_key
+
+    def verification_key(self) -> bytes | None:
+        """The key that checks this index's signatures (audit log entries, answer
+        seals): the one at `audit_key_path`, None when there is none (never made
+        here). Raises `StoreError` when it cannot be read."""
+        if self._signing_key is not None:
+            return self._signing_key
+        return read_audit_key(self.audit_key_path)
 
     def chunk(self, ref: str) -> Chunk | None:
         """Return the chunk with `ref` (of any stored version), or None."""

@@ -1,10 +1,27 @@
-"""Receipts: re-checking a saved answer's quotes against the index (`quoteproof verify`),
-and turning a recorded answer into a displayable one (`verify_recorded`)."""
+"""Receipts: re-checking a saved answer against the index (`quoteproof verify`), and
+turning a recorded answer into a displayable one (`verify_recorded`).
+
+A quote's fields are of three kinds. Those the index fixes are re-read from it and
+compared (`check_quote`): the document (`doc_id`, `doc_version`, `doc_sha256`, whose
+`source_path` it must have), the span (`ref`, `start`, `end`: inside the ref's chunk
+and the one after it), `text` and `text_sha256`, the chunk's `label` (which starts
+with the document's title) and `section`, the `pages` the span lies on, and, when the
+answer records them, `ocr` and the `tables` rows it covers (both added after the
+first release). `boxes` are recomputed from the stored PDF wherever they are drawn,
+never compared (they are read with PDFium, whose versions may differ by a fraction of
+a point). The others are the answer's own: `id`, and the model's `claimed_text`, with
+the `match`, `score` and `differs` found from it; only the answer's seal (`seal`)
+vouches for them, as for everything outside the quotes.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
+from quoteproof.codec import answer_from_dict
 from quoteproof.model import (
     Answer,
     ClaimedQuote,
@@ -15,21 +32,26 @@ from quoteproof.model import (
     QuoteSegment,
     RecordedAnswer,
     Rejected,
+    sha256_text,
 )
 from quoteproof.quoting.validate import quote_problems
-from quoteproof.store.base import Store
-from quoteproof.tables.quoted import quoted_tables
+from quoteproof.seal import SealCheck, check_seal, split_seal
+from quoteproof.store.base import AuditEntry, Store
+from quoteproof.store_lookup import StoreLookup
 
 
 @dataclass(frozen=True)
 class QuoteCheck:
     """The verdict on one quote: valid when `problems` is empty. `cited` marks a
-    passage from `Answer.cited` (cited by prose) rather than from `Answer.quotes`."""
+    passage from `Answer.cited` (cited by prose) rather than from `Answer.quotes`.
+    `notes` say what a reader should know that is no fault of the quote (its document
+    version has since been superseded or retired)."""
 
     quote_id: str
     ref: str
     problems: tuple[str, ...]
     cited: bool = False
+    notes: tuple[str, ...] = ()
 
     @property
     def valid(self) -> bool:
@@ -55,63 +77,185 @@ def _ref_problems(quote: QuoteReceipt, store: Store) -> list[str]:
     return []
 
 
-def _page_problems(quote: QuoteReceipt, store: Store) -> list[str]:
-    layout = store.get_layout(quote.doc_id, quote.doc_version)
-    expected = (layout.pages_of(quote.start, quote.end) or None) if layout else None
-    if quote.pages != expected:
-        return [f"pages {_pages(quote.pages)} do not match the index ({_pages(expected)})"]
-    return []
+def indexed_quote(
+    claim: QuoteReceipt, document: Document, store: Store, lookup: StoreLookup, *, boxes: bool
+) -> Quote:
+    """The quote the index gives for `claim`'s span of `document` (whose ref must be
+    in the index): every field the index fixes (see the module docstring) read from
+    it, boxes too when `boxes`; the answer's own fields taken from `claim`."""
+    chunk = store.get_chunk(claim.ref)
+    assert chunk is not None, "the ref was checked first"
+    text = document.text[claim.start : claim.end]
+    location = lookup.locate(document, claim.start, claim.end, boxes=boxes)
+    own = {name: getattr(claim, name) for name in _OWN_FIELDS}
+    return Quote(
+        **own,
+        ref=chunk.ref,
+        label=chunk.label,
+        doc_id=document.doc_id,
+        doc_version=document.version,
+        source_path=document.source_path,
+        start=claim.start,
+        end=claim.end,
+        text=text,
+        doc_sha256=document.sha256,
+        text_sha256=sha256_text(text),
+        section=chunk.section,
+        pages=location.pages,
+        boxes=location.boxes,
+        ocr=location.ocr,
+        tables=location.tables,
+    )
 
 
-def _pages(pages: tuple[int, ...] | None) -> str:
-    return "none" if not pages else ", ".join(map(str, pages))
+_OWN_FIELDS = ("id", "claimed_text", "match", "score", "differs")
+"""The fields of a quote that are the answer's own, not the index's."""
+
+_COMPARED = ("source_path", "label", "section", "pages")
+"""Fields the index fixes, compared beyond what `quote_problems` checks."""
+
+_COMPARED_WHEN_RECORDED = ("ocr", "tables")
+"""Fields added after the first release: compared when the answer records a value
+other than the default (an older answer lacks them)."""
 
 
-def _tables(quote: QuoteReceipt, document: Document, store: Store) -> tuple[QuotedTable, ...]:
-    """The table rows the quote's span covers, read from the stored document."""
-    stored = store.get_tables(document.doc_id, document.version)
-    return quoted_tables(document.text, stored, quote.start, quote.end)
-
-
-def _table_problems(quote: QuoteReceipt, document: Document, store: Store) -> list[str]:
-    """A recorded quote's table rows (when it records any) must be the index's."""
-    if quote.tables and quote.tables != _tables(quote, document, store):
-        return ["its table rows do not match the index"]
-    return []
-
-
-def _problems(quote: QuoteReceipt, document: Document | None, store: Store) -> list[str]:
-    problems = quote_problems(quote, document)
-    if document is not None:
-        problems += _ref_problems(quote, store) + _page_problems(quote, store)
-        problems += _table_problems(quote, document, store)
+def _field_problems(claim: QuoteReceipt, indexed: Quote) -> list[str]:
+    """Each compared field whose recorded value is not the index's, with both values."""
+    names = [*_COMPARED]
+    names += [name for name in _COMPARED_WHEN_RECORDED if getattr(claim, name)]
+    problems = []
+    for name in names:
+        recorded, actual = getattr(claim, name), getattr(indexed, name)
+        if recorded != actual:
+            verb = "differ" if name.endswith("s") else "differs"
+            problems.append(
+                f"{name} {verb}: the answer says {_shown(name, recorded)}, "
+                f"the index says {_shown(name, actual)}"
+            )
     return problems
 
 
-def check_quote(quote: QuoteReceipt, store: Store) -> QuoteCheck:
-    """Re-read `quote` from `store` and compare text, offsets, pages and both hashes."""
-    document = store.get_document(quote.doc_id, quote.doc_version)
-    return QuoteCheck(quote.id, quote.ref, tuple(_problems(quote, document, store)))
+def _shown(name: str, value: Any) -> str:
+    """A field's value as a message shows it."""
+    if name == "section":
+        return json.dumps(" › ".join(value), ensure_ascii=False) if value else "no section"
+    if name == "pages":
+        return "no pages" if not value else "page " + ", ".join(map(str, value))
+    if name == "tables":
+        return _tables_shown(value) if value else "no table rows"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _tables_shown(tables: tuple[QuotedTable, ...]) -> str:
+    """Table rows as `[cell | cell] [cell | cell]`, tables separated by `; `."""
+    return "; ".join(
+        " ".join("[" + " | ".join(cell.text for cell in row.cells) + "]" for row in table.rows)
+        for table in tables
+    )
+
+
+def _version_notes(claim: QuoteReceipt, document: Document, store: Store) -> tuple[str, ...]:
+    """Whether the quoted document version is still the current one."""
+    current = store.current_version(document.source_path)
+    where = f"version {document.version} of {document.source_path}"
+    if current is None:
+        return (f"{where}, since retired from the index",)
+    if current.version != document.version:
+        return (f"{where}, since superseded by version {current.version}",)
+    return ()
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """A claim read against the index: the index's quote (None when the document or
+    ref is missing), what differs, and the notes."""
+
+    indexed: Quote | None
+    problems: list[str]
+    notes: tuple[str, ...]
+
+
+def _read(claim: QuoteReceipt, store: Store, lookup: StoreLookup, *, boxes: bool) -> _Reading:
+    document = store.get_document(claim.doc_id, claim.doc_version)
+    problems = quote_problems(claim, document)
+    if document is None:
+        return _Reading(None, problems, ())
+    ref_problems = _ref_problems(claim, store)
+    if ref_problems:
+        return _Reading(None, problems + ref_problems, _version_notes(claim, document, store))
+    indexed = indexed_quote(claim, document, store, lookup, boxes=boxes)
+    problems += _field_problems(claim, indexed)
+    return _Reading(indexed, problems, _version_notes(claim, document, store))
+
+
+def check_quote(quote: QuoteReceipt, store: Store, *, cited: bool = False) -> QuoteCheck:
+    """Re-read `quote` from `store` and compare every field the index fixes (see the
+    module docstring); note a superseded or retired document version."""
+    with StoreLookup(store) as lookup:
+        return _check(quote, store, lookup, cited)
+
+
+def _check(quote: QuoteReceipt, store: Store, lookup: StoreLookup, cited: bool) -> QuoteCheck:
+    reading = _read(quote, store, lookup, boxes=False)
+    return QuoteCheck(quote.id, quote.ref, tuple(reading.problems), cited, reading.notes)
 
 
 def verify_answer(answer: Answer | RecordedAnswer, store: Store) -> list[QuoteCheck]:
     """Return one check per quote of `answer` (a fresh or a recorded one), in order,
     then one per cited passage (`answer.cited`, marked `cited`).
     O(quotes × document length)."""
-    checks = [check_quote(quote, store) for quote in answer.quotes]
-    checks += [replace(check_quote(quote, store), cited=True) for quote in answer.cited]
+    with StoreLookup(store) as lookup:
+        checks = [_check(quote, store, lookup, False) for quote in answer.quotes]
+        checks += [_check(quote, store, lookup, True) for quote in answer.cited]
     return checks
+
+
+@dataclass(frozen=True)
+class AnswerCheck:
+    """The verdict on a saved answer JSON: one check per quote and cited passage
+    (`verify_answer`), and the check of the answer as a whole against its seal."""
+
+    quotes: tuple[QuoteCheck, ...]
+    seal: SealCheck
+
+    @property
+    def valid(self) -> bool:
+        """True when every quote matches the index and the seal shows no change."""
+        return all(check.valid for check in self.quotes) and not self.seal.problems
+
+
+def verify_saved(
+    data: object,
+    store: Store,
+    key: bytes | None,
+    entry: Callable[[str], AuditEntry | None],
+) -> AnswerCheck:
+    """Check a saved answer JSON (`data`, as read from a file or a request): every
+    quote against `store`, and the whole against its seal (`seal.check_seal`) with
+    the audit `key` and the audit entry the seal names (`entry` of its id: None when
+    absent or not visible). Raises `ValueError` naming the first bad field when
+    `data` is not an answer (`codec.answer_from_dict`)."""
+    content, seal = split_seal(data)
+    recorded = answer_from_dict(content)
+    checks = tuple(verify_answer(recorded, store))
+    assert isinstance(content, dict), "answer_from_dict accepts only an object"
+    named = entry(seal.audit_entry) if seal is not None else None
+    return AnswerCheck(checks, check_seal(content, seal, key, named))
 
 
 def verify_recorded(record: RecordedAnswer, store: Store) -> Answer:
     """Return the displayable `Answer` of `record`: each claimed quote that passes
-    `check_quote` becomes a `Quote` whose text and table rows are re-read from the
-    stored document (`Document.text[start:end]`); one that fails is dropped from `quotes` (with its
-    segment) or `cited`, and listed in `rejected` with the reasons, so it is never
-    shown as verbatim. O(quotes × document length)."""
+    `check_quote` becomes the `Quote` the index gives for its span (`indexed_quote`:
+    text, label, section, pages, boxes, OCR and table rows all read from the index);
+    one that fails is dropped from `quotes` (with its segment) or `cited`, and listed
+    in `rejected` with the reasons, so it is never shown as verbatim.
+    O(quotes × document length)."""
     rejected = list(record.without_quotes.rejected)
-    quotes = _verified(record.quotes, store, rejected)
-    cited = _verified(record.cited, store, rejected)
+    with StoreLookup(store) as lookup:
+        quotes = _verified(record.quotes, store, lookup, rejected, boxes=True)
+        cited = _verified(record.cited, store, lookup, rejected, boxes=False)
     shown = {quote.id for quote in quotes}
     segments = tuple(
         segment
@@ -128,19 +272,22 @@ def verify_recorded(record: RecordedAnswer, store: Store) -> Answer:
 
 
 def _verified(
-    claims: tuple[ClaimedQuote, ...], store: Store, rejected: list[Rejected]
+    claims: tuple[ClaimedQuote, ...],
+    store: Store,
+    lookup: StoreLookup,
+    rejected: list[Rejected],
+    *,
+    boxes: bool,
 ) -> tuple[Quote, ...]:
     """The claims that verify, as quotes read from `store`; the others go to `rejected`."""
     quotes = []
     for claim in claims:
-        document = store.get_document(claim.doc_id, claim.doc_version)
-        problems = _problems(claim, document, store)
-        if document is None or problems:
+        reading = _read(claim, store, lookup, boxes=boxes)
+        if reading.indexed is None or reading.problems:
             reason = f"recorded quote {claim.id} no longer matches the index: "
-            rejected.append(Rejected(claim.text, reason + "; ".join(problems)))
+            rejected.append(Rejected(claim.text, reason + "; ".join(reading.problems)))
             continue
-        text = document.text[claim.start : claim.end]
-        quotes.append(_as_quote(claim, text=text, tables=_tables(claim, document, store)))
+        quotes.append(reading.indexed)
     return tuple(quotes)
 
 

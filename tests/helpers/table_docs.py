@@ -7,8 +7,8 @@ import io
 from pathlib import Path
 
 from quoteproof import Index
-from quoteproof.index import StoreLookup
 from quoteproof.model import Quote, Rejected
+from quoteproof.store_lookup import StoreLookup
 
 COLUMNS = ("Adverse reaction", "ELIQUIS N=9088 n (%)", "Warfarin N=9052 n (%)")
 ROWS = (

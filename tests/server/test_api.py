@@ -239,10 +239,13 @@ def test_verify_treats_other_collections_as_absent(server: Any) -> None:
     body = answer.json()
     assert body["quotes"]
     mine = client.post("/v1/verify", json=body, headers=server.b).json()
-    assert mine and all(check["valid"] for check in mine)
+    assert mine["valid"] and mine["quotes"] and all(check["valid"] for check in mine["quotes"])
     theirs = client.post("/v1/verify", json=body, headers=server.a).json()
-    assert [c["quote_id"] for c in theirs] == [c["quote_id"] for c in mine]
-    assert all(not c["valid"] and "not in the index" in c["problems"][0] for c in theirs)
+    assert [c["quote_id"] for c in theirs["quotes"]] == [c["quote_id"] for c in mine["quotes"]]
+    assert all(not c["valid"] and "not in the index" in c["problems"][0] for c in theirs["quotes"])
+    # B's audit entry is not A's to see: the answer is checked against its seal alone
+    assert not theirs["valid"] and theirs["answer"]["problems"] == []
+    assert "not in this index's log (or not visible to this key)" in theirs["answer"]["notes"][0]
 
 
 # --- answers, search, sources, documents ---
@@ -262,9 +265,12 @@ def test_ask_returns_the_answer_json_and_records_it(server: Any) -> None:
     entry = client.get(f"/v1/answers/{answer_id}", headers=server.a).json()
     assert entry["id"] == answer_id and entry["user"] == "alice"
     assert entry["collections"] == ["A"] and entry["answer"] == answer and entry["time"]
-    checks = client.post("/v1/verify", json=answer, headers=server.a).json()
+    assert answer["seal"]["audit_entry"] == answer_id
+    verdict = client.post("/v1/verify", json=answer, headers=server.a).json()
+    checks = verdict["quotes"]
     assert len(checks) == len(answer["quotes"]) + len(answer.get("cited", []))
     assert all(c["valid"] and c["problems"] == [] for c in checks)
+    assert verdict["valid"] and verdict["answer"] == {"sealed": True, "problems": [], "notes": []}
     assert client.get("/v1/answers/nope", headers=server.a).status_code == 404
 
 
@@ -369,8 +375,33 @@ def test_verify_reports_the_field_of_a_malformed_answer(server: Any) -> None:
     assert "quotes[0].start" in response.json()["error"]
     tampered = client.post("/v1/ask", json={"question": "shingles rash"}, headers=server.a).json()
     tampered["quotes"][0]["text"] = "Shingles is harmless."
-    checks = client.post("/v1/verify", json=tampered, headers=server.a).json()
-    assert not checks[0]["valid"]
+    verdict = client.post("/v1/verify", json=tampered, headers=server.a).json()
+    assert not verdict["valid"] and not verdict["quotes"][0]["valid"]
+    assert verdict["answer"]["problems"][0].startswith("quotes[0].text differs: the answer says")
+
+
+def test_verify_names_a_forged_attribution_and_the_index_value(server: Any) -> None:
+    """A quote relabelled as another source fails `/v1/verify`, which names the field
+    and what the index says, sealed or not (it used to verify: only the text,
+    offsets, version and pages were compared)."""
+    client = server.client
+    answer = client.post("/v1/ask", json={"question": "shingles rash"}, headers=server.a).json()
+    quote = answer["quotes"][0]
+    label, path = quote["label"], quote["source_path"]
+    quote["label"] = "FDA VEKLURY® label › 5 WARNINGS (p. 2)"
+    quote["source_path"] = "/official/fda/veklury_label.pdf"
+    unsealed = {key: value for key, value in answer.items() if key != "seal"}
+    for forged in (answer, unsealed):
+        verdict = client.post("/v1/verify", json=forged, headers=server.a).json()
+        assert not verdict["valid"] and not verdict["quotes"][0]["valid"]
+        problems = verdict["quotes"][0]["problems"]
+        assert problems == [
+            'source_path differs: the answer says "/official/fda/veklury_label.pdf", '
+            f"the index says {json.dumps(path)}",
+            'label differs: the answer says "FDA VEKLURY® label › 5 WARNINGS (p. 2)", '
+            f"the index says {json.dumps(label, ensure_ascii=False)}",
+        ]
+    assert verdict["answer"]["sealed"] is False and verdict["answer"]["problems"] == []
 
 
 def test_search_returns_hits_with_text(server: Any) -> None:

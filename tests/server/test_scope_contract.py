@@ -56,7 +56,7 @@ HTTP_ROUTES: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {
     # called with the server and `b`)
     ("POST", "/v1/ask"): ("ask", "/v1/ask", {"json": {"question": QUESTION}}),
     ("GET", "/v1/answers/{answer_id}"): ("entry", "/v1/answers/{b.entry}", {}),
-    ("POST", "/v1/verify"): ("verify", "/v1/verify", {"json": lambda s, b: b.answer}),
+    ("POST", "/v1/verify"): ("verify_saved", "/v1/verify", {"json": lambda s, b: b.answer}),
     ("GET", "/v1/search"): ("search", "/v1/search", {"params": {"q": QUESTION, "top_k": 50}}),
     ("GET", "/v1/sources/{doc_id}"): ("document", "/v1/sources/{b.doc}", {}),
     ("GET", "/v1/documents"): ("documents", "/v1/documents", {}),
@@ -103,7 +103,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the `ScopedIndex` methods called, in order."""
     seen: list[str] = []
     for name in ("ask", "search", "document", "chunk", "documents", "document_count",
-                 "retire", "verify", "entry", "history"):  # fmt: skip
+                 "retire", "verify_saved", "entry", "history"):  # fmt: skip
         original = getattr(ScopedIndex, name)
 
         def counted(self: ScopedIndex, *args: Any, _n: str = name, _f: Any = original,

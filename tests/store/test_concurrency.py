@@ -9,21 +9,12 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import pytest
-
 from helpers.concurrency import TOY_SPACE, ingest_worker, search_worker
 from quoteproof.store.open import open_store
 
 FILES = 40
 WORKERS = 4
 FILES_PER_WORKER = 30
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "postgres":
-        return str(request.getfixturevalue("pg_database"))
-    return str(tmp_path / "index")
 
 
 def write_files(folder: Path) -> list[Path]:

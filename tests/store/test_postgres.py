@@ -245,13 +245,27 @@ def test_bm25_statistics_follow_the_current_versions(store: PostgresStore) -> No
     store.add_document(paragraphs_doc("/a.txt", ["Gout attacks start in the big toe."]))
     store.add_document(paragraphs_doc("/b.txt", ["Anaemia has many causes.", "Iron helps."]))
     store.add_document(paragraphs_doc("/a.txt", ["Gout is a form of arthritis."]))  # retires v1
-    row = store._db.execute("SELECT chunks, tokens FROM bm25_stats").fetchone()
-    expected = store._db.execute(
-        "SELECT count(*) AS chunks, sum(length(search_text)) AS tokens FROM chunks WHERE is_current"
-    ).fetchone()
-    assert row is not None and expected is not None
-    assert (row["chunks"], row["tokens"]) == (expected["chunks"], expected["tokens"])
-    assert row["chunks"] == store.stats().chunks == 3
+    assert collection_statistics(store)["default"][0] == store.stats().chunks == 3
+
+
+def collection_statistics(store: PostgresStore) -> dict[str, tuple[int, int]]:
+    """The BM25 statistics per collection (chunks, tokens), checked against a count of
+    the current chunks."""
+    recorded = {
+        row["collection"]: (row["chunks"], row["tokens"])
+        for row in store._db.execute(
+            "SELECT collection, chunks, tokens FROM bm25_collection_stats WHERE chunks > 0"
+        ).fetchall()
+    }
+    counted = {
+        row["collection"]: (row["chunks"], row["tokens"])
+        for row in store._db.execute(
+            "SELECT collection, count(*) AS chunks, sum(length(search_text)) AS tokens "
+            "FROM chunks WHERE is_current GROUP BY collection"
+        ).fetchall()
+    }
+    assert recorded == counted
+    return recorded
 
 
 def test_dense_search_with_a_collection_falls_back_to_exact_when_others_crowd(
@@ -292,20 +306,12 @@ def test_bm25_statistics_follow_retirement(store: PostgresStore) -> None:
         dataclasses.replace(paragraphs_doc("/b.txt", ["Anaemia has causes.", "Iron."]), **HR)
     )
     store.retire_document(a.doc_id)
-
-    def counted() -> tuple[object, object]:
-        row = store._db.execute("SELECT chunks, tokens FROM bm25_stats").fetchone()
-        expected = store._db.execute(
-            "SELECT count(*) AS chunks, sum(length(search_text)) AS tokens FROM chunks "
-            "WHERE is_current"
-        ).fetchone()
-        assert row is not None and expected is not None
-        assert (row["chunks"], row["tokens"]) == (expected["chunks"], expected["tokens"])
-        return row["chunks"], row["tokens"]
-
-    assert counted()[0] == 2
+    assert {name: chunks for name, (chunks, _) in collection_statistics(store).items()} == {"hr": 2}
     store.add_document(paragraphs_doc("/a.txt", ["Gout attacks start in the big toe."]))
-    assert counted()[0] == 3
+    assert {name: chunks for name, (chunks, _) in collection_statistics(store).items()} == {
+        "hr": 2,
+        "default": 1,
+    }
 
 
 def test_schema_3_index_is_migrated_in_place(pg_database: str) -> None:

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from helpers.audit import append_worker
+from helpers.raw_sql import raw_execute
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.ingest.pipeline import ingest_file
 from quoteproof.model import (
@@ -50,15 +51,7 @@ from quoteproof.store.base import (
 )
 from quoteproof.store.open import is_postgres_url, open_store
 from quoteproof.store.refs import doc_id_candidates
-from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """Where an index is made: a fresh PostgreSQL database, or a directory."""
-    if request.param == "postgres":
-        return str(request.getfixturevalue("pg_database"))
-    return str(tmp_path / "idx")
+from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore, fts_table
 
 
 @pytest.fixture
@@ -66,21 +59,6 @@ def store(location: str) -> Iterator[Store]:
     opened = open_store(location, create=True)
     yield opened
     opened.close()
-
-
-def raw_execute(location: str, sql: str) -> None:
-    """Run `sql` through a connection of its own, not through the store."""
-    if is_postgres_url(location):
-        import psycopg
-
-        with psycopg.connect(location, autocommit=True) as conn:
-            conn.execute(sql)
-        return
-    db = sqlite3.connect(Path(location) / DB_FILENAME, isolation_level=None)
-    try:
-        db.execute(sql)
-    finally:
-        db.close()
 
 
 def new_doc(path: str, paragraphs: list[str], title: str = "Doc") -> NewDocument:
@@ -710,6 +688,48 @@ def test_schema_5_index_gets_the_tables_table(tmp_path: Path) -> None:
         assert store.get_tables(old.doc_id, old.version) == ()
         new = store.add_document(replace(new_doc("/new.txt", ["New words."]), tables=TABLES))
         assert store.get_tables(new.doc_id, new.version) == TABLES
+    finally:
+        store.close()
+
+
+def test_schema_7_search_is_migrated_to_statistics_per_collection(location: str) -> None:
+    store = open_store(location, create=True)
+    store.add_document(new_doc("/a.txt", ["Gout attacks the big toe.", "Rest helps gout."]))
+    hr = store.add_document(replace(new_doc("/b.txt", ["Gout is rare."]), collection="hr"))
+    hits = store.search_bm25("gout toe", 5)
+    assert len(hits) == 3
+    store.close()
+    if is_postgres_url(location):  # back to one set of statistics for the whole index
+        raw_execute(
+            location,
+            "CREATE TABLE bm25_stats (only_row BOOLEAN PRIMARY KEY DEFAULT true, "
+            "chunks BIGINT NOT NULL, tokens BIGINT NOT NULL)",
+        )
+        raw_execute(
+            location,
+            "INSERT INTO bm25_stats SELECT true, count(*), sum(length(search_text)) "
+            "FROM chunks WHERE is_current",
+        )
+        raw_execute(location, "DROP TABLE bm25_collection_stats")
+    else:  # back to one full-text table for the whole index
+        for collection in ("default", "hr"):
+            raw_execute(location, f"DROP TABLE {fts_table(collection)}")
+        raw_execute(
+            location,
+            "CREATE VIRTUAL TABLE chunks_fts USING fts5 (text, label, content='chunks', "
+            "content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')",
+        )
+        raw_execute(
+            location,
+            "INSERT INTO chunks_fts (rowid, text, label) SELECT id, text, label FROM chunks",
+        )
+    raw_execute(location, "UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+    store = open_store(location)
+    try:
+        migrated = store.search_bm25("gout toe", 5)
+        assert [hit.chunk.ref for hit in migrated] == [hit.chunk.ref for hit in hits]
+        assert [hit.score for hit in migrated] == pytest.approx([hit.score for hit in hits])
+        assert [hit.chunk.ref for hit in store.search_bm25("gout", 5, ["hr"])] == [f"{hr.doc_id}.1"]
     finally:
         store.close()
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from quoteproof import Index
 from quoteproof.cli import app
 from quoteproof.errors import StoreError
-from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore
+from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore, fts_table
 
 Setup = Callable[[int], str]
 
@@ -61,13 +61,17 @@ def page_count(store: SQLiteStore) -> int:
     return int(store._db.execute("PRAGMA page_count").fetchone()[0])
 
 
+COLLECTIONS = "SELECT DISTINCT collection FROM documents WHERE is_current = 1"
+
+
 def assert_consistent(index_dir: Path, absent: Path) -> None:
     """The index opens, passes SQLite's and FTS5's integrity checks, does not hold
     `absent`, and every document it holds is whole (chunks spanning its text)."""
     db = sqlite3.connect(index_dir / DB_FILENAME)
     try:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-        db.execute("INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 1)")
+        for table in (fts_table(name) for (name,) in db.execute(COLLECTIONS)):
+            db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
     finally:
         db.close()
     with Index.open(index_dir) as index:

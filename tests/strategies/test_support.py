@@ -14,13 +14,13 @@ from helpers.llm_servers import ToolReply
 from helpers.retrieval import ref_of
 from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
-from quoteproof.index import StoreLookup
 from quoteproof.llm.local import BUNDLED_MODEL_NOTICE, BUNDLED_NAME
 from quoteproof.model import Answer, ProseSegment, QuoteSegment, Rejected
 from quoteproof.render.html import render_answer_html
 from quoteproof.render.json import render_json
 from quoteproof.render.markdown import render_markdown
 from quoteproof.render.terminal import render_text
+from quoteproof.store_lookup import StoreLookup
 from quoteproof.strategies.quote import NO_MODEL_FALLBACK
 from quoteproof.strategies.rationale import answer_rationale
 from quoteproof.strategies.session import NOTHING_VERIFIABLE, AnswerSession

@@ -17,6 +17,8 @@ enum value, a bad span, a duplicate id or a dangling quote or data id raises
 (`quotes[2].start: expected an integer, got str`). Absent fields added later read
 as their defaults. Boxes are in PDF points, origin at the page's bottom left.
 Decoding checks shape only and never yields a displayable `Quote`. O(size).
+The `seal` key of an answer handed out sealed is not part of this format: it is
+split off (and checked) by `seal.split_seal` and `receipts.verify_saved` first.
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ the key lacks is 403; so is writing into one.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import unicodedata
@@ -23,8 +22,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 
-from quoteproof.codec import answer_from_dict, answer_to_dict
-from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_SEARCH_TOP_K, StoreLookup
+from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_SEARCH_TOP_K
 from quoteproof.ingest.files import SUPPORTED_SUFFIXES
 from quoteproof.ingest.sniff import mislabel_cause
 from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, AnswerMode, Document
@@ -35,6 +33,7 @@ from quoteproof.server.json_body import StrictJSONRoute
 from quoteproof.server.state import AppState, AppStateDep
 from quoteproof.service import AnswerOptions, Principal, ScopedIndex
 from quoteproof.store.base import check_collection_name
+from quoteproof.store_lookup import StoreLookup
 from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 from quoteproof.strategies.registry import mode_help
 
@@ -148,13 +147,33 @@ class AnswerRecordBody(BaseModel):
 
 
 class CheckBody(BaseModel):
-    """The verdict on one quote (`cited`: a passage cited by prose)."""
+    """The verdict on one quote (`cited`: a passage cited by prose); `notes` say
+    when its document version has since been superseded or retired."""
 
     quote_id: str
     ref: str
     valid: bool
     problems: list[str]
     cited: bool
+    notes: list[str]
+
+
+class SealBody(BaseModel):
+    """The verdict on the answer as a whole: `sealed` is false for an answer without
+    a seal (only its quotes were checked); `problems` list every change found since
+    it was made (each changed field named); `notes` what was not checked."""
+
+    sealed: bool
+    problems: list[str]
+    notes: list[str]
+
+
+class VerifyBody(BaseModel):
+    """`valid`: every quote matches the index and the seal shows no change."""
+
+    valid: bool
+    quotes: list[CheckBody]
+    answer: SealBody
 
 
 class BoxBody(BaseModel):
@@ -235,12 +254,11 @@ def ask(body: AskRequest, who: PrincipalDep, state: StateDep) -> JSONResponse:
     `collections`). The answer is recorded in the audit log; `Location` and
     `X-Answer-Id` name the entry (`GET /v1/answers/{id}`)."""
     options = AnswerOptions(body.mode, body.strictness, body.max_steps, body.top_k)
-    asked = state.view(who).ask(
-        body.question, state.backend(), options, collections=body.collections
-    )
+    view = state.view(who)
+    asked = view.ask(body.question, state.backend(), options, collections=body.collections)
     entry_id = asked.entry.entry_id
     return JSONResponse(
-        answer_to_dict(asked.answer),
+        view.sealed_answer(asked),
         headers={"Location": f"/v1/answers/{entry_id}", "X-Answer-Id": entry_id},
     )
 
@@ -254,7 +272,8 @@ def ask(body: AskRequest, who: PrincipalDep, state: StateDep) -> JSONResponse:
 def get_answer(answer_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     """Return a recorded answer; 404 unless the key may see every collection it was
     asked over."""
-    entry = state.view(who).entry(answer_id)
+    view = state.view(who)
+    entry = view.entry(answer_id)
     if entry is None:
         raise _not_found()
     return {
@@ -262,38 +281,47 @@ def get_answer(answer_id: str, who: PrincipalDep, state: StateDep) -> dict[str, 
         "time": entry.time,
         "user": entry.user,
         "collections": list(entry.collections),
-        "answer": json.loads(entry.body),
+        "answer": view.sealed_record(entry),
     }
 
 
 @router.post(
     "/verify",
-    summary="Re-check the quotes of a saved answer",
-    response_model=list[CheckBody],
+    summary="Re-check a saved answer: its quotes and its seal",
+    response_model=VerifyBody,
     responses={**_ERRORS, 400: {"model": ErrorBody, "description": "Not an answer JSON"}},
 )
 def verify(
     answer: Annotated[dict[str, Any], Body(description="An answer JSON (`quoteproof.answer/1`)")],
     who: PrincipalDep,
     state: StateDep,
-) -> list[dict[str, Any]]:
-    """Check every quote (and cited passage) of `answer` against the index, as
-    `quoteproof verify` does. Documents of collections the key lacks count as
-    absent."""
+) -> dict[str, Any]:
+    """Check every quote (and cited passage) of `answer` against the index, and the
+    answer as a whole against its seal, as `quoteproof verify` does. Documents of
+    collections the key lacks count as absent."""
     try:
-        parsed = answer_from_dict(answer)
+        check = state.view(who).verify_saved(answer)
     except ValueError as exc:
         raise HTTPException(400, f"not a valid answer: {exc}") from exc
-    return [
-        {
-            "quote_id": check.quote_id,
-            "ref": check.ref,
-            "valid": check.valid,
-            "problems": list(check.problems),
-            "cited": check.cited,
-        }
-        for check in state.view(who).verify(parsed)
-    ]
+    return {
+        "valid": check.valid,
+        "quotes": [
+            {
+                "quote_id": quote.quote_id,
+                "ref": quote.ref,
+                "valid": quote.valid,
+                "problems": list(quote.problems),
+                "cited": quote.cited,
+                "notes": list(quote.notes),
+            }
+            for quote in check.quotes
+        ],
+        "answer": {
+            "sealed": check.seal.sealed,
+            "problems": list(check.seal.problems),
+            "notes": list(check.seal.notes),
+        },
+    }
 
 
 # --- search and sources ---

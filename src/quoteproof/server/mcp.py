@@ -30,13 +30,13 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from quoteproof import __version__
-from quoteproof.codec import answer_to_dict
 from quoteproof.errors import QuoteproofError
-from quoteproof.index import Index, StoreLookup
+from quoteproof.index import Index
 from quoteproof.llm.base import Backend
 from quoteproof.model import AnswerMode, Quote, Rejected
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, resolve_quote
 from quoteproof.service import AnswerOptions, Principal, ScopedIndex
+from quoteproof.store_lookup import StoreLookup
 from quoteproof.strategies.registry import mode_help
 
 __all__ = ["MAX_SEARCH_TOP_K", "MCP_USER", "McpServer", "QuoteResult", "SearchHit", "Tools"]
@@ -210,7 +210,7 @@ class Tools:
             )
         except QuoteproofError as exc:
             raise ToolError(str(exc)) from exc
-        return answer_to_dict(asked.answer)
+        return self.view.sealed_answer(asked)
 
 
 class McpServer:

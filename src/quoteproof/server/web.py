@@ -47,7 +47,6 @@ from markupsafe import Markup
 
 from quoteproof.audit import answer_of
 from quoteproof.errors import QuoteproofError
-from quoteproof.index import StoreLookup
 from quoteproof.ingest.files import SUPPORTED_SUFFIXES
 from quoteproof.model import Answer, AnswerMode, ProseSegment, Quote
 from quoteproof.receipts import verify_recorded
@@ -64,6 +63,7 @@ from quoteproof.server.pdf_pages import PageView, page_geometry, page_views, ren
 from quoteproof.server.state import AppState, app_state
 from quoteproof.service import AnswerOptions, Asked, Principal, ScopedIndex
 from quoteproof.store.base import AuditEntry
+from quoteproof.store_lookup import StoreLookup
 from quoteproof.strategies.registry import STRATEGIES, modes, modes_for
 from quoteproof.streaming import (
     AnswerEvent,

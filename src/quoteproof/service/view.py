@@ -8,11 +8,13 @@ log shows only the entries the principal may see (`audit.visible_to`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from quoteproof.audit import list_entries, record_answer, visible_to
+from quoteproof.codec import answer_to_dict
 from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_SEARCH_TOP_K, Index
 from quoteproof.llm.base import Backend
 from quoteproof.model import (
@@ -22,14 +24,14 @@ from quoteproof.model import (
     Document,
     Hit,
     Layout,
-    RecordedAnswer,
     SourceTable,
 )
 from quoteproof.quoting.citations import Strictness
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
-from quoteproof.receipts import QuoteCheck, verify_answer
+from quoteproof.receipts import AnswerCheck, verify_saved
+from quoteproof.seal import SEAL_KEY, seal_entry
 from quoteproof.service.principal import Principal
-from quoteproof.store.base import AuditEntry, DocumentSummary, Store
+from quoteproof.store.base import AuditEntry, CurrentVersion, DocumentSummary, Store
 from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 from quoteproof.streaming import EventSink
 
@@ -95,6 +97,12 @@ class _ScopedStore:
             return ()
         return self._store.get_tables(doc_id, version)
 
+    def current_version(self, source_path: str) -> CurrentVersion | None:
+        current = self._store.current_version(source_path)
+        if current is None or self.get_document(current.doc_id, current.version) is None:
+            return None
+        return current
+
 
 class ScopedIndex:
     """`index` as `principal` sees it (see the module docstring). Methods that take
@@ -110,7 +118,8 @@ class ScopedIndex:
             else cast(Store, _ScopedStore(index.store, principal))
         )
         """The store's reading methods (documents, chunks, neighbours, layouts,
-        originals) limited to the principal's collections; nothing else may be used."""
+        originals, tables, current versions) limited to the principal's collections;
+        nothing else may be used."""
 
     def ask(
         self,
@@ -180,10 +189,29 @@ class ScopedIndex:
             return False
         return self._index.store.retire_document(doc_id)
 
-    def verify(self, answer: Answer | RecordedAnswer) -> list[QuoteCheck]:
-        """Re-check every quote of `answer`, fresh or recorded
-        (`receipts.verify_answer`); documents of other collections count as absent."""
-        return verify_answer(answer, self.store)
+    def verify_saved(self, data: object) -> AnswerCheck:
+        """Check a saved answer JSON, its quotes and its seal, with the index's audit
+        key (`receipts.verify_saved`); documents of other collections count as
+        absent, and so does an audit entry the principal may not see. Raises
+        `ValueError` when `data` is not an answer, StoreError when the key cannot
+        be read."""
+        key = self._index.verification_key()
+        return verify_saved(data, self.store, key, self.entry)
+
+    def sealed_answer(self, asked: Asked) -> dict[str, Any]:
+        """The answer of `asked` as answer JSON data (`codec.answer_to_dict`) with the
+        seal of its audit entry as the last key (`seal.seal_entry`, signed with the
+        index's audit key). Raises StoreError when the key cannot be read or made."""
+        return self._with_seal(answer_to_dict(asked.answer), asked.entry)
+
+    def sealed_record(self, entry: AuditEntry) -> dict[str, Any]:
+        """The answer recorded in `entry` as answer JSON data with its seal, as
+        `sealed_answer` gives it."""
+        return self._with_seal(json.loads(entry.body), entry)
+
+    def _with_seal(self, data: dict[str, Any], entry: AuditEntry) -> dict[str, Any]:
+        data[SEAL_KEY] = seal_entry(entry, self._index.signing_key()).to_data()
+        return data
 
     def entry(self, entry_id: str) -> AuditEntry | None:
         """An audit log entry, or None when it does not exist or is not visible."""

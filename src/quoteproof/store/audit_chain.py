@@ -39,6 +39,7 @@ __all__ = [
     "entry_signature",
     "head_signature",
     "head_value",
+    "keyed_signature",
     "parse_head",
 ]
 
@@ -76,20 +77,22 @@ def audit_hash(
     return sha256_text(canonical)
 
 
-def _hmac(key: bytes, *parts: str) -> str:
+def keyed_signature(key: bytes, *parts: str) -> str:
+    """HMAC-SHA256 under `key` (hex) of `parts` joined by NUL; the first part names
+    what is signed (its domain), so a signature of one kind never passes for another."""
     return hmac.new(key, "\x00".join(parts).encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 def entry_signature(key: bytes, entry_hash: str) -> str:
     """The signature of the entry whose chain hash is `entry_hash`: HMAC-SHA256 under
     `key` (hex). The hash covers the entry and, through the chain, all before it."""
-    return _hmac(key, "quoteproof-audit-entry", entry_hash)
+    return keyed_signature(key, "quoteproof-audit-entry", entry_hash)
 
 
 def head_signature(key: bytes, seq: int, entry_hash: str) -> str:
     """The signature of the head `seq:entry_hash`: HMAC-SHA256 under `key` (hex), in
     a domain of its own, so an entry's signature never passes for a head's."""
-    return _hmac(key, "quoteproof-audit-head", str(seq), entry_hash)
+    return keyed_signature(key, "quoteproof-audit-head", str(seq), entry_hash)
 
 
 @dataclasses.dataclass(frozen=True)

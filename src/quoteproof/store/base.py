@@ -35,7 +35,7 @@ from quoteproof.model import (
     sha256_text,
 )
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 Vectors = NDArray[np.float32]
 """Rows of unit-length float32 vectors (one row per text)."""
@@ -364,7 +364,9 @@ class Store(Protocol):
     ) -> list[Hit]:
         """Return up to `limit` current chunks ranked by BM25 for `query`, best first;
         with `collections`, only chunks of documents in those collections (filtered
-        before ranking is cut, so a collection's results never depend on another's)."""
+        before ranking is cut, so a collection's results never depend on another's).
+        Each chunk is scored with the BM25 statistics of its own collection: its score
+        depends on nothing another collection holds."""
         ...
 
     def search_dense(

@@ -13,9 +13,10 @@ PostgreSQL's own `ts_rank` has no IDF and ranks markedly worse (SciFact nDCG@10
 0.60 against 0.69).
 
 BM25 statistics (chunk count, average length, and a term's document frequency)
-are those of all current chunks; a collection filter only drops chunks of other
-collections from the ranking, so a chunk's score never depends on the filter (as
-in the SQLite store, whose FTS5 statistics are global).
+are those of a chunk's own collection, as in the SQLite store (an FTS5 table per
+collection): a chunk's score depends neither on the collections searched with it
+nor on what other collections hold, so a key scoped to some collections learns
+nothing of the others from scores.
 
 Dense search: the HNSW index (cosine distance) with `hnsw.ef_search` raised to twice
 the limit, filtered by a WHERE clause (current chunks, of the collections asked);
@@ -97,11 +98,12 @@ CONNECT_TIMEOUT_S = 10
 _BM25_K1, _BM25_B = 1.2, 0.75
 _LABEL_WEIGHT = 0.4  # a term in the label (weight C) counts 0.4, as in the SQLite store
 
-# Okapi BM25 over the matching current chunks: a term's frequency is read from the
+# Okapi BM25 over the matching current chunks of the collections searched, each
+# scored with its own collection's statistics: a term's frequency is read from the
 # chunk's tsvector (its positions, label ones weighted), its document frequency is
-# counted among the matches (every chunk holding a query term matches), and the
-# collection size and average length come from `bm25_stats`. `{only}` keeps the
-# chunks of the collections asked for (after counting document frequencies).
+# counted among the collection's matches (every chunk holding a query term matches),
+# and the collection's size and average length come from `bm25_collection_stats`.
+# `{only}` keeps the chunks of the collections asked for.
 _BM25_SQL = f"""
 WITH q AS (SELECT {{tsquery}} AS query),
 matched AS (
@@ -111,16 +113,17 @@ matched AS (
     FROM chunks c, q, LATERAL unnest(c.search_text) u
     WHERE c.is_current AND c.search_text @@ q.query
         AND u.lexeme = ANY (SELECT lexeme FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %s)))
+        AND {{only}}
 ),
-df AS (SELECT lexeme, count(*)::float8 AS n FROM matched GROUP BY lexeme),
+df AS (SELECT collection, lexeme, count(*)::float8 AS n FROM matched GROUP BY collection, lexeme),
 scored AS (
     SELECT m.id, sum(
         ln(1 + (s.chunks - df.n + 0.5) / (df.n + 0.5)) * m.tf * {_BM25_K1 + 1}
         / (m.tf + {_BM25_K1} * (1 - {_BM25_B} + {_BM25_B} * m.length
             / greatest(s.tokens::float8 / greatest(s.chunks, 1), 1)))
     ) AS score
-    FROM matched m JOIN df USING (lexeme), bm25_stats s
-    WHERE {{only}}
+    FROM matched m JOIN df USING (collection, lexeme)
+        JOIN bm25_collection_stats s USING (collection)
     GROUP BY m.id
 )
 SELECT {{columns}}, scored.score FROM scored JOIN chunks c ON c.id = scored.id
@@ -429,11 +432,15 @@ class PostgresStore:
         )
 
     def _count_for_bm25(self, doc_id: str, version: int, sign: int) -> None:
-        """Add (`sign` 1) or remove (-1) one version's chunks to the BM25 statistics."""
+        """Add (`sign` 1) or remove (-1) one version's chunks to the BM25 statistics
+        of its collection."""
         self._db.execute(
-            "UPDATE bm25_stats SET chunks = chunks + %s * s.n, tokens = tokens + %s * s.t "
-            "FROM (SELECT count(*) AS n, coalesce(sum(length(search_text)), 0) AS t "
-            "FROM chunks WHERE doc_id = %s AND doc_version = %s) s",
+            "INSERT INTO bm25_collection_stats (collection, chunks, tokens) "
+            "SELECT collection, %s * count(*), %s * coalesce(sum(length(search_text)), 0) "
+            "FROM chunks WHERE doc_id = %s AND doc_version = %s GROUP BY collection "
+            "ON CONFLICT (collection) DO UPDATE SET "
+            "chunks = bm25_collection_stats.chunks + EXCLUDED.chunks, "
+            "tokens = bm25_collection_stats.tokens + EXCLUDED.tokens",
             (sign, sign, doc_id, version),
         )
 
@@ -561,7 +568,7 @@ class PostgresStore:
         if not terms or limit <= 0 or wanted == []:
             return []
         tsquery = " || ".join([f"plainto_tsquery('{TEXT_SEARCH_CONFIG}', %s)"] * len(terms))
-        only = "true" if wanted is None else "m.collection = ANY (%s)"
+        only = "true" if wanted is None else "c.collection = ANY (%s)"
         rows = self._db.execute(
             _BM25_SQL.format(tsquery=tsquery, columns=_CHUNK_COLUMNS, only=only),
             (*terms, " ".join(terms), *([] if wanted is None else [wanted]), limit),

@@ -7,8 +7,9 @@ of `documents.collection`, which never changes) and `chunks.search_text`, a
 generated tsvector of the chunk text (weight A) and label (weight C) under the
 `TEXT_SEARCH_CONFIG` configuration, with a GIN index over current chunks only. The
 `embeddings.vector` column and its HNSW index are added by `embedding_ddl` once the
-dimension is known. `bm25_stats` holds the number of current chunks and of their
-tokens (positions of `search_text`), kept up to date by every write, for BM25.
+dimension is known. `bm25_collection_stats` holds, per collection, the number of
+current chunks and of their tokens (positions of `search_text`), kept up to date by
+every write, for BM25.
 
 The audit log (`audit_log`) is append-only: triggers refuse UPDATE, DELETE and
 TRUNCATE. Its `time` and `collections` (JSON) are kept as the exact text they were
@@ -84,6 +85,17 @@ ALTER TABLE embeddings DROP CONSTRAINT IF EXISTS embeddings_pkey;
 ALTER TABLE embeddings ADD PRIMARY KEY (key, part)"""
 """A key holds one row per passage of its chunk (`part` 0, 1, ...)."""
 
+_SCHEMA_8_DDL = """CREATE TABLE IF NOT EXISTS bm25_collection_stats (
+    collection TEXT PRIMARY KEY,
+    chunks BIGINT NOT NULL,
+    tokens BIGINT NOT NULL
+);
+INSERT INTO bm25_collection_stats (collection, chunks, tokens)
+    SELECT collection, count(*), coalesce(sum(length(search_text)), 0) FROM chunks
+    WHERE is_current GROUP BY collection ON CONFLICT (collection) DO NOTHING;
+DROP TABLE IF EXISTS bm25_stats"""
+"""BM25 statistics per collection (they were the whole index's, in `bm25_stats`)."""
+
 SCHEMA_DDL = f"""
 CREATE EXTENSION IF NOT EXISTS vector;
 CREATE TEXT SEARCH DICTIONARY {TEXT_SEARCH_CONFIG}_stem (TEMPLATE = snowball, Language = english);
@@ -150,16 +162,11 @@ CREATE TABLE IF NOT EXISTS originals (
     FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
 );
 CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY);
-CREATE TABLE IF NOT EXISTS bm25_stats (
-    only_row BOOLEAN PRIMARY KEY DEFAULT true CHECK (only_row),
-    chunks BIGINT NOT NULL,
-    tokens BIGINT NOT NULL
-);
-INSERT INTO bm25_stats (chunks, tokens) VALUES (0, 0) ON CONFLICT DO NOTHING;
 {_SCHEMA_4_DDL};
 {_SCHEMA_5_DDL};
 {_SCHEMA_6_DDL};
-{_SCHEMA_7_DDL}
+{_SCHEMA_7_DDL};
+{_SCHEMA_8_DDL}
 """
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -176,6 +183,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "WHERE EXISTS (SELECT 1 FROM embeddings) ON CONFLICT (key) DO NOTHING",
         *_SCHEMA_7_DDL.split(";\n"),
     ),
+    8: tuple(_SCHEMA_8_DDL.split(";\n")),
 }
 """Statements that bring a PostgreSQL index of schema version N-1 to N (the first
 PostgreSQL index had schema 3)."""

@@ -5,8 +5,11 @@ Dense search is exact: the vectors of current chunks are read into one matrix
 another), and multiplied with the query vector; a collection filter masks rows of
 that matrix. At the sizes one SQLite file serves this takes milliseconds.
 
-BM25 statistics (FTS5's) are those of all current chunks; a collection filter is a
-WHERE clause of the ranking query, so a chunk's score never depends on the filter.
+Full-text search: each collection has an FTS5 table of its own (`fts_table`) over
+its current chunks, so BM25 statistics (FTS5's: chunk count, average length, a
+term's document frequency) are those of a chunk's own collection. A chunk's score
+depends neither on the collections searched with it nor on what other collections
+hold: a key scoped to some collections learns nothing of the others from scores.
 
 The audit log is a table that triggers keep append-only; an entry's `seq` is the
 last one's plus one, read and written in one `BEGIN IMMEDIATE` transaction.
@@ -133,10 +136,6 @@ CREATE TABLE IF NOT EXISTS originals (
     FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
 );
 CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, doc_version, ordinal);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (
-    text, label, content='chunks', content_rowid='id',
-    tokenize='porter unicode61 remove_diacritics 2'
-);
 CREATE INDEX IF NOT EXISTS documents_by_collection ON documents (collection, is_current);
 CREATE TABLE IF NOT EXISTS audit_log (
     seq INTEGER PRIMARY KEY,
@@ -196,7 +195,12 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "INSERT OR IGNORE INTO meta (key, value) SELECT 'setting:truncated_vectors', '1' "
         "WHERE EXISTS (SELECT 1 FROM embeddings)",
     ),
+    # one full-text table per collection (`fts_table`), filled by `_fill_search_tables`
+    8: ("DROP TABLE IF EXISTS chunks_fts",),
 }
+
+_SEARCH_TABLES_SINCE = 8
+"""The schema version from which each collection has a full-text table of its own."""
 
 # Column weights for bm25(): chunk text counts fully, the label (title, sections) less.
 _BM25_WEIGHTS = (1.0, 0.4)
@@ -230,18 +234,36 @@ def _chunk_from_row(row: sqlite3.Row) -> Chunk:
     )
 
 
-def bm25_search_sql(limit: int, collections: int | None = None) -> str:
-    """Return the SQL of a BM25 search over current chunks (one `?`: the MATCH query,
-    then, with `collections`, that many `?`: the collections searched)."""
-    weights = ", ".join(str(w) for w in _BM25_WEIGHTS)
-    only = (
-        f"AND d.collection IN ({','.join('?' * collections)}) " if collections is not None else ""
-    )
+def fts_table(collection: str) -> str:
+    """The name of the FTS5 table of `collection`'s current chunks: the name written
+    in hex, so that every valid collection name makes a plain identifier."""
+    return "chunks_fts_" + collection.encode("utf-8").hex()
+
+
+def _create_fts_sql(collection: str) -> str:
     return (
-        f"SELECT {_CHUNK_COLUMNS}, -bm25(chunks_fts, {weights}) AS score "
-        "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {fts_table(collection)} USING fts5 ("
+        "text, label, content='chunks', content_rowid='id', "
+        "tokenize='porter unicode61 remove_diacritics 2')"
+    )
+
+
+def bm25_search_sql(limit: int, collections: Sequence[str]) -> str:
+    """Return the SQL of a BM25 search over the current chunks of `collections` (one
+    `?` per collection: the MATCH query), each scored with its own collection's
+    statistics, best first (ties by chunk id); only the best `limit` are joined to
+    their chunks."""
+    weights = ", ".join(str(w) for w in _BM25_WEIGHTS)
+    scored = " UNION ALL ".join(
+        f"SELECT rowid AS id, -bm25({table}, {weights}) AS score FROM {table} WHERE {table} MATCH ?"
+        for table in map(fts_table, collections)
+    )
+    best = f"SELECT id, score FROM ({scored}) ORDER BY score DESC, id LIMIT {int(limit)}"
+    return (
+        f"SELECT {_CHUNK_COLUMNS}, s.score AS score FROM ({best}) s "
+        "JOIN chunks c ON c.id = s.id "
         "JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version "
-        f"WHERE chunks_fts MATCH ? {only}ORDER BY score DESC LIMIT {int(limit)}"
+        "ORDER BY s.score DESC, c.id"
     )
 
 
@@ -376,12 +398,30 @@ class SQLiteStore:
                         self._db.execute(statement)
                 for statement in _TRIGGERS:
                     self._db.execute(statement)
+                if found < _SEARCH_TABLES_SINCE:
+                    self._fill_search_tables()
                 self._db.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                     (str(SCHEMA_VERSION),),
                 )
         except sqlite3.Error as exc:
             raise store_error(self.location, exc, _explain, "SQLite") from exc
+
+    def _fill_search_tables(self) -> None:
+        """Index the current chunks of every collection in that collection's own
+        full-text table (schema 8; inside the migration's transaction)."""
+        rows = self._db.execute(
+            "SELECT DISTINCT collection FROM documents WHERE is_current = 1"
+        ).fetchall()
+        for row in rows:
+            collection = row["collection"]
+            self._db.execute(_create_fts_sql(collection))
+            self._db.execute(
+                f"INSERT INTO {fts_table(collection)} (rowid, text, label) "
+                f"SELECT c.id, c.text, c.label FROM {_CHUNK_FROM} "
+                "WHERE d.is_current = 1 AND d.collection = ?",
+                (collection,),
+            )
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -488,9 +528,10 @@ class SQLiteStore:
                     for ordinal, chunk in enumerate(new.chunks, start=1)
                 ),
             )
+            self._db.execute(_create_fts_sql(new.collection))
             self._db.execute(
-                "INSERT INTO chunks_fts (rowid, text, label) SELECT id, text, label "
-                "FROM chunks WHERE doc_id = ? AND doc_version = ?",
+                f"INSERT INTO {fts_table(new.collection)} (rowid, text, label) "
+                "SELECT id, text, label FROM chunks WHERE doc_id = ? AND doc_version = ?",
                 (doc_id, version),
             )
             if new.layout is not None:
@@ -524,8 +565,13 @@ class SQLiteStore:
             "UPDATE documents SET is_current = 0 WHERE doc_id = ? AND version = ?",
             (doc_id, version),
         )
+        row = self._db.execute(
+            "SELECT collection FROM documents WHERE doc_id = ? AND version = ?",
+            (doc_id, version),
+        ).fetchone()
+        table = fts_table(row["collection"])
         self._db.execute(
-            "INSERT INTO chunks_fts (chunks_fts, rowid, text, label) "
+            f"INSERT INTO {table} ({table}, rowid, text, label) "
             "SELECT 'delete', id, text, label FROM chunks WHERE doc_id = ? AND doc_version = ?",
             (doc_id, version),
         )
@@ -636,15 +682,27 @@ class SQLiteStore:
         """Return up to `limit` current chunks ranked by BM25 for `query`, best first
         (of documents in `collections` only, when given)."""
         match = fts_match_query(query)
-        wanted = tuple(collections) if collections is not None else None
-        if match is None or limit <= 0 or wanted == ():
+        searched = self._searched_collections(collections)
+        if match is None or limit <= 0 or not searched:
             return []
-        sql = bm25_search_sql(limit, len(wanted) if wanted is not None else None)
-        rows = self._db.execute(sql, (match, *(wanted or ()))).fetchall()
+        sql = bm25_search_sql(limit, searched)
+        rows = self._db.execute(sql, (match,) * len(searched)).fetchall()
         return [
             Hit(chunk=_chunk_from_row(row), score=float(row["score"]), rank=rank)
             for rank, row in enumerate(rows, start=1)
         ]
+
+    def _searched_collections(self, collections: Iterable[str] | None) -> list[str]:
+        """The collections among `collections` (None: all) that hold current
+        documents, in name order: those with a full-text table to search."""
+        rows = self._db.execute(
+            "SELECT DISTINCT collection FROM documents WHERE is_current = 1 ORDER BY collection"
+        ).fetchall()
+        held = [row["collection"] for row in rows]
+        if collections is None:
+            return held
+        wanted = set(collections)
+        return [collection for collection in held if collection in wanted]
 
     def _current_vectors(self) -> _Matrix:
         """The vectors of current chunks as one matrix (a chunk's passages in
