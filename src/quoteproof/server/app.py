@@ -32,6 +32,7 @@ from quoteproof.errors import (
     AccessDeniedError,
     BackendConfigError,
     BackendError,
+    BackendTimeoutError,
     IndexNotFoundError,
     IngestError,
     QuoteproofError,
@@ -55,6 +56,7 @@ DESCRIPTION = (
 ERROR_STATUS: tuple[tuple[type[QuoteproofError], int], ...] = (
     (AccessDeniedError, 403),
     (BackendConfigError, 400),
+    (BackendTimeoutError, 504),
     (BackendError, 502),
     (IngestError, 422),
     (RetrievalError, 422),
