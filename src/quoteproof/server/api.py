@@ -43,6 +43,8 @@ router = APIRouter(prefix="/v1", tags=["v1"], route_class=StrictJSONRoute)
 MAX_TOP_K = 100
 MAX_CONTEXT = 10_000
 MAX_FILES_PER_UPLOAD = 100
+UPLOAD_ROUTE = ("POST", "/v1/documents")
+"""The upload route: its body may carry the upload limit, not the JSON one."""
 MAX_NAME_CHARS = 200
 SNIFF_BYTES = 1024
 
@@ -411,10 +413,6 @@ def retire(doc_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     return {"doc_id": doc_id, "retired": True}
 
 
-class UploadTooLarge(Exception):
-    """The request body grew past the upload limit."""
-
-
 def safe_name(raw: str | None) -> str:
     """The file name to store an upload under: the last component of `raw` (either
     separator), control and format characters (NUL, bidi overrides) replaced by
@@ -439,28 +437,6 @@ def upload_path(upload_dir: Path, name: str) -> Path:
     if not path.resolve().is_relative_to(upload_dir.resolve()) or path.parent.parent != upload_dir:
         raise HTTPException(400, f"unusable file name {name!r}")
     return path
-
-
-def _limited(request: Request, limit: int) -> Request:
-    """`request` whose body reading raises `UploadTooLarge` past `limit` bytes, so
-    at most one chunk beyond the limit is ever received."""
-    received = 0
-    receive = request.receive
-
-    async def limited_receive() -> Any:
-        nonlocal received
-        message = await receive()
-        if message["type"] == "http.request":
-            received += len(message.get("body", b""))
-            if received > limit:
-                raise UploadTooLarge
-        return message
-
-    return Request(request.scope, limited_receive)
-
-
-def _too_large(limit_mb: float) -> HTTPException:
-    return HTTPException(413, f"upload larger than the {limit_mb:g} MB limit")
 
 
 async def _checked_file(item: UploadFile) -> tuple[str, UploadFile]:
@@ -537,7 +513,7 @@ async def upload(
     `collection`, default `default`) and ingest them in the background: poll
     `GET /v1/jobs/{job}`. Every file is checked before any is stored; the whole
     request may carry at most the server's upload limit."""
-    form = await read_upload_form(request, state.config.max_upload_mb)
+    form = await read_upload_form(request)
     try:
         job = await ingest_upload(form, who, state)
     finally:
@@ -546,19 +522,11 @@ async def upload(
     return job.snapshot()
 
 
-async def read_upload_form(request: Request, limit_mb: float) -> FormData:
-    """The multipart form of an upload request, received only up to `limit_mb`
-    megabytes (413 past it). The caller closes it."""
-    limit = int(limit_mb * 1_000_000)
-    length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
-        raise _too_large(limit_mb)
-    try:
-        return await _limited(request, limit).form(
-            max_files=MAX_FILES_PER_UPLOAD, max_fields=MAX_FILES_PER_UPLOAD
-        )
-    except UploadTooLarge:
-        raise _too_large(limit_mb) from None
+async def read_upload_form(request: Request) -> FormData:
+    """The multipart form of an upload request (at most `MAX_FILES_PER_UPLOAD`
+    files and fields); the caller closes it. Its size is limited before it is read
+    (`server.body_limit`: the upload routes are `UPLOAD_ROUTES`)."""
+    return await request.form(max_files=MAX_FILES_PER_UPLOAD, max_fields=MAX_FILES_PER_UPLOAD)
 
 
 async def ingest_upload(form: FormData, who: Principal, state: AppState) -> Job:

@@ -580,7 +580,11 @@ def library_delete(
     return RedirectResponse("/library", status_code=303)
 
 
-@router.post("/library/upload", response_class=HTMLResponse)
+UPLOAD_ROUTE = ("POST", "/library/upload")
+"""The page's upload route: its body may carry the upload limit."""
+
+
+@router.post(UPLOAD_ROUTE[1], response_class=HTMLResponse)
 async def library_upload(request: Request, state: StateDep, who: MaybePrincipal) -> Response:
     """Upload files into a collection and start ingesting them (the API's checks:
     size limit, file types, mislabelled content, names, collection access)."""
@@ -591,7 +595,7 @@ async def library_upload(request: Request, state: StateDep, who: MaybePrincipal)
     from quoteproof.server import api
 
     try:
-        form = await api.read_upload_form(request, state.config.max_upload_mb)
+        form = await api.read_upload_form(request)
         try:
             refusal = _refusal(request, form.get(csrf.FIELD))
             if refusal is not None:
