@@ -9,6 +9,8 @@ the key lacks is 403; so is writing into one.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import re
 import shutil
@@ -458,16 +460,32 @@ async def _checked_file(item: UploadFile) -> tuple[str, UploadFile]:
     return name, item
 
 
-def _store_files(files: list[tuple[str, UploadFile]], upload_dir: Path) -> list[Path]:
-    """Write the uploads under `upload_dir`, each in a new folder."""
-    stored = []
-    for name, item in files:
-        path = upload_path(upload_dir, name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("xb") as out:
-            shutil.copyfileobj(item.file, out)
-        stored.append(path)
-    return stored
+def _store_and_submit(
+    files: list[tuple[str, UploadFile]], state: AppState, collection: str, user: str | None
+) -> Job:
+    """Write the uploads under the upload folder, each in a new folder, and submit
+    their ingest job (its record is durable when this returns). When the disk is
+    full or a write fails otherwise, nothing of the upload is kept: 507 (no space)
+    or 500, with the cause."""
+    stored: list[Path] = []
+    try:
+        for name, item in files:
+            path = upload_path(state.upload_dir, name)
+            stored.append(path)
+            path.parent.mkdir(parents=True)
+            with path.open("xb") as out:
+                shutil.copyfileobj(item.file, out)
+        return state.jobs.submit(stored, collection, user)
+    except OSError as exc:
+        for path in stored:
+            path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()
+        status = 507 if exc.errno in (errno.ENOSPC, errno.EDQUOT) else 500
+        cause = exc.strerror or str(exc)
+        raise HTTPException(
+            status, f"the upload could not be stored: {cause} (nothing of it was kept)"
+        ) from exc
 
 
 _UPLOAD_BODY: dict[str, Any] = {
@@ -504,6 +522,7 @@ _UPLOAD_BODY: dict[str, Any] = {
         400: {"model": ErrorBody, "description": "No file, a bad name or collection"},
         413: {"model": ErrorBody, "description": "Larger than the upload limit"},
         415: {"model": ErrorBody, "description": "Unsupported or mislabelled file"},
+        507: {"model": ErrorBody, "description": "No room to store it (nothing kept)"},
     },
 )
 async def upload(
@@ -532,7 +551,8 @@ async def read_upload_form(request: Request) -> FormData:
 async def ingest_upload(form: FormData, who: Principal, state: AppState) -> Job:
     """Check the upload `form` (its collection, which `who` must be allowed to write,
     and every file's name and type), store its files and submit their ingest job.
-    Raises `HTTPException` (400, 403, 415) before storing anything."""
+    Raises `HTTPException` (400, 403, 415) before storing anything, 507 or 500
+    when storing fails (then nothing is kept)."""
     collection = form.get("collection") or DEFAULT_COLLECTION
     if not isinstance(collection, str):
         raise HTTPException(400, "'collection' must be a form field, not a file")
@@ -546,9 +566,9 @@ async def ingest_upload(form: FormData, who: Principal, state: AppState) -> Job:
     if not items:
         raise HTTPException(400, "no file uploaded (multipart field 'file')")
     checked = [await _checked_file(item) for item in items]
-    paths = await run_in_threadpool(_store_files, checked, state.upload_dir)
-    # The job is written to its journal before the 202: off the event loop.
-    return await run_in_threadpool(state.jobs.submit, paths, collection, who.name)
+    # The files, and the job's journal record, are written before the 202: off the
+    # event loop.
+    return await run_in_threadpool(_store_and_submit, checked, state, collection, who.name)
 
 
 @router.get(
