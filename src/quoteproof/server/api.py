@@ -31,6 +31,7 @@ from quoteproof.ingest.files import SUPPORTED_SUFFIXES
 from quoteproof.ingest.sniff import mislabel_cause
 from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, AnswerMode, Document
 from quoteproof.render.hits import hit_to_dict
+from quoteproof.server import MAX_QUESTION_CHARS
 from quoteproof.server.auth import optional_principal, principal
 from quoteproof.server.jobs import Job
 from quoteproof.server.json_body import StrictJSONRoute
@@ -68,7 +69,7 @@ class ErrorBody(BaseModel):
 class AskRequest(BaseModel):
     """A question, and how to answer it."""
 
-    question: str = Field(min_length=1, max_length=10_000)
+    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     mode: AnswerMode = Field("quote", description=mode_help())
     strictness: Literal["strict", "lenient"] = "strict"
     max_steps: int = Field(DEFAULT_MAX_STEPS, ge=1, le=50)
@@ -309,7 +310,7 @@ def verify(
 def search(
     who: PrincipalDep,
     state: StateDep,
-    q: Annotated[str, Query(min_length=1, max_length=10_000, description="The query")],
+    q: Annotated[str, Query(min_length=1, max_length=MAX_QUESTION_CHARS, description="The query")],
     top_k: Annotated[int, Query(ge=1, le=MAX_TOP_K)] = DEFAULT_SEARCH_TOP_K,
     collection: Annotated[
         list[str] | None, Query(description="Only these collections (repeat for several)")

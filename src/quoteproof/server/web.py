@@ -56,7 +56,7 @@ from quoteproof.model import Answer, AnswerMode, ProseSegment, Quote
 from quoteproof.receipts import verify_recorded
 from quoteproof.render.html import render_answer_html, render_data_html, render_quote_html
 from quoteproof.render.visible import visible_line
-from quoteproof.server import csrf
+from quoteproof.server import MAX_QUESTION_CHARS, csrf
 from quoteproof.server.auth import (
     clear_key_cookie,
     cross_origin,
@@ -98,7 +98,6 @@ bidi and invisible characters shown (`render.visible.visible_line`), as the term
 shows them: "Invoice \u202egpj.exe" never reads "Invoice exe.jpg"."""
 templates = Jinja2Templates(env=_env)
 
-MAX_QUESTION_CHARS = 10_000
 HISTORY_LIMIT = 200
 
 StateDep = Annotated[AppState, Depends(app_state)]
