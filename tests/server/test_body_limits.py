@@ -9,6 +9,7 @@ all first).
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,7 +80,9 @@ def offer(
         with anyio.fail_after(60):
             await app(scope, receive, send)
 
-    anyio.run(call)
+    # On a thread of its own: the browser tests leave an event loop in this one.
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(anyio.run, call).result()
     start = next(m for m in sent if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     parsed = json.loads(body) if body.startswith(b"{") else {"text": body.decode()}
