@@ -15,7 +15,12 @@ from rich.console import Console
 
 from conftest import write_corpus
 from helpers.answers import make_data_result, make_quote
-from helpers.llm_servers import ScriptedAnthropicServer, ScriptedOpenAIServer, ToolReply
+from helpers.llm_servers import (
+    RawReply,
+    ScriptedAnthropicServer,
+    ScriptedOpenAIServer,
+    ToolReply,
+)
 from quoteproof import Index
 from quoteproof.render.live import Draft
 from quoteproof.streaming import (
@@ -194,6 +199,63 @@ def test_forced_stream_on_a_pipe_prints_the_final_answer_once(
     assert out.count("The first dose is 200 mg.") == 1
     assert panels(out) == [DOSE]
     assert out.count("Generated — not a quote") == 1
+
+
+# --- model servers that misbehave ----------------------------------------------------
+
+SSE = "text/event-stream"
+NOT_JSON_EVENTS = {
+    "openai": RawReply(
+        [
+            b'data: {"id": "c", "choices": [{"index": 0, "delta": {"content": "The"}}]}\n\n',
+            b"data: {not json\n\n",
+        ],
+        SSE,
+    ),
+    "anthropic": RawReply([b"event: message_start\ndata: {not json\n\n"], SSE),
+}
+
+
+def ask_scripted(
+    index: Path,
+    provider: str,
+    server: ScriptedOpenAIServer | ScriptedAnthropicServer,
+    *options: str,
+) -> subprocess.CompletedProcess[str]:
+    return run(
+        "ask", QUESTION, "--index", str(index), "--llm", provider,
+        "--base-url", server.base_url, "--model", "scripted", *options,
+        env=clean_env(ANTHROPIC_API_KEY="k"),
+    )  # fmt: skip
+
+
+def test_an_event_that_is_not_json_ends_a_streamed_ask_with_one_line(
+    index_dir: Path, openai_server: ScriptedOpenAIServer, anthropic_server: ScriptedAnthropicServer
+) -> None:
+    for provider, server in (("openai", openai_server), ("anthropic", anthropic_server)):
+        server.script = [NOT_JSON_EVENTS[provider]]
+        result = ask_scripted(index_dir, provider, server, "--stream")
+        assert result.returncode == 2, (provider, result.stderr)
+        assert errors(result.stderr) == [
+            f"error: the model server at {server.base_url} sent a reply that is not valid "
+            "JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
+        ]
+        assert server.requests[-1]["stream"] is True
+
+
+def test_the_timeout_bounds_a_whole_model_request(
+    index_dir: Path, openai_server: ScriptedOpenAIServer
+) -> None:
+    """A reply sent a byte every 0.2 s (40 s in all) never lets a 1 s time-out of one
+    read expire; `--timeout 1` still ends the ask, with the time-out error."""
+    openai_server.script = [RawReply([b" "] * 200 + [b"{}"], pause=0.2)]
+    result = ask_scripted(index_dir, "openai", openai_server, "--timeout", "1")
+    assert result.returncode == 2, result.stderr
+    assert errors(result.stderr) == [
+        f"error: the model server at {openai_server.base_url} sent no complete reply within "
+        "1 s (a slow model may need a longer --timeout SECONDS)"
+    ]
+    assert len(openai_server.requests) == 1
 
 
 # --- rationale -----------------------------------------------------------------------

@@ -906,6 +906,14 @@ def serve(
     max_upload_mb: Annotated[
         float, typer.Option("--max-upload-mb", min=0.001, help="Most one upload may carry.")
     ] = 50.0,
+    max_body_mb: Annotated[
+        float,
+        typer.Option(
+            "--max-body-mb",
+            min=0.001,
+            help="Most any other request may carry (a question, an answer to verify).",
+        ),
+    ] = 2.0,
     upload_dir: Annotated[
         Path | None,
         typer.Option(
@@ -965,6 +973,7 @@ def serve(
         threads=backend_options.threads,
         context=backend_options.ctx,
         max_upload_mb=max_upload_mb,
+        max_body_mb=max_body_mb,
         upload_dir=upload_dir,
         embed=embed,
         allowed_hosts=(*LOOPBACK_NAMES, host) if no_auth else None,

@@ -47,6 +47,7 @@ CLI_WORDING: dict[Hint, str] = {
         "(with --llm openai, anthropic or local)"
     ),
     Hint.NEED_COLLECTION: "{message} (--collection NAME)",
+    Hint.LONGER_TIMEOUT: "{message} (a slow model may need a longer --timeout SECONDS)",
 }
 """The CLI's message for each hint, formatted with the error's `facts` and its
 library `message`."""

@@ -227,7 +227,13 @@ class BackendOptions:
         ),
     ] = None
     timeout: Annotated[
-        float, typer.Option("--timeout", min=1.0, help="Seconds per model request.")
+        float,
+        typer.Option(
+            "--timeout",
+            min=1.0,
+            help="Seconds one model request may take in all, from sending it to the "
+            "reply's last byte (retries included).",
+        ),
     ] = DEFAULT_TIMEOUT_S
     grammar: Annotated[
         bool | None,

@@ -66,6 +66,8 @@ class Hint(StrEnum):
     """The answer mode needs a language model and none is configured (mode)."""
     NEED_COLLECTION = "need_collection"
     """An API key was asked for without a collection."""
+    LONGER_TIMEOUT = "longer_timeout"
+    """A model request ran out of time: allow it longer (url, seconds)."""
 
 
 class QuoteproofError(Exception):
@@ -126,6 +128,19 @@ class BackendUnavailableError(BackendError):
             f"cannot reach the model server at {url}: {cause}",
             hint=Hint.CHOOSE_SERVER,
             facts={"url": url},
+        )
+        self.url = url
+
+
+class BackendTimeoutError(BackendError):
+    """The model server at `url` did not finish its reply within the time one
+    request may take (`seconds`, from sending it to the reply's last byte)."""
+
+    def __init__(self, url: str, seconds: float) -> None:
+        super().__init__(
+            f"the model server at {url} sent no complete reply within {seconds:g} s",
+            hint=Hint.LONGER_TIMEOUT,
+            facts={"url": url, "seconds": f"{seconds:g}"},
         )
         self.url = url
 

@@ -15,6 +15,8 @@ whole corpus ingests in well under a second).
   uncaught page errors and Content-Security-Policy violations are collected in
   `problems`; any left when the test ends fail it (`problems.expect(pattern)`
   allows a console message the test asks for).
+- `spoofing_server` (module): a no-auth server over documents whose titles and file
+  names hold bidi overrides and zero-width characters (`SPOOFING_FILES`).
 - `held_server` (module): a no-auth server over the demo corpus whose uploads wait
   (queued) while its `hold` file exists.
 - `zoned_page`: the same, its browser in the time zone `ZONED_TIME_ZONE`.
@@ -104,6 +106,14 @@ def hostile_text(plant: str) -> str:
     return HOSTILE_TEMPLATE.format(plant=plant, Plant=plant.capitalize())
 
 
+SPOOFING_FILES = {
+    "invoice-\u202egpj.exe\u202c.md": "# Invoice \u202egpj.exe\u202c\n\nAmount due: 40 EUR.\n",
+    "pay\u200bpal.md": "# Pay\u200bPal re\u2060ceipt\ufeff\n\nPaid: 12 EUR.\n",
+}
+"""File name -> text: a right-to-left override makes "Invoice \u202egpj.exe" read
+"Invoice exe.jpg"; zero-width characters make "Pay\u200bPal" pass for "PayPal"."""
+
+
 # --- the index and the server -------------------------------------------------------
 
 
@@ -187,6 +197,22 @@ def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoServer
 def demo_origin(demo_server: DemoServer) -> str:
     """The origin of `demo_server`."""
     return demo_server.origin
+
+
+@pytest.fixture(scope="module")
+def spoofing_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoServer]:
+    """A no-auth server over the `SPOOFING_FILES` alone."""
+    root = tmp_path_factory.mktemp("spoofing")
+    folder = root / "files"
+    folder.mkdir()
+    for name, text in SPOOFING_FILES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    index_dir = root / "index"
+    with Index.open(index_dir, create=True) as index:
+        results = index.ingest([folder], embed=False)
+    assert [r.status for r in results] == ["added"] * len(SPOOFING_FILES)
+    with live_server(server_config(index_dir)) as origin:
+        yield DemoServer(origin, index_dir)
 
 
 @dataclass(frozen=True)

@@ -303,19 +303,34 @@ def test_upload_makes_a_document_searchable(
     assert any(word in text for text in texts), texts
     shoot(page, "09-ask-uploaded-document")
 
-    # deleting it (after the confirmation dialog) takes it out of the table and search
-    page.goto(f"{demo_origin}/library")
+    # Delete… asks first, on a page of its own (no browser dialog, which a browser
+    # may block or a user wave through), and says how to undo; Cancel keeps it
     dialogs: list[str] = []
-
-    def accept(dialog: Any) -> None:
-        dialogs.append(dialog.message)
-        dialog.accept()
-
-    page.once("dialog", accept)
+    page.on("dialog", lambda dialog: dialogs.append(dialog.message))
+    page.goto(f"{demo_origin}/library")
     row = page.locator("#library-table tr", has_text=upload.name)
-    row.get_by_role("button", name="Delete Field notes").click()
+    row.get_by_role("link", name="Delete Field notes…").click()
+    page.wait_for_url(re.compile(r"/library/[^/]+/retire$"))
+    assert page.locator("h1").inner_text() == "Delete “Field notes” from the library?"
+    expect(page.locator("main")).to_contain_text("To undo, upload the same file again")
+    shoot(page, "10-delete-confirmation")
+    page.get_by_role("link", name="Cancel, keep it").click()
+    page.wait_for_url(f"{demo_origin}/library")
+    expect(page.locator("#library-table tr", has_text=upload.name)).to_have_count(1)
+    response = page.request.get(f"{demo_origin}/v1/search", params={"q": word})
+    assert response.ok and response.json()["hits"]
+
+    # confirmed, it leaves the table and search, and the page says how to undo
+    row.get_by_role("link", name="Delete Field notes…").click()
+    page.get_by_role("button", name="Delete from the library").click()
+    notice = page.get_by_role("status").filter(has_text="Deleted")
+    expect(notice).to_have_text(
+        f"Deleted “Field notes” ({upload.name}) from the library. "
+        "To undo, upload the same file again."
+    )
     expect(page.locator("#library-table tr", has_text=upload.name)).to_have_count(0)
-    assert dialogs and dialogs[0].startswith("Remove this document from search?")
+    shoot(page, "11-deleted-with-undo-note")
+    assert dialogs == []
     response = page.request.get(f"{demo_origin}/v1/search", params={"q": word})
     assert response.ok and not response.json()["hits"]
 

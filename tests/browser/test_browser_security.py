@@ -10,6 +10,10 @@ becomes a verbatim box, an element or a running script.
   fake boxes only as text in the generated prose or the removed list; the streamed
   draft, watched by a MutationObserver, never held any other figure.
 
+- Spoofed names: titles and file names holding a right-to-left override or
+  zero-width characters are drawn with those characters shown (`\u202e`), in the
+  library, on the delete confirmation and in the source viewer.
+
 - Request forgery: a page on another port of 127.0.0.1 (the same site) whose
   images, form posts and fetch() calls try to make the browser ask, logged in by
   cookie or against a no-auth server: every request reaches the server and no
@@ -433,3 +437,40 @@ def test_a_draft_opens_no_generated_block_for_whitespace_between_quotes(
     assert seen["draftFigures"] >= 1, seen
     assert seen["prose"] == 0, seen
     assert result.locator("section.generated").count() == 0
+
+
+# --- names that pass for others ----------------------------------------------------
+
+HIDDEN = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+"""The characters that reorder or hide text: none may reach the page raw."""
+
+
+def test_bidi_and_zero_width_characters_in_names_are_shown(
+    page: Page, spoofing_server: DemoServer, shoot: Shoot
+) -> None:
+    origin = spoofing_server.origin
+    page.goto(f"{origin}/library")
+    table = page.locator("#library-table")
+    titles = table.locator("tbody th").all_inner_texts()
+    assert sorted(titles) == [
+        "Invoice \\u202egpj.exe\\u202c",
+        "Pay\\u200bPal re\\u2060ceipt\\ufeff",
+    ]
+    files = table.locator(".path-tail").all_inner_texts()
+    assert sorted(files) == ["invoice-\\u202egpj.exe\\u202c.md", "pay\\u200bpal.md"]
+    assert not HIDDEN.search(table.inner_text())
+    delete = table.get_by_role("link", name=re.compile(r"^Delete Invoice \\u202egpj"))
+    assert delete.count() == 1
+    shoot(page, "16-spoofed-names-in-the-library")
+
+    delete.click()
+    assert (
+        page.locator("h1").inner_text()
+        == "Delete “Invoice \\u202egpj.exe\\u202c” from the library?"
+    )
+    assert not HIDDEN.search(page.locator("main").inner_text())
+    assert not HIDDEN.search(page.title())
+    page.go_back()
+    table.get_by_role("link", name="Invoice \\u202egpj.exe\\u202c", exact=True).click()
+    assert page.locator("h1.source-title").inner_text() == "Invoice \\u202egpj.exe\\u202c"
+    assert not HIDDEN.search(page.locator(".source-meta").inner_text())

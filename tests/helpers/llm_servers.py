@@ -16,12 +16,16 @@ Both servers share one design (`ScriptedServer`):
 - A request with `"stream": true` is answered with server-sent events in the
   provider's format, the text and argument text split into pieces of up to
   `PIECE_CHARS` characters, so a client sees several deltas.
+- A `RawReply` is sent byte for byte, whatever the request: for replies a provider
+  would never send (truncated JSON, an event that is not JSON) and for a server
+  that sends its reply slowly.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,6 +35,7 @@ __all__ = [
     "PIECE_CHARS",
     "Call",
     "Event",
+    "RawReply",
     "Reply",
     "ScriptedAnthropicServer",
     "ScriptedOpenAIServer",
@@ -56,7 +61,24 @@ class ToolReply:
     text: str = ""
 
 
-Reply = str | ToolReply | tuple[int, dict[str, Any]] | Callable[[dict[str, Any]], str | ToolReply]
+@dataclass
+class RawReply:
+    """A reply sent as given: status 200, `content_type`, then `pieces` written one
+    after another with `pause` seconds before each piece after the first (a slow
+    server). The length is announced up front; a client that goes away ends it."""
+
+    pieces: list[bytes]
+    content_type: str = "application/json"
+    pause: float = 0.0
+
+
+Reply = (
+    str
+    | ToolReply
+    | RawReply
+    | tuple[int, dict[str, Any]]
+    | Callable[[dict[str, Any]], str | ToolReply]
+)
 
 Event = tuple[str | None, dict[str, Any] | str]
 """One server-sent event: its `event:` name (None: no name line) and its data (a dict
@@ -220,6 +242,9 @@ class ScriptedServer:
         if reply is None:
             _send(handler, 500, "application/json", json.dumps({"error": "the script is empty"}))
             return
+        if isinstance(reply, RawReply):
+            _send_raw(handler, reply)
+            return
         if isinstance(reply, tuple):
             _send(handler, reply[0], "application/json", json.dumps(reply[1]))
             return
@@ -255,6 +280,21 @@ def _send(
     handler.send_header("Content-Length", str(len(payload)))
     handler.end_headers()
     handler.wfile.write(payload)
+
+
+def _send_raw(handler: BaseHTTPRequestHandler, reply: RawReply) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Type", reply.content_type)
+    handler.send_header("Content-Length", str(sum(len(piece) for piece in reply.pieces)))
+    handler.end_headers()
+    try:
+        for number, piece in enumerate(reply.pieces):
+            if number and reply.pause:
+                time.sleep(reply.pause)
+            handler.wfile.write(piece)
+            handler.wfile.flush()
+    except OSError:  # the client went away (e.g. it gave up waiting)
+        return
 
 
 # --- OpenAI chat completions ---------------------------------------------------------

@@ -17,7 +17,12 @@ from typing import Any
 import pytest
 from fastapi.responses import JSONResponse
 
-from helpers.llm_servers import ScriptedOpenAIServer
+from helpers.llm_servers import (
+    RawReply,
+    ScriptedAnthropicServer,
+    ScriptedOpenAIServer,
+    ScriptedServer,
+)
 from quoteproof.audit import record_answer
 from quoteproof.index import Index
 from quoteproof.llm.extractive import ExtractiveBackend
@@ -364,6 +369,48 @@ def test_an_unreachable_model_server_is_502(server_with: Any, dead_server_url: s
     with server_with(llm="openai", model="m", base_url=dead_server_url, timeout=2.0) as server:
         response = server.client.post("/v1/ask", json={"question": "shingles"}, headers=server.a)
         assert response.status_code == 502 and response.json()["error"]
+
+
+def model_config(provider: str, server: ScriptedServer) -> dict[str, Any]:
+    """The `ServerConfig` fields of a backend talking to the scripted `server`."""
+    url = server.base_url  # type: ignore[attr-defined]
+    key = {"api_key": "k"} if provider == "anthropic" else {}
+    return {"llm": provider, "model": "m", "base_url": url, **key}
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_malformed_model_reply_is_a_json_502(
+    server_with: Any,
+    openai_server: ScriptedOpenAIServer,
+    anthropic_server: ScriptedAnthropicServer,
+    provider: str,
+) -> None:
+    model = openai_server if provider == "openai" else anthropic_server
+    model.script = [RawReply([b'{"id": "x", "choices": [{"index": 0, "message": {"cont'])]
+    with server_with(**model_config(provider, model)) as server:
+        before = audit_count(server)
+        response = server.client.post("/v1/ask", json={"question": "shingles"}, headers=server.a)
+        assert response.status_code == 502, response.text
+        error = response.json()["error"]
+        assert "sent a reply that is not valid JSON" in error and model.origin in error
+        assert audit_count(server) == before
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_model_reply_that_outlasts_the_timeout_is_a_json_504(
+    server_with: Any,
+    openai_server: ScriptedOpenAIServer,
+    anthropic_server: ScriptedAnthropicServer,
+    provider: str,
+) -> None:
+    """A reply sent a byte every 0.2 s (40 s in all) outlasts a 1 s time-out that
+    every single read keeps."""
+    model = openai_server if provider == "openai" else anthropic_server
+    model.script = [RawReply([b" "] * 200 + [b"{}"], pause=0.2)]
+    with server_with(**model_config(provider, model), timeout=1.0) as server:
+        response = server.client.post("/v1/ask", json={"question": "shingles"}, headers=server.a)
+        assert response.status_code == 504, response.text
+        assert "no complete reply within 1 s" in response.json()["error"]
 
 
 def test_verify_reports_the_field_of_a_malformed_answer(server: Any) -> None:

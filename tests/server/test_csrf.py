@@ -77,6 +77,7 @@ GET_ROUTES: dict[str, str] = {
     "/library": "/library?job={job}",
     "/library/table": "/library/table",
     "/library/jobs/{job_id}": "/library/jobs/{job}",
+    "/library/{doc_id}/retire": "/library/{doc}/retire",
     "/history": "/history",
     "/answers/{entry_id}": "/answers/{entry}?cited=1",
     "/login": "/login?next=/history",
@@ -87,7 +88,6 @@ FORMER_WRITES = [
     "/ask/stream?question=shingles&mode=quote",
     "/ask?question=shingles",
     "/library/upload",
-    "/library/{doc}/delete",
     "/logout",
 ]
 
@@ -144,7 +144,7 @@ WEB_POSTS: dict[str, tuple[str, Callable[[Any], dict[str, Any]]]] = {
             "files": [("file", ("planted.txt", b"Planted text.", "text/plain"))],
         },
     ),
-    "delete": ("/library/{doc}/delete", lambda s: {"data": {}}),
+    "retire": ("/library/{doc}/retire", lambda s: {"data": {}}),
     "login": ("/login", lambda s: {"data": {"key": s.key_b}}),
     "logout": ("/logout", lambda s: {"data": {}}),
 }

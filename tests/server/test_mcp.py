@@ -1,13 +1,16 @@
 """`quoteproof mcp`: the real server as a subprocess, driven by the MCP SDK's stdio client.
 
 One server per module (the session is entered once through an anyio blocking portal);
-the collection test starts a second one.
+the collection tests start others. The hostile-input tests give it the API's attacks:
+another collection's passages, fabricated quotes, malformed and oversized
+arguments, and lines no SDK client would send (`RawClient`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -208,3 +211,185 @@ def test_missing_index_exits_2_before_serving(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stdout == ""
     assert "no index at" in result.stderr
+
+
+# --- hostile input: the API's attacks, through MCP -------------------------------------
+
+SECRET = "The codename Bluebird is confidential and enrols 40 volunteers."
+
+
+@pytest.fixture(scope="module")
+def two_collections(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small corpus in collection A and a secret document in collection B."""
+    root = tmp_path_factory.mktemp("mcp-ab")
+    location = root / "index"
+    secret = root / "secret"
+    secret.mkdir()
+    (secret / "bluebird.md").write_text(f"# Project Bluebird\n\n{SECRET}\n", encoding="utf-8")
+    with Index.open(location, create=True) as index:
+        index.ingest([write_corpus(root)], embed=False, collection="A")
+        index.ingest([secret], embed=False, collection="B")
+    return location
+
+
+@pytest.fixture(scope="module")
+def client_a(two_collections: Path) -> Iterator[Client]:
+    with mcp_client("--index", str(two_collections), "--collection", "A") as started:
+        yield started
+
+
+def audit_count(index: Path) -> int:
+    with Index.open(index) as idx:
+        return len(idx.store.audit_entries())
+
+
+def test_another_collection_is_invisible_to_every_tool(
+    client_a: Client, two_collections: Path
+) -> None:
+    with Index.open(two_collections) as idx:
+        secret_ref = idx.search("Bluebird codename", top_k=1)[0].chunk.ref
+    assert client_a.data("search", query="Bluebird codename confidential")["result"] == []
+    unknown = client_a.call("quote", ref="zzzzzz.1")
+    hidden = client_a.call("quote", ref=secret_ref)
+    assert hidden.is_error and unknown.is_error
+    assert error_text(hidden) == error_text(unknown).replace("zzzzzz.1", secret_ref)
+    assert "Bluebird" not in error_text(hidden)
+    a_ref = find_ref(client_a, "antiviral acyclovir", "acyclovir")["ref"]
+    borrowed = client_a.call("quote", ref=a_ref, words=SECRET)
+    assert borrowed.is_error and "Bluebird" not in error_text(borrowed)
+    answer = client_a.data("ask", question="What is the codename Bluebird and who enrols?")
+    assert answer["status"] == "refused" and answer["quotes"] == []
+    assert "Bluebird" not in json.dumps(answer).replace(answer["question"], "")
+
+
+def test_fabricated_quotes_come_back_as_the_source_words_or_not_at_all(
+    client_a: Client, two_collections: Path
+) -> None:
+    ref = find_ref(client_a, "antiviral acyclovir", "72 hours")["ref"]
+    changed = "can shorten the attack if started within 48 hours of the rash"
+    quote = client_a.data("quote", ref=ref, words=changed)
+    assert quote["text"] == "can shorten the attack if started within 72 hours of the rash"
+    assert quote["claimed_text"] == changed and quote["differs"] and "48" in quote["differs"]
+    check_receipt(two_collections, quote)
+    for invented in (
+        "Shingles never comes back after one dose of valacyclovir.",
+        "Normal blood pressure is lower than 120/80 mmHg.",  # another document's words
+        "",
+    ):
+        result = client_a.call("quote", ref=ref, words=invented)
+        if invented:
+            assert result.is_error, invented
+            assert "nothing was quoted" in error_text(result)
+        else:  # no words: the whole passage, verbatim
+            check_receipt(two_collections, client_a.data("quote", ref=ref, words=invented))
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "problem"),
+    [
+        ("search", {"query": "x", "top_k": "abc"}, "valid integer"),
+        ("search", {"query": "x", "top_k": 0}, "greater than or equal to 1"),
+        ("search", {"query": "x", "top_k": 51}, "less than or equal to 50"),
+        ("search", {"query": "x", "top_k": 2.5}, "valid integer"),
+        ("search", {}, "Field required"),
+        ("search", {"query": ["shingles"]}, "valid string"),
+        ("quote", {"ref": 5}, "valid string"),
+        ("quote", {"ref": "x", "words": {"a": 1}}, "valid string"),
+        ("ask", {"question": "x", "mode": "evil"}, "'quote', 'cite', 'rationale' or 'agent'"),
+        ("search", {"query": "   "}, "the query is empty"),
+        ("ask", {"question": " \n "}, "the question is empty"),
+        ("search", {"query": "shingles " * 1200}, "at most 10000 characters"),
+        ("ask", {"question": "shingles " * 1200}, "at most 10000 characters"),
+        ("quote", {"ref": "k" * 101}, "at most 100 characters"),
+        ("quote", {"ref": "x", "words": "rash " * 2001}, "at most 10000 characters"),
+    ],
+)
+def test_malformed_and_oversized_arguments_are_tool_errors(
+    client_a: Client, two_collections: Path, tool: str, arguments: dict[str, Any], problem: str
+) -> None:
+    before = audit_count(two_collections)
+    result = client_a.call(tool, **arguments)
+    assert result.is_error
+    message = error_text(result)
+    assert problem in message and len(message) < 2000
+    assert audit_count(two_collections) == before
+    assert client_a.data("search", query="acyclovir", top_k=1)["result"]
+
+
+class RawClient:
+    """`quoteproof mcp` driven line by line over its stdin and stdout, to send what
+    no SDK client would (JSON with lone surrogates, lines that are not JSON)."""
+
+    def __init__(self, index: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "quoteproof", "mcp", "--index", str(index)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.send(
+            '{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {'
+            '"protocolVersion": "2025-06-18", "capabilities": {}, '
+            '"clientInfo": {"name": "raw", "version": "0"}}}'
+        )
+        assert self.reply()["id"] == 0
+        self.send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+
+    def send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode("utf-8", "surrogatepass") + b"\n")
+        self.process.stdin.flush()
+
+    def reply(self, timeout: float = 30) -> dict[str, Any]:
+        """The next line the server writes; AssertionError when none comes in time."""
+        assert self.process.stdout is not None
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        assert ready, "the server sent no reply"
+        reply: dict[str, Any] = json.loads(self.process.stdout.readline())
+        return reply
+
+    def call(self, request_id: int, tool: str, raw_arguments: str) -> dict[str, Any]:
+        self.send(
+            f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/call", '
+            f'"params": {{"name": "{tool}", "arguments": {raw_arguments}}}}}'
+        )
+        return self.reply()
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def test_a_line_that_cannot_be_read_is_answered_and_the_server_goes_on(mcp_index: Path) -> None:
+    """A lone surrogate (`"\\ud83d"`: JSON, but not text) or a line that is not JSON
+    once made the server drop the request without a reply: the client waited for
+    ever."""
+    before = audit_count(mcp_index)
+    raw = RawClient(mcp_index)
+    try:
+        for number, (tool, arguments, path) in enumerate(
+            [
+                ("search", '{"query": "\\ud83d shingles"}', "params.arguments.query"),
+                ("ask", '{"question": "rash \\udc00"}', "params.arguments.question"),
+                ("quote", '{"ref": "\\ud800"}', "params.arguments.ref"),
+                ("quote", '{"ref": "x", "words": "\\udfff"}', "params.arguments.words"),
+            ],
+            start=1,
+        ):
+            reply = raw.call(number, tool, arguments)
+            assert reply["id"] == number
+            assert reply["error"]["code"] == -32602
+            assert reply["error"]["message"].startswith(f"Invalid params: {path}: holds a lone")
+        raw.send("this is not JSON")
+        reply = raw.reply()
+        assert reply["id"] is None and reply["error"]["code"] == -32700
+        raw.send('{"jsonrpc": "2.0", "id": 9, "method": 5}')
+        reply = raw.reply()
+        assert reply["id"] == 9 and reply["error"]["code"] == -32600
+        works = raw.call(10, "search", '{"query": "acyclovir", "top_k": 1}')
+        assert works["id"] == 10 and not works["result"].get("isError")
+        assert "acyclovir" in works["result"]["content"][0]["text"]
+        assert audit_count(mcp_index) == before  # the refused ask was not recorded
+    finally:
+        raw.close()

@@ -722,14 +722,31 @@ def test_library_lists_uploads_and_deletes(fresh_client: TestClient, tmp_path: P
     doc = next(
         d for d in fresh_client.get("/v1/documents").json()["documents"] if d["title"] == "Notes"
     )
+    # Delete… leads to a confirmation page (a GET: nothing is retired yet) that says
+    # how to undo; only its form retires the document.
+    retire = f"/library/{doc['doc_id']}/retire"
+    links = [a for a in table.find_all("a") if a.attrs.get("href") == retire]
+    assert [a.text() for a in links] == ["Delete…"]
+    confirm = page_ok(fresh_client, retire)
+    assert "To undo, upload the same file again" in " ".join(confirm.text().split())
+    (form,) = [f for f in confirm.find_all("form") if f.attrs.get("action") == retire]
+    assert form.attrs["method"] == "post"
+    listed = fresh_client.get("/v1/documents").json()["documents"]
+    assert doc["doc_id"] in [d["doc_id"] for d in listed]
     token = with_token(fresh_client)
-    delete = f"/library/{doc['doc_id']}/delete"
-    deleted = fresh_client.post(delete, data=token, headers={"HX-Request": "true"})
-    assert deleted.status_code == 200
-    after = parse(deleted.text)
-    assert after.iter()[1].attrs["id"] == "library-table"
+    retired = fresh_client.post(retire, data=token, follow_redirects=False)
+    assert retired.status_code == 303
+    assert retired.headers["location"] == f"/library?retired={doc['doc_id']}"
+    after = page_ok(fresh_client, retired.headers["location"])
+    (notice,) = after.find_all("p", "retired-notice")
+    assert " ".join(notice.text().split()) == (
+        "Deleted “Notes” (notes.md) from the library. To undo, upload the same file again."
+    )
     assert "Notes" not in [th.text().strip() for th in after.find_all("th")]
-    assert fresh_client.post(delete, data=token).status_code == 404
+    listed = fresh_client.get("/v1/documents").json()["documents"]
+    assert doc["doc_id"] not in [d["doc_id"] for d in listed]
+    assert fresh_client.post(retire, data=token).status_code == 404
+    assert fresh_client.get(retire).status_code == 404
 
 
 def test_upload_checks_are_the_apis(fresh_client: TestClient) -> None:

@@ -44,7 +44,8 @@ from quoteproof.llm.base import (
     Usage,
     model_capabilities,
 )
-from quoteproof.llm.errors import sdk_errors
+from quoteproof.llm.deadline import DeadlineExceeded, deadline_transport, time_limit
+from quoteproof.llm.errors import checked, read_replies, reply_errors, sdk_errors
 from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, public_url
 
 __all__ = ["AnthropicBackend"]
@@ -152,21 +153,29 @@ def _messages_params(model: str, request: CompletionRequest) -> _MessagesParams:
 
 def _completion(message: AnthropicMessage) -> Completion:
     """The reply's text blocks concatenated, its `tool_use` blocks as tool calls (the
-    arguments being the JSON encoding of each `input`), and its usage."""
+    arguments being the JSON encoding of each `input`), and its usage. Raises
+    `TypeError` (or another `MALFORMED_REPLY` error) for a reply of the wrong shape."""
     blocks = message.content
-    return Completion(
-        text="".join(b.text for b in blocks if isinstance(b, TextBlock)),
-        model=message.model,
-        usage=Usage(message.usage.input_tokens, message.usage.output_tokens),
-        tool_calls=tuple(
-            ToolCall(b.id, b.name, json.dumps(b.input, ensure_ascii=False))
-            for b in blocks
-            if isinstance(b, ToolUseBlock)
-        ),
+    return checked(
+        Completion(
+            text="".join(b.text for b in blocks if isinstance(b, TextBlock)),
+            model=message.model,
+            usage=Usage(message.usage.input_tokens, message.usage.output_tokens),
+            tool_calls=tuple(
+                ToolCall(b.id, b.name, json.dumps(b.input, ensure_ascii=False))
+                for b in blocks
+                if isinstance(b, ToolUseBlock)
+            ),
+        )
     )
 
 
 # --- the backend -------------------------------------------------------------------
+
+
+class _Overdue(DeadlineExceeded, anthropic.AnthropicError):
+    """A request's deadline passed: an error of the SDK's own kind, which it neither
+    retries nor wraps (`llm.deadline`)."""
 
 
 def _backend_errors(base_url: str) -> AbstractContextManager[None]:
@@ -185,9 +194,12 @@ class AnthropicBackend:
     The API key is `api_key`, else `$ANTHROPIC_API_KEY`; without either the
     constructor raises `BackendConfigError`. `base_url` is the server's URL
     (`llm.servers.server_url` chooses one); it is kept as `server` (without credentials:
-    `public_url`), the URL recorded in each answer. Connection failures and time-outs
+    `public_url`), the URL recorded in each answer. One request may take `timeout`
+    seconds in all, retries included, from sending it to the reply's last byte
+    (`llm.deadline`); past that it raises `BackendTimeoutError`. Connection failures
     (after `max_retries` retries) raise `BackendUnavailableError`; error replies from
-    the server raise `BackendError`.
+    the server, and replies that are not valid JSON of the protocol, raise
+    `BackendError`.
     """
 
     name = "anthropic"
@@ -212,8 +224,13 @@ class AnthropicBackend:
         self.model: str | None = model
         self._model = model
         self._client = anthropic.Anthropic(
-            api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries
+            api_key=key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            http_client=anthropic.DefaultHttpxClient(transport=deadline_transport(_Overdue)),
         )
+        self._timeout = timeout
         self._url = public_url(base_url)
         self.server: str | None = self._url
 
@@ -224,19 +241,24 @@ class AnthropicBackend:
     def complete(self, request: CompletionRequest) -> Completion:
         """Send the request (with its tools, if any) and return the reply's text, tool
         calls and usage."""
-        with _backend_errors(self._url):
+        with (
+            _backend_errors(self._url),
+            time_limit(self._url, self._timeout),
+            reply_errors(self._url),
+        ):
             message = self._client.messages.create(**_messages_params(self._model, request))
-        return _completion(message)
+            return _completion(message)
 
     def stream(self, request: CompletionRequest, on_text: TextSink) -> Completion:
         """Like `complete`, streaming: `on_text` gets each text delta as it arrives;
         tool calls and usage come from the final message."""
         with (
             _backend_errors(self._url),
+            time_limit(self._url, self._timeout),
             self._client.messages.stream(**_messages_params(self._model, request)) as events,
         ):
-            for text in events.text_stream:
+            for text in read_replies(events.text_stream, self._url):
                 if text:
                     on_text(text)
-            message = events.get_final_message()
-        return _completion(message)
+            with reply_errors(self._url):
+                return _completion(events.get_final_message())

@@ -38,7 +38,8 @@ from quoteproof.llm.base import (
     Usage,
     model_capabilities,
 )
-from quoteproof.llm.errors import sdk_errors
+from quoteproof.llm.deadline import DeadlineExceeded, deadline_transport, time_limit
+from quoteproof.llm.errors import checked, read_replies, reply_errors, sdk_errors
 from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, public_url
 from quoteproof.llm.tool_grammar import fold_tools, unfold_tool_call
 
@@ -140,45 +141,53 @@ class _PartialCall:
 
 @dataclass
 class _StreamedReply:
-    """Accumulates `chat.completion.chunk`s of the first choice into a `Completion`,
-    handing each non-empty content delta to `on_text` as it is added."""
+    """Accumulates `chat.completion.chunk`s of the first choice into a `Completion`."""
 
-    on_text: TextSink
     text: list[str] = field(default_factory=list)
     calls: dict[int, _PartialCall] = field(default_factory=dict)
     model: str | None = None
     usage: Usage | None = None
 
-    def add(self, chunk: ChatCompletionChunk) -> None:
-        """Fold one chunk in: its model, usage (the final chunk), text and tool calls."""
+    def add(self, chunk: ChatCompletionChunk) -> str:
+        """Fold one chunk in (its model, usage, text and tool calls) and return the
+        text it adds ("" for none)."""
         self.model = chunk.model or self.model
         self.usage = _usage(chunk.usage) or self.usage
+        added = ""
         for choice in chunk.choices:
             if choice.index != 0:
                 continue
             if choice.delta.content:
                 self.text.append(choice.delta.content)
-                self.on_text(choice.delta.content)
+                added += choice.delta.content
             for delta in choice.delta.tool_calls or ():
                 call = self.calls.setdefault(delta.index, _PartialCall())
                 call.id = delta.id or call.id
                 if delta.function is not None:
                     call.name = delta.function.name or call.name
                     call.arguments += delta.function.arguments or ""
+        return added
 
     def completion(self, fallback_model: str) -> Completion:
         """The reply so far; tool calls in index order; `fallback_model` when no chunk
-        named a model."""
+        named a model. Raises `TypeError` for a field of the wrong type."""
         calls = tuple(ToolCall(c.id, c.name, c.arguments) for _, c in sorted(self.calls.items()))
-        return Completion(
-            text="".join(self.text),
-            model=self.model or fallback_model,
-            usage=self.usage,
-            tool_calls=calls,
+        return checked(
+            Completion(
+                text="".join(self.text),
+                model=self.model or fallback_model,
+                usage=self.usage,
+                tool_calls=calls,
+            )
         )
 
 
 # --- the backend -------------------------------------------------------------------
+
+
+class _Overdue(DeadlineExceeded, openai.OpenAIError):
+    """A request's deadline passed: an error of the SDK's own kind, which it neither
+    retries nor wraps (`llm.deadline`)."""
 
 
 def _backend_errors(base_url: str) -> AbstractContextManager[None]:
@@ -200,8 +209,11 @@ class OpenAIBackend:
     With `grammar` (for servers that read llama.cpp's `grammar` field: llama.cpp's
     server, `llama_cpp.server`), requests carry their grammar and tool calls are made
     through one (`llm.tool_grammar`); without it grammars are never sent.
-    Connection failures and time-outs (after `max_retries` retries) raise
-    `BackendUnavailableError`; error replies from the server raise `BackendError`.
+    One request may take `timeout` seconds in all, retries included, from sending
+    it to the reply's last byte (`llm.deadline`); past that it raises
+    `BackendTimeoutError`. Connection failures (after `max_retries` retries) raise
+    `BackendUnavailableError`; error replies from the server, and replies that are
+    not valid JSON of the protocol, raise `BackendError`.
     """
 
     name = "openai"
@@ -225,7 +237,9 @@ class OpenAIBackend:
             base_url=base_url,
             timeout=timeout,
             max_retries=max_retries,
+            http_client=openai.DefaultHttpxClient(transport=deadline_transport(_Overdue)),
         )
+        self._timeout = timeout
         self._url = public_url(base_url)
         self.server: str | None = self._url
 
@@ -244,17 +258,23 @@ class OpenAIBackend:
         """Send the request (with its tools, if any) and return the first choice's text
         and tool calls."""
         sent = self._sent(request)
-        with _backend_errors(self._url):
+        with (
+            _backend_errors(self._url),
+            time_limit(self._url, self._timeout),
+            reply_errors(self._url),
+        ):
             response = self._client.chat.completions.create(**_chat_params(self._model, sent))
-        if not response.choices:
-            raise BackendError(f"the model server at {self._url} returned no choices")
-        message = response.choices[0].message
-        completion = Completion(
-            text=message.content or "",
-            model=response.model or self._model,
-            usage=_usage(response.usage),
-            tool_calls=_tool_calls(message),
-        )
+            if not response.choices:
+                raise BackendError(f"the model server at {self._url} returned no choices")
+            message = response.choices[0].message
+            completion = checked(
+                Completion(
+                    text=message.content or "",
+                    model=response.model or self._model,
+                    usage=_usage(response.usage),
+                    tool_calls=_tool_calls(message),
+                )
+            )
         return unfold_tool_call(completion, request) if self._constrained else completion
 
     def stream(self, request: CompletionRequest, on_text: TextSink) -> Completion:
@@ -263,14 +283,19 @@ class OpenAIBackend:
         Tool calls folded into a grammar are not streamed: their JSON is not prose."""
         if self._constrained and request.tools:
             return self.complete(request)
-        reply = _StreamedReply(on_text)
+        reply = _StreamedReply()
         params = _chat_params(self._model, self._sent(request))
         with (
             _backend_errors(self._url),
+            time_limit(self._url, self._timeout),
             self._client.chat.completions.create(
                 **params, stream=True, stream_options={"include_usage": True}
             ) as chunks,
         ):
-            for chunk in chunks:
-                reply.add(chunk)
-        return reply.completion(self._model)
+            for chunk in read_replies(chunks, self._url):
+                with reply_errors(self._url):
+                    text = reply.add(chunk)
+                if text:
+                    on_text(text)
+            with reply_errors(self._url):
+                return reply.completion(self._model)

@@ -29,7 +29,8 @@ __all__ = [
 Provider = Literal["openai", "anthropic"]
 
 DEFAULT_TIMEOUT_S = 60.0
-"""Seconds a request to a model server may take, for the `openai` and `anthropic` backends."""
+"""Seconds a request to a model server may take in all (retries included, to the reply's
+last byte), for the `openai` and `anthropic` backends."""
 DEFAULT_RETRIES = 2
 """How many times those backends retry a failed request."""
 

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import ipaddress
 
-__all__ = ["is_loopback_host"]
+__all__ = ["MAX_QUESTION_CHARS", "is_loopback_host"]
+
+MAX_QUESTION_CHARS = 10_000
+"""The longest question or search query the API, the web page and the MCP server take."""
 
 
 def is_loopback_host(host: str) -> bool:

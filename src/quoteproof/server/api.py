@@ -9,6 +9,8 @@ the key lacks is 403; so is writing into one.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import re
 import shutil
 import unicodedata
@@ -27,6 +29,7 @@ from quoteproof.ingest.files import SUPPORTED_SUFFIXES
 from quoteproof.ingest.sniff import mislabel_cause
 from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, AnswerMode, Document
 from quoteproof.render.hits import hit_to_dict
+from quoteproof.server import MAX_QUESTION_CHARS
 from quoteproof.server.auth import optional_principal, principal
 from quoteproof.server.jobs import Job
 from quoteproof.server.json_body import StrictJSONRoute
@@ -42,6 +45,8 @@ router = APIRouter(prefix="/v1", tags=["v1"], route_class=StrictJSONRoute)
 MAX_TOP_K = 100
 MAX_CONTEXT = 10_000
 MAX_FILES_PER_UPLOAD = 100
+UPLOAD_ROUTE = ("POST", "/v1/documents")
+"""The upload route: its body may carry the upload limit, not the JSON one."""
 MAX_NAME_CHARS = 200
 SNIFF_BYTES = 1024
 
@@ -63,7 +68,7 @@ class ErrorBody(BaseModel):
 class AskRequest(BaseModel):
     """A question, and how to answer it."""
 
-    question: str = Field(min_length=1, max_length=10_000)
+    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     mode: AnswerMode = Field("quote", description=mode_help())
     strictness: Literal["strict", "lenient"] = "strict"
     max_steps: int = Field(DEFAULT_MAX_STEPS, ge=1, le=50)
@@ -333,7 +338,7 @@ def verify(
 def search(
     who: PrincipalDep,
     state: StateDep,
-    q: Annotated[str, Query(min_length=1, max_length=10_000, description="The query")],
+    q: Annotated[str, Query(min_length=1, max_length=MAX_QUESTION_CHARS, description="The query")],
     top_k: Annotated[int, Query(ge=1, le=MAX_TOP_K)] = DEFAULT_SEARCH_TOP_K,
     collection: Annotated[
         list[str] | None, Query(description="Only these collections (repeat for several)")
@@ -439,10 +444,6 @@ def retire(doc_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     return {"doc_id": doc_id, "retired": True}
 
 
-class UploadTooLarge(Exception):
-    """The request body grew past the upload limit."""
-
-
 def safe_name(raw: str | None) -> str:
     """The file name to store an upload under: the last component of `raw` (either
     separator), control and format characters (NUL, bidi overrides) replaced by
@@ -469,28 +470,6 @@ def upload_path(upload_dir: Path, name: str) -> Path:
     return path
 
 
-def _limited(request: Request, limit: int) -> Request:
-    """`request` whose body reading raises `UploadTooLarge` past `limit` bytes, so
-    at most one chunk beyond the limit is ever received."""
-    received = 0
-    receive = request.receive
-
-    async def limited_receive() -> Any:
-        nonlocal received
-        message = await receive()
-        if message["type"] == "http.request":
-            received += len(message.get("body", b""))
-            if received > limit:
-                raise UploadTooLarge
-        return message
-
-    return Request(request.scope, limited_receive)
-
-
-def _too_large(limit_mb: float) -> HTTPException:
-    return HTTPException(413, f"upload larger than the {limit_mb:g} MB limit")
-
-
 async def _checked_file(item: UploadFile) -> tuple[str, UploadFile]:
     """The safe name of an uploaded file after checking its type; 415 with the cause
     for an unsupported suffix or content that is another kind of file."""
@@ -510,16 +489,32 @@ async def _checked_file(item: UploadFile) -> tuple[str, UploadFile]:
     return name, item
 
 
-def _store_files(files: list[tuple[str, UploadFile]], upload_dir: Path) -> list[Path]:
-    """Write the uploads under `upload_dir`, each in a new folder."""
-    stored = []
-    for name, item in files:
-        path = upload_path(upload_dir, name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("xb") as out:
-            shutil.copyfileobj(item.file, out)
-        stored.append(path)
-    return stored
+def _store_and_submit(
+    files: list[tuple[str, UploadFile]], state: AppState, collection: str, user: str | None
+) -> Job:
+    """Write the uploads under the upload folder, each in a new folder, and submit
+    their ingest job (its record is durable when this returns). When the disk is
+    full or a write fails otherwise, nothing of the upload is kept: 507 (no space)
+    or 500, with the cause."""
+    stored: list[Path] = []
+    try:
+        for name, item in files:
+            path = upload_path(state.upload_dir, name)
+            stored.append(path)
+            path.parent.mkdir(parents=True)
+            with path.open("xb") as out:
+                shutil.copyfileobj(item.file, out)
+        return state.jobs.submit(stored, collection, user)
+    except OSError as exc:
+        for path in stored:
+            path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()
+        status = 507 if exc.errno in (errno.ENOSPC, errno.EDQUOT) else 500
+        cause = exc.strerror or str(exc)
+        raise HTTPException(
+            status, f"the upload could not be stored: {cause} (nothing of it was kept)"
+        ) from exc
 
 
 _UPLOAD_BODY: dict[str, Any] = {
@@ -556,6 +551,7 @@ _UPLOAD_BODY: dict[str, Any] = {
         400: {"model": ErrorBody, "description": "No file, a bad name or collection"},
         413: {"model": ErrorBody, "description": "Larger than the upload limit"},
         415: {"model": ErrorBody, "description": "Unsupported or mislabelled file"},
+        507: {"model": ErrorBody, "description": "No room to store it (nothing kept)"},
     },
 )
 async def upload(
@@ -565,7 +561,7 @@ async def upload(
     `collection`, default `default`) and ingest them in the background: poll
     `GET /v1/jobs/{job}`. Every file is checked before any is stored; the whole
     request may carry at most the server's upload limit."""
-    form = await read_upload_form(request, state.config.max_upload_mb)
+    form = await read_upload_form(request)
     try:
         job = await ingest_upload(form, who, state)
     finally:
@@ -574,25 +570,18 @@ async def upload(
     return job.snapshot()
 
 
-async def read_upload_form(request: Request, limit_mb: float) -> FormData:
-    """The multipart form of an upload request, received only up to `limit_mb`
-    megabytes (413 past it). The caller closes it."""
-    limit = int(limit_mb * 1_000_000)
-    length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
-        raise _too_large(limit_mb)
-    try:
-        return await _limited(request, limit).form(
-            max_files=MAX_FILES_PER_UPLOAD, max_fields=MAX_FILES_PER_UPLOAD
-        )
-    except UploadTooLarge:
-        raise _too_large(limit_mb) from None
+async def read_upload_form(request: Request) -> FormData:
+    """The multipart form of an upload request (at most `MAX_FILES_PER_UPLOAD`
+    files and fields); the caller closes it. Its size is limited before it is read
+    (`server.body_limit`: the upload routes are `UPLOAD_ROUTES`)."""
+    return await request.form(max_files=MAX_FILES_PER_UPLOAD, max_fields=MAX_FILES_PER_UPLOAD)
 
 
 async def ingest_upload(form: FormData, who: Principal, state: AppState) -> Job:
     """Check the upload `form` (its collection, which `who` must be allowed to write,
     and every file's name and type), store its files and submit their ingest job.
-    Raises `HTTPException` (400, 403, 415) before storing anything."""
+    Raises `HTTPException` (400, 403, 415) before storing anything, 507 or 500
+    when storing fails (then nothing is kept)."""
     collection = form.get("collection") or DEFAULT_COLLECTION
     if not isinstance(collection, str):
         raise HTTPException(400, "'collection' must be a form field, not a file")
@@ -606,9 +595,9 @@ async def ingest_upload(form: FormData, who: Principal, state: AppState) -> Job:
     if not items:
         raise HTTPException(400, "no file uploaded (multipart field 'file')")
     checked = [await _checked_file(item) for item in items]
-    paths = await run_in_threadpool(_store_files, checked, state.upload_dir)
-    # The job is written to its journal before the 202: off the event loop.
-    return await run_in_threadpool(state.jobs.submit, paths, collection, who.name)
+    # The files, and the job's journal record, are written before the 202: off the
+    # event loop.
+    return await run_in_threadpool(_store_and_submit, checked, state, collection, who.name)
 
 
 @router.get(

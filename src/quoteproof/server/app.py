@@ -3,7 +3,8 @@
 `create_app(config)` returns the app: the JSON API under `/v1/` (`api.router`),
 the web page (`web.router`, when present), `/static`, the OpenAPI schema at
 `/openapi.json` and Swagger UI at `/docs`, security headers on every response,
-and `QuoteproofError`s answered as `{"error": "..."}`.
+a size limit on every request body (`body_limit`), and `QuoteproofError`s
+answered as `{"error": "..."}`.
 
 `python -m quoteproof.server.app --openapi` prints the OpenAPI schema (what
 `make openapi` writes to `docs/openapi.json`).
@@ -19,6 +20,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import metadata
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -32,6 +34,7 @@ from quoteproof.errors import (
     AccessDeniedError,
     BackendConfigError,
     BackendError,
+    BackendTimeoutError,
     IndexNotFoundError,
     IngestError,
     QuoteproofError,
@@ -40,6 +43,7 @@ from quoteproof.errors import (
     TableError,
 )
 from quoteproof.server import api
+from quoteproof.server.body_limit import BodyLimitMiddleware
 from quoteproof.server.security import HostCheckMiddleware, SecurityHeadersMiddleware, docs_csp
 from quoteproof.server.state import AppState, ServerConfig
 
@@ -55,6 +59,7 @@ DESCRIPTION = (
 ERROR_STATUS: tuple[tuple[type[QuoteproofError], int], ...] = (
     (AccessDeniedError, 403),
     (BackendConfigError, 400),
+    (BackendTimeoutError, 504),
     (BackendError, 502),
     (IngestError, 422),
     (RetrievalError, 422),
@@ -127,6 +132,16 @@ def _text(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def _web_module() -> ModuleType | None:
+    """`server.web`, or None in an installation without it."""
+    try:
+        return importlib.import_module("quoteproof.server.web")
+    except ModuleNotFoundError as exc:
+        if exc.name != "quoteproof.server.web":
+            raise
+        return None
+
+
 def create_app(config: ServerConfig) -> FastAPI:
     """Return the app serving `config` (see the module docstring)."""
     state = AppState(config)
@@ -146,6 +161,16 @@ def create_app(config: ServerConfig) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.quoteproof = state
+    upload_limit = int(config.max_upload_mb * 1_000_000)
+    upload_routes = [api.UPLOAD_ROUTE]
+    web = _web_module()
+    if web is not None:
+        upload_routes.append(web.UPLOAD_ROUTE)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        limit=int(config.max_body_mb * 1_000_000),
+        uploads=dict.fromkeys(upload_routes, upload_limit),
+    )
     if config.allowed_hosts is not None:
         app.add_middleware(HostCheckMiddleware, allowed=config.allowed_hosts)
     app.add_middleware(SecurityHeadersMiddleware)
@@ -160,12 +185,7 @@ def create_app(config: ServerConfig) -> FastAPI:
         return HTMLResponse(html, headers={"Content-Security-Policy": docs_csp(html)})
 
     app.include_router(api.router)
-    try:
-        web = importlib.import_module("quoteproof.server.web")
-    except ModuleNotFoundError as exc:
-        if exc.name != "quoteproof.server.web":
-            raise
-    else:
+    if web is not None:
         app.include_router(web.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

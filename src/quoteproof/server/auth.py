@@ -17,6 +17,8 @@ from quoteproof.service import ANONYMOUS, Principal
 
 KEY_COOKIE = "qp_key"
 API_KEY_HEADER = "X-API-Key"
+_PRINCIPAL_SCOPE_KEY = "quoteproof.principal"
+"""Where `principal` keeps a request's principal once found (its ASGI scope)."""
 
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -85,7 +87,8 @@ def optional_principal(request: Request, state: AppStateDep) -> Principal | None
 
 def principal(request: Request, state: AppStateDep) -> Principal:
     """FastAPI dependency: the request's principal; 401 with `WWW-Authenticate:
-    Bearer` when the key is missing, invalid or revoked.
+    Bearer` when the key is missing, invalid or revoked. Found once per request
+    (the JSON routes check it before reading the body: `server.json_body`).
 
     A request that changes something (not GET, HEAD or OPTIONS) from another
     origin is refused with 403 when its authority is ambient, that is when the key
@@ -93,6 +96,9 @@ def principal(request: Request, state: AppStateDep) -> Principal:
     not act with the user's login (CSRF). Keys in headers cannot be sent
     cross-origin by a browser without CORS, which the server never allows.
     """
+    cached = request.scope.get(_PRINCIPAL_SCOPE_KEY)
+    if isinstance(cached, Principal):
+        return cached
     token, from_cookie = _credentials(request)
     ambient = from_cookie or not state.config.auth
     if ambient and request.method not in SAFE_METHODS and cross_origin(request):
@@ -104,6 +110,7 @@ def principal(request: Request, state: AppStateDep) -> Principal:
             "a valid API key is needed: send 'Authorization: Bearer qp_...'",
             headers={"WWW-Authenticate": "Bearer"},
         )
+    request.scope[_PRINCIPAL_SCOPE_KEY] = found
     return found
 
 

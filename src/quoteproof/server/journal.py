@@ -30,7 +30,8 @@ class JobJournal:
         self.folder = folder
 
     def save(self, record: dict[str, Any]) -> None:
-        """Write `record` (a job's JSON, with its id under "job") durably."""
+        """Write `record` (a job's JSON, with its id under "job") durably; raises
+        `OSError` when it cannot (leaving the previous record, if any)."""
         job_id = record["job"]
         if not _JOB_ID.fullmatch(job_id):
             raise ValueError(f"not a job id: {job_id!r}")
@@ -38,11 +39,15 @@ class JobJournal:
         target = self.folder / f"{job_id}.json"
         temporary = self.folder / f".{job_id}.tmp"
         data = json.dumps(record, ensure_ascii=False).encode("utf-8")
-        with temporary.open("wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, target)
+        try:
+            with temporary.open("wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, target)
+        except OSError:
+            temporary.unlink(missing_ok=True)  # e.g. the disk is full: leave no torn file
+            raise
         self._sync_folder()
 
     def load_all(self) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Annotated, Any, TypeVar
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -35,6 +36,8 @@ from quoteproof.index import Index
 from quoteproof.llm.base import Backend
 from quoteproof.model import AnswerMode, Quote, Rejected
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, resolve_quote
+from quoteproof.server import MAX_QUESTION_CHARS
+from quoteproof.server.mcp_stdio import serve_stdio
 from quoteproof.service import AnswerOptions, Principal, ScopedIndex
 from quoteproof.store_lookup import StoreLookup
 from quoteproof.strategies.registry import mode_help
@@ -44,6 +47,8 @@ __all__ = ["MAX_SEARCH_TOP_K", "MCP_USER", "McpServer", "QuoteResult", "SearchHi
 MCP_USER = "mcp"
 """The user the audit log records for answers asked through MCP."""
 MAX_SEARCH_TOP_K = 50
+MAX_REF_CHARS = 100
+"""Longer than any ref (`k3m9qa.4`): a longer one is refused before any lookup."""
 
 _T = TypeVar("_T")
 
@@ -137,6 +142,12 @@ def quote_result(quote: Quote) -> QuoteResult:
     )
 
 
+def _require_words(text: str, name: str) -> None:
+    """Raise `ToolError` when `text` (the argument `name`) holds no words."""
+    if not text.strip():
+        raise ToolError(f"the {name} is empty: say what to look for, in words")
+
+
 class Tools:
     """The tools' bodies over an open index; synchronous, for one thread at a time.
 
@@ -163,6 +174,7 @@ class Tools:
 
     def search(self, query: str, top_k: int) -> list[SearchHit]:
         """The `top_k` passages most relevant to `query`, best first."""
+        _require_words(query, "query")
         try:
             hits = self.view.search(query, top_k=top_k)
         except QuoteproofError as exc:
@@ -204,6 +216,7 @@ class Tools:
 
     def ask(self, question: str, mode: AnswerMode) -> dict[str, Any]:
         """The answer to `question` as answer JSON, recorded in the audit log."""
+        _require_words(question, "question")
         try:
             asked = self.view.ask(
                 question, self.backend, AnswerOptions(mode=mode, threshold=self.threshold)
@@ -268,8 +281,9 @@ class McpServer:
             self._worker.shutdown()
 
     def run(self) -> None:
-        """Serve MCP over stdin/stdout until the client closes the connection."""
-        self.server.run("stdio")
+        """Serve MCP over stdin/stdout until the client closes the connection (a line
+        that cannot be read is answered with a JSON-RPC error: `mcp_stdio`)."""
+        anyio.run(serve_stdio, self.server)
 
     async def _call(self, fn: Callable[..., _T], *args: Any) -> _T:
         return await asyncio.wrap_future(self._worker.submit(fn, *args))
@@ -282,7 +296,10 @@ class McpServer:
         read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
         async def search(
-            query: Annotated[str, Field(description="What to look for, in words.")],
+            query: Annotated[
+                str,
+                Field(max_length=MAX_QUESTION_CHARS, description="What to look for, in words."),
+            ],
             top_k: Annotated[
                 int, Field(ge=1, le=MAX_SEARCH_TOP_K, description="How many passages to return.")
             ] = 5,
@@ -290,19 +307,29 @@ class McpServer:
             return await self._call(tools.search, query, top_k)
 
         async def quote(
-            ref: Annotated[str, Field(description="A passage ref from search, e.g. k3m9qa.4.")],
+            ref: Annotated[
+                str,
+                Field(
+                    max_length=MAX_REF_CHARS,
+                    description="A passage ref from search, e.g. k3m9qa.4.",
+                ),
+            ],
             words: Annotated[
                 str | None,
                 Field(
+                    max_length=MAX_QUESTION_CHARS,
                     description="The words to quote from that passage (approximate is fine); "
-                    "omit for the whole passage."
+                    "omit for the whole passage.",
                 ),
             ] = None,
         ) -> QuoteResult:
             return await self._call(tools.quote, ref, words)
 
         async def ask(
-            question: Annotated[str, Field(description="The question, in words.")],
+            question: Annotated[
+                str,
+                Field(max_length=MAX_QUESTION_CHARS, description="The question, in words."),
+            ],
             mode: Annotated[
                 AnswerMode,
                 Field(description=f"How the answer is composed: {mode_help()}"),

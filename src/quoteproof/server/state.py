@@ -31,6 +31,9 @@ from quoteproof.service import Principal, ScopedIndex
 from quoteproof.store.open import is_postgres_url
 
 DEFAULT_MAX_UPLOAD_MB = 50.0
+DEFAULT_MAX_BODY_MB = 2.0
+"""The most any request other than an upload may carry (a question, an answer JSON
+to verify, a form): answers are kilobytes."""
 INGEST_HOLD_ENV = "QUOTEPROOF_TEST_INGEST_HOLD"
 """For tests of `quoteproof serve`: a path; while that file exists, no uploaded file
 starts ingesting (`ServerConfig.ingest_hold`). Unset, nothing changes."""
@@ -46,7 +49,8 @@ class ServerConfig:
     a loopback address). `llm`, `model`, `base_url`, `cloud`, `api_key`, `timeout`,
     `grammar`, `threads` and `context` make the backend as `llm.select.make_backend`
     does for `quoteproof ask` (a provider's cloud API only when named or `cloud`).
-    `max_upload_mb` limits one upload request (its files together). Uploads are stored under
+    `max_upload_mb` limits one upload request (its files together), `max_body_mb`
+    every other request's body (`server.body_limit`). Uploads are stored under
     `upload_dir` (None: a folder `uploads` next to a directory index, a temporary
     folder for PostgreSQL); the ingest jobs are recorded there too (`.jobs`), so
     they resume after a restart. `embed` says whether uploads are embedded after
@@ -71,6 +75,7 @@ class ServerConfig:
     threads: int | None = None
     context: int | None = None
     max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
+    max_body_mb: float = DEFAULT_MAX_BODY_MB
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     upload_dir: Path | None = None
     embed: bool | None = None

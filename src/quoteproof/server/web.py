@@ -3,9 +3,12 @@
 Pages: `/` (ask, with a streamed draft posted to `/ask/stream` or a plain htmx post
 to `/ask`), `/sources/{doc_id}` (the source viewer: page images with highlight
 rectangles for PDFs, marked text for other formats), `/library` (documents,
-upload, ingest progress), `/history` and `/answers/{id}` (the audit log),
-`/login`. Every answer is drawn by `quoteproof.render.html`, so a quote on the
-page is a verbatim figure made from a resolved `Quote` (a recorded answer's quotes
+upload, ingest progress; deleting a document goes through a confirmation page,
+`/library/{doc_id}/retire`, that says how to undo it), `/history` and
+`/answers/{id}` (the audit log), `/login`. Titles and file names are drawn with
+their control, bidi and invisible characters shown (the `line` filter). Every
+answer is drawn by `quoteproof.render.html`, so a quote on the page is a verbatim
+figure made from a resolved `Quote` (a recorded answer's quotes
 re-read from the store by `receipts.verify_recorded`; one that no longer matches is
 listed as removed), and model prose is escaped text labelled as generated. The
 only HTML the browser inserts (`app.js`) is HTML made here; model prose streamed as
@@ -51,7 +54,8 @@ from quoteproof.ingest.files import SUPPORTED_SUFFIXES
 from quoteproof.model import Answer, AnswerMode, ProseSegment, Quote
 from quoteproof.receipts import verify_recorded
 from quoteproof.render.html import render_answer_html, render_data_html, render_quote_html
-from quoteproof.server import csrf
+from quoteproof.render.visible import visible_line
+from quoteproof.server import MAX_QUESTION_CHARS, csrf
 from quoteproof.server.auth import (
     clear_key_cookie,
     cross_origin,
@@ -88,9 +92,12 @@ _env = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+_env.filters["line"] = visible_line
+"""`{{ name | line }}`: a title, file name or other one-line text with its control,
+bidi and invisible characters shown (`render.visible.visible_line`), as the terminal
+shows them: "Invoice \u202egpj.exe" never reads "Invoice exe.jpg"."""
 templates = Jinja2Templates(env=_env)
 
-MAX_QUESTION_CHARS = 10_000
 HISTORY_LIMIT = 200
 
 StateDep = Annotated[AppState, Depends(app_state)]
@@ -484,27 +491,25 @@ def _library_rows(view: ScopedIndex) -> list[dict[str, Any]]:
                 "collection": summary.collection,
                 "version": summary.version,
                 "view_url": f"/sources/{doc}?{urlencode({'version': summary.version})}",
-                "delete_url": f"/library/{doc}/delete",
+                "retire_url": f"/library/{doc}/retire",
             }
         )
     return rows
 
 
-def _library_table(request: Request, view: ScopedIndex, oob: bool = False) -> str:
-    """The document table fragment (its delete forms carry the form token); `oob`:
-    marked to replace the page's table out of band (htmx `hx-swap-oob`)."""
-    rows = _library_rows(view)
-    token = csrf.csrf_token(request)
-    return _fragment("library_table.html", rows=rows, csrf_token=token, oob=oob)
+def _library_table(view: ScopedIndex, oob: bool = False) -> str:
+    """The document table fragment; `oob`: marked to replace the page's table out of
+    band (htmx `hx-swap-oob`)."""
+    return _fragment("library_table.html", rows=_library_rows(view), oob=oob)
 
 
-def _job_fragment(request: Request, state: AppState, who: Principal, job: Job) -> str:
+def _job_fragment(state: AppState, who: Principal, job: Job) -> str:
     """A job's progress for htmx; once the job has ended, with the document table
     (out of band), so the page lists its documents as soon as it says so."""
     context = _job_context(job)
     table = None
     if context["finished"]:
-        table = Markup(_library_table(request, state.view(who), oob=True))
+        table = Markup(_library_table(state.view(who), oob=True))
     return _fragment("job.html", **context, library_table=table)
 
 
@@ -529,19 +534,25 @@ def library_page(
     state: StateDep,
     who: MaybePrincipal,
     job: Annotated[str | None, Query()] = None,
+    retired: Annotated[str | None, Query()] = None,
 ) -> Response:
-    """The documents the principal may see, the upload form and ingest progress."""
+    """The documents the principal may see, the upload form and ingest progress;
+    `retired`: a document just retired, named with how to undo it."""
     if who is None:
         return _login_redirect(request)
+    view = state.view(who)
     found = state.jobs.get(job) if job else None
     job_context = _job_context(found) if found and who.allows(found.collection) else None
+    gone = view.document(retired) if retired else None
     return _page(
         request,
         who,
         "library.html",
         "library",
-        rows=_library_rows(state.view(who)),
+        rows=_library_rows(view),
         oob=False,
+        retired=gone,
+        retired_name=PurePath(gone.source_path).name if gone else "",
         collections=_collections_for(who),
         max_upload_mb=f"{state.config.max_upload_mb:g}",
         accept=",".join(SUPPORTED_SUFFIXES),
@@ -555,32 +566,59 @@ def library_table(request: Request, state: StateDep, who: MaybePrincipal) -> Res
     page itself gets it with its finished ingest job)."""
     if who is None:
         return _login_redirect(request)
-    return HTMLResponse(_library_table(request, state.view(who)))
+    return HTMLResponse(_library_table(state.view(who)))
 
 
-@router.post("/library/{doc_id}/delete", response_class=HTMLResponse)
-def library_delete(
+@router.get("/library/{doc_id}/retire", response_class=HTMLResponse)
+def library_retire_page(
+    request: Request, doc_id: str, state: StateDep, who: MaybePrincipal
+) -> Response:
+    """The confirmation step before a document is retired: what retiring does, how
+    to undo it, and the button that does it (a form, so no script or browser dialog
+    is needed)."""
+    if who is None:
+        return _login_redirect(request)
+    document = state.view(who).document(doc_id)
+    store = state.index().store  # the document is the principal's: checked above
+    current = store.current_version(document.source_path) if document else None
+    if document is None or current is None or current.doc_id != document.doc_id:
+        return _not_found(request, who)  # unknown, another collection's, or retired
+    return _page(
+        request,
+        who,
+        "retire.html",
+        "library",
+        document=document,
+        file_name=PurePath(document.source_path).name or document.source_path,
+        retire_url=f"/library/{url_quote(document.doc_id, safe='')}/retire",
+    )
+
+
+@router.post("/library/{doc_id}/retire", response_class=HTMLResponse)
+def library_retire(
     request: Request,
     doc_id: str,
     state: StateDep,
     who: MaybePrincipal,
     csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
-    """Retire a document (its stored versions stay readable, so old answers verify)."""
+    """Retire a document (its stored versions stay readable, so old answers verify),
+    then show the library saying so and how to undo it."""
     if who is None:
         return _login_redirect(request)
     refusal = _refusal(request, csrf_token)
     if refusal is not None:
         return _error(request, who, 403, refusal)
-    view = state.view(who)
-    if not view.retire(doc_id):
+    if not state.view(who).retire(doc_id):
         return _not_found(request, who)
-    if _is_htmx(request):
-        return HTMLResponse(_library_table(request, view))
-    return RedirectResponse("/library", status_code=303)
+    return RedirectResponse(f"/library?{urlencode({'retired': doc_id})}", status_code=303)
 
 
-@router.post("/library/upload", response_class=HTMLResponse)
+UPLOAD_ROUTE = ("POST", "/library/upload")
+"""The page's upload route: its body may carry the upload limit."""
+
+
+@router.post(UPLOAD_ROUTE[1], response_class=HTMLResponse)
 async def library_upload(request: Request, state: StateDep, who: MaybePrincipal) -> Response:
     """Upload files into a collection and start ingesting them (the API's checks:
     size limit, file types, mislabelled content, names, collection access)."""
@@ -591,7 +629,7 @@ async def library_upload(request: Request, state: StateDep, who: MaybePrincipal)
     from quoteproof.server import api
 
     try:
-        form = await api.read_upload_form(request, state.config.max_upload_mb)
+        form = await api.read_upload_form(request)
         try:
             refusal = _refusal(request, form.get(csrf.FIELD))
             if refusal is not None:
@@ -603,7 +641,7 @@ async def library_upload(request: Request, state: StateDep, who: MaybePrincipal)
         return _error(request, who, exc.status_code, str(exc.detail))
     if not _is_htmx(request):
         return RedirectResponse(f"/library?{urlencode({'job': job.id})}", status_code=303)
-    return HTMLResponse(_job_fragment(request, state, who, job), status_code=202)
+    return HTMLResponse(_job_fragment(state, who, job), status_code=202)
 
 
 @router.get("/library/jobs/{job_id}", response_class=HTMLResponse)
@@ -615,7 +653,7 @@ def library_job(request: Request, job_id: str, state: StateDep, who: MaybePrinci
     job = state.jobs.get(job_id)
     if job is None or not who.allows(job.collection):
         return _not_found(request, who)
-    return HTMLResponse(_job_fragment(request, state, who, job))
+    return HTMLResponse(_job_fragment(state, who, job))
 
 
 # --- history and recorded answers -----------------------------------------------------
