@@ -75,3 +75,13 @@ def test_sentence_evidence_is_the_mean_of_the_passage_and_the_best_unit() -> Non
     assert with_sentence_evidence(coverage, 0.9) == coverage
     reranked = RetrievalInfo("hybrid", 0.5, "rerank:r")
     assert with_sentence_evidence(reranked, 0.9) == reranked
+
+
+def test_at_equal_cost_the_threshold_refuses_fewer_answerable_questions() -> None:
+    # refusing the answerable 0.5 (cost FALSE_REFUSAL_COST) costs as much as
+    # answering the FALSE_REFUSAL_COST look-alikes above it: it is answered.
+    look_alikes = [0.51 + 0.01 * n for n in range(FALSE_REFUSAL_COST)]
+    calibration = choose_threshold("k", [0.5, 0.8, 0.9], [0.1, 0.2, *look_alikes])
+    assert calibration.false_refusals == 0
+    assert calibration.missed_refusals == FALSE_REFUSAL_COST
+    assert 0.2 < calibration.threshold < 0.5

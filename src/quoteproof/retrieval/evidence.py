@@ -98,7 +98,8 @@ def choose_threshold(
     Candidates are the midpoints between consecutive distinct scores (and points
     just outside the range); the one with the lowest cost wins, a refused answerable
     question costing FALSE_REFUSAL_COST and an answered unanswerable one 1, and among
-    equals the middle one, so the threshold sits centred in the gap. Refusing what
+    equals the one that refuses fewest answerable questions, and of those the middle
+    one, so the threshold sits centred in the gap. Refusing what
     the documents answer costs more because a threshold can only screen questions
     off the documents' topic: a look-alike (the documents' own terms, asking what
     they do not say) scores as high as an answerable question, and lifting the
@@ -122,7 +123,8 @@ def choose_threshold(
         return FALSE_REFUSAL_COST * false + missed
 
     lowest = min(cost(t) for t in candidates)
-    best = [t for t in candidates if cost(t) == lowest]
+    fewest = min(errors(t)[0] for t in candidates if cost(t) == lowest)
+    best = [t for t in candidates if cost(t) == lowest and errors(t)[0] == fewest]
     threshold = best[len(best) // 2]
     false, missed = errors(threshold)
     return Calibration(evidence_kind, threshold, len(answerable), len(unanswerable), false, missed)
