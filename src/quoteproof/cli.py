@@ -50,6 +50,8 @@ from quoteproof.defaults import (
     DEFAULT_JOBS,
     DEFAULT_MAX_FILE_MB,
     DEFAULT_OVERLAP_TOKENS,
+    DEFAULT_PARSE_MEMORY_MB,
+    DEFAULT_PARSE_SECONDS,
     DEFAULT_SEARCH_TOP_K,
     DEFAULT_SECTION_TOKENS,
     DEFAULT_THRESHOLD,
@@ -160,6 +162,22 @@ def ingest(
         float,
         typer.Option("--max-file-mb", min=0.001, help="Refuse files larger than this (MB)."),
     ] = DEFAULT_MAX_FILE_MB,
+    parse_memory_mb: Annotated[
+        float,
+        typer.Option(
+            "--parse-memory-mb",
+            min=1,
+            help="Memory (MB) one file may use to parse, plus 64 per MB of the file.",
+        ),
+    ] = DEFAULT_PARSE_MEMORY_MB,
+    parse_seconds: Annotated[
+        float,
+        typer.Option(
+            "--parse-seconds",
+            min=1,
+            help="CPU seconds one file may use to parse, plus 10 per MB of the file.",
+        ),
+    ] = DEFAULT_PARSE_SECONDS,
     ocr: Annotated[
         bool,
         typer.Option("--ocr", help="Run Tesseract on PDF pages without a text layer."),
@@ -191,13 +209,16 @@ def ingest(
 ) -> None:
     """Add PDF, DOCX, HTML, SPL XML, Markdown, text and CSV/JSON table files to the index.
 
-    Unchanged files are skipped, changed ones become a new version. A file that
-    fails is reported with its cause and leaves nothing in the index; the others
-    go on. Then chunks without vectors are embedded (only new or changed ones).
-    Exit code 1 when any file failed.
+    Unchanged files are skipped, changed ones become a new version. Each file is
+    parsed in a child process limited in memory and CPU time by the file's size
+    (--parse-memory-mb, --parse-seconds). A file that fails is reported with its
+    cause and leaves nothing in the index; the others go on. Then chunks without
+    vectors are embedded (only new or changed ones). Exit code 1 when any file
+    failed.
     """
     from quoteproof.index import Index, changed_any
     from quoteproof.ingest.chunking import ChunkSettings
+    from quoteproof.ingest.parse_limits import ParseLimits
     from quoteproof.ingest.pipeline import IngestSettings
     from quoteproof.render.ingest import IngestProgress, failures_table, summary_table
     from quoteproof.retrieval.embedder import dense_available
@@ -208,6 +229,7 @@ def ingest(
         max_file_mb=max_file_mb,
         ocr=ocr,
         chunking=ChunkSettings(section_tokens, window_tokens, overlap_tokens),
+        limits=ParseLimits(parse_memory_mb, parse_seconds),
     )
     check_collection_name(collection)
     if embed is None:

@@ -199,7 +199,7 @@ def parse_bytes(raw: bytes, path: Path, options: ParseOptions | None = None) -> 
         raise IngestError(str(path), cause)
     try:
         document = parser(raw, str(path), options or ParseOptions())
-    except IngestError:
+    except (IngestError, MemoryError):  # out of memory: the parse's limit says so
         raise
     except Exception as exc:  # a parser library's own failure on a hostile file
         raise IngestError(str(path), f"cannot parse: {type(exc).__name__}: {exc}") from exc

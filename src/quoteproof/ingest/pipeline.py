@@ -3,14 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-import os
-import sys
-import threading
-import time
 from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -19,6 +13,8 @@ from quoteproof.errors import IngestError
 from quoteproof.ingest.chunking import ChunkSettings, ChunkSpan, chunk_document
 from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB, ParseOptions, parse_bytes, read_file
 from quoteproof.ingest.labels import display_title, make_label, number_duplicates
+from quoteproof.ingest.parse_limits import ParseLimits
+from quoteproof.ingest.parse_worker import ParseFunction, ParseWorker
 from quoteproof.model import DEFAULT_COLLECTION, ParsedDocument, sha256_text
 from quoteproof.store.base import (
     CurrentVersion,
@@ -35,14 +31,12 @@ IngestStatus = Literal["added", "updated", "unchanged", "failed"]
 _KEEP_ORIGINAL = frozenset({"pdf"})
 """Formats whose file bytes are stored: PDF character boxes are read from them."""
 
-PARENT_CHECK_SECONDS = 0.2
-"""How often a worker process checks that the process that started it still lives."""
-
 
 @dataclass(frozen=True)
 class IngestSettings:
-    """How files are ingested: size limit, OCR, chunk sizes, and the collection new
-    versions go to (raises ValueError for an invalid collection name).
+    """How files are ingested: size limit, OCR, chunk sizes, the collection new
+    versions go to (raises ValueError for an invalid collection name), and what
+    parsing one file may cost (`limits`).
 
     The collection is set on new and changed files only: a file already stored
     unchanged keeps the collection of its current version.
@@ -52,6 +46,7 @@ class IngestSettings:
     ocr: bool = False
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
     collection: str = DEFAULT_COLLECTION
+    limits: ParseLimits = field(default_factory=ParseLimits)
 
     def __post_init__(self) -> None:
         check_collection_name(self.collection)
@@ -210,71 +205,58 @@ def ingest_file(store: Store, path: Path, settings: IngestSettings | None = None
 
     An unchanged file (same bytes, or same canonical text) is left alone; a changed
     one becomes a new version. Errors are returned as a `failed` result naming the
-    cause, with nothing written to the store (writes are one transaction).
+    cause, with nothing written to the store (writes are one transaction). The file
+    is parsed in a limited child process, as by `ingest_files`.
     """
-    settings = settings or IngestSettings()
-    pending = prepare_file(store, path, settings)
-    if isinstance(pending, IngestResult):
-        return pending
-    return store_parsed(store, pending, parse_and_chunk(pending.raw, path, settings), settings)
+    return next(ingest_files(store, [path], settings))
 
 
 def ingest_files(
-    store: Store, paths: Sequence[Path], settings: IngestSettings | None = None, jobs: int = 1
+    store: Store,
+    paths: Sequence[Path],
+    settings: IngestSettings | None = None,
+    jobs: int = 1,
+    parse: ParseFunction | None = None,
 ) -> Iterator[IngestResult]:
     """Ingest `paths` in order, yielding one result per file as it is stored.
 
-    With `jobs` > 1, files are parsed and chunked in that many worker processes
-    (at most `2 * jobs` files in flight) while this process stores them one by one,
-    in order; results are the same as with `jobs=1`. The workers exit when this
-    process dies (`exit_with_parent`).
+    Each file is parsed and chunked in its own child process under the limits of
+    `settings.limits` (`parse_worker.ParseWorker`), `jobs` files at a time, while
+    this process stores them one by one, in order: a parser that runs out of
+    memory or time, or crashes, fails its file with the cause and the batch goes
+    on. `parse` replaces `parse_and_chunk` in the children (for tests). Closing
+    the generator early (an interrupt) kills the parses in progress.
     """
     settings = settings or IngestSettings()
-    if jobs <= 1 or len(paths) < 2:
-        for path in paths:
-            yield ingest_file(store, path, settings)
-        return
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    with ProcessPoolExecutor(
-        jobs, mp_context=context, initializer=exit_with_parent, initargs=(os.getpid(),)
-    ) as pool:
-        in_flight: deque[_Slot] = deque()
-        waiting = deque(paths)
+    in_flight: deque[_Slot] = deque()
+    waiting = deque(paths)
+    try:
         while waiting or in_flight:
-            while waiting and len(in_flight) < 2 * jobs:
-                in_flight.append(_submit(pool, store, waiting.popleft(), settings))
+            while waiting and sum(not isinstance(s, IngestResult) for s in in_flight) < jobs:
+                in_flight.append(_submit(store, waiting.popleft(), settings, parse))
             slot = in_flight.popleft()
             if isinstance(slot, IngestResult):
                 yield slot
             else:
-                pending, future = slot
-                yield store_parsed(store, pending, future.result(), settings)
+                pending, worker = slot
+                yield store_parsed(store, pending, worker.result(), settings)
+    finally:
+        for slot in in_flight:
+            if not isinstance(slot, IngestResult):
+                slot[1].kill()
 
 
-def exit_with_parent(parent: int) -> None:
-    """Make this (worker) process exit once `parent`, the process that started it, is
-    gone: a daemon thread checks every `PARENT_CHECK_SECONDS` whether this process
-    has been handed to another parent, and ends it if so.
-
-    A worker pool's processes otherwise outlive a parent that was killed (they wait
-    on a queue that nothing closes), each holding its memory.
-    """
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_CHECK_SECONDS)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="quoteproof-parent-watch", daemon=True).start()
+_Slot = IngestResult | tuple[PendingFile, ParseWorker]
+"""A file in flight: its final result already, or its bytes and the worker parsing it."""
 
 
-_Slot = IngestResult | tuple["PendingFile", "Future[Parsed | str]"]
-"""A file in flight: its final result already, or its bytes and the worker's future."""
-
-
-def _submit(pool: ProcessPoolExecutor, store: Store, path: Path, settings: IngestSettings) -> _Slot:
-    """Read `path` and hand its bytes to a worker unless it is unchanged or unreadable."""
+def _submit(
+    store: Store, path: Path, settings: IngestSettings, parse: ParseFunction | None
+) -> _Slot:
+    """Read `path` and start parsing it unless it is unchanged or unreadable."""
     pending = prepare_file(store, path, settings)
     if isinstance(pending, IngestResult):
         return pending
-    return pending, pool.submit(parse_and_chunk, pending.raw, path, settings)
+    worker = ParseWorker(parse)
+    worker.start(pending.raw, path, settings)
+    return pending, worker
