@@ -11,7 +11,14 @@ from typing import Literal
 
 from quoteproof.errors import IngestError
 from quoteproof.ingest.chunking import ChunkSettings, ChunkSpan, chunk_document
-from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB, ParseOptions, parse_bytes, read_file
+from quoteproof.ingest.files import (
+    DEFAULT_MAX_FILE_MB,
+    Discovery,
+    ParseOptions,
+    parse_bytes,
+    read_file,
+    source_name,
+)
 from quoteproof.ingest.labels import display_title, make_label, number_duplicates
 from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.parse_worker import ParseFunction, ParseWorker
@@ -25,7 +32,7 @@ from quoteproof.store.base import (
 )
 from quoteproof.store.versions import next_version
 
-IngestStatus = Literal["added", "updated", "unchanged", "failed"]
+IngestStatus = Literal["added", "updated", "unchanged", "failed", "skipped"]
 
 
 _KEEP_ORIGINAL = frozenset({"pdf"})
@@ -54,10 +61,12 @@ class IngestSettings:
 
 @dataclass(frozen=True)
 class IngestResult:
-    """What happened to one file: its status, the stored version, or the error.
+    """What happened to one file: its status, the stored version, the error, or
+    (status "skipped": a file a folder walk left out) the `reason`.
 
-    `pages` counts the pages parsed (0 for unpaged formats and skipped files);
-    `warnings` are notes that did not stop ingest ("page 7 has no text layer").
+    `path` is the file's `source_name`. `pages` counts the pages parsed (0 for
+    unpaged formats and skipped files); `warnings` are notes that did not stop
+    ingest ("page 7 has no text layer").
     """
 
     path: str
@@ -68,6 +77,14 @@ class IngestResult:
     pages: int = 0
     error: str | None = None
     warnings: tuple[str, ...] = ()
+    reason: str | None = None
+
+
+def skipped_results(discovery: Discovery) -> list[IngestResult]:
+    """A "skipped" result for each file `discovery` left out, with its reason."""
+    return [
+        IngestResult(source_name(s.path), "skipped", reason=s.reason) for s in discovery.skipped
+    ]
 
 
 def _source_uri(path: Path, pages: tuple[int, ...] | None) -> str:
@@ -129,14 +146,15 @@ class Parsed:
 def prepare_file(store: Store, path: Path, settings: IngestSettings) -> PendingFile | IngestResult:
     """Read `path`; return an `unchanged` result when its bytes are already stored,
     a `failed` one when it cannot be read or is over the size limit."""
+    name = source_name(path)
     try:
         raw = read_file(path, settings.max_file_mb)
     except IngestError as exc:
-        return IngestResult(str(path), "failed", error=exc.cause)
+        return IngestResult(name, "failed", error=exc.cause)
     file_sha = hashlib.sha256(raw).hexdigest()
-    current = store.current_version(str(path))
+    current = store.current_version(name)
     if current is not None and current.file_sha256 == file_sha:
-        return IngestResult(str(path), "unchanged", current.doc_id, current.version)
+        return IngestResult(name, "unchanged", current.doc_id, current.version)
     return PendingFile(path, raw, file_sha, current)
 
 
@@ -149,10 +167,12 @@ def parse_and_chunk(raw: bytes, path: Path, settings: IngestSettings) -> Parsed 
     try:
         document = parse_bytes(raw, path, ParseOptions(ocr=settings.ocr))
         if "\x00" in document.text:
-            raise IngestError(str(path), "the text contains NUL characters (a binary file?)")
+            raise IngestError(
+                source_name(path), "the text contains NUL characters (a binary file?)"
+            )
         spans = chunk_document(document, settings.chunking)
         if not spans:
-            raise IngestError(str(path), "empty document: no text to index")
+            raise IngestError(source_name(path), "empty document: no text to index")
     except IngestError as exc:
         return exc.cause
     return Parsed(document, spans)
@@ -163,7 +183,7 @@ def store_parsed(
 ) -> IngestResult:
     """Write a parsed file as the next version of its path in one transaction (or
     report its failure: `parsed` is then the cause)."""
-    source_path = str(pending.path)
+    source_path = source_name(pending.path)
     if isinstance(parsed, str):
         return IngestResult(source_path, "failed", error=parsed)
     document, current = parsed.document, pending.current
