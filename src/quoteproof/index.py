@@ -238,25 +238,20 @@ class Index:
         embed: bool | None = None,
         collection: str = DEFAULT_COLLECTION,
     ) -> list[IngestResult]:
-        """Ingest files and folders; return one result per file, failures included,
-        then one "skipped" result per file the folder walks left out (its `reason`).
+        """Ingest files and folders; return one result per file, failures included.
 
-        The same as `ingest_discovered(discover_files(paths).files, ...)` plus the
-        skipped files: raises `IngestError` for a path that does not exist, before
-        anything is ingested.
+        The same as `ingest_discovered(discover(paths), ...)`: raises `IngestError`
+        for a path that does not exist, before anything is ingested. The files the
+        folder walks leave out are not in the results: `discover_files` names them.
         """
-        from quoteproof.ingest.pipeline import skipped_results  # ingest only
-
-        discovery = self.discover_files(paths)
-        results = self.ingest_discovered(
-            discovery.files,
+        return self.ingest_discovered(
+            self.discover(paths),
             settings=settings,
             jobs=jobs,
             on_file=on_file,
             embed=embed,
             collection=collection,
         )
-        return results + skipped_results(discovery)
 
     def ingest_discovered(
         self,
