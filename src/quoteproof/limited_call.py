@@ -50,8 +50,11 @@ PRELOAD = (
     "quoteproof.ingest.pdf",
     "quoteproof.ingest.docx",
     "trafilatura",
+    "quoteproof.server.pdf_pages",
+    "PIL.Image",
 )
-"""Modules the fork server imports once, so that no child imports them again."""
+"""Modules the fork server imports once, so that no child imports them again (one
+that cannot be imported, such as the server's without its extra, is left out)."""
 
 CPU_GRACE_S = 5
 """Seconds of CPU time past the soft limit (SIGXCPU) before the kernel's SIGKILL."""

@@ -297,7 +297,28 @@ def flate_bomb_pdf(inflated: int) -> bytes:
     for start in range(0, inflated, len(blanks)):
         parts.append(compressor.compress(blanks[: inflated - start]))
     parts.append(compressor.flush())
-    stream = b"".join(parts)
+    return _one_page_pdf(b"".join(parts))
+
+
+STROKES_WORDS = "Costly page of strokes"
+"""The text on `strokes_pdf`'s page, above its strokes."""
+
+
+def strokes_pdf(segments: int) -> bytes:
+    """A one-page PDF of `STROKES_WORDS` and `segments` stroked lines across the page
+    (a few bytes each, compressed): PDFium takes about a minute to render a million
+    of them, and milliseconds to read the text."""
+    lines = b"".join(
+        b"%d %d m %d %d l S\n" % (x, y, 612 - x, 792 - y)
+        for x, y in ((50 + (i * 7) % 500, 50 + (i * 13) % 650) for i in range(segments))
+    )
+    content = f"BT /F1 12 Tf 72 740 Td ({STROKES_WORDS}) Tj ET\n1 w\n".encode() + lines
+    return _one_page_pdf(zlib.compress(content, 9))
+
+
+def _one_page_pdf(stream: bytes) -> bytes:
+    """A one-page US Letter PDF, written by hand, whose page content is the Flate
+    `stream` and whose font F1 is Helvetica."""
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
