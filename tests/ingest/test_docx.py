@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import struct
 import zipfile
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from docx.oxml import OxmlElement, parse_xml
 from docx.oxml.ns import nsdecls, qn
 from docx.text.run import Run
 
+from helpers.fuzz import declare_size
 from quoteproof.errors import IngestError
 from quoteproof.ingest import docx as docx_ingest
 from quoteproof.ingest.docx import parse_docx
@@ -250,24 +250,6 @@ def test_truncated_and_corrupt_docx(tmp_path: Path) -> None:
     assert _cause(buffer.getvalue()).startswith("corrupt DOCX: ")
 
 
-def _declare_size(raw: bytes, name: str, size: int) -> bytes:
-    """`raw` with the local header and the central directory both declaring `name`
-    to expand to `size` bytes."""
-    data = bytearray(raw)
-    # (signature, offset of the name length, of the name, of the uncompressed size)
-    for signature, length_at, name_at, size_at in (
-        (b"PK\x03\x04", 26, 30, 22),
-        (b"PK\x01\x02", 28, 46, 24),
-    ):
-        at = data.find(signature)
-        while at != -1:
-            name_length = struct.unpack_from("<H", data, at + length_at)[0]
-            if data[at + name_at : at + name_at + name_length] == name.encode():
-                struct.pack_into("<I", data, at + size_at, size)
-            at = data.find(signature, at + 4)
-    return bytes(data)
-
-
 def _zip(members: dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -291,7 +273,7 @@ def _members(raw: bytes) -> dict[str, bytes]:
 
 
 def test_zip_bomb_by_declared_size_is_refused_unread() -> None:
-    raw = _declare_size(_zip({"word/document.xml": b"<w:document/>"}), "word/document.xml", 2**31)
+    raw = declare_size(_zip({"word/document.xml": b"<w:document/>"}), "word/document.xml", 2**31)
     assert _cause(raw) == (
         "DOCX rejected as a zip bomb: word/document.xml would expand to 2.0 GiB (limit 512 MiB)"
     )
@@ -334,7 +316,7 @@ def _lying_member(raw: bytes, inflated: int) -> bytes:
     xml = zipfile.ZipFile(io.BytesIO(raw)).read("word/document.xml")
     head, _, tail = xml.partition(b"?>")
     padded = _with_document(raw, head + b"?><!--" + b"a" * inflated + b"-->" + tail)
-    return _declare_size(padded, "word/document.xml", 5000)
+    return declare_size(padded, "word/document.xml", 5000)
 
 
 def test_a_member_inflating_past_its_declared_size_is_corrupt(tmp_path: Path) -> None:
