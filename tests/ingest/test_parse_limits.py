@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers.memory import run_with_peak_rss
 from helpers.parsing import SPIN, spin_on_marker
-from helpers.pdfs import flate_bomb_pdf
+from helpers.pdfs import flate_bomb_pdf, image_only_pdf
 from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.pipeline import IngestSettings, ingest_files
 from quoteproof.store.open import open_store
@@ -93,3 +96,17 @@ def test_a_parse_past_its_cpu_time_fails_and_the_batch_goes_on(tmp_path: Path) -
         ("failed", "parsing takes more than 1 s of CPU time (the limit for a file of 12 bytes)"),
         ("added", None),
     ]
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="needs tesseract-ocr")
+def test_ocr_runs_within_the_limits(tmp_path: Path) -> None:
+    # tesseract runs under the parsing process's limits, which it inherits
+    scan = tmp_path / "scan.pdf"
+    scan.write_bytes(image_only_pdf(text_page=True))
+    store = open_store(str(tmp_path / "i"), create=True)
+    try:
+        (result,) = ingest_files(store, [scan], IngestSettings(ocr=True))
+    finally:
+        store.close()
+    assert result.status == "added", result.error
+    assert any("text from OCR" in warning for warning in result.warnings)
