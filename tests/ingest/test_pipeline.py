@@ -73,3 +73,24 @@ def test_workers_exit_when_their_parent_is_killed(tmp_path: Path) -> None:
         for pid in workers:
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_a_script_without_a_main_guard_ingests_once(tmp_path: Path) -> None:
+    # Files are parsed in child processes; they must not run the script again.
+    (tmp_path / "notes.txt").write_text("Notes on washing hands with soap.\n")
+    script = tmp_path / "ingest_notes.py"
+    script.write_text(
+        "from quoteproof import Index\n"
+        f"index = Index.open({str(tmp_path / 'idx')!r}, create=True)\n"
+        f"for result in index.ingest([{str(tmp_path / 'notes.txt')!r}], embed=False):\n"
+        "    print(result.status)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert (done.returncode, done.stdout) == (0, "added\n"), done.stderr
+    assert "Traceback" not in done.stderr
