@@ -77,3 +77,10 @@ def test_ctrl_c_in_the_parent_does_not_reach_the_child(tmp_path: Path) -> None:
     assert call.pid is not None
     os.kill(call.pid, signal.SIGINT)  # what a terminal sends the whole process group
     assert call.outcome() == Finished("slept")
+
+
+def test_an_outcome_ready_in_time_is_read_after_the_deadline() -> None:
+    # `ingest` takes outcomes in file order: a quick file's waits for a slow one's.
+    call = LimitedCall(limited.echo, ("quick",), Limits(256 * MB, 60, 0.5))
+    time.sleep(1.0)
+    assert call.outcome() == Finished("quick")

@@ -275,12 +275,13 @@ class LimitedCall:
         return self._connection
 
     def outcome(self) -> Outcome:
-        """The call's outcome, waiting for it (at most until `deadline`, then the child
-        is killed and the outcome is a "time" `Failure`)."""
+        """The call's outcome, waiting for it until `deadline`: a child still at work
+        then is killed, and the outcome is a "time" `Failure` (one that finished in
+        time is read whenever this is called)."""
         if self._outcome is not None:
             return self._outcome
-        left = self.deadline - time.monotonic()
-        if left <= 0 or not wait([self._connection], left):
+        left = max(0.0, self.deadline - time.monotonic())
+        if not wait([self._connection], left):
             self.kill()
             self._outcome = Failure("time")
             return self._outcome
