@@ -70,10 +70,15 @@ class ParseWorker:
 
     def result(self) -> Parsed | str:
         """The outcome of the file in progress (waits for it, until `deadline` at the
-        latest): the parsed file, or the cause it failed with."""
+        latest): the parsed file, or the cause it failed with. Interrupted while it
+        waits, the parse is killed."""
         call, self._call = self._call, None
         assert call is not None, "no file in progress"
-        outcome = call.outcome()
+        try:
+            outcome = call.outcome()
+        except BaseException:  # Ctrl-C while waiting: no child left behind
+            call.kill()
+            raise
         if isinstance(outcome, Finished):
             parsed: Parsed | str = outcome.value
             if not (isinstance(parsed, str) and outcome.near_limit):

@@ -254,12 +254,14 @@ def ingest_files(
         while waiting or in_flight:
             while waiting and sum(not isinstance(s, IngestResult) for s in in_flight) < jobs:
                 in_flight.append(_submit(store, waiting.popleft(), settings, parse))
-            slot = in_flight.popleft()
+            slot = in_flight[0]  # left in place while waited on: `finally` kills it
             if isinstance(slot, IngestResult):
-                yield slot
+                result = slot
             else:
                 pending, worker = slot
-                yield store_parsed(store, pending, worker.result(), settings)
+                result = store_parsed(store, pending, worker.result(), settings)
+            in_flight.popleft()
+            yield result
     finally:
         for slot in in_flight:
             if not isinstance(slot, IngestResult):
