@@ -966,7 +966,9 @@ def unanswerable_probes(texts: Sequence[str], n: int) -> list[MedQuADQuestion]:
 
 def build_demo() -> list[Record]:
     """The demo questions (module docstring)."""
-    with ingested([DEMO_CORPUS]) as by_path:
+    # SOURCES.md is named: a folder walk skips it (a README-type file), and the
+    # unanswerable probes are chosen absent from it too, as when it was ingested.
+    with ingested([DEMO_CORPUS, DEMO_CORPUS / "SOURCES.md"]) as by_path:
         docs = {path.relative_to(DEMO_CORPUS).as_posix(): doc for path, doc in by_path.items()}
     records = _medquad_items(docs) + _sample_items(docs)
     texts = [doc.document.text for _, doc in sorted(docs.items())]

@@ -40,6 +40,7 @@ from quoteproof.cli_options import (
     CollectionsOption,
     EmbedModelOption,
     IndexOption,
+    IngestFormat,
     RetrievalOptions,
     SearchFormat,
     ThresholdOption,
@@ -50,6 +51,8 @@ from quoteproof.defaults import (
     DEFAULT_JOBS,
     DEFAULT_MAX_FILE_MB,
     DEFAULT_OVERLAP_TOKENS,
+    DEFAULT_PARSE_MEMORY_MB,
+    DEFAULT_PARSE_SECONDS,
     DEFAULT_SEARCH_TOP_K,
     DEFAULT_SECTION_TOKENS,
     DEFAULT_THRESHOLD,
@@ -161,6 +164,22 @@ def ingest(
         float,
         typer.Option("--max-file-mb", min=0.001, help="Refuse files larger than this (MB)."),
     ] = DEFAULT_MAX_FILE_MB,
+    parse_memory_mb: Annotated[
+        float,
+        typer.Option(
+            "--parse-memory-mb",
+            min=1,
+            help="Memory (MB) one file may use to parse, plus 64 per MB of the file.",
+        ),
+    ] = DEFAULT_PARSE_MEMORY_MB,
+    parse_seconds: Annotated[
+        float,
+        typer.Option(
+            "--parse-seconds",
+            min=1,
+            help="CPU seconds one file may use to parse, plus 10 per MB of the file.",
+        ),
+    ] = DEFAULT_PARSE_SECONDS,
     ocr: Annotated[
         bool,
         typer.Option("--ocr", help="Run Tesseract on PDF pages without a text layer."),
@@ -189,52 +208,98 @@ def ingest(
     collection: Annotated[
         str, typer.Option("--collection", help="The collection the files belong to.")
     ] = DEFAULT_COLLECTION,
+    format: Annotated[
+        IngestFormat,
+        typer.Option("--format", help="text (a summary on stderr) or json (on stdout)."),
+    ] = IngestFormat.text,
 ) -> None:
     """Add PDF, DOCX, HTML, SPL XML, Markdown, text and CSV/JSON table files to the index.
 
-    Unchanged files are skipped, changed ones become a new version. A file that
-    fails is reported with its cause and leaves nothing in the index; the others
-    go on. Then chunks without vectors are embedded (only new or changed ones).
-    Exit code 1 when any file failed.
+    Unchanged files are skipped, changed ones become a new version. Each file is
+    parsed in a child process limited in memory and CPU time by the file's size
+    (--parse-memory-mb, --parse-seconds). A file that fails is reported with its
+    cause and leaves nothing in the index; the others go on. In folders, files of
+    other types, README-type files (README.md, SOURCES.md: name them to ingest them)
+    and what is not a regular file (a pipe, a device) are skipped and listed. Then
+    chunks without vectors are embedded (only new or changed ones). Exit code 1
+    when any file failed; 130 when interrupted (it says what was done, and the
+    index answers no question until an ingest finishes).
     """
     from quoteproof.index import Index, changed_any
     from quoteproof.ingest.chunking import ChunkSettings
-    from quoteproof.ingest.pipeline import IngestSettings
-    from quoteproof.render.ingest import IngestProgress, failures_table, summary_table
+    from quoteproof.ingest.files import source_name
+    from quoteproof.ingest.parse_limits import ParseLimits
+    from quoteproof.ingest.pipeline import IngestResult, IngestSettings, skipped_results
+    from quoteproof.render.ingest import (
+        IngestProgress,
+        failures_table,
+        ingest_to_dict,
+        interrupted_message,
+        skipped_table,
+        summary_table,
+    )
+    from quoteproof.render.json import json_text
     from quoteproof.retrieval.embedder import dense_available
     from quoteproof.store.base import check_collection_name
 
-    files = Index.discover(paths)
+    discovery = Index.discover_files(paths)
+    files, skipped = discovery.files, skipped_results(discovery)
     settings = IngestSettings(
         max_file_mb=max_file_mb,
         ocr=ocr,
         chunking=ChunkSettings(section_tokens, window_tokens, overlap_tokens),
+        limits=ParseLimits(parse_memory_mb, parse_seconds),
     )
     check_collection_name(collection)
     if embed is None:
         embed = dense_available()
         if not embed:
             note("no vectors computed: dense retrieval needs pip install 'quoteproof[dense]'")
+    done: list[IngestResult] = []
+    stage = "files"
     with Index.open(index, create=True) as idx:
-        with IngestProgress(err, len(files)) as progress:
-            results = idx.ingest_discovered(
-                files,
-                settings=settings,
-                jobs=jobs,
-                on_file=progress.file_done,
-                collection=collection,
-                after=False,
-            )
-            elapsed = progress.elapsed
-        # Vectors first (with their progress bar), so that the refusal threshold is
-        # estimated on the evidence asks will use.
-        embedding = embed_index(idx, embed_model) if embed else None
-        idx.after_ingest(changed_any(results), embed=False)
+        try:
+            with IngestProgress(err, len(files)) as progress:
+
+                def file_done(result: IngestResult) -> None:
+                    done.append(result)
+                    progress.file_done(result)
+
+                idx.ingest_discovered(
+                    files,
+                    settings=settings,
+                    jobs=jobs,
+                    on_file=file_done,
+                    collection=collection,
+                    after=False,
+                )
+                elapsed = progress.elapsed
+            # Vectors first (with their progress bar), so that the refusal threshold
+            # is estimated on the evidence asks will use.
+            stage = "vectors"
+            embedding = embed_index(idx, embed_model) if embed else None
+            stage = "threshold"
+            idx.after_ingest(changed_any(done), embed=False)
+        except KeyboardInterrupt:
+            not_done = [source_name(path) for path in files[len(done) :]]
+            message = interrupted_message(done, len(not_done), stage, idx.store.location)
+            err.print(message, markup=False, soft_wrap=True)
+            if format is IngestFormat.json:
+                report = ingest_to_dict(
+                    done + skipped, idx.store.location, idx.store.stats(), not_done, False
+                )
+                print(json_text(report, indent=2))
+            raise typer.Exit(130) from None
         stats = idx.store.stats()
-    err.print(summary_table(results, elapsed, idx.store.location, stats, embedding))
-    failures = failures_table(results)
-    if failures is not None:
-        err.print(failures)
+    results = done + skipped
+    if format is IngestFormat.json:
+        print(json_text(ingest_to_dict(results, idx.store.location, stats), indent=2))
+    else:
+        err.print(summary_table(results, elapsed, idx.store.location, stats, embedding))
+        for table in (skipped_table(results), failures_table(results)):
+            if table is not None:
+                err.print(table)
+    if any(result.status == "failed" for result in results):
         raise typer.Exit(1)
 
 

@@ -46,6 +46,10 @@ CLI_WORDING: dict[Hint, str] = {
         "--mode {mode} needs a language model: pass --model NAME "
         "(with --llm openai, anthropic or local)"
     ),
+    Hint.FINISH_INGEST: (
+        "{message}: run `quoteproof ingest PATH --index {location}` again "
+        "(files already stored are skipped)"
+    ),
     Hint.NEED_COLLECTION: "{message} (--collection NAME)",
     Hint.LONGER_TIMEOUT: "{message} (a slow model may need a longer --timeout SECONDS)",
 }

@@ -50,6 +50,11 @@ class AnswerFormat(StrEnum):
     html = "html"
 
 
+class IngestFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
 class SearchFormat(StrEnum):
     text = "text"
     json = "json"

@@ -17,6 +17,10 @@ DEFAULT_COLLECTION = "default"
 
 DEFAULT_MAX_FILE_MB = 200.0
 """Files larger than this many megabytes (10^6 bytes) are refused unread."""
+DEFAULT_PARSE_MEMORY_MB = 256.0
+"""Megabytes of memory any file may use to parse, plus 64 per megabyte of file."""
+DEFAULT_PARSE_SECONDS = 60.0
+"""Seconds of CPU time any file may use to parse, plus 10 per megabyte of file."""
 DEFAULT_SECTION_TOKENS = 500
 DEFAULT_WINDOW_TOKENS = 400
 DEFAULT_OVERLAP_TOKENS = 80

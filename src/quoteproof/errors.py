@@ -8,6 +8,7 @@
     ├── IngestError          a file could not be ingested (names the file and the cause)
     ├── IndexNotFoundError   no index at the given location
     ├── StoreError           the index is unusable (schema too new, corrupt, ...)
+    │   └── UnfinishedIngestError  an ingest into it did not finish: no questions yet
     ├── RetrievalError       retrieval cannot run as asked (no dense extra, bad model)
     ├── TableError           a table query cannot run (unknown table, column or pointer)
     ├── EvalSetError         an evaluation set cannot be read (evaluation.evalset)
@@ -64,6 +65,8 @@ class Hint(StrEnum):
     """Dense retrieval was asked of an index without vectors (retriever, location)."""
     MODE_NEEDS_MODEL = "mode_needs_model"
     """The answer mode needs a language model and none is configured (mode)."""
+    FINISH_INGEST = "finish_ingest"
+    """An ingest did not finish: run one again (location)."""
     NEED_COLLECTION = "need_collection"
     """An API key was asked for without a collection."""
     LONGER_TIMEOUT = "longer_timeout"
@@ -114,6 +117,23 @@ class IndexNotFoundError(QuoteproofError):
 
 class StoreError(QuoteproofError):
     """The index exists but cannot be used as it is."""
+
+
+class UnfinishedIngestError(StoreError):
+    """An ingest into the index at `location`, started at `started`, did not finish
+    (interrupted, or stopped by an error before its vectors and refusal threshold
+    were computed): the index answers no question until an ingest finishes."""
+
+    def __init__(self, location: str, started: str) -> None:
+        super().__init__(
+            f"index {location}: the ingest started at {started} did not finish, so its "
+            "vectors and refusal threshold may not match its documents; it answers no "
+            "question until an ingest into it finishes",
+            hint=Hint.FINISH_INGEST,
+            facts={"location": location},
+        )
+        self.location = location
+        self.started = started
 
 
 class BackendError(QuoteproofError):

@@ -14,7 +14,7 @@ from quoteproof.audit_key import audit_key_path, read_audit_key, signing_key
 from quoteproof.defaults import DEFAULT_ASK_TOP_K as DEFAULT_ASK_TOP_K
 from quoteproof.defaults import DEFAULT_INDEX as DEFAULT_INDEX
 from quoteproof.defaults import DEFAULT_SEARCH_TOP_K as DEFAULT_SEARCH_TOP_K
-from quoteproof.errors import RetrievalError, StoreError
+from quoteproof.errors import RetrievalError, StoreError, UnfinishedIngestError
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import (
     Embed,
@@ -57,6 +57,7 @@ from quoteproof.retrieval.retriever import (
 )
 from quoteproof.store.base import Store, embedding_space_mismatch
 from quoteproof.store.open import open_store
+from quoteproof.store.unfinished import mark_finished, mark_started, started_unfinished
 from quoteproof.store_lookup import StoreLookup
 from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 from quoteproof.strategies.registry import StrategyInputs, strategy_for
@@ -72,6 +73,7 @@ from quoteproof.tables.quoted import chunk_rows
 from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
+    from quoteproof.ingest.files import Discovery
     from quoteproof.ingest.pipeline import IngestResult, IngestSettings
 
 
@@ -139,9 +141,18 @@ class Index:
 
         Raises `IngestError` for a path that does not exist.
         """
-        from quoteproof.ingest.files import discover  # ingest only
+        return Index.discover_files(paths).files
 
-        return discover([Path(p) for p in paths])
+    @staticmethod
+    def discover_files(paths: Iterable[str | Path]) -> Discovery:
+        """Return the files `ingest` would read for `paths` and those its folder walks
+        leave out, with the reason (see `ingest.files.discover_files`).
+
+        Raises `IngestError` for a path that does not exist.
+        """
+        from quoteproof.ingest.files import discover_files  # ingest only
+
+        return discover_files([Path(p) for p in paths])
 
     def ingest(
         self,
@@ -156,7 +167,8 @@ class Index:
         """Ingest files and folders; return one result per file, failures included.
 
         The same as `ingest_discovered(discover(paths), ...)`: raises `IngestError`
-        for a path that does not exist, before anything is ingested.
+        for a path that does not exist, before anything is ingested. The files the
+        folder walks leave out are not in the results: `discover_files` names them.
         """
         return self.ingest_discovered(
             self.discover(paths),
@@ -193,10 +205,13 @@ class Index:
         estimated again (see `automatic_threshold`; when retrieval cannot run, a
         `RetrievalNotice` says so and the first ask estimates it). With `after`
         False the caller runs `after_ingest` itself (`embed` is then not used).
+        Until `after_ingest` has run, the index answers no question
+        (`UnfinishedIngestError`), even after an interrupt.
         """
         from quoteproof.ingest.pipeline import IngestSettings, ingest_files  # ingest only
 
         settings = replace(settings or IngestSettings(), collection=collection)
+        mark_started(self.store)
         results = []
         for result in ingest_files(self.store, files, settings, jobs):
             results.append(result)
@@ -216,7 +231,11 @@ class Index:
         vectors when `embed` is true, or None and the dense extra is installed
         (`on_embedded(n)` after each block of n chunks; an exception it raises
         stops embedding, the blocks done stay stored); when `changed` (a document
-        was added or changed), estimate the automatic refusal threshold again."""
+        was added or changed) or an unfinished ingest was recorded, estimate the
+        automatic refusal threshold again. Then record that no ingest is unfinished
+        (`store.unfinished`): the index answers questions again."""
+        unfinished = started_unfinished(self.store) is not None
+        changed = changed or unfinished
         if embed or (embed is None and dense_available()):
             self.embed(on_progress=on_embedded)
         if changed:
@@ -229,6 +248,8 @@ class Index:
                     RetrievalNotice,
                     stacklevel=3,
                 )
+        if unfinished:
+            mark_finished(self.store)
 
     def embed(
         self,
@@ -294,7 +315,18 @@ class Index:
         """Return the `top_k` best hits for `query` with how they were found and the
         retrieval evidence; only from `collections` when given (None: all). Lone
         surrogates in `query` (undecodable bytes) are searched as U+FFFD
-        (`terms.well_formed`). Raises `RetrievalError` (see `retriever`)."""
+        (`terms.well_formed`). Raises `RetrievalError` (see `retriever`), and
+        `UnfinishedIngestError` while an ingest into the index has not finished
+        (`after_ingest`)."""
+        started = started_unfinished(self.store)
+        if started is not None:
+            raise UnfinishedIngestError(self.store.location, started)
+        return self._retrieve(query, top_k, collections)
+
+    def _retrieve(
+        self, query: str, top_k: int, collections: Collection[str] | None = None
+    ) -> Retrieval:
+        """`retrieve` without the unfinished-ingest check (for `after_ingest`)."""
         return self.retriever.search(well_formed(query), top_k, collections)
 
     def search(
@@ -355,7 +387,7 @@ class Index:
         return estimate
 
     def _evidence(self, question: str) -> tuple[float | None, str]:
-        info = self.answer_evidence(question, self.retrieve(question, top_k=DEFAULT_ASK_TOP_K))
+        info = self.answer_evidence(question, self._retrieve(question, DEFAULT_ASK_TOP_K))
         return info.evidence, info.evidence_kind or ""
 
     def answer_evidence(self, question: str, retrieval: Retrieval) -> RetrievalInfo:

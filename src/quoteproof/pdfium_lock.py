@@ -1,8 +1,10 @@
 """One lock for PDFium in a process.
 
 PDFium is not thread-safe: two threads inside it at once can crash the process (the
-server answers, renders pages and ingests in several threads). Every use of
-pypdfium2 (opening, reading, rendering, closing) runs inside `pdfium()`. The lock is
+server answers in several threads, reading quote boxes; a library user may parse in
+threads). Every use of pypdfium2 in a process that may run threads (opening,
+reading, rendering, closing) runs inside `pdfium()`; files are parsed and pages
+rendered in child processes (`limited_call`), where it costs nothing. The lock is
 re-created in a forked child, so a child never inherits it held by another thread.
 """
 

@@ -1,9 +1,11 @@
-"""Hostile inputs for the fuzz tests: byte-level mutations of a valid seed, and
-re-zipping an archive with one member changed (a DOCX with hostile XML inside)."""
+"""Hostile inputs for the fuzz tests: byte-level mutations of a valid seed,
+re-zipping an archive with one member changed (a DOCX with hostile XML inside), and
+a member declaring another size than it has."""
 
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
 from collections.abc import Callable
 
@@ -55,3 +57,21 @@ def rezip(archive: bytes, member: str, data: bytes) -> bytes:
 def zip_member(archive: bytes, member: str) -> bytes:
     """The bytes of `member` of `archive` (a ZIP)."""
     return zipfile.ZipFile(io.BytesIO(archive)).read(member)
+
+
+def declare_size(raw: bytes, name: str, size: int) -> bytes:
+    """`raw` (a ZIP) with the local header and the central directory both declaring
+    `name` to expand to `size` bytes."""
+    data = bytearray(raw)
+    # (signature, offset of the name length, of the name, of the uncompressed size)
+    for signature, length_at, name_at, size_at in (
+        (b"PK\x03\x04", 26, 30, 22),
+        (b"PK\x01\x02", 28, 46, 24),
+    ):
+        at = data.find(signature)
+        while at != -1:
+            name_length = struct.unpack_from("<H", data, at + length_at)[0]
+            if data[at + name_at : at + name_at + name_length] == name.encode():
+                struct.pack_into("<I", data, at + size_at, size)
+            at = data.find(signature, at + 4)
+    return bytes(data)

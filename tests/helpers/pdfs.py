@@ -7,6 +7,7 @@ page (612 x 792), origin bottom-left; texts are fixed so tests can look for them
 from __future__ import annotations
 
 import io
+import zlib
 
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 from PIL import Image, ImageDraw, ImageFont
@@ -280,3 +281,60 @@ def label_panel_pdf() -> bytes:
         draw.drawString(72, 460 - 14 * index, body)
     draw.showPage()
     return _save(draw)
+
+
+BOMB_WORDS = "Flate bomb marker"
+"""The text on `flate_bomb_pdf`'s page, before the blanks it inflates to."""
+
+
+def flate_bomb_pdf(inflated: int) -> bytes:
+    """A one-page PDF, written by hand, whose page content stream (`BOMB_WORDS` then
+    blanks) is Flate-compressed and inflates to `inflated` bytes: about a thousandth
+    of that in the file (a gigabyte in a 1 MB file)."""
+    compressor = zlib.compressobj(9)
+    parts = [compressor.compress(f"BT /F1 12 Tf 72 700 Td ({BOMB_WORDS}) Tj ET\n".encode())]
+    blanks = b" " * 2**20
+    for start in range(0, inflated, len(blanks)):
+        parts.append(compressor.compress(blanks[: inflated - start]))
+    parts.append(compressor.flush())
+    return _one_page_pdf(b"".join(parts))
+
+
+STROKES_WORDS = "Costly page of strokes"
+"""The text on `strokes_pdf`'s page, above its strokes."""
+
+
+def strokes_pdf(segments: int) -> bytes:
+    """A one-page PDF of `STROKES_WORDS` and `segments` stroked lines across the page
+    (a few bytes each, compressed): PDFium takes about a minute to render a million
+    of them, and milliseconds to read the text."""
+    lines = b"".join(
+        b"%d %d m %d %d l S\n" % (x, y, 612 - x, 792 - y)
+        for x, y in ((50 + (i * 7) % 500, 50 + (i * 13) % 650) for i in range(segments))
+    )
+    content = f"BT /F1 12 Tf 72 740 Td ({STROKES_WORDS}) Tj ET\n1 w\n".encode() + lines
+    return _one_page_pdf(zlib.compress(content, 9))
+
+
+def _one_page_pdf(stream: bytes) -> bytes:
+    """A one-page US Letter PDF, written by hand, whose page content is the Flate
+    `stream` and whose font F1 is Helvetica."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    pdf = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(pdf))
+        pdf += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    table = len(pdf)
+    pdf += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    pdf += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    pdf += b"trailer\n<< /Size %d /Root 1 0 R >>\n" % (len(objects) + 1)
+    pdf += b"startxref\n%d\n%%%%EOF\n" % table
+    return bytes(pdf)

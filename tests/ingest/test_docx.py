@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import io
-import struct
-import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -17,11 +15,14 @@ from docx.oxml import OxmlElement, parse_xml
 from docx.oxml.ns import nsdecls, qn
 from docx.text.run import Run
 
+from helpers.fuzz import declare_size
 from quoteproof.errors import IngestError
 from quoteproof.ingest import docx as docx_ingest
 from quoteproof.ingest.docx import parse_docx
-from quoteproof.ingest.zip_members import size_text
+from quoteproof.ingest.parse_limits import ParseLimits
+from quoteproof.ingest.pipeline import IngestSettings, ingest_files
 from quoteproof.model import ParsedDocument
+from quoteproof.store.open import open_store
 
 
 def _save(document: WordDocument, path: Path) -> bytes:
@@ -249,24 +250,6 @@ def test_truncated_and_corrupt_docx(tmp_path: Path) -> None:
     assert _cause(buffer.getvalue()).startswith("corrupt DOCX: ")
 
 
-def _declare_size(raw: bytes, name: str, size: int) -> bytes:
-    """`raw` with the local header and the central directory both declaring `name`
-    to expand to `size` bytes."""
-    data = bytearray(raw)
-    # (signature, offset of the name length, of the name, of the uncompressed size)
-    for signature, length_at, name_at, size_at in (
-        (b"PK\x03\x04", 26, 30, 22),
-        (b"PK\x01\x02", 28, 46, 24),
-    ):
-        at = data.find(signature)
-        while at != -1:
-            name_length = struct.unpack_from("<H", data, at + length_at)[0]
-            if data[at + name_at : at + name_at + name_length] == name.encode():
-                struct.pack_into("<I", data, at + size_at, size)
-            at = data.find(signature, at + 4)
-    return bytes(data)
-
-
 def _zip(members: dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -290,7 +273,7 @@ def _members(raw: bytes) -> dict[str, bytes]:
 
 
 def test_zip_bomb_by_declared_size_is_refused_unread() -> None:
-    raw = _declare_size(_zip({"word/document.xml": b"<w:document/>"}), "word/document.xml", 2**31)
+    raw = declare_size(_zip({"word/document.xml": b"<w:document/>"}), "word/document.xml", 2**31)
     assert _cause(raw) == (
         "DOCX rejected as a zip bomb: word/document.xml would expand to 2.0 GiB (limit 512 MiB)"
     )
@@ -327,39 +310,44 @@ def _with_document(raw: bytes, document: bytes, method: int = zipfile.ZIP_DEFLAT
     return buffer.getvalue()
 
 
-def test_a_member_inflating_past_its_declared_size_is_refused_before_python_docx(
-    tmp_path: Path,
-) -> None:
-    raw = _report(tmp_path)
+def _lying_member(raw: bytes, inflated: int) -> bytes:
+    """The DOCX `raw` with `word/document.xml` padded by a comment of `inflated` bytes,
+    deflated to a thousandth of that, but declaring 5000 bytes."""
     xml = zipfile.ZipFile(io.BytesIO(raw)).read("word/document.xml")
     head, _, tail = xml.partition(b"?>")
-    inflated = 8 * 2**20  # deflates to a few KiB; declares 5000 bytes
-    bomb = _declare_size(
-        _with_document(raw, head + b"?><!--" + b"a" * inflated + b"-->" + tail),
-        "word/document.xml",
-        5000,
-    )
-    tracemalloc.start()
+    padded = _with_document(raw, head + b"?><!--" + b"a" * inflated + b"-->" + tail)
+    return declare_size(padded, "word/document.xml", 5000)
+
+
+def test_a_member_inflating_past_its_declared_size_is_corrupt(tmp_path: Path) -> None:
+    bomb = _lying_member(_report(tmp_path), 8 * 2**20)
+    assert _cause(bomb) == "corrupt DOCX: Bad CRC-32 for file 'word/document.xml'"
+
+
+def test_a_lying_member_that_inflates_past_the_memory_limit_fails_the_file(
+    tmp_path: Path,
+) -> None:
+    # zipfile inflates a member's data in one call before cutting it to the declared
+    # size: the parsing process's memory limit bounds it.
+    bomb, fine = tmp_path / "files" / "bomb.docx", tmp_path / "files" / "fine.docx"
+    bomb.parent.mkdir()
+    bomb.write_bytes(_lying_member(_report(tmp_path), 256 * 2**20))
+    fine.write_bytes(_report(tmp_path))
+    settings = IngestSettings(limits=ParseLimits(memory_mb=64, memory_per_mb=0))
+    store = open_store(str(tmp_path / "idx"), create=True)
     try:
-        cause = _cause(bomb)
-        _, peak = tracemalloc.get_traced_memory()
+        results = list(ingest_files(store, [bomb, fine], settings))
     finally:
-        tracemalloc.stop()
-    assert cause == (
-        "DOCX rejected as a zip bomb: word/document.xml inflates to more than the "
-        "4.9 KiB it declares"
-    )
-    assert peak < 2**20  # what was inflated at once: a few pieces of READ_CHUNK, not 8 MiB
+        store.close()
+    size = f"{bomb.stat().st_size / 1000:.0f} KB"
+    assert [(r.status, r.error) for r in results] == [
+        ("failed", f"parsing needs more than 64 MB of memory (the limit for a file of {size})"),
+        ("added", None),
+    ]
 
 
-def test_members_are_held_to_their_declared_size_and_methods(tmp_path: Path) -> None:
+def test_members_compressed_by_other_methods_are_refused_unread(tmp_path: Path) -> None:
     raw = _report(tmp_path)
-    size = zipfile.ZipFile(io.BytesIO(raw)).getinfo("word/document.xml").file_size
-    shorter = _declare_size(raw, "word/document.xml", size + 1)
-    assert _cause(shorter) == (
-        f"DOCX rejected: word/document.xml inflates to {size_text(size)}, not the "
-        f"{size_text(size + 1)} it declares"
-    )
     xml = zipfile.ZipFile(io.BytesIO(raw)).read("word/document.xml")
     assert _cause(_with_document(raw, xml, zipfile.ZIP_BZIP2)) == (
         "DOCX rejected: word/document.xml uses compression method 12 "

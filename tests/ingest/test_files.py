@@ -12,10 +12,14 @@ from quoteproof.errors import IngestError
 from quoteproof.ingest.files import (
     SUPPORTED_SUFFIXES,
     discover,
+    discover_files,
     parse_bytes,
     parse_file,
     read_file,
+    source_name,
 )
+from quoteproof.ingest.pipeline import ingest_files
+from quoteproof.store.open import open_store
 
 
 def _write(path: Path, data: str | bytes = "Some text.\n") -> Path:
@@ -57,10 +61,23 @@ def test_discover_walks_folders_and_keeps_named_files(tmp_path: Path) -> None:
     _write(root / ".hidden.txt")
     _write(root / ".git" / "notes.txt")
     _write(root / "sub" / ".cache" / "x.md")
+    _write(root / "README.md")
+    _write(root / "sub" / "SOURCES.md")
+    (root / "elsewhere").symlink_to(tmp_path / "other", target_is_directory=True)
     named = _write(tmp_path / "other" / "notes.rst")  # unsupported, but named directly
-    found = discover([root, named, root / "a.txt"])
-    assert found == sorted([*wanted, named])
-    assert all(path.is_absolute() for path in found)
+    readme = _write(tmp_path / "other" / "README.md")  # a folder's notes, named directly
+    found = discover_files([root, named, readme, root / "a.txt"])
+    assert found.files == sorted([*wanted, named, readme])
+    assert all(path.is_absolute() for path in found.files)
+    notes = "notes about the folder (README-type name): name the file to ingest it"
+    assert [(str(s.path.relative_to(root)), s.reason) for s in found.skipped] == [
+        ("README.md", notes),
+        ("elsewhere", "link to a folder (not followed)"),
+        ("image.png", "unsupported file type '.png'"),
+        ("skip.pdf.bak", "unsupported file type '.bak'"),
+        ("sub/SOURCES.md", notes),
+    ]
+    assert discover([root]) == sorted(wanted)
 
 
 def test_discover_relative_paths_become_absolute(
@@ -207,3 +224,89 @@ def test_mislabelled_files_say_what_they_are(
     with pytest.raises(IngestError) as info:
         parse_file(path)
     assert (info.value.path, info.value.cause) == (str(path), cause)
+
+
+def _ingest(folder: Path, tmp_path: Path) -> list[tuple[str, str, str | None]]:
+    """Ingest what `discover_files` finds in `folder`: (name, status, cause) of each."""
+    store = open_store(str(tmp_path / "idx"), create=True)
+    try:
+        results = list(ingest_files(store, discover_files([folder]).files, jobs=2))
+    finally:
+        store.close()
+    return [(Path(r.path).name, r.status, r.error) for r in results]
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_link_to_a_device_is_never_read(tmp_path: Path) -> None:
+    # /dev/zero behind a link says it holds 0 bytes: --max-file-mb was skipped and
+    # reading ran until memory ran out, so nothing of the batch was stored.
+    folder = tmp_path / "in"
+    _write(folder / "good.txt", "Good notes on soap.\n")
+    (folder / "zero.txt").symlink_to("/dev/zero")
+    found = discover_files([folder])
+    assert found.files == [folder / "good.txt"]
+    cause = "not a regular file: a character device (symbolic link to /dev/zero)"
+    assert [(s.path.name, s.reason) for s in found.skipped] == [("zero.txt", cause)]
+    with pytest.raises(IngestError) as raised:
+        read_file(folder / "zero.txt")
+    assert (raised.value.path, raised.value.cause) == (str(folder / "zero.txt"), cause)
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="Linux /proc")
+def test_a_file_is_read_only_up_to_the_limit_whatever_size_it_says(tmp_path: Path) -> None:
+    # A /proc file says it holds 0 bytes and has more: reading stops one byte past
+    # the limit.
+    with pytest.raises(IngestError) as raised:
+        read_file(Path("/proc/self/maps"), max_file_mb=0.0001)
+    assert raised.value.cause == (
+        "file is larger than it said, over the 0.0001 MB limit (raise it with --max-file-mb)"
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_named_pipe_is_skipped_in_a_folder_and_refused_when_named(tmp_path: Path) -> None:
+    # A FIFO in a folder made ingest wait for ever, and the files read before it
+    # were never stored.
+    folder = tmp_path / "in"
+    _write(folder / "a.txt", "Alpha notes on soap.\n")
+    os.mkfifo(folder / "b.txt")
+    _write(folder / "c.txt", "Charlie notes on water.\n")
+    found = discover_files([folder])
+    pipe = "not a regular file: a named pipe (FIFO)"
+    assert [(s.path.name, s.reason) for s in found.skipped] == [("b.txt", pipe)]
+    assert _ingest(folder, tmp_path) == [("a.txt", "added", None), ("c.txt", "added", None)]
+    with pytest.raises(IngestError, match=r"b\.txt: not a regular file: a named pipe \(FIFO\)"):
+        read_file(folder / "b.txt")
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS file names are always UTF-8")
+def test_a_file_name_that_is_not_utf8_is_stored_under_an_escaped_name(tmp_path: Path) -> None:
+    # caf\xe9.txt (Latin-1) aborted the batch with UnicodeEncodeError: 0 of 2 stored.
+    folder = tmp_path / "in"
+    _write(folder / "a.txt", "Alpha notes on soap.\n")
+    latin = Path(os.fsdecode(bytes(folder) + b"/caf\xe9.txt"))
+    _write(latin, "Cafe notes on espresso.\n")
+    untitled = Path(os.fsdecode(bytes(folder) + b"/men\xfa.html"))  # titled by its name
+    _write(untitled, "<p>Soup of the day.</p>")
+    _write(folder / "z.txt", "Zulu notes on water.\n")
+    assert source_name(latin) == str(folder) + "/caf\\xe9.txt"
+    assert _ingest(folder, tmp_path) == [
+        ("a.txt", "added", None),
+        ("caf\\xe9.txt", "added", None),
+        ("men\\xfa.html", "added", None),
+        ("z.txt", "added", None),
+    ]
+    store = open_store(str(tmp_path / "idx"))
+    try:
+        current = store.current_version(source_name(latin))
+        assert current is not None
+        document = store.get_document(current.doc_id)
+        assert document is not None and document.source_path == str(folder) + "/caf\\xe9.txt"
+        (chunk,) = store.chunks_of(current.doc_id, current.version)
+        assert chunk.source_uri == latin.as_uri() == f"{folder.as_uri()}/caf%E9.txt"
+        titled = store.current_version(source_name(untitled))
+        assert titled is not None
+        assert store.get_document(titled.doc_id).title == "men\\xfa"  # type: ignore[union-attr]
+    finally:
+        store.close()
+    assert ("caf\\xe9.txt", "unchanged", None) in _ingest(folder, tmp_path)

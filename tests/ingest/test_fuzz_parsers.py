@@ -6,6 +6,9 @@ gives a valid document (canonical text a storable str; every block, chunk and pa
 start inside it) or a one-line cause, and the format parser either returns a valid
 document or raises `IngestError` whose message names the file. Never another
 exception type, never a hang: inputs are small and each test's examples are counted.
+Run as ingest runs it, in a child process under (small) limits, the contract holds
+too, and files that blow up (inflate, amplify, nest, run quadratic) fail with a
+cause that names the limit they met.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -24,13 +28,15 @@ from docx.enum.text import WD_BREAK
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from helpers.fuzz import mutated, rezip, zip_member
-from helpers.pdfs import fuzz_seed_pdf
+from helpers.fuzz import declare_size, mutated, rezip, zip_member
+from helpers.pdfs import flate_bomb_pdf, fuzz_seed_pdf, strokes_pdf
 from quoteproof.errors import IngestError
 from quoteproof.ingest.docx import DOCUMENT_PART, MALFORMED_PART, parse_docx
 from quoteproof.ingest.files import PARSERS, ParseOptions
 from quoteproof.ingest.html import parse_html
 from quoteproof.ingest.markdown import parse_markdown
+from quoteproof.ingest.parse_limits import ParseLimits
+from quoteproof.ingest.parse_worker import ParseWorker
 from quoteproof.ingest.pipeline import IngestSettings, Parsed, parse_and_chunk
 from quoteproof.ingest.spl import parse_spl
 from quoteproof.ingest.tables import parse_json
@@ -490,6 +496,94 @@ def test_docx_with_mutated_members(member: str, data: st.DataObject) -> None:
     seed = docx_seed()
     raw = rezip(seed, member, data.draw(mutated(zip_member(seed, member))))
     check_both(parse_docx, raw, "report.docx")
+
+
+# --- the limits: hostile files that grow without bound, parsed as ingest parses ----------
+
+LIMITED = IngestSettings(
+    limits=ParseLimits(memory_mb=64, seconds=4, memory_per_mb=0, seconds_per_mb=0)
+)
+"""Small limits, so that generated amplifiers meet them within a second or two."""
+
+LIMIT_CAUSE = re.compile(
+    r"parsing needs more than 64 MB of memory \(the limit for a file of .+\)"
+    r"|parsing takes more than 4 s of CPU time \(the limit for a file of .+\)"
+    r"|parsing took longer than \d+ s \(the limit\)"
+    r"|the parser crashed \(SIG\w+\), most likely out of memory: it may use 64 MB .+"
+)
+
+
+def check_limited(raw: bytes, name: str) -> Parsed | str:
+    """Parse `raw` named `name` as ingest does (`ParseWorker`: a child process under
+    `LIMITED`): a valid document, or a one-line cause that is not the catch-all."""
+    worker = ParseWorker()
+    worker.start(raw, FOLDER / name, LIMITED)
+    outcome = worker.result()
+    if isinstance(outcome, str):
+        assert len(outcome.splitlines()) == 1, outcome
+        assert not outcome.startswith("cannot parse:"), outcome
+    else:
+        check_document(outcome.document)
+        assert outcome.spans
+    return outcome
+
+
+def _lying_docx(inflated: int) -> bytes:
+    """The seed DOCX with `word/document.xml` padded to `inflated` more bytes but
+    declaring its old size."""
+    seed = docx_seed()
+    xml = zip_member(seed, DOCUMENT_PART)
+    head, _, tail = xml.partition(b"?>")
+    raw = rezip(seed, DOCUMENT_PART, head + b"?><!--" + b"a" * inflated + b"-->" + tail)
+    return declare_size(raw, DOCUMENT_PART, len(xml))
+
+
+AMPLIFIERS: dict[str, Callable[[int], tuple[bytes, str]]] = {
+    # each: (how much of it, 1 to 100) -> a file that costs more the more there is
+    "html re-opened": lambda n: (b"<b>x<p>y</b>z</p>" * (n * 2_000), "tags.html"),
+    "html formatting": lambda n: (
+        ("<p>" + "".join(f"<b id={i}>" for i in range(n * 3)) + "</p>").encode()
+        + b"<p>x</p>" * (n * 100),
+        "formatting.html",
+    ),
+    "html nesting": lambda n: (b"<div>" * (n * 500) + b"deep" + b"</div>" * (n * 500), "deep.htm"),
+    "quote runs": lambda n: (b"'a''" * (n * 2_500), "quotes.txt"),
+    "guillemets": lambda n: ("«a ".encode() * (n * 2_500), "quotes.md"),
+    "pdf flate": lambda n: (flate_bomb_pdf(n * 2**20), "bomb.pdf"),
+    "pdf strokes": lambda n: (strokes_pdf(n * 500), "strokes.pdf"),
+    "docx lying member": lambda n: (_lying_docx(n * 2**20), "lying.docx"),
+}
+"""Files of each kind of blow-up the parsers met, scaled: the larger ones meet the
+limits (memory or CPU time), the smaller ones parse."""
+
+
+@settings(
+    max_examples=24,
+    deadline=None,  # the limits bound each example
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.sampled_from(sorted(AMPLIFIERS)), st.integers(1, 100))
+@example("pdf flate", 100)
+@example("html re-opened", 100)
+@example("quote runs", 100)
+@example("docx lying member", 100)
+@example("html formatting", 100)
+def test_files_that_blow_up_fail_at_a_named_limit(kind: str, scale: int) -> None:
+    raw, name = AMPLIFIERS[kind](scale)
+    outcome = check_limited(raw, name)
+    if isinstance(outcome, str) and outcome.startswith(("parsing", "the parser")):
+        assert LIMIT_CAUSE.fullmatch(outcome), outcome
+    if kind in ("quote runs", "guillemets"):  # linear: within the limits at any scale
+        assert not isinstance(outcome, str), outcome
+    if scale == 100 and kind in ("pdf flate", "html re-opened", "docx lying member"):
+        assert isinstance(outcome, str) and LIMIT_CAUSE.fullmatch(outcome), outcome
+
+
+@fuzz(30)
+@given(st.sampled_from(sorted(SEEDS)), st.data())
+def test_mutated_seeds_parse_under_the_limits(suffix: str, data: st.DataObject) -> None:
+    """The contract holds in the limited child process too."""
+    check_limited(data.draw(mutated(SEEDS[suffix]())), f"mutated{suffix}")
 
 
 # --- regressions: what the fuzzing found ------------------------------------------------

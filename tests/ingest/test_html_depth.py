@@ -1,97 +1,76 @@
-"""Deeply nested HTML is refused before it is parsed (the parser's time grows with
-the square of the depth), and the pre-parse scan never finds less depth than the
-HTML5 parser builds."""
+"""A parsed HTML page nested too deep, or holding many more elements than tags, is
+refused before it is read; what the HTML5 parser itself spends on hostile markup is
+bounded by the parsing process's limits."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from quoteproof.errors import IngestError
-from quoteproof.ingest import html as html_ingest
 from quoteproof.ingest.files import parse_bytes
 from quoteproof.ingest.html import parse_html
-from quoteproof.ingest.html_depth import MAX_ATTRIBUTES, MAX_DEPTH, MAX_WORK_PER_TAG, scan_nesting
+from quoteproof.ingest.html_depth import MAX_DEPTH
+from quoteproof.ingest.pipeline import ingest_files
+from quoteproof.store.open import open_store
 
 
 def nested(tag: str, levels: int, text: str = "deep text") -> bytes:
     return f"<html><body>{f'<{tag}>' * levels}{text}{f'</{tag}>' * levels}</body></html>".encode()
 
 
-@pytest.fixture
-def parser_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every page the HTML5 parser is given while the test runs."""
-    calls: list[str] = []
-
-    def counting_parser(html: str, *args: Any, **kwargs: Any) -> LexborHTMLParser:
-        calls.append(html)
-        return LexborHTMLParser(html, *args, **kwargs)
-
-    monkeypatch.setattr(html_ingest, "LexborHTMLParser", counting_parser)
-    return calls
+def reopening(formatting: int, paragraphs: int) -> bytes:
+    """A paragraph with `formatting` unclosed `<b>`s, then `paragraphs` paragraphs:
+    the HTML5 tree builder re-opens all of them in each paragraph."""
+    unclosed = "".join(f"<b id={n}>" for n in range(formatting))
+    return f"<p>{unclosed}</p>{'<p>x</p>' * paragraphs}".encode()
 
 
-def test_deep_nesting_is_refused_before_parsing(parser_calls: list[str]) -> None:
-    raw = nested("div", 50_000)
+def test_deep_nesting_is_refused() -> None:
     with pytest.raises(IngestError) as raised:
-        parse_bytes(raw, Path("/uploads/deep.html"))
+        parse_bytes(nested("div", 2000), Path("/uploads/deep.html"))
     assert str(raised.value) == (
         f"/uploads/deep.html: HTML nested more than {MAX_DEPTH} elements deep (the limit)"
     )
-    assert parser_calls == []
-    # The scan stops at the limit: it reads <html>, <body> and 513 of the 50,000 <div>s.
-    found = scan_nesting(raw.decode(), MAX_DEPTH, MAX_WORK_PER_TAG)
-    assert found.start_tags == MAX_DEPTH + 3
 
 
-def test_nesting_up_to_the_limit_is_parsed(parser_calls: list[str]) -> None:
-    document = parse_html(nested("div", MAX_DEPTH - 1), "ok.html")
-    assert document.text == "deep text"
-    assert len(parser_calls) == 1
+def test_nesting_up_to_the_limit_is_parsed() -> None:
+    assert parse_html(nested("div", MAX_DEPTH - 1), "ok.html").text == "deep text"
     with pytest.raises(IngestError, match="nested more than 512 elements deep"):
         parse_html(nested("div", MAX_DEPTH + 1), "over.html")
-    assert len(parser_calls) == 1
 
 
-def test_reopening_many_formatting_elements_is_refused_before_parsing(
-    parser_calls: list[str],
-) -> None:
-    # 300 unclosed <b>s, then paragraphs: the parser re-opens all 300 in each one
-    # (900,000 elements from 30 KB), though nothing is nested more than 301 deep.
-    unclosed = "".join(f"<b id={n}>" for n in range(300))
-    raw = f"<p>{unclosed}</p>{'<p>x</p>' * 3000}".encode()
-    with pytest.raises(IngestError) as raised:
-        parse_html(raw, "reopen.html")
-    assert "do more than 64 steps per tag (the limit)" in str(raised.value)
-    assert parser_calls == []
-
-
-def test_a_tag_with_too_many_attributes_is_refused_before_parsing(
-    parser_calls: list[str],
-) -> None:
-    # Both HTML parsers compare each attribute with all those before it.
-    attributes = " ".join(f"data-a{n}=1" for n in range(MAX_ATTRIBUTES + 1))
-    with pytest.raises(IngestError) as raised:
-        parse_html(f"<p {attributes}>text</p>".encode(), "attrs.html")
-    assert str(raised.value) == "attrs.html: an HTML tag has more than 256 attributes (the limit)"
-    assert parser_calls == []
-    many = " ".join(f"data-a{n}=1" for n in range(MAX_ATTRIBUTES))
-    assert parse_html(f"<p {many}>text</p>".encode(), "fine.html").text == "text"
-
-
-def test_nesting_the_scan_does_not_foresee_is_refused_once_parsed(
-    parser_calls: list[str],
-) -> None:
+def test_nesting_through_tables_and_reopened_formatting_is_measured_on_the_tree() -> None:
     # A table in a table, a formatting element put before the table and re-opened:
-    # rules the scan leaves out. Each repetition nests one level deeper.
+    # each repetition nests one level deeper.
     page = "<table/><nobr></table> " * (MAX_DEPTH + 100)
-    assert scan_nesting(page, MAX_DEPTH, MAX_WORK_PER_TAG).depth <= MAX_DEPTH
     with pytest.raises(IngestError, match="nested more than 512 elements deep"):
         parse_html(page.encode(), "tables.html")
-    assert len(parser_calls) == 1
+
+
+def test_many_more_elements_than_tags_are_refused() -> None:
+    # 100 unclosed <b>s re-opened in each of 1,000 paragraphs: 100,000 elements
+    # from 9 KB.
+    with pytest.raises(IngestError) as raised:
+        parse_html(reopening(100, 1000), "reopen.html")
+    assert "build more than 4 elements per tag (the limit)" in str(raised.value)
+
+
+def test_re_opened_formatting_past_the_memory_limit_fails_the_file(tmp_path: Path) -> None:
+    # 300 unclosed <b>s, then 3,000 paragraphs: 900,000 elements, 340 MB, from 27 KB.
+    page, fine = tmp_path / "reopen.html", tmp_path / "fine.html"
+    page.write_bytes(reopening(300, 3000))
+    fine.write_bytes(nested("div", 20))
+    store = open_store(str(tmp_path / "idx"), create=True)
+    try:
+        results = list(ingest_files(store, [page, fine]))
+    finally:
+        store.close()
+    assert [(r.status, r.error) for r in results] == [
+        ("failed", "parsing needs more than 258 MB of memory (the limit for a file of 27 KB)"),
+        ("added", None),
+    ]
 
 
 def test_ordinary_pages_with_unclosed_tags_pass() -> None:
@@ -100,53 +79,5 @@ def test_ordinary_pages_with_unclosed_tags_pass() -> None:
         "<table>" + "<tr><td><font size=2>cell" * 400 + "</table>"
         "<p>para" * 400 + "</body></html>"
     )
-    found = scan_nesting(page, MAX_DEPTH, MAX_WORK_PER_TAG)
-    assert found.depth < 20
-    assert found.work <= 4 * found.start_tags
-
-
-def tree_depth(node: LexborNode) -> int:
-    """How deep the elements under `node` nest (`node` itself not counted)."""
-    deepest, stack = 0, [(node, 0)]
-    while stack:
-        current, depth = stack.pop()
-        deepest = max(deepest, depth)
-        child = current.child
-        while child is not None:
-            if child.is_element_node:
-                stack.append((child, depth + 1))
-            child = child.next
-    return deepest
-
-
-SHAPES = [
-    "<div>",
-    "<ul><li>",
-    "<li><section>",
-    "<table><tr><td>",
-    "<table><div><td>",
-    "<p><b id={n}></p>",
-    "<b><div></b></div>" + "<span>" * 20 + "</b>",
-    "<form><div></form>" + "<span>" * 10 + "</form>",
-    "<a><div><a>" + "<span>" * 10 + "</a>",
-    "<b><i><div></b></i>" + "<span>" * 10 + "</i>",
-    "<b id=7></span><span id=3>",
-    "<select><div><select>" + "<span>" * 5 + "</select>",
-    "<math><mi><div>",
-    "<svg><g><p></p><section/>",
-    "<td><b id={n}></td>",
-    "<template><b><object></template><i>",
-    "</template></table><span></caption></template><table><template><caption>",
-    "<em></table>x<table><caption><tbody>",
-    "<script><!--<script></script><div></script><div>",
-]
-
-
-@pytest.mark.parametrize("shape", SHAPES)
-def test_the_scan_never_finds_less_depth_than_the_parser_builds(shape: str) -> None:
-    page = "".join(shape.replace("{n}", str(n)) for n in range(200))
-    root = LexborHTMLParser(page).root
-    assert root is not None
-    built = tree_depth(root) - 1  # not counting <head> or <body>, as the scan does not
-    assert built >= 200 or shape in ("<p><b id={n}></p>", "<b id=7></span><span id=3>")
-    assert scan_nesting(page, 10**9, 10**9).depth >= built
+    document = parse_html(page.encode(), "unclosed.html")
+    assert document.text.count("item bold") == 400 and document.text.count("cell") == 400

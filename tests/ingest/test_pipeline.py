@@ -11,20 +11,29 @@ from pathlib import Path
 
 import pytest
 
-# Ingests three files with two workers, prints the workers' pids after the first
-# result, then waits (the pool stays open) until it is killed.
+from helpers.parsing import HANG
+
+# Ingests three files with two workers, each of whose parses never ends; prints the
+# pids of the two parsing processes, then waits until it is killed.
 _PAUSED_INGEST = """
-import multiprocessing, sys, time
+import multiprocessing, sys, threading, time
 from pathlib import Path
+from helpers.parsing import hang_on_marker
 from quoteproof.ingest.pipeline import ingest_files
 from quoteproof.store.open import open_store
 
 folder = Path(sys.argv[1])
 store = open_store(str(folder / "idx"), create=True)
-results = ingest_files(store, sorted(folder.glob("*.txt")), jobs=2)
-next(results)
-print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
-time.sleep(600)
+
+
+def report() -> None:
+    while len(multiprocessing.active_children()) < 2:
+        time.sleep(0.05)
+    print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+
+
+threading.Thread(target=report, daemon=True).start()
+next(ingest_files(store, sorted(folder.glob("*.txt")), jobs=2, parse=hang_on_marker))
 """
 
 
@@ -40,12 +49,12 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 def test_workers_exit_when_their_parent_is_killed(tmp_path: Path) -> None:
     for name in ("a", "b", "c"):
-        (tmp_path / f"{name}.txt").write_text(f"File {name} has some text.\n")
+        (tmp_path / f"{name}.txt").write_text(f"File {name}: {HANG.decode()}.\n")
     parent = subprocess.Popen(
         [sys.executable, "-c", _PAUSED_INGEST, str(tmp_path)],
         stdout=subprocess.PIPE,
         text=True,
-        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     workers: list[int] = []
     try:
@@ -54,7 +63,7 @@ def test_workers_exit_when_their_parent_is_killed(tmp_path: Path) -> None:
         assert len(workers) == 2 and all(_alive(pid) for pid in workers)
         parent.send_signal(signal.SIGKILL)
         parent.wait()
-        for _ in range(100):  # each worker checks for its parent several times a second
+        for _ in range(100):  # the fork server they come from ends with the parent
             if not any(_alive(pid) for pid in workers):
                 break
             time.sleep(0.1)
@@ -64,3 +73,24 @@ def test_workers_exit_when_their_parent_is_killed(tmp_path: Path) -> None:
         for pid in workers:
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_a_script_without_a_main_guard_ingests_once(tmp_path: Path) -> None:
+    # Files are parsed in child processes; they must not run the script again.
+    (tmp_path / "notes.txt").write_text("Notes on washing hands with soap.\n")
+    script = tmp_path / "ingest_notes.py"
+    script.write_text(
+        "from quoteproof import Index\n"
+        f"index = Index.open({str(tmp_path / 'idx')!r}, create=True)\n"
+        f"for result in index.ingest([{str(tmp_path / 'notes.txt')!r}], embed=False):\n"
+        "    print(result.status)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert (done.returncode, done.stdout) == (0, "added\n"), done.stderr
+    assert "Traceback" not in done.stderr

@@ -44,8 +44,6 @@ from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-import sentencex
-
 from quoteproof.defaults import DEFAULT_OVERLAP_TOKENS as DEFAULT_OVERLAP_TOKENS
 from quoteproof.defaults import DEFAULT_SECTION_TOKENS as DEFAULT_SECTION_TOKENS
 from quoteproof.defaults import DEFAULT_WINDOW_TOKENS as DEFAULT_WINDOW_TOKENS
@@ -53,6 +51,7 @@ from quoteproof.errors import UsageError
 from quoteproof.ingest.model_tokens import TokenCounter, default_counter, tokens_between
 from quoteproof.ingest.text import trim_span
 from quoteproof.model import Block, ParsedDocument
+from quoteproof.sentences import sentence_bounds
 from quoteproof.store.base import embedding_input
 
 DEFAULT_MAX_CHARS = 20_000
@@ -122,15 +121,13 @@ def count_tokens(text: str) -> int:
 def sentence_spans(text: str, start: int, end: int, language: str = "en") -> list[tuple[int, int]]:
     """Return the trimmed, non-empty sentences of `text[start:end]` as absolute spans.
 
-    Sentences come from `sentencex.get_sentence_boundaries`; spans are in order and do
-    not overlap (overlapping boundaries are merged). If sentencex finds none, the
-    whole trimmed span is one sentence.
+    Sentences come from sentencex, in linear time (`sentences.sentence_bounds`);
+    spans are in order and do not overlap (overlapping boundaries are merged). If
+    sentencex finds none, the whole trimmed span is one sentence.
     """
     spans: list[tuple[int, int]] = []
-    for boundary in sentencex.get_sentence_boundaries(language, text[start:end]):
-        first, last = trim_span(
-            text, start + boundary["start_index"], start + boundary["end_index"]
-        )
+    for bound_start, bound_end in sentence_bounds(language, text[start:end]):
+        first, last = trim_span(text, start + bound_start, start + bound_end)
         if first >= last:
             continue
         if spans and first < spans[-1][1]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +45,7 @@ def _text_parser(parse: Callable[[bytes, str], ParsedDocument]) -> Parser:
 def _parse_pdf(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
     from quoteproof.ingest.pdf import parse_pdf  # PDFium loads only when needed
 
-    with pdfium():  # PDFium is not thread-safe (the server ingests in a thread)
+    with pdfium():  # PDFium is not thread-safe (a caller may parse in threads)
         return parse_pdf(raw, path, ocr=options.ocr)
 
 
@@ -81,18 +84,84 @@ SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(sorted(PARSERS))
 """The file suffixes `discover` picks up in folders and `parse_file` accepts."""
 
 
+FOLDER_NOTES = frozenset(
+    "authors changelog changes code_of_conduct contributing copying history licence "
+    "license notice readme security source sources".split()
+)
+"""Names (before the first dot, any case) of the files that describe a folder rather
+than belong to it: README.md, LICENSE, SOURCES.md... A folder walk skips them."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file a folder walk found and left out, and why (one line)."""
+
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """What `discover_files` found: the files to ingest, and those it left out."""
+
+    files: list[Path]
+    skipped: list[Skipped]
+
+
 def _absolute(path: Path) -> Path:
     """`path` made absolute and normalised (`..` removed), symbolic links kept."""
     return Path(os.path.abspath(path))
 
 
-def _walk(folder: Path) -> list[Path]:
-    """Supported, non-hidden files under `folder`, recursively (hidden folders skipped),
-    and every folder that could not be listed (`read_file` then says why).
+def source_name(path: Path | str) -> str:
+    """The name a file is stored and shown under: its path, with each byte of it that
+    is not UTF-8 (a name from another system's encoding) written as `\\xNN`, so that
+    the index can hold it ("caf\\xe9.txt")."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
-    Links to folders are not followed, so a link loop is never walked.
-    """
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_regular(path: Path, mode: int) -> str:
+    """Why `path`, whose (followed) mode is `mode`, is not read: "not a regular file:
+    a named pipe (FIFO)", naming a symbolic link's target."""
+    kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+    if path.is_symlink():
+        with contextlib.suppress(OSError):
+            kind += f" (symbolic link to {os.readlink(path)})"
+    return f"not a regular file: {kind}"
+
+
+def _skip_reason(path: Path) -> str | None:
+    """Why a folder walk leaves out the file `path`, or None to ingest it (a broken
+    link too: `read_file` then says why it cannot be read)."""
+    suffix = path.suffix.lower()
+    if suffix not in PARSERS:
+        return (
+            f"unsupported file type '{suffix}'" if suffix else "unsupported file type (no suffix)"
+        )
+    if path.name.lower().split(".")[0] in FOLDER_NOTES:
+        return "notes about the folder (README-type name): name the file to ingest it"
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else _not_regular(path, mode)
+
+
+def _walk(folder: Path) -> tuple[list[Path], list[Skipped]]:
+    """Walk `folder` recursively (hidden files and folders left out unseen; links to
+    folders not followed): the files to ingest, every folder that could not be
+    listed (`read_file` then says why), and the files left out with their reason."""
     found: list[Path] = []
+    skipped: list[Skipped] = []
 
     def unlisted(error: OSError) -> None:
         if error.filename is not None:
@@ -100,32 +169,59 @@ def _walk(folder: Path) -> list[Path]:
 
     for directory, subdirs, files in os.walk(folder, onerror=unlisted):
         subdirs[:] = [name for name in subdirs if not name.startswith(".")]
+        for name in subdirs:
+            if Path(directory, name).is_symlink():
+                skipped.append(Skipped(Path(directory, name), "link to a folder (not followed)"))
         for name in files:
-            if not name.startswith(".") and Path(name).suffix.lower() in PARSERS:
-                found.append(Path(directory, name))
-    return found
+            if name.startswith("."):
+                continue
+            path = Path(directory, name)
+            reason = _skip_reason(path)
+            if reason is None:
+                found.append(path)
+            else:
+                skipped.append(Skipped(path, reason))
+    return found, skipped
 
 
-def discover(paths: Sequence[Path]) -> list[Path]:
-    """Return the files to ingest for `paths`: absolute, de-duplicated and sorted.
+def discover_files(paths: Sequence[Path]) -> Discovery:
+    """The files to ingest for `paths` (absolute, de-duplicated and sorted), and the
+    files found in folders and left out (sorted, each with its reason).
 
-    A file named directly is kept whatever its suffix (`parse_file` then says if it
-    is unsupported). A folder is walked recursively for files whose suffix is in
-    `SUPPORTED_SUFFIXES` (any case), skipping hidden files and folders (names that
-    start with "."); links to folders are not followed. What cannot be ingested is
-    kept, for `read_file` to fail on with its cause: a broken or looping symbolic
-    link, a folder that cannot be listed. Raises `IngestError(path, "no such file
-    or directory")` for a path named directly that does not exist.
+    A file named directly is kept whatever it is (`read_file` and `parse_file` then
+    say if it cannot be ingested). A folder is walked recursively; hidden files and
+    folders (names that start with ".") are not looked at, links to folders are not
+    followed (so a link loop is never walked; each is listed as left out). Of the
+    files found, those left out are: those whose suffix is not in
+    `SUPPORTED_SUFFIXES` (any case), those named like a folder's notes
+    (`FOLDER_NOTES`: README.md, SOURCES.md...), and those that are not regular files
+    (a named pipe, a device, a link to one), which could never be read or would
+    never end. Kept for `read_file` to fail on with its cause: a broken or looping
+    symbolic link, a folder that cannot be listed. Raises `IngestError(path, "no
+    such file or directory")` for a path named directly that does not exist.
     """
     found: set[Path] = set()
+    skipped: dict[Path, Skipped] = {}
     for path in paths:
         if path.is_dir():
-            found.update(_absolute(file) for file in _walk(path))
+            files, left_out = _walk(path)
+            found.update(_absolute(file) for file in files)
+            skipped.update(
+                (_absolute(s.path), Skipped(_absolute(s.path), s.reason)) for s in left_out
+            )
         elif path.exists() or path.is_symlink():
             found.add(_absolute(path))
         else:
-            raise IngestError(str(path), "no such file or directory")
-    return sorted(found)
+            raise IngestError(source_name(path), "no such file or directory")
+    return Discovery(
+        sorted(found),
+        sorted((s for p, s in skipped.items() if p not in found), key=lambda s: s.path),
+    )
+
+
+def discover(paths: Sequence[Path]) -> list[Path]:
+    """The files to ingest for `paths`: `discover_files(paths).files`."""
+    return discover_files(paths).files
 
 
 def parser_for(path: Path) -> Parser:
@@ -138,7 +234,9 @@ def parser_for(path: Path) -> Parser:
     if parser is None:
         shown = f"'{suffix}'" if suffix else "'' (no suffix)"
         supported = ", ".join(SUPPORTED_SUFFIXES)
-        raise IngestError(str(path), f"unsupported file type {shown} (supported: {supported})")
+        raise IngestError(
+            source_name(path), f"unsupported file type {shown} (supported: {supported})"
+        )
     return parser
 
 
@@ -157,56 +255,76 @@ def _unreadable_cause(path: Path, error: OSError) -> str:
     return reason
 
 
-def read_file(path: Path, max_file_mb: float = DEFAULT_MAX_FILE_MB) -> bytes:
-    """Return the bytes of `path`.
+def _over_limit(size: str, max_file_mb: float) -> str:
+    return f"file is {size}, over the {max_file_mb:g} MB limit (raise it with --max-file-mb)"
 
-    Raises `IngestError` naming `path` with the OS's reason when it cannot be read
-    (a broken or looping symbolic link is named as one, with its target; a folder
-    that cannot be listed as "cannot read folder: ..."), "empty file (0 bytes)" for
-    an empty file, and a message giving both sizes when it is larger than
-    `max_file_mb` megabytes (checked before reading).
+
+def read_file(path: Path, max_file_mb: float = DEFAULT_MAX_FILE_MB) -> bytes:
+    """Return the bytes of `path`, a regular file (or a link to one), reading at
+    most `max_file_mb` megabytes.
+
+    Raises `IngestError` naming `path` (`source_name`) with the OS's reason when it
+    cannot be read (a broken or looping symbolic link is named as one, with its
+    target; a folder as "Is a directory", or "cannot read folder: ..." when it
+    cannot be listed); "not a regular file: a named pipe (FIFO)" (a device, a
+    socket...: refused unopened, so that a pipe never blocks and a device such as
+    /dev/zero, whose size says 0, is never read); "empty file (0 bytes)"; and a
+    message giving both sizes when it is larger than `max_file_mb` megabytes
+    (checked before reading, and again by reading one byte past the limit).
     """
+    name = source_name(path)
+    limit = int(max_file_mb * 1_000_000)
     try:
-        size = path.stat().st_size
-        if size > max_file_mb * 1_000_000:
-            raise IngestError(
-                str(path),
-                f"file is {size / 1_000_000:,.1f} MB, over the {max_file_mb:g} MB limit "
-                "(raise it with --max-file-mb)",
-            )
-        if path.is_dir():
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
             os.listdir(path)  # the OS's reason when it cannot be listed
-        raw = path.read_bytes()
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(mode):
+            raise IngestError(name, _not_regular(path, mode))
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe swapped in: no wait
+        with open(descriptor, "rb") as file:
+            opened = os.fstat(descriptor)
+            if not stat.S_ISREG(opened.st_mode):
+                raise IngestError(name, _not_regular(path, opened.st_mode))
+            if opened.st_size > limit:
+                raise IngestError(
+                    name, _over_limit(f"{opened.st_size / 1_000_000:,.1f} MB", max_file_mb)
+                )
+            raw = file.read(limit + 1)
     except OSError as exc:
-        raise IngestError(str(path), _unreadable_cause(path, exc)) from exc
+        raise IngestError(name, _unreadable_cause(path, exc)) from exc
+    if len(raw) > limit:
+        raise IngestError(name, _over_limit("larger than it said", max_file_mb))
     if not raw:
-        raise IngestError(str(path), "empty file (0 bytes)")
+        raise IngestError(name, "empty file (0 bytes)")
     return raw
 
 
 def parse_bytes(raw: bytes, path: Path, options: ParseOptions | None = None) -> ParsedDocument:
     """Parse the bytes `raw` of the file `path` with the parser for its suffix.
 
-    Raises `IngestError` naming `path` when the suffix is not supported, the content
-    is another kind of file than the suffix says ("named .pdf but the content is
-    HTML"), the parser rejects it (corrupt, encrypted, undecodable...) or fails
-    on it in any other way, or the document has no text to index ("empty
-    document: no text to index").
+    The parser is given `path` as `source_name` writes it (a title taken from the
+    file name can be stored). Raises `IngestError` naming `path` when the suffix is
+    not supported, the content is another kind of file than the suffix says
+    ("named .pdf but the content is HTML"), the parser rejects it (corrupt,
+    encrypted, undecodable...) or fails on it in any other way, or the document has
+    no text to index ("empty document: no text to index"); MemoryError as raised.
     """
     parser = parser_for(path)
+    name = source_name(path)
     cause = mislabel_cause(raw, path.suffix.lower())
     if cause is not None:
-        raise IngestError(str(path), cause)
+        raise IngestError(name, cause)
     try:
-        document = parser(raw, str(path), options or ParseOptions())
-    except IngestError:
+        document = parser(raw, name, options or ParseOptions())
+    except (IngestError, MemoryError):  # out of memory: the parse's limit says so
         raise
     except Exception as exc:  # a parser library's own failure on a hostile file
-        raise IngestError(str(path), f"cannot parse: {type(exc).__name__}: {exc}") from exc
+        raise IngestError(name, f"cannot parse: {type(exc).__name__}: {exc}") from exc
     if not any(
         document.text[b.start : b.end].strip() for b in document.blocks if b.kind != "furniture"
     ):
-        raise IngestError(str(path), "empty document: no text to index")
+        raise IngestError(name, "empty document: no text to index")
     return document
 
 

@@ -32,7 +32,7 @@ from quoteproof.ingest.blocks import (
     RowCells,
     collapse_whitespace,
 )
-from quoteproof.ingest.html_depth import check_parsed, check_unparsed
+from quoteproof.ingest.html_depth import check_parsed
 from quoteproof.model import BlockKind, ParsedDocument
 
 __all__ = [
@@ -572,13 +572,13 @@ def parse_html(raw: bytes, path: str) -> ParsedDocument:
     `BLOCK_SEPARATOR`; each block is `text[block.start:block.end]`. The title is
     `head > title` (whitespace collapsed), else the first h1, else the file stem;
     the language is `<html lang>` when set, else "en". Raises `IngestError` if the
-    bytes cannot be decoded, or the page would cost the parser more than linear
-    time (`html_depth.check_unparsed`, before parsing, and `check_parsed`: nested
-    more than `html_depth.MAX_DEPTH` deep...). O(len(raw)) on the fast path;
-    trafilatura costs more.
+    bytes cannot be decoded, or the parsed page is nested more than
+    `html_depth.MAX_DEPTH` deep or holds too many elements per tag
+    (`html_depth.check_parsed`). What the HTML5 parser spends on hostile markup is
+    bounded by the parsing process's limits (`ingest.parse_limits`). O(len(raw))
+    on the fast path; trafilatura costs more.
     """
     html = decode_html(raw, path)
-    check_unparsed(html, path)
     tree = LexborHTMLParser(html)
     check_parsed(tree, html, path)
     title_node = tree.css_first("head > title")

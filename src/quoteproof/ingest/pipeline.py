@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-import os
-import sys
-import threading
-import time
 from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from quoteproof.errors import IngestError
 from quoteproof.ingest.chunking import ChunkSettings, ChunkSpan, chunk_document
-from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB, ParseOptions, parse_bytes, read_file
+from quoteproof.ingest.files import (
+    DEFAULT_MAX_FILE_MB,
+    Discovery,
+    ParseOptions,
+    parse_bytes,
+    read_file,
+    source_name,
+)
 from quoteproof.ingest.labels import display_title, make_label, number_duplicates
+from quoteproof.ingest.parse_limits import ParseLimits
+from quoteproof.ingest.parse_worker import ParseFunction, ParseWorker
 from quoteproof.model import DEFAULT_COLLECTION, ParsedDocument, sha256_text
 from quoteproof.store.base import (
     CurrentVersion,
@@ -29,20 +32,18 @@ from quoteproof.store.base import (
 )
 from quoteproof.store.versions import next_version
 
-IngestStatus = Literal["added", "updated", "unchanged", "failed"]
+IngestStatus = Literal["added", "updated", "unchanged", "failed", "skipped"]
 
 
 _KEEP_ORIGINAL = frozenset({"pdf"})
 """Formats whose file bytes are stored: PDF character boxes are read from them."""
 
-PARENT_CHECK_SECONDS = 0.2
-"""How often a worker process checks that the process that started it still lives."""
-
 
 @dataclass(frozen=True)
 class IngestSettings:
-    """How files are ingested: size limit, OCR, chunk sizes, and the collection new
-    versions go to (raises ValueError for an invalid collection name).
+    """How files are ingested: size limit, OCR, chunk sizes, the collection new
+    versions go to (raises ValueError for an invalid collection name), and what
+    parsing one file may cost (`limits`).
 
     The collection is set on new and changed files only: a file already stored
     unchanged keeps the collection of its current version.
@@ -52,6 +53,7 @@ class IngestSettings:
     ocr: bool = False
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
     collection: str = DEFAULT_COLLECTION
+    limits: ParseLimits = field(default_factory=ParseLimits)
 
     def __post_init__(self) -> None:
         check_collection_name(self.collection)
@@ -59,10 +61,12 @@ class IngestSettings:
 
 @dataclass(frozen=True)
 class IngestResult:
-    """What happened to one file: its status, the stored version, or the error.
+    """What happened to one file: its status, the stored version, the error, or
+    (status "skipped": a file a folder walk left out) the `reason`.
 
-    `pages` counts the pages parsed (0 for unpaged formats and skipped files);
-    `warnings` are notes that did not stop ingest ("page 7 has no text layer").
+    `path` is the file's `source_name`. `pages` counts the pages parsed (0 for
+    unpaged formats and skipped files); `warnings` are notes that did not stop
+    ingest ("page 7 has no text layer").
     """
 
     path: str
@@ -73,6 +77,14 @@ class IngestResult:
     pages: int = 0
     error: str | None = None
     warnings: tuple[str, ...] = ()
+    reason: str | None = None
+
+
+def skipped_results(discovery: Discovery) -> list[IngestResult]:
+    """A "skipped" result for each file `discovery` left out, with its reason."""
+    return [
+        IngestResult(source_name(s.path), "skipped", reason=s.reason) for s in discovery.skipped
+    ]
 
 
 def _source_uri(path: Path, pages: tuple[int, ...] | None) -> str:
@@ -134,14 +146,15 @@ class Parsed:
 def prepare_file(store: Store, path: Path, settings: IngestSettings) -> PendingFile | IngestResult:
     """Read `path`; return an `unchanged` result when its bytes are already stored,
     a `failed` one when it cannot be read or is over the size limit."""
+    name = source_name(path)
     try:
         raw = read_file(path, settings.max_file_mb)
     except IngestError as exc:
-        return IngestResult(str(path), "failed", error=exc.cause)
+        return IngestResult(name, "failed", error=exc.cause)
     file_sha = hashlib.sha256(raw).hexdigest()
-    current = store.current_version(str(path))
+    current = store.current_version(name)
     if current is not None and current.file_sha256 == file_sha:
-        return IngestResult(str(path), "unchanged", current.doc_id, current.version)
+        return IngestResult(name, "unchanged", current.doc_id, current.version)
     return PendingFile(path, raw, file_sha, current)
 
 
@@ -154,10 +167,12 @@ def parse_and_chunk(raw: bytes, path: Path, settings: IngestSettings) -> Parsed 
     try:
         document = parse_bytes(raw, path, ParseOptions(ocr=settings.ocr))
         if "\x00" in document.text:
-            raise IngestError(str(path), "the text contains NUL characters (a binary file?)")
+            raise IngestError(
+                source_name(path), "the text contains NUL characters (a binary file?)"
+            )
         spans = chunk_document(document, settings.chunking)
         if not spans:
-            raise IngestError(str(path), "empty document: no text to index")
+            raise IngestError(source_name(path), "empty document: no text to index")
     except IngestError as exc:
         return exc.cause
     return Parsed(document, spans)
@@ -168,7 +183,7 @@ def store_parsed(
 ) -> IngestResult:
     """Write a parsed file as the next version of its path in one transaction (or
     report its failure: `parsed` is then the cause)."""
-    source_path = str(pending.path)
+    source_path = source_name(pending.path)
     if isinstance(parsed, str):
         return IngestResult(source_path, "failed", error=parsed)
     document, current = parsed.document, pending.current
@@ -210,71 +225,60 @@ def ingest_file(store: Store, path: Path, settings: IngestSettings | None = None
 
     An unchanged file (same bytes, or same canonical text) is left alone; a changed
     one becomes a new version. Errors are returned as a `failed` result naming the
-    cause, with nothing written to the store (writes are one transaction).
+    cause, with nothing written to the store (writes are one transaction). The file
+    is parsed in a limited child process, as by `ingest_files`.
     """
-    settings = settings or IngestSettings()
-    pending = prepare_file(store, path, settings)
-    if isinstance(pending, IngestResult):
-        return pending
-    return store_parsed(store, pending, parse_and_chunk(pending.raw, path, settings), settings)
+    return next(ingest_files(store, [path], settings))
 
 
 def ingest_files(
-    store: Store, paths: Sequence[Path], settings: IngestSettings | None = None, jobs: int = 1
+    store: Store,
+    paths: Sequence[Path],
+    settings: IngestSettings | None = None,
+    jobs: int = 1,
+    parse: ParseFunction | None = None,
 ) -> Iterator[IngestResult]:
     """Ingest `paths` in order, yielding one result per file as it is stored.
 
-    With `jobs` > 1, files are parsed and chunked in that many worker processes
-    (at most `2 * jobs` files in flight) while this process stores them one by one,
-    in order; results are the same as with `jobs=1`. The workers exit when this
-    process dies (`exit_with_parent`).
+    Each file is parsed and chunked in its own child process under the limits of
+    `settings.limits` (`parse_worker.ParseWorker`), `jobs` files at a time, while
+    this process stores them one by one, in order: a parser that runs out of
+    memory or time, or crashes, fails its file with the cause and the batch goes
+    on. `parse` replaces `parse_and_chunk` in the children (for tests). Closing
+    the generator early (an interrupt) kills the parses in progress.
     """
     settings = settings or IngestSettings()
-    if jobs <= 1 or len(paths) < 2:
-        for path in paths:
-            yield ingest_file(store, path, settings)
-        return
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    with ProcessPoolExecutor(
-        jobs, mp_context=context, initializer=exit_with_parent, initargs=(os.getpid(),)
-    ) as pool:
-        in_flight: deque[_Slot] = deque()
-        waiting = deque(paths)
+    in_flight: deque[_Slot] = deque()
+    waiting = deque(paths)
+    try:
         while waiting or in_flight:
-            while waiting and len(in_flight) < 2 * jobs:
-                in_flight.append(_submit(pool, store, waiting.popleft(), settings))
-            slot = in_flight.popleft()
+            while waiting and sum(not isinstance(s, IngestResult) for s in in_flight) < jobs:
+                in_flight.append(_submit(store, waiting.popleft(), settings, parse))
+            slot = in_flight[0]  # left in place while waited on: `finally` kills it
             if isinstance(slot, IngestResult):
-                yield slot
+                result = slot
             else:
-                pending, future = slot
-                yield store_parsed(store, pending, future.result(), settings)
+                pending, worker = slot
+                result = store_parsed(store, pending, worker.result(), settings)
+            in_flight.popleft()
+            yield result
+    finally:
+        for slot in in_flight:
+            if not isinstance(slot, IngestResult):
+                slot[1].kill()
 
 
-def exit_with_parent(parent: int) -> None:
-    """Make this (worker) process exit once `parent`, the process that started it, is
-    gone: a daemon thread checks every `PARENT_CHECK_SECONDS` whether this process
-    has been handed to another parent, and ends it if so.
-
-    A worker pool's processes otherwise outlive a parent that was killed (they wait
-    on a queue that nothing closes), each holding its memory.
-    """
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_CHECK_SECONDS)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="quoteproof-parent-watch", daemon=True).start()
+_Slot = IngestResult | tuple[PendingFile, ParseWorker]
+"""A file in flight: its final result already, or its bytes and the worker parsing it."""
 
 
-_Slot = IngestResult | tuple["PendingFile", "Future[Parsed | str]"]
-"""A file in flight: its final result already, or its bytes and the worker's future."""
-
-
-def _submit(pool: ProcessPoolExecutor, store: Store, path: Path, settings: IngestSettings) -> _Slot:
-    """Read `path` and hand its bytes to a worker unless it is unchanged or unreadable."""
+def _submit(
+    store: Store, path: Path, settings: IngestSettings, parse: ParseFunction | None
+) -> _Slot:
+    """Read `path` and start parsing it unless it is unchanged or unreadable."""
     pending = prepare_file(store, path, settings)
     if isinstance(pending, IngestResult):
         return pending
-    return pending, pool.submit(parse_and_chunk, pending.raw, path, settings)
+    worker = ParseWorker(parse)
+    worker.start(pending.raw, path, settings)
+    return pending, worker

@@ -35,7 +35,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import sentencex
+from quoteproof.sentences import sentence_bounds
 
 MIN_WORDS = 5
 HEADING_WORDS = 12
@@ -169,10 +169,10 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     (a blank line inside it, where `_lines` joined a wrapped sentence, is a space)."""
     line = _BLANK_LINE.sub(lambda blank: " " * len(blank.group()), text[start:end])
     spans = []
-    for bound in sentencex.get_sentence_boundaries("en", line):
-        piece = line[bound["start_index"] : bound["end_index"]]
-        s = start + bound["start_index"] + len(piece) - len(piece.lstrip())
-        e = start + bound["start_index"] + len(piece.rstrip())
+    for bound_start, bound_end in sentence_bounds("en", line):
+        piece = line[bound_start:bound_end]
+        s = start + bound_start + len(piece) - len(piece.lstrip())
+        e = start + bound_start + len(piece.rstrip())
         while s < e and text[s] in _LEADING_CLOSERS:
             s += 1
         s += len(text[s:e]) - len(text[s:e].lstrip())

@@ -2,9 +2,10 @@
 (every mode), the `cite` mode's rule that every sentence cites a retrieved source,
 and which sentences an answer may show (`screen_prose`).
 
-Prose is split into sentences with sentencex. Markers written after a sentence's
-full stop (`Text. [S1] Next …`) belong to the sentence before them. Fragments with
-no letter or digit (a lone full stop after a quote) are not sentences.
+Prose is split into sentences with sentencex (`sentences.sentence_bounds`). Markers
+written after a sentence's full stop (`Text. [S1] Next …`) belong to the sentence
+before them. Fragments with no letter or digit (a lone full stop after a quote) are
+not sentences.
 """
 
 from __future__ import annotations
@@ -14,11 +15,10 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-import sentencex
-
 from quoteproof.model import ProseSegment, Rejected, Segment
 from quoteproof.quoting.parse import ProseItem, split_citations
 from quoteproof.quoting.support import support_problem
+from quoteproof.sentences import sentence_bounds
 
 Strictness = Literal["strict", "lenient"]
 """`strict`: every sentence must carry a valid citation; `lenient`: sentences
@@ -49,8 +49,8 @@ class Sentence:
 def _pieces(raw: str, language: str) -> list[str]:
     """Split `raw` into sentence strings, moving leading markers to the sentence before."""
     pieces: list[str] = []
-    for bound in sentencex.get_sentence_boundaries(language, raw):
-        piece = raw[bound["start_index"] : bound["end_index"]]
+    for bound_start, bound_end in sentence_bounds(language, raw):
+        piece = raw[bound_start:bound_end]
         leading = _LEADING_MARKERS.match(piece)
         if pieces and leading is not None:
             markers = split_citations(leading.group())

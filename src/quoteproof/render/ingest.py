@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import asdict
 from types import TracebackType
+from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -27,7 +29,10 @@ from quoteproof.render.visible import visible_line
 from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.store.base import IndexStats
 
-STATUSES = ("added", "updated", "unchanged", "failed")
+STATUSES = ("added", "updated", "unchanged", "failed", "skipped")
+
+MAX_SKIPPED_SHOWN = 20
+"""Skipped files named in the terminal (all are in the JSON)."""
 
 
 class _PagesColumn(ProgressColumn):
@@ -168,6 +173,76 @@ def summary_table(
     totals = f"{visible_line(location)}: {stats.documents} documents, {stats.chunks} chunks"
     table.add_row("index", Text(f"{totals}, {stats.embedded} with vectors"))
     return table
+
+
+def skipped_table(results: Sequence[IngestResult]) -> Table | None:
+    """A table of the files the folder walks left out and why, the first
+    `MAX_SKIPPED_SHOWN` of them and how many more (`visible_line`, never markup), or
+    None when none was."""
+    skipped = [r for r in results if r.status == "skipped"]
+    if not skipped:
+        return None
+    table = Table(title="Skipped files", title_justify="left")
+    table.add_column("file")
+    table.add_column("reason")
+    for result in skipped[:MAX_SKIPPED_SHOWN]:
+        table.add_row(Text(visible_line(result.path)), Text(visible_line(result.reason or "")))
+    if len(skipped) > MAX_SKIPPED_SHOWN:
+        more = len(skipped) - MAX_SKIPPED_SHOWN
+        table.add_row(Text(f"… and {more} more (all with --format json)"), Text(""))
+    return table
+
+
+def ingest_to_dict(
+    results: Sequence[IngestResult],
+    location: str,
+    stats: IndexStats,
+    not_done: Sequence[str] = (),
+    finished: bool = True,
+) -> dict[str, Any]:
+    """An ingest run as JSON: `{"finished", "counts": {status: n}, "files": [{"path",
+    "status", "doc_id", "version", "chunks", "pages", "error", "reason",
+    "warnings"}], "not_done": [path], "index": {"location", "documents", "chunks",
+    "with_vectors"}}`. An interrupted run is not `finished`; `not_done` names the
+    files it did not ingest."""
+    return {
+        "finished": finished,
+        "counts": {status: sum(r.status == status for r in results) for status in STATUSES},
+        "files": [{**asdict(r), "warnings": list(r.warnings)} for r in results],
+        "not_done": list(not_done),
+        "index": {
+            "location": location,
+            "documents": stats.documents,
+            "chunks": stats.chunks,
+            "with_vectors": stats.embedded,
+        },
+    }
+
+
+INTERRUPTED_STAGES = {
+    "files": "no vectors and no refusal threshold computed for them",
+    "vectors": "vectors not all computed, refusal threshold not estimated",
+    "threshold": "refusal threshold not estimated",
+}
+"""What an ingest interrupted at each stage left undone."""
+
+
+def interrupted_message(
+    done: Sequence[IngestResult], not_done: int, stage: str, location: str
+) -> str:
+    """What an interrupted ingest did and did not do, in one line: the files `done`
+    by status, how many it did not ingest (`not_done`), what the `stage` it stopped at (a key of
+    `INTERRUPTED_STAGES`) left undone, and that the index answers no question until
+    an ingest into it finishes (`visible_line`)."""
+    counts = ", ".join(
+        f"{n} {status}" for status in STATUSES if (n := sum(r.status == status for r in done))
+    )
+    return (
+        f"interrupted: {len(done)} of {len(done) + not_done} files done "
+        f"({counts or 'none'}), {not_done} not ingested; {INTERRUPTED_STAGES[stage]}. Until "
+        f"an ingest into {visible_line(location)} finishes, it answers no question: run "
+        "the same `quoteproof ingest` again (files already stored are skipped)."
+    )
 
 
 def failures_table(results: Sequence[IngestResult]) -> Table | None:

@@ -3,7 +3,8 @@ under `/v1/` and the web page, run by `quoteproof serve`.
 
 Modules: `state` (configuration and per-thread index), `auth` (API keys and the
 `Principal` a request acts as), `jobs` (background ingest of uploads; `journal`
-keeps the jobs across restarts, `parse_worker` parses in child processes), `api`
+keeps the jobs across restarts; files are parsed in limited child processes,
+`ingest.parse_worker`), `api`
 (the JSON endpoints), `security` (response headers), `app` (assembly).
 """
 

@@ -41,6 +41,7 @@ from quoteproof.errors import (
     RetrievalError,
     StoreError,
     TableError,
+    UnfinishedIngestError,
 )
 from quoteproof.server import api
 from quoteproof.server.body_limit import BodyLimitMiddleware
@@ -65,6 +66,7 @@ ERROR_STATUS: tuple[tuple[type[QuoteproofError], int], ...] = (
     (RetrievalError, 422),
     (TableError, 422),
     (IndexNotFoundError, 503),
+    (UnfinishedIngestError, 503),
     (StoreError, 500),
     (QuoteproofError, 400),
 )

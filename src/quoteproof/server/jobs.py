@@ -6,12 +6,14 @@ even if the server is killed: on start every unfinished job resumes with the fil
 it had not stored yet, and finished jobs stay readable through `get`.
 
 One scheduler thread owns the index (one writer at a time) and a few parse
-workers (`parse_worker.ParseWorker`, child processes). It takes files one at a
+workers (`ingest.parse_worker.ParseWorker`: each file in a child process the
+operating system limits by the file's size). It takes files one at a
 time in turn across API keys and their jobs (`FairQueue`), so a large upload does
-not hold back another key's small one; a file whose parse runs past the budget
-is stopped and fails with that cause. Each file is stored in one transaction (the
-index never holds half a document). `shutdown` kills the parses in progress: their
-files are still pending in the journal and are ingested on the next start.
+not hold back another key's small one; a file whose parse runs past its memory,
+CPU-time or clock budget is stopped and fails with that cause. Each file is
+stored in one transaction (the index never holds half a document). `shutdown`
+kills the parses in progress: their files are still pending in the journal and are
+ingested on the next start.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from quoteproof.ingest.parse_worker import ParseFunction, ParseWorker
 from quoteproof.ingest.pipeline import (
     IngestResult,
     IngestSettings,
@@ -41,7 +44,6 @@ from quoteproof.ingest.pipeline import (
 )
 from quoteproof.model import DEFAULT_COLLECTION
 from quoteproof.server.journal import JobJournal
-from quoteproof.server.parse_worker import ParseFunction, ParseWorker
 
 if TYPE_CHECKING:
     from quoteproof.index import Index
@@ -54,7 +56,8 @@ DEFAULT_PARSE_WORKERS = 2
 """Files parsed at the same time (each in its own process)."""
 
 DEFAULT_PARSE_TIMEOUT_S = 600.0
-"""Longest one file may take to parse before it fails."""
+"""Longest one file may take to parse before it fails (less for a file whose limits
+allow less: `ingest.parse_limits`)."""
 
 HOLD_POLL_S = 0.1
 """How often a held scheduler looks whether the hold was lifted."""
@@ -257,7 +260,6 @@ class JobManager:
         self._journal = journal
         self._embed = embed
         self._settings = settings or IngestSettings()
-        self._timeout = parse_timeout_s
         self._hold = hold
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._queue = FairQueue()
@@ -266,7 +268,7 @@ class JobManager:
         self._idle = threading.Condition(self._lock)  # notified when a job ends
         self._stopping = threading.Event()
         self._wake_reader, self._wake_writer = Pipe(duplex=False)
-        self._workers = [ParseWorker(parse) for _ in range(max(1, workers))]
+        self._workers = [ParseWorker(parse, parse_timeout_s) for _ in range(max(1, workers))]
         self._in_flight: dict[ParseWorker, _InFlight] = {}
         self._index: Index | None = None
         self._thread: threading.Thread | None = None
@@ -343,7 +345,7 @@ class JobManager:
                 self._wait_and_collect()
         finally:
             for worker in self._workers:
-                worker.close()
+                worker.kill()
             if self._index is not None:
                 with contextlib.suppress(Exception):
                     self._index.close()
@@ -393,10 +395,9 @@ class JobManager:
     def _wait_and_collect(self) -> None:
         """Wait for a parse to end, a parse to run out of time, a new job or a stop;
         store what ended."""
-        started = {w: w.busy_since for w in self._workers if w.busy_since is not None}
-        busy = list(started)
+        busy = [w for w in self._workers if w.busy_since is not None]
         now = time.monotonic()
-        timeout = max(0.0, self._timeout - (now - min(started.values()))) if started else None
+        timeout = max(0.0, min(w.deadline for w in busy) - now) if busy else None
         if self._held() and self._queue:
             timeout = HOLD_POLL_S if timeout is None else min(timeout, HOLD_POLL_S)
         waited = [self._wake_reader, *(worker.connection for worker in busy)]
@@ -406,14 +407,9 @@ class JobManager:
         if self._stopping.is_set():
             return
         for worker in busy:
-            outcome: Parsed | str
-            if worker.connection in ready:
-                outcome = worker.result()
-            elif time.monotonic() - started[worker] >= self._timeout:
-                worker.kill()
-                outcome = f"parsing took longer than {self._timeout:g} s (the limit)"
-            else:
+            if worker.connection not in ready and time.monotonic() < worker.deadline:
                 continue
+            outcome = worker.result()  # past the deadline: killed, and the cause says so
             with self._lock:
                 item = self._in_flight.pop(worker)
             self._store(item, outcome)

@@ -8,7 +8,12 @@ highlight overlay is drawn in PDF points over the image, so it fits at any scale
 Rendered PNGs are cached, at most `MAX_CACHED_PAGES` of them and
 `MAX_CACHED_PNG_BYTES` together.
 
-Every PDFium call holds the process's PDFium lock (`pdfium_lock`).
+PDFium runs in limited child processes (`limited_call`), never in the server's:
+pages are rendered under `RENDER_LIMITS` (a page that needs more is not shown, and
+that is remembered), at most `RENDER_SLOTS` at once and one at a time per document
+version (`_Renderer`), so that no page, however costly, holds another document's;
+a page asked for by many at once is rendered once. Page sizes are read likewise
+(`GEOMETRY_LIMITS`).
 """
 
 from __future__ import annotations
@@ -18,13 +23,14 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any, cast
 from urllib.parse import quote as url_quote
 from urllib.parse import urlencode
 
+from quoteproof.limited_call import Failure, Finished, LimitedCall, Limits, Outcome
 from quoteproof.model import Box, Document
-from quoteproof.pdfium_lock import pdfium
 from quoteproof.store.base import Store
 
 PAGE_SCALE = 1.5
@@ -37,6 +43,12 @@ MAX_CACHED_PAGES = 64
 """The most page geometries, and the most page images, kept in memory."""
 MAX_CACHED_PNG_BYTES = 64 * 1024 * 1024
 """The most bytes of page images kept in memory together."""
+RENDER_LIMITS = Limits(memory_bytes=512 * 2**20, cpu_seconds=10, wall_seconds=30)
+"""What rendering one page may cost (a page of a million strokes takes a minute)."""
+GEOMETRY_LIMITS = Limits(memory_bytes=512 * 2**20, cpu_seconds=30, wall_seconds=60)
+"""What reading the page sizes of one PDF may cost (each page is loaded)."""
+RENDER_SLOTS = 2
+"""Pages rendered at the same time, each in its own child process."""
 
 
 def render_scale(width: float, height: float) -> float:
@@ -97,38 +109,102 @@ class PageGeometry:
 
 class _Cache:
     """A thread-safe least-recently-used cache of at most `max_items` values whose
-    `size`s add up to at most `max_size` (a value larger than that is not kept)."""
+    `size`s add up to at most `max_size` (a value larger than that is not kept).
+
+    A value is made once for callers that ask for it at the same time: the first
+    makes it, the others wait for that one (a make that raises raises in each)."""
 
     def __init__(
         self, max_items: int, max_size: float = math.inf, size: Callable[[Any], int] = lambda _: 0
     ) -> None:
         self._items: OrderedDict[Any, Any] = OrderedDict()
+        self._making: dict[Any, Future[Any]] = {}
         self._lock = threading.Lock()
         self._max_items, self._max_size, self._size = max_items, max_size, size
         self._total = 0
 
     def get(self, key: Any, make: Callable[[], Any]) -> Any:
-        """The value of `key`, made by `make` (outside the lock) when not cached."""
+        """The value of `key`, made by `make` (outside the lock) when not cached, or
+        the one being made for another caller."""
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-        value = make()
-        size = self._size(value)
-        if size > self._max_size:
-            return value
+            making = self._making.get(key)
+            if making is None:
+                self._making[key] = making = Future()
+                maker = True
+            else:
+                maker = False
+        if not maker:
+            return making.result()
+        try:
+            value = make()
+        except BaseException as exc:
+            with self._lock:
+                del self._making[key]
+            making.set_exception(exc)
+            raise
         with self._lock:
-            if key not in self._items:
-                self._items[key] = value
-                self._total += size
-            while len(self._items) > self._max_items or self._total > self._max_size:
-                _, dropped = self._items.popitem(last=False)
-                self._total -= self._size(dropped)
+            self._keep(key, value)
+            del self._making[key]
+        making.set_result(value)
         return value
 
+    def _keep(self, key: Any, value: Any) -> None:
+        """Cache `value` unless too large, dropping the oldest beyond the bounds."""
+        size = self._size(value)
+        if size > self._max_size:
+            return
+        self._items[key] = value
+        self._total += size
+        while len(self._items) > self._max_items or self._total > self._max_size:
+            _, dropped = self._items.popitem(last=False)
+            self._total -= self._size(dropped)
 
-_png_cache = _Cache(MAX_CACHED_PAGES, MAX_CACHED_PNG_BYTES, lambda png: len(png or b""))
+
+class PageNotRendered(Exception):
+    """A page whose rendering met its limits (`RENDER_LIMITS`); `str()` says which."""
+
+
+class _Renderer:
+    """Runs page renders in limited child processes: at most `slots` at once, and
+    one at a time per document version, so that one document's costly pages take
+    one slot and leave the others to other documents. `renders` counts the renders
+    started (for monitoring)."""
+
+    def __init__(self, slots: int) -> None:
+        self._slots = threading.BoundedSemaphore(slots)
+        self._lock = threading.Lock()
+        self._documents: dict[tuple[str, int], tuple[threading.Lock, int]] = {}
+        self.renders = 0
+
+    def render(self, document: tuple[str, int], original: bytes, page_number: int) -> Outcome:
+        """Render page `page_number` of `original`, a version of `document`."""
+        with self._lock:
+            lock, users = self._documents.get(document, (threading.Lock(), 0))
+            self._documents[document] = (lock, users + 1)
+        try:
+            with lock, self._slots:
+                with self._lock:
+                    self.renders += 1
+                call = LimitedCall(_render_png, (original, page_number), RENDER_LIMITS)
+                return call.outcome()
+        finally:
+            with self._lock:
+                lock, users = self._documents[document]
+                if users == 1:
+                    del self._documents[document]
+                else:
+                    self._documents[document] = (lock, users - 1)
+
+
+_png_cache = _Cache(
+    MAX_CACHED_PAGES, MAX_CACHED_PNG_BYTES, lambda png: len(png) if isinstance(png, bytes) else 0
+)
 _geometry_cache = _Cache(MAX_CACHED_PAGES)
+renderer = _Renderer(RENDER_SLOTS)
+"""The server's page renderer."""
 
 
 def _open_pdf(original: bytes) -> Any:
@@ -137,30 +213,57 @@ def _open_pdf(original: bytes) -> Any:
     return pdfium.PdfDocument(original)
 
 
+def _read_geometry(original: bytes) -> tuple[PageGeometry, ...] | None:
+    """The geometry of every page of the PDF `original`, or None when it cannot be
+    opened (run in a limited child process)."""
+    try:
+        pdf = _open_pdf(original)
+    except Exception:  # an unreadable original: no page view
+        return None
+    try:
+        pages = []
+        for number in range(len(pdf)):
+            page = pdf[number]
+            left, bottom, right, top = page.get_cropbox()
+            rotation = int(page.get_rotation()) % 360
+            pages.append(PageGeometry(left, bottom, right - left, top - bottom, rotation))
+            page.close()
+        return tuple(pages)
+    finally:
+        pdf.close()
+
+
+def _render_png(original: bytes, page_number: int) -> bytes | None:
+    """PNG of page `page_number` (1-based) of the PDF `original` at its
+    `render_scale`, or None when there is no such page (run in a limited child
+    process)."""
+    pdf = _open_pdf(original)
+    try:
+        if not 1 <= page_number <= len(pdf):
+            return None
+        page = pdf[page_number - 1]
+        try:
+            scale = render_scale(page.get_width(), page.get_height())
+            image = page.render(scale=scale).to_pil()
+        finally:
+            page.close()
+    finally:
+        pdf.close()
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", optimize=False)
+    return buffer.getvalue()
+
+
 def page_geometry(store: Store, document: Document) -> tuple[PageGeometry, ...] | None:
     """The geometry of every page of a stored PDF (cached), or None when the original
-    is not stored or cannot be opened."""
+    is not stored, cannot be opened, or cannot be read within `GEOMETRY_LIMITS`."""
     original = store.get_original(document.doc_id, document.version)
     if original is None:
         return None
 
     def read() -> tuple[PageGeometry, ...] | None:
-        with pdfium():
-            try:
-                pdf = _open_pdf(original)
-            except Exception:  # an unreadable original: no page view
-                return None
-            try:
-                pages = []
-                for number in range(len(pdf)):
-                    page = pdf[number]
-                    left, bottom, right, top = page.get_cropbox()
-                    rotation = int(page.get_rotation()) % 360
-                    pages.append(PageGeometry(left, bottom, right - left, top - bottom, rotation))
-                    page.close()
-                return tuple(pages)
-            finally:
-                pdf.close()
+        outcome = LimitedCall(_read_geometry, (original,), GEOMETRY_LIMITS).outcome()
+        return outcome.value if isinstance(outcome, Finished) else None
 
     key = (document.doc_id, document.version)
     result: tuple[PageGeometry, ...] | None = _geometry_cache.get(key, read)
@@ -169,33 +272,41 @@ def page_geometry(store: Store, document: Document) -> tuple[PageGeometry, ...] 
 
 def render_page_png(store: Store, document: Document, page_number: int) -> bytes | None:
     """PNG of page `page_number` (1-based) of a stored PDF at its `render_scale`, so
-    at most `MAX_PAGE_PIXELS` pixels (cached per document version and page), or None
-    when there is no such page."""
+    at most `MAX_PAGE_PIXELS` pixels, or None when there is no such page.
+
+    Rendered once per document version and page, however many ask at the same time
+    (then cached), in a child process under `RENDER_LIMITS` (`renderer`). Raises
+    `PageNotRendered` for a page that needs more (remembered as the page's outcome)
+    or a PDF that cannot be opened.
+    """
     original = store.get_original(document.doc_id, document.version)
     if original is None:
         return None
+    version = (document.doc_id, document.version)
 
-    def render() -> bytes | None:
-        with pdfium():
-            pdf = _open_pdf(original)
-            try:
-                if not 1 <= page_number <= len(pdf):
-                    return None
-                page = pdf[page_number - 1]
-                try:
-                    scale = render_scale(page.get_width(), page.get_height())
-                    image = page.render(scale=scale).to_pil()
-                finally:
-                    page.close()
-            finally:
-                pdf.close()
-        buffer = io.BytesIO()
-        image.save(buffer, format="PNG", optimize=False)
-        return buffer.getvalue()
+    def render() -> bytes | PageNotRendered | None:
+        outcome = renderer.render(version, original, page_number)
+        if isinstance(outcome, Finished):
+            png: bytes | None = outcome.value
+            return png
+        return PageNotRendered(_not_rendered(outcome, page_number))
 
-    key = (document.doc_id, document.version, page_number)
-    png: bytes | None = _png_cache.get(key, render)
-    return png
+    result = _png_cache.get((*version, page_number), render)
+    if isinstance(result, PageNotRendered):
+        raise result
+    return cast(bytes | None, result)
+
+
+def _not_rendered(failure: Failure, page_number: int) -> str:
+    """Why page `page_number` was not rendered, in one line."""
+    limits = RENDER_LIMITS
+    why = {
+        "cpu": f"it needs more than {limits.cpu_seconds:g} s of CPU time",
+        "time": f"it takes longer than {limits.wall_seconds:g} s",
+        "memory": f"it needs more than {limits.memory_bytes // 2**20} MB of memory",
+        "crash": f"the renderer crashed ({failure.detail})",
+    }.get(failure.kind, f"it cannot be rendered ({failure.detail})")
+    return f"page {page_number} is not shown: {why} (the limit)"
 
 
 @dataclass(frozen=True)

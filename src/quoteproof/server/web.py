@@ -63,7 +63,13 @@ from quoteproof.server.auth import (
     set_key_cookie,
 )
 from quoteproof.server.jobs import Job
-from quoteproof.server.pdf_pages import PageView, page_geometry, page_views, render_page_png
+from quoteproof.server.pdf_pages import (
+    PageNotRendered,
+    PageView,
+    page_geometry,
+    page_views,
+    render_page_png,
+)
 from quoteproof.server.state import AppState, app_state
 from quoteproof.service import AnswerOptions, Asked, Principal, ScopedIndex
 from quoteproof.store.base import AuditEntry
@@ -456,14 +462,18 @@ def page_image(
     who: MaybePrincipal,
     version: Annotated[int | None, Query(ge=1)] = None,
 ) -> Response:
-    """Page `page` of a stored PDF as a PNG (404 for another collection's document)."""
+    """Page `page` of a stored PDF as a PNG (404 for another collection's document;
+    422 with the cause for a page too costly to render: `pdf_pages.RENDER_LIMITS`)."""
     if who is None:
         return Response("a valid API key is needed", status_code=401, media_type="text/plain")
     view = state.view(who)
     document = view.document(doc_id, version)
     png = None
     if document is not None and document.format == "pdf":
-        png = render_page_png(view.store, document, page)
+        try:
+            png = render_page_png(view.store, document, page)
+        except PageNotRendered as exc:
+            return Response(str(exc), status_code=422, media_type="text/plain")
     if png is None:
         return Response("not found", status_code=404, media_type="text/plain")
     return Response(

@@ -1,0 +1,86 @@
+"""A call in a child process the operating system limits: each limit ends the call
+with the failure that names it, and the caller goes on."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from helpers import limited
+from quoteproof.limited_call import Failure, Finished, LimitedCall, Limits
+
+MB = 2**20
+ROOMY = Limits(memory_bytes=256 * MB, cpu_seconds=60, wall_seconds=120)
+
+
+def run(function: object, *args: object, limits: Limits = ROOMY) -> Finished | Failure:
+    return LimitedCall(function, args, limits).outcome()  # type: ignore[arg-type]
+
+
+def test_a_call_within_its_limits_returns_its_value() -> None:
+    assert run(limited.echo, {"text": "é" * 10}) == Finished({"text": "é" * 10})
+    assert run(limited.allocate, 64) == Finished(64 * MB)
+
+
+def test_memory_past_the_limit_is_a_memory_failure() -> None:
+    assert run(limited.allocate, 512, limits=ROOMY) == Failure("memory")
+
+
+def test_a_value_too_large_to_send_back_is_a_memory_failure() -> None:
+    # 100 MB fits in the limit once, not with the copy that sending it makes.
+    small = Limits(memory_bytes=150 * MB, cpu_seconds=60, wall_seconds=120)
+    assert run(limited.bytes_of, 100, limits=small) == Failure("memory")
+
+
+def test_cpu_time_past_the_limit_is_a_cpu_failure() -> None:
+    brief = Limits(memory_bytes=256 * MB, cpu_seconds=1, wall_seconds=120)
+    assert run(limited.spin, limits=brief) == Failure("cpu")
+
+
+def test_clock_time_past_the_limit_is_a_time_failure() -> None:
+    brief = Limits(memory_bytes=256 * MB, cpu_seconds=60, wall_seconds=0.5)
+    call = LimitedCall(limited.sleep_forever, (), brief)
+    assert call.outcome() == Failure("time")
+    assert not _running(call.pid)
+
+
+def test_a_crash_and_an_exception_are_failures_that_say_which() -> None:
+    assert run(limited.abort) == Failure("crash", "SIGABRT")
+    assert run(limited.fail, "bad input") == Failure("error", "ValueError: bad input")
+
+
+def test_kill_ends_the_child_at_once() -> None:
+    call = LimitedCall(limited.sleep_forever, (), ROOMY)
+    assert _running(call.pid)
+    call.kill()
+    assert not _running(call.pid)
+
+
+def _running(pid: int | None) -> bool:
+    """Whether `pid` is a live process (not gone, not a zombie)."""
+    assert pid is not None
+    try:
+        os.kill(pid, 0)
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (ProcessLookupError, FileNotFoundError):
+        return False
+
+
+def test_ctrl_c_in_the_parent_does_not_reach_the_child(tmp_path: Path) -> None:
+    started = tmp_path / "started"
+    call = LimitedCall(limited.touch_then_sleep, (str(started), 1.0), ROOMY)
+    while not started.exists():
+        time.sleep(0.01)
+    assert call.pid is not None
+    os.kill(call.pid, signal.SIGINT)  # what a terminal sends the whole process group
+    assert call.outcome() == Finished("slept")
+
+
+def test_an_outcome_ready_in_time_is_read_after_the_deadline() -> None:
+    # `ingest` takes outcomes in file order: a quick file's waits for a slow one's.
+    call = LimitedCall(limited.echo, ("quick",), Limits(256 * MB, 60, 0.5))
+    time.sleep(1.0)
+    assert call.outcome() == Finished("quick")
