@@ -47,7 +47,7 @@ SOURCE = (
     "and of having nothing to do.\n\nOnce or twice she had peeped into the book her "
     "sister was reading, but it had no pictures or conversations in it.\n"
 )
-ERROR_PATH = re.compile(r"^[A-Za-z_][\w.\[\]]*: \S")
+ERROR_PATH = re.compile(r"^(?:\(top\)|[A-Za-z_][\w.\[\]]*): \S")
 """How every decoding error starts: the path of the bad field, then what is wrong."""
 
 

@@ -69,7 +69,7 @@ def index(tmp_path: Path) -> Iterator[Index]:
     data = tmp_path / "data"
     write(data, "sales.csv", SALES)
     write(data, "staff.json", STAFF)
-    write(data, "readme.txt", "Not a table.\n")
+    write(data, "notes.txt", "Not a table.\n")
     with Index.open(tmp_path / "idx", create=True) as opened:
         ingest(opened, data)
         yield opened

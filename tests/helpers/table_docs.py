@@ -43,9 +43,11 @@ def table_markdown() -> str:
     return "\n".join(lines)
 
 
-def table_docx(header_repeats: bool = True) -> bytes:
+def table_docx(header_repeats: bool = True, first_row_styled: bool = True) -> bytes:
     """The table in a Word document; its first row marked as the repeating header
-    (`w:tblHeader`) when `header_repeats`."""
+    (`w:tblHeader`) when `header_repeats`, and set apart by the table's style
+    (`w:tblLook` firstRow, as python-docx and Word make a table) when
+    `first_row_styled`."""
     from docx import Document
     from docx.oxml import OxmlElement
     from docx.oxml.ns import qn
@@ -57,6 +59,11 @@ def table_docx(header_repeats: bool = True) -> bytes:
     for number, row in enumerate((COLUMNS, *ROWS)):
         for cell, text in zip(table.rows[number].cells, row, strict=True):
             cell.text = text
+    look = table._tbl.tblPr.find(qn("w:tblLook"))
+    if look is None:
+        look = OxmlElement("w:tblLook")
+        table._tbl.tblPr.append(look)
+    look.set(qn("w:firstRow"), "1" if first_row_styled else "0")
     if header_repeats:
         properties = table.rows[0]._tr.get_or_add_trPr()
         properties.append(OxmlElement("w:tblHeader"))

@@ -356,22 +356,3 @@ def test_members_compressed_by_other_methods_are_refused_unread(tmp_path: Path) 
     assert parse_docx(_with_document(raw, xml, zipfile.ZIP_STORED), "x.docx").text == (
         parse_docx(raw, "x.docx").text
     )
-
-
-def test_a_table_whose_style_sets_its_first_row_apart_has_that_row_as_header(
-    tmp_path: Path,
-) -> None:
-    document = Document()
-    table = document.add_table(rows=2, cols=2)
-    table.cell(0, 0).text, table.cell(0, 1).text = "Procedure", "Container"
-    table.cell(1, 0).text, table.cell(1, 1).text = "Phlebotomy", "5 gallon"
-    look = table._tbl.tblPr.find(qn("w:tblLook"))
-    if look is None:
-        look = OxmlElement("w:tblLook")
-        table._tbl.tblPr.append(look)
-    look.set(qn("w:firstRow"), "1")
-    styled = parse_docx(_save(document, tmp_path / "styled.docx"), "styled.docx")
-    assert [row.header for row in styled.tables[0].rows] == [True, False]
-    look.set(qn("w:firstRow"), "0")
-    plain = parse_docx(_save(document, tmp_path / "plain.docx"), "plain.docx")
-    assert [row.header for row in plain.tables[0].rows] == [False, False]

@@ -105,9 +105,14 @@ def test_markdown_table_in_a_block_quote_keeps_no_structure() -> None:
     assert doc.tables == ()  # but its lines start with "> ": no cell spans to read
 
 
-def test_docx_without_a_repeating_header_has_no_header() -> None:
-    doc = parse_docx(table_docx(header_repeats=False), "t.docx")
+def test_docx_without_a_repeating_or_styled_header_has_no_header() -> None:
+    doc = parse_docx(table_docx(header_repeats=False, first_row_styled=False), "t.docx")
     assert cell_texts(doc) == [[(False, row) for row in (COLUMNS, *ROWS)]]
+
+
+def test_docx_whose_style_sets_the_first_row_apart_has_it_as_header() -> None:
+    doc = parse_docx(table_docx(header_repeats=False), "t.docx")
+    assert cell_texts(doc) == [[(True, COLUMNS), *((False, row) for row in ROWS)]]
 
 
 def test_real_spl_adverse_reaction_table_has_its_thead_header() -> None:

@@ -179,16 +179,25 @@ def skipped_table(results: Sequence[IngestResult]) -> Table | None:
     """A table of the files the folder walks left out and why, the first
     `MAX_SKIPPED_SHOWN` of them and how many more (`visible_line`, never markup), or
     None when none was."""
-    skipped = [r for r in results if r.status == "skipped"]
-    if not skipped:
+    skipped = [(r.path, r.reason or "") for r in results if r.status == "skipped"]
+    return _files_table("Skipped files", "reason", skipped, MAX_SKIPPED_SHOWN)
+
+
+def _files_table(
+    title: str, column: str, rows: Sequence[tuple[str, str]], shown: int | None = None
+) -> Table | None:
+    """A table of files (path, and `column`: why) titled `title`, at most `shown`
+    rows and a line saying how many more (`visible_line`, never markup); None when
+    `rows` is empty."""
+    if not rows:
         return None
-    table = Table(title="Skipped files", title_justify="left")
+    table = Table(title=title, title_justify="left")
     table.add_column("file")
-    table.add_column("reason")
-    for result in skipped[:MAX_SKIPPED_SHOWN]:
-        table.add_row(Text(visible_line(result.path)), Text(visible_line(result.reason or "")))
-    if len(skipped) > MAX_SKIPPED_SHOWN:
-        more = len(skipped) - MAX_SKIPPED_SHOWN
+    table.add_column(column)
+    for path, why in rows[:shown]:
+        table.add_row(Text(visible_line(path)), Text(visible_line(why)))
+    if shown is not None and len(rows) > shown:
+        more = len(rows) - shown
         table.add_row(Text(f"… and {more} more (all with --format json)"), Text(""))
     return table
 
@@ -248,14 +257,5 @@ def interrupted_message(
 def failures_table(results: Sequence[IngestResult]) -> Table | None:
     """A table of the files that failed and why (`visible_line`, never markup), or
     None when none failed."""
-    failed = [r for r in results if r.status == "failed"]
-    if not failed:
-        return None
-    table = Table(title="Failed files", title_justify="left")
-    table.add_column("file")
-    table.add_column("cause")
-    for result in failed:
-        table.add_row(
-            Text(visible_line(result.path)), Text(visible_line(result.error or "unknown"))
-        )
-    return table
+    failed = [(r.path, r.error or "unknown") for r in results if r.status == "failed"]
+    return _files_table("Failed files", "cause", failed)
