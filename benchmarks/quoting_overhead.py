@@ -23,7 +23,6 @@ from pathlib import Path
 import scifact
 from figures import Figures, add_json_option
 from quoteproof import Index
-from quoteproof.index import StoreLookup
 from quoteproof.llm.base import (
     Capability,
     Completion,
@@ -34,6 +33,7 @@ from quoteproof.llm.base import (
 from quoteproof.model import Chunk
 from quoteproof.render.json import render_json
 from quoteproof.render.terminal import render_text
+from quoteproof.store_lookup import StoreLookup
 from quoteproof.strategies.quote import answer_quote
 from quoteproof.strategies.session import AnswerSession
 
