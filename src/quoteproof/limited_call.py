@@ -20,7 +20,7 @@ was met, and goes on.
 Children are forked from a fork server (`multiprocessing`'s "forkserver") that has
 the parsers imported (`PRELOAD`): a child starts in milliseconds, holds none of its
 parent's memory (an embedding model, caches), inherits none of its threads, and
-does not run the parent's main module again (`_Popen`). A child ignores Ctrl-C
+does not run the parent's main module again (`_start_without_main`). A child ignores Ctrl-C
 (its parent stops it) and dies with the fork server, which ends when the parent
 does.
 """
@@ -29,20 +29,19 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import io
 import math
 import multiprocessing
 import os
 import resource
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from multiprocessing import forkserver, popen_forkserver, reduction, spawn, util
+from multiprocessing import forkserver, spawn
 from multiprocessing.connection import Connection, wait
-from multiprocessing.context import ForkServerProcess, set_spawning_popen
 from multiprocessing.process import BaseProcess
 from typing import Any, Literal
 
@@ -103,41 +102,29 @@ class Failure:
 Outcome = Finished | Failure
 
 
-class _Popen(popen_forkserver.Popen):
-    """multiprocessing's launch of a process by the fork server, except that the
-    child does not run the parent's main module again: a script that ingests
-    without `if __name__ == "__main__":` would ingest again in each child. This is
-    CPython's `popen_forkserver.Popen._launch` (the same in 3.11 to 3.13) with the
-    preparation data's `init_main_from_path` and `init_main_from_name` left out;
-    the calls the children run live in importable modules."""
+_STARTING = threading.Lock()
 
-    def _launch(self, process_obj: Any) -> None:
-        prep_data = spawn.get_preparation_data(process_obj._name)
-        prep_data.pop("init_main_from_path", None)
-        prep_data.pop("init_main_from_name", None)
-        buf = io.BytesIO()
-        set_spawning_popen(self)
+
+def _start_without_main(process: BaseProcess) -> None:
+    """Start `process` so that it does not run the parent's main module again (a
+    script that ingests without `if __name__ == "__main__":` would ingest again in
+    each child): while it starts, multiprocessing's preparation data for a child
+    leaves out the main module's path and name. The calls children run live in
+    importable modules."""
+    with _STARTING:
+        prepare = spawn.get_preparation_data
+
+        def without_main(name: str) -> dict[str, Any]:
+            data = prepare(name)
+            data.pop("init_main_from_path", None)
+            data.pop("init_main_from_name", None)
+            return data
+
+        spawn.get_preparation_data = without_main
         try:
-            reduction.dump(prep_data, buf)
-            reduction.dump(process_obj, buf)
+            process.start()
         finally:
-            set_spawning_popen(None)
-        fds = self._fds  # type: ignore[attr-defined]  # (not in the stubs)
-        self.sentinel, w = forkserver.connect_to_new_process(fds)
-        parent_w = os.dup(w)  # the child's sentinel of this process, as CPython keeps it
-        close_fds = util.close_fds  # type: ignore[attr-defined]  # (not in the stubs)
-        self.finalizer = util.Finalize(self, close_fds, (parent_w, self.sentinel))
-        with open(w, "wb", closefd=True) as data:
-            data.write(buf.getbuffer())
-        self.pid = forkserver.read_signed(self.sentinel)
-
-
-class _Process(ForkServerProcess):
-    """A process started by the fork server through `_Popen`."""
-
-    @staticmethod
-    def _Popen(process_obj: Any) -> _Popen:
-        return _Popen(process_obj)
+            spawn.get_preparation_data = prepare
 
 
 @cache
@@ -153,7 +140,8 @@ def _fork_server() -> bool:
 def _new_process(target: Callable[..., Any], args: tuple[Any, ...]) -> BaseProcess:
     """A daemon process to run `target(*args)`: from the fork server, else spawned."""
     if _fork_server():
-        return _Process(target=target, args=args, name="quoteproof-limited", daemon=True)
+        server = multiprocessing.get_context("forkserver")
+        return server.Process(target=target, args=args, name="quoteproof-limited", daemon=True)
     spawned = multiprocessing.get_context("spawn")
     return spawned.Process(target=target, args=args, name="quoteproof-limited", daemon=True)
 
@@ -258,7 +246,7 @@ class LimitedCall:
         self.limits = limits
         self._connection, child_end = multiprocessing.Pipe()
         process = _new_process(_child, (child_end, function, limits))
-        process.start()
+        _start_without_main(process)
         child_end.close()
         self._process = process
         self.pid = process.pid

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+import quoteproof.retrieval.embedder as embedder_module
 import quoteproof.retrieval.retriever as retriever_module
 from helpers.answers import as_recorded
 from helpers.retrieval import LABELLED, PARAPHRASE
@@ -190,3 +193,41 @@ def test_ask_judges_a_question_by_its_best_sentence_as_well_as_its_passage(
     assert passage is not None and judged.evidence is not None
     assert judged.evidence_kind == f"cosine+sentence:{DEFAULT_EMBED_MODEL}"
     assert judged.evidence == pytest.approx((passage + best) / 2, abs=1e-5)
+
+
+class _CountingModel:
+    """A stand-in sentence model: a text's vector is its length, one-hot."""
+
+    runtime = "test"
+    dimensions = 64
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def encode(self, texts: list[str], batch_size: int, on_batch: object = None) -> Any:
+        self.embedded += texts
+        rows = [[float(i == len(t) % 64) for i in range(64)] for t in texts]
+        return np.asarray(rows, dtype=np.float32)
+
+
+def test_recent_texts_are_embedded_once_and_the_cache_holds_under_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(embedder_module, "QUERY_CACHE_SIZE", 8)
+    embedder = Embedder()
+    model = _CountingModel()
+    embedder._loaded = model
+    first = embedder.embed_recent(["a", "bb", "a"])
+    assert first.shape == (3, 64) and model.embedded == ["a", "bb"]
+    embedder.embed_recent(["bb", "ccc"])
+    assert model.embedded == ["a", "bb", "ccc"]  # "bb" came from the cache
+
+    def ask(n: int) -> None:
+        for k in range(50):
+            texts = [f"t{(n + k + i) % 20}" for i in range(6)]
+            vectors = embedder.embed_recent(texts)
+            assert [int(np.argmax(row)) for row in vectors] == [len(t) % 64 for t in texts]
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(ask, range(4)))
+    assert len(embedder._recent) <= 8

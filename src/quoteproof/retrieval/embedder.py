@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -194,6 +195,7 @@ class Embedder:
         self.batch_size = batch_size
         self._loaded: SentenceModel | None = None
         self._recent: OrderedDict[str, Vectors] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     def _sentence_model(self) -> SentenceModel:
         if self._loaded is None:
@@ -222,15 +224,18 @@ class Embedder:
         `QUERY_CACHE_SIZE` texts are answered from a cache (a question and the
         sentences of its sources are embedded once for the refusal check and the
         answer)."""
-        missing = [text for text in dict.fromkeys(texts) if text not in self._recent]
-        for text, vector in zip(missing, self.embed(missing), strict=True):
-            self._recent[text] = vector[None, :]
-        rows = []
-        for text in texts:
-            self._recent.move_to_end(text)
-            rows.append(self._recent[text])
-        while len(self._recent) > QUERY_CACHE_SIZE:
-            self._recent.popitem(last=False)
+        with self._recent_lock:  # `serve` answers questions on several threads
+            known = {text: self._recent[text] for text in texts if text in self._recent}
+        missing = [text for text in dict.fromkeys(texts) if text not in known]
+        vectors = self.embed(missing)
+        known.update((text, row[None, :]) for text, row in zip(missing, vectors, strict=True))
+        with self._recent_lock:
+            for text in dict.fromkeys(texts):
+                self._recent[text] = known[text]
+                self._recent.move_to_end(text)
+            while len(self._recent) > QUERY_CACHE_SIZE:
+                self._recent.popitem(last=False)
+        rows = [known[text] for text in texts]
         if len(rows) == 1:
             return rows[0]
         return np.concatenate(rows) if rows else self.embed([])
