@@ -19,9 +19,10 @@ from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import (
     Embed,
     ExtractiveBackend,
+    ExtractiveChoice,
     TableRows,
     best_unit_similarity,
-    extract_answer,
+    choose_extractive,
 )
 from quoteproof.model import (
     DEFAULT_COLLECTION,
@@ -408,11 +409,12 @@ class Index:
         embedder = self.retriever.embedder
         return embedder.embed_recent if embedder is not None else None
 
-    def _no_model(self, question: str) -> Callable[[Sequence[Chunk]], str]:
-        """The no-model answer's protocol reply to `question` from given sources (what
-        quote mode falls back to when nothing a model chose checks)."""
+    def _no_model(self, question: str) -> Callable[[Sequence[Chunk]], ExtractiveChoice]:
+        """The no-model answer to `question` from given sources (whose best units quote
+        mode offers a model, and which it falls back to when nothing the model chose
+        checks)."""
         embed, rows = self._quote_embed(), self._table_rows()
-        return lambda sources: extract_answer(question, sources, embed, rows)
+        return lambda sources: choose_extractive(question, sources, embed, rows)
 
     def _table_rows(self) -> TableRows:
         """A chunk's table body rows from the stored tables, for the extractive backend

@@ -9,7 +9,13 @@ import pytest
 
 from quoteproof.llm.answer_form import answer_kind, form_match
 from quoteproof.llm.base import CompletionRequest
-from quoteproof.llm.extractive import ExtractiveBackend, best_unit_similarity, extract_answer
+from quoteproof.llm.extractive import (
+    OFFERED,
+    ExtractiveBackend,
+    best_unit_similarity,
+    choose_extractive,
+    extract_answer,
+)
 from quoteproof.llm.quotable import quotable_units
 from quoteproof.model import Chunk
 from quoteproof.quoting.parse import QuoteItem, parse_output
@@ -319,3 +325,20 @@ def test_a_table_laid_out_by_whitespace_is_quoted_row_by_row_after_its_header() 
     assert quoted(reply) == [("n", header), ("n", texas)]
     prose = "The checks rose in 2015.\nThey fell in 2016 after the change of 12 rules in 3 states."
     assert all(u.header is None for u in quotable_units(prose))
+
+
+def test_the_units_offered_to_a_model_are_the_best_ones_best_first_none_repeated() -> None:
+    """The offer starts with what the no-model answer quotes first, holds no unit that
+    repeats a better one (here: a sentence in two sources) and at most OFFERED units."""
+    repeated = "Vaccination every year is the best protection against influenza."
+    sources = (chunk("a", FLU), chunk("b", f"{repeated}\n\nWash hands with soap often."))
+    choice = choose_extractive("How does vaccination protect against influenza?", sources)
+    assert choice.reply == extract_answer(
+        "How does vaccination protect against influenza?", sources
+    )
+    offered = [sources["ab".index(ref)].text[s:e] for ref, s, e in choice.offered]
+    assert offered[0] == quoted(choice.reply)[0][1] == repeated
+    assert offered.count(repeated) == 1 and 1 < len(offered) <= OFFERED
+    assert "Table 3 Influenza vaccination rates by age group and season" not in offered
+    nothing = choose_extractive("rattlesnake antivenom", sources)
+    assert nothing.reply == "<no-answer/>" and nothing.offered == ()

@@ -72,6 +72,19 @@ def test_quote_mode_takes_pointers_to_existing_units_only(checker: GrammarChecke
     assert not checker.accepts(grammar, pointer("doc.1", 1)[:-2])  # unfinished
 
 
+def test_an_offer_allows_pointers_to_the_offered_units_only(checker: GrammarChecker) -> None:
+    offered = {"doc.1": [3, 1]}
+    grammar = quote_grammar(SOURCES, UNITS, offered)
+    allowed = {("doc.1", 1), ("doc.1", 3)}
+    for ref, count in COUNTS.items():
+        for unit in range(0, count + 2):
+            assert checker.accepts(grammar, pointer(ref, unit)) is ((ref, unit) in allowed)
+    assert not checker.accepts(grammar, '<quote ref="doc.3"/>')  # not offered: not quotable
+    assert checker.accepts(grammar, f"{pointer('doc.1', 3)} It heals in a week [doc.1].")
+    assert not checker.accepts(grammar, f"{pointer('doc.1', 3)} It heals in a week [doc.2].")
+    assert checker.accepts(grammar, "<no-answer/>")
+
+
 def test_quote_mode_replies(checker: GrammarChecker) -> None:
     grammar = quote_grammar(SOURCES, UNITS)
     assert checker.accepts(grammar, "<no-answer/>")

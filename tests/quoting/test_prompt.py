@@ -12,6 +12,7 @@ from quoteproof.llm.quotable import Unit, pointable_units
 from quoteproof.model import Chunk
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.prompt import (
+    OFFERED_NOTE,
     SYSTEM_PROMPT,
     build_messages,
     escape_source_text,
@@ -55,6 +56,32 @@ def test_units_are_numbered_before_their_words() -> None:
     block = format_sources([chunk("d.1", DOSING)], {"d.1": units})
     assert block == f'<source ref="d.1">\n{shown}\n</source>'
     assert format_sources([chunk("d.1", DOSING)]) == f'<source ref="d.1">\n{DOSING}\n</source>'
+
+
+def test_an_offer_shows_only_the_offered_units_best_source_first() -> None:
+    """Offered units keep their numbers in their source; a source nothing of which is
+    offered is not shown; the source of the best unit comes first."""
+    other = (  # over 50 words: each sentence is a unit of its own
+        "Rest at home, drink plenty of water and take a mild pain reliever when the rash "
+        "hurts, and ask a doctor or a pharmacist before taking any other medicine for "
+        "the pain, the fever, the headache or the itching that often comes with it. "
+        "Keep the rash clean, covered and dry until every blister has scabbed over."
+    )
+    sources = [chunk("d.1", DOSING), chunk("d.2", other), chunk("d.3", "Not offered.")]
+    units = {"d.1": pointable_units(DOSING), "d.2": pointable_units(other)}
+    offered = {"d.2": [2], "d.1": [3, 1]}
+    _, user = build_messages("Dose?", sources, units, offered)
+    first, third = units["d.1"][0], units["d.1"][2]
+    assert user.content == (
+        f"{OFFERED_NOTE}\n\n"
+        '<source ref="d.2">\n{2} Keep the rash clean, covered and dry until every blister '
+        "has scabbed over.\n</source>\n\n"
+        f'<source ref="d.1">\n{{3}} {DOSING[third.start : third.end]}\n'
+        f"{{1}} {DOSING[first.start : first.end]}\n</source>\n\nQuestion: Dose?"
+    )
+    assert DOSING[third.start : third.end].startswith("Risk factors include:")  # whole
+    _, unoffered = build_messages("Dose?", sources, units, {})
+    assert OFFERED_NOTE not in unoffered.content and "{1} Rest at home" in unoffered.content
 
 
 def test_a_lead_in_is_not_repeated_for_each_item() -> None:

@@ -11,8 +11,11 @@ from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
 from quoteproof.codec import answer_to_dict
 from quoteproof.index import StoreLookup
-from quoteproof.model import ProseSegment, QuoteSegment, Rejected
-from quoteproof.strategies.quote import NO_MODEL_FALLBACK, answer_quote
+from quoteproof.llm.extractive import OFFERED
+from quoteproof.model import Answer, ProseSegment, Rejected
+from quoteproof.quoting.prompt import OFFERED_NOTE
+from quoteproof.quoting.units import chunk_units
+from quoteproof.strategies.quote import NO_MODEL_FALLBACK, answer_quote, no_model_added
 from quoteproof.strategies.session import (
     MAX_REPLY_CHARS,
     MODEL_NO_ANSWER,
@@ -66,8 +69,9 @@ def test_cited_prose_without_a_quote_is_an_answer(index: Index, llm: ScriptedMod
     treat = ref_of(index, QUESTION, "acyclovir")
     llm.script = [f"Antivirals help when started early [{treat}]."]
     answer = index.ask(QUESTION, backend=llm.backend())
-    assert answer.status == "answered" and answer.quotes == ()
-    assert [c.ref for c in answer.cited] == [treat]
+    no_model = index.ask(QUESTION)
+    assert answer.status == "answered" and [c.ref for c in answer.cited] == [treat]
+    assert [q.text for q in answer.quotes] == [q.text for q in no_model.quotes]  # added
 
 
 def test_uncited_prose_beside_a_quote_is_removed_and_listed(
@@ -77,7 +81,7 @@ def test_uncited_prose_beside_a_quote_is_removed_and_listed(
     llm.script = [f'<quote ref="{treat}"/>\nSee a doctor soon.']
     answer = index.ask(QUESTION, backend=llm.backend())
     assert answer.status == "answered"
-    assert [type(s) for s in answer.segments] == [QuoteSegment]
+    assert not any(isinstance(s, ProseSegment) for s in answer.segments)
     assert answer.removed_sentences == (
         Rejected("See a doctor soon.", "sentence cites no retrieved source"),
     )
@@ -87,7 +91,7 @@ def test_a_repeated_quote_is_shown_once(index: Index, llm: ScriptedModel) -> Non
     treat = ref_of(index, QUESTION, "acyclovir")
     llm.script = [f'<quote ref="{treat}"/>\n<quote ref="{treat}"/>']
     answer = index.ask(QUESTION, backend=llm.backend())
-    assert [q.id for q in answer.quotes] == ["q1"]
+    assert [q.ref for q in answer.quotes].count(treat) == 1
     assert [r.reason for r in answer.rejected] == ["repeats quote q1"]
 
 
@@ -97,7 +101,7 @@ def test_a_runaway_reply_is_cut_and_said_so(index: Index, llm: ScriptedModel) ->
         f'<quote ref="{treat}"/>\n' + "See a doctor soon. " * 20_000
     ]  # 380,000 characters
     answer = index.ask(QUESTION, backend=llm.backend())
-    assert answer.status == "answered" and [q.ref for q in answer.quotes] == [treat]
+    assert answer.status == "answered" and answer.quotes[0].ref == treat
     assert len(answer.calls[0].output) == len(answer.llm.raw_output) == MAX_REPLY_CHARS
     prose = [s.text for s in answer.segments if isinstance(s, ProseSegment)]
     assert sum(map(len, prose)) < MAX_REPLY_CHARS
@@ -107,20 +111,31 @@ def test_a_runaway_reply_is_cut_and_said_so(index: Index, llm: ScriptedModel) ->
 
 
 def test_a_pointer_quotes_the_unit_the_prompt_numbered(index: Index, llm: ScriptedModel) -> None:
-    """The model is shown each source's units as `{N} words` lines; pointing at N
-    quotes exactly those words, read from the store."""
+    """Without a no-model answer to offer from, the model is shown each source's
+    units as `{N} words` lines; pointing at N quotes exactly those words, read from
+    the store."""
+
+    def ask() -> Answer:
+        retrieval = index.retrieve(QUESTION, top_k=5)
+        with StoreLookup(index.store) as lookup:
+            return answer_quote(
+                AnswerSession(
+                    QUESTION, retrieval.hits, llm.backend(), lookup, "quote", 90.0, retrieval.info
+                )
+            )
+
     treat = ref_of(index, QUESTION, "acyclovir")
     llm.script = ["<no-answer/>"]
-    index.ask(QUESTION, backend=llm.backend())
+    ask()
     prompt = llm.first_user(0)
-    assert '<quote ref="REF" unit="N"/>' in llm.system(0)
+    assert '<quote ref="REF" unit="N"/>' in llm.system(0) and OFFERED_NOTE not in prompt
     source = prompt.split(f'<source ref="{treat}">\n', 1)[1].split("\n</source>", 1)[0]
     shown = re.findall(r"^\{(\d+)\} (.*)$", source, re.MULTILINE)
     whole = [(n, words) for n, words in shown if not words.startswith(("… ", "= {"))]
     assert whole
     number, words = whole[-1]
     llm.script = [f'<quote ref="{treat}" unit="{number}"/> <quote ref="{treat}" unit="999"/>']
-    answer = index.ask(QUESTION, backend=llm.backend())
+    answer = ask()
     assert answer.status == "answered"
     (quote,) = answer.quotes
     assert quote.ref == treat and quote.text.startswith(words) and quote.claimed_text is None
@@ -129,3 +144,63 @@ def test_a_pointer_quotes_the_unit_the_prompt_numbered(index: Index, llm: Script
     assert [r.reason for r in answer.rejected] == [
         f"source '{treat}' has no unit 999 (its units are 1-{len(shown)})"
     ]
+
+
+def test_the_model_is_offered_the_best_units_of_the_no_model_answer_first(
+    index: Index, llm: ScriptedModel
+) -> None:
+    """Quote mode shows the model the units the no-model answer ranked best, the
+    best first, not every unit of every source; pointing at the first one quotes what
+    the no-model answer quotes first."""
+    llm.script = ["<no-answer/>"]
+    index.ask(QUESTION, backend=llm.backend())
+    prompt = llm.first_user(0)
+    shown = re.findall(r"^\{(\d+)\} (.*)$", prompt, re.MULTILINE)
+    assert OFFERED_NOTE in prompt and 1 <= len(shown) <= OFFERED
+    no_model = index.ask(QUESTION)
+    first_ref = re.findall(r'<source ref="([^"]+)">', prompt)[0]
+    assert no_model.quotes[0].ref == first_ref
+    assert no_model.quotes[0].text.startswith(shown[0][1].split("\n")[0])
+    llm.script = [f'<quote ref="{first_ref}" unit="{shown[0][0]}"/>']
+    answer = index.ask(QUESTION, backend=llm.backend())
+    assert no_model.quotes[0].text.startswith(answer.quotes[0].text)  # adjacent units join
+    retrieved = index.retrieve(QUESTION, top_k=5).hits
+    every_unit = sum(len(chunk_units(hit.chunk, StoreLookup(index.store))) for hit in retrieved)
+    assert len(shown) < every_unit
+
+
+def test_the_answer_holds_the_no_model_answer_after_the_models_own_choice(
+    index: Index, llm: ScriptedModel
+) -> None:
+    """A model that picks an offered unit the no-model answer did not quote gets it
+    shown first; the no-model answer's quotes follow, named in a notice, so a weak
+    model's choice never shows less than the no-model answer. A model that picks what
+    the no-model answer quotes gets no addition."""
+    no_model = index.ask(QUESTION)
+    llm.script = ["<no-answer/>"]
+    index.ask(QUESTION, backend=llm.backend())
+    prompt = llm.first_user(0)
+    pointers = [
+        (ref, number, words)
+        for ref, block in re.findall(r'<source ref="([^"]+)">\n(.*?)\n</source>', prompt, re.DOTALL)
+        for number, words in re.findall(r"^\{(\d+)\} (.*)$", block, re.MULTILINE)
+    ]
+    with StoreLookup(index.store) as lookup:  # any unit of a source resolves
+        ref, number, words = next(
+            (hit.chunk.ref, n, hit.chunk.text[unit.start : unit.end])
+            for hit in index.retrieve(QUESTION, top_k=5).hits
+            for n, unit in enumerate(chunk_units(hit.chunk, lookup), start=1)
+            if not any(hit.chunk.text[unit.start : unit.end] in q.text for q in no_model.quotes)
+        )
+    llm.script = [f'<quote ref="{ref}" unit="{number}"/>']
+    answer = index.ask(QUESTION, backend=llm.backend())
+    assert answer.quotes[0].text.startswith(words)
+    assert [q.text for q in answer.quotes[1:]] == [q.text for q in no_model.quotes]
+    assert [q.id for q in answer.quotes] == [f"q{n}" for n in range(1, len(answer.quotes) + 1)]
+    last = f"q{len(answer.quotes)}"
+    assert no_model_added("q2", last) in answer.notices
+    first_ref, first_number, _ = pointers[0]
+    llm.script = [f'<quote ref="{first_ref}" unit="{first_number}"/>']
+    same = index.ask(QUESTION, backend=llm.backend())
+    assert [q.text for q in same.quotes] == [q.text for q in no_model.quotes]
+    assert not any("chosen without the model" in n for n in same.notices)

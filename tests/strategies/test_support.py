@@ -81,7 +81,7 @@ def test_quote_mode_removes_invented_and_uncited_prose(index: Index, llm: Script
     llm.script = [f'<quote ref="{dose}"/>\n{INVENTED} [{dose}]. {UNCITED}']
     answer = index.ask(QUESTION, backend=llm.backend())
     assert answer.status == "answered"
-    assert [type(s) for s in answer.segments] == [QuoteSegment]
+    assert all(isinstance(s, QuoteSegment) for s in answer.segments)
     assert [r.raw for r in answer.removed_sentences] == [f"{INVENTED}.", UNCITED]
     assert_removed_in_every_format(answer, UNCITED, "sentence cites no retrieved source")
 

@@ -24,6 +24,10 @@ Up to MAX_QUOTES units scoring within RELATIVE_CUTOFF of the best are quoted, be
 first, none repeating another (the same text, one inside another, or the same
 sentence with one word changed: the better-ranked is kept); adjacent units of a
 source are joined.
+
+The same ranking offers a model its candidates (`ExtractiveChoice.offered`): up to
+OFFERED units, best first, none repeating a better one, so that a model in `quote`
+mode chooses among the passages this backend found instead of among every unit.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ LABEL_SHARE = 0.9
 MIN_NEAR_WORDS = 5
 SAME_WORDS_SHARE = 0.85
 LONG_WORDS = 12
+OFFERED = 6
 
 Embed = Callable[[Sequence[str]], Vectors]
 """Texts to unit-length vectors, one row per text (e.g. `Embedder.embed`)."""
@@ -252,24 +257,63 @@ def best_unit_similarity(
     return float(np.max(vectors[1:] @ vectors[0]))
 
 
+@dataclass(frozen=True)
+class ExtractiveChoice:
+    """The no-model answer to a question over given sources, and the units it ranked
+    best."""
+
+    reply: str
+    """The protocol reply quoting the chosen units (`<no-answer/>` when none qualifies)."""
+    offered: tuple[tuple[str, int, int], ...]
+    """The best-scoring units, best first, as (ref, start, end) spans of their source's
+    text: up to OFFERED, none repeating a better one (`near_duplicate`); empty when no
+    unit qualifies."""
+
+
+def _offered(candidates: Sequence[_Candidate], scores: Sequence[float]) -> list[_Candidate]:
+    """Up to OFFERED of `candidates` by score, best first, none with a score of -inf
+    and none repeating a better one."""
+    offered: list[_Candidate] = []
+    for i in sorted(range(len(candidates)), key=lambda i: -scores[i]):
+        c = candidates[i]
+        if len(offered) == OFFERED or scores[i] == -np.inf:
+            break
+        text = c.chunk.text[c.start : c.end]
+        if not any(near_duplicate(text, o.chunk.text[o.start : o.end]) for o in offered):
+            offered.append(c)
+    return offered
+
+
+def choose_extractive(
+    question: str,
+    sources: Sequence[Chunk],
+    embed: Embed | None = None,
+    table_rows: TableRows | None = None,
+) -> ExtractiveChoice:
+    """Return the units of `sources` that answer `question` best (see the module
+    docstring) as a protocol reply, and the units offered to a model.
+    `table_rows` gives each source's table rows (each row a unit of its own)."""
+    candidates = _candidates(sources, table_rows)
+    scores = _scores(question, candidates, embed) if candidates else []
+    chosen = _choose(candidates, scores)
+    offered = tuple((c.chunk.ref, c.start, c.end) for c in _offered(candidates, scores))
+    if not chosen:
+        return ExtractiveChoice("<no-answer/>", offered)
+    quotes = []  # a laid-out table's header line once, before its first chosen row
+    for c in chosen:
+        spans = [c.header, (c.start, c.end)] if c.header else [(c.start, c.end)]
+        quotes += [f'<quote ref="{c.chunk.ref}">{c.chunk.text[s:e]}</quote>' for s, e in spans]
+    return ExtractiveChoice("\n".join(dict.fromkeys(quotes)), offered)
+
+
 def extract_answer(
     question: str,
     sources: Sequence[Chunk],
     embed: Embed | None = None,
     table_rows: TableRows | None = None,
 ) -> str:
-    """Return a protocol reply quoting the units of `sources` that answer `question`
-    best (see the module docstring); `<no-answer/>` when no unit qualifies.
-    `table_rows` gives each source's table rows (each row a unit of its own)."""
-    candidates = _candidates(sources, table_rows)
-    chosen = _choose(candidates, _scores(question, candidates, embed)) if candidates else []
-    if not chosen:
-        return "<no-answer/>"
-    quotes = []  # a laid-out table's header line once, before its first chosen row
-    for c in chosen:
-        spans = [c.header, (c.start, c.end)] if c.header else [(c.start, c.end)]
-        quotes += [f'<quote ref="{c.chunk.ref}">{c.chunk.text[s:e]}</quote>' for s, e in spans]
-    return "\n".join(dict.fromkeys(quotes))
+    """Return the protocol reply of `choose_extractive`."""
+    return choose_extractive(question, sources, embed, table_rows).reply
 
 
 class ExtractiveBackend:

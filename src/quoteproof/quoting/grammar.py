@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from quoteproof.model import Chunk
-from quoteproof.quoting.units import SourceUnits
+from quoteproof.quoting.units import OfferedUnits, SourceUnits
 
 __all__ = [
     "cite_grammar",
@@ -88,19 +88,25 @@ _UNIT_ATTR = '" unit="'
 """What follows a ref in a pointer, before the unit number."""
 
 
-def _quote_rules(sources: Sequence[Chunk], units: SourceUnits) -> str:
+def _quote_rules(
+    sources: Sequence[Chunk], units: SourceUnits, offered: OfferedUnits | None = None
+) -> str:
     """`quote`: a pointer to a unit of one of `sources` (`units`, by ref), or the
-    whole of a source that has none. The numbers of sources with as many units
-    share one rule."""
+    whole of a source that has none; with `offered`, a pointer to an offered unit of
+    an offered source only. The numbers of sources with the same choice share one
+    rule."""
+    if offered:
+        sources = [chunk for chunk in sources if chunk.ref in offered]
     if not sources:
         raise ValueError("a protocol grammar needs at least one retrieved source")
     targets = []
     numbers: dict[str, str] = {}
     for chunk in sources:
         count = len(units.get(chunk.ref, ()))
+        allowed = sorted(offered[chunk.ref]) if offered else range(1, count + 1)
         if count:
-            name = f"unit-1-{count}"
-            numbers[name] = _choice([str(n) for n in range(1, count + 1)])
+            name = "unit-" + ("-".join(map(str, allowed)) if offered else f"1-{count}")
+            numbers[name] = _choice([str(n) for n in allowed])
             targets.append(f"{literal(chunk.ref + _UNIT_ATTR)} {name}")
         else:
             targets.append(literal(chunk.ref))
@@ -112,17 +118,21 @@ def _quote_rules(sources: Sequence[Chunk], units: SourceUnits) -> str:
     return "\n".join(rules)
 
 
-def quote_grammar(sources: Sequence[Chunk], units: SourceUnits) -> str:
+def quote_grammar(
+    sources: Sequence[Chunk], units: SourceUnits, offered: OfferedUnits | None = None
+) -> str:
     """The `quote` mode reply: `<no-answer/>`, or 1 to `MAX_QUOTES` quotes of `sources`
-    (pointers to their `units`, see `_quote_rules`), then at most one short cited
-    sentence (`QUOTE_MODE_SENTENCE_CHARS`).
+    (pointers to their `units`, or with `offered` to the offered units only, see
+    `_quote_rules`), then at most one short cited sentence
+    (`QUOTE_MODE_SENTENCE_CHARS`) citing the quoted sources.
 
     Raises `ValueError` when `sources` is empty.
     """
-    refs = [chunk.ref for chunk in sources]
+    refs = [chunk.ref for chunk in sources if not offered or chunk.ref in offered]
     return (
         f"root ::= no-answer | quote (sep quote){{0,{MAX_QUOTES - 1}}} (sep sentence)?\n"
-        f"{_quote_rules(sources, units)}\n{_ref_rule(refs)}{_common(QUOTE_MODE_SENTENCE_CHARS)}"
+        f"{_quote_rules(sources, units, offered)}\n{_ref_rule(refs)}"
+        f"{_common(QUOTE_MODE_SENTENCE_CHARS)}"
     )
 
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from quoteproof.llm.base import Message
 from quoteproof.llm.quotable import Unit
 from quoteproof.model import Chunk
-from quoteproof.quoting.units import SourceUnits
+from quoteproof.quoting.units import OfferedUnits, SourceUnits
 
 # Tag-like strings in source text that could be mistaken for protocol tags.
 _PROTOCOL_TAG = re.compile(r"<(?=\s*/?\s*(?:source|quote|title|no[-_]answer)\b)", re.IGNORECASE)
@@ -110,10 +110,42 @@ def format_sources(chunks: Sequence[Chunk], units: SourceUnits | None = None) ->
     return "\n\n".join(parts)
 
 
+OFFERED_NOTE = (
+    "Only the parts most likely to answer are shown, with their numbers in their "
+    "source; the most likely come first."
+)
+
+
+def format_offered(chunks: Sequence[Chunk], units: SourceUnits, offered: OfferedUnits) -> str:
+    """Return the sources block of an offer: one `<source ref="REF">` element per
+    source of `offered` that is one of `chunks`, in `offered`'s order, holding only
+    its offered units, each whole on a line after its number (`{N} `)."""
+    by_ref = {chunk.ref: chunk for chunk in chunks}
+    parts = []
+    for ref, numbers in offered.items():
+        chunk = by_ref.get(ref)
+        if chunk is None:
+            continue
+        shown = [units[ref][n - 1] for n in numbers]
+        text = "\n".join(
+            f"{{{n}}} {chunk.text[u.start : u.end]}" for n, u in zip(numbers, shown, strict=True)
+        )
+        parts.append(f'<source ref="{ref}">\n{escape_source_text(text)}\n</source>')
+    return "\n\n".join(parts)
+
+
 def build_messages(
-    question: str, chunks: Sequence[Chunk], units: SourceUnits
+    question: str,
+    chunks: Sequence[Chunk],
+    units: SourceUnits,
+    offered: OfferedUnits | None = None,
 ) -> tuple[Message, ...]:
     """Return the system and user messages asking `question` over `chunks`, their
-    quotable `units` numbered."""
-    user = f"{format_sources(chunks, units)}\n\nQuestion: {question.strip()}"
+    quotable `units` numbered; with `offered`, only the offered units are shown
+    (`format_offered`), with a note that says so."""
+    if offered:
+        sources = f"{OFFERED_NOTE}\n\n{format_offered(chunks, units, offered)}"
+    else:
+        sources = format_sources(chunks, units)
+    user = f"{sources}\n\nQuestion: {question.strip()}"
     return (Message("system", SYSTEM_PROMPT), Message("user", user))

@@ -16,10 +16,22 @@ from typing import Protocol
 from quoteproof.llm.quotable import Unit, pointable_units
 from quoteproof.model import Chunk
 
-__all__ = ["SourceUnits", "TableRowLookup", "chunk_units", "source_units", "unit_at"]
+__all__ = [
+    "OfferedUnits",
+    "SourceUnits",
+    "TableRowLookup",
+    "chunk_units",
+    "offered_numbers",
+    "source_units",
+    "unit_at",
+]
 
 SourceUnits = Mapping[str, Sequence[Unit]]
 """The units of each source, by ref, in number order (unit N at index N - 1)."""
+
+OfferedUnits = Mapping[str, Sequence[int]]
+"""The numbers of the units a model is offered, by ref, best first: the sources in
+the order of their best unit."""
 
 
 class TableRowLookup(Protocol):
@@ -45,3 +57,17 @@ def source_units(chunks: Sequence[Chunk], lookup: TableRowLookup) -> dict[str, l
 def unit_at(units: Sequence[Unit], number: int) -> Unit | None:
     """Return unit `number` (1-based) of `units`, or None when there is no such unit."""
     return units[number - 1] if 1 <= number <= len(units) else None
+
+
+def offered_numbers(
+    units: SourceUnits, spans: Sequence[tuple[str, int, int]]
+) -> dict[str, list[int]]:
+    """Return the numbers of the units of `units` whose (ref, start, end) is one of
+    `spans`, by ref, in the order of `spans` (a span that is no unit is left out)."""
+    numbers: dict[str, list[int]] = {}
+    for ref, start, end in spans:
+        for number, unit in enumerate(units.get(ref, ()), start=1):
+            if (unit.start, unit.end) == (start, end):
+                numbers.setdefault(ref, []).append(number)
+                break
+    return numbers

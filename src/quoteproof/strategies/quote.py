@@ -5,16 +5,34 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from quoteproof.model import Answer, Chunk, ProseSegment, Rejected, Statement
+from quoteproof.llm.extractive import ExtractiveChoice, near_duplicate
+from quoteproof.model import (
+    Answer,
+    Chunk,
+    ProseSegment,
+    Quote,
+    QuoteSegment,
+    Rejected,
+    Statement,
+)
 from quoteproof.quoting.grammar import quote_grammar
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.prompt import build_messages
 from quoteproof.quoting.resolve import Resolution, resolve_output
-from quoteproof.quoting.units import source_units
+from quoteproof.quoting.units import offered_numbers, source_units
 from quoteproof.strategies.session import MODEL_NO_ANSWER, NOTHING_VERIFIABLE, AnswerSession
 
-NoModelReply = Callable[[Sequence[Chunk]], str]
-"""The no-model (extractive) protocol reply for these sources and the session's question."""
+NoModelChoice = Callable[[Sequence[Chunk]], ExtractiveChoice]
+"""The no-model (extractive) answer for these sources and the session's question, with
+the units it ranked best."""
+
+
+def resolve_reply(
+    session: AnswerSession, reply: str, sources: Sequence[Chunk] | None = None
+) -> Resolution:
+    """Parse and resolve a protocol `reply` against `sources` (default: all retrieved)."""
+    chunks = session.sources if sources is None else sources
+    return resolve_output(parse_output(reply), chunks, session.lookup, threshold=session.threshold)
 
 
 def answer_from_reply(
@@ -27,7 +45,25 @@ def answer_from_reply(
     cited_refs: Sequence[str] = (),
 ) -> Answer:
     """Resolve a protocol `reply` against `sources` (default: all retrieved) into the
-    session's answer.
+    session's answer (see `answer_from_resolution`)."""
+    return answer_from_resolution(
+        session,
+        resolve_reply(session, reply, sources),
+        rejected=rejected,
+        statements=statements,
+        cited_refs=cited_refs,
+    )
+
+
+def answer_from_resolution(
+    session: AnswerSession,
+    resolution: Resolution,
+    *,
+    rejected: Sequence[Rejected] = (),
+    statements: Sequence[Statement] = (),
+    cited_refs: Sequence[str] = (),
+) -> Answer:
+    """Make a resolved reply the session's answer.
 
     A `<no-answer/>` reply, or one of which nothing resolves, is a refusal (what the
     model wrote stays in `rejected` and the recorded calls); so is a reply with no
@@ -37,10 +73,6 @@ def answer_from_reply(
     produced is carried into the answer or refusal: `rejected` (listed first),
     `statements`, and `cited_refs` (added to the cited passages of an answer).
     """
-    chunks = session.sources if sources is None else sources
-    resolution = resolve_output(
-        parse_output(reply), chunks, session.lookup, threshold=session.threshold
-    )
     earlier = tuple(rejected)
     if resolution.no_answer:
         dropped = tuple(
@@ -81,27 +113,88 @@ NO_MODEL_FALLBACK = (
 )
 
 
-def answer_quote(session: AnswerSession, no_model: NoModelReply | None = None) -> Answer:
+def no_model_added(first: str, last: str) -> str:
+    """The notice of an answer whose quotes `first` to `last` were added from the
+    no-model answer after the model's own."""
+    quotes = first if first == last else f"{first}-{last}"
+    return (
+        f"Quotes {quotes} were chosen without the model (the no-model answer) and are "
+        "shown after the model's own choice, so that the answer holds at least what the "
+        "no-model answer holds."
+    )
+
+
+def join_no_model(model: Resolution, found: Resolution) -> tuple[Resolution, int]:
+    """Return the model's resolved reply with the no-model answer's quotes (`found`)
+    joined to it, and how many were added after the model's own choice.
+
+    The model's quotes come first, in its order; one that a quote of `found` holds
+    whole is shown as that quote instead, so the no-model answer's words are never
+    cut. Then every quote of `found` that repeats none of those (`near_duplicate`)
+    is added, then the model's prose follows; quotes are numbered again from q1."""
+    chosen: list[Quote] = []
+    position: dict[str, int] = {}  # a model quote's id -> its place in `chosen`
+    for quote in model.quotes:
+        shown = next((f for f in found.quotes if quote.text in f.text), quote)
+        if shown not in chosen:
+            chosen.append(shown)
+        position[quote.id] = chosen.index(shown)
+    own = len(chosen)
+    chosen += [
+        f
+        for f in found.quotes
+        if f not in chosen and not any(near_duplicate(f.text, c.text) for c in chosen)
+    ]
+    quotes = tuple(replace(q, id=f"q{n}") for n, q in enumerate(chosen, start=1))
+    segments = [
+        *dict.fromkeys(
+            QuoteSegment(quotes[position[s.quote_id]].id)
+            for s in model.segments
+            if isinstance(s, QuoteSegment) and s.quote_id in position
+        ),
+        *(QuoteSegment(q.id) for q in quotes[own:]),
+        *(s for s in model.segments if not isinstance(s, QuoteSegment)),
+    ]
+    return replace(model, segments=tuple(segments), quotes=quotes), len(chosen) - own
+
+
+def answer_quote(session: AnswerSession, no_model: NoModelChoice | None = None) -> Answer:
     """Ask the model for quotes (and short cited prose) and return the verified answer.
 
-    The sources are shown with their quotable units numbered and cut to the model's
-    context window; a backend that can constrain its output gets the quote grammar
-    (pointers to those units). When nothing the model wrote checks against the
-    sources (`nothing_verifiable`) and `no_model` is given, the answer is the no-model
-    reply `no_model(sources)` resolved the same way, with a notice saying so (what the
-    model wrote stays in `rejected`, `removed_sentences` and the calls); a model's own
-    `<no-answer/>` stands. Raises `BackendError` when the model fails.
+    With `no_model`, the model is offered the units the no-model answer ranked best
+    (`ExtractiveChoice.offered`, best first) and chooses among them, and the answer
+    never holds less than the no-model answer: its quotes that the model's do not
+    hold are added after the model's (`join_no_model`), with a notice naming them;
+    when nothing the model wrote checks against the sources (`nothing_verifiable`)
+    the answer is the no-model answer, with a notice saying so (what the model wrote
+    stays in `rejected`, `removed_sentences` and the calls); a model's own
+    `<no-answer/>` stands. Without `no_model`, or when the no-model answer found no
+    unit, every source is shown with its quotable units numbered, cut to the model's
+    context window. A backend that can constrain its output gets the quote grammar
+    (pointers to the units shown). Raises `BackendError` when the model fails.
     """
+    choice = no_model(session.sources) if no_model is not None else None
     units = source_units(session.sources, session.lookup)
-    session.fit_context(lambda sources: build_messages(session.question, sources, units))
-    messages = build_messages(session.question, session.sources, units)
-    grammar = quote_grammar(session.sources, units)
+    offered = offered_numbers(units, choice.offered) if choice is not None else {}
+    session.fit_context(lambda sources: build_messages(session.question, sources, units, offered))
+    messages = build_messages(session.question, session.sources, units, offered)
+    grammar = quote_grammar(session.sources, units, offered)
     completion = session.call("answer", messages, stream=True, grammar=grammar)
-    answer = answer_from_reply(session, completion.text)
-    if no_model is None or answer.refusal_reason != NOTHING_VERIFIABLE:
+    model = resolve_reply(session, completion.text)
+    answer = answer_from_resolution(session, model)
+    if choice is None:
         return answer
-    session.notices.append(NO_MODEL_FALLBACK)
-    fallback = answer_from_reply(session, no_model(session.sources), rejected=answer.rejected)
-    return replace(
-        fallback, removed_sentences=answer.removed_sentences + fallback.removed_sentences
-    )
+    found = resolve_reply(session, choice.reply)
+    if answer.refusal_reason == NOTHING_VERIFIABLE:
+        session.notices.append(NO_MODEL_FALLBACK)
+        fallback = answer_from_resolution(session, found, rejected=answer.rejected)
+        return replace(
+            fallback, removed_sentences=answer.removed_sentences + fallback.removed_sentences
+        )
+    joined, added = join_no_model(model, found)
+    if answer.status != "answered" or joined == model:
+        return answer
+    if added:
+        count = len(joined.quotes)
+        session.notices.append(no_model_added(f"q{count - added + 1}", f"q{count}"))
+    return answer_from_resolution(session, joined)

@@ -17,6 +17,7 @@ from quoteproof.llm.capability import Capability
 
 if TYPE_CHECKING:
     from quoteproof.llm.base import Backend
+    from quoteproof.llm.extractive import ExtractiveChoice
     from quoteproof.model import Answer, AnswerMode, Chunk, Hit
     from quoteproof.quoting.citations import Strictness
     from quoteproof.strategies.session import AnswerSession
@@ -39,14 +40,15 @@ __all__ = [
 class StrategyInputs:
     """What a strategy may use besides the session: cite's `strictness`, the agent's
     `max_steps`, `search` (its search tool), `tables` (makes its table session) and
-    `no_model` (the no-model answer's reply for given sources, which quote mode falls
-    back to when nothing the model chose checks; None: no fallback)."""
+    `no_model` (the no-model answer for given sources, whose best units quote mode
+    offers the model and which it falls back to when nothing the model chose checks;
+    None: every unit is offered and there is no fallback)."""
 
     strictness: Strictness
     max_steps: int
     search: Callable[[str], Sequence[Hit]]
     tables: Callable[[], TableSession]
-    no_model: Callable[[Sequence[Chunk]], str] | None = None
+    no_model: Callable[[Sequence[Chunk]], ExtractiveChoice] | None = None
 
 
 @dataclass(frozen=True)
