@@ -37,99 +37,37 @@ from quoteproof.store.base import SCHEMA_VERSION, Vectors, check_vectors, embed_
 from quoteproof.store.failures import store_error, store_errors
 from quoteproof.store.fts import fts_match_query
 from quoteproof.store.sql import Cursor
+from quoteproof.store.sql_schema import SchemaDialect, shared_tables
 from quoteproof.store.sql_store import CHUNK_COLUMNS, CHUNK_FROM, SQLStore, marks
 
 DB_FILENAME = "index.sqlite3"
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS documents (
-    doc_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    source_path TEXT NOT NULL,
-    title TEXT NOT NULL,
-    format TEXT NOT NULL,
-    text TEXT NOT NULL,
-    sha256 TEXT NOT NULL,
-    file_sha256 TEXT NOT NULL,
-    ingested_at TEXT NOT NULL,
-    is_current INTEGER NOT NULL,
-    collection TEXT NOT NULL DEFAULT 'default',
-    PRIMARY KEY (doc_id, version)
-);
-CREATE INDEX IF NOT EXISTS documents_by_path ON documents (source_path, version);
-CREATE TABLE IF NOT EXISTS chunks (
-    id INTEGER PRIMARY KEY,
-    ref TEXT NOT NULL UNIQUE,
-    doc_id TEXT NOT NULL,
-    doc_version INTEGER NOT NULL,
-    ordinal INTEGER NOT NULL,
-    start INTEGER NOT NULL,
-    end INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    section TEXT NOT NULL,
-    label TEXT NOT NULL,
-    pages TEXT,
-    language TEXT NOT NULL DEFAULT 'en',
-    source_uri TEXT NOT NULL DEFAULT '',
-    ocr INTEGER NOT NULL DEFAULT 0,
-    embed_key TEXT NOT NULL DEFAULT '',
-    FOREIGN KEY (doc_id, doc_version) REFERENCES documents (doc_id, version)
-);
-CREATE INDEX IF NOT EXISTS chunks_by_embed_key ON chunks (embed_key);
-CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS documents_by_title ON documents (title);
-CREATE TABLE IF NOT EXISTS layouts (
-    doc_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    pages TEXT NOT NULL,
-    char_runs BLOB,
-    PRIMARY KEY (doc_id, version),
-    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
-);
-CREATE TABLE IF NOT EXISTS doc_tables (
-    doc_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    tables TEXT NOT NULL,
-    PRIMARY KEY (doc_id, version),
-    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
-);
-CREATE TABLE IF NOT EXISTS originals (
-    doc_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    content BLOB NOT NULL,
-    PRIMARY KEY (doc_id, version),
-    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
-);
-CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, doc_version, ordinal);
-CREATE INDEX IF NOT EXISTS documents_by_collection ON documents (collection, is_current);
-CREATE TABLE IF NOT EXISTS audit_log (
-    seq INTEGER PRIMARY KEY,
-    entry_id TEXT NOT NULL UNIQUE,
-    time TEXT NOT NULL,
-    user TEXT,
-    collections TEXT NOT NULL,
-    body TEXT NOT NULL,
-    prev_hash TEXT NOT NULL,
-    hash TEXT NOT NULL,
-    signature TEXT
-);
-CREATE TABLE IF NOT EXISTS api_keys (
-    key_id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    secret_sha256 TEXT NOT NULL,
-    collections TEXT NOT NULL,
-    created TEXT NOT NULL,
-    revoked INTEGER NOT NULL DEFAULT 0
-);
-"""
-
-# Triggers hold `;` inside, so they are not part of _SCHEMA (split on `;`).
-_TRIGGERS = tuple(
-    f"CREATE TRIGGER IF NOT EXISTS audit_log_no_{event.lower()} BEFORE {event} ON audit_log "
-    f"BEGIN SELECT RAISE(ABORT, '{AUDIT_APPEND_ONLY}'); END"
-    for event in ("UPDATE", "DELETE")
+_SQLITE = SchemaDialect(
+    boolean="INTEGER",
+    false="0",
+    blob="BLOB",
+    row_id="INTEGER PRIMARY KEY",
+    audit_seq="INTEGER PRIMARY KEY",
+    ingested_at="TEXT NOT NULL",
+    text_list="TEXT",
+    int_list="TEXT",
 )
+"""SQLite's spelling of the shared tables: 0 and 1 for booleans, JSON text for lists."""
+
+_SCHEMA = (
+    *shared_tables(_SQLITE).values(),
+    "CREATE INDEX IF NOT EXISTS documents_by_path ON documents (source_path, version)",
+    "CREATE INDEX IF NOT EXISTS documents_by_collection ON documents (collection, is_current)",
+    "CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, doc_version, ordinal)",
+    "CREATE INDEX IF NOT EXISTS chunks_by_embed_key ON chunks (embed_key)",
+    "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL)",
+    *(
+        f"CREATE TRIGGER IF NOT EXISTS audit_log_no_{event.lower()} BEFORE {event} ON audit_log "
+        f"BEGIN SELECT RAISE(ABORT, '{AUDIT_APPEND_ONLY}'); END"
+        for event in ("UPDATE", "DELETE")
+    ),
+)
+"""The statements that make (or complete, after migrations) the current schema."""
 
 # Statements that bring an index of schema version N-1 to version N (for N >= 2);
 # tables new in N are created by _SCHEMA itself.
@@ -313,10 +251,7 @@ class SQLiteStore(SQLStore):
                 for version in range(found + 1, SCHEMA_VERSION + 1):
                     for statement in _MIGRATIONS[version]:
                         self._run(statement)
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        self._run(statement)
-                for statement in _TRIGGERS:
+                for statement in _SCHEMA:
                     self._run(statement)
                 if found < _SEARCH_TABLES_SINCE:
                     self._fill_search_tables()
