@@ -1,5 +1,8 @@
 """The default store: one SQLite file (WAL mode) with an FTS5 BM25 index over chunks.
 
+What both stores share is `sql_store.SQLStore` (and the tables, `sql_schema`);
+this module holds what is SQLite's own.
+
 Dense search is exact: the vectors of current chunks are read into one matrix
 (with each row's collection), kept until the index changes (in this process or
 another), and multiplied with the query vector; a collection filter masks rows of
