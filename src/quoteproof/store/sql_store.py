@@ -20,7 +20,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from quoteproof.errors import StoreError
 from quoteproof.model import Chunk, Document, Hit, Layout, SourceTable, sha256_text
@@ -56,6 +56,9 @@ from quoteproof.store.refs import chunk_ref
 from quoteproof.store.sql import Cursor
 from quoteproof.store.versions import decide_version, latest_version
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 __all__ = ["CHUNK_COLUMNS", "CHUNK_FROM", "SQLStore", "marks"]
 
 CHUNK_COLUMNS = """c.ref, c.doc_id, c.doc_version, c.ordinal, c.start, c."end", c.text,
@@ -66,12 +69,12 @@ CHUNK_FROM = "chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.version = c
 """Chunks with their document version, for `CHUNK_COLUMNS`."""
 
 _CHUNK_INSERT_COLUMNS = (
-    'ref, doc_id, doc_version, ordinal, start, "end", text, section, label, pages, '
-    "language, source_uri, ocr, embed_key"
+    *("ref", "doc_id", "doc_version", "ordinal", "start", '"end"', "text", "section"),
+    *("label", "pages", "language", "source_uri", "ocr", "embed_key"),
 )
 _KEY_COLUMNS = "key_id, name, secret_sha256, collections, created, revoked"
 
-Record = TypeVar("Record")
+Record = TypeVar("Record", bound="DataclassInstance")
 
 
 def marks(count: int) -> str:
@@ -81,8 +84,7 @@ def marks(count: int) -> str:
 
 def _record(kind: type[Record], row: Any) -> Record:
     """The dataclass `kind` with each field read from `row` by its name."""
-    fields = dataclasses.fields(kind)  # type: ignore[arg-type]
-    return kind(**{field.name: row[field.name] for field in fields})
+    return kind(**{field.name: row[field.name] for field in dataclasses.fields(kind)})
 
 
 class SQLStore(ABC):
@@ -248,9 +250,9 @@ class SQLStore(ABC):
             ),
         )
         extras = self._chunk_extras(new.collection)
-        columns = ", ".join([_CHUNK_INSERT_COLUMNS, *extras])
+        columns = [*_CHUNK_INSERT_COLUMNS, *extras]
         self._run_many(
-            f"INSERT INTO chunks ({columns}) VALUES ({marks(14 + len(extras))})",
+            f"INSERT INTO chunks ({', '.join(columns)}) VALUES ({marks(len(columns))})",
             (
                 (
                     chunk_ref(doc_id, version, ordinal),
