@@ -45,6 +45,7 @@ from quoteproof.store.base import (
     NewDocument,
     PendingEmbedding,
     Store,
+    StoredDocument,
     check_collection_name,
     embed_key,
     embedding_input,
@@ -618,6 +619,83 @@ def test_a_retired_file_ingested_again_is_labelled_with_its_stored_version(
     labels = [chunk.label for chunk in store.chunks_of(first.doc_id, 2)]
     assert labels and all(label.startswith("Guide v2") for label in labels)
     assert all(" v" not in chunk.label for chunk in store.chunks_of(first.doc_id, 1))
+
+
+# --- the version rule: decided once, in the write transaction ----------------------
+
+
+def labelled_doc(path: str, text: str, made: list[tuple[int, list[str]]]) -> NewDocument:
+    """A one-chunk document whose chunk the store makes once it has decided the
+    version (its label names the version); each call is recorded in `made`."""
+
+    def make(version: int, same_title_paths: list[str]) -> tuple[NewChunk, ...]:
+        made.append((version, same_title_paths))
+        return (NewChunk(0, len(text), (), f"Doc v{version}"),)
+
+    return NewDocument(path, "Doc", "text", text, sha256_text(text), make)
+
+
+def test_store_document_decides_the_version_and_says_what_it_did(store: Store) -> None:
+    made: list[tuple[int, list[str]]] = []
+    first = store.store_document(labelled_doc("/a.txt", "Gout one.", made))
+    doc_id = first.document.doc_id
+    assert (first.outcome, first.document.version) == ("added", 1)
+    assert store.store_document(labelled_doc("/a.txt", "Gout one.", made)) == StoredDocument(
+        first.document, "unchanged"
+    )
+    changed = store.store_document(labelled_doc("/a.txt", "Gout two.", made))
+    assert (changed.outcome, changed.document.doc_id, changed.document.version) == (
+        "updated",
+        doc_id,
+        2,
+    )
+    assert [h.chunk.ref for h in store.search_bm25("gout", 5)] == [f"{doc_id}.2.1"]
+    assert store.retire_document(doc_id)
+    back = store.store_document(labelled_doc("/a.txt", "Gout two.", made))  # retired text
+    assert (back.outcome, back.document.version) == ("updated", 3)
+    other = store.store_document(labelled_doc("/b.txt", "Gout three.", made))
+    assert (other.outcome, other.document.version) == ("added", 1)
+    assert other.document.doc_id != doc_id
+    # The unchanged store made no chunks; each other one made them with its version.
+    assert made == [(1, []), (2, ["/a.txt"]), (3, ["/a.txt"]), (1, ["/a.txt"])]
+    assert [c.label for v in (1, 2, 3) for c in store.chunks_of(doc_id, v)] == [
+        "Doc v1",
+        "Doc v2",
+        "Doc v3",
+    ]
+    assert store.stats().versions == 4
+
+
+def test_labels_name_the_version_stored_when_another_writer_stored_one_meanwhile(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "guide.md"
+    path.write_text("# Guide\n\nAspirin thins the blood.\n")
+    store = SQLiteStore.open(tmp_path / "idx", create=True)
+    other = SQLiteStore.open(tmp_path / "idx")
+    try:
+        assert ingest_file(store, path).version == 1
+        meanwhile: list[int] = []
+
+        def other_writer_first(statement: str) -> None:
+            # Just before this ingest's write transaction begins, another process
+            # stores a new version of the same file.
+            if statement == "BEGIN IMMEDIATE" and not meanwhile:
+                stored = other.add_document(new_doc(str(path), ["Aspirin thins it."], "Guide"))
+                meanwhile.append(stored.version)
+
+        store._db.set_trace_callback(other_writer_first)
+        path.write_text("# Guide\n\nAspirin thins the blood. Take it with water.\n")
+        result = ingest_file(store, path)
+        store._db.set_trace_callback(None)
+        assert meanwhile == [2]
+        assert (result.status, result.version) == ("updated", 3)
+        assert result.doc_id is not None
+        labels = [chunk.label for chunk in store.chunks_of(result.doc_id, 3)]
+        assert labels and all(label.startswith("Guide v3") for label in labels), labels
+    finally:
+        other.close()
+        store.close()
 
 
 # --- the audit log -----------------------------------------------------------------

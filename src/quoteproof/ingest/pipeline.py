@@ -22,15 +22,8 @@ from quoteproof.ingest.files import (
 from quoteproof.ingest.labels import display_title, make_label, number_duplicates
 from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.parse_worker import ParseFunction, ParseWorker
-from quoteproof.model import DEFAULT_COLLECTION, ParsedDocument, sha256_text
-from quoteproof.store.base import (
-    CurrentVersion,
-    NewChunk,
-    NewDocument,
-    Store,
-    check_collection_name,
-)
-from quoteproof.store.versions import next_version
+from quoteproof.model import DEFAULT_COLLECTION, ParsedDocument
+from quoteproof.store.base import NewChunk, NewDocument, Store, check_collection_name
 
 IngestStatus = Literal["added", "updated", "unchanged", "failed", "skipped"]
 
@@ -132,7 +125,6 @@ class PendingFile:
     path: Path
     raw: bytes
     file_sha256: str
-    current: CurrentVersion | None
 
 
 @dataclass(frozen=True)
@@ -155,7 +147,7 @@ def prepare_file(store: Store, path: Path, settings: IngestSettings) -> PendingF
     current = store.current_version(name)
     if current is not None and current.file_sha256 == file_sha:
         return IngestResult(name, "unchanged", current.doc_id, current.version)
-    return PendingFile(path, raw, file_sha, current)
+    return PendingFile(path, raw, file_sha)
 
 
 def parse_and_chunk(raw: bytes, path: Path, settings: IngestSettings) -> Parsed | str:
@@ -182,39 +174,42 @@ def store_parsed(
     store: Store, pending: PendingFile, parsed: Parsed | str, settings: IngestSettings
 ) -> IngestResult:
     """Write a parsed file as the next version of its path in one transaction (or
-    report its failure: `parsed` is then the cause)."""
+    report its failure: `parsed` is then the cause). The store decides the version
+    (`Store.store_document`): `unchanged` when the current version holds the same
+    text; the chunk labels name the version it decides."""
     source_path = source_name(pending.path)
     if isinstance(parsed, str):
         return IngestResult(source_path, "failed", error=parsed)
-    document, current = parsed.document, pending.current
+    document = parsed.document
     page_count = len(document.layout.page_starts) if document.layout else 0
-    if current is not None and current.sha256 == sha256_text(document.text):
-        return IngestResult(
-            source_path, "unchanged", current.doc_id, current.version, pages=page_count
+
+    def make_chunks(version: int, same_title_paths: list[str]) -> tuple[NewChunk, ...]:
+        shown_title = display_title(document.title, source_path, version, same_title_paths)
+        return build_chunks(document, parsed.spans, pending.path, shown_title)
+
+    stored = store.store_document(
+        NewDocument(
+            source_path=source_path,
+            title=document.title,
+            format=document.format,
+            text=document.text,
+            file_sha256=pending.file_sha256,
+            chunks=make_chunks,
+            layout=document.layout,
+            original=pending.raw if document.format in _KEEP_ORIGINAL else None,
+            collection=settings.collection,
+            tables=document.tables,
         )
-    version = next_version(store.latest_version(source_path))
-    shown_title = display_title(
-        document.title, source_path, version, store.source_paths_with_title(document.title)
     )
-    new = NewDocument(
-        source_path=source_path,
-        title=document.title,
-        format=document.format,
-        text=document.text,
-        file_sha256=pending.file_sha256,
-        chunks=build_chunks(document, parsed.spans, pending.path, shown_title),
-        layout=document.layout,
-        original=pending.raw if document.format in _KEEP_ORIGINAL else None,
-        collection=settings.collection,
-        tables=document.tables,
-    )
-    stored = store.add_document(new)
+    doc_id, version = stored.document.doc_id, stored.document.version
+    if stored.outcome == "unchanged":
+        return IngestResult(source_path, "unchanged", doc_id, version, pages=page_count)
     return IngestResult(
         source_path,
-        "added" if stored.version == 1 else "updated",
-        stored.doc_id,
-        stored.version,
-        chunks=len(new.chunks),
+        stored.outcome,
+        doc_id,
+        version,
+        chunks=len(parsed.spans),
         pages=page_count,
         warnings=document.warnings,
     )

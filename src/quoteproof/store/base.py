@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -34,6 +34,7 @@ from quoteproof.model import (
     SourceTable,
     sha256_text,
 )
+from quoteproof.store.versions import VersionOutcome
 
 SCHEMA_VERSION = 8
 
@@ -90,13 +91,21 @@ class NewChunk:
     ocr: bool = False
 
 
+ChunkMaker = Callable[[int, list[str]], tuple[NewChunk, ...]]
+"""Makes a new document's chunks once the store has decided its version: called,
+inside the write transaction, with the version number and the source paths of
+the stored documents with the same title (both named in labels)."""
+
+
 @dataclass(frozen=True)
 class NewDocument:
     """A parsed document about to be stored as the next version of `source_path`.
 
-    `layout` maps the text to pages; `original` keeps the file's bytes where they
-    are needed later (PDFs: character boxes are read from them on demand);
-    `tables` the row and cell spans of the document's tables.
+    `chunks` are its chunks, or a `ChunkMaker` that makes them with the version
+    number the store decides (chunk labels name it). `layout` maps the text to
+    pages; `original` keeps the file's bytes where they are needed later (PDFs:
+    character boxes are read from them on demand); `tables` the row and cell spans
+    of the document's tables.
     """
 
     source_path: str
@@ -104,11 +113,21 @@ class NewDocument:
     format: str
     text: str
     file_sha256: str
-    chunks: tuple[NewChunk, ...]
+    chunks: tuple[NewChunk, ...] | ChunkMaker
     layout: Layout | None = None
     original: bytes | None = None
     collection: str = DEFAULT_COLLECTION
     tables: tuple[SourceTable, ...] = ()
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """What `Store.store_document` did (`versions.decide_version`): `outcome`, and the
+    version of the path that holds the text now (the new one, or the unchanged
+    current one)."""
+
+    document: Document
+    outcome: VersionOutcome
 
 
 @dataclass(frozen=True)
@@ -298,19 +317,25 @@ class Store(Protocol):
 
     def latest_version(self, source_path: str) -> int | None:
         """Return the newest version number stored for `source_path`, retired or not
-        (None if never ingested): `versions.next_version` of it is the number the
-        next `add_document` of the path stores."""
+        (None if never ingested)."""
+        ...
+
+    def store_document(self, new: NewDocument) -> StoredDocument:
+        """Store `new` as the next version of its source path, atomically, and say
+        what was done.
+
+        In one write transaction: decides the version (`versions.decide_version`:
+        unchanged when the current version has the same text, else a new version
+        numbered after every stored one, retiring the current one), makes the
+        chunks with that number when `new.chunks` is a `ChunkMaker`, and writes the
+        document, its chunks (their refs allocated) and search entries. Earlier
+        versions stay readable but leave the search index. When unchanged, nothing
+        is written and the current version is returned.
+        """
         ...
 
     def add_document(self, new: NewDocument) -> Document:
-        """Store `new` as the next version of its source path, atomically.
-
-        Allocates the document id (stable per source path), the version number
-        (`versions.next_version` of `latest_version`) and the chunk refs; earlier
-        versions stay readable but leave the search index. When the newest stored
-        version already has the same text (another process stored it first), nothing
-        is written and that version is returned.
-        """
+        """`store_document(new).document`: the version that holds `new`'s text."""
         ...
 
     def get_document(self, doc_id: str, version: int | None = None) -> Document | None:

@@ -43,12 +43,13 @@ def store_errors(
     explain: Explain,
     driver: str,
 ) -> Callable[[StoreClass], StoreClass]:
-    """A class decorator: each public method defined in the class body (a name not
-    starting with `_`) raises `store_error(self.location, ...)` from any
+    """A class decorator: each public method of the class, its own or inherited (a
+    name not starting with `_`), raises `store_error(self.location, ...)` from any
     `driver_errors` it meets. Class and static methods are left as they are."""
 
     def decorate(cls: StoreClass) -> StoreClass:
-        for name, member in list(vars(cls).items()):
+        for name in dir(cls):
+            member = inspect.getattr_static(cls, name)
             if not name.startswith("_") and inspect.isfunction(member):
                 setattr(cls, name, _guarded(member, driver_errors, explain, driver))
         return cls

@@ -1,7 +1,8 @@
 """The PostgreSQL schema of a quoteproof index, and masking of passwords in URLs.
 
-The tables mirror the SQLite store's, with native types (arrays, booleans, bytea,
-timestamps) and three additions that keep search over current versions cheap:
+The tables both stores keep are written once (`sql_schema.shared_tables`); here
+PostgreSQL spells them with native types (arrays, booleans, bytea, timestamps) and
+three additions that keep search over current versions cheap:
 `chunks.is_current` (a copy of `documents.is_current`), `chunks.collection` (a copy
 of `documents.collection`, which never changes) and `chunks.search_text`, a
 generated tsvector of the chunk text (weight A) and label (weight C) under the
@@ -25,6 +26,7 @@ import re
 from urllib.parse import unquote
 
 from quoteproof.store.audit_chain import AUDIT_APPEND_ONLY
+from quoteproof.store.sql_schema import SchemaDialect, shared_tables
 
 WRITE_LOCK = 0x71756F74
 """The `pg_advisory_xact_lock` key every write transaction takes: writers of one
@@ -35,20 +37,36 @@ TEXT_SEARCH_CONFIG = "quoteproof_english"
 with its Snowball stemmer but no stopwords, as the SQLite store's porter tokenizer
 (questions drop stopwords themselves, unless nothing else is left)."""
 
-# New in schema 4: documents by collection, the audit log and API keys.
-_SCHEMA_4_DDL = f"""
-CREATE INDEX IF NOT EXISTS documents_by_collection ON documents (collection) WHERE is_current;
-CREATE TABLE IF NOT EXISTS audit_log (
-    seq BIGINT PRIMARY KEY CHECK (seq > 0),
-    entry_id TEXT NOT NULL UNIQUE,
-    time TEXT NOT NULL,
-    "user" TEXT,
-    collections TEXT NOT NULL,
-    body TEXT NOT NULL,
-    prev_hash TEXT NOT NULL,
-    hash TEXT NOT NULL
-);
-CREATE OR REPLACE FUNCTION quoteproof_audit_append_only() RETURNS trigger
+_POSTGRES = SchemaDialect(
+    boolean="BOOLEAN",
+    false="false",
+    blob="BYTEA",
+    row_id="BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+    audit_seq="BIGINT PRIMARY KEY CHECK (seq > 0)",
+    ingested_at="TIMESTAMPTZ NOT NULL DEFAULT now()",
+    text_list="TEXT[]",
+    int_list="INTEGER[]",
+    document_keys=",\n    UNIQUE (source_path, version)",
+    chunk_columns=f""",
+    is_current BOOLEAN NOT NULL,
+    collection TEXT NOT NULL DEFAULT 'default',
+    search_text TSVECTOR GENERATED ALWAYS AS (
+        setweight(to_tsvector('{TEXT_SEARCH_CONFIG}'::regconfig, text), 'A')
+        || setweight(to_tsvector('{TEXT_SEARCH_CONFIG}'::regconfig, label), 'C')
+    ) STORED,
+    UNIQUE (doc_id, doc_version, ordinal)""",
+    key_order_column=",\n    added BIGINT GENERATED ALWAYS AS IDENTITY",
+)
+"""PostgreSQL's spelling of the shared tables: native types, and the copies and
+search column of `chunks`."""
+
+_TABLES = shared_tables(_POSTGRES)
+
+_DOCUMENTS_BY_COLLECTION = (
+    "CREATE INDEX IF NOT EXISTS documents_by_collection ON documents (collection) WHERE is_current"
+)
+
+_AUDIT_TRIGGERS = f"""CREATE OR REPLACE FUNCTION quoteproof_audit_append_only() RETURNS trigger
     LANGUAGE plpgsql AS $$
 BEGIN
     RAISE EXCEPTION '{AUDIT_APPEND_ONLY}';
@@ -57,28 +75,8 @@ $$;
 CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
     FOR EACH ROW EXECUTE FUNCTION quoteproof_audit_append_only();
 CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
-    FOR EACH STATEMENT EXECUTE FUNCTION quoteproof_audit_append_only();
-CREATE TABLE IF NOT EXISTS api_keys (
-    key_id TEXT PRIMARY KEY,
-    added BIGINT GENERATED ALWAYS AS IDENTITY,
-    name TEXT NOT NULL,
-    secret_sha256 TEXT NOT NULL,
-    collections TEXT NOT NULL,
-    created TEXT NOT NULL,
-    revoked BOOLEAN NOT NULL DEFAULT false
-)
-"""
-
-# New in schema 5: audit entries signed with the operator's key.
-_SCHEMA_5_DDL = "ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS signature TEXT"
-
-_SCHEMA_6_DDL = """CREATE TABLE IF NOT EXISTS doc_tables (
-    doc_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    tables TEXT NOT NULL,
-    PRIMARY KEY (doc_id, version),
-    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
-)"""
+    FOR EACH STATEMENT EXECUTE FUNCTION quoteproof_audit_append_only()"""
+"""The audit log is append-only: triggers refuse UPDATE, DELETE and TRUNCATE."""
 
 _SCHEMA_7_DDL = """ALTER TABLE embeddings ADD COLUMN IF NOT EXISTS part INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE embeddings DROP CONSTRAINT IF EXISTS embeddings_pkey;
@@ -96,87 +94,38 @@ INSERT INTO bm25_collection_stats (collection, chunks, tokens)
 DROP TABLE IF EXISTS bm25_stats"""
 """BM25 statistics per collection (they were the whole index's, in `bm25_stats`)."""
 
-SCHEMA_DDL = f"""
-CREATE EXTENSION IF NOT EXISTS vector;
-CREATE TEXT SEARCH DICTIONARY {TEXT_SEARCH_CONFIG}_stem (TEMPLATE = snowball, Language = english);
-CREATE TEXT SEARCH CONFIGURATION {TEXT_SEARCH_CONFIG} (COPY = english);
-ALTER TEXT SEARCH CONFIGURATION {TEXT_SEARCH_CONFIG}
-    ALTER MAPPING REPLACE english_stem WITH {TEXT_SEARCH_CONFIG}_stem;
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS documents (
-    doc_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    source_path TEXT NOT NULL,
-    title TEXT NOT NULL,
-    format TEXT NOT NULL,
-    text TEXT NOT NULL,
-    sha256 TEXT NOT NULL,
-    file_sha256 TEXT NOT NULL,
-    ingested_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-    is_current BOOLEAN NOT NULL,
-    collection TEXT NOT NULL DEFAULT 'default',
-    PRIMARY KEY (doc_id, version),
-    UNIQUE (source_path, version)
-);
-CREATE INDEX IF NOT EXISTS documents_by_title ON documents (title);
-CREATE TABLE IF NOT EXISTS chunks (
-    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    ref TEXT NOT NULL UNIQUE,
-    doc_id TEXT NOT NULL,
-    doc_version INTEGER NOT NULL,
-    ordinal INTEGER NOT NULL,
-    start INTEGER NOT NULL,
-    "end" INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    section TEXT[] NOT NULL,
-    label TEXT NOT NULL,
-    pages INTEGER[],
-    language TEXT NOT NULL DEFAULT 'en',
-    source_uri TEXT NOT NULL DEFAULT '',
-    ocr BOOLEAN NOT NULL DEFAULT false,
-    embed_key TEXT NOT NULL,
-    is_current BOOLEAN NOT NULL,
-    collection TEXT NOT NULL DEFAULT 'default',
-    search_text TSVECTOR GENERATED ALWAYS AS (
-        setweight(to_tsvector('{TEXT_SEARCH_CONFIG}'::regconfig, text), 'A')
-        || setweight(to_tsvector('{TEXT_SEARCH_CONFIG}'::regconfig, label), 'C')
-    ) STORED,
-    UNIQUE (doc_id, doc_version, ordinal),
-    FOREIGN KEY (doc_id, doc_version) REFERENCES documents (doc_id, version)
-);
-CREATE INDEX IF NOT EXISTS chunks_search ON chunks USING gin (search_text) WHERE is_current;
-CREATE INDEX IF NOT EXISTS chunks_by_embed_key ON chunks (embed_key) WHERE is_current;
-CREATE TABLE IF NOT EXISTS layouts (
-    doc_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    pages TEXT NOT NULL,
-    char_runs BYTEA,
-    PRIMARY KEY (doc_id, version),
-    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
-);
-CREATE TABLE IF NOT EXISTS originals (
-    doc_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    content BYTEA NOT NULL,
-    PRIMARY KEY (doc_id, version),
-    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
-);
-CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY);
-{_SCHEMA_4_DDL};
-{_SCHEMA_5_DDL};
-{_SCHEMA_6_DDL};
-{_SCHEMA_7_DDL};
-{_SCHEMA_8_DDL}
-"""
+SCHEMA_DDL = ";\n".join(
+    [
+        "CREATE EXTENSION IF NOT EXISTS vector",
+        f"CREATE TEXT SEARCH DICTIONARY {TEXT_SEARCH_CONFIG}_stem "
+        "(TEMPLATE = snowball, Language = english)",
+        f"CREATE TEXT SEARCH CONFIGURATION {TEXT_SEARCH_CONFIG} (COPY = english)",
+        f"ALTER TEXT SEARCH CONFIGURATION {TEXT_SEARCH_CONFIG} "
+        f"ALTER MAPPING REPLACE english_stem WITH {TEXT_SEARCH_CONFIG}_stem",
+        *_TABLES.values(),
+        "CREATE INDEX IF NOT EXISTS chunks_search ON chunks USING gin (search_text) "
+        "WHERE is_current",
+        "CREATE INDEX IF NOT EXISTS chunks_by_embed_key ON chunks (embed_key) WHERE is_current",
+        _DOCUMENTS_BY_COLLECTION,
+        "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY)",
+        _AUDIT_TRIGGERS,
+        _SCHEMA_7_DDL,
+        _SCHEMA_8_DDL,
+    ]
+)
+"""The schema of a new index (one script)."""
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     4: (
         "ALTER TABLE documents ADD COLUMN collection TEXT NOT NULL DEFAULT 'default'",
         "ALTER TABLE chunks ADD COLUMN collection TEXT NOT NULL DEFAULT 'default'",
-        _SCHEMA_4_DDL,
+        _DOCUMENTS_BY_COLLECTION,
+        _TABLES["audit_log"],  # with schema 5's `signature` column
+        _AUDIT_TRIGGERS,
+        _TABLES["api_keys"],
     ),
-    5: (_SCHEMA_5_DDL,),
-    6: (_SCHEMA_6_DDL,),
+    5: ("ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS signature TEXT",),
+    6: (_TABLES["doc_tables"],),
     7: (
         # vectors made before are one per chunk, truncated (base.TRUNCATED_VECTORS_SETTING)
         "INSERT INTO meta (key, value) SELECT 'setting:truncated_vectors', '1' "

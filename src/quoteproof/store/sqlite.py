@@ -1,5 +1,8 @@
 """The default store: one SQLite file (WAL mode) with an FTS5 BM25 index over chunks.
 
+What both stores share is `sql_store.SQLStore` (and the tables, `sql_schema`);
+this module holds what is SQLite's own.
+
 Dense search is exact: the vectors of current chunks are read into one matrix
 (with each row's collection), kept until the index changes (in this process or
 another), and multiplied with the query vector; a collection filter masks rows of
@@ -25,145 +28,49 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from quoteproof.errors import IndexNotFoundError, StoreError
-from quoteproof.model import Chunk, Document, Hit, Layout, SourceTable, sha256_text
-from quoteproof.store.audit_chain import (
-    AUDIT_APPEND_ONLY,
-    AUDIT_COLUMNS,
-    append_entry,
-    audit_from_row,
-)
-from quoteproof.store.base import (
-    EMBEDDING_SPACE_SETTING,
-    SCHEMA_VERSION,
-    ApiKey,
-    AuditEntry,
-    CurrentVersion,
-    DocumentSummary,
-    EmbeddingSpace,
-    IndexStats,
-    NewDocument,
-    PendingEmbedding,
-    Vectors,
-    check_collection_name,
-    check_vectors,
-    decode_space,
-    distinct_pending,
-    embed_key,
-    embedding_space_mismatch,
-    encode_space,
-    setting_key,
-)
-from quoteproof.store.codec import (
-    decode_layout,
-    decode_tables,
-    encode_pages,
-    encode_runs,
-    encode_tables,
-)
+from quoteproof.model import Hit
+from quoteproof.store.audit_chain import AUDIT_APPEND_ONLY
+from quoteproof.store.base import SCHEMA_VERSION, Vectors, check_vectors, embed_key
 from quoteproof.store.failures import store_error, store_errors
 from quoteproof.store.fts import fts_match_query
-from quoteproof.store.refs import chunk_ref
 from quoteproof.store.sql import Cursor
-from quoteproof.store.versions import latest_version, new_version_key
+from quoteproof.store.sql_schema import SchemaDialect, shared_tables
+from quoteproof.store.sql_store import CHUNK_COLUMNS, CHUNK_FROM, SQLStore, marks
 
 DB_FILENAME = "index.sqlite3"
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS documents (
-    doc_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    source_path TEXT NOT NULL,
-    title TEXT NOT NULL,
-    format TEXT NOT NULL,
-    text TEXT NOT NULL,
-    sha256 TEXT NOT NULL,
-    file_sha256 TEXT NOT NULL,
-    ingested_at TEXT NOT NULL,
-    is_current INTEGER NOT NULL,
-    collection TEXT NOT NULL DEFAULT 'default',
-    PRIMARY KEY (doc_id, version)
-);
-CREATE INDEX IF NOT EXISTS documents_by_path ON documents (source_path, version);
-CREATE TABLE IF NOT EXISTS chunks (
-    id INTEGER PRIMARY KEY,
-    ref TEXT NOT NULL UNIQUE,
-    doc_id TEXT NOT NULL,
-    doc_version INTEGER NOT NULL,
-    ordinal INTEGER NOT NULL,
-    start INTEGER NOT NULL,
-    end INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    section TEXT NOT NULL,
-    label TEXT NOT NULL,
-    pages TEXT,
-    language TEXT NOT NULL DEFAULT 'en',
-    source_uri TEXT NOT NULL DEFAULT '',
-    ocr INTEGER NOT NULL DEFAULT 0,
-    embed_key TEXT NOT NULL DEFAULT '',
-    FOREIGN KEY (doc_id, doc_version) REFERENCES documents (doc_id, version)
-);
-CREATE INDEX IF NOT EXISTS chunks_by_embed_key ON chunks (embed_key);
-CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS documents_by_title ON documents (title);
-CREATE TABLE IF NOT EXISTS layouts (
-    doc_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    pages TEXT NOT NULL,
-    char_runs BLOB,
-    PRIMARY KEY (doc_id, version),
-    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
-);
-CREATE TABLE IF NOT EXISTS doc_tables (
-    doc_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    tables TEXT NOT NULL,
-    PRIMARY KEY (doc_id, version),
-    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
-);
-CREATE TABLE IF NOT EXISTS originals (
-    doc_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    content BLOB NOT NULL,
-    PRIMARY KEY (doc_id, version),
-    FOREIGN KEY (doc_id, version) REFERENCES documents (doc_id, version)
-);
-CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, doc_version, ordinal);
-CREATE INDEX IF NOT EXISTS documents_by_collection ON documents (collection, is_current);
-CREATE TABLE IF NOT EXISTS audit_log (
-    seq INTEGER PRIMARY KEY,
-    entry_id TEXT NOT NULL UNIQUE,
-    time TEXT NOT NULL,
-    user TEXT,
-    collections TEXT NOT NULL,
-    body TEXT NOT NULL,
-    prev_hash TEXT NOT NULL,
-    hash TEXT NOT NULL,
-    signature TEXT
-);
-CREATE TABLE IF NOT EXISTS api_keys (
-    key_id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    secret_sha256 TEXT NOT NULL,
-    collections TEXT NOT NULL,
-    created TEXT NOT NULL,
-    revoked INTEGER NOT NULL DEFAULT 0
-);
-"""
-
-# Triggers hold `;` inside, so they are not part of _SCHEMA (split on `;`).
-_TRIGGERS = tuple(
-    f"CREATE TRIGGER IF NOT EXISTS audit_log_no_{event.lower()} BEFORE {event} ON audit_log "
-    f"BEGIN SELECT RAISE(ABORT, '{AUDIT_APPEND_ONLY}'); END"
-    for event in ("UPDATE", "DELETE")
+_SQLITE = SchemaDialect(
+    boolean="INTEGER",
+    false="0",
+    blob="BLOB",
+    row_id="INTEGER PRIMARY KEY",
+    audit_seq="INTEGER PRIMARY KEY",
+    ingested_at="TEXT NOT NULL",
+    text_list="TEXT",
+    int_list="TEXT",
 )
+"""SQLite's spelling of the shared tables: 0 and 1 for booleans, JSON text for lists."""
+
+_SCHEMA = (
+    *shared_tables(_SQLITE).values(),
+    "CREATE INDEX IF NOT EXISTS documents_by_path ON documents (source_path, version)",
+    "CREATE INDEX IF NOT EXISTS documents_by_collection ON documents (collection, is_current)",
+    "CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, doc_version, ordinal)",
+    "CREATE INDEX IF NOT EXISTS chunks_by_embed_key ON chunks (embed_key)",
+    "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL)",
+    *(
+        f"CREATE TRIGGER IF NOT EXISTS audit_log_no_{event.lower()} BEFORE {event} ON audit_log "
+        f"BEGIN SELECT RAISE(ABORT, '{AUDIT_APPEND_ONLY}'); END"
+        for event in ("UPDATE", "DELETE")
+    ),
+)
+"""The statements that make (or complete, after migrations) the current schema."""
 
 # Statements that bring an index of schema version N-1 to version N (for N >= 2);
 # tables new in N are created by _SCHEMA itself.
@@ -205,33 +112,9 @@ _SEARCH_TABLES_SINCE = 8
 # Column weights for bm25(): chunk text counts fully, the label (title, sections) less.
 _BM25_WEIGHTS = (1.0, 0.4)
 
-_CHUNK_COLUMNS = """c.ref, c.doc_id, c.doc_version, c.ordinal, c.start, c.end, c.text,
-    c.section, c.label, c.pages, c.language, c.source_uri, c.ocr, d.source_path"""
-_CHUNK_FROM = "chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version"
-
 
 def _embed_key_of_row(title: str, section_json: str, text: str) -> str:
     return embed_key(title, tuple(json.loads(section_json)), text)
-
-
-def _chunk_from_row(row: sqlite3.Row) -> Chunk:
-    pages = json.loads(row["pages"]) if row["pages"] is not None else None
-    return Chunk(
-        ref=row["ref"],
-        doc_id=row["doc_id"],
-        doc_version=row["doc_version"],
-        ordinal=row["ordinal"],
-        start=row["start"],
-        end=row["end"],
-        text=row["text"],
-        section=tuple(json.loads(row["section"])),
-        label=row["label"],
-        source_path=row["source_path"],
-        pages=tuple(pages) if pages is not None else None,
-        language=row["language"],
-        source_uri=row["source_uri"],
-        ocr=bool(row["ocr"]),
-    )
 
 
 def fts_table(collection: str) -> str:
@@ -260,34 +143,10 @@ def bm25_search_sql(limit: int, collections: Sequence[str]) -> str:
     )
     best = f"SELECT id, score FROM ({scored}) ORDER BY score DESC, id LIMIT {int(limit)}"
     return (
-        f"SELECT {_CHUNK_COLUMNS}, s.score AS score FROM ({best}) s "
+        f"SELECT {CHUNK_COLUMNS}, s.score AS score FROM ({best}) s "
         "JOIN chunks c ON c.id = s.id "
         "JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version "
         "ORDER BY s.score DESC, c.id"
-    )
-
-
-def _key_from_row(row: sqlite3.Row) -> ApiKey:
-    return ApiKey(
-        key_id=row["key_id"],
-        name=row["name"],
-        secret_sha256=row["secret_sha256"],
-        collections=tuple(json.loads(row["collections"])),
-        created=row["created"],
-        revoked=bool(row["revoked"]),
-    )
-
-
-def _document_from_row(row: sqlite3.Row) -> Document:
-    return Document(
-        row["doc_id"],
-        row["version"],
-        row["source_path"],
-        row["title"],
-        row["format"],
-        row["text"],
-        row["sha256"],
-        row["collection"],
     )
 
 
@@ -327,12 +186,18 @@ every process's cached matrix."""
 
 
 @store_errors(sqlite3.Error, _explain, "SQLite")
-class SQLiteStore:
+class SQLiteStore(SQLStore):
     """A `Store` in `DIR/index.sqlite3`. Use `SQLiteStore.open` to make one."""
 
+    _CURRENT_CHUNK = "d.is_current = TRUE"
+    _CODE_POINT_ORDER = ""  # SQLite compares text as UTF-8 bytes: code-point order
+    _INSERT_ORDER = "rowid"
+    _NOW = "strftime('%Y-%m-%dT%H:%M:%S+00:00', 'now')"
+    _TAKEN = sqlite3.IntegrityError
+
     def __init__(self, connection: sqlite3.Connection, location: str) -> None:
+        super().__init__(location)
         self._db = connection
-        self.location = location
         self._writes = 0
         self._matrix: _Matrix | None = None
         self._seen: tuple[int, int] | None = None  # (_writes, data_version) last checked
@@ -373,14 +238,10 @@ class SQLiteStore:
 
     def _migrate(self) -> None:
         try:
-            with self._transaction():
-                has_meta = self._db.execute(
-                    "SELECT 1 FROM sqlite_master WHERE name = 'meta'"
-                ).fetchone()
+            with self._write():
+                has_meta = self._run("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone()
                 row = (
-                    self._db.execute(
-                        "SELECT value FROM meta WHERE key = 'schema_version'"
-                    ).fetchone()
+                    self._run("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
                     if has_meta
                     else None
                 )
@@ -392,15 +253,12 @@ class SQLiteStore:
                     )
                 for version in range(found + 1, SCHEMA_VERSION + 1):
                     for statement in _MIGRATIONS[version]:
-                        self._db.execute(statement)
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
-                for statement in _TRIGGERS:
-                    self._db.execute(statement)
+                        self._run(statement)
+                for statement in _SCHEMA:
+                    self._run(statement)
                 if found < _SEARCH_TABLES_SINCE:
                     self._fill_search_tables()
-                self._db.execute(
+                self._run(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                     (str(SCHEMA_VERSION),),
                 )
@@ -410,22 +268,29 @@ class SQLiteStore:
     def _fill_search_tables(self) -> None:
         """Index the current chunks of every collection in that collection's own
         full-text table (schema 8; inside the migration's transaction)."""
-        rows = self._db.execute(
-            "SELECT DISTINCT collection FROM documents WHERE is_current = 1"
-        ).fetchall()
-        for row in rows:
+        rows = self._run("SELECT DISTINCT collection FROM documents WHERE is_current = 1")
+        for row in rows.fetchall():
             collection = row["collection"]
-            self._db.execute(_create_fts_sql(collection))
-            self._db.execute(
+            self._run(_create_fts_sql(collection))
+            self._run(
                 f"INSERT INTO {fts_table(collection)} (rowid, text, label) "
-                f"SELECT c.id, c.text, c.label FROM {_CHUNK_FROM} "
+                f"SELECT c.id, c.text, c.label FROM {CHUNK_FROM} "
                 "WHERE d.is_current = 1 AND d.collection = ?",
                 (collection,),
             )
 
+    def _run(self, sql: str, params: Sequence[Any] = (), /) -> Cursor:
+        """Run `sql` with `?` marks on the connection."""
+        return self._db.execute(sql, params)
+
+    def _run_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run `sql` once for each of `rows`."""
+        self._db.executemany(sql, rows)
+
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """One write transaction, committed when the block ends, else rolled back.
+    def _write(self) -> Iterator[None]:
+        """One `BEGIN IMMEDIATE` transaction, committed when the block ends, else
+        rolled back.
 
         SQLite rolls a transaction back itself on some errors (a full disk, an I/O
         error), also at COMMIT: then there is nothing left to roll back, and the
@@ -441,240 +306,45 @@ class SQLiteStore:
             raise
         self._writes += 1
 
+    def _encode_list(self, values: Sequence[Any]) -> str:
+        """A list column as JSON text."""
+        return json.dumps(list(values), ensure_ascii=False)
+
+    def _decode_list(self, value: str) -> tuple[Any, ...]:
+        """Inverse of `_encode_list`."""
+        return tuple(json.loads(value))
+
     def _searched_data_changed(self) -> None:
         """Count a write that changes what dense search sees (inside a transaction)."""
-        self._db.execute(
+        self._run(
             "INSERT INTO meta (key, value) VALUES (?, '1') "
             "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
             (_GENERATION,),
         )
 
-    def current_version(self, source_path: str) -> CurrentVersion | None:
-        """Return the current version of `source_path`, or None (never ingested, or retired)."""
-        row = self._db.execute(
-            "SELECT doc_id, version, sha256, file_sha256 FROM documents "
-            "WHERE source_path = ? AND is_current = 1 ORDER BY version DESC LIMIT 1",
-            (source_path,),
-        ).fetchone()
-        if row is None:
-            return None
-        return CurrentVersion(row["doc_id"], row["version"], row["sha256"], row["file_sha256"])
-
-    def _execute(self, sql: str, params: Sequence[Any], /) -> Cursor:
-        """Run SQL with `?` marks (the shared rules': `versions`, `audit_chain`)."""
-        return self._db.execute(sql, params)
-
-    def latest_version(self, source_path: str) -> int | None:
-        """Return the newest version number stored for `source_path`, retired or not."""
-        return latest_version(self._execute, source_path)
-
-    def add_document(self, new: NewDocument) -> Document:
-        """Store `new` as the next version of its source path, in one transaction.
-
-        After the path's document was retired, the new version is current again
-        (its number continues the retired ones'). Raises ValueError for an invalid
-        collection name.
-        """
-        check_collection_name(new.collection)
-        sha = sha256_text(new.text)
-        with self._transaction():
-            previous = self.current_version(new.source_path)
-            if previous is not None and previous.sha256 == sha:
-                stored = self.get_document(previous.doc_id, previous.version)
-                assert stored is not None
-                return stored
-            doc_id, version = new_version_key(self._execute, new.source_path)
-            if previous is not None:
-                self._retire(doc_id, previous.version)
-            self._searched_data_changed()
-            self._db.execute(
-                "INSERT INTO documents (doc_id, version, source_path, title, format, text, "
-                "sha256, file_sha256, ingested_at, is_current, collection) "
-                "VALUES (?,?,?,?,?,?,?,?,?,1,?)",
-                (
-                    doc_id,
-                    version,
-                    new.source_path,
-                    new.title,
-                    new.format,
-                    new.text,
-                    sha,
-                    new.file_sha256,
-                    datetime.now(UTC).isoformat(timespec="seconds"),
-                    new.collection,
-                ),
-            )
-            self._db.executemany(
-                "INSERT INTO chunks (ref, doc_id, doc_version, ordinal, start, end, text, "
-                "section, label, pages, language, source_uri, ocr, embed_key) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    (
-                        chunk_ref(doc_id, version, ordinal),
-                        doc_id,
-                        version,
-                        ordinal,
-                        chunk.start,
-                        chunk.end,
-                        new.text[chunk.start : chunk.end],
-                        json.dumps(list(chunk.section), ensure_ascii=False),
-                        chunk.label,
-                        json.dumps(list(chunk.pages)) if chunk.pages is not None else None,
-                        chunk.language,
-                        chunk.source_uri,
-                        int(chunk.ocr),
-                        embed_key(new.title, chunk.section, new.text[chunk.start : chunk.end]),
-                    )
-                    for ordinal, chunk in enumerate(new.chunks, start=1)
-                ),
-            )
-            self._db.execute(_create_fts_sql(new.collection))
-            self._db.execute(
-                f"INSERT INTO {fts_table(new.collection)} (rowid, text, label) "
-                "SELECT id, text, label FROM chunks WHERE doc_id = ? AND doc_version = ?",
-                (doc_id, version),
-            )
-            if new.layout is not None:
-                self._db.execute(
-                    "INSERT INTO layouts (doc_id, version, pages, char_runs) VALUES (?,?,?,?)",
-                    (
-                        doc_id,
-                        version,
-                        encode_pages(new.layout),
-                        encode_runs(new.layout.char_runs) if new.layout.char_runs else None,
-                    ),
-                )
-            if new.original is not None:
-                self._db.execute(
-                    "INSERT INTO originals (doc_id, version, content) VALUES (?,?,?)",
-                    (doc_id, version, new.original),
-                )
-            if new.tables:
-                self._db.execute(
-                    "INSERT INTO doc_tables (doc_id, version, tables) VALUES (?,?,?)",
-                    (doc_id, version, encode_tables(new.tables)),
-                )
-        return Document(
-            doc_id, version, new.source_path, new.title, new.format, new.text, sha, new.collection
-        )
-
-    def _retire(self, doc_id: str, version: int) -> None:
-        """Take a superseded or retired version out of the search index (it stays
-        readable)."""
-        self._db.execute(
-            "UPDATE documents SET is_current = 0 WHERE doc_id = ? AND version = ?",
+    def _index_version(self, doc_id: str, version: int, collection: str) -> None:
+        """Add the version's chunks to its collection's full-text table."""
+        self._searched_data_changed()
+        self._run(_create_fts_sql(collection))
+        self._run(
+            f"INSERT INTO {fts_table(collection)} (rowid, text, label) "
+            "SELECT id, text, label FROM chunks WHERE doc_id = ? AND doc_version = ?",
             (doc_id, version),
         )
-        row = self._db.execute(
+
+    def _unindex_version(self, doc_id: str, version: int) -> None:
+        """Delete the version's chunks from its collection's full-text table."""
+        self._searched_data_changed()
+        row = self._run(
             "SELECT collection FROM documents WHERE doc_id = ? AND version = ?",
             (doc_id, version),
         ).fetchone()
         table = fts_table(row["collection"])
-        self._db.execute(
+        self._run(
             f"INSERT INTO {table} ({table}, rowid, text, label) "
             "SELECT 'delete', id, text, label FROM chunks WHERE doc_id = ? AND doc_version = ?",
             (doc_id, version),
         )
-
-    def get_document(self, doc_id: str, version: int | None = None) -> Document | None:
-        """Return one stored version (the newest when `version` is None), or None."""
-        sql = "SELECT * FROM documents WHERE doc_id = ?"
-        params: tuple[object, ...] = (doc_id,)
-        if version is not None:
-            sql += " AND version = ?"
-            params += (version,)
-        row = self._db.execute(sql + " ORDER BY version DESC LIMIT 1", params).fetchone()
-        return _document_from_row(row) if row is not None else None
-
-    def list_documents(self, collections: Iterable[str] | None = None) -> list[DocumentSummary]:
-        """Return the current version of every stored document (of `collections`
-        only, when given), by source path."""
-        sql = (
-            "SELECT doc_id, version, source_path, title, format, sha256, collection "
-            "FROM documents WHERE is_current = 1"
-        )
-        wanted: tuple[str, ...] = ()
-        if collections is not None:
-            wanted = tuple(collections)
-            sql += f" AND collection IN ({','.join('?' * len(wanted))})"
-        rows = self._db.execute(sql + " ORDER BY source_path", wanted).fetchall()
-        return [DocumentSummary(*row) for row in rows]
-
-    def retire_document(self, doc_id: str) -> bool:
-        """Take every version of `doc_id` out of search and listing (they stay
-        readable); False when `doc_id` has no current version."""
-        with self._transaction():
-            rows = self._db.execute(
-                "SELECT version FROM documents WHERE doc_id = ? AND is_current = 1", (doc_id,)
-            ).fetchall()
-            for row in rows:
-                self._retire(doc_id, row["version"])
-            if rows:
-                self._searched_data_changed()
-        return bool(rows)
-
-    def get_chunk(self, ref: str) -> Chunk | None:
-        """Return the chunk with `ref` (of any version), or None."""
-        row = self._db.execute(
-            f"SELECT {_CHUNK_COLUMNS} FROM {_CHUNK_FROM} WHERE c.ref = ?", (ref,)
-        ).fetchone()
-        return _chunk_from_row(row) if row is not None else None
-
-    def chunks_of(self, doc_id: str, version: int) -> list[Chunk]:
-        """Return the chunks of one document version, in document order."""
-        rows = self._db.execute(
-            f"SELECT {_CHUNK_COLUMNS} FROM {_CHUNK_FROM} "
-            "WHERE c.doc_id = ? AND c.doc_version = ? ORDER BY c.ordinal",
-            (doc_id, version),
-        ).fetchall()
-        return [_chunk_from_row(row) for row in rows]
-
-    def neighbours(self, chunk: Chunk, width: int = 1) -> list[Chunk]:
-        """Return the chunks within `width` places of `chunk` in its version, in order."""
-        rows = self._db.execute(
-            f"SELECT {_CHUNK_COLUMNS} FROM {_CHUNK_FROM} "
-            "WHERE c.doc_id = ? AND c.doc_version = ? AND c.ordinal BETWEEN ? AND ? "
-            "AND c.ordinal != ? ORDER BY c.ordinal",
-            (
-                chunk.doc_id,
-                chunk.doc_version,
-                chunk.ordinal - width,
-                chunk.ordinal + width,
-                chunk.ordinal,
-            ),
-        ).fetchall()
-        return [_chunk_from_row(row) for row in rows]
-
-    def get_layout(self, doc_id: str, version: int) -> Layout | None:
-        """Return the page layout of one document version, or None if it has none."""
-        row = self._db.execute(
-            "SELECT pages, char_runs FROM layouts WHERE doc_id = ? AND version = ?",
-            (doc_id, version),
-        ).fetchone()
-        return decode_layout(row["pages"], row["char_runs"]) if row is not None else None
-
-    def get_tables(self, doc_id: str, version: int) -> tuple[SourceTable, ...]:
-        """Return the tables of one document version (() when it has none)."""
-        row = self._db.execute(
-            "SELECT tables FROM doc_tables WHERE doc_id = ? AND version = ?",
-            (doc_id, version),
-        ).fetchone()
-        return decode_tables(row["tables"]) if row is not None else ()
-
-    def get_original(self, doc_id: str, version: int) -> bytes | None:
-        """Return the stored original file bytes of one version (PDFs), or None."""
-        row = self._db.execute(
-            "SELECT content FROM originals WHERE doc_id = ? AND version = ?", (doc_id, version)
-        ).fetchone()
-        return bytes(row["content"]) if row is not None else None
-
-    def source_paths_with_title(self, title: str) -> list[str]:
-        """Return the source paths of stored documents whose title is `title`."""
-        rows = self._db.execute(
-            "SELECT DISTINCT source_path FROM documents WHERE title = ? ORDER BY source_path",
-            (title,),
-        ).fetchall()
-        return [row["source_path"] for row in rows]
 
     def search_bm25(
         self, query: str, limit: int, collections: Iterable[str] | None = None
@@ -685,17 +355,13 @@ class SQLiteStore:
         searched = self._searched_collections(collections)
         if match is None or limit <= 0 or not searched:
             return []
-        sql = bm25_search_sql(limit, searched)
-        rows = self._db.execute(sql, (match,) * len(searched)).fetchall()
-        return [
-            Hit(chunk=_chunk_from_row(row), score=float(row["score"]), rank=rank)
-            for rank, row in enumerate(rows, start=1)
-        ]
+        rows = self._run(bm25_search_sql(limit, searched), (match,) * len(searched))
+        return self._hits(rows.fetchall())
 
     def _searched_collections(self, collections: Iterable[str] | None) -> list[str]:
         """The collections among `collections` (None: all) that hold current
         documents, in name order: those with a full-text table to search."""
-        rows = self._db.execute(
+        rows = self._run(
             "SELECT DISTINCT collection FROM documents WHERE is_current = 1 ORDER BY collection"
         ).fetchall()
         held = [row["collection"] for row in rows]
@@ -712,11 +378,11 @@ class SQLiteStore:
         if self._matrix is not None and self._seen == seen:
             return self._matrix
         self._seen = seen
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (_GENERATION,)).fetchone()
+        row = self._run("SELECT value FROM meta WHERE key = ?", (_GENERATION,)).fetchone()
         generation = str(row["value"]) if row is not None else ""
         if self._matrix is None or self._matrix[0] != generation:
-            rows = self._db.execute(
-                f"SELECT c.id, e.vector, d.collection FROM {_CHUNK_FROM} JOIN embeddings e "
+            rows = self._run(
+                f"SELECT c.id, e.vector, d.collection FROM {CHUNK_FROM} JOIN embeddings e "
                 "ON e.key = c.embed_key WHERE d.is_current = 1 ORDER BY c.id"
             ).fetchall()
             space = self.embedding_space()
@@ -765,57 +431,27 @@ class SQLiteStore:
         count = min(limit, available)
         best = np.argpartition(-scores, count - 1)[:count]
         best = best[np.argsort(-scores[best], kind="stable")]
-        wanted = [ids[i] for i in best]
-        marks = ",".join("?" * len(wanted))
-        rows = self._db.execute(
-            f"SELECT c.id, {_CHUNK_COLUMNS} FROM {_CHUNK_FROM} WHERE c.id IN ({marks})", wanted
+        chosen = [ids[i] for i in best]
+        rows = self._run(
+            f"SELECT c.id, {CHUNK_COLUMNS} FROM {CHUNK_FROM} WHERE c.id IN ({marks(len(chosen))})",
+            chosen,
         ).fetchall()
         by_id = {row["id"]: row for row in rows}
         return [
-            Hit(chunk=_chunk_from_row(by_id[ids[i]]), score=float(scores[i]), rank=rank)
+            Hit(chunk=self._chunk(by_id[ids[i]]), score=float(scores[i]), rank=rank)
             for rank, i in enumerate(best, start=1)
         ]
-
-    def embedding_space(self) -> EmbeddingSpace | None:
-        """Return the model and dimension of the index's vectors, None before any."""
-        recorded = self.get_setting(EMBEDDING_SPACE_SETTING)
-        return decode_space(recorded) if recorded is not None else None
-
-    def set_embedding_space(self, space: EmbeddingSpace) -> None:
-        """Record `space` once; raise StoreError when a different one is recorded."""
-        with self._transaction():
-            recorded = self.embedding_space()
-            if recorded is None:
-                self._db.execute(
-                    "INSERT INTO meta (key, value) VALUES (?, ?)",
-                    (setting_key(EMBEDDING_SPACE_SETTING), encode_space(space)),
-                )
-            elif recorded != space:
-                raise StoreError(embedding_space_mismatch(self.location, recorded, space))
-
-    def pending_embeddings(self) -> list[PendingEmbedding]:
-        """Return what current chunks lack a vector for, one item per distinct key."""
-        rows = self._db.execute(
-            f"SELECT c.embed_key, d.title, c.section, c.text FROM {_CHUNK_FROM} "
-            "WHERE d.is_current = 1 AND NOT EXISTS "
-            "(SELECT 1 FROM embeddings e WHERE e.key = c.embed_key) ORDER BY c.id"
-        ).fetchall()
-        return distinct_pending(
-            (row["embed_key"], row["title"], tuple(json.loads(row["section"])), row["text"])
-            for row in rows
-        )
 
     def add_embeddings(
         self, keys: list[str], vectors: Vectors, parts: Sequence[int] | None = None
     ) -> None:
         """Store `parts[i]` consecutive rows of `vectors` (one when None) under
         `keys[i]`, as one blob, in one transaction; stored keys are kept."""
-        space = self.embedding_space()
-        counts = check_vectors(self.location, space, keys, vectors, parts)
+        counts = check_vectors(self.location, self.embedding_space(), keys, vectors, parts)
         rows = np.ascontiguousarray(vectors, dtype="<f4")
         ends = np.cumsum(counts)
-        with self._transaction():
-            self._db.executemany(
+        with self._write():
+            self._run_many(
                 "INSERT OR IGNORE INTO embeddings (key, vector) VALUES (?, ?)",
                 (
                     (key, rows[end - count : end].tobytes())
@@ -823,99 +459,6 @@ class SQLiteStore:
                 ),
             )
             self._searched_data_changed()
-
-    def get_setting(self, name: str) -> str | None:
-        """Return an index-wide setting, or None when it was never set."""
-        row = self._db.execute(
-            "SELECT value FROM meta WHERE key = ?", (setting_key(name),)
-        ).fetchone()
-        return str(row["value"]) if row is not None else None
-
-    def put_setting(self, name: str, value: str) -> None:
-        """Store an index-wide setting, replacing any earlier value."""
-        with self._transaction():
-            self._db.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (setting_key(name), value)
-            )
-
-    def append_audit(
-        self,
-        entry_id: str,
-        time: str,
-        user: str | None,
-        collections: tuple[str, ...],
-        body: str,
-        key: bytes | None = None,
-    ) -> AuditEntry:
-        """Append one entry to the audit log (`audit_chain.append_entry`, signed with
-        `key` when given) in one transaction. Raises StoreError when `entry_id` is
-        already taken."""
-        try:
-            with self._transaction():
-                return append_entry(self._execute, entry_id, time, user, collections, body, key)
-        except sqlite3.IntegrityError as exc:
-            raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
-
-    def audit_entries(self, after_seq: int = 0, limit: int | None = None) -> list[AuditEntry]:
-        """Return the audit entries with `seq > after_seq`, in order, at most `limit`."""
-        rows = self._db.execute(
-            f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?",
-            (after_seq, -1 if limit is None else max(limit, 0)),
-        ).fetchall()
-        return [audit_from_row(row) for row in rows]
-
-    def get_audit_entry(self, entry_id: str) -> AuditEntry | None:
-        """Return the audit entry with the public id `entry_id`, or None."""
-        row = self._db.execute(
-            f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE entry_id = ?", (entry_id,)
-        ).fetchone()
-        return audit_from_row(row) if row is not None else None
-
-    def add_api_key(self, key: ApiKey) -> None:
-        """Store a new API key; raise StoreError when its `key_id` is taken."""
-        try:
-            with self._transaction():
-                self._db.execute(
-                    "INSERT INTO api_keys (key_id, name, secret_sha256, collections, created, "
-                    "revoked) VALUES (?,?,?,?,?,?)",
-                    (
-                        key.key_id,
-                        key.name,
-                        key.secret_sha256,
-                        json.dumps(list(key.collections), ensure_ascii=False),
-                        key.created,
-                        int(key.revoked),
-                    ),
-                )
-        except sqlite3.IntegrityError as exc:
-            raise StoreError(f"API key {key.key_id!r} cannot be added: {exc}") from exc
-
-    def get_api_key(self, key_id: str) -> ApiKey | None:
-        """Return the key with `key_id` (revoked ones too), or None."""
-        row = self._db.execute("SELECT * FROM api_keys WHERE key_id = ?", (key_id,)).fetchone()
-        return _key_from_row(row) if row is not None else None
-
-    def list_api_keys(self) -> list[ApiKey]:
-        """Return every key, oldest first."""
-        rows = self._db.execute("SELECT * FROM api_keys ORDER BY created, rowid").fetchall()
-        return [_key_from_row(row) for row in rows]
-
-    def revoke_api_key(self, key_id: str) -> bool:
-        """Mark a key revoked; False when there is no such key."""
-        with self._transaction():
-            cursor = self._db.execute("UPDATE api_keys SET revoked = 1 WHERE key_id = ?", (key_id,))
-        return cursor.rowcount > 0
-
-    def stats(self) -> IndexStats:
-        """Return counts of current documents, all versions, current chunks and vectors."""
-        row = self._db.execute(
-            "SELECT (SELECT COUNT(*) FROM documents WHERE is_current = 1) AS documents, "
-            "(SELECT COUNT(*) FROM documents) AS versions, "
-            f"(SELECT COUNT(*) FROM {_CHUNK_FROM} WHERE d.is_current = 1) AS chunks, "
-            f"(SELECT COUNT(*) FROM {_CHUNK_FROM} WHERE d.is_current = 1 AND EXISTS "
-            " (SELECT 1 FROM embeddings e WHERE e.key = c.embed_key)) AS embedded"
-        ).fetchone()
-        return IndexStats(row["documents"], row["versions"], row["chunks"], row["embedded"])
 
     def close(self) -> None:
         """Close the database connection."""

@@ -1,0 +1,549 @@
+"""The store both databases share: every query and rule of a `Store` that is the
+same in SQLite and PostgreSQL, written once (`SQLStore`).
+
+A dialect (`sqlite.SQLiteStore`, `postgres.PostgresStore`) subclasses `SQLStore`
+and supplies only what differs: running SQL on its connection (`_run`, `_run_many`;
+the shared SQL has `?` marks), its write transaction (`_write`), how list columns
+are kept (`_encode_list`, `_decode_list`), what keeps its search indexes in step
+with the current versions (`_index_version`, `_unindex_version`), and its own
+search (`search_bm25`, `search_dense`), vector storage (`add_embeddings`), opening
+and schema. Class attributes hold the few SQL fragments that differ.
+
+The version rule (unchanged, retire, new version) is decided once, in
+`store_document`'s write transaction (`versions.decide_version`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from quoteproof.errors import StoreError
+from quoteproof.model import Chunk, Document, Hit, Layout, SourceTable, sha256_text
+from quoteproof.store.audit_chain import AUDIT_COLUMNS, append_entry, audit_from_row
+from quoteproof.store.base import (
+    EMBEDDING_SPACE_SETTING,
+    ApiKey,
+    AuditEntry,
+    CurrentVersion,
+    DocumentSummary,
+    EmbeddingSpace,
+    IndexStats,
+    NewChunk,
+    NewDocument,
+    PendingEmbedding,
+    StoredDocument,
+    check_collection_name,
+    decode_space,
+    distinct_pending,
+    embed_key,
+    embedding_space_mismatch,
+    encode_space,
+    setting_key,
+)
+from quoteproof.store.codec import (
+    decode_layout,
+    decode_tables,
+    encode_pages,
+    encode_runs,
+    encode_tables,
+)
+from quoteproof.store.refs import chunk_ref
+from quoteproof.store.sql import Cursor
+from quoteproof.store.versions import decide_version, latest_version
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+__all__ = ["CHUNK_COLUMNS", "CHUNK_FROM", "SQLStore", "marks"]
+
+CHUNK_COLUMNS = """c.ref, c.doc_id, c.doc_version, c.ordinal, c.start, c."end", c.text,
+    c.section, c.label, c.pages, c.language, c.source_uri, c.ocr, d.source_path"""
+"""The columns `SQLStore._chunk` reads a chunk from (`"end"`: a reserved word)."""
+
+CHUNK_FROM = "chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version"
+"""Chunks with their document version, for `CHUNK_COLUMNS`."""
+
+_CHUNK_INSERT_COLUMNS = (
+    *("ref", "doc_id", "doc_version", "ordinal", "start", '"end"', "text", "section"),
+    *("label", "pages", "language", "source_uri", "ocr", "embed_key"),
+)
+_KEY_COLUMNS = "key_id, name, secret_sha256, collections, created, revoked"
+
+Record = TypeVar("Record", bound="DataclassInstance")
+
+
+def marks(count: int) -> str:
+    """`count` comma-separated `?` marks, for an `IN (...)` list."""
+    return ",".join("?" * count)
+
+
+def _record(kind: type[Record], row: Any) -> Record:
+    """The dataclass `kind` with each field read from `row` by its name."""
+    return kind(**{field.name: row[field.name] for field in dataclasses.fields(kind)})
+
+
+class SQLStore(ABC):
+    """A `Store` over a SQL database, less what its dialect supplies (see the module)."""
+
+    _CURRENT_CHUNK: ClassVar[str]
+    """A condition on `CHUNK_FROM` that holds for the chunks of current versions."""
+
+    _CODE_POINT_ORDER: ClassVar[str]
+    """The clause after a text column in ORDER BY that orders it by code point."""
+
+    _INSERT_ORDER: ClassVar[str]
+    """The `api_keys` column that orders keys as they were added."""
+
+    _NOW: ClassVar[str]
+    """The SQL expression of the time a document version is ingested."""
+
+    _TAKEN: ClassVar[type[Exception]]
+    """The driver's error for an insert whose unique key is taken."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        self._space: EmbeddingSpace | None = None
+
+    # --- what each dialect supplies ------------------------------------------------
+
+    @abstractmethod
+    def _run(self, sql: str, params: Sequence[Any] = (), /) -> Cursor:
+        """Run `sql` (with `?` marks) with `params`, in the current transaction if any."""
+
+    @abstractmethod
+    def _run_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run `sql` (with `?` marks) once for each of `rows`."""
+
+    @abstractmethod
+    def _write(self) -> AbstractContextManager[None]:
+        """One write transaction that queues writers of every process, committed when
+        the block ends, rolled back whole when it raises."""
+
+    @abstractmethod
+    def _encode_list(self, values: Sequence[Any]) -> Any:
+        """A chunk's section path or pages as its column holds them."""
+
+    @abstractmethod
+    def _decode_list(self, value: Any) -> tuple[Any, ...]:
+        """Inverse of `_encode_list`."""
+
+    @abstractmethod
+    def _index_version(self, doc_id: str, version: int, collection: str) -> None:
+        """Add a version whose chunks were just written to the search indexes."""
+
+    @abstractmethod
+    def _unindex_version(self, doc_id: str, version: int) -> None:
+        """Take a version just marked not current out of the search indexes."""
+
+    def _check_storable(self, new: NewDocument) -> None:
+        """Raise StoreError when the database cannot hold `new` (nothing by default)."""
+        return None
+
+    def _chunk_extras(self, collection: str) -> dict[str, Any]:
+        """Columns of the dialect's own that every new chunk gets, with their values."""
+        return {}
+
+    def _prepare_vectors(self, space: EmbeddingSpace) -> None:
+        """Ready the schema for vectors of `space` (in `set_embedding_space`'s
+        transaction); nothing by default."""
+        return None
+
+    # --- documents and chunks ----------------------------------------------------
+
+    def _chunk(self, row: Any) -> Chunk:
+        """The chunk of a row of `CHUNK_COLUMNS`."""
+        pages = row["pages"]
+        return Chunk(
+            ref=row["ref"],
+            doc_id=row["doc_id"],
+            doc_version=row["doc_version"],
+            ordinal=row["ordinal"],
+            start=row["start"],
+            end=row["end"],
+            text=row["text"],
+            section=self._decode_list(row["section"]),
+            label=row["label"],
+            source_path=row["source_path"],
+            pages=self._decode_list(pages) if pages is not None else None,
+            language=row["language"],
+            source_uri=row["source_uri"],
+            ocr=bool(row["ocr"]),
+        )
+
+    def _hits(self, rows: Iterable[Any]) -> list[Hit]:
+        """Hits of rows of `CHUNK_COLUMNS` and a `score`, ranked in row order."""
+        return [
+            Hit(chunk=self._chunk(row), score=float(row["score"]), rank=rank)
+            for rank, row in enumerate(rows, start=1)
+        ]
+
+    def current_version(self, source_path: str) -> CurrentVersion | None:
+        """Return the current version of `source_path`, or None (never ingested, or retired)."""
+        row = self._run(
+            "SELECT doc_id, version, sha256, file_sha256 FROM documents "
+            "WHERE source_path = ? AND is_current = TRUE ORDER BY version DESC LIMIT 1",
+            (source_path,),
+        ).fetchone()
+        return _record(CurrentVersion, row) if row is not None else None
+
+    def latest_version(self, source_path: str) -> int | None:
+        """Return the newest version number stored for `source_path`, retired or not."""
+        return latest_version(self._run, source_path)
+
+    def add_document(self, new: NewDocument) -> Document:
+        """`store_document(new).document`: the version that holds `new`'s text."""
+        return self.store_document(new).document
+
+    def store_document(self, new: NewDocument) -> StoredDocument:
+        """Store `new` as the next version of its source path, in one transaction that
+        decides the version (`versions.decide_version`), and say what was done.
+
+        After the path's document was retired, the new version is current again
+        (its number continues the retired ones'). Raises ValueError for an invalid
+        collection name, and StoreError for a document the database cannot hold.
+        """
+        check_collection_name(new.collection)
+        self._check_storable(new)
+        sha = sha256_text(new.text)
+        with self._write():
+            decision = decide_version(self._run, new.source_path, sha)
+            doc_id, version = decision.doc_id, decision.version
+            if decision.outcome == "unchanged":
+                stored = self.get_document(doc_id, version)
+                assert stored is not None
+                return StoredDocument(stored, "unchanged")
+            if decision.retires is not None:
+                self._retire(doc_id, decision.retires)
+            if callable(new.chunks):
+                chunks = new.chunks(version, self.source_paths_with_title(new.title))
+            else:
+                chunks = new.chunks
+            self._insert_version(new, doc_id, version, sha, chunks)
+        document = Document(
+            doc_id, version, new.source_path, new.title, new.format, new.text, sha, new.collection
+        )
+        return StoredDocument(document, decision.outcome)
+
+    def _insert_version(
+        self, new: NewDocument, doc_id: str, version: int, sha: str, chunks: Sequence[NewChunk]
+    ) -> None:
+        """Write version `version` of `new` with `chunks`, and index it for search."""
+        self._run(
+            "INSERT INTO documents (doc_id, version, source_path, title, format, text, "
+            "sha256, file_sha256, ingested_at, is_current, collection) "
+            f"VALUES (?,?,?,?,?,?,?,?,{self._NOW},TRUE,?)",
+            (
+                doc_id,
+                version,
+                new.source_path,
+                new.title,
+                new.format,
+                new.text,
+                sha,
+                new.file_sha256,
+                new.collection,
+            ),
+        )
+        extras = self._chunk_extras(new.collection)
+        columns = [*_CHUNK_INSERT_COLUMNS, *extras]
+        self._run_many(
+            f"INSERT INTO chunks ({', '.join(columns)}) VALUES ({marks(len(columns))})",
+            (
+                (
+                    chunk_ref(doc_id, version, ordinal),
+                    doc_id,
+                    version,
+                    ordinal,
+                    chunk.start,
+                    chunk.end,
+                    new.text[chunk.start : chunk.end],
+                    self._encode_list(chunk.section),
+                    chunk.label,
+                    self._encode_list(chunk.pages) if chunk.pages is not None else None,
+                    chunk.language,
+                    chunk.source_uri,
+                    chunk.ocr,
+                    embed_key(new.title, chunk.section, new.text[chunk.start : chunk.end]),
+                    *extras.values(),
+                )
+                for ordinal, chunk in enumerate(chunks, start=1)
+            ),
+        )
+        self._index_version(doc_id, version, new.collection)
+        if new.layout is not None:
+            runs = new.layout.char_runs
+            self._run(
+                "INSERT INTO layouts (doc_id, version, pages, char_runs) VALUES (?,?,?,?)",
+                (doc_id, version, encode_pages(new.layout), encode_runs(runs) if runs else None),
+            )
+        if new.original is not None:
+            self._run(
+                "INSERT INTO originals (doc_id, version, content) VALUES (?,?,?)",
+                (doc_id, version, new.original),
+            )
+        if new.tables:
+            self._run(
+                "INSERT INTO doc_tables (doc_id, version, tables) VALUES (?,?,?)",
+                (doc_id, version, encode_tables(new.tables)),
+            )
+
+    def _retire(self, doc_id: str, version: int) -> None:
+        """Take a superseded or retired version out of search (it stays readable)."""
+        self._run(
+            "UPDATE documents SET is_current = FALSE WHERE doc_id = ? AND version = ?",
+            (doc_id, version),
+        )
+        self._unindex_version(doc_id, version)
+
+    def get_document(self, doc_id: str, version: int | None = None) -> Document | None:
+        """Return one stored version (the newest when `version` is None), or None."""
+        sql = (
+            "SELECT doc_id, version, source_path, title, format, text, sha256, collection "
+            "FROM documents WHERE doc_id = ?"
+        )
+        params: tuple[object, ...] = (doc_id,)
+        if version is not None:
+            sql += " AND version = ?"
+            params += (version,)
+        row = self._run(sql + " ORDER BY version DESC LIMIT 1", params).fetchone()
+        return _record(Document, row) if row is not None else None
+
+    def list_documents(self, collections: Iterable[str] | None = None) -> list[DocumentSummary]:
+        """Return the current version of every stored document (of `collections`
+        only, when given), by source path in code-point order."""
+        sql = (
+            "SELECT doc_id, version, source_path, title, format, sha256, collection "
+            "FROM documents WHERE is_current = TRUE"
+        )
+        wanted: tuple[str, ...] = ()
+        if collections is not None:
+            wanted = tuple(collections)
+            if not wanted:
+                return []
+            sql += f" AND collection IN ({marks(len(wanted))})"
+        rows = self._run(f"{sql} ORDER BY source_path{self._CODE_POINT_ORDER}", wanted)
+        return [_record(DocumentSummary, row) for row in rows.fetchall()]
+
+    def retire_document(self, doc_id: str) -> bool:
+        """Take every version of `doc_id` out of search and listing (they stay
+        readable); False when `doc_id` has no current version."""
+        with self._write():
+            rows = self._run(
+                "SELECT version FROM documents WHERE doc_id = ? AND is_current = TRUE", (doc_id,)
+            ).fetchall()
+            for row in rows:
+                self._retire(doc_id, row["version"])
+        return bool(rows)
+
+    def get_chunk(self, ref: str) -> Chunk | None:
+        """Return the chunk with `ref` (of any version), or None."""
+        row = self._run(
+            f"SELECT {CHUNK_COLUMNS} FROM {CHUNK_FROM} WHERE c.ref = ?", (ref,)
+        ).fetchone()
+        return self._chunk(row) if row is not None else None
+
+    def chunks_of(self, doc_id: str, version: int) -> list[Chunk]:
+        """Return the chunks of one document version, in document order."""
+        rows = self._run(
+            f"SELECT {CHUNK_COLUMNS} FROM {CHUNK_FROM} "
+            "WHERE c.doc_id = ? AND c.doc_version = ? ORDER BY c.ordinal",
+            (doc_id, version),
+        ).fetchall()
+        return [self._chunk(row) for row in rows]
+
+    def neighbours(self, chunk: Chunk, width: int = 1) -> list[Chunk]:
+        """Return the chunks within `width` places of `chunk` in its version, in order."""
+        rows = self._run(
+            f"SELECT {CHUNK_COLUMNS} FROM {CHUNK_FROM} "
+            "WHERE c.doc_id = ? AND c.doc_version = ? AND c.ordinal BETWEEN ? AND ? "
+            "AND c.ordinal <> ? ORDER BY c.ordinal",
+            (
+                chunk.doc_id,
+                chunk.doc_version,
+                chunk.ordinal - width,
+                chunk.ordinal + width,
+                chunk.ordinal,
+            ),
+        ).fetchall()
+        return [self._chunk(row) for row in rows]
+
+    def get_layout(self, doc_id: str, version: int) -> Layout | None:
+        """Return the page layout of one document version, or None if it has none."""
+        row = self._run(
+            "SELECT pages, char_runs FROM layouts WHERE doc_id = ? AND version = ?",
+            (doc_id, version),
+        ).fetchone()
+        return decode_layout(row["pages"], row["char_runs"]) if row is not None else None
+
+    def get_tables(self, doc_id: str, version: int) -> tuple[SourceTable, ...]:
+        """Return the tables of one document version (() when it has none)."""
+        row = self._run(
+            "SELECT tables FROM doc_tables WHERE doc_id = ? AND version = ?", (doc_id, version)
+        ).fetchone()
+        return decode_tables(row["tables"]) if row is not None else ()
+
+    def get_original(self, doc_id: str, version: int) -> bytes | None:
+        """Return the stored original file bytes of one version (PDFs), or None."""
+        row = self._run(
+            "SELECT content FROM originals WHERE doc_id = ? AND version = ?", (doc_id, version)
+        ).fetchone()
+        return bytes(row["content"]) if row is not None else None
+
+    def source_paths_with_title(self, title: str) -> list[str]:
+        """Return the source paths of stored documents whose title is `title`."""
+        rows = self._run(
+            "SELECT DISTINCT source_path FROM documents WHERE title = ? ORDER BY source_path",
+            (title,),
+        ).fetchall()
+        return [row["source_path"] for row in rows]
+
+    # --- vectors -----------------------------------------------------------------
+
+    def embedding_space(self) -> EmbeddingSpace | None:
+        """Return the model and dimension of the index's vectors, None before any
+        (kept once read: it is recorded once and never changes)."""
+        if self._space is None:
+            recorded = self.get_setting(EMBEDDING_SPACE_SETTING)
+            if recorded is not None:
+                self._space = decode_space(recorded)
+        return self._space
+
+    def set_embedding_space(self, space: EmbeddingSpace) -> None:
+        """Record `space` once (readying the schema for its vectors); raise StoreError
+        when a different one is recorded."""
+        with self._write():
+            recorded = self.embedding_space()
+            if recorded is None:
+                self._run(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    (setting_key(EMBEDDING_SPACE_SETTING), encode_space(space)),
+                )
+                self._prepare_vectors(space)
+            elif recorded != space:
+                raise StoreError(embedding_space_mismatch(self.location, recorded, space))
+
+    def pending_embeddings(self) -> list[PendingEmbedding]:
+        """Return what current chunks lack a vector for, one item per distinct key."""
+        rows = self._run(
+            f"SELECT c.embed_key, d.title, c.section, c.text FROM {CHUNK_FROM} "
+            f"WHERE {self._CURRENT_CHUNK} AND NOT EXISTS "
+            "(SELECT 1 FROM embeddings e WHERE e.key = c.embed_key) ORDER BY c.id"
+        ).fetchall()
+        return distinct_pending(
+            (row["embed_key"], row["title"], self._decode_list(row["section"]), row["text"])
+            for row in rows
+        )
+
+    # --- settings, the audit log, API keys, counts ----------------------------------
+
+    def get_setting(self, name: str) -> str | None:
+        """Return an index-wide setting, or None when it was never set."""
+        row = self._run("SELECT value FROM meta WHERE key = ?", (setting_key(name),)).fetchone()
+        return str(row["value"]) if row is not None else None
+
+    def put_setting(self, name: str, value: str) -> None:
+        """Store an index-wide setting, replacing any earlier value."""
+        with self._write():
+            self._run(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (setting_key(name), value),
+            )
+
+    def append_audit(
+        self,
+        entry_id: str,
+        time: str,
+        user: str | None,
+        collections: tuple[str, ...],
+        body: str,
+        key: bytes | None = None,
+    ) -> AuditEntry:
+        """Append one entry to the audit log (`audit_chain.append_entry`, signed with
+        `key` when given) in one write transaction. Raises StoreError when
+        `entry_id` is already taken."""
+        try:
+            with self._write():
+                return append_entry(self._run, entry_id, time, user, collections, body, key)
+        except self._TAKEN as exc:
+            raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
+
+    def audit_entries(self, after_seq: int = 0, limit: int | None = None) -> list[AuditEntry]:
+        """Return the audit entries with `seq > after_seq`, in order, at most `limit`."""
+        sql = f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE seq > ? ORDER BY seq"
+        params: tuple[int, ...] = (after_seq,)
+        if limit is not None:
+            sql += " LIMIT ?"
+            params += (max(limit, 0),)
+        return [audit_from_row(row) for row in self._run(sql, params).fetchall()]
+
+    def get_audit_entry(self, entry_id: str) -> AuditEntry | None:
+        """Return the audit entry with the public id `entry_id`, or None."""
+        row = self._run(
+            f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE entry_id = ?", (entry_id,)
+        ).fetchone()
+        return audit_from_row(row) if row is not None else None
+
+    def add_api_key(self, key: ApiKey) -> None:
+        """Store a new API key; raise StoreError when its `key_id` is taken."""
+        try:
+            with self._write():
+                self._run(
+                    f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (?,?,?,?,?,?)",
+                    (
+                        key.key_id,
+                        key.name,
+                        key.secret_sha256,
+                        json.dumps(list(key.collections), ensure_ascii=False),
+                        key.created,
+                        key.revoked,
+                    ),
+                )
+        except self._TAKEN as exc:
+            raise StoreError(f"API key {key.key_id!r} cannot be added: {exc}") from exc
+
+    def _key(self, row: Any) -> ApiKey:
+        """The key of a row of `_KEY_COLUMNS`."""
+        return dataclasses.replace(
+            _record(ApiKey, row),
+            collections=tuple(json.loads(row["collections"])),
+            revoked=bool(row["revoked"]),
+        )
+
+    def get_api_key(self, key_id: str) -> ApiKey | None:
+        """Return the key with `key_id` (revoked ones too), or None."""
+        row = self._run(
+            f"SELECT {_KEY_COLUMNS} FROM api_keys WHERE key_id = ?", (key_id,)
+        ).fetchone()
+        return self._key(row) if row is not None else None
+
+    def list_api_keys(self) -> list[ApiKey]:
+        """Return every key, oldest first."""
+        rows = self._run(
+            f"SELECT {_KEY_COLUMNS} FROM api_keys "
+            f"ORDER BY created{self._CODE_POINT_ORDER}, {self._INSERT_ORDER}"
+        ).fetchall()
+        return [self._key(row) for row in rows]
+
+    def revoke_api_key(self, key_id: str) -> bool:
+        """Mark a key revoked; False when there is no such key."""
+        with self._write():
+            cursor = self._run("UPDATE api_keys SET revoked = TRUE WHERE key_id = ?", (key_id,))
+        return cursor.rowcount > 0
+
+    def stats(self) -> IndexStats:
+        """Return counts of current documents, all versions, current chunks and vectors."""
+        current = f"{CHUNK_FROM} WHERE {self._CURRENT_CHUNK}"
+        row = self._run(
+            "SELECT (SELECT count(*) FROM documents WHERE is_current = TRUE) AS documents, "
+            "(SELECT count(*) FROM documents) AS versions, "
+            f"(SELECT count(*) FROM {current}) AS chunks, "
+            f"(SELECT count(*) FROM {current} AND EXISTS "
+            " (SELECT 1 FROM embeddings e WHERE e.key = c.embed_key)) AS embedded"
+        ).fetchone()
+        return _record(IndexStats, row)
