@@ -11,7 +11,7 @@ import quoteproof
 PACKAGE = Path(quoteproof.__file__).parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("model", "defaults", "errors", "terms", "pdfium_lock", "sentences", "limited_call"),
+    ("model", "defaults", "errors", "terms", "pdfium_lock", "sentences", "limited_call", "text"),
     ("store", "codec"),
     ("ingest", "locations", "store_lookup", "tables"),
     ("retrieval",),

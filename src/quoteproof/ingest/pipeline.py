@@ -19,7 +19,6 @@ from quoteproof.ingest.files import (
     read_file,
     source_name,
 )
-from quoteproof.ingest.labels import display_title, make_label, number_duplicates
 from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.parse_worker import ParseFunction, ParseWorker
 from quoteproof.model import DEFAULT_COLLECTION, ParsedDocument, sha256_text
@@ -31,6 +30,7 @@ from quoteproof.store.base import (
     check_collection_name,
 )
 from quoteproof.store.versions import next_version
+from quoteproof.text.labels import display_title, make_label, number_duplicates
 
 IngestStatus = Literal["added", "updated", "unchanged", "failed", "skipped"]
 
