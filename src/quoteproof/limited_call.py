@@ -47,7 +47,7 @@ from typing import Any, Literal
 
 PRELOAD = (
     "quoteproof.ingest.pipeline",
-    "quoteproof.ingest.pdf",
+    "quoteproof.ingest.pdf.parse",
     "quoteproof.ingest.docx",
     "trafilatura",
     "quoteproof.server.pdf_pages",

@@ -24,7 +24,7 @@ from quoteproof.ingest.blocks import row_line
 from quoteproof.ingest.docx import parse_docx
 from quoteproof.ingest.html import parse_html
 from quoteproof.ingest.markdown import parse_markdown
-from quoteproof.ingest.pdf import parse_pdf
+from quoteproof.ingest.pdf.parse import parse_pdf
 from quoteproof.ingest.spl import parse_spl
 from quoteproof.model import ParsedDocument
 

@@ -43,7 +43,7 @@ def _text_parser(parse: Callable[[bytes, str], ParsedDocument]) -> Parser:
 
 
 def _parse_pdf(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
-    from quoteproof.ingest.pdf import parse_pdf  # PDFium loads only when needed
+    from quoteproof.ingest.pdf.parse import parse_pdf  # PDFium loads only when needed
 
     with pdfium():  # PDFium is not thread-safe (a caller may parse in threads)
         return parse_pdf(raw, path, ocr=options.ocr)
