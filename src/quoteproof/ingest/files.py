@@ -12,7 +12,7 @@ from pathlib import Path
 
 from quoteproof.defaults import DEFAULT_MAX_FILE_MB as DEFAULT_MAX_FILE_MB
 from quoteproof.errors import IngestError
-from quoteproof.ingest.html import parse_html
+from quoteproof.ingest.html.parse import parse_html
 from quoteproof.ingest.markdown import parse_markdown
 from quoteproof.ingest.sniff import mislabel_cause
 from quoteproof.ingest.tables import parse_csv, parse_json
@@ -56,7 +56,7 @@ def _parse_docx(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
 
 
 def _parse_spl(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
-    from quoteproof.ingest.spl import parse_spl
+    from quoteproof.ingest.html.spl import parse_spl
 
     return parse_spl(raw, path)
 
