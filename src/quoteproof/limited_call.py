@@ -48,7 +48,7 @@ from typing import Any, Literal
 PRELOAD = (
     "quoteproof.ingest.pipeline",
     "quoteproof.ingest.pdf.parse",
-    "quoteproof.ingest.docx",
+    "quoteproof.ingest.office.docx",
     "trafilatura",
     "quoteproof.server.pdf_pages",
     "PIL.Image",

@@ -31,11 +31,11 @@ from hypothesis import strategies as st
 from helpers.fuzz import declare_size, mutated, rezip, zip_member
 from helpers.pdfs import flate_bomb_pdf, fuzz_seed_pdf, strokes_pdf
 from quoteproof.errors import IngestError
-from quoteproof.ingest.docx import DOCUMENT_PART, MALFORMED_PART, parse_docx
 from quoteproof.ingest.files import PARSERS, ParseOptions
 from quoteproof.ingest.html.parse import parse_html
 from quoteproof.ingest.html.spl import parse_spl
 from quoteproof.ingest.markdown import parse_markdown
+from quoteproof.ingest.office.docx import DOCUMENT_PART, MALFORMED_PART, parse_docx
 from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.parse_worker import ParseWorker
 from quoteproof.ingest.pipeline import IngestSettings, Parsed, parse_and_chunk

@@ -21,10 +21,10 @@ from helpers.table_docs import (
 )
 from quoteproof import Index
 from quoteproof.ingest.blocks import row_line
-from quoteproof.ingest.docx import parse_docx
 from quoteproof.ingest.html.parse import parse_html
 from quoteproof.ingest.html.spl import parse_spl
 from quoteproof.ingest.markdown import parse_markdown
+from quoteproof.ingest.office.docx import parse_docx
 from quoteproof.ingest.pdf.parse import parse_pdf
 from quoteproof.model import ParsedDocument
 

@@ -50,7 +50,7 @@ def _parse_pdf(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
 
 
 def _parse_docx(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
-    from quoteproof.ingest.docx import parse_docx
+    from quoteproof.ingest.office.docx import parse_docx
 
     return parse_docx(raw, path)
 
