@@ -34,13 +34,13 @@ from quoteproof.errors import IngestError
 from quoteproof.ingest.files import PARSERS, ParseOptions
 from quoteproof.ingest.html.parse import parse_html
 from quoteproof.ingest.html.spl import parse_spl
-from quoteproof.ingest.markdown import parse_markdown
 from quoteproof.ingest.office.docx import DOCUMENT_PART, MALFORMED_PART, parse_docx
 from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.parse_worker import ParseWorker
 from quoteproof.ingest.pipeline import IngestSettings, Parsed, parse_and_chunk
-from quoteproof.ingest.tables import parse_json
-from quoteproof.ingest.text import parse_text
+from quoteproof.ingest.plain.markdown import parse_markdown
+from quoteproof.ingest.plain.tables import parse_json
+from quoteproof.ingest.plain.text import parse_text
 from quoteproof.model import ParsedDocument
 
 FOLDER = Path("/fuzz/in")

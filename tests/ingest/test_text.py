@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from quoteproof.errors import IngestError
-from quoteproof.ingest.text import decode_plain_text, paragraph_spans, parse_text
+from quoteproof.ingest.plain.text import decode_plain_text, paragraph_spans, parse_text
 from quoteproof.text.spans import trim_span
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 from quoteproof.defaults import DEFAULT_MAX_FILE_MB as DEFAULT_MAX_FILE_MB
 from quoteproof.errors import IngestError
 from quoteproof.ingest.html.parse import parse_html
-from quoteproof.ingest.markdown import parse_markdown
+from quoteproof.ingest.plain.markdown import parse_markdown
+from quoteproof.ingest.plain.tables import parse_csv, parse_json
+from quoteproof.ingest.plain.text import parse_text
 from quoteproof.ingest.sniff import mislabel_cause
-from quoteproof.ingest.tables import parse_csv, parse_json
-from quoteproof.ingest.text import parse_text
 from quoteproof.model import ParsedDocument
 from quoteproof.pdfium_lock import pdfium
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from quoteproof.errors import IngestError
-from quoteproof.ingest.text import decode_plain_text
+from quoteproof.ingest.plain.text import decode_plain_text
 from quoteproof.model import Block, Cell, ParsedDocument
 from quoteproof.text.spans import trim_span
 

@@ -14,7 +14,7 @@ from itertools import pairwise
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from quoteproof.ingest.text import decode_plain_text
+from quoteproof.ingest.plain.text import decode_plain_text
 from quoteproof.model import Block, BlockKind, ParsedDocument, SourceTable, TableRow
 from quoteproof.text.spans import trim_span
 
