@@ -14,16 +14,12 @@ import ctypes
 import math
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from quoteproof.ingest.pdf import calls as pdfium_calls
 from quoteproof.ingest.pdf.tables import Edge, TableGrid, find_grids
-
-if TYPE_CHECKING:
-    from quoteproof.ingest.pdf.cells import TableCells
 
 BBox = tuple[float, float, float, float]
 """A rectangle in PDF points: (x0, y0, x1, y1), origin bottom-left."""
@@ -68,20 +64,6 @@ class PdfLine:
     size: float = 0.0
     bold: bool = False
     color: int | None = None
-
-
-@dataclass(frozen=True)
-class PageContent:
-    """What one page holds: its box, text lines, ruled-table boxes and images
-    (boxes in the page's display orientation, see `upright`), and the cells of
-    its tables (`cells[n]` of `tables[n]`, where read)."""
-
-    number: int
-    bbox: BBox
-    lines: tuple[PdfLine, ...]
-    tables: tuple[BBox, ...] = ()
-    has_image: bool = False
-    cells: tuple[TableCells, ...] = ()
 
 
 def upright(box: BBox, rotation: int, page_box: BBox) -> BBox:

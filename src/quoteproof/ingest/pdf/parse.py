@@ -79,11 +79,11 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from quoteproof.errors import IngestError
 from quoteproof.ingest.pdf.cells import read_cells, upright_grid
+from quoteproof.ingest.pdf.content import PageContent
 from quoteproof.ingest.pdf.headings import is_caption, large_size
 from quoteproof.ingest.pdf.meta import meaningful_title, read_bookmarks, read_language
 from quoteproof.ingest.pdf.ocr import ocr_page
 from quoteproof.ingest.pdf.page import (
-    PageContent,
     PdfLine,
     read_lines,
     scan_objects,

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from quoteproof.ingest.pdf.content import PageContent
 from quoteproof.ingest.pdf.grid import CellRow
 from quoteproof.ingest.pdf.headings import (
     BODY,
@@ -24,7 +25,7 @@ from quoteproof.ingest.pdf.headings import (
     line_stats,
     outline_heading_roles,
 )
-from quoteproof.ingest.pdf.page import PageContent, PdfLine
+from quoteproof.ingest.pdf.page import PdfLine
 from quoteproof.model import BlockKind
 
 BAND = 0.08
