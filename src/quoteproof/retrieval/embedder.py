@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from quoteproof.errors import RetrievalError
+from quoteproof.errors import RetrievalError, RetrievalNotice
 from quoteproof.store.base import Vectors
 
 DEFAULT_EMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -179,8 +179,6 @@ def load_embedding_model(model: str) -> SentenceModel:
             return load_onnx_model(model, source)
         except ExportError as exc:
             if not exc.remembered:
-                from quoteproof.retrieval.retriever import RetrievalNotice
-
                 warnings.warn(
                     f"embedding model {model} runs on torch: {exc}", RetrievalNotice, stacklevel=2
                 )
