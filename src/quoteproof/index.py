@@ -74,7 +74,8 @@ from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
     from quoteproof.ingest.files import Discovery
-    from quoteproof.ingest.pipeline import IngestResult, IngestSettings
+    from quoteproof.ingest.parsing import IngestSettings
+    from quoteproof.ingest.pipeline import IngestResult
 
 
 def changed_any(results: Sequence[IngestResult]) -> bool:
@@ -208,7 +209,8 @@ class Index:
         Until `after_ingest` has run, the index answers no question
         (`UnfinishedIngestError`), even after an interrupt.
         """
-        from quoteproof.ingest.pipeline import IngestSettings, ingest_files  # ingest only
+        from quoteproof.ingest.parsing import IngestSettings
+        from quoteproof.ingest.pipeline import ingest_files  # ingest only
 
         settings = replace(settings or IngestSettings(), collection=collection)
         mark_started(self.store)

@@ -1,7 +1,7 @@
 """Fuzzing every ingest parser with hostile input (hypothesis, bounded).
 
 The contract, for any bytes under any supported name: the pipeline's per-file parse
-(`pipeline.parse_and_chunk`, what `quoteproof ingest` and the server run) either
+(`parsing.parse_and_chunk`, what `quoteproof ingest` and the server run) either
 gives a valid document (canonical text a storable str; every block, chunk and page
 start inside it) or a one-line cause, and the format parser either returns a valid
 document or raises `IngestError` whose message names the file. Never another
@@ -37,7 +37,7 @@ from quoteproof.ingest.html.spl import parse_spl
 from quoteproof.ingest.office.docx import DOCUMENT_PART, MALFORMED_PART, parse_docx
 from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.parse_worker import ParseWorker
-from quoteproof.ingest.pipeline import IngestSettings, Parsed, parse_and_chunk
+from quoteproof.ingest.parsing import IngestSettings, Parsed, parse_and_chunk
 from quoteproof.ingest.plain.markdown import parse_markdown
 from quoteproof.ingest.plain.tables import parse_json
 from quoteproof.ingest.plain.text import parse_text
