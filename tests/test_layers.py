@@ -16,7 +16,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("ingest", "locations", "store_lookup", "tables"),
     ("retrieval",),
     ("quoting", "llm"),
-    ("strategies", "streaming", "receipts", "seal"),
+    ("strategies", "streaming", "receipts", "seal", "refusal"),
     ("index", "audit", "audit_key", "keys", "signing_record"),
     ("service", "evaluation", "render"),
     ("cli", "cli_groups", "cli_options", "cli_messages", "server", "__main__", "__init__"),
