@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from quoteproof.audit_key import audit_key_path, read_audit_key, signing_key
 from quoteproof.defaults import DEFAULT_ASK_TOP_K as DEFAULT_ASK_TOP_K
 from quoteproof.defaults import DEFAULT_INDEX as DEFAULT_INDEX
+from quoteproof.defaults import DEFAULT_MAX_STEPS
 from quoteproof.defaults import DEFAULT_SEARCH_TOP_K as DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import RetrievalError, StoreError, UnfinishedIngestError
 from quoteproof.llm.base import Backend
@@ -43,7 +44,6 @@ from quoteproof.store.base import Store, embedding_space_mismatch
 from quoteproof.store.open import open_store
 from quoteproof.store.unfinished import mark_finished, mark_started, started_unfinished
 from quoteproof.store_lookup import StoreLookup
-from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 from quoteproof.strategies.registry import StrategyInputs, strategy_for
 from quoteproof.strategies.session import (
     NO_RELEVANT_SOURCES,
