@@ -22,11 +22,11 @@ from helpers.answers import assert_text_formats_box, shown_cited
 from helpers.llm_servers import Reply, ToolReply
 from quoteproof import Index
 from quoteproof.codec import answer_from_dict
-from quoteproof.ingest.chunking import sentence_spans
 from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.model import Answer, AnswerMode, Chunk, QuoteSegment, StatementLabel
 from quoteproof.receipts import verify_recorded
 from quoteproof.render.json import render_json
+from quoteproof.text.spans import sentence_spans
 
 QUESTION = "What are the symptoms and treatment of shingles, dose of remdesivir, blood pressure?"
 

@@ -13,7 +13,7 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pytest
 
 from helpers import pdfs as build
-from quoteproof.ingest.pdf import parse_pdf
+from quoteproof.ingest.pdf.parse import parse_pdf
 from quoteproof.locations import PdfBoxReader, char_ranges, quote_boxes
 from quoteproof.model import Box, ParsedDocument
 

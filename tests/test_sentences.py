@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from quoteproof import sentences
 from quoteproof.ingest.parse_limits import ParseLimits
-from quoteproof.ingest.pipeline import IngestSettings, ingest_files
+from quoteproof.ingest.parsing import IngestSettings
+from quoteproof.ingest.pipeline import ingest_files
 from quoteproof.sentences import WINDOW, sentence_bounds
 from quoteproof.store.open import open_store
 

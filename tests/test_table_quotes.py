@@ -16,8 +16,8 @@ from helpers.answers import as_recorded, make_answer, make_quote
 from helpers.table_docs import COLUMNS, ROWS, ingest_table_docs, quote_in, table_pdf
 from quoteproof import Index
 from quoteproof.index import StoreLookup
-from quoteproof.ingest.html import parse_html
-from quoteproof.ingest.pdf import parse_pdf
+from quoteproof.ingest.html.parse import parse_html
+from quoteproof.ingest.pdf.parse import parse_pdf
 from quoteproof.llm.quotable import quotable_units
 from quoteproof.model import Document, QuotedRow, QuoteSegment, TableCell
 from quoteproof.receipts import check_quote, verify_recorded

@@ -229,7 +229,8 @@ def ingest(
     from quoteproof.ingest.chunking import ChunkSettings
     from quoteproof.ingest.files import source_name
     from quoteproof.ingest.parse_limits import ParseLimits
-    from quoteproof.ingest.pipeline import IngestResult, IngestSettings, skipped_results
+    from quoteproof.ingest.parsing import IngestSettings
+    from quoteproof.ingest.pipeline import IngestResult, skipped_results
     from quoteproof.render.ingest import (
         IngestProgress,
         failures_table,

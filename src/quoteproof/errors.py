@@ -170,6 +170,10 @@ class RetrievalError(QuoteproofError):
     an index without vectors for dense search)."""
 
 
+class RetrievalNotice(UserWarning):
+    """Retrieval runs differently from what a user might assume (e.g. BM25 alone)."""
+
+
 class TableError(QuoteproofError):
     """A table query or aggregate cannot run as asked: unknown or ambiguous table,
     unknown column or pointer, a value that is not a number where one is needed, or

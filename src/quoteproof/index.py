@@ -13,17 +13,11 @@ from typing import TYPE_CHECKING
 from quoteproof.audit_key import audit_key_path, read_audit_key, signing_key
 from quoteproof.defaults import DEFAULT_ASK_TOP_K as DEFAULT_ASK_TOP_K
 from quoteproof.defaults import DEFAULT_INDEX as DEFAULT_INDEX
+from quoteproof.defaults import DEFAULT_MAX_STEPS
 from quoteproof.defaults import DEFAULT_SEARCH_TOP_K as DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import RetrievalError, StoreError, UnfinishedIngestError
 from quoteproof.llm.base import Backend
-from quoteproof.llm.extractive import (
-    Embed,
-    ExtractiveBackend,
-    ExtractiveChoice,
-    TableRows,
-    best_unit_similarity,
-    choose_extractive,
-)
+from quoteproof.llm.extractive import ExtractiveBackend, ExtractiveChoice, choose_extractive
 from quoteproof.model import (
     DEFAULT_COLLECTION,
     Answer,
@@ -32,24 +26,14 @@ from quoteproof.model import (
     Hit,
     RecordedAnswer,
     RetrievalInfo,
-    SourceTable,
 )
 from quoteproof.quoting.citations import Strictness
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.receipts import QuoteCheck, verify_answer
-from quoteproof.retrieval.auto_threshold import corpus_fingerprint, estimate_threshold
+from quoteproof.refusal import RefusalPolicy
 from quoteproof.retrieval.embed_index import EmbedReport, embed_pending
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL, Embedder, dense_available
-from quoteproof.retrieval.evidence import (
-    AUTOMATIC,
-    BM25_COVERAGE,
-    Calibration,
-    choose_threshold,
-    load_calibration,
-    save_calibration,
-    with_sentence_evidence,
-)
-from quoteproof.retrieval.key_terms import missing_terms
+from quoteproof.retrieval.evidence import Calibration
 from quoteproof.retrieval.retriever import (
     Retrieval,
     RetrievalNotice,
@@ -60,7 +44,6 @@ from quoteproof.store.base import Store, embedding_space_mismatch
 from quoteproof.store.open import open_store
 from quoteproof.store.unfinished import mark_finished, mark_started, started_unfinished
 from quoteproof.store_lookup import StoreLookup
-from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 from quoteproof.strategies.registry import StrategyInputs, strategy_for
 from quoteproof.strategies.session import (
     NO_RELEVANT_SOURCES,
@@ -70,12 +53,12 @@ from quoteproof.strategies.session import (
 )
 from quoteproof.streaming import EventSink
 from quoteproof.tables import TableSession
-from quoteproof.tables.quoted import chunk_rows
 from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
     from quoteproof.ingest.files import Discovery
-    from quoteproof.ingest.pipeline import IngestResult, IngestSettings
+    from quoteproof.ingest.parsing import IngestSettings
+    from quoteproof.ingest.pipeline import IngestResult
 
 
 def changed_any(results: Sequence[IngestResult]) -> bool:
@@ -89,7 +72,8 @@ class Index:
     `retrieval` says how `search` and `ask` retrieve (default: hybrid when the index
     has vectors and the dense extra is installed, else BM25). `audit_key` is the file
     of the key that signs its audit log (`audit_key.audit_key_path` of it: None is
-    `$QUOTEPROOF_AUDIT_KEY`, else the user's configuration folder).
+    `$QUOTEPROOF_AUDIT_KEY`, else the user's configuration folder). `refusal` is its
+    refusal policy (evidence, thresholds, key terms: `quoteproof.refusal`).
     """
 
     def __init__(
@@ -103,6 +87,7 @@ class Index:
         self.audit_key_path = audit_key_path(audit_key)
         self._retriever: Retriever | None = None
         self._signing_key: bytes | None = None
+        self.refusal = RefusalPolicy(store, lambda: self.retriever)
 
     @classmethod
     def open(
@@ -209,7 +194,8 @@ class Index:
         Until `after_ingest` has run, the index answers no question
         (`UnfinishedIngestError`), even after an interrupt.
         """
-        from quoteproof.ingest.pipeline import IngestSettings, ingest_files  # ingest only
+        from quoteproof.ingest.parsing import IngestSettings
+        from quoteproof.ingest.pipeline import ingest_files  # ingest only
 
         settings = replace(settings or IngestSettings(), collection=collection)
         mark_started(self.store)
@@ -241,7 +227,7 @@ class Index:
             self.embed(on_progress=on_embedded)
         if changed:
             try:
-                self.automatic_threshold()
+                self.refusal.automatic_threshold()
             except RetrievalError as error:  # the documents are stored: estimate on first ask
                 warnings.warn(
                     f"the automatic refusal threshold was not estimated ({error}); "
@@ -343,114 +329,34 @@ class Index:
 
     def calibrate(self, questions: Sequence[tuple[str, bool]]) -> Calibration:
         """Derive the refusal threshold from `(question, answerable)` pairs with the
-        current retrieval, store it in the index and return it.
+        current retrieval, store it in the index and return it (`RefusalPolicy`).
 
         Raises ValueError unless both answerable and unanswerable questions are given.
         """
-        answerable: list[float] = []
-        unanswerable: list[float] = []
-        kind = ""
-        for question, is_answerable in questions:
-            info = self.answer_evidence(question, self.retrieve(question, top_k=DEFAULT_ASK_TOP_K))
-            kind = info.evidence_kind or ""
-            evidence = info.evidence if info.evidence is not None else float("-inf")
-            (answerable if is_answerable else unanswerable).append(evidence)
-        calibration = choose_threshold(kind, answerable, unanswerable)
-        save_calibration(self.store, calibration)
-        return calibration
+        return self.refusal.calibrate(
+            questions, lambda question: self.retrieve(question, top_k=DEFAULT_ASK_TOP_K)
+        )
 
     def calibration(self) -> Calibration | None:
         """Return the user's calibrated refusal threshold, or None when never calibrated."""
-        return load_calibration(self.store)
+        return self.refusal.calibration()
 
     def automatic_threshold(self) -> Calibration | None:
-        """Return the automatic refusal threshold for the current documents and
-        retrieval (see `retrieval.auto_threshold`), estimating and storing it when
-        there is none yet or the documents or retrieval changed; None when too few
-        off-topic probes are usable, and for BM25 alone, whose evidence (the share
-        of question words in one passage) scores generic questions like "what are
-        the first signs of X" as high as real ones: there the key-term check is the
-        screen. Raises `RetrievalError` (see `retriever`)."""
-        kind = self._evidence("refusal threshold")[1]
-        if kind == BM25_COVERAGE:
-            return None
-        fingerprint = corpus_fingerprint(self.store)
-        stored = load_calibration(self.store, AUTOMATIC)
-        if stored and stored.fingerprint == fingerprint and stored.evidence_kind == kind:
-            return stored
-        estimate = estimate_threshold(
-            lambda question: self._evidence(question),
-            lambda topic: bool(self.store.search_bm25(topic, 1, None)),
-            fingerprint,
-        )
-        if estimate is not None:
-            save_calibration(self.store, estimate)
-        return estimate
+        """Return the automatic refusal threshold, estimated when the documents or
+        retrieval changed (`RefusalPolicy.automatic_threshold`)."""
+        return self.refusal.automatic_threshold()
 
-    def _evidence(self, question: str) -> tuple[float | None, str]:
-        info = self.answer_evidence(question, self._retrieve(question, DEFAULT_ASK_TOP_K))
-        return info.evidence, info.evidence_kind or ""
-
-    def answer_evidence(self, question: str, retrieval: Retrieval) -> RetrievalInfo:
-        """`retrieval.info` with the evidence `ask` judges `question` on: with dense
-        retrieval, the passage cosine averaged with the best cosine of one quotable
-        unit of the first DEFAULT_ASK_TOP_K hits (`evidence.with_sentence_evidence`);
-        other evidence as retrieved."""
-        embed = self._quote_embed()
-        if embed is None:
-            return retrieval.info
-        sources = [hit.chunk for hit in retrieval.hits[:DEFAULT_ASK_TOP_K]]
-        best = best_unit_similarity(question, sources, embed, self._table_rows())
-        return with_sentence_evidence(retrieval.info, best)
-
-    def _quote_embed(self) -> Embed | None:
-        """The retriever's embedding, for the extractive backend to rank sentences with
-        (recent texts cached: the refusal check and the answer share them)."""
-        embedder = self.retriever.embedder
-        return embedder.embed_recent if embedder is not None else None
+    def refusal_check(self, question: str, retrieval: Retrieval) -> RetrievalInfo:
+        """Return the evidence `question` is judged on, the refusal threshold that
+        applies and the key terms no retrieved source carries (`RefusalPolicy.check`)."""
+        return self.refusal.check(question, retrieval)
 
     def _no_model(self, question: str) -> Callable[[Sequence[Chunk]], ExtractiveChoice]:
         """The no-model answer to `question` from given sources (whose best units quote
         mode offers a model, and which it falls back to when nothing the model chose
         checks)."""
-        embed, rows = self._quote_embed(), self._table_rows()
+        embed, rows = self.refusal.unit_embed(), self.refusal.table_rows()
         return lambda sources: choose_extractive(question, sources, embed, rows)
-
-    def _table_rows(self) -> TableRows:
-        """A chunk's table body rows from the stored tables, for the extractive backend
-        to quote row by row (each document version's tables read once)."""
-        read: dict[tuple[str, int], tuple[SourceTable, ...]] = {}
-
-        def rows(chunk: Chunk) -> list[tuple[int, int]]:
-            key = (chunk.doc_id, chunk.doc_version)
-            if key not in read:
-                read[key] = self.store.get_tables(*key)
-            return chunk_rows(read[key], chunk)
-
-        return rows
-
-    def refusal_check(self, question: str, retrieval: Retrieval) -> RetrievalInfo:
-        """Return `answer_evidence` with the refusal threshold that applies (the user's
-        calibration when made on this retrieval's kind of evidence, else the automatic
-        one; a warning when a calibration is set aside) and the question's key terms
-        that no retrieved source carries."""
-        info = self.answer_evidence(question, retrieval)
-        chosen = self.calibration()
-        if chosen is not None and chosen.evidence_kind != info.evidence_kind:
-            warnings.warn(
-                f"the refusal threshold was calibrated on {chosen.evidence_kind} evidence, "
-                f"this retrieval gives {info.evidence_kind}: it is not applied, the automatic "
-                "one is when there is one (calibrate again with the same retrieval options)",
-                RetrievalNotice,
-                stacklevel=3,
-            )
-            chosen = None
-        if chosen is None:
-            chosen = self.automatic_threshold()
-        if chosen is not None and chosen.evidence_kind == info.evidence_kind:
-            info = replace(info, threshold=chosen.threshold, threshold_source=chosen.source)
-        texts = [f"{hit.chunk.label}\n{hit.chunk.text}" for hit in retrieval.hits]
-        return replace(info, missing_terms=missing_terms(question, texts))
 
     def ask(
         self,
@@ -489,10 +395,11 @@ class Index:
         chosen = strategy_for(backend, mode)
         if isinstance(backend, ExtractiveBackend):
             backend = ExtractiveBackend(
-                backend.embed or self._quote_embed(), backend.table_rows or self._table_rows()
+                backend.embed or self.refusal.unit_embed(),
+                backend.table_rows or self.refusal.table_rows(),
             )
         retrieval = self.retrieve(question, top_k=top_k, collections=collections)
-        info = self.refusal_check(question, retrieval)
+        info = self.refusal.check(question, retrieval)
         with StoreLookup(self.store) as lookup:
             session = AnswerSession(
                 question, retrieval.hits, backend, lookup, mode, threshold, info, events

@@ -47,8 +47,8 @@ from typing import Any, Literal
 
 PRELOAD = (
     "quoteproof.ingest.pipeline",
-    "quoteproof.ingest.pdf",
-    "quoteproof.ingest.docx",
+    "quoteproof.ingest.pdf.parse",
+    "quoteproof.ingest.office.docx",
     "trafilatura",
     "quoteproof.server.pdf_pages",
     "PIL.Image",

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.sync_api import expect
 
-from quoteproof.ingest.labels import fit_label
 from quoteproof.render.html import HTML_LABEL_CHARS
 from quoteproof.render.provenance import NO_MODEL_NOTICE
+from quoteproof.text.labels import fit_label
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Locator, Page

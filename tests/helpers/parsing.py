@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from quoteproof.ingest.pipeline import IngestSettings, Parsed, parse_and_chunk
+from quoteproof.ingest.parsing import IngestSettings, Parsed, parse_and_chunk
 
 HANG = b"HANG"
 """A file holding these bytes never finishes parsing under `hang_on_marker`."""

@@ -23,7 +23,7 @@ from quoteproof import Index
 from quoteproof.defaults import DEFAULT_EMBED_TOKENS
 from quoteproof.ingest.chunking import ChunkSettings, ChunkSpan, chunk_document
 from quoteproof.ingest.model_tokens import WordPieceCounter, default_counter
-from quoteproof.ingest.pipeline import IngestSettings
+from quoteproof.ingest.parsing import IngestSettings
 from quoteproof.model import Block, BlockKind, ParsedDocument
 from quoteproof.retrieval.embed_index import model_limit, passages
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL

@@ -22,8 +22,8 @@ from quoteproof.ingest.chunking import (
     chunk_document,
     count_tokens,
 )
-from quoteproof.ingest.markdown import parse_markdown
-from quoteproof.ingest.text import parse_text
+from quoteproof.ingest.plain.markdown import parse_markdown
+from quoteproof.ingest.plain.text import parse_text
 from quoteproof.model import Block, BlockKind, ParsedDocument
 
 

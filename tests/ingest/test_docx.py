@@ -17,10 +17,11 @@ from docx.text.run import Run
 
 from helpers.fuzz import declare_size
 from quoteproof.errors import IngestError
-from quoteproof.ingest import docx as docx_ingest
-from quoteproof.ingest.docx import parse_docx
+from quoteproof.ingest.office import docx as docx_ingest
+from quoteproof.ingest.office.docx import parse_docx
 from quoteproof.ingest.parse_limits import ParseLimits
-from quoteproof.ingest.pipeline import IngestSettings, ingest_files
+from quoteproof.ingest.parsing import IngestSettings
+from quoteproof.ingest.pipeline import ingest_files
 from quoteproof.model import ParsedDocument
 from quoteproof.store.open import open_store
 

@@ -1,7 +1,7 @@
 """Fuzzing every ingest parser with hostile input (hypothesis, bounded).
 
 The contract, for any bytes under any supported name: the pipeline's per-file parse
-(`pipeline.parse_and_chunk`, what `quoteproof ingest` and the server run) either
+(`parsing.parse_and_chunk`, what `quoteproof ingest` and the server run) either
 gives a valid document (canonical text a storable str; every block, chunk and page
 start inside it) or a one-line cause, and the format parser either returns a valid
 document or raises `IngestError` whose message names the file. Never another
@@ -31,16 +31,16 @@ from hypothesis import strategies as st
 from helpers.fuzz import declare_size, mutated, rezip, zip_member
 from helpers.pdfs import flate_bomb_pdf, fuzz_seed_pdf, strokes_pdf
 from quoteproof.errors import IngestError
-from quoteproof.ingest.docx import DOCUMENT_PART, MALFORMED_PART, parse_docx
 from quoteproof.ingest.files import PARSERS, ParseOptions
-from quoteproof.ingest.html import parse_html
-from quoteproof.ingest.markdown import parse_markdown
+from quoteproof.ingest.html.parse import parse_html
+from quoteproof.ingest.html.spl import parse_spl
+from quoteproof.ingest.office.docx import DOCUMENT_PART, MALFORMED_PART, parse_docx
 from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.parse_worker import ParseWorker
-from quoteproof.ingest.pipeline import IngestSettings, Parsed, parse_and_chunk
-from quoteproof.ingest.spl import parse_spl
-from quoteproof.ingest.tables import parse_json
-from quoteproof.ingest.text import parse_text
+from quoteproof.ingest.parsing import IngestSettings, Parsed, parse_and_chunk
+from quoteproof.ingest.plain.markdown import parse_markdown
+from quoteproof.ingest.plain.tables import parse_json
+from quoteproof.ingest.plain.text import parse_text
 from quoteproof.model import ParsedDocument
 
 FOLDER = Path("/fuzz/in")

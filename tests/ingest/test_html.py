@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from quoteproof.errors import IngestError
-from quoteproof.ingest.html import decode_html, is_byline, parse_html
+from quoteproof.ingest.html.parse import decode_html, is_byline, parse_html
 from quoteproof.model import ParsedDocument
 
 CDC_HTML = Path(__file__).resolve().parents[3] / "shared" / "data" / "cdc-pcd-2024-html" / "html"

@@ -10,8 +10,8 @@ import pytest
 
 from quoteproof.errors import IngestError
 from quoteproof.ingest.files import parse_bytes
-from quoteproof.ingest.html import parse_html
-from quoteproof.ingest.html_depth import MAX_DEPTH
+from quoteproof.ingest.html.depth import MAX_DEPTH
+from quoteproof.ingest.html.parse import parse_html
 from quoteproof.ingest.pipeline import ingest_files
 from quoteproof.store.open import open_store
 

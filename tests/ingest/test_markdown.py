@@ -8,7 +8,7 @@ import pytest
 
 from quoteproof.errors import IngestError
 from quoteproof.ingest.files import parse_file
-from quoteproof.ingest.markdown import front_matter_lines, parse_markdown
+from quoteproof.ingest.plain.markdown import front_matter_lines, parse_markdown
 from quoteproof.model import ParsedDocument
 
 SOURCE = """---

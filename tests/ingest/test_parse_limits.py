@@ -16,7 +16,8 @@ from helpers.memory import run_with_peak_rss
 from helpers.parsing import SPIN, spin_on_marker
 from helpers.pdfs import flate_bomb_pdf, image_only_pdf
 from quoteproof.ingest.parse_limits import ParseLimits
-from quoteproof.ingest.pipeline import IngestSettings, ingest_files
+from quoteproof.ingest.parsing import IngestSettings
+from quoteproof.ingest.pipeline import ingest_files
 from quoteproof.store.open import open_store
 
 MB = 2**20

@@ -16,12 +16,12 @@ import pytest
 
 from helpers import pdfs as build
 from quoteproof.errors import IngestError
-from quoteproof.ingest.labels import make_label
-from quoteproof.ingest.pdf import NO_TEXT_AT_ALL, meaningful_title, parse_pdf
-from quoteproof.ingest.pdf_page import PdfLine, upright
-from quoteproof.ingest.pdf_tables import find_grids, merge_edges
-from quoteproof.ingest.pdf_text import WordSet, clean_line, keep_hyphen
+from quoteproof.ingest.pdf.page import PdfLine, upright
+from quoteproof.ingest.pdf.parse import NO_TEXT_AT_ALL, meaningful_title, parse_pdf
+from quoteproof.ingest.pdf.tables import find_grids, merge_edges
+from quoteproof.ingest.pdf.text import WordSet, clean_line, keep_hyphen
 from quoteproof.model import Block, ParsedDocument
+from quoteproof.text.labels import make_label
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 VEKLURY = DATA / "fda-remdesivir-label" / "veklury_remdesivir_label_oct2020.pdf"

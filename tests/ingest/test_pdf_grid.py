@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from quoteproof.ingest.pdf_grid import Cells, Point, assign_cells
-from quoteproof.ingest.pdf_page import PdfLine
+from quoteproof.ingest.pdf.grid import Cells, Point, assign_cells
+from quoteproof.ingest.pdf.page import PdfLine
 
 CELLS = Cells(columns=(0.0, 50.0, 100.0), rows=(100.0, 80.0, 60.0), spanning=(False, False))
 

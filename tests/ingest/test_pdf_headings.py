@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from helpers import pdfs as build
-from quoteproof.ingest.pdf import parse_pdf
-from quoteproof.ingest.pdf_headings import _is_heading_text
+from quoteproof.ingest.pdf.headings import _is_heading_text
+from quoteproof.ingest.pdf.parse import parse_pdf
 from quoteproof.model import ParsedDocument
 
 

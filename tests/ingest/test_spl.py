@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from quoteproof.errors import IngestError
-from quoteproof.ingest.spl import parse_spl
+from quoteproof.ingest.html.spl import parse_spl
 from quoteproof.model import ParsedDocument
 
 LABEL = (

@@ -21,11 +21,11 @@ from helpers.table_docs import (
 )
 from quoteproof import Index
 from quoteproof.ingest.blocks import row_line
-from quoteproof.ingest.docx import parse_docx
-from quoteproof.ingest.html import parse_html
-from quoteproof.ingest.markdown import parse_markdown
-from quoteproof.ingest.pdf import parse_pdf
-from quoteproof.ingest.spl import parse_spl
+from quoteproof.ingest.html.parse import parse_html
+from quoteproof.ingest.html.spl import parse_spl
+from quoteproof.ingest.office.docx import parse_docx
+from quoteproof.ingest.pdf.parse import parse_pdf
+from quoteproof.ingest.plain.markdown import parse_markdown
 from quoteproof.model import ParsedDocument
 
 REAL_SPL = Path(__file__).resolve().parents[3] / "shared/data/fda-remdesivir-label"

@@ -12,7 +12,7 @@ import pytest
 from quoteproof.errors import IngestError
 from quoteproof.index import Index
 from quoteproof.ingest.files import discover, parse_file
-from quoteproof.ingest.tables import (
+from quoteproof.ingest.plain.tables import (
     JSON_BLOCK_CHARS,
     JSON_BLOCK_LINES,
     ROWS_PER_BLOCK,

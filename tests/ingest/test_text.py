@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from quoteproof.errors import IngestError
-from quoteproof.ingest.text import decode_plain_text, paragraph_spans, parse_text, trim_span
+from quoteproof.ingest.plain.text import decode_plain_text, paragraph_spans, parse_text
+from quoteproof.text.spans import trim_span
 
 
 def test_crlf_and_lone_cr_become_lf() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from quoteproof import Index
-from quoteproof.ingest.pipeline import IngestSettings
+from quoteproof.ingest.parsing import IngestSettings
 from quoteproof.model import DEFAULT_COLLECTION
 
 

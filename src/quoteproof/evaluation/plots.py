@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
+from quoteproof.evaluation.metrics import percentile
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -47,8 +49,6 @@ def latency_histogram(latencies_ms: Sequence[float]) -> bytes | None:
     """A histogram of ask latencies (ms), with the p50 and p95 marked."""
     if not latencies_ms:
         return None
-    from quoteproof.evaluation.metrics import percentile
-
     figure = _figure()
     axes = figure.add_subplot()
     axes.hist(latencies_ms, bins=min(30, max(5, len(latencies_ms) // 3)), color=_BLUE)

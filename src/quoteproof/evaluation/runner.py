@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
+from quoteproof.defaults import DEFAULT_MAX_STEPS
 from quoteproof.errors import BackendError
 from quoteproof.evaluation.evalset import EvalItem
 from quoteproof.evaluation.metrics import (
@@ -44,7 +45,6 @@ from quoteproof.model import Answer, AnswerMode, Document, ProseSegment, Quote
 from quoteproof.quoting.citations import Strictness
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.store.base import DocumentSummary, Store
-from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 
 __all__ = [
     "AskOptions",

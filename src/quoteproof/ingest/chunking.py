@@ -49,10 +49,9 @@ from quoteproof.defaults import DEFAULT_SECTION_TOKENS as DEFAULT_SECTION_TOKENS
 from quoteproof.defaults import DEFAULT_WINDOW_TOKENS as DEFAULT_WINDOW_TOKENS
 from quoteproof.errors import UsageError
 from quoteproof.ingest.model_tokens import TokenCounter, default_counter, tokens_between
-from quoteproof.ingest.text import trim_span
 from quoteproof.model import Block, ParsedDocument
-from quoteproof.sentences import sentence_bounds
 from quoteproof.store.base import embedding_input
+from quoteproof.text.spans import sentence_spans, trim_span
 
 DEFAULT_MAX_CHARS = 20_000
 """The hard bound on a chunk's length: far above a 500-token section (about 3,000
@@ -116,29 +115,6 @@ def count_tokens(text: str) -> int:
     a regular expression over words and marks).
     """
     return len(text.split()) + sum(text.count(mark) for mark in _PUNCTUATION)
-
-
-def sentence_spans(text: str, start: int, end: int, language: str = "en") -> list[tuple[int, int]]:
-    """Return the trimmed, non-empty sentences of `text[start:end]` as absolute spans.
-
-    Sentences come from sentencex, in linear time (`sentences.sentence_bounds`);
-    spans are in order and do not overlap (overlapping boundaries are merged). If
-    sentencex finds none, the whole trimmed span is one sentence.
-    """
-    spans: list[tuple[int, int]] = []
-    for bound_start, bound_end in sentence_bounds(language, text[start:end]):
-        first, last = trim_span(text, start + bound_start, start + bound_end)
-        if first >= last:
-            continue
-        if spans and first < spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(last, spans[-1][1]))
-        else:
-            spans.append((first, last))
-    if not spans:
-        whole = trim_span(text, start, end)
-        if whole[0] < whole[1]:
-            spans.append(whole)
-    return spans
 
 
 def _sections(blocks: Sequence[Block]) -> Iterator[list[Block]]:

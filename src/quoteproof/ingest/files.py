@@ -12,11 +12,11 @@ from pathlib import Path
 
 from quoteproof.defaults import DEFAULT_MAX_FILE_MB as DEFAULT_MAX_FILE_MB
 from quoteproof.errors import IngestError
-from quoteproof.ingest.html import parse_html
-from quoteproof.ingest.markdown import parse_markdown
+from quoteproof.ingest.html.parse import parse_html
+from quoteproof.ingest.plain.markdown import parse_markdown
+from quoteproof.ingest.plain.tables import parse_csv, parse_json
+from quoteproof.ingest.plain.text import parse_text
 from quoteproof.ingest.sniff import mislabel_cause
-from quoteproof.ingest.tables import parse_csv, parse_json
-from quoteproof.ingest.text import parse_text
 from quoteproof.model import ParsedDocument
 from quoteproof.pdfium_lock import pdfium
 
@@ -43,20 +43,20 @@ def _text_parser(parse: Callable[[bytes, str], ParsedDocument]) -> Parser:
 
 
 def _parse_pdf(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
-    from quoteproof.ingest.pdf import parse_pdf  # PDFium loads only when needed
+    from quoteproof.ingest.pdf.parse import parse_pdf  # PDFium loads only when needed
 
     with pdfium():  # PDFium is not thread-safe (a caller may parse in threads)
         return parse_pdf(raw, path, ocr=options.ocr)
 
 
 def _parse_docx(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
-    from quoteproof.ingest.docx import parse_docx
+    from quoteproof.ingest.office.docx import parse_docx
 
     return parse_docx(raw, path)
 
 
 def _parse_spl(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
-    from quoteproof.ingest.spl import parse_spl
+    from quoteproof.ingest.html.spl import parse_spl
 
     return parse_spl(raw, path)
 

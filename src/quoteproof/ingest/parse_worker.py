@@ -3,7 +3,7 @@
 A `ParseWorker` hands each file it is given (`start`) to a fresh child process
 that the operating system limits by the file's size (`limited_call.LimitedCall`
 under `IngestSettings.limits`): the child parses and chunks it
-(`pipeline.parse_and_chunk`) and exits. Its owner waits on `connection` among
+(`parsing.parse_and_chunk`) and exits. Its owner waits on `connection` among
 others (`multiprocessing.connection.wait`), until `deadline` at the latest, then
 takes the outcome (`result`): the parsed file, or the cause it failed with, which
 names the limit it met. `kill` ends a parse at once. `quoteproof ingest` and the
@@ -15,15 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from quoteproof.ingest.parse_limits import failure_cause
+from quoteproof.ingest.parsing import IngestSettings, Parsed, parse_and_chunk
 from quoteproof.limited_call import Failure, Finished, LimitedCall
 
-if TYPE_CHECKING:
-    from quoteproof.ingest.pipeline import IngestSettings, Parsed
-
-ParseFunction = Callable[[bytes, Path, "IngestSettings"], "Parsed | str"]
+ParseFunction = Callable[[bytes, Path, IngestSettings], Parsed | str]
 """What a worker runs on each file: `parse_and_chunk` or one with its contract."""
 
 
@@ -37,11 +34,7 @@ class ParseWorker:
     """
 
     def __init__(self, parse: ParseFunction | None = None, timeout_s: float | None = None) -> None:
-        if parse is None:
-            from quoteproof.ingest.pipeline import parse_and_chunk
-
-            parse = parse_and_chunk
-        self._parse = parse
+        self._parse = parse or parse_and_chunk
         self._timeout = timeout_s
         self._call: LimitedCall | None = None
         self._size = 0

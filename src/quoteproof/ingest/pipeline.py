@@ -5,51 +5,28 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from quoteproof.errors import IngestError
-from quoteproof.ingest.chunking import ChunkSettings, ChunkSpan, chunk_document
+from quoteproof.ingest.chunking import ChunkSpan
 from quoteproof.ingest.files import (
-    DEFAULT_MAX_FILE_MB,
     Discovery,
-    ParseOptions,
-    parse_bytes,
     read_file,
     source_name,
 )
-from quoteproof.ingest.labels import display_title, make_label, number_duplicates
-from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.parse_worker import ParseFunction, ParseWorker
-from quoteproof.model import DEFAULT_COLLECTION, ParsedDocument
-from quoteproof.store.base import NewChunk, NewDocument, Store, check_collection_name
+from quoteproof.ingest.parsing import IngestSettings, Parsed
+from quoteproof.model import ParsedDocument
+from quoteproof.store.base import NewChunk, NewDocument, Store
+from quoteproof.text.labels import display_title, make_label, number_duplicates
 
 IngestStatus = Literal["added", "updated", "unchanged", "failed", "skipped"]
 
 
 _KEEP_ORIGINAL = frozenset({"pdf"})
 """Formats whose file bytes are stored: PDF character boxes are read from them."""
-
-
-@dataclass(frozen=True)
-class IngestSettings:
-    """How files are ingested: size limit, OCR, chunk sizes, the collection new
-    versions go to (raises ValueError for an invalid collection name), and what
-    parsing one file may cost (`limits`).
-
-    The collection is set on new and changed files only: a file already stored
-    unchanged keeps the collection of its current version.
-    """
-
-    max_file_mb: float = DEFAULT_MAX_FILE_MB
-    ocr: bool = False
-    chunking: ChunkSettings = field(default_factory=ChunkSettings)
-    collection: str = DEFAULT_COLLECTION
-    limits: ParseLimits = field(default_factory=ParseLimits)
-
-    def __post_init__(self) -> None:
-        check_collection_name(self.collection)
 
 
 @dataclass(frozen=True)
@@ -127,14 +104,6 @@ class PendingFile:
     file_sha256: str
 
 
-@dataclass(frozen=True)
-class Parsed:
-    """The outcome of `parse_and_chunk`: a document and its chunk spans."""
-
-    document: ParsedDocument
-    spans: list[ChunkSpan]
-
-
 def prepare_file(store: Store, path: Path, settings: IngestSettings) -> PendingFile | IngestResult:
     """Read `path`; return an `unchanged` result when its bytes are already stored,
     a `failed` one when it cannot be read or is over the size limit."""
@@ -148,26 +117,6 @@ def prepare_file(store: Store, path: Path, settings: IngestSettings) -> PendingF
     if current is not None and current.file_sha256 == file_sha:
         return IngestResult(name, "unchanged", current.doc_id, current.version)
     return PendingFile(path, raw, file_sha)
-
-
-def parse_and_chunk(raw: bytes, path: Path, settings: IngestSettings) -> Parsed | str:
-    """Parse and chunk one file's bytes; return the result, or the cause of failure.
-
-    Pure (touches no store), so it can run in a worker process; failures come back
-    as a string because `IngestError` does not survive pickling.
-    """
-    try:
-        document = parse_bytes(raw, path, ParseOptions(ocr=settings.ocr))
-        if "\x00" in document.text:
-            raise IngestError(
-                source_name(path), "the text contains NUL characters (a binary file?)"
-            )
-        spans = chunk_document(document, settings.chunking)
-        if not spans:
-            raise IngestError(source_name(path), "empty document: no text to index")
-    except IngestError as exc:
-        return exc.cause
-    return Parsed(document, spans)
 
 
 def store_parsed(

@@ -14,7 +14,7 @@ import json
 from dataclasses import replace
 
 from quoteproof.llm.base import Completion, CompletionRequest, Message, ToolCall, ToolSpec
-from quoteproof.quoting.grammar import tool_call_grammar
+from quoteproof.llm.gbnf import tool_call_grammar
 
 __all__ = ["fold_tools", "unfold_tool_call"]
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from quoteproof.ingest.chunking import sentence_spans
+from quoteproof.text.spans import sentence_spans
 
 __all__ = ["MAX_PARTIAL_SENTENCES", "MIN_PARTIAL_WORDS", "Run", "longest_run", "word_count"]
 

@@ -8,9 +8,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from quoteproof.ingest.labels import LABEL_SEPARATOR
 from quoteproof.model import Chunk, Document
 from quoteproof.render.visible import visible, visible_line
+from quoteproof.text.labels import LABEL_SEPARATOR
 
 
 def chunk_to_dict(chunk: Chunk, document: Document | None) -> dict[str, Any]:

@@ -45,11 +45,11 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath, PureWindowsPath
 
-from quoteproof.ingest.labels import fit_label
 from quoteproof.model import Answer, DataResult, Quote
 from quoteproof.render import layout
 from quoteproof.render.table_quote import TableView, quote_parts
 from quoteproof.render.visible import visible
+from quoteproof.text.labels import fit_label
 
 __all__ = [
     "PAGE_CSS",

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from quoteproof.ingest.labels import with_pages
 from quoteproof.model import (
     REFUSAL_TEXT,
     Answer,
@@ -44,6 +43,7 @@ from quoteproof.render.dataresult import (
 from quoteproof.render.provenance import NO_MODEL_NOTICE, model_parts
 from quoteproof.render.table_quote import table_notes
 from quoteproof.render.visible import normalise_breaks
+from quoteproof.text.labels import with_pages
 
 __all__ = [
     "DATA_LABEL",

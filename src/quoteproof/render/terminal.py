@@ -56,11 +56,11 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from quoteproof.ingest.labels import fit_label
 from quoteproof.model import Answer, DataResult, Quote
 from quoteproof.render import layout
 from quoteproof.render.table_quote import TableView, quote_parts
 from quoteproof.render.visible import visible
+from quoteproof.text.labels import fit_label
 
 __all__ = [
     "DATA_GUTTER",

@@ -20,6 +20,7 @@ from quoteproof.ingest.chunking import ChunkSettings, chunk_document
 from quoteproof.ingest.model_tokens import TokenCounter, WordPieceCounter, default_counter
 from quoteproof.model import Block, ParsedDocument
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL, Embedder, resolve_model
+from quoteproof.retrieval.onnx_model import max_seq_length
 from quoteproof.store.base import EmbeddingSpace, PendingEmbedding, Store, embedding_input
 
 EMBED_BLOCK = 512
@@ -36,8 +37,6 @@ def model_limit(model: str) -> tuple[int, TokenCounter] | None:
     """The token limit of `model` (`max_seq_length`) and a counter of its tokens,
     read from its local folder (the default model: the packaged one); None when
     they cannot be read (a model name to download: its inputs are truncated)."""
-    from quoteproof.retrieval.onnx_model import max_seq_length
-
     source = Path(resolve_model(model))
     tokenizer = source / "tokenizer.json"
     if not tokenizer.is_file():

@@ -25,7 +25,15 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from quoteproof.errors import RetrievalError
+from quoteproof.errors import RetrievalError, RetrievalNotice
+from quoteproof.retrieval import onnx_export
+from quoteproof.retrieval.onnx_export import ExportError
+from quoteproof.retrieval.onnx_model import (
+    OnnxSentenceModel,
+    cached_model_path,
+    runtime_available,
+    unsupported_reason,
+)
 from quoteproof.store.base import Vectors
 
 DEFAULT_EMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -130,14 +138,6 @@ def load_onnx_model(model: str, source: str) -> SentenceModel:
     it was refused before (`remembered`), RetrievalError when torch is needed but
     cannot load the model.
     """
-    from quoteproof.retrieval.onnx_export import (
-        ExportError,
-        export_checked,
-        remember_refusal,
-        remembered_refusal,
-    )
-    from quoteproof.retrieval.onnx_model import OnnxSentenceModel, cached_model_path
-
     folder = Path(source)
     graph = cached_model_path(folder)
     if graph.is_file():
@@ -146,16 +146,16 @@ def load_onnx_model(model: str, source: str) -> SentenceModel:
             return onnx_model
         except Exception:  # a corrupt or truncated cache file: exported again below
             pass
-    refusal = remembered_refusal(graph)
+    refusal = onnx_export.remembered_refusal(graph)
     if refusal is not None:
         raise refusal
     try:
         sentence_model = load_sentence_model("SentenceTransformer", model, source)
-        return export_checked(sentence_model, folder, graph)
+        return onnx_export.export_checked(sentence_model, folder, graph)
     except ExportError as exc:
         if not exc.lasting:
             raise
-        where = remember_refusal(graph, exc)
+        where = onnx_export.remember_refusal(graph, exc)
         if where is None:
             raise
         raise ExportError(
@@ -169,9 +169,6 @@ def load_embedding_model(model: str) -> SentenceModel:
     `RetrievalNotice` warning says why, once: the refusal is remembered and later
     loads go to torch without a word. Raises RetrievalError when the model cannot
     load."""
-    from quoteproof.retrieval.onnx_export import ExportError
-    from quoteproof.retrieval.onnx_model import runtime_available, unsupported_reason
-
     source = resolve_model(model)
     wanted = os.environ.get(RUNTIME_VARIABLE, "").strip().lower()
     if wanted != "torch" and runtime_available() and unsupported_reason(Path(source)) is None:
@@ -179,8 +176,6 @@ def load_embedding_model(model: str) -> SentenceModel:
             return load_onnx_model(model, source)
         except ExportError as exc:
             if not exc.remembered:
-                from quoteproof.retrieval.retriever import RetrievalNotice
-
                 warnings.warn(
                     f"embedding model {model} runs on torch: {exc}", RetrievalNotice, stacklevel=2
                 )

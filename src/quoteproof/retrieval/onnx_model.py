@@ -14,6 +14,7 @@ CUDAExecutionProvider is available, otherwise on the CPU with one thread per cor
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -51,8 +52,6 @@ def cache_dir() -> Path:
 
 def runtime_available() -> bool:
     """Return True when onnxruntime and tokenizers can be imported."""
-    import importlib.util
-
     return all(importlib.util.find_spec(name) for name in ("onnxruntime", "tokenizers"))
 
 

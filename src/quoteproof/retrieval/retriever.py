@@ -16,6 +16,7 @@ from quoteproof.defaults import DEFAULT_DEPTH as DEFAULT_DEPTH
 from quoteproof.defaults import DEFAULT_RERANK_CANDIDATES as DEFAULT_RERANK_CANDIDATES
 from quoteproof.defaults import DEFAULT_RERANK_KEEP as DEFAULT_RERANK_KEEP
 from quoteproof.errors import Hint, RetrievalError
+from quoteproof.errors import RetrievalNotice as RetrievalNotice
 from quoteproof.model import Hit, RetrievalInfo, Via
 from quoteproof.retrieval.embedder import DENSE_EXTRA_HINT, Embedder, dense_available
 from quoteproof.retrieval.evidence import BM25_COVERAGE, COSINE, term_coverage
@@ -24,10 +25,6 @@ from quoteproof.retrieval.rerank import Reranker
 from quoteproof.store.base import TRUNCATED_VECTORS_SETTING, Store, embedding_space_mismatch
 
 RetrieverName = Literal["bm25", "dense", "hybrid"]
-
-
-class RetrievalNotice(UserWarning):
-    """Retrieval runs differently from what a user might assume (e.g. BM25 alone)."""
 
 
 @dataclass(frozen=True)

@@ -33,15 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from quoteproof.ingest.parse_worker import ParseFunction, ParseWorker
-from quoteproof.ingest.pipeline import (
-    IngestResult,
-    IngestSettings,
-    Parsed,
-    PendingFile,
-    parse_and_chunk,
-    prepare_file,
-    store_parsed,
-)
+from quoteproof.ingest.parsing import IngestSettings, Parsed, parse_and_chunk
+from quoteproof.ingest.pipeline import IngestResult, PendingFile, prepare_file, store_parsed
 from quoteproof.model import DEFAULT_COLLECTION
 from quoteproof.server.journal import JobJournal
 

@@ -20,7 +20,7 @@ from fastapi import Depends, Request
 
 from quoteproof.index import DEFAULT_INDEX, Index
 from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB
-from quoteproof.ingest.pipeline import IngestSettings
+from quoteproof.ingest.parsing import IngestSettings
 from quoteproof.llm.base import Backend
 from quoteproof.llm.select import BackendName, make_backend
 from quoteproof.llm.servers import DEFAULT_TIMEOUT_S

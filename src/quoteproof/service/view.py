@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from quoteproof.audit import list_entries, record_answer, visible_to
 from quoteproof.codec import answer_to_dict
+from quoteproof.defaults import DEFAULT_MAX_STEPS
 from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_SEARCH_TOP_K, Index
 from quoteproof.llm.base import Backend
 from quoteproof.model import (
@@ -32,7 +33,6 @@ from quoteproof.receipts import AnswerCheck, verify_saved
 from quoteproof.seal import SEAL_KEY, seal_entry
 from quoteproof.service.principal import Principal
 from quoteproof.store.base import AuditEntry, CurrentVersion, DocumentSummary, Store
-from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
 from quoteproof.streaming import EventSink
 
 __all__ = ["AnswerOptions", "Asked", "ScopedIndex"]

@@ -131,7 +131,7 @@ def join_no_model(model: Resolution, found: Resolution) -> tuple[Resolution, int
     The model's quotes come first, in its order; one that a quote of `found` holds
     whole is shown as that quote instead, so the no-model answer's words are never
     cut. Then every quote of `found` that repeats none of those (`near_duplicate`)
-    is added, then the model's prose follows; quotes are numbered again from q1."""
+    is added after the model's reply; quotes are numbered again from q1."""
     chosen: list[Quote] = []
     position: dict[str, int] = {}  # a model quote's id -> its place in `chosen`
     for quote in model.quotes:
@@ -148,12 +148,10 @@ def join_no_model(model: Resolution, found: Resolution) -> tuple[Resolution, int
     quotes = tuple(replace(q, id=f"q{n}") for n, q in enumerate(chosen, start=1))
     segments = [
         *dict.fromkeys(
-            QuoteSegment(quotes[position[s.quote_id]].id)
+            QuoteSegment(quotes[position[s.quote_id]].id) if isinstance(s, QuoteSegment) else s
             for s in model.segments
-            if isinstance(s, QuoteSegment) and s.quote_id in position
         ),
         *(QuoteSegment(q.id) for q in quotes[own:]),
-        *(s for s in model.segments if not isinstance(s, QuoteSegment)),
     ]
     return replace(model, segments=tuple(segments), quotes=quotes), len(chosen) - own
 

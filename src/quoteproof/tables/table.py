@@ -6,7 +6,13 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from quoteproof.errors import TableError
-from quoteproof.ingest.tables import TableData, TableFormatError, csv_delimiter, read_csv, read_json
+from quoteproof.ingest.plain.tables import (
+    TableData,
+    TableFormatError,
+    csv_delimiter,
+    read_csv,
+    read_json,
+)
 from quoteproof.model import Cell, Document
 
 Row = tuple[Cell, ...]
@@ -50,7 +56,7 @@ def load_table(document: Document) -> Table:
     """Read a stored table document (format "csv" or "json") back into a `Table`.
 
     The canonical text is read with the same readers ingest used
-    (`quoteproof.ingest.tables`), so the rows are those that were ingested; a
+    (`quoteproof.ingest.plain.tables`), so the rows are those that were ingested; a
     `.tsv` source is read with tab delimiters. Raises `TableError` for another
     format or text that no longer reads as a table.
     """

@@ -1,6 +1,6 @@
 """How deep and how large a parsed HTML page is, checked before it is read.
 
-The reading of a page (`ingest.html`) walks its tree, and trafilatura recurses
+The reading of a page (`ingest.html.parse`) walks its tree, and trafilatura recurses
 into it: a page must not nest deeper than `MAX_DEPTH`. A page whose markup makes the
 HTML5 tree builder re-open unclosed formatting elements again and again holds many
 more elements than tags, and reading them costs time for nothing:

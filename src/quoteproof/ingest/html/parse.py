@@ -32,7 +32,7 @@ from quoteproof.ingest.blocks import (
     RowCells,
     collapse_whitespace,
 )
-from quoteproof.ingest.html_depth import check_parsed
+from quoteproof.ingest.html.depth import check_parsed
 from quoteproof.model import BlockKind, ParsedDocument
 
 __all__ = [
@@ -573,8 +573,8 @@ def parse_html(raw: bytes, path: str) -> ParsedDocument:
     `head > title` (whitespace collapsed), else the first h1, else the file stem;
     the language is `<html lang>` when set, else "en". Raises `IngestError` if the
     bytes cannot be decoded, or the parsed page is nested more than
-    `html_depth.MAX_DEPTH` deep or holds too many elements per tag
-    (`html_depth.check_parsed`). What the HTML5 parser spends on hostile markup is
+    `depth.MAX_DEPTH` deep or holds too many elements per tag
+    (`depth.check_parsed`). What the HTML5 parser spends on hostile markup is
     bounded by the parsing process's limits (`ingest.parse_limits`). O(len(raw))
     on the fast path; trafilatura costs more.
     """

@@ -36,8 +36,9 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from quoteproof.errors import IngestError
-from quoteproof.ingest.text import decode_plain_text, trim_span
+from quoteproof.ingest.plain.text import decode_plain_text
 from quoteproof.model import Block, Cell, ParsedDocument
+from quoteproof.text.spans import trim_span
 
 ROWS_PER_BLOCK = 20
 JSON_BLOCK_LINES = 40

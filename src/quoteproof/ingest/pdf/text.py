@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from quoteproof.ingest.blocks import CELL_SEPARATOR, Span, row_line
-from quoteproof.ingest.pdf_grid import CellRow
-from quoteproof.ingest.pdf_page import PdfLine
+from quoteproof.ingest.pdf.grid import CellRow
+from quoteproof.ingest.pdf.page import PdfLine
 from quoteproof.model import CharRun, TableRow
 
 Piece = tuple[str, int | None]

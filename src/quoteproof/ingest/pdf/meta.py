@@ -9,7 +9,7 @@ from pathlib import PurePath
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
-from quoteproof.ingest.pdf_headings import Bookmark
+from quoteproof.ingest.pdf.headings import Bookmark
 
 _GENERATED_TITLE = re.compile(
     r"(microsoft\s+\w+\s+-|\(?anonymous\)?$|untitled\b|title$|document\s*\d*$)", re.I

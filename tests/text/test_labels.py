@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quoteproof.ingest.labels import (
+from quoteproof.text.labels import (
     LABEL_PART_CHARS,
     display_title,
     fit_label,

@@ -5,7 +5,7 @@ line (never per character on the normal path): the page text comes from one
 `FPDFText_GetText` call, each line costs up to seven calls (two loose character
 boxes, the font size and matrix of one character, two font weights, one fill
 colour), and each page object one or two (its type; the bounds of a path). The
-per-line and per-object calls go through the unchecked entry points of `pdf_calls`.
+per-line and per-object calls go through the unchecked entry points of `calls`.
 """
 
 from __future__ import annotations
@@ -14,16 +14,12 @@ import ctypes
 import math
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
-from quoteproof.ingest import pdf_calls as pdfium_calls
-from quoteproof.ingest.pdf_tables import Edge, TableGrid, find_grids
-
-if TYPE_CHECKING:
-    from quoteproof.ingest.pdf_cells import TableCells
+from quoteproof.ingest.pdf import calls as pdfium_calls
+from quoteproof.ingest.pdf.tables import Edge, TableGrid, find_grids
 
 BBox = tuple[float, float, float, float]
 """A rectangle in PDF points: (x0, y0, x1, y1), origin bottom-left."""
@@ -68,20 +64,6 @@ class PdfLine:
     size: float = 0.0
     bold: bool = False
     color: int | None = None
-
-
-@dataclass(frozen=True)
-class PageContent:
-    """What one page holds: its box, text lines, ruled-table boxes and images
-    (boxes in the page's display orientation, see `upright`), and the cells of
-    its tables (`cells[n]` of `tables[n]`, where read)."""
-
-    number: int
-    bbox: BBox
-    lines: tuple[PdfLine, ...]
-    tables: tuple[BBox, ...] = ()
-    has_image: bool = False
-    cells: tuple[TableCells, ...] = ()
 
 
 def upright(box: BBox, rotation: int, page_box: BBox) -> BBox:
@@ -142,7 +124,7 @@ def _text_by_char(raw: object, count: int) -> str:
 
 class _LineReader:
     """Measures lines of one text page; out-parameters and PDFium functions bound once
-    (the unchecked ones of `pdf_calls`, given the page as a void pointer)."""
+    (the unchecked ones of `calls`, given the page as a void pointer)."""
 
     def __init__(self, textpage: pdfium.PdfTextPage) -> None:
         self.textpage = textpage.raw

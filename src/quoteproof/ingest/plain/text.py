@@ -12,6 +12,7 @@ from pathlib import PurePath
 
 from quoteproof.errors import IngestError
 from quoteproof.model import Block, ParsedDocument
+from quoteproof.text.spans import trim_span
 
 TITLE_MAX_CHARS = 100
 """A first line longer than this is not used as a plain-text document's title."""
@@ -33,23 +34,6 @@ def decode_plain_text(raw: bytes, path: str) -> str:
     except UnicodeDecodeError as exc:
         raise IngestError(path, f"not valid UTF-8 (byte offset {exc.start})") from None
     return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _is_trimmed_char(char: str) -> bool:
-    return char.isspace() or char == "\ufeff"
-
-
-def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """Shrink `text[start:end]` past surrounding whitespace (and U+FEFF) on both ends.
-
-    Returns the new `(start, end)`; an all-whitespace span comes back empty
-    (`start == end`). O(length of the whitespace removed).
-    """
-    while start < end and _is_trimmed_char(text[start]):
-        start += 1
-    while end > start and _is_trimmed_char(text[end - 1]):
-        end -= 1
-    return start, end
 
 
 def paragraph_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:

@@ -2,7 +2,7 @@
 
 Pure functions over `PdfLine`s (no PDFium calls); `pdf.py` documents the rules.
 A plan says which lines form a block and of what kind; `pdf.py` then builds the
-canonical text of each plan with `pdf_text`.
+canonical text of each plan with `text`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quoteproof.ingest.pdf_grid import CellRow
-from quoteproof.ingest.pdf_headings import (
+from quoteproof.ingest.pdf.content import PageContent
+from quoteproof.ingest.pdf.grid import CellRow
+from quoteproof.ingest.pdf.headings import (
     BODY,
     Bookmark,
     LineStats,
@@ -24,7 +25,7 @@ from quoteproof.ingest.pdf_headings import (
     line_stats,
     outline_heading_roles,
 )
-from quoteproof.ingest.pdf_page import PageContent, PdfLine
+from quoteproof.ingest.pdf.page import PdfLine
 from quoteproof.model import BlockKind
 
 BAND = 0.08
@@ -42,7 +43,7 @@ _PAGE_NUMBER = re.compile(
 class BlockPlan:
     """Lines (all on one page) that become one block of `kind`; `level` orders headings
     (smaller is outer) and is 0 for other kinds. A table whose cells were read
-    (`pdf_grid`) has them in `cells`, made of exactly its `lines`' characters."""
+    (`grid`) has them in `cells`, made of exactly its `lines`' characters."""
 
     kind: BlockKind
     page: int

@@ -22,8 +22,8 @@ Hyphens at line ends, one rule everywhere:
   word occurs elsewhere, else shown as a generated "-". (PDFium does not say which
   of the two hyphens it was, so a soft one is only dropped by the word check.)
 
-Structure, decided per line in this order (details in `pdf_structure`,
-`pdf_tables`, `pdf_headings`):
+Structure, decided per line in this order (details in `structure`,
+`tables`, `headings`):
 1. Furniture: a line in the top or bottom 8 % of its page that is a bare page number
    ("7", "Page 7 of 30", "vii"), or, in documents of 3+ pages, whose letters (digits
    and spacing ignored) occur in those bands on at least half of the pages, is a
@@ -33,7 +33,7 @@ Structure, decided per line in this order (details in `pdf_structure`,
    least 2 horizontal and 3 vertical rulings with 8 or more crossings (so a plain
    box or a call-out with a title bar is no table) is a table, and the lines whose
    centre lies in it become ONE `table` block, placed where its first line is.
-   A regular grid (no merged cell; see `pdf_grid`) gets cells: each character goes
+   A regular grid (no merged cell; see `grid`) gets cells: each character goes
    to the cell its box's centre lies in, and the block is its rows, one line each,
    cells joined by " | " (a cell's lines by a space), kept as
    `ParsedDocument.tables`; its first row is the header only when the font shows
@@ -63,7 +63,7 @@ Structure, decided per line in this order (details in `pdf_structure`,
    ending a sentence.
 
 Pages without a text layer: with `ocr` off a warning names them, and a document
-with no text at all is refused; with `ocr` on, `ocr.py` reads them (paragraph
+with no text at all is refused; with `ocr` on, `ocr.py` (beside it) reads them (paragraph
 blocks, no character runs, listed in `Layout.ocr_pages`).
 """
 
@@ -78,20 +78,20 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from quoteproof.errors import IngestError
-from quoteproof.ingest.ocr import ocr_page
-from quoteproof.ingest.pdf_cells import read_cells, upright_grid
-from quoteproof.ingest.pdf_headings import is_caption, large_size
-from quoteproof.ingest.pdf_meta import meaningful_title, read_bookmarks, read_language
-from quoteproof.ingest.pdf_page import (
-    PageContent,
+from quoteproof.ingest.pdf.cells import read_cells, upright_grid
+from quoteproof.ingest.pdf.content import PageContent
+from quoteproof.ingest.pdf.headings import is_caption, large_size
+from quoteproof.ingest.pdf.meta import meaningful_title, read_bookmarks, read_language
+from quoteproof.ingest.pdf.ocr import ocr_page
+from quoteproof.ingest.pdf.page import (
     PdfLine,
     read_lines,
     scan_objects,
     upright,
     upright_lines,
 )
-from quoteproof.ingest.pdf_structure import BlockPlan, plan_blocks
-from quoteproof.ingest.pdf_text import (
+from quoteproof.ingest.pdf.structure import BlockPlan, plan_blocks
+from quoteproof.ingest.pdf.text import (
     TABLE_ROW_SEPARATOR,
     CanonicalText,
     WordSet,

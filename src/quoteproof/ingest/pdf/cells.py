@@ -1,4 +1,4 @@
-"""Reading the cells of a page's regular ruled tables with PDFium (see `pdf_grid`).
+"""Reading the cells of a page's regular ruled tables with PDFium (see `grid`).
 
 Only the characters of lines inside a regular table are measured, one loose
 character box each (one unchecked PDFium call per character); other pages and
@@ -15,16 +15,16 @@ from dataclasses import dataclass
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
-from quoteproof.ingest import pdf_calls
-from quoteproof.ingest.pdf_grid import CellRow, Point, assign_cells, regular_cells
-from quoteproof.ingest.pdf_page import BBox, PdfLine, upright
-from quoteproof.ingest.pdf_tables import Edge, TableGrid
+from quoteproof.ingest.pdf import calls as pdf_calls
+from quoteproof.ingest.pdf.grid import CellRow, Point, assign_cells, regular_cells
+from quoteproof.ingest.pdf.page import BBox, PdfLine, upright
+from quoteproof.ingest.pdf.tables import Edge, TableGrid
 
 
 @dataclass(frozen=True)
 class TableCells:
     """A page's table with its cells: the page lines the cells were read from (those
-    whose centre lies in the table) and the rows (`pdf_grid.assign_cells`), or
+    whose centre lies in the table) and the rows (`grid.assign_cells`), or
     None where the table keeps no cells."""
 
     lines: tuple[PdfLine, ...]
@@ -32,7 +32,7 @@ class TableCells:
 
 
 def upright_grid(grid: TableGrid, rotation: int, page_box: BBox) -> TableGrid:
-    """`grid` (PDF user space) in the page's display orientation (`pdf_page.upright`)."""
+    """`grid` (PDF user space) in the page's display orientation (`page.upright`)."""
     horizontal: list[Edge] = []
     vertical: list[Edge] = []
     edges = [(x0, y, x1, y) for y, x0, x1 in grid.horizontal]

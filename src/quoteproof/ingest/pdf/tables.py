@@ -3,7 +3,7 @@
 This is the "lines" strategy of pdfplumber's table finder, cut down to what ingest
 needs, a table's bounding box and rulings: snap and join ruling edges, connect the
 horizontal and vertical edges that cross, and call each connected group that forms
-at least two cells a table. It runs on the edges PDFium reports (see `pdf_page`), in well
+at least two cells a table. It runs on the edges PDFium reports (see `page`), in well
 under a millisecond for a page, where pdfplumber needs 20-300 ms per page.
 """
 

@@ -1,6 +1,6 @@
 """The cells of a ruled PDF table: which characters lie in which cell (pure geometry).
 
-A table found from its rulings (`pdf_tables.TableGrid`) is *regular* when its
+A table found from its rulings (`tables.TableGrid`) is *regular* when its
 rulings cut it into rows and columns with no spanning cell: every boundary between
 two rows is ruled across every column, and every boundary between two columns is
 ruled down every row. One exception: a row ruled as one cell across the whole
@@ -24,8 +24,8 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from quoteproof.ingest.pdf_page import PdfLine
-from quoteproof.ingest.pdf_tables import SNAP_TOLERANCE, Edge, TableGrid
+from quoteproof.ingest.pdf.page import PdfLine
+from quoteproof.ingest.pdf.tables import SNAP_TOLERANCE, Edge, TableGrid
 
 Point = tuple[float, float]
 

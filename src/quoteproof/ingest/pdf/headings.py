@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from quoteproof.ingest.pdf_page import PageContent, PdfLine
+from quoteproof.ingest.pdf.content import PageContent
+from quoteproof.ingest.pdf.page import PdfLine
 
 HEADING_SIZE_RATIO = 1.15
 """A line at least this much larger than the body size (and 1 pt larger) may be a heading."""

@@ -14,8 +14,9 @@ from itertools import pairwise
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from quoteproof.ingest.text import decode_plain_text, trim_span
+from quoteproof.ingest.plain.text import decode_plain_text
 from quoteproof.model import Block, BlockKind, ParsedDocument, SourceTable, TableRow
+from quoteproof.text.spans import trim_span
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

@@ -1,0 +1,1 @@
+"""Office documents: Word files (`docx.parse_docx`, read with python-docx)."""
