@@ -4,14 +4,16 @@ In one run, on BEIR SciFact abstracts (all of them, or `--docs N`: the judged
 documents of the chosen test queries and others up to N):
 
 - embeddings/s: quoteproof's embedding of the index's chunks (`Index.embed`, ONNX
-  Runtime) next to raw sentence-transformers `encode` of the same texts, same batch
-  size (its vectors are the torch index's);
-- the same, as the best of alternating rounds of `Embedder.embed` and `encode`
+  Runtime with the int8 copy of the model for passages) next to raw
+  sentence-transformers `encode` of the same texts, same batch size (its vectors are
+  the torch index's);
+- the same, as the best of alternating rounds of `Embedder.embed_passages` and `encode`
   over the first `--encode-texts` chunks (fair under a changing machine load);
 - query-embedder start-up: a whole Python process that embeds one query, ONNX
   Runtime (exported model already cached) next to torch;
-- nDCG@10 of dense and hybrid retrieval with the ONNX vectors (index and queries)
-  next to the torch vectors; the target is a difference of at most 0.005.
+- nDCG@10 of dense and hybrid retrieval with the ONNX vectors (int8 passages,
+  float32 queries) next to the torch vectors (float32); the target is a difference
+  of at most 0.005.
 
 Run: .venv/bin/python benchmarks/embedding.py [--docs N] [--queries N] [--json FILE]
 """
@@ -106,7 +108,8 @@ def torch_vectors_into(location: Path) -> float:
 
 
 def encode_rates(texts: list[str], rounds: int = 2) -> tuple[float, float]:
-    """Embeddings/s of quoteproof's `Embedder.embed` (ONNX Runtime) and of raw
+    """Embeddings/s of quoteproof's `Embedder.embed_passages` (what ingest runs:
+    ONNX Runtime, the int8 copy) and of raw
     sentence-transformers `encode` over `texts`, same batch size, measured in
     alternating rounds (so both see the same machine load); the best of each."""
     embedder = Embedder()
@@ -117,7 +120,7 @@ def encode_rates(texts: list[str], rounds: int = 2) -> tuple[float, float]:
     for _ in range(rounds):
         for i, encode in enumerate(
             (
-                lambda: embedder.embed(texts),
+                lambda: embedder.embed_passages(texts),
                 lambda: model.encode(
                     texts, batch_size=DEFAULT_BATCH_SIZE, normalize_embeddings=True
                 ),
@@ -193,7 +196,8 @@ def main() -> None:
         onnx_rate, torch_rate = encode_rates(texts[: args.encode_texts])
         print(f"alternating rounds over {min(chunks, args.encode_texts):,} texts: "
               f"onnx {onnx_rate:.1f}/s, raw encode {torch_rate:.1f}/s")  # fmt: skip
-        out.add("embeddings/s, Embedder.embed (onnx), alternating", onnx_rate, "embeddings/s",
+        out.add("embeddings/s, Embedder.embed_passages (onnx int8), alternating", onnx_rate,
+                "embeddings/s",
                 "raw sentence-transformers encode, alternating", torch_rate)  # fmt: skip
         out.target("embeddings/s >= raw encode (alternating rounds)", onnx_rate >= torch_rate)
         print(f"\n{len(qrels)} test queries over {chunks:,} passages; latency in ms")

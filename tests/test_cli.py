@@ -106,8 +106,9 @@ def test_ask_json_contract_and_verify(
     canonical = canonical.replace("\r\n", "\n").replace("\r", "\n")
     assert quote["text"] == canonical[quote["start"] : quote["end"]]
     assert quote["text"].startswith("The recommended dose is 200 mg on day 1")
-    assert quote["match"] in {"normalized", "fuzzy"}
-    assert quote["claimed_text"] == "the recommended dose is 200 mg on day 1"
+    # the model's words lie inside the no-model answer's quote, which is shown instead
+    assert quote["match"] in {"exact", "normalized", "fuzzy"}
+    assert quote["claimed_text"].lower().startswith("the recommended dose is 200 mg on day 1")
     assert quote["source_path"] == str((corpus / "dosing.txt").resolve())
     assert quote["text_sha256"] == sha256_text(quote["text"])
     assert quote["doc_sha256"] == sha256_text(canonical)

@@ -17,16 +17,19 @@ import pytest
 
 import quoteproof.retrieval.onnx_export as onnx_export
 import quoteproof.retrieval.onnx_model as onnx_model
+import quoteproof.retrieval.onnx_quantize as onnx_quantize
 from quoteproof import Index
 from quoteproof.retrieval.embed_index import embed_pending
 from quoteproof.retrieval.embedder import (
     DEFAULT_EMBED_MODEL,
     Embedder,
     load_onnx_model,
+    load_onnx_passage_model,
     load_sentence_model,
     resolve_model,
 )
 from quoteproof.retrieval.onnx_model import cache_dir, cached_model_path, unsupported_reason
+from quoteproof.retrieval.onnx_quantize import quantized_path
 from quoteproof.retrieval.retriever import RetrievalNotice
 
 TEXTS = [
@@ -58,8 +61,10 @@ def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     """An empty cache folder for this test, and no model loaded before it."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     load_onnx_model.cache_clear()
+    load_onnx_passage_model.cache_clear()
     yield tmp_path / "quoteproof" / "onnx"
     load_onnx_model.cache_clear()
+    load_onnx_passage_model.cache_clear()
 
 
 def test_onnx_vectors_equal_torch_vectors(exported_graph: Path) -> None:
@@ -76,7 +81,8 @@ def test_the_exported_graph_is_reused(exported_graph: Path) -> None:
     load_onnx_model.cache_clear()
     assert Embedder().embed(TEXTS[:1]).shape == (1, 384)
     assert exported_graph.stat().st_mtime_ns == written
-    assert [p.name for p in exported_graph.parent.iterdir()] == [exported_graph.name]
+    copy = quantized_path(exported_graph)  # made when this session ingested with vectors
+    assert {p.name for p in exported_graph.parent.iterdir()} <= {exported_graph.name, copy.name}
 
 
 def test_a_corrupt_cached_graph_is_exported_again(own_cache: Path) -> None:
@@ -224,3 +230,37 @@ def test_only_local_mean_pooling_models_run_on_onnx(tmp_path: Path) -> None:
     assert unsupported_reason(folder) == "pooling pooling_mode_cls_token is not mean pooling"
     (folder / "tokenizer.json").unlink()
     assert unsupported_reason(folder) == "no tokenizer.json"
+
+
+def test_passages_are_embedded_with_an_int8_copy_close_to_the_float32_vectors(
+    exported_graph: Path,
+) -> None:
+    """An index's passages go through the int8 copy, made once next to the graph:
+    its vectors are not the float32 ones, but within the checked cosine; questions
+    stay float32 (equal to torch's)."""
+    passages = [text for text in TEXTS if len(text.split()) >= 5]
+    embedder = Embedder()
+    bulk, exact = embedder.embed_passages(passages), embedder.embed(passages)
+    assert quantized_path(exported_graph).is_file()
+    assert np.abs(bulk - exact).max() > 1e-4  # another graph ran
+    assert np.sum(bulk * exact, axis=1).min() >= onnx_quantize.MIN_PASSAGE_COSINE
+    assert np.abs(embedder.embed_query(TEXTS[0]) - torch_vectors(TEXTS[:1])).max() < 1e-5
+    assert embedder.embed_passages([]).shape == (0, 384)
+
+
+def test_a_refused_int8_copy_leaves_passages_in_float32_and_says_so_once(
+    own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(onnx_quantize, "MIN_PASSAGE_COSINE", 1.5)  # no copy can pass
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        embedder = Embedder()
+        bulk = embedder.embed_passages(TEXTS[:2])
+        load_onnx_passage_model.cache_clear()
+        again = Embedder().embed_passages(TEXTS[:2])  # the refusal is remembered
+    notices = [str(w.message) for w in caught if w.category is RetrievalNotice]
+    assert len(notices) == 1 and "embedded in float32: int8 passage vectors differ" in notices[0]
+    graph = cached_model_path(SOURCE)
+    refusal = onnx_export.refusal_path(quantized_path(graph))
+    assert sorted(own_cache.iterdir()) == sorted([graph, refusal])  # no half-written copy
+    assert np.array_equal(bulk, embedder.embed(TEXTS[:2])) and np.array_equal(again, bulk)

@@ -119,7 +119,7 @@ def embed_pending(
         size += len(texts[index])
         if size >= EMBED_BLOCK or position == len(order) - 1:
             flat = [text for i in block for text in texts[i]]
-            vectors = embedder.embed(flat, on_batch=on_progress)
+            vectors = embedder.embed_passages(flat, on_batch=on_progress)
             store.add_embeddings(
                 [pending[i].key for i in block], vectors, [len(texts[i]) for i in block]
             )

@@ -6,9 +6,12 @@ Vectors are unit-length float32, so a dot product is the cosine similarity.
 
 A local mean-pooling model runs through ONNX Runtime (`onnx_model`): exported
 once with torch into a cache and checked against torch's vectors, then loaded
-without torch. Other models, or when the export fails or
-`$QUOTEPROOF_EMBED_RUNTIME` is `torch`, run on sentence-transformers (torch); both
-give the same vectors, so an index's vectors stay valid either way.
+without torch; an index's passages are embedded with an int8 copy of that graph
+(`onnx_quantize`, `Embedder.embed_passages`), questions and sentences with the
+float32 graph. Other models, or when the export fails or
+`$QUOTEPROOF_EMBED_RUNTIME` is `torch`, run on sentence-transformers (torch) in
+float32; the vectors agree within the int8 copy's precision, so an index's vectors
+stay valid either way.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from quoteproof.retrieval.onnx_model import (
     runtime_available,
     unsupported_reason,
 )
+from quoteproof.retrieval.onnx_quantize import quantize_checked, quantized_path
 from quoteproof.store.base import Vectors
 
 DEFAULT_EMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -140,27 +144,53 @@ def load_onnx_model(model: str, source: str) -> SentenceModel:
     """
     folder = Path(source)
     graph = cached_model_path(folder)
-    if graph.is_file():
+    return _cached_graph(
+        graph,
+        folder,
+        lambda: onnx_export.export_checked(
+            load_sentence_model("SentenceTransformer", model, source), folder, graph
+        ),
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def load_onnx_passage_model(model: str, source: str) -> SentenceModel:
+    """Load the int8 copy of `model`'s exported graph (`onnx_quantize`), for
+    embedding passages: the cached copy when there is a readable one, otherwise
+    made now from the float32 graph (exported first when needed) and checked
+    against it. A refused copy is remembered like a refused export. Raises
+    ExportError as `load_onnx_model` does, for the copy or for the export."""
+    load_onnx_model(model, source)
+    folder = Path(source)
+    graph = cached_model_path(folder)
+    target = quantized_path(graph)
+    return _cached_graph(target, folder, lambda: quantize_checked(graph, folder, target))
+
+
+def _cached_graph(
+    target: Path, folder: Path, make: Callable[[], OnnxSentenceModel]
+) -> SentenceModel:
+    """The graph at `target` (tokenised from `folder`) when it loads; else the
+    refusal remembered for it, raised; else `make()`, which writes it, with a lasting
+    refusal remembered and raised."""
+    if target.is_file():
         try:
-            onnx_model: SentenceModel = OnnxSentenceModel(graph, folder)
-            return onnx_model
-        except Exception:  # a corrupt or truncated cache file: exported again below
+            cached: SentenceModel = OnnxSentenceModel(target, folder)
+            return cached
+        except Exception:  # a corrupt or truncated cache file: made again below
             pass
-    refusal = onnx_export.remembered_refusal(graph)
+    refusal = onnx_export.remembered_refusal(target)
     if refusal is not None:
         raise refusal
     try:
-        sentence_model = load_sentence_model("SentenceTransformer", model, source)
-        return onnx_export.export_checked(sentence_model, folder, graph)
+        return make()
     except ExportError as exc:
         if not exc.lasting:
             raise
-        where = onnx_export.remember_refusal(graph, exc)
+        where = onnx_export.remember_refusal(target, exc)
         if where is None:
             raise
-        raise ExportError(
-            f"{exc} (remembered in {where}; delete that file to try the export again)"
-        ) from exc
+        raise ExportError(f"{exc} (remembered in {where}; delete that file to try again)") from exc
 
 
 def load_embedding_model(model: str) -> SentenceModel:
@@ -182,6 +212,25 @@ def load_embedding_model(model: str) -> SentenceModel:
     return TorchSentenceModel(load_sentence_model("SentenceTransformer", model, source))
 
 
+def load_passage_model(model: str) -> SentenceModel:
+    """Load `model` for embedding passages in bulk: the int8 copy of its ONNX graph
+    when it runs on ONNX Runtime (`onnx_quantize`), otherwise what
+    `load_embedding_model` loads. When the copy is refused, a `RetrievalNotice`
+    says why, once, and passages are embedded in float32. Raises RetrievalError
+    when the model cannot load."""
+    exact = load_embedding_model(model)
+    if exact.runtime != "onnx":
+        return exact
+    try:
+        return load_onnx_passage_model(model, resolve_model(model))
+    except ExportError as exc:
+        if not exc.remembered:
+            warnings.warn(
+                f"passages of {model} are embedded in float32: {exc}", RetrievalNotice, stacklevel=2
+            )
+        return exact
+
+
 class Embedder:
     """Embeds chunk texts in batches and queries with a cache; loads on first use."""
 
@@ -189,6 +238,7 @@ class Embedder:
         self.model = model
         self.batch_size = batch_size
         self._loaded: SentenceModel | None = None
+        self._passages: SentenceModel | None = None
         self._recent: OrderedDict[str, Vectors] = OrderedDict()
         self._recent_lock = threading.Lock()
 
@@ -213,6 +263,19 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         return self._sentence_model().encode(list(texts), self.batch_size, on_batch)
+
+    def embed_passages(
+        self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None
+    ) -> Vectors:
+        """Like `embed`, for the passages of an index in bulk: with the int8 copy of
+        the model when it runs on ONNX Runtime (`load_passage_model`), whose vectors
+        are within a cosine of 0.98 of `embed`'s (0.995 on average), at about twice
+        the speed."""
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        if self._passages is None:
+            self._passages = load_passage_model(self.model)
+        return self._passages.encode(list(texts), self.batch_size, on_batch)
 
     def embed_recent(self, texts: Sequence[str]) -> Vectors:
         """Like `embed`, but texts embedded by this method in the last

@@ -175,6 +175,10 @@ def answer_quote(session: AnswerSession, no_model: NoModelChoice | None = None) 
     units = source_units(session.sources, session.lookup)
     offered = offered_numbers(units, choice.offered) if choice is not None else {}
     session.fit_context(lambda sources: build_messages(session.question, sources, units, offered))
+    kept = {chunk.ref for chunk in session.sources}
+    offered = {ref: numbers for ref, numbers in offered.items() if ref in kept}
+    if not offered:  # nothing to offer, or no offered source fits: every unit is shown
+        session.fit_context(lambda sources: build_messages(session.question, sources, units))
     messages = build_messages(session.question, session.sources, units, offered)
     grammar = quote_grammar(session.sources, units, offered)
     completion = session.call("answer", messages, stream=True, grammar=grammar)
