@@ -19,7 +19,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("strategies", "streaming", "receipts", "seal"),
     ("index", "audit", "audit_key", "keys", "signing_record"),
     ("service", "evaluation", "render"),
-    ("cli", "cli_groups", "cli_options", "cli_messages", "server", "__main__", "__init__"),
+    (
+        "cli",
+        "cli_groups",
+        "cli_help",
+        "cli_options",
+        "cli_messages",
+        "server",
+        "__main__",
+        "__init__",
+    ),
 )
 """Bottom to top, as in the package map of docs/how-it-works.md."""
 

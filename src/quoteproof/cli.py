@@ -28,6 +28,7 @@ import typer
 from rich.console import Console
 
 from quoteproof.cli_groups import with_option_groups
+from quoteproof.cli_help import HelpCommand, HelpGroup
 from quoteproof.cli_messages import cli_message, exit_code
 from quoteproof.cli_options import (
     ANSWER,
@@ -73,15 +74,27 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    cls=HelpGroup,
 )
 audit_app = typer.Typer(
     help="The audit log: every answer asked, append-only, hash-chained and signed.",
     no_args_is_help=True,
+    rich_markup_mode=None,
+    cls=HelpGroup,
 )
 documents_app = typer.Typer(
-    help="The documents in the index: list them, retire one.", no_args_is_help=True
+    help="The documents in the index: list them, retire one.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    cls=HelpGroup,
 )
-keys_app = typer.Typer(help="API keys for `quoteproof serve`.", no_args_is_help=True)
+keys_app = typer.Typer(
+    help="API keys for `quoteproof serve`.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    cls=HelpGroup,
+)
 app.add_typer(documents_app, name="documents")
 app.add_typer(audit_app, name="audit")
 app.add_typer(keys_app, name="keys")
@@ -110,7 +123,7 @@ def command(name: str | None = None, group: typer.Typer = app) -> Callable[[C], 
             except QuoteproofError as exc:
                 fail(cli_message(exc), exit_code(exc))
 
-        group.command(name)(with_option_groups(run))
+        group.command(name, cls=HelpCommand)(with_option_groups(run))
         return func
 
     return register
