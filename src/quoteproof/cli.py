@@ -452,13 +452,14 @@ def ask(
     from quoteproof.render.live import answer_progress
     from quoteproof.render.markdown import render_markdown
     from quoteproof.render.terminal import render_terminal
+    from quoteproof.service import make_backend
 
     if not question.strip():
         fail('QUESTION is empty: ask a question, e.g. quoteproof ask "What causes it?"')
     live = stream if stream is not None else format is AnswerFormat.text and out.is_terminal
     with Index.open(index, retrieval=retrieval.settings(), audit_key=audit_key) as idx:
         idx.signing_key()  # a key that cannot be read or made fails before the question
-        backend = backend_options.backend()
+        backend = make_backend(backend_options)
         view = local_view(idx)
         with answer_progress(out if live else err, backend.name, live) as events:
             asked = view.ask(
@@ -606,6 +607,7 @@ def eval_set(
     from quoteproof.evaluation.terminal import EvalProgress
     from quoteproof.evaluation.terminal import summary_table as eval_summary_table
     from quoteproof.index import Index
+    from quoteproof.service import make_backend
 
     depths = _recall_depths(recall_k)
     items = read_evalset(evalset)
@@ -613,7 +615,7 @@ def eval_set(
     json_path, html_path = report_paths(evalset, output, html_report)
     with Index.open(index, retrieval=retrieval.settings()) as idx:
         options = AskOptions(
-            backend=backend_options.backend(),
+            backend=make_backend(backend_options),
             collections=tuple(collection) if collection else None,
             **asdict(choices.options()),
         )
@@ -947,6 +949,7 @@ def mcp_server(
     assistant's; answers asked through the ask tool are recorded in the audit log
     (user "mcp"). With --collection every tool sees only those collections.
     """
+    from quoteproof.service import make_backend
     from quoteproof.store.base import check_collection_name
 
     try:
@@ -956,7 +959,7 @@ def mcp_server(
             raise
         fail("quoteproof mcp needs the MCP SDK: pip install 'mcp>=2'")
     collections = tuple(dict.fromkeys(map(check_collection_name, collection or ())))
-    backend = backend_options.backend()
+    backend = make_backend(backend_options)
     server = McpServer.open(
         index,
         backend,
@@ -1041,15 +1044,7 @@ def serve(
     config = ServerConfig(
         index=index,
         auth=not no_auth,
-        llm=backend_options.llm_name,
-        model=backend_options.model,
-        base_url=backend_options.base_url,
-        cloud=backend_options.cloud,
-        api_key=backend_options.api_key,
-        timeout=backend_options.timeout,
-        grammar=backend_options.grammar,
-        threads=backend_options.threads,
-        context=backend_options.ctx,
+        **backend_options.spec_fields(),
         max_upload_mb=max_upload_mb,
         max_body_mb=max_body_mb,
         upload_dir=upload_dir,

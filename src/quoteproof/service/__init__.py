@@ -6,7 +6,16 @@ answer recorded in the audit log), searching, documents and sources, verifying a
 the audit history, each limited to the principal's collections (`Principal`).
 """
 
+from quoteproof.llm.registry import BackendSpec, make_backend
 from quoteproof.service.principal import ANONYMOUS, Principal
 from quoteproof.service.view import AnswerOptions, Asked, ScopedIndex
 
-__all__ = ["ANONYMOUS", "AnswerOptions", "Asked", "Principal", "ScopedIndex"]
+__all__ = [
+    "ANONYMOUS",
+    "AnswerOptions",
+    "Asked",
+    "BackendSpec",
+    "Principal",
+    "ScopedIndex",
+    "make_backend",
+]
