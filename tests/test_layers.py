@@ -21,10 +21,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("service", "evaluation", "render"),
     (
         "cli",
+        "cli_admin",
+        "cli_app",
+        "cli_command_options",
         "cli_groups",
         "cli_help",
         "cli_options",
         "cli_messages",
+        "cli_query",
+        "cli_serve",
         "server",
         "__main__",
         "__init__",
@@ -76,6 +81,28 @@ def test_layers_import_only_downward() -> None:
             if LAYER_OF[imported] > LAYER_OF[unit]:
                 upward.append(f"{path.relative_to(PACKAGE)} imports {imported}")
     assert upward == []
+
+
+FACES = (
+    *("cli.py", "cli_app.py", "cli_query.py", "cli_admin.py", "cli_serve.py"),
+    *("server/api.py", "server/web.py", "server/mcp.py", "server/mcp_stdio.py"),
+)
+"""The faces: they translate input and output and reach the library only through
+the service (the option groups, `cli_options` and `cli_command_options`, read the
+registries of modes and backends to make options of them)."""
+FACE_MAY_IMPORT = {"service", "render", "codec", "errors", "model", "defaults"}
+"""What a face imports besides the faces' own modules (`cli_*`, `server`)."""
+
+
+def face_units(path: Path) -> set[str]:
+    """The units `path` imports other than the faces' own modules."""
+    own = {"server", "__init__"} | {unit for unit in LAYER_OF if unit.startswith("cli")}
+    return imported_units(path) - own
+
+
+def test_faces_reach_the_library_only_through_the_service() -> None:
+    beside = {face: sorted(face_units(PACKAGE / face) - FACE_MAY_IMPORT) for face in FACES}
+    assert beside == {face: [] for face in FACES}
 
 
 def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:

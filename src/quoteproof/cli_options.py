@@ -15,7 +15,7 @@ the settings objects are built by importing their modules when a command runs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, make_dataclass
+from dataclasses import asdict, dataclass, fields, make_dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, get_type_hints
@@ -206,7 +206,8 @@ else:
 @option_group
 @dataclass(frozen=True)
 class AnswerChoices:
-    """How to answer: `--mode`, `--strictness`, `--max-steps`, `--top-k`, `--threshold`."""
+    """How to answer: `--mode`, `--strictness`, `--max-steps`, `--top-k`, `--threshold`,
+    the fields of `AnswerOptions` by the same names."""
 
     mode: Annotated[ModeName, typer.Option("--mode", help=mode_help())] = DEFAULT_MODE
     strictness: Annotated[
@@ -229,10 +230,8 @@ class AnswerChoices:
         """The answer options these choices name."""
         from quoteproof.service import AnswerOptions
 
-        return AnswerOptions(
-            strategy(self.mode).mode, self.strictness.value, self.max_steps, self.top_k,
-            self.threshold,
-        )  # fmt: skip
+        chosen = {**asdict(self), "mode": strategy(self.mode).mode, "strictness": self.strictness}
+        return AnswerOptions(**chosen)
 
 
 RETRIEVAL = RetrievalOptions()

@@ -26,7 +26,7 @@ from quoteproof.llm.registry import BackendSpec, make_backend
 from quoteproof.retrieval.retriever import RetrievalSettings
 from quoteproof.server.jobs import DEFAULT_PARSE_TIMEOUT_S, DEFAULT_PARSE_WORKERS, JobManager
 from quoteproof.server.journal import JOURNAL_FOLDER, JobJournal
-from quoteproof.service import Principal, ScopedIndex
+from quoteproof.service import Admin, Principal, ScopedIndex
 from quoteproof.store.open import is_postgres_url
 
 DEFAULT_MAX_UPLOAD_MB = 50.0
@@ -128,6 +128,11 @@ class AppState:
         """This thread's index as `who` sees it: every read and answer of a request
         goes through it (`service.ScopedIndex`)."""
         return ScopedIndex(self.index(), who)
+
+    def admin(self) -> Admin:
+        """This thread's index as its operator sees it: API keys and authentication
+        (`service.Admin`)."""
+        return Admin(self.index())
 
     def backend(self) -> Backend:
         """Return the language-model backend (made once; raises `BackendConfigError`

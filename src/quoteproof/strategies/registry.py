@@ -18,7 +18,7 @@ from quoteproof.llm.capability import Capability
 if TYPE_CHECKING:
     from quoteproof.llm.base import Backend
     from quoteproof.model import Answer, AnswerMode, Chunk, Hit
-    from quoteproof.quoting.citations import Strictness
+    from quoteproof.strategies.options import AnswerOptions
     from quoteproof.strategies.session import AnswerSession
     from quoteproof.tables import TableSession
 
@@ -37,13 +37,13 @@ __all__ = [
 
 @dataclass(frozen=True)
 class StrategyInputs:
-    """What a strategy may use besides the session: cite's `strictness`, the agent's
-    `max_steps`, `search` (its search tool), `tables` (makes its table session) and
+    """What a strategy may use besides the session: the answer `options` (cite's
+    `strictness`, the agent's `max_steps`), `search` (its search tool), `tables`
+    (makes its table session) and
     `no_model` (the no-model answer's reply for given sources, which quote mode falls
     back to when nothing the model chose checks; None: no fallback)."""
 
-    strictness: Strictness
-    max_steps: int
+    options: AnswerOptions
     search: Callable[[str], Sequence[Hit]]
     tables: Callable[[], TableSession]
     no_model: Callable[[Sequence[Chunk]], str] | None = None
@@ -80,7 +80,7 @@ def _run_quote(session: AnswerSession, inputs: StrategyInputs) -> Answer:
 def _run_cite(session: AnswerSession, inputs: StrategyInputs) -> Answer:
     from quoteproof.strategies.cite import answer_cite
 
-    return answer_cite(session, inputs.strictness)
+    return answer_cite(session, inputs.options.strictness)
 
 
 def _run_rationale(session: AnswerSession, _: StrategyInputs) -> Answer:
@@ -92,7 +92,7 @@ def _run_rationale(session: AnswerSession, _: StrategyInputs) -> Answer:
 def _run_agent(session: AnswerSession, inputs: StrategyInputs) -> Answer:
     from quoteproof.strategies.agent import answer_agent
 
-    return answer_agent(session, inputs.search, inputs.tables(), inputs.max_steps)
+    return answer_agent(session, inputs.search, inputs.tables(), inputs.options.max_steps)
 
 
 STRATEGIES: tuple[Strategy, ...] = (
