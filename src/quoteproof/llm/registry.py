@@ -221,11 +221,11 @@ def make_backend(spec: BackendSpec) -> Backend:
     name = spec.backend_name()
     entry = backend_entry(name)
     if spec.grammar and Capability.CONSTRAINED not in entry.capabilities:
-        takes = [e.name for e in BACKENDS if Capability.CONSTRAINED in e.capabilities]
+        takes = " or ".join(e.name for e in BACKENDS if Capability.CONSTRAINED in e.capabilities)
         raise BackendConfigError(
-            f"grammars need the {' or '.join(takes)} backend, not {name}",
+            f"grammars need the {takes} backend, not {name}",
             hint=Hint.GRAMMAR_BACKEND,
-            facts={"backend": name},
+            facts={"backend": name, "takes": takes},
         )
     if entry.needs_model and not spec.model:
         raise BackendConfigError(
@@ -248,4 +248,6 @@ def option_help(name: str) -> str:
     readers = [entry.name for entry in BACKENDS if name in entry.reads]
     if sorted(readers) == sorted(models):
         return text.help
-    return f"--llm {'/'.join(readers)}: {text.help[:1].lower()}{text.help[1:]}"
+    first = text.help.split(" ", 1)[0]
+    lead = first if first.isupper() else first.lower()  # "CPU" stays, "Model" goes
+    return f"--llm {'/'.join(readers)}: {lead}{text.help[len(first) :]}"

@@ -19,7 +19,6 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from types import TracebackType
 from typing import Annotated, Any, TypeVar
 
 import anyio
@@ -38,6 +37,7 @@ from quoteproof.service import (
     MAX_QUESTION_CHARS,
     AnswerOptions,
     Backend,
+    ClosedOnExit,
     Principal,
     ScopedIndex,
     check_question,
@@ -213,7 +213,7 @@ class Tools:
         return self.view.sealed_answer(asked)
 
 
-class McpServer:
+class McpServer(ClosedOnExit):
     """The MCP server of one index: `open` it, `run` it, close it (a context manager).
 
     The index lives on one worker thread from `open` to `close`.
@@ -248,17 +248,6 @@ class McpServer:
             worker.shutdown()
             raise
         return cls(worker, Tools(view, backend, threshold))
-
-    def __enter__(self) -> McpServer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the index (on its thread) and stop the thread."""

@@ -15,6 +15,7 @@ from quoteproof.llm.registry import BackendSpec, make_backend
 from quoteproof.retrieval.retriever import RetrievalNotice
 from quoteproof.service.admin import Admin, LogReport
 from quoteproof.service.catalog import ModeChoice, mode_choices, mode_help, modes
+from quoteproof.service.closing import ClosedOnExit
 from quoteproof.service.inputs import read_labelled, read_queries, read_saved_answer
 from quoteproof.service.principal import ANONYMOUS, Principal
 from quoteproof.service.questions import MAX_QUESTION_CHARS, QuestionError, check_question
@@ -45,6 +46,7 @@ __all__ = [
     "AuditEntry",
     "Backend",
     "BackendSpec",
+    "ClosedOnExit",
     "DataComputed",
     "DocumentSummary",
     "LogReport",

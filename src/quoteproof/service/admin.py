@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
 from quoteproof.audit import LogCheck, append_witness, export_lines, read_witness, verify_log
 from quoteproof.audit_key import read_audit_key
 from quoteproof.index import Index
 from quoteproof.keys import authenticate, create_key
+from quoteproof.service.closing import ClosedOnExit
 from quoteproof.service.principal import Principal
 from quoteproof.signing_record import first_signed
 from quoteproof.store.base import ApiKey
@@ -32,7 +32,7 @@ class LogReport:
     missing_key: Path | None
 
 
-class Admin:
+class Admin(ClosedOnExit):
     """The operator's side of `index` (see the module docstring)."""
 
     def __init__(self, index: Index) -> None:
@@ -43,17 +43,6 @@ class Admin:
         """Open the index at `location` (as `Index.open`) for its operator; close it
         with `close` or a `with` block. Raises `IndexNotFoundError`, `StoreError`."""
         return cls(Index.open(location, create=create, audit_key=audit_key))
-
-    def __enter__(self) -> Admin:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the index."""

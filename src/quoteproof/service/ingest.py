@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from types import TracebackType
 from typing import Literal
 
 from quoteproof.index import Index, changed_any
@@ -14,6 +13,7 @@ from quoteproof.ingest.files import source_name
 from quoteproof.ingest.pipeline import IngestResult, IngestSettings, skipped_results
 from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.retrieval.embedder import dense_available
+from quoteproof.service.closing import ClosedOnExit
 from quoteproof.store.base import IndexStats
 
 __all__ = ["IngestRun", "IngestStage"]
@@ -23,7 +23,7 @@ IngestStage = Literal["files", "vectors", "threshold"]
 automatic refusal threshold."""
 
 
-class IngestRun:
+class IngestRun(ClosedOnExit):
     """Ingesting the files of `paths` (folders walked) into the index at `location`
     (made when missing) with `settings`, parsing with `jobs` processes; `embed`
     (None: when the dense extra is installed) computes vectors with `embed_model`.
@@ -55,15 +55,8 @@ class IngestRun:
         self.stage: IngestStage = "files"
         self._index = Index.open(location, create=True)
 
-    def __enter__(self) -> IngestRun:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
+        """Close the index."""
         self._index.close()
 
     @property

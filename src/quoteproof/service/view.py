@@ -12,7 +12,6 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Protocol, TypeVar, cast
 
 from quoteproof.audit import answer_of, list_entries, record_answer, visible_to
@@ -37,6 +36,7 @@ from quoteproof.receipts import AnswerCheck, verify_recorded, verify_saved
 from quoteproof.retrieval.evidence import Calibration
 from quoteproof.retrieval.retriever import RetrievalSettings
 from quoteproof.seal import SEAL_KEY, seal_entry
+from quoteproof.service.closing import ClosedOnExit
 from quoteproof.service.principal import Principal
 from quoteproof.service.questions import check_question
 from quoteproof.store.base import (
@@ -136,7 +136,7 @@ class _ScopedStore:
         return current
 
 
-class ScopedIndex:
+class ScopedIndex(ClosedOnExit):
     """`index` as `principal` sees it (see the module docstring). Methods that take
     `collections` narrow the principal's own to them and raise `AccessDeniedError`
     for one it lacks (`Principal.narrow`)."""
@@ -171,17 +171,6 @@ class ScopedIndex:
         view = cls(index, principal)
         view._owned = True
         return view
-
-    def __enter__(self) -> ScopedIndex:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the index when this view opened it (`open`); else nothing."""
