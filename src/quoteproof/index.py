@@ -16,6 +16,7 @@ from quoteproof.defaults import DEFAULT_INDEX as DEFAULT_INDEX
 from quoteproof.defaults import DEFAULT_SEARCH_TOP_K as DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import RetrievalError, StoreError, UnfinishedIngestError
 from quoteproof.llm.base import Backend
+from quoteproof.llm.capability import Capability
 from quoteproof.llm.extractive import (
     Embed,
     ExtractiveBackend,
@@ -23,6 +24,7 @@ from quoteproof.llm.extractive import (
     best_unit_similarity,
     extract_answer,
 )
+from quoteproof.llm.registry import IndexServices, bind_to_index
 from quoteproof.model import (
     DEFAULT_COLLECTION,
     Answer,
@@ -485,10 +487,7 @@ class Index:
         question = well_formed(question)
         backend = backend or ExtractiveBackend()
         chosen = strategy_for(backend, mode)
-        if isinstance(backend, ExtractiveBackend):
-            backend = ExtractiveBackend(
-                backend.embed or self._quote_embed(), backend.table_rows or self._table_rows()
-            )
+        backend = bind_to_index(backend, IndexServices(self._quote_embed, self._table_rows))
         retrieval = self.retrieve(question, top_k=top_k, collections=collections)
         info = self.refusal_check(question, retrieval)
         with StoreLookup(self.store) as lookup:
@@ -505,7 +504,7 @@ class Index:
                 options,
                 lambda query: search(query, top_k=top_k, collections=collections),
                 lambda: TableSession(self.store, collections=collections),
-                None if isinstance(backend, ExtractiveBackend) else self._no_model(question),
+                self._no_model(question) if Capability.MODEL in backend.capabilities else None,
             )
             return chosen.run(session, inputs)
 

@@ -3,17 +3,23 @@ options they read; `--llm`, the option help and grammar checks follow from it.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import pytest
 import typer
 
 from quoteproof.cli import app
 from quoteproof.errors import BackendConfigError, Hint
 from quoteproof.llm.capability import Capability
+from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.llm.registry import (
     BACKENDS,
     BackendEntry,
     BackendSpec,
+    IndexServices,
     backend_names,
+    bind_to_index,
     make_backend,
     option_help,
 )
@@ -56,3 +62,27 @@ def test_a_spec_names_its_backend() -> None:
     assert BackendSpec().backend_name() == "extractive"
     assert BackendSpec(model="llama3").backend_name() == "openai"
     assert make_backend(BackendSpec()).name == "extractive"
+
+
+def test_the_no_model_backend_takes_the_index_services_through_its_entry() -> None:
+    def embed(texts: Sequence[str]) -> Any:
+        return [[1.0] for _ in texts]
+
+    def rows(chunk: Any) -> Sequence[tuple[int, int]]:
+        return ()
+
+    made: list[str] = []
+    services = IndexServices(lambda: made.append("embed") or embed, lambda: rows)
+    bound = bind_to_index(ExtractiveBackend(), services)
+    assert isinstance(bound, ExtractiveBackend) and (bound.embed, bound.table_rows) == (embed, rows)
+    own = ExtractiveBackend(embed=len)  # type: ignore[arg-type]
+    assert bind_to_index(own, services).embed is len  # type: ignore[attr-defined]
+    assert made == ["embed"]  # the index's model is made only when it is taken
+
+
+def test_a_backend_made_outside_the_registry_is_bound_unchanged() -> None:
+    class Outside:
+        name = "outside"
+
+    outside: Any = Outside()
+    assert bind_to_index(outside, IndexServices(lambda: None, lambda: len)) is outside

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from quoteproof.defaults import DEFAULT_CONTEXT
 from quoteproof.errors import BackendConfigError, Hint
@@ -26,14 +26,17 @@ from quoteproof.llm.servers import DEFAULT_TIMEOUT_S, OLLAMA_URL
 
 if TYPE_CHECKING:
     from quoteproof.llm.base import Backend
+    from quoteproof.llm.extractive import Embed, TableRows
 
 __all__ = [
     "BACKENDS",
     "BackendEntry",
     "BackendSpec",
+    "IndexServices",
     "OptionText",
     "backend_entry",
     "backend_names",
+    "bind_to_index",
     "make_backend",
     "option_help",
 ]
@@ -132,10 +135,21 @@ class BackendSpec:
 
 
 @dataclass(frozen=True)
+class IndexServices:
+    """What a backend may take from the index it answers from, each made only when
+    called: `embed`, the embedding model that ranks quotes (None without one), and
+    `table_rows`, the table rows of a chunk."""
+
+    embed: Callable[[], Embed | None]
+    table_rows: Callable[[], TableRows]
+
+
+@dataclass(frozen=True)
 class BackendEntry:
     """A backend: its `name` (`--llm`), a `summary` for the help, the capabilities
     it can have (`CONSTRAINED`: it takes a grammar), the `BackendSpec` fields it
-    `reads`, whether it `needs_model` named, and `make`, which builds it."""
+    `reads`, whether it `needs_model` named, `make`, which builds it, and `bind`,
+    which gives a built one what it takes from the index (None: nothing)."""
 
     name: str
     summary: str
@@ -143,6 +157,7 @@ class BackendEntry:
     reads: frozenset[str]
     make: Callable[[BackendSpec], Backend]
     needs_model: bool = False
+    bind: Callable[[Backend, IndexServices], Backend] | None = None
 
 
 def _from_module(module: str) -> Callable[[BackendSpec], Backend]:
@@ -162,11 +177,24 @@ def _extractive(spec: BackendSpec) -> Backend:
     return ExtractiveBackend()
 
 
+def _bind_extractive(backend: Backend, services: IndexServices) -> Backend:
+    """The no-model backend ranking with the index's embedding model and reading its
+    tables, unless it was made with its own."""
+    from quoteproof.llm.extractive import ExtractiveBackend
+
+    given = cast(ExtractiveBackend, backend)
+    return ExtractiveBackend(
+        given.embed or services.embed(), given.table_rows or services.table_rows()
+    )
+
+
 _MODEL = frozenset({Capability.MODEL, Capability.TOOLS, Capability.STREAMING})
 _SERVER = frozenset({"model", "base_url", "cloud", "api_key", "timeout"})
 
 BACKENDS: tuple[BackendEntry, ...] = (
-    BackendEntry("extractive", "no model", frozenset(), frozenset(), _extractive),
+    BackendEntry(
+        "extractive", "no model", frozenset(), frozenset(), _extractive, bind=_bind_extractive
+    ),
     BackendEntry(
         "openai",
         "any OpenAI-compatible server",
@@ -208,6 +236,16 @@ def backend_entry(name: str) -> BackendEntry:
             f"unknown backend {name!r} (backends: {', '.join(backend_names())})"
         )
     return found
+
+
+def bind_to_index(backend: Backend, services: IndexServices) -> Backend:
+    """`backend` given what its registry entry takes from the index (`bind`); itself
+    when its entry takes nothing, or it has none (a backend made outside the
+    registry)."""
+    entry = _BY_NAME.get(backend.name)
+    if entry is None or entry.bind is None:
+        return backend
+    return entry.bind(backend, services)
 
 
 def make_backend(spec: BackendSpec) -> Backend:
