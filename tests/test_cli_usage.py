@@ -22,7 +22,7 @@ def test_an_empty_question_is_a_usage_error(session_index_dir: Path) -> None:
         result = run("ask", question, "--index", str(session_index_dir), "--format", "json")
         assert result.returncode == 2 and result.stdout == ""
         assert result.stderr.strip().splitlines() == [
-            'error: QUESTION is empty: ask a question, e.g. quoteproof ask "What causes it?"'
+            'error: the question is empty: ask a question in words, e.g. "What causes it?"'
         ]
 
 

@@ -159,6 +159,28 @@ def test_the_map_reader_takes_units_outside_brackets(text: str, units: list[str]
     assert map_layers(page) == [(text.split()[0], units)]
 
 
+FACES = (
+    *("cli.py", "cli_app.py", "cli_query.py", "cli_admin.py", "cli_serve.py"),
+    *("server/api.py", "server/web.py", "server/mcp.py", "server/mcp_stdio.py"),
+)
+"""The faces: they translate input and output and reach the library only through
+the service (the option groups, `cli_options` and `cli_command_options`, read the
+registries of modes and backends to make options of them)."""
+FACE_MAY_IMPORT = {"service", "render", "codec", "errors", "model", "defaults"}
+"""What a face imports besides the faces' own modules (`cli_*`, `server`)."""
+
+
+def face_units(path: Path) -> set[str]:
+    """The units `path` imports other than the faces' own modules."""
+    own = {"server", "__init__"} | {unit for unit in LAYER_OF if unit.startswith("cli")}
+    return imported_units(path) - own
+
+
+def test_faces_reach_the_library_only_through_the_service() -> None:
+    beside = {face: sorted(face_units(PACKAGE / face) - FACE_MAY_IMPORT) for face in FACES}
+    assert beside == {face: [] for face in FACES}
+
+
 def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
     module = tmp_path / "bad.py"
     module.write_text("def f():\n    from quoteproof.cli import app\n    import quoteproof.index\n")

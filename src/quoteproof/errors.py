@@ -54,7 +54,8 @@ class Hint(StrEnum):
     API_KEY = "api_key"
     """The backend needs an API key (backend, variable)."""
     GRAMMAR_BACKEND = "grammar_backend"
-    """Grammars were asked of a backend that cannot take them (backend)."""
+    """Grammars were asked of a backend that cannot take them (backend, takes: the
+    backends that can, "openai or local")."""
     BUNDLED_MODEL = "bundled_model"
     """The local backend has no model file and the bundled one is missing (install)."""
     LOCAL_EXTRA = "local_extra"

@@ -8,27 +8,25 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from quoteproof.audit_key import audit_key_path, read_audit_key, signing_key
 from quoteproof.defaults import DEFAULT_ASK_TOP_K as DEFAULT_ASK_TOP_K
 from quoteproof.defaults import DEFAULT_INDEX as DEFAULT_INDEX
-from quoteproof.defaults import DEFAULT_MAX_STEPS
 from quoteproof.defaults import DEFAULT_SEARCH_TOP_K as DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import RetrievalError, StoreError, UnfinishedIngestError
 from quoteproof.llm.base import Backend
+from quoteproof.llm.capability import Capability
 from quoteproof.llm.extractive import ExtractiveBackend, ExtractiveChoice, choose_extractive
+from quoteproof.llm.registry import IndexServices, bind_to_index
 from quoteproof.model import (
     DEFAULT_COLLECTION,
     Answer,
-    AnswerMode,
     Chunk,
     Hit,
     RecordedAnswer,
     RetrievalInfo,
 )
-from quoteproof.quoting.citations import Strictness
-from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
 from quoteproof.receipts import QuoteCheck, verify_answer
 from quoteproof.refusal import RefusalPolicy
 from quoteproof.retrieval.embed_index import EmbedReport, embed_pending
@@ -44,6 +42,7 @@ from quoteproof.store.base import Store, embedding_space_mismatch
 from quoteproof.store.open import open_store
 from quoteproof.store.unfinished import mark_finished, mark_started, started_unfinished
 from quoteproof.store_lookup import StoreLookup
+from quoteproof.strategies.options import AnswerOptions
 from quoteproof.strategies.registry import StrategyInputs, strategy_for
 from quoteproof.strategies.session import (
     NO_RELEVANT_SOURCES,
@@ -361,22 +360,22 @@ class Index:
     def ask(
         self,
         question: str,
+        options: AnswerOptions | None = None,
         *,
         backend: Backend | None = None,
-        top_k: int = DEFAULT_ASK_TOP_K,
-        threshold: float = DEFAULT_THRESHOLD,
-        mode: AnswerMode = "quote",
-        strictness: Strictness = "strict",
-        max_steps: int = DEFAULT_MAX_STEPS,
         events: EventSink | None = None,
         collections: Collection[str] | None = None,
+        **choices: Any,
     ) -> Answer:
         """Answer `question` from the index; quotes are verbatim by construction.
 
-        `mode` picks the strategy (`strategies.registry`); `strictness` applies to `cite`,
-        `max_steps` to `agent`. `backend` defaults to the extractive backend (no model),
-        which answers in `quote` mode only. `threshold` is the fuzzy-match score (0-100) a
-        paraphrased quote needs to resolve. The answer is a refusal, and the model is not
+        `options` (`AnswerOptions`, with any of its fields given as `choices`:
+        `mode="cite"`) say how: `mode` picks the strategy (`strategies.registry`),
+        `strictness` applies to `cite`, `max_steps` to `agent`, `top_k` sources are
+        given to the model, and `threshold` is the fuzzy-match score (0-100) a
+        paraphrased quote needs to resolve; they reach the strategy whole. `backend`
+        defaults to the extractive backend (no model), which answers in `quote` mode
+        only. The answer is a refusal, and the model is not
         called, when nothing is retrieved or the retrieval evidence is below the refusal
         threshold (`no_relevant_sources`; see `refusal_check`), or when a key term of the
         question (a name, code or number) is in no retrieved source (`not_in_sources`).
@@ -387,22 +386,23 @@ class Index:
         (`terms.well_formed`).
 
         Raises `ModeUnavailableError` for a mode the backend lacks a capability for
-        (`strategies.registry.modes_for`), ValueError for an unknown mode and
+        (`strategies.registry.modes_for`), ValueError for an unknown mode,
+        TypeError for a choice that is no field of `AnswerOptions`, and
         `BackendError` when the model server fails.
         """
+        options = replace(options or AnswerOptions(), **choices)
+        top_k, mode = options.top_k, options.mode
         question = well_formed(question)
         backend = backend or ExtractiveBackend()
         chosen = strategy_for(backend, mode)
-        if isinstance(backend, ExtractiveBackend):
-            backend = ExtractiveBackend(
-                backend.embed or self.refusal.unit_embed(),
-                backend.table_rows or self.refusal.table_rows(),
-            )
+        backend = bind_to_index(
+            backend, IndexServices(self.refusal.unit_embed, self.refusal.table_rows)
+        )
         retrieval = self.retrieve(question, top_k=top_k, collections=collections)
         info = self.refusal.check(question, retrieval)
         with StoreLookup(self.store) as lookup:
             session = AnswerSession(
-                question, retrieval.hits, backend, lookup, mode, threshold, info, events
+                question, retrieval.hits, backend, lookup, mode, options.threshold, info, events
             )
             session.notices.extend(refusal_notices(info))
             if info.below_threshold or not retrieval.hits:
@@ -411,11 +411,10 @@ class Index:
                 return session.refuse(NOT_IN_SOURCES)
             search = self.search
             inputs = StrategyInputs(
-                strictness,
-                max_steps,
+                options,
                 lambda query: search(query, top_k=top_k, collections=collections),
                 lambda: TableSession(self.store, collections=collections),
-                None if isinstance(backend, ExtractiveBackend) else self._no_model(question),
+                self._no_model(question) if Capability.MODEL in backend.capabilities else None,
             )
             return chosen.run(session, inputs)
 

@@ -4,7 +4,8 @@ principal limited to collection A gets nothing of collection B from any of them.
 
 The route tables below must name every route: a new route fails
 `test_every_route_is_in_the_contract` until it is added here with a request that
-tries to reach B and the `ScopedIndex` method it must go through.
+tries to reach B and the service method it must go through (`ScopedIndex`, or
+`Admin` for authentication); only routes that read nothing of the index have none.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pytest
 from helpers.forms import with_token
 from quoteproof.index import Index
 from quoteproof.llm.extractive import ExtractiveBackend
-from quoteproof.service import ScopedIndex
+from quoteproof.service import Admin, Principal, ScopedIndex
 
 B_SECRETS = ("Bluebird", "40 volunteers", "codename")
 """Words only collection B's document holds (in its title, text and every quote)."""
@@ -32,7 +33,7 @@ UPLOAD: dict[str, Any] = {
 }
 
 NONE = ""
-"""The service method of routes that read no documents or answers."""
+"""The service method of routes that read no documents, answers, jobs or keys."""
 
 
 @dataclass(frozen=True)
@@ -58,29 +59,29 @@ HTTP_ROUTES: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {
     ("GET", "/v1/answers/{answer_id}"): ("entry", "/v1/answers/{b.entry}", {}),
     ("POST", "/v1/verify"): ("verify_saved", "/v1/verify", {"json": lambda s, b: b.answer}),
     ("GET", "/v1/search"): ("search", "/v1/search", {"params": {"q": QUESTION, "top_k": 50}}),
-    ("GET", "/v1/sources/{doc_id}"): ("document", "/v1/sources/{b.doc}", {}),
+    ("GET", "/v1/sources/{doc_id}"): ("span", "/v1/sources/{b.doc}", {}),
     ("GET", "/v1/documents"): ("documents", "/v1/documents", {}),
     ("DELETE", "/v1/documents/{doc_id}"): ("retire", "/v1/documents/{b.doc}", {}),
-    ("POST", "/v1/documents"): (NONE, "/v1/documents", UPLOAD_B),
-    ("GET", "/v1/jobs/{job_id}"): (NONE, "/v1/jobs/{b.job}", {}),
+    ("POST", "/v1/documents"): ("upload_collection", "/v1/documents", UPLOAD_B),
+    ("GET", "/v1/jobs/{job_id}"): ("job", "/v1/jobs/{b.job}", {}),
     ("GET", "/v1/health"): ("document_count", "/v1/health", {}),
     ("GET", "/v1/version"): (NONE, "/v1/version", {}),
     ("GET", "/"): (NONE, "/", {}),
     ("POST", "/ask"): ("ask", "/ask", ASK),
     ("POST", "/ask/stream"): ("ask", "/ask/stream", ASK),
-    ("GET", "/sources/{doc_id}"): ("document", "/sources/{b.doc}", {}),
+    ("GET", "/sources/{doc_id}"): ("span", "/sources/{b.doc}", {}),
     ("GET", "/sources/{doc_id}/pages/{page}.png"): ("document", "/sources/{b.doc}/pages/1.png", {}),
     ("GET", "/library"): ("documents", "/library?job={b.job}", {}),
     ("GET", "/library/table"): ("documents", "/library/table", {}),
     ("GET", "/library/{doc_id}/retire"): ("document", "/library/{b.doc}/retire", {}),
     ("POST", "/library/{doc_id}/retire"): ("retire", "/library/{b.doc}/retire", TOKEN),
-    ("POST", "/library/upload"): (NONE, "/library/upload", WEB_UPLOAD_B),
-    ("GET", "/library/jobs/{job_id}"): (NONE, "/library/jobs/{b.job}", {}),
+    ("POST", "/library/upload"): ("upload_collection", "/library/upload", WEB_UPLOAD_B),
+    ("GET", "/library/jobs/{job_id}"): ("job", "/library/jobs/{b.job}", {}),
     ("GET", "/history"): ("history", "/history", {}),
     ("GET", "/answers/{entry_id}"): ("entry", "/answers/{b.entry}", {}),
     ("GET", "/login"): (NONE, "/login", {}),
     ("POST", "/login"): (
-        NONE,
+        "authenticate",
         "/login",
         {"data": lambda s, b: with_token(s.client, {"key": s.key_a}, s.a)},
     ),
@@ -99,20 +100,29 @@ def _app_routes() -> set[tuple[str, str]]:
     }
 
 
+SERVICE_METHODS: tuple[tuple[type, tuple[str, ...]], ...] = (
+    (ScopedIndex, ("ask", "search", "document", "chunk", "documents", "document_count",
+                   "retire", "verify_saved", "entry", "history", "quote", "span",
+                   "upload_collection", "job")),
+    (Admin, ("authenticate",)),
+)  # fmt: skip
+"""The service methods the contract names, by class."""
+
+
 @pytest.fixture
 def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the `ScopedIndex` methods called, in order."""
+    """The names of the service methods called (`SERVICE_METHODS`), in order."""
     seen: list[str] = []
-    for name in ("ask", "search", "document", "chunk", "documents", "document_count",
-                 "retire", "verify_saved", "entry", "history"):  # fmt: skip
-        original = getattr(ScopedIndex, name)
+    for cls, names in SERVICE_METHODS:
+        for name in names:
+            original = getattr(cls, name)
 
-        def counted(self: ScopedIndex, *args: Any, _n: str = name, _f: Any = original,
-                    **kwargs: Any) -> Any:  # fmt: skip
-            seen.append(_n)
-            return _f(self, *args, **kwargs)
+            def counted(self: Any, *args: Any, _n: str = name, _f: Any = original,
+                        **kwargs: Any) -> Any:  # fmt: skip
+                seen.append(_n)
+                return _f(self, *args, **kwargs)
 
-        monkeypatch.setattr(ScopedIndex, name, counted)
+            monkeypatch.setattr(cls, name, counted)
     return seen
 
 
@@ -158,7 +168,7 @@ def test_no_http_route_shows_a_key_for_a_anything_of_b(server: Any, calls: list[
 MCP_TOOLS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     # tool: (the ScopedIndex method it must call, the call A makes; `ref` is B's passage)
     "search": ("search", lambda tools, ref: tools.search(QUESTION, 50)),
-    "quote": ("chunk", lambda tools, ref: tools.quote(ref, "Project Bluebird")),
+    "quote": ("quote", lambda tools, ref: tools.quote(ref, "Project Bluebird")),
     "ask": ("ask", lambda tools, ref: tools.ask(QUESTION, "quote")),
 }
 
@@ -177,7 +187,7 @@ def test_no_mcp_tool_shows_a_server_for_a_anything_of_b(index_a_b: Index, calls:
     from quoteproof.server.mcp import McpServer, Tools
 
     (b_hit,) = index_a_b.search("Bluebird", top_k=1, collections=["B"])
-    tools = Tools(index_a_b, ExtractiveBackend(), collections=("A",))
+    tools = Tools(ScopedIndex(index_a_b, Principal("mcp", ("A",))), ExtractiveBackend(), 90.0)
     # A thread of its own: another test on this worker may have left an event loop running.
     with ThreadPoolExecutor(max_workers=1) as worker, ThreadPoolExecutor(max_workers=1) as loop:
         listing = McpServer(worker, tools).server.list_tools()

@@ -77,7 +77,7 @@ def test_the_faces_offer_the_registrys_modes() -> None:
     from quoteproof.server.app import openapi_schema
 
     shown = CliRunner().invoke(app, ["ask", "--help"], env={"COLUMNS": "400"}).output
-    assert f"<{'|'.join(modes())}>" in shown
+    assert f"--mode {'|'.join(modes())}" in shown
     schema = openapi_schema()["components"]["schemas"]["AskRequest"]["properties"]["mode"]
     assert tuple(schema["enum"]) == modes()
     assert all(entry.summary in schema["description"] for entry in STRATEGIES)

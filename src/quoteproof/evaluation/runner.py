@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
-from quoteproof.defaults import DEFAULT_MAX_STEPS
 from quoteproof.errors import BackendError
 from quoteproof.evaluation.evalset import EvalItem
 from quoteproof.evaluation.metrics import (
@@ -38,13 +37,12 @@ from quoteproof.evaluation.metrics import (
     ref_matches,
     summarize,
 )
-from quoteproof.index import DEFAULT_ASK_TOP_K, Index
+from quoteproof.index import Index
 from quoteproof.llm.base import Backend
 from quoteproof.llm.extractive import ExtractiveBackend
-from quoteproof.model import Answer, AnswerMode, Document, ProseSegment, Quote
-from quoteproof.quoting.citations import Strictness
-from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
+from quoteproof.model import Answer, Document, ProseSegment, Quote
 from quoteproof.store.base import DocumentSummary, Store
+from quoteproof.strategies.options import AnswerOptions
 
 __all__ = [
     "AskOptions",
@@ -59,16 +57,12 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class AskOptions:
-    """The options every `ask` of a run gets (those of `quoteproof ask`)."""
+@dataclass(frozen=True, kw_only=True)
+class AskOptions(AnswerOptions):
+    """The options every `ask` of a run gets (those of `quoteproof ask`): the answer
+    options, the `backend` and the `collections` asked over (None: all)."""
 
     backend: Backend = field(default_factory=ExtractiveBackend)
-    mode: AnswerMode = "quote"
-    strictness: Strictness = "strict"
-    top_k: int = DEFAULT_ASK_TOP_K
-    threshold: float = DEFAULT_THRESHOLD
-    max_steps: int = DEFAULT_MAX_STEPS
     collections: tuple[str, ...] | None = None
 
 
@@ -317,12 +311,8 @@ def evaluate_item(
     try:
         answer = index.ask(
             item.question,
+            options,
             backend=options.backend,
-            top_k=options.top_k,
-            threshold=options.threshold,
-            mode=options.mode,
-            strictness=options.strictness,
-            max_steps=options.max_steps,
             collections=options.collections,
         )
     except BackendError as exc:

@@ -16,7 +16,7 @@ import json
 import os
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from typing import Literal, TypedDict
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 import anthropic
 from anthropic.types import (
@@ -46,9 +46,12 @@ from quoteproof.llm.base import (
 )
 from quoteproof.llm.deadline import DeadlineExceeded, deadline_transport, time_limit
 from quoteproof.llm.errors import checked, read_replies, reply_errors, sdk_errors
-from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, public_url
+from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, public_url, server_url
 
-__all__ = ["AnthropicBackend"]
+if TYPE_CHECKING:
+    from quoteproof.llm.registry import BackendSpec
+
+__all__ = ["AnthropicBackend", "from_spec"]
 
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
@@ -262,3 +265,14 @@ class AnthropicBackend:
                     on_text(text)
             with reply_errors(self._url):
                 return _completion(events.get_final_message())
+
+
+def from_spec(spec: BackendSpec) -> AnthropicBackend:
+    """The `anthropic` backend of `spec` (`llm.registry`): its model, on the server
+    `llm.servers.server_url` chooses (raises `BackendConfigError` when none is named)."""
+    return AnthropicBackend(
+        model=spec.model or "",
+        base_url=server_url("anthropic", spec.base_url, cloud=spec.cloud),
+        api_key=spec.api_key,
+        timeout=spec.timeout,
+    )

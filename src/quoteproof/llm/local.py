@@ -40,12 +40,15 @@ from quoteproof.llm.tool_grammar import fold_tools, folded_messages, unfold_tool
 if TYPE_CHECKING:
     from llama_cpp import Llama
 
+    from quoteproof.llm.registry import BackendSpec
+
 __all__ = [
     "BUNDLED_MODEL_NOTICE",
     "BUNDLED_NAME",
     "DEFAULT_CONTEXT",
     "LocalBackend",
     "bundled_model_path",
+    "from_spec",
 ]
 
 SEED = 0
@@ -250,3 +253,15 @@ class LocalBackend:
         """Like `complete`, handing `on_text` each piece of text as it is sampled (a
         tool request's JSON is not handed over: it is not prose)."""
         return self._run(request, on_text)
+
+
+def from_spec(spec: BackendSpec) -> LocalBackend:
+    """The `local` backend of `spec` (`llm.registry`): the GGUF file `spec.model`
+    (default: the bundled model) with its threads and context window, under
+    grammars unless `spec.grammar` is False."""
+    return LocalBackend(
+        model_path=Path(spec.model) if spec.model else None,
+        context=spec.context,
+        threads=spec.threads,
+        grammar=spec.grammar is not False,
+    )

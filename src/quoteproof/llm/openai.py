@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import openai
 from openai.types.chat import (
@@ -40,8 +40,11 @@ from quoteproof.llm.base import (
 )
 from quoteproof.llm.deadline import DeadlineExceeded, deadline_transport, time_limit
 from quoteproof.llm.errors import checked, read_replies, reply_errors, sdk_errors
-from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, public_url
+from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, public_url, server_url
 from quoteproof.llm.tool_grammar import fold_tools, unfold_tool_call
+
+if TYPE_CHECKING:
+    from quoteproof.llm.registry import BackendSpec
 
 # Local servers (Ollama, llama.cpp, vLLM) accept any key; the SDK insists on one.
 PLACEHOLDER_API_KEY = "not-needed"
@@ -299,3 +302,15 @@ class OpenAIBackend:
                     on_text(text)
             with reply_errors(self._url):
                 return reply.completion(self._model)
+
+
+def from_spec(spec: BackendSpec) -> OpenAIBackend:
+    """The `openai` backend of `spec` (`llm.registry`): its model, on the server
+    `llm.servers.server_url` chooses, sending grammars only with `spec.grammar`."""
+    return OpenAIBackend(
+        model=spec.model or "",
+        base_url=server_url("openai", spec.base_url, cloud=spec.cloud),
+        api_key=spec.api_key,
+        timeout=spec.timeout,
+        grammar=bool(spec.grammar),
+    )

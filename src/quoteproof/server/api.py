@@ -24,21 +24,22 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 
-from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_SEARCH_TOP_K
-from quoteproof.ingest.files import SUPPORTED_SUFFIXES
-from quoteproof.ingest.sniff import mislabel_cause
-from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, AnswerMode, Document
+from quoteproof.defaults import DEFAULT_ASK_TOP_K, DEFAULT_MAX_STEPS, DEFAULT_SEARCH_TOP_K
+from quoteproof.errors import AccessDeniedError, UsageError
+from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, AnswerMode
 from quoteproof.render.hits import hit_to_dict
-from quoteproof.server import MAX_QUESTION_CHARS
 from quoteproof.server.auth import optional_principal, principal
 from quoteproof.server.jobs import Job
 from quoteproof.server.json_body import StrictJSONRoute
 from quoteproof.server.state import AppState, AppStateDep
-from quoteproof.service import AnswerOptions, Principal, ScopedIndex
-from quoteproof.store.base import check_collection_name
-from quoteproof.store_lookup import StoreLookup
-from quoteproof.strategies.agent import DEFAULT_MAX_STEPS
-from quoteproof.strategies.registry import mode_help
+from quoteproof.service import (
+    MAX_QUESTION_CHARS,
+    SNIFF_BYTES,
+    AnswerOptions,
+    Principal,
+    mode_help,
+    upload_problem,
+)
 
 router = APIRouter(prefix="/v1", tags=["v1"], route_class=StrictJSONRoute)
 
@@ -48,7 +49,6 @@ MAX_FILES_PER_UPLOAD = 100
 UPLOAD_ROUTE = ("POST", "/v1/documents")
 """The upload route: its body may carry the upload limit, not the JSON one."""
 MAX_NAME_CHARS = 200
-SNIFF_BYTES = 1024
 
 PrincipalDep = Annotated[Principal, Depends(principal)]
 StateDep = AppStateDep
@@ -66,7 +66,8 @@ class ErrorBody(BaseModel):
 
 
 class AskRequest(BaseModel):
-    """A question, and how to answer it."""
+    """A question, and how to answer it (the fields of `AnswerOptions` by the same
+    names, but the quote match threshold, which the server keeps at its default)."""
 
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     mode: AnswerMode = Field("quote", description=mode_help())
@@ -237,14 +238,6 @@ def _not_found() -> HTTPException:
     return HTTPException(404, _NOT_FOUND)
 
 
-def _visible_document(view: ScopedIndex, doc_id: str, version: int | None = None) -> Document:
-    """The document version the view shows, or 404 (missing or another collection's)."""
-    document = view.document(doc_id, version)
-    if document is None:
-        raise _not_found()
-    return document
-
-
 # --- answers ---
 
 
@@ -258,7 +251,7 @@ def ask(body: AskRequest, who: PrincipalDep, state: StateDep) -> JSONResponse:
     """Answer `question` from the key's collections (or the subset named in
     `collections`). The answer is recorded in the audit log; `Location` and
     `X-Answer-Id` name the entry (`GET /v1/answers/{id}`)."""
-    options = AnswerOptions(body.mode, body.strictness, body.max_steps, body.top_k)
+    options = AnswerOptions(**body.model_dump(exclude={"question", "collections"}))
     view = state.view(who)
     asked = view.ask(body.question, state.backend(), options, collections=body.collections)
     entry_id = asked.entry.entry_id
@@ -367,16 +360,11 @@ def source(
     """Return `text[start:end]` of a document version with `context` characters
     around it, its pages and (PDF) boxes."""
     view = state.view(who)
-    document = _visible_document(view, doc_id, version)
-    text = document.text
-    start = 0 if start is None else start
-    end = len(text) if end is None else end
-    if not 0 <= start < end <= len(text):
-        raise HTTPException(
-            400, f"need 0 <= start < end <= {len(text)}, got start={start}, end={end}"
-        )
-    with StoreLookup(view.store) as lookup:
-        location = lookup.locate(document, start, end)
+    span = view.span(doc_id, version, start, end)
+    if span is None:
+        raise _not_found()
+    location = view.locate(span)
+    document, text, start, end = span.document, span.document.text, span.start, span.end
     return {
         "doc_id": document.doc_id,
         "version": document.version,
@@ -388,7 +376,7 @@ def source(
         "length": len(text),
         "start": start,
         "end": end,
-        "text": text[start:end],
+        "text": span.text,
         "before": text[max(0, start - context) : start],
         "after": text[end : end + context],
         "pages": list(location.pages) if location.pages else None,
@@ -474,18 +462,11 @@ async def _checked_file(item: UploadFile) -> tuple[str, UploadFile]:
     """The safe name of an uploaded file after checking its type; 415 with the cause
     for an unsupported suffix or content that is another kind of file."""
     name = safe_name(item.filename)
-    suffix = Path(name).suffix.lower()
-    if suffix not in SUPPORTED_SUFFIXES:
-        shown = f"'{suffix}'" if suffix else "no suffix"
-        raise HTTPException(
-            415,
-            f"{name}: unsupported file type {shown} (supported: {', '.join(SUPPORTED_SUFFIXES)})",
-        )
     head = await item.read(SNIFF_BYTES)
     await item.seek(0)
-    cause = mislabel_cause(head, suffix)
-    if cause is not None:
-        raise HTTPException(415, f"{name}: {cause}")
+    problem = upload_problem(name, head)
+    if problem is not None:
+        raise HTTPException(415, problem)
     return name, item
 
 
@@ -582,15 +563,12 @@ async def ingest_upload(form: FormData, who: Principal, state: AppState) -> Job:
     and every file's name and type), store its files and submit their ingest job.
     Raises `HTTPException` (400, 403, 415) before storing anything, 507 or 500
     when storing fails (then nothing is kept)."""
-    collection = form.get("collection") or DEFAULT_COLLECTION
-    if not isinstance(collection, str):
-        raise HTTPException(400, "'collection' must be a form field, not a file")
     try:
-        check_collection_name(collection)
-    except ValueError as exc:
+        collection = state.view(who).upload_collection(form.get("collection"))
+    except AccessDeniedError as exc:
+        raise HTTPException(403, str(exc)) from exc
+    except UsageError as exc:
         raise HTTPException(400, str(exc)) from exc
-    if not who.allows(collection):
-        raise HTTPException(403, f"this key cannot write into collection '{collection}'")
     items = [item for _, item in form.multi_items() if isinstance(item, UploadFile)]
     if not items:
         raise HTTPException(400, "no file uploaded (multipart field 'file')")
@@ -605,8 +583,8 @@ async def ingest_upload(form: FormData, who: Principal, state: AppState) -> Job:
 )
 def get_job(job_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     """Return an upload's ingest progress; 404 for another collection's job."""
-    job = state.jobs.get(job_id)
-    if job is None or not who.allows(job.collection):
+    job = state.view(who).job(state.jobs.get, job_id)
+    if job is None:
         raise _not_found()
     return job.snapshot()
 

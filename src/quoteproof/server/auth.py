@@ -71,12 +71,7 @@ def principal_for_token(state: AppState, token: str | None) -> Principal | None:
         return ANONYMOUS
     if not token:
         return None
-    from quoteproof.keys import authenticate
-
-    key = authenticate(state.index().store, token)
-    if key is None or key.revoked:
-        return None
-    return Principal(key.name, tuple(key.collections))
+    return state.admin().authenticate(token)
 
 
 def optional_principal(request: Request, state: AppStateDep) -> Principal | None:

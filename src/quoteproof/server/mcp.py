@@ -16,11 +16,9 @@ belongs to the thread that opened it); tool calls wait for it in turn.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from types import TracebackType
 from typing import Annotated, Any, TypeVar
 
 import anyio
@@ -31,16 +29,20 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from quoteproof import __version__
+from quoteproof.defaults import DEFAULT_THRESHOLD
 from quoteproof.errors import QuoteproofError
-from quoteproof.index import Index
-from quoteproof.llm.base import Backend
-from quoteproof.model import AnswerMode, Quote, Rejected
-from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, resolve_quote
-from quoteproof.server import MAX_QUESTION_CHARS
+from quoteproof.model import AnswerMode, Quote
 from quoteproof.server.mcp_stdio import serve_stdio
-from quoteproof.service import AnswerOptions, Principal, ScopedIndex
-from quoteproof.store_lookup import StoreLookup
-from quoteproof.strategies.registry import mode_help
+from quoteproof.service import (
+    MAX_QUESTION_CHARS,
+    AnswerOptions,
+    Backend,
+    ClosedOnExit,
+    Principal,
+    ScopedIndex,
+    check_question,
+    mode_help,
+)
 
 __all__ = ["MAX_SEARCH_TOP_K", "MCP_USER", "McpServer", "QuoteResult", "SearchHit", "Tools"]
 
@@ -155,16 +157,8 @@ class Tools:
     do what was asked.
     """
 
-    def __init__(
-        self,
-        index: Index,
-        backend: Backend,
-        *,
-        collections: tuple[str, ...] | None = None,
-        threshold: float = DEFAULT_THRESHOLD,
-    ) -> None:
-        self.index = index
-        self.view = ScopedIndex(index, Principal(MCP_USER, collections))
+    def __init__(self, view: ScopedIndex, backend: Backend, threshold: float) -> None:
+        self.view = view
         self.backend = backend
         self.threshold = threshold
 
@@ -193,20 +187,13 @@ class Tools:
     def quote(self, ref: str, words: str | None) -> QuoteResult:
         """The whole passage `ref`, or the span of it (or of its neighbours) that
         `words` match, resolved as the answer pipeline resolves a model's quote."""
-        store = self.view.store
-        chunk = self.view.chunk(ref)
-        if chunk is None:
+        outcome = self.view.quote(ref, words, self.threshold)
+        if outcome is None:
             # The same message whether the ref is unknown or outside the collections.
             raise ToolError(
                 f"no passage with ref '{ref}' in {self._scope()}; use a ref from search"
             )
-        raw = json.dumps({"ref": ref, "words": words}, ensure_ascii=False)
-        sources = [chunk, *store.neighbours(chunk)]
-        with StoreLookup(store) as lookup:
-            outcome = resolve_quote(
-                ref, words, "q1", sources, lookup, raw=raw, threshold=self.threshold
-            )
-        if isinstance(outcome, Rejected):
+        if not isinstance(outcome, Quote):
             raise ToolError(
                 f"{outcome.reason}; nothing was quoted. Quote the words as the passage "
                 "has them (its text is in the search results), or give the ref alone "
@@ -216,8 +203,8 @@ class Tools:
 
     def ask(self, question: str, mode: AnswerMode) -> dict[str, Any]:
         """The answer to `question` as answer JSON, recorded in the audit log."""
-        _require_words(question, "question")
         try:
+            check_question(question)
             asked = self.view.ask(
                 question, self.backend, AnswerOptions(mode=mode, threshold=self.threshold)
             )
@@ -226,7 +213,7 @@ class Tools:
         return self.view.sealed_answer(asked)
 
 
-class McpServer:
+class McpServer(ClosedOnExit):
     """The MCP server of one index: `open` it, `run` it, close it (a context manager).
 
     The index lives on one worker thread from `open` to `close`.
@@ -254,29 +241,18 @@ class McpServer:
         is served.
         """
         worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quoteproof-mcp")
+        who = Principal(MCP_USER, collections)
         try:
-            index = worker.submit(Index.open, location, audit_key=audit_key).result()
+            view = worker.submit(ScopedIndex.open, location, who, audit_key=audit_key).result()
         except BaseException:
             worker.shutdown()
             raise
-        tools = Tools(index, backend, collections=collections, threshold=threshold)
-        return cls(worker, tools)
-
-    def __enter__(self) -> McpServer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
+        return cls(worker, Tools(view, backend, threshold))
 
     def close(self) -> None:
         """Close the index (on its thread) and stop the thread."""
         try:
-            self._worker.submit(self.tools.index.close).result()
+            self._worker.submit(self.tools.view.close).result()
         finally:
             self._worker.shutdown()
 

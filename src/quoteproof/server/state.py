@@ -22,12 +22,11 @@ from quoteproof.index import DEFAULT_INDEX, Index
 from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB
 from quoteproof.ingest.parsing import IngestSettings
 from quoteproof.llm.base import Backend
-from quoteproof.llm.select import BackendName, make_backend
-from quoteproof.llm.servers import DEFAULT_TIMEOUT_S
+from quoteproof.llm.registry import BackendSpec, make_backend
 from quoteproof.retrieval.retriever import RetrievalSettings
 from quoteproof.server.jobs import DEFAULT_PARSE_TIMEOUT_S, DEFAULT_PARSE_WORKERS, JobManager
 from quoteproof.server.journal import JOURNAL_FOLDER, JobJournal
-from quoteproof.service import Principal, ScopedIndex
+from quoteproof.service import Admin, Principal, ScopedIndex
 from quoteproof.store.open import is_postgres_url
 
 DEFAULT_MAX_UPLOAD_MB = 50.0
@@ -40,15 +39,14 @@ starts ingesting (`ServerConfig.ingest_hold`). Unset, nothing changes."""
 UPLOADS_FOLDER = "uploads"
 
 
-@dataclass(frozen=True)
-class ServerConfig:
+@dataclass(frozen=True, kw_only=True)
+class ServerConfig(BackendSpec):
     """How `quoteproof serve` runs.
 
     `index` is a directory (SQLite) or a `postgresql://` URL. With `auth` every
     request needs an API key; without it every request acts for everyone (only on
-    a loopback address). `llm`, `model`, `base_url`, `cloud`, `api_key`, `timeout`,
-    `grammar`, `threads` and `context` make the backend as `llm.select.make_backend`
-    does for `quoteproof ask` (a provider's cloud API only when named or `cloud`).
+    a loopback address). The fields of `BackendSpec` (`llm`, `model`, ...) name the
+    backend as they do for `quoteproof ask` (`llm.registry.make_backend`).
     `max_upload_mb` limits one upload request (its files together), `max_body_mb`
     every other request's body (`server.body_limit`). Uploads are stored under
     `upload_dir` (None: a folder `uploads` next to a directory index, a temporary
@@ -65,15 +63,6 @@ class ServerConfig:
 
     index: str = DEFAULT_INDEX
     auth: bool = True
-    llm: BackendName | None = None
-    model: str | None = None
-    base_url: str | None = None
-    cloud: bool = False
-    api_key: str | None = None
-    timeout: float = DEFAULT_TIMEOUT_S
-    grammar: bool | None = None
-    threads: int | None = None
-    context: int | None = None
     max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
     max_body_mb: float = DEFAULT_MAX_BODY_MB
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
@@ -140,23 +129,17 @@ class AppState:
         goes through it (`service.ScopedIndex`)."""
         return ScopedIndex(self.index(), who)
 
+    def admin(self) -> Admin:
+        """This thread's index as its operator sees it: API keys and authentication
+        (`service.Admin`)."""
+        return Admin(self.index())
+
     def backend(self) -> Backend:
         """Return the language-model backend (made once; raises `BackendConfigError`
         when the options cannot make one)."""
         with self._lock:
             if self._backend is None:
-                config = self.config
-                self._backend = make_backend(
-                    config.llm,
-                    model=config.model,
-                    base_url=config.base_url,
-                    cloud=config.cloud,
-                    api_key=config.api_key,
-                    timeout=config.timeout,
-                    grammar=config.grammar,
-                    threads=config.threads,
-                    context=config.context,
-                )
+                self._backend = make_backend(self.config)
             return self._backend
 
     def start(self) -> None:

@@ -48,14 +48,11 @@ from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
-from quoteproof.audit import answer_of
 from quoteproof.errors import QuoteproofError
-from quoteproof.ingest.files import SUPPORTED_SUFFIXES
 from quoteproof.model import Answer, AnswerMode, ProseSegment, Quote
-from quoteproof.receipts import verify_recorded
 from quoteproof.render.html import render_answer_html, render_data_html, render_quote_html
 from quoteproof.render.visible import visible_line
-from quoteproof.server import MAX_QUESTION_CHARS, csrf
+from quoteproof.server import csrf
 from quoteproof.server.auth import (
     clear_key_cookie,
     cross_origin,
@@ -71,17 +68,24 @@ from quoteproof.server.pdf_pages import (
     render_page_png,
 )
 from quoteproof.server.state import AppState, app_state
-from quoteproof.service import AnswerOptions, Asked, Principal, ScopedIndex
-from quoteproof.store.base import AuditEntry
-from quoteproof.store_lookup import StoreLookup
-from quoteproof.strategies.registry import STRATEGIES, modes, modes_for
-from quoteproof.streaming import (
+from quoteproof.service import (
+    SUPPORTED_SUFFIXES,
     AnswerEvent,
+    AnswerOptions,
+    Asked,
+    AuditEntry,
     DataComputed,
+    ModeChoice,
+    Principal,
     ProseDelta,
     QuoteDropped,
     QuoteResolved,
+    ScopedIndex,
+    SpanError,
     StageStarted,
+    check_question,
+    mode_choices,
+    modes,
 )
 
 __all__ = ["TEMPLATES_DIR", "router", "viewer_url"]
@@ -204,19 +208,18 @@ def _answer_html(asked: Asked) -> str:
     return _fragment("answer_fragment.html", answer_html=html, entry_id=asked.entry.entry_id)
 
 
-def _offered_modes(state: AppState) -> tuple[tuple[AnswerMode, str], ...]:
-    """The answer modes the page offers, with their help: those the backend can run
-    (`strategies.registry.modes_for`)."""
-    runnable = modes_for(state.backend())
-    return tuple((s.mode, f"{s.title}: {s.summary}") for s in STRATEGIES if s.mode in runnable)
+def _offered_modes(state: AppState) -> tuple[ModeChoice, ...]:
+    """The answer modes the page offers, each with its title and summary: those the
+    backend can run (`service.mode_choices`)."""
+    return mode_choices(state.backend())
 
 
 def _check_question(question: str, mode: str) -> str | None:
-    """Why a question or mode is unusable, or None."""
-    if not question.strip():
-        return "Please enter a question."
-    if len(question) > MAX_QUESTION_CHARS:
-        return f"The question is longer than {MAX_QUESTION_CHARS} characters."
+    """Why a question (`service.check_question`) or mode is unusable, or None."""
+    try:
+        check_question(question)
+    except QuoteproofError as exc:
+        return str(exc)
     if mode not in modes():
         return f"Unknown answer mode {mode!r}."
     return None
@@ -406,24 +409,19 @@ def source_page(
     if who is None:
         return _login_redirect(request)
     scoped = state.view(who)
-    store = scoped.store
-    document = scoped.document(doc_id, version)
-    if document is None:
+    try:
+        span = scoped.span(doc_id, version, start, end, allow_empty=True)
+    except SpanError as exc:
+        return _error(request, who, 400, str(exc))
+    if span is None:
         return _not_found(request, who)
-    text = document.text
+    document, text, lo, hi = span.document, span.document.text, span.start, span.end
     has_span = start is not None or end is not None
-    lo = 0 if start is None else start
-    hi = len(text) if end is None else end
-    if not lo <= hi <= len(text):
-        return _error(
-            request, who, 400, f"The span {lo}–{hi} is outside the document (0–{len(text)})."
-        )
     pdf_pages: list[PageView] = []
-    geometry = page_geometry(store, document) if document.format == "pdf" else None
+    geometry = page_geometry(scoped.store, document) if document.format == "pdf" else None
     if geometry is not None and view == "page":
         if has_span and hi > lo:
-            with StoreLookup(store) as lookup:
-                location = lookup.locate(document, lo, hi)
+            location = scoped.locate(span)
             pages = location.pages or ()
             boxes = location.boxes
         else:
@@ -551,8 +549,8 @@ def library_page(
     if who is None:
         return _login_redirect(request)
     view = state.view(who)
-    found = state.jobs.get(job) if job else None
-    job_context = _job_context(found) if found and who.allows(found.collection) else None
+    found = view.job(state.jobs.get, job) if job else None
+    job_context = _job_context(found) if found else None
     gone = view.document(retired) if retired else None
     return _page(
         request,
@@ -588,10 +586,9 @@ def library_retire_page(
     is needed)."""
     if who is None:
         return _login_redirect(request)
-    document = state.view(who).document(doc_id)
-    store = state.index().store  # the document is the principal's: checked above
-    current = store.current_version(document.source_path) if document else None
-    if document is None or current is None or current.doc_id != document.doc_id:
+    view = state.view(who)
+    document = view.document(doc_id)
+    if document is None or not view.is_current(document):
         return _not_found(request, who)  # unknown, another collection's, or retired
     return _page(
         request,
@@ -660,8 +657,8 @@ def library_job(request: Request, job_id: str, state: StateDep, who: MaybePrinci
     has ended, with the refreshed document table)."""
     if who is None:
         return _login_redirect(request)
-    job = state.jobs.get(job_id)
-    if job is None or not who.allows(job.collection):
+    job = state.view(who).job(state.jobs.get, job_id)
+    if job is None:
         return _not_found(request, who)
     return HTMLResponse(_job_fragment(state, who, job))
 
@@ -740,14 +737,14 @@ def answer_page(
     its prose cites; the link to them only when it has such prose)."""
     if who is None:
         return _login_redirect(request)
-    entry = state.view(who).entry(entry_id)
+    view = state.view(who)
+    entry = view.entry(entry_id)
     if entry is None:
         return _not_found(request, who)
     try:
-        record = answer_of(entry)
+        answer = view.recorded_answer(entry)
     except ValueError:
         return _error(request, who, 500, "This audit entry does not hold a readable answer.")
-    answer = verify_recorded(record, state.index().store)
     html = render_answer_html(answer, source_url=viewer_url, show_cited=cited)
     base = f"/answers/{url_quote(entry.entry_id, safe='')}"
     return _page(
@@ -792,11 +789,8 @@ def login_post(
         return _error(request, None, 403, refusal)
     if not state.config.auth:
         return RedirectResponse(target, status_code=303)
-    from quoteproof.keys import authenticate
-
     token = key.strip()
-    found = authenticate(state.index().store, token) if token else None
-    if found is None:
+    if state.admin().authenticate(token) is None:
         return _page(
             request,
             None,

@@ -2,11 +2,74 @@
 the MCP server only translate their input and output.
 
 `ScopedIndex(index, principal)` is the index as one principal sees it: asking (the
-answer recorded in the audit log), searching, documents and sources, verifying and
-the audit history, each limited to the principal's collections (`Principal`).
+answer recorded in the audit log), searching, quoting a passage, documents, sources
+and spans of them, verifying, recorded answers and the audit history, uploads and
+ingest jobs, each limited to the principal's collections (`Principal`). Every face
+checks a question with the one rule `check_question`. `Admin` is the operator's
+side: API keys, authentication, the audit log as a whole. `make_backend` makes the
+backend a `BackendSpec` names; `mode_choices` says which answer modes it offers.
 """
 
+from quoteproof.llm.base import Backend
+from quoteproof.llm.registry import BackendSpec, make_backend
+from quoteproof.retrieval.retriever import RetrievalNotice
+from quoteproof.service.admin import Admin, LogReport
+from quoteproof.service.catalog import ModeChoice, mode_choices, mode_help, modes
+from quoteproof.service.closing import ClosedOnExit
+from quoteproof.service.inputs import read_labelled, read_queries, read_saved_answer
 from quoteproof.service.principal import ANONYMOUS, Principal
-from quoteproof.service.view import AnswerOptions, Asked, ScopedIndex
+from quoteproof.service.questions import MAX_QUESTION_CHARS, QuestionError, check_question
+from quoteproof.service.uploads import SNIFF_BYTES, SUPPORTED_SUFFIXES, upload_problem
+from quoteproof.service.view import Asked, ScopedIndex, Span, SpanError
+from quoteproof.store.base import ApiKey, AuditEntry, DocumentSummary, check_collection_name
+from quoteproof.strategies.options import AnswerOptions
+from quoteproof.streaming import (
+    AnswerEvent,
+    DataComputed,
+    ProseDelta,
+    QuoteDropped,
+    QuoteResolved,
+    StageStarted,
+)
+from quoteproof.terms import well_formed
 
-__all__ = ["ANONYMOUS", "AnswerOptions", "Asked", "Principal", "ScopedIndex"]
+__all__ = [
+    "ANONYMOUS",
+    "MAX_QUESTION_CHARS",
+    "SNIFF_BYTES",
+    "SUPPORTED_SUFFIXES",
+    "Admin",
+    "AnswerEvent",
+    "AnswerOptions",
+    "ApiKey",
+    "Asked",
+    "AuditEntry",
+    "Backend",
+    "BackendSpec",
+    "ClosedOnExit",
+    "DataComputed",
+    "DocumentSummary",
+    "LogReport",
+    "ModeChoice",
+    "Principal",
+    "ProseDelta",
+    "QuestionError",
+    "QuoteDropped",
+    "QuoteResolved",
+    "RetrievalNotice",
+    "ScopedIndex",
+    "Span",
+    "SpanError",
+    "StageStarted",
+    "check_collection_name",
+    "check_question",
+    "make_backend",
+    "mode_choices",
+    "mode_help",
+    "modes",
+    "read_labelled",
+    "read_queries",
+    "read_saved_answer",
+    "upload_problem",
+    "well_formed",
+]

@@ -9,45 +9,49 @@ log shows only the entries the principal may see (`audit.visible_to`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from pathlib import Path
+from typing import Any, Protocol, TypeVar, cast
 
-from quoteproof.audit import list_entries, record_answer, visible_to
+from quoteproof.audit import answer_of, list_entries, record_answer, visible_to
 from quoteproof.codec import answer_to_dict
-from quoteproof.defaults import DEFAULT_MAX_STEPS
-from quoteproof.index import DEFAULT_ASK_TOP_K, DEFAULT_SEARCH_TOP_K, Index
+from quoteproof.defaults import DEFAULT_COLLECTION
+from quoteproof.errors import AccessDeniedError, UsageError
+from quoteproof.index import DEFAULT_SEARCH_TOP_K, Index
 from quoteproof.llm.base import Backend
 from quoteproof.model import (
     Answer,
-    AnswerMode,
     Chunk,
     Document,
     Hit,
     Layout,
+    Location,
+    Quote,
+    Rejected,
     SourceTable,
 )
-from quoteproof.quoting.citations import Strictness
-from quoteproof.quoting.resolve import DEFAULT_THRESHOLD
-from quoteproof.receipts import AnswerCheck, verify_saved
+from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, resolve_quote
+from quoteproof.receipts import AnswerCheck, verify_recorded, verify_saved
+from quoteproof.retrieval.evidence import Calibration
+from quoteproof.retrieval.retriever import RetrievalSettings
 from quoteproof.seal import SEAL_KEY, seal_entry
+from quoteproof.service.closing import ClosedOnExit
 from quoteproof.service.principal import Principal
-from quoteproof.store.base import AuditEntry, CurrentVersion, DocumentSummary, Store
+from quoteproof.service.questions import check_question
+from quoteproof.store.base import (
+    AuditEntry,
+    CurrentVersion,
+    DocumentSummary,
+    IndexStats,
+    Store,
+    check_collection_name,
+)
+from quoteproof.store_lookup import StoreLookup
+from quoteproof.strategies.options import AnswerOptions
 from quoteproof.streaming import EventSink
 
-__all__ = ["AnswerOptions", "Asked", "ScopedIndex"]
-
-
-@dataclass(frozen=True)
-class AnswerOptions:
-    """How to answer (as `Index.ask`): the mode, cite's strictness, the agent's
-    steps, the sources given to the model and the quote match threshold."""
-
-    mode: AnswerMode = "quote"
-    strictness: Strictness = "strict"
-    max_steps: int = DEFAULT_MAX_STEPS
-    top_k: int = DEFAULT_ASK_TOP_K
-    threshold: float = DEFAULT_THRESHOLD
+__all__ = ["Asked", "HasCollection", "ScopedIndex", "Span", "SpanError"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,34 @@ class Asked:
 
     answer: Answer
     entry: AuditEntry
+
+
+@dataclass(frozen=True)
+class Span:
+    """`document.text[start:end]`, a span a face shows (`ScopedIndex.span`)."""
+
+    document: Document
+    start: int
+    end: int
+
+    @property
+    def text(self) -> str:
+        """The span's text."""
+        return self.document.text[self.start : self.end]
+
+
+class SpanError(UsageError):
+    """A span that is not within its document's text (or empty, where it must not be)."""
+
+
+class HasCollection(Protocol):
+    """Anything that belongs to a collection (an ingest job)."""
+
+    @property
+    def collection(self) -> str: ...
+
+
+J = TypeVar("J", bound=HasCollection)
 
 
 class _ScopedStore:
@@ -104,13 +136,14 @@ class _ScopedStore:
         return current
 
 
-class ScopedIndex:
+class ScopedIndex(ClosedOnExit):
     """`index` as `principal` sees it (see the module docstring). Methods that take
     `collections` narrow the principal's own to them and raise `AccessDeniedError`
     for one it lacks (`Principal.narrow`)."""
 
     def __init__(self, index: Index, principal: Principal) -> None:
         self._index = index
+        self._owned = False
         self.principal = principal
         self.store: Store = (
             index.store
@@ -120,6 +153,59 @@ class ScopedIndex:
         """The store's reading methods (documents, chunks, neighbours, layouts,
         originals, tables, current versions) limited to the principal's collections;
         nothing else may be used."""
+
+    @classmethod
+    def open(
+        cls,
+        location: str,
+        principal: Principal,
+        *,
+        create: bool = False,
+        retrieval: RetrievalSettings | None = None,
+        audit_key: Path | None = None,
+    ) -> ScopedIndex:
+        """Open the index at `location` (as `Index.open`) as `principal` sees it;
+        `close` (or a `with` block) closes the index. Raises `IndexNotFoundError`,
+        `StoreError`."""
+        index = Index.open(location, create=create, retrieval=retrieval, audit_key=audit_key)
+        view = cls(index, principal)
+        view._owned = True
+        return view
+
+    def close(self) -> None:
+        """Close the index when this view opened it (`open`); else nothing."""
+        if self._owned:
+            self._index.close()
+
+    @property
+    def index(self) -> Index:
+        """The whole index, for the work of its operator that no principal's view
+        limits (ingest, embedding, calibration, evaluation)."""
+        return self._index
+
+    @property
+    def location(self) -> str:
+        """Where the index is (a directory or a `postgresql://` URL)."""
+        return self._index.store.location
+
+    def stats(self) -> IndexStats:
+        """Counts of the whole index's documents, versions and chunks."""
+        return self._index.store.stats()
+
+    def check_signing_key(self) -> None:
+        """Read or make the key that signs answers, so that one that cannot be read
+        or made fails before a question is asked. Raises StoreError."""
+        self._index.signing_key()
+
+    def missing_verification_key(self) -> Path | None:
+        """Where the audit key was looked for when there is none to check seals
+        with; None when there is one."""
+        return None if self._index.verification_key() is not None else self._index.audit_key_path
+
+    def calibrate(self, labelled: Sequence[tuple[str, bool]]) -> Calibration:
+        """Derive and store the refusal threshold from `(question, answerable)`
+        pairs (`Index.calibrate`)."""
+        return self._index.calibrate(labelled)
 
     def ask(
         self,
@@ -134,20 +220,13 @@ class ScopedIndex:
         them) with `backend`, record the answer in the audit log (user: the
         principal's name, scope: those collections) and return both.
 
-        Raises as `Index.ask` does, and `AccessDeniedError`.
+        Raises `QuestionError` for a question no face may ask (`check_question`),
+        `AccessDeniedError`, and what `Index.ask` raises.
         """
-        options = options or AnswerOptions()
+        check_question(question)
         scope = self.principal.narrow(collections)
         answer = self._index.ask(
-            question,
-            backend=backend,
-            top_k=options.top_k,
-            threshold=options.threshold,
-            mode=options.mode,
-            strictness=options.strictness,
-            max_steps=options.max_steps,
-            events=events,
-            collections=scope,
+            question, options, backend=backend, events=events, collections=scope
         )
         entry = record_answer(self._index, answer, user=self.principal.name, collections=scope)
         return Asked(answer, entry)
@@ -223,3 +302,96 @@ class ScopedIndex:
     def history(self, limit: int) -> list[AuditEntry]:
         """The newest `limit` visible audit log entries, newest first."""
         return list_entries(self._index.store, self.principal.collections, limit=limit)
+
+    def was_ingested(self, doc_id_or_path: str) -> bool:
+        """True when a visible document has the id `doc_id_or_path`, current or
+        retired; or, for a principal that sees every collection (a path names no
+        collection), when a document was ever read from that source path."""
+        if self.store.get_document(doc_id_or_path) is not None:
+            return True
+        if self.principal.collections is not None:
+            return False
+        return self._index.store.latest_version(doc_id_or_path) is not None
+
+    def is_current(self, document: Document) -> bool:
+        """True when `document` is the current version of its source (not retired,
+        not superseded)."""
+        current = self.store.current_version(document.source_path)
+        return current is not None and current.doc_id == document.doc_id
+
+    def quote(
+        self, ref: str, words: str | None, threshold: float = DEFAULT_THRESHOLD
+    ) -> Quote | Rejected | None:
+        """The whole passage `ref` as a verbatim quote, or the span of it (or of its
+        neighbours) that `words` match, resolved as the answer pipeline resolves a
+        model's quote (`quoting.resolve_quote`, `threshold` its fuzzy score); a
+        `Rejected` when no span matches `words`; None when there is no visible
+        passage `ref`."""
+        chunk = self.chunk(ref)
+        if chunk is None:
+            return None
+        raw = json.dumps({"ref": ref, "words": words}, ensure_ascii=False)
+        sources = [chunk, *self.store.neighbours(chunk)]
+        with StoreLookup(self.store) as lookup:
+            return resolve_quote(ref, words, "q1", sources, lookup, raw=raw, threshold=threshold)
+
+    def span(
+        self,
+        doc_id: str,
+        version: int | None,
+        start: int | None,
+        end: int | None,
+        *,
+        allow_empty: bool = False,
+    ) -> Span | None:
+        """The span `[start:end]` of a visible document version (default: the
+        newest; `start` 0 and `end` the text's end by default), or None when the
+        document does not exist or belongs to another collection. Raises
+        `SpanError` when the span is not within the text, or is empty without
+        `allow_empty`."""
+        document = self.document(doc_id, version)
+        if document is None:
+            return None
+        length = len(document.text)
+        lo = 0 if start is None else start
+        hi = length if end is None else end
+        if not 0 <= lo <= hi <= length or (lo == hi and not allow_empty):
+            empty = "" if allow_empty else " (and not empty)"
+            raise SpanError(
+                f"the span {lo}-{hi} must lie within the document's text, 0-{length}{empty}"
+            )
+        return Span(document, lo, hi)
+
+    def locate(self, span: Span) -> Location:
+        """Where `span` is: its pages, its boxes on a PDF's pages, whether its text
+        came from OCR, the table rows it covers (`StoreLookup.locate`)."""
+        with StoreLookup(self.store) as lookup:
+            return lookup.locate(span.document, span.start, span.end)
+
+    def recorded_answer(self, entry: AuditEntry) -> Answer:
+        """The answer recorded in `entry` as it may be shown: each claimed quote
+        re-read from the documents this principal sees (`receipts.verify_recorded`;
+        one that no longer matches is listed as removed). Raises ValueError when the
+        entry holds no readable answer."""
+        return verify_recorded(answer_of(entry), self.store)
+
+    def upload_collection(self, collection: object) -> str:
+        """The collection an upload goes into: `collection` (a form field; empty or
+        None: the default collection). Raises `UsageError` when it is not a text or
+        not a valid collection name, `AccessDeniedError` when the principal may not
+        write into it."""
+        chosen = collection or DEFAULT_COLLECTION
+        if not isinstance(chosen, str):
+            raise UsageError("'collection' must be a form field, not a file")
+        check_collection_name(chosen)
+        if not self.principal.allows(chosen):
+            raise AccessDeniedError(f"this key cannot write into collection '{chosen}'")
+        return chosen
+
+    def job(self, find: Callable[[str], J | None], job_id: str) -> J | None:
+        """The ingest job `find(job_id)` gives, or None when there is none or it
+        belongs to another collection."""
+        job = find(job_id)
+        if job is None or not self.principal.allows(job.collection):
+            return None
+        return job

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from quoteproof.llm.base import Backend
     from quoteproof.llm.extractive import ExtractiveChoice
     from quoteproof.model import Answer, AnswerMode, Chunk, Hit
-    from quoteproof.quoting.citations import Strictness
+    from quoteproof.strategies.options import AnswerOptions
     from quoteproof.strategies.session import AnswerSession
     from quoteproof.tables import TableSession
 
@@ -38,14 +38,14 @@ __all__ = [
 
 @dataclass(frozen=True)
 class StrategyInputs:
-    """What a strategy may use besides the session: cite's `strictness`, the agent's
-    `max_steps`, `search` (its search tool), `tables` (makes its table session) and
-    `no_model` (the no-model answer for given sources, whose best units quote mode
-    offers the model and which it falls back to when nothing the model chose checks;
-    None: every unit is offered and there is no fallback)."""
+    """What a strategy may use besides the session: the answer `options` (cite's
+    `strictness`, the agent's `max_steps`), `search` (its search tool), `tables`
+    (makes its table session) and `no_model` (the no-model answer for given sources,
+    whose best units quote mode offers the model and which it falls back to when
+    nothing the model chose checks; None: every unit is offered and there is no
+    fallback)."""
 
-    strictness: Strictness
-    max_steps: int
+    options: AnswerOptions
     search: Callable[[str], Sequence[Hit]]
     tables: Callable[[], TableSession]
     no_model: Callable[[Sequence[Chunk]], ExtractiveChoice] | None = None
@@ -82,7 +82,7 @@ def _run_quote(session: AnswerSession, inputs: StrategyInputs) -> Answer:
 def _run_cite(session: AnswerSession, inputs: StrategyInputs) -> Answer:
     from quoteproof.strategies.cite import answer_cite
 
-    return answer_cite(session, inputs.strictness)
+    return answer_cite(session, inputs.options.strictness)
 
 
 def _run_rationale(session: AnswerSession, _: StrategyInputs) -> Answer:
@@ -94,7 +94,7 @@ def _run_rationale(session: AnswerSession, _: StrategyInputs) -> Answer:
 def _run_agent(session: AnswerSession, inputs: StrategyInputs) -> Answer:
     from quoteproof.strategies.agent import answer_agent
 
-    return answer_agent(session, inputs.search, inputs.tables(), inputs.max_steps)
+    return answer_agent(session, inputs.search, inputs.tables(), inputs.options.max_steps)
 
 
 STRATEGIES: tuple[Strategy, ...] = (

@@ -19,11 +19,12 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from quoteproof.evaluation.compare import drift_lines
 from quoteproof.evaluation.report import flat_metrics, format_value, metric_specs
 from quoteproof.evaluation.runner import ItemResult
 from quoteproof.render.visible import visible_line
 
-__all__ = ["EvalProgress", "summary_table"]
+__all__ = ["EvalProgress", "drift_lines", "summary_table"]
 
 
 class EvalProgress:

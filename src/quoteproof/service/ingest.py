@@ -1,0 +1,112 @@
+"""`IngestRun`: one `quoteproof ingest` of files into an index, step by step, so that
+a face can show progress between the steps and say what was done when it is
+interrupted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Literal
+
+from quoteproof.index import Index, changed_any
+from quoteproof.ingest.files import source_name
+from quoteproof.ingest.parsing import IngestSettings
+from quoteproof.ingest.pipeline import IngestResult, skipped_results
+from quoteproof.retrieval.embed_index import EmbedReport
+from quoteproof.retrieval.embedder import dense_available
+from quoteproof.service.closing import ClosedOnExit
+from quoteproof.store.base import IndexStats
+
+__all__ = ["IngestRun", "IngestStage"]
+
+IngestStage = Literal["files", "vectors", "threshold"]
+"""What an ingest is doing: storing files, computing vectors, estimating the
+automatic refusal threshold."""
+
+
+class IngestRun(ClosedOnExit):
+    """Ingesting the files of `paths` (folders walked) into the index at `location`
+    (made when missing) with `settings`, parsing with `jobs` processes; `embed`
+    (None: when the dense extra is installed) computes vectors with `embed_model`.
+
+    Call `store_files`, then `embed` when `embeds`, then `finish`; `done`, `stage`
+    and `not_done` say how far it got. Raises `IngestError` for a path that does
+    not exist, before the index is opened; `StoreError` as `Index.open`.
+    """
+
+    def __init__(
+        self,
+        location: str,
+        paths: Iterable[Path],
+        settings: IngestSettings,
+        *,
+        jobs: int = 1,
+        embed: bool | None = None,
+        embed_model: str | None = None,
+    ) -> None:
+        discovery = Index.discover_files(paths)
+        self.files = discovery.files
+        self.skipped = skipped_results(discovery)
+        self.settings = settings
+        self.jobs = jobs
+        self.embeds = dense_available() if embed is None else embed
+        """Whether vectors are computed (`embed`)."""
+        self.embed_model = embed_model
+        self.done: list[IngestResult] = []
+        self.stage: IngestStage = "files"
+        self._index = Index.open(location, create=True)
+
+    def close(self) -> None:
+        """Close the index."""
+        self._index.close()
+
+    @property
+    def location(self) -> str:
+        """Where the index is."""
+        return self._index.store.location
+
+    def stats(self) -> IndexStats:
+        """The index's counts of documents, versions and chunks now."""
+        return self._index.store.stats()
+
+    @property
+    def results(self) -> list[IngestResult]:
+        """One result per file stored so far, then one per file the walks skipped."""
+        return self.done + self.skipped
+
+    @property
+    def not_done(self) -> list[str]:
+        """The names of the files not stored yet."""
+        return [source_name(path) for path in self.files[len(self.done) :]]
+
+    def store_files(self, on_file: Callable[[IngestResult], None]) -> None:
+        """Parse and store every file, calling `on_file` after each (in order); a
+        file that fails leaves nothing and the others go on."""
+
+        def file_done(result: IngestResult) -> None:
+            self.done.append(result)
+            on_file(result)
+
+        self._index.ingest_discovered(
+            self.files,
+            settings=self.settings,
+            jobs=self.jobs,
+            on_file=file_done,
+            collection=self.settings.collection,
+            after=False,
+        )
+
+    def embed(
+        self, on_start: Callable[[int], None], on_progress: Callable[[int], None]
+    ) -> EmbedReport:
+        """Compute the vectors of the chunks that lack them (`Index.embed`): before
+        `finish`, so that the refusal threshold is estimated on the evidence asks
+        will use."""
+        self.stage = "vectors"
+        return self._index.embed(self.embed_model, on_start=on_start, on_progress=on_progress)
+
+    def finish(self) -> None:
+        """Estimate the automatic refusal threshold when a document changed, and
+        record that the ingest finished: the index answers questions again."""
+        self.stage = "threshold"
+        self._index.after_ingest(changed_any(self.done), embed=False)
