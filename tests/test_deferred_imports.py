@@ -1,6 +1,6 @@
 """The imports inside functions: each module that defers one is listed, with its
 reason, in the table under "Imports inside functions" in docs/how-it-works.md, and
-the table names no other. `cli.py` (each command imports what it uses) and the faces
+the table names no other. The CLI's modules, `cli*.py` (each command imports what it uses), and the faces
 in `server/` are outside the table."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import quoteproof
 
 PACKAGE = Path(quoteproof.__file__).parent
 PAGE = Path(__file__).parents[1] / "docs" / "how-it-works.md"
-OUTSIDE = ("cli.py", "server/")
+OUTSIDE = ("cli", "server/")
 """Paths (relative to the package) the table does not cover."""
 
 _SECTION = re.compile(r"^### Imports inside functions\n(.*?)(?=^#)", re.M | re.S)
