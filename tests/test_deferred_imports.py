@@ -1,7 +1,7 @@
 """The imports inside functions: each module that defers one is listed, with its
 reason, in the table under "Imports inside functions" in docs/how-it-works.md, and
-the table names no other. The CLI's modules, `cli*.py` (each command imports what it uses), and the faces
-in `server/` are outside the table."""
+the table names no other. The CLI's modules, `cli*.py` (each command imports what
+it uses), and the faces in `server/` are outside the table."""
 
 from __future__ import annotations
 
