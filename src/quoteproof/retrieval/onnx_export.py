@@ -11,6 +11,7 @@ import io
 import os
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,11 +88,8 @@ def export_checked(sentence_model: Any, source: Path, target: Path) -> OnnxSente
     atomically, and return it loaded. Raises ExportError, leaving `target`
     untouched, when export fails or any of `CHECK_TEXTS` gets a vector whose
     cosine with torch's is below `MIN_COSINE`."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    os.close(handle)
-    temporary = Path(name)
-    try:
+
+    def write(temporary: Path) -> OnnxSentenceModel:
         _export(sentence_model, temporary)
         model = OnnxSentenceModel(temporary, source)
         exported = model.encode(CHECK_TEXTS, batch_size=len(CHECK_TEXTS))
@@ -101,14 +99,33 @@ def export_checked(sentence_model: Any, source: Path, target: Path) -> OnnxSente
         cosine = float(np.min(np.sum(exported * expected, axis=1)))
         if cosine < MIN_COSINE:
             raise ExportError(f"exported vectors differ from torch's (cosine {cosine:.6f})")
+        return model
+
+    return write_checked(target, write, "export")
+
+
+def write_checked(
+    target: Path, write: Callable[[Path], OnnxSentenceModel], step: str
+) -> OnnxSentenceModel:
+    """Run `write(temporary)`, which writes a graph to a temporary file beside
+    `target`, checks it and returns it loaded; move it to `target` and return it.
+    Raises ExportError, leaving `target` untouched and no temporary file, when
+    `write` raises one or fails otherwise (the message starts "`step` failed:";
+    `lasting` False for a full disk or no memory, which may pass)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        model = write(temporary)
         os.replace(temporary, target)
         return model
     except ExportError:
         raise
     except (OSError, MemoryError) as exc:  # may pass: tried again next time
-        raise ExportError(f"export failed: {exc}", lasting=False) from exc
-    except Exception as exc:  # any exporter or runtime failure: the torch path stays
-        raise ExportError(f"export failed: {exc}") from exc
+        raise ExportError(f"{step} failed: {exc}", lasting=False) from exc
+    except Exception as exc:  # any exporter, quantizer or runtime failure
+        raise ExportError(f"{step} failed: {exc}") from exc
     finally:
         temporary.unlink(missing_ok=True)
 

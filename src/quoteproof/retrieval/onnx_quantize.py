@@ -18,13 +18,11 @@ and a refused copy is remembered there like a refused export
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from quoteproof.retrieval.onnx_export import ExportError
+from quoteproof.retrieval.onnx_export import ExportError, write_checked
 from quoteproof.retrieval.onnx_model import OnnxSentenceModel
 
 QUANTIZE_VERSION = "1"
@@ -57,26 +55,17 @@ def quantize_checked(graph: Path, source: Path, target: Path) -> OnnxSentenceMod
     ExportError, leaving `target` untouched, when quantization fails or a check
     passage's vector has a cosine below `MIN_PASSAGE_COSINE` with the float32
     graph's (`lasting` False for a full disk or no memory)."""
-    handle, name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    os.close(handle)
-    temporary = Path(name)
-    try:
+
+    def write(temporary: Path) -> OnnxSentenceModel:
         _quantize(graph, temporary)
         model = OnnxSentenceModel(temporary, source)
         exact = OnnxSentenceModel(graph, source).encode(CHECK_PASSAGES, len(CHECK_PASSAGES))
         cosine = float(np.min(np.sum(model.encode(CHECK_PASSAGES, 4) * exact, axis=1)))
         if cosine < MIN_PASSAGE_COSINE:
             raise ExportError(f"int8 passage vectors differ from float32 (cosine {cosine:.4f})")
-        os.replace(temporary, target)
         return model
-    except ExportError:
-        raise
-    except (OSError, MemoryError) as exc:  # may pass: tried again next time
-        raise ExportError(f"quantization failed: {exc}", lasting=False) from exc
-    except Exception as exc:  # any quantizer or runtime failure: float32 stays
-        raise ExportError(f"quantization failed: {exc}") from exc
-    finally:
-        temporary.unlink(missing_ok=True)
+
+    return write_checked(target, write, "quantization")
 
 
 def _quantize(graph: Path, target: Path) -> None:
