@@ -7,10 +7,10 @@ import warnings
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from quoteproof.audit_key import audit_key_path, read_audit_key, signing_key
+from quoteproof.closing import ClosedOnExit
 from quoteproof.defaults import DEFAULT_ASK_TOP_K as DEFAULT_ASK_TOP_K
 from quoteproof.defaults import DEFAULT_INDEX as DEFAULT_INDEX
 from quoteproof.defaults import DEFAULT_SEARCH_TOP_K as DEFAULT_SEARCH_TOP_K
@@ -65,7 +65,7 @@ def changed_any(results: Sequence[IngestResult]) -> bool:
     return any(result.status in ("added", "updated") for result in results)
 
 
-class Index:
+class Index(ClosedOnExit):
     """A document collection that answers questions with verifiable quotes.
 
     `retrieval` says how `search` and `ask` retrieve (default: hybrid when the index
@@ -104,17 +104,6 @@ class Index:
         `StoreError` when it cannot be used.
         """
         return cls(open_store(location, create=create), retrieval, audit_key)
-
-    def __enter__(self) -> Index:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the underlying store."""

@@ -10,12 +10,12 @@ side: API keys, authentication, the audit log as a whole. `make_backend` makes t
 backend a `BackendSpec` names; `mode_choices` says which answer modes it offers.
 """
 
+from quoteproof.closing import ClosedOnExit
 from quoteproof.llm.base import Backend
 from quoteproof.llm.registry import BackendSpec, make_backend
 from quoteproof.retrieval.retriever import RetrievalNotice
 from quoteproof.service.admin import Admin, LogReport
 from quoteproof.service.catalog import ModeChoice, mode_choices, mode_help, modes
-from quoteproof.service.closing import ClosedOnExit
 from quoteproof.service.inputs import read_labelled, read_queries, read_saved_answer
 from quoteproof.service.principal import ANONYMOUS, Principal
 from quoteproof.service.questions import MAX_QUESTION_CHARS, QuestionError, check_question

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from quoteproof.audit import LogCheck, append_witness, export_lines, read_witness, verify_log
 from quoteproof.audit_key import read_audit_key
+from quoteproof.closing import ClosedOnExit
 from quoteproof.index import Index
 from quoteproof.keys import authenticate, create_key
-from quoteproof.service.closing import ClosedOnExit
 from quoteproof.service.principal import Principal
 from quoteproof.signing_record import first_signed
 from quoteproof.store.base import ApiKey

@@ -8,13 +8,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal
 
+from quoteproof.closing import ClosedOnExit
 from quoteproof.index import Index, changed_any
 from quoteproof.ingest.files import source_name
 from quoteproof.ingest.parsing import IngestSettings
 from quoteproof.ingest.pipeline import IngestResult, skipped_results
 from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.retrieval.embedder import dense_available
-from quoteproof.service.closing import ClosedOnExit
 from quoteproof.store.base import IndexStats
 
 __all__ = ["IngestRun", "IngestStage"]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
 
 from quoteproof.audit import answer_of, list_entries, record_answer, visible_to
+from quoteproof.closing import ClosedOnExit
 from quoteproof.codec import answer_to_dict
 from quoteproof.defaults import DEFAULT_COLLECTION
 from quoteproof.errors import AccessDeniedError, UsageError
@@ -36,7 +37,6 @@ from quoteproof.receipts import AnswerCheck, verify_recorded, verify_saved
 from quoteproof.retrieval.evidence import Calibration
 from quoteproof.retrieval.retriever import RetrievalSettings
 from quoteproof.seal import SEAL_KEY, seal_entry
-from quoteproof.service.closing import ClosedOnExit
 from quoteproof.service.principal import Principal
 from quoteproof.service.questions import check_question
 from quoteproof.store.base import (

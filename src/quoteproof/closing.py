@@ -1,4 +1,4 @@
-"""`ClosedOnExit`: what the service opens is closed at the end of a `with` block."""
+"""`ClosedOnExit`: what holds an open index or store is closed at the end of a `with` block."""
 
 from __future__ import annotations
 
