@@ -184,17 +184,18 @@ def answer_quote(session: AnswerSession, no_model: NoModelChoice | None = None) 
     completion = session.call("answer", messages, stream=True, grammar=grammar)
     model = resolve_reply(session, completion.text)
     answer = answer_from_resolution(session, model)
-    if choice is None:
-        return answer
+    nothing_checked = answer.refusal_reason == NOTHING_VERIFIABLE
+    if choice is None or (answer.status != "answered" and not nothing_checked):
+        return answer  # no no-model answer, or the model's own refusal: it stands
     found = resolve_reply(session, choice.reply)
-    if answer.refusal_reason == NOTHING_VERIFIABLE:
+    if nothing_checked:
         session.notices.append(NO_MODEL_FALLBACK)
         fallback = answer_from_resolution(session, found, rejected=answer.rejected)
         return replace(
             fallback, removed_sentences=answer.removed_sentences + fallback.removed_sentences
         )
     joined, added = join_no_model(model, found)
-    if answer.status != "answered" or joined == model:
+    if joined == model:
         return answer
     if added:
         count = len(joined.quotes)
