@@ -96,6 +96,18 @@ def test_windows_restart_at_each_section() -> None:
     assert all(c.start >= doc.blocks[1].start for c in b_chunks)
 
 
+def test_a_window_never_ends_on_a_lead_in_so_its_list_follows_it() -> None:
+    lead_in = "The airway can be blocked because:"
+    items = ["The throat muscles relax.", "The tonsils are large.", "The neck is short."]
+    before = [_sentence(n) for n in range(1, 10)]  # 72 tokens, + 7 of the lead-in
+    doc = _doc([("paragraph", p, ("S",)) for p in [*before, lead_in, *items]])
+    settings_ = ChunkSettings(section_tokens=60, window_tokens=80, overlap_tokens=8)
+    texts = _texts(doc, chunk_document(doc, settings_))
+    assert not any(t.endswith(":") for t in texts)
+    holding = [t for t in texts if lead_in in t]
+    assert holding and all(items[0] in t for t in holding)
+
+
 def test_single_long_sentence_and_big_table_stay_whole() -> None:
     sentence = "word " * 60 + "end."
     table = "\n".join(f"row {n} | value {n}" for n in range(40))

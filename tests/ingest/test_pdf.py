@@ -534,3 +534,13 @@ def test_upright_turns_boxes_like_the_page_is_shown(
     rotation: int, expected: tuple[float, float, float, float]
 ) -> None:
     assert upright((10.0, 780.0, 100.0, 792.0), rotation, (0.0, 0.0, 612.0, 792.0)) == expected
+
+
+def test_a_hanging_indent_after_a_line_that_stops_mid_sentence_carries_the_paragraph_on() -> None:
+    """The transcript's appearances wrap onto indented lines: "... General, Los" then
+    "Angeles, Cal.; on behalf of the Petitioner." is one paragraph, not two."""
+    document = parsed(STRUCTURE / "scotus-transcript-p1.pdf")
+    block = block_with(document, "Deputy Attorney General, Los")
+    assert "on behalf of the Petitioner." in document.text[block.start : block.end]
+    respondent = block_with(document, "CHARLES M. SEVILLA")
+    assert "of the Respondent." in document.text[respondent.start : respondent.end]

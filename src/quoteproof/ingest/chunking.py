@@ -211,12 +211,13 @@ def _units(
 
 
 def _windows(
-    units: Sequence[_Unit], settings: ChunkSettings, budget: int | None
+    units: Sequence[_Unit], settings: ChunkSettings, budget: int | None, lead_ins: Sequence[bool]
 ) -> Iterator[tuple[int, int]]:
     """Overlapping windows over `units` (non-empty, each at most `max_chars` long and
     `budget` model tokens) as (first, last) unit indexes; a window spans at most
     `max_chars` characters and, with a `budget`, holds at most that many model
-    tokens."""
+    tokens. A window of several units does not end on a unit that `lead_ins` marks
+    (a list's lead-in) unless it is the last unit."""
     model = [0, *itertools.accumulate(unit.model_tokens for unit in units)]
 
     def fits(first: int, last: int) -> bool:
@@ -234,6 +235,8 @@ def _windows(
         ):
             last += 1
             tokens += units[last].tokens
+        while last > first and last + 1 < len(units) and lead_ins[last]:
+            last -= 1
         yield first, last
         if last == len(units) - 1:
             return
@@ -295,6 +298,7 @@ def chunk_document(
             chunks.append(ChunkSpan(start, end, section))
             continue
         units = _units(doc.text, run, doc.language, settings.max_chars, model)
-        for first, last in _windows(units, settings, model[1] if model else None):
+        lead_ins = [doc.text[unit.start : unit.end].endswith(":") for unit in units]
+        for first, last in _windows(units, settings, model[1] if model else None, lead_ins):
             chunks.append(ChunkSpan(units[first].start, units[last].end, section))
     return chunks

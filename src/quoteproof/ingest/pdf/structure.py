@@ -195,8 +195,10 @@ def _continues(
 
     No after a font size change of over 15 %, for a line on the same row or above
     (another column), after a gap larger than the usual line pitch; a list item
-    continues only with lines indented past its bullet; a paragraph ends before an
-    indented first line and after a short line that ends a sentence.
+    continues only with lines indented past its bullet; a paragraph ends after a
+    sentence when the next line is indented (a first line) or the sentence's line is
+    short; an indented line after one that stops mid-sentence carries it on (a
+    hanging indent).
     """
     previous = block[-1]
     size = max(previous.size, line.size, 1.0)
@@ -206,7 +208,7 @@ def _continues(
         return False
     if kind == "list":
         return line.x0 > block[0].x0 + 0.3 * size
-    if len(block) >= 2 and line.x0 > previous.x0 + 0.8 * size:
-        return False
     ends_sentence = previous.text.rstrip().endswith((".", "!", "?", ":"))
+    if len(block) >= 2 and ends_sentence and line.x0 > previous.x0 + 0.8 * size:
+        return False
     return not (len(block) >= 2 and ends_sentence and previous.x1 < right - 3 * size)
