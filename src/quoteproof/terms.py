@@ -50,9 +50,21 @@ def query_terms(text: str) -> list[str]:
     return list(dict.fromkeys(content))
 
 
+_SIBILANT = ("s", "x", "z", "ch", "sh")
+
+
 def stem(word: str) -> str:
-    """Return a crude English stem of a lower-cased word (plural and verb endings off)."""
+    """Return a crude English stem of a lower-cased word: plural and verb endings off
+    ("es" only after a sibilant, as in "boxes"; else "s", but not that of "class",
+    "virus" or "analysis"), then a final silent "e",
+    so that "cause", "causes", "caused" and "causing" share one stem ("caus"). At
+    least three letters are kept."""
     for suffix in ("ies", "ing", "es", "ed", "s"):
+        if suffix == "es" and not word[:-2].endswith(_SIBILANT):
+            continue
+        if suffix == "s" and word.endswith(("ss", "us", "is")):
+            break  # "class", "virus", "analysis": no plural
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word

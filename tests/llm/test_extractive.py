@@ -342,3 +342,17 @@ def test_the_units_offered_to_a_model_are_the_best_ones_best_first_none_repeated
     assert "Table 3 Influenza vaccination rates by age group and season" not in offered
     nothing = choose_extractive("rattlesnake antivenom", sources)
     assert nothing.reply == "<no-answer/>" and nothing.offered == ()
+
+
+def test_the_text_under_a_heading_that_asks_the_question_comes_first() -> None:
+    overview = "Sleep apnea is a leading cause of daytime sleepiness in adults."
+    under_heading = (
+        "What causes sleep apnea?\n\n"
+        "Sleep apnea happens because the throat muscles relax and narrow the airway."
+    )
+    sources = (
+        chunk("o", overview, ("Sleep apnea",)),
+        chunk("c", under_heading, ("Sleep apnea",)),
+    )
+    reply = extract_answer("What causes obstructive sleep apnea?", sources)
+    assert quoted(reply)[0] == ("c", under_heading.split("\n\n")[1])

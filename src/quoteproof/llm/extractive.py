@@ -14,6 +14,10 @@ scored on:
   plus that of its section heading and of its whole passage (the retrieved chunk);
 - answer form (`llm.answer_form`): a number for "how much", a time for "when", a
   cause for "why" lifts it by FORM_WEIGHT;
+- the heading it stands under: when that heading (the last part of its section
+  path) holds at least HEADING_SHARE of the question's terms, and no candidate's
+  heading holds more, the unit is lifted by HEADING_WEIGHT (the text under "What
+  causes sleep apnea?" answers "What causes obstructive sleep apnea?");
 - what it says beyond the question: a unit with fewer than NEW_WORDS content words
   that the question lacks only repeats the topic ("This article focuses on X") and
   loses GENERIC_PENALTY;
@@ -52,6 +56,8 @@ TERM_WEIGHT = 0.3
 SECTION_WEIGHT = 0.3
 PASSAGE_WEIGHT = 0.2
 FORM_WEIGHT = 0.15
+HEADING_WEIGHT = 0.1
+HEADING_SHARE = 0.75
 GENERIC_PENALTY = 0.1
 NEGATION_WEIGHT = 0.1
 NEW_WORDS = 3
@@ -102,6 +108,18 @@ def _section(chunk: Chunk, start: int) -> str:
     return f"{path} › {before[-1]}" if before else path
 
 
+def _heading_match(paths: Sequence[str], terms: set[str]) -> np.ndarray:
+    """For each section path, 1.0 when its last part (the heading the unit stands
+    under) holds at least HEADING_SHARE of the question `terms` and no path's heading
+    holds more; else 0.0."""
+    if not terms:
+        return np.zeros(len(paths))
+    share = np.array([len(_stems(path.split(" › ")[-1]) & terms) / len(terms) for path in paths])
+    best = share.max(initial=0.0)
+    matched: np.ndarray = ((share == best) & (share >= HEADING_SHARE)).astype(float)
+    return matched
+
+
 def _new_words(text: str, terms: set[str]) -> int:
     """How many distinct content words of `text` the question's `terms` lack."""
     return len({stem(w) for w in words(text) if w not in STOPWORDS and not w.isdigit()} - terms)
@@ -131,11 +149,12 @@ def _scores(question: str, candidates: Sequence[_Candidate], embed: Embed | None
     form = np.array([form_match(kind, c.core, question) for c in candidates], dtype=float)
     generic = np.array([_new_words(c.core, terms) < NEW_WORDS for c in candidates], dtype=float)
     negated = np.array([_negated(c.core) for c in candidates], dtype=float) * _negated(question)
+    paths = [_section(c.chunk, c.start) for c in candidates]
+    heading = _heading_match(paths, terms)
     if embed is None:
-        section = _term_evidence([_section(c.chunk, c.start) for c in candidates], terms)
+        section = _term_evidence(paths, terms)
         semantic = passage = np.zeros(len(candidates))
     else:
-        paths = [_section(c.chunk, c.start) for c in candidates]
         sections = list(dict.fromkeys(paths))
         chunks = list(dict.fromkeys(c.chunk.text for c in candidates))
         vectors = embed([question, *sections, *chunks, *(c.core for c in candidates)])
@@ -152,6 +171,7 @@ def _scores(question: str, candidates: Sequence[_Candidate], embed: Embed | None
         + SECTION_WEIGHT * section
         + PASSAGE_WEIGHT * passage
         + FORM_WEIGHT * form
+        + HEADING_WEIGHT * heading
         + NEGATION_WEIGHT * negated
         - GENERIC_PENALTY * generic
         - RANK_PENALTY * ranks
