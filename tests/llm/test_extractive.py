@@ -356,3 +356,14 @@ def test_the_text_under_a_heading_that_asks_the_question_comes_first() -> None:
     )
     reply = extract_answer("What causes obstructive sleep apnea?", sources)
     assert quoted(reply)[0] == ("c", under_heading.split("\n\n")[1])
+
+
+def test_a_list_never_ends_on_an_item_that_leads_in_a_list_of_its_own() -> None:
+    text = (
+        "VEKLURY may cause serious side effects, including:\n\n"
+        "• Liver problems. Your provider will test your blood.\n\n"
+        "• Allergic reactions. Tell your provider if you get any of these signs:"
+    )
+    units = quotable_units(text)
+    assert units and not any(text[u.start : u.end].endswith(":") for u in units)
+    assert any(text[u.start : u.end].endswith("test your blood.") for u in units)

@@ -233,9 +233,11 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
     LIST_CHARS from its start, else (when the first line after it is no item) the
     paragraphs after it, up to LIST_PARAGRAPHS, that fit in LIST_CHARS and are not
     headings or lead-ins themselves (at least the first one, whatever its length);
-    the line's own end when nothing follows."""
+    the line's own end when nothing follows. The list never ends on an item that
+    ends with ":" (a lead-in of a list of its own that did not fit)."""
     start, end = lines[i]
     following = lines[i + 1 :]
+    ends = [end]
     if following and _is_item(text[following[0][0] : following[0][1]], True):
         marker = _marker(text[following[0][0] : following[0][1]])
         for s, e in following:
@@ -244,16 +246,18 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
                 break  # too long, or an item of another list ("2." after "a." to "f.")
             if not _is_item(line, True):
                 break
-            end = e
-        return end
-    for k, (s, e) in enumerate(following[:LIST_PARAGRAPHS]):
-        paragraph = text[s:e]
-        if k and (e - start > LIST_CHARS or paragraph.endswith(":")):
-            break
-        if not paragraph.endswith(_CLOSING) and _words(paragraph) <= HEADING_WORDS:
-            break  # a heading: the list ended before it
-        end = e
-    return end
+            ends.append(e)
+    else:
+        for k, (s, e) in enumerate(following[:LIST_PARAGRAPHS]):
+            paragraph = text[s:e]
+            if k and (e - start > LIST_CHARS or paragraph.endswith(":")):
+                break
+            if not paragraph.endswith(_CLOSING) and _words(paragraph) <= HEADING_WORDS:
+                break  # a heading: the list ended before it
+            ends.append(e)
+    while len(ends) > 1 and text[: ends[-1]].endswith(":"):
+        ends.pop()  # an item that leads in a list of its own, cut off: not quoted
+    return ends[-1]
 
 
 def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit]:
