@@ -238,32 +238,3 @@ def test_pdf_quotes_carry_their_page_and_boxes_and_verify(tmp_path: Path) -> Non
         assert_verbatim(answer, index)
         chunk = index.chunk(quote.ref)
         assert chunk is not None and chunk.source_uri.endswith(".pdf#page=8")
-
-
-def test_a_source_that_carries_a_key_term_the_top_hits_lack_joins_them(tmp_path: Path) -> None:
-    """Retrieval cuts at top_k; the one passage naming the question's rare term ranks
-    below the cut. It joins the sources, so the answer is not refused for a term the
-    documents do hold, and a term no document holds is still refused."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    for n in range(10):
-        (folder / f"other-{n}.md").write_text(f"# Topic {n}\n\nA note on filing forms, {n}.\n")
-    for n in range(4):
-        (folder / f"dose-{n}.md").write_text(
-            f"# Remdesivir dosing {n}\n\nRemdesivir is given once daily. Remdesivir doses "
-            f"are infused in a clinic or hospital setting, day {n}.\n"
-        )
-    (folder / "setting.md").write_text(
-        "# Where to give it\n\nAn outpatient clinic may give it only with acute care "
-        "comparable to a hospital.\n"
-    )
-    with Index.open(tmp_path / "index", create=True) as index:
-        index.ingest([folder], embed=False)
-        question = "Can remdesivir doses be given once daily in an outpatient clinic?"
-        assert all("outpatient" not in h.chunk.text for h in index.search(question, top_k=2))
-        answer = index.ask(question, top_k=2)
-        assert answer.status == "answered"
-        assert any("outpatient clinic" in quote.text for quote in answer.quotes)
-        assert_verbatim(answer, index)
-        absent = index.ask("Can remdesivir doses be given once daily with paxlovid?", top_k=2)
-        assert absent.status == "refused" and absent.refusal_reason == "not_in_sources"

@@ -389,11 +389,6 @@ class Index(ClosedOnExit):
         )
         retrieval = self.retrieve(question, top_k=top_k, collections=collections)
         info = self.refusal.check(question, retrieval)
-        if info.missing_terms:
-            retrieval = self.retriever.carrying(
-                question, info.missing_terms, retrieval, collections
-            )
-            info = self.refusal.check(question, retrieval)
         with StoreLookup(self.store) as lookup:
             session = AnswerSession(
                 question, retrieval.hits, backend, lookup, mode, options.threshold, info, events

@@ -21,7 +21,6 @@ from quoteproof.model import Hit, RetrievalInfo, Via
 from quoteproof.retrieval.embedder import DENSE_EXTRA_HINT, Embedder, dense_available
 from quoteproof.retrieval.evidence import BM25_COVERAGE, COSINE, term_coverage
 from quoteproof.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
-from quoteproof.retrieval.key_terms import missing_terms
 from quoteproof.retrieval.rerank import Reranker
 from quoteproof.store.base import TRUNCATED_VECTORS_SETTING, Store, embedding_space_mismatch
 
@@ -151,32 +150,3 @@ class Retriever:
             evidence = hits[0].score if hits else None
             kind = f"rerank:{self._reranker.model}"
         return Retrieval(hits[:top_k], RetrievalInfo(self.name, evidence, kind))
-
-    def carrying(
-        self,
-        query: str,
-        terms: Sequence[str],
-        retrieval: Retrieval,
-        collections: Collection[str] | None = None,
-    ) -> Retrieval:
-        """Return `retrieval` with, for each of `terms` (key terms of `query` that no
-        hit carries), the best BM25 hit for `query` among the first `depth` that
-        carries it, after its hits; the same evidence. Such a hit is ranked below the
-        cut-off (the term is rare in the fused ranking) but is the only source that
-        can say anything about the term. A term no chunk in scope carries adds none."""
-        hits = list(retrieval.hits)
-        have = {hit.chunk.ref for hit in hits}
-        wanted = list(terms)
-        for hit in self.store.search_bm25(query, self.settings.depth, collections):
-            if not wanted:
-                break
-            if hit.chunk.ref in have:
-                continue
-            text = f"{hit.chunk.label}\n{hit.chunk.text}"
-            carried = [term for term in wanted if term not in missing_terms(term, [text])]
-            if carried:
-                via = (Via("bm25", hit.rank, hit.score),)
-                hits.append(Hit(hit.chunk, hit.score, len(hits) + 1, via))
-                have.add(hit.chunk.ref)
-                wanted = [term for term in wanted if term not in carried]
-        return Retrieval(hits, retrieval.info)
