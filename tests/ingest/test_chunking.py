@@ -105,7 +105,18 @@ def test_a_window_never_ends_on_a_lead_in_so_its_list_follows_it() -> None:
     texts = _texts(doc, chunk_document(doc, settings_))
     assert not any(t.endswith(":") for t in texts)
     holding = [t for t in texts if lead_in in t]
-    assert holding and all(items[0] in t for t in holding)
+    assert holding and all(item in t for t in holding for item in items)
+
+
+def test_a_window_ends_before_a_lead_in_whose_list_it_would_cut() -> None:
+    lead_in = "The airway can be blocked because:"
+    items = [f"Cause number {n} narrows the airway at night." for n in range(1, 5)]
+    before = [_sentence(n) for n in range(1, 8)]  # 56 tokens, + 7 of the lead-in
+    doc = _doc([("paragraph", p, ("S",)) for p in [*before, lead_in, *items]])
+    settings_ = ChunkSettings(section_tokens=60, window_tokens=80, overlap_tokens=8)
+    texts = _texts(doc, chunk_document(doc, settings_))
+    holding = [t for t in texts if lead_in in t]
+    assert holding and all(item in t for t in holding for item in items)
 
 
 def test_single_long_sentence_and_big_table_stay_whole() -> None:

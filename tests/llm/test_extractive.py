@@ -367,3 +367,11 @@ def test_a_list_never_ends_on_an_item_that_leads_in_a_list_of_its_own() -> None:
     units = quotable_units(text)
     assert units and not any(text[u.start : u.end].endswith(":") for u in units)
     assert any(text[u.start : u.end].endswith("test your blood.") for u in units)
+
+
+def test_a_cause_answer_causes_what_is_asked_not_something_else() -> None:
+    question = "What causes obstructive sleep apnea?"
+    reverse = "Sleep apnea is a leading cause of daytime sleepiness."
+    assert not form_match("cause", reverse, question)
+    assert form_match("cause", "Extra weight often leads to obstructive sleep apnea.", question)
+    assert form_match("cause", "The airway closes because the throat muscles relax.", question)

@@ -61,6 +61,8 @@ _ATOMIC_KINDS = frozenset({"table", "code"})
 _SKIPPED_KINDS = frozenset({"heading", "furniture"})
 _PUNCTUATION = ".,;:()"
 _LAST_SPACE = re.compile(r"\s\S*\Z")
+LIST_UNITS = 8
+"""How many units after a lead-in a window's end may cut (a list's usual length)."""
 
 
 @dataclass(frozen=True)
@@ -216,8 +218,8 @@ def _windows(
     """Overlapping windows over `units` (non-empty, each at most `max_chars` long and
     `budget` model tokens) as (first, last) unit indexes; a window spans at most
     `max_chars` characters and, with a `budget`, holds at most that many model
-    tokens. A window of several units does not end on a unit that `lead_ins` marks
-    (a list's lead-in) unless it is the last unit."""
+    tokens. A window that more units follow ends before a unit that `lead_ins` marks
+    (a list's lead-in) near its end (`_before_a_cut_list`)."""
     model = [0, *itertools.accumulate(unit.model_tokens for unit in units)]
 
     def fits(first: int, last: int) -> bool:
@@ -235,8 +237,8 @@ def _windows(
         ):
             last += 1
             tokens += units[last].tokens
-        while last > first and last + 1 < len(units) and lead_ins[last]:
-            last -= 1
+        if last + 1 < len(units):
+            last = _before_a_cut_list(first, last, lead_ins)
         yield first, last
         if last == len(units) - 1:
             return
@@ -249,6 +251,16 @@ def _windows(
             following -= 1
             overlap += units[following].tokens
         first = following
+
+
+def _before_a_cut_list(first: int, last: int, lead_ins: Sequence[bool]) -> int:
+    """The last unit of a window `first..last` that more units follow: `last`, or the
+    unit before a lead-in among its last LIST_UNITS units and in its second half (its
+    list would be cut by the window's end; the next window starts at the lead-in)."""
+    for lead_in in range(last, max(first + (last - first) // 2, last - LIST_UNITS), -1):
+        if lead_ins[lead_in] and lead_in > first:
+            return lead_in - 1
+    return last
 
 
 def _text_budget(title: str, section: tuple[str, ...], limit: int, counter: TokenCounter) -> int:

@@ -9,7 +9,10 @@ A question's type is read from its wording (pure rules, no model):
 - `when`: when, how soon, at what time or stage: the answer holds a time or a
   condition ("before", "after", "within 72 hours", "immediately", a date);
 - `cause`: what causes, why, what leads to, risk factors: the answer states a
-  cause ("because", "due to", "caused by", "leads to", "as a result");
+  cause ("because", "due to", "caused by", "as a result"), or says that something
+  causes or leads to what the question asks about (a word of the question after
+  "causes", "leads to", "results in": "sleep apnea is a leading cause of
+  sleepiness" does not say what causes sleep apnea);
 - `definition`: "what is X?": the answer defines X ("X is...", "X are...", "X refers
   to...");
 - `yes_no`: a question that opens with a verb ("Can ...", "Do ...", "Should I ...",
@@ -28,6 +31,8 @@ from __future__ import annotations
 
 import re
 from typing import Literal
+
+from quoteproof.terms import query_terms, stem, words
 
 AnswerKind = Literal["quantity", "frequency", "when", "cause", "definition", "yes_no", "other"]
 
@@ -88,11 +93,19 @@ _STATEMENT = re.compile(
 """A rule (what may, must or must not be done) or a finding (what was found, shown,
 increased or reduced): what a yes/no question is answered by."""
 _CAUSE = re.compile(
-    r"\b(?:because|due to|caused? by|causes?|causing|leads? to|led to|results? (?:in|from)|"
-    r"as a result|owing to|since|therefore|thus|so that|triggers?|responsible for|"
-    r"risk factors?|contributes? to|blocked|reason)\b",
+    r"\b(?:because|due to|caused by|results? from|"
+    r"as a result|owing to|since|therefore|thus|so that|"
+    r"risk factors?|blocked|reason)\b",
     re.IGNORECASE,
 )
+"""A cause named before what it explains ("X happens because ...", "due to")."""
+_EFFECT = re.compile(
+    r"\b(?:causes?|causing|leads? to|led to|results? in|triggers?|responsible for|"
+    r"contributes? to)\b",
+    re.IGNORECASE,
+)
+"""A cause named before its effect ("smoking causes cancer"): the form of an answer
+only when the effect after it is what the question asks about."""
 
 _FORMS: dict[AnswerKind, re.Pattern[str]] = {
     "quantity": _NUMBER,
@@ -133,12 +146,27 @@ def _defines(text: str, question: str) -> bool:
     return re.search(pattern, text, re.IGNORECASE) is not None
 
 
+def _causes_what_is_asked(text: str, question: str) -> bool:
+    """True when `text` says something causes (leads to, results in) what `question`
+    asks about: a word of the question follows the connective in the same sentence
+    ("obesity leads to sleep apnea"), not only before it ("sleep apnea is a leading
+    cause of sleepiness" answers what sleep apnea causes, not what causes it)."""
+    asked = {stem(word) for word in query_terms(question)}
+    for found in _EFFECT.finditer(text):
+        after = re.split(r"[.!?;]", text[found.end() :], maxsplit=1)[0]
+        if asked & {stem(word) for word in words(after)}:
+            return True
+    return False
+
+
 def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
     """True when `text` has the form of answer `kind` (False for `other`); a match
     that `question` itself holds ("type 2" in "type 2 diabetes") does not count, nor
     does a number that names a table, section or study ("Table 11", "(2.2)")."""
     if kind == "definition":
         return _defines(text, question)
+    if kind == "cause" and _causes_what_is_asked(text, question):
+        return True
     pattern = _FORMS.get(kind)
     if pattern is None:
         return False
