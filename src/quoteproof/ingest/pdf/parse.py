@@ -59,8 +59,9 @@ Structure, decided per line in this order (details in `structure`,
    section. A caption's section ends after its table and notes.
 4. Remaining lines form paragraphs, or list items when they start with a bullet or
    an enumerator ("•", "1.", "a)"), broken at a larger than usual line gap, an
-   upward jump (new column), a size change, an indented first line, or a short line
-   ending a sentence.
+   upward jump (new column), a size change, an indented first line after a sentence
+   end (an indented line after one that stops mid-sentence is a hanging indent that
+   carries the paragraph on), or a short line ending a sentence.
 
 Pages without a text layer: with `ocr` off a warning names them, and a document
 with no text at all is refused; with `ocr` on, `ocr.py` (beside it) reads them (paragraph
