@@ -375,3 +375,10 @@ def test_a_cause_answer_causes_what_is_asked_not_something_else() -> None:
     assert not form_match("cause", reverse, question)
     assert form_match("cause", "Extra weight often leads to obstructive sleep apnea.", question)
     assert form_match("cause", "The airway closes because the throat muscles relax.", question)
+
+
+def test_a_year_is_no_quantity() -> None:
+    question = "How did cigarette smoking change among clients?"
+    assert not form_match("quantity", "The program began in January 2015 with a partner.", question)
+    assert form_match("quantity", "Smoking fell from 49.5% in 2015 to 41.5% in 2017.", question)
+    assert form_match("when", "The program began in January 2015.", "When did it begin?")

@@ -3,7 +3,7 @@
 A question's type is read from its wording (pure rules, no model):
 
 - `quantity`: how much / many / long / far, dose, rate, duration, percentage,
-  ratio, change ("how did X change"): the answer holds a number;
+  ratio, change ("how did X change"): the answer holds a number (not a year);
 - `frequency`: how often / frequently: the answer holds a number or a frequency
   ("annually", "every", "daily", "upon hire");
 - `when`: when, how soon, at what time or stage: the answer holds a time or a
@@ -70,6 +70,8 @@ _REFERENCE = re.compile(
     re.IGNORECASE,
 )
 """A number that names a place (a table, section or study number), not a quantity."""
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b(?![.,]\d)")
+"""A year: a time ("when"), not a quantity."""
 _TIME = re.compile(
     r"\b(?:before|after|during|within|upon|until|prior to|following|as soon as|once|"
     r"when|whenever|immediately|daily|weekly|monthly|annually|yearly|every|each time|"
@@ -162,7 +164,8 @@ def _causes_what_is_asked(text: str, question: str) -> bool:
 def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
     """True when `text` has the form of answer `kind` (False for `other`); a match
     that `question` itself holds ("type 2" in "type 2 diabetes") does not count, nor
-    does a number that names a table, section or study ("Table 11", "(2.2)")."""
+    does a number that names a table, section or study ("Table 11", "(2.2)"), nor a
+    year for a quantity ("in 2015")."""
     if kind == "definition":
         return _defines(text, question)
     if kind == "cause" and _causes_what_is_asked(text, question):
@@ -172,5 +175,5 @@ def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
         return False
     asked = {m.group().lower() for m in pattern.finditer(question)}
     if kind == "quantity":
-        text = _REFERENCE.sub(" ", text)
+        text = _YEAR.sub(" ", _REFERENCE.sub(" ", text))
     return any(m.group().lower() not in asked for m in pattern.finditer(text))
