@@ -37,8 +37,9 @@ def test_a_false_refusal_costs_more_than_a_missed_one() -> None:
     calibration = choose_threshold("k", [0.5, 0.7, 0.9], [0.1, 0.55, 0.6])
     assert calibration.threshold == pytest.approx(0.3)
     assert (calibration.false_refusals, calibration.missed_refusals) == (0, 2)
-    # four look-alikes above it outweigh one answerable question
-    calibration = choose_threshold("k", [0.5, 0.7, 0.9], [0.1, 0.55, 0.6, 0.61, 0.62])
+    # more than FALSE_REFUSAL_COST look-alikes above it outweigh one answerable question
+    look_alikes = [0.51 + 0.01 * n for n in range(FALSE_REFUSAL_COST + 1)]
+    calibration = choose_threshold("k", [0.5, 0.7, 0.9], [0.1, *look_alikes])
     assert (calibration.false_refusals, calibration.missed_refusals) == (1, 0)
 
 

@@ -34,9 +34,12 @@ WITH_SENTENCES = "cosine+sentence"
 THRESHOLD_SETTING = "refusal_threshold"
 AUTOMATIC_SETTING = "refusal_threshold_automatic"
 CALIBRATED: ThresholdSource = "calibrated"
-FALSE_REFUSAL_COST = 3
+FALSE_REFUSAL_COST = 10
 """How many answered unanswerable questions one refused answerable question is worth
-when a calibration chooses its threshold."""
+when a calibration chooses its threshold: a threshold lifted over the look-alikes of
+a calibration set refuses the answerable questions of its users that score as they
+do, so a calibration refuses a labelled answerable question only to stop ten
+unanswerable ones."""
 AUTOMATIC: ThresholdSource = "automatic"
 
 
