@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -9,7 +10,9 @@ import pytest
 from helpers.retrieval import ref_of
 from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
+from quoteproof.llm.extractive import OFFERED
 from quoteproof.model import Answer, ProseSegment, QuoteSegment
+from quoteproof.quoting.prompt import OFFERED_NOTE
 
 QUESTION = (
     "How is shingles treated, what are its symptoms, what is the remdesivir dose "
@@ -147,3 +150,16 @@ def test_modes_other_than_quote_need_a_model(index: Index) -> None:
 
     with pytest.raises(BackendConfigError, match="needs a language model"):
         index.ask(QUESTION, mode="cite")
+
+
+def test_the_first_prompt_shows_the_best_units_and_the_retry_whole_sources(
+    index: Index, llm: ScriptedModel
+) -> None:
+    """As in quote mode, the model first sees only the units the no-model answer
+    ranked best (a short prompt); a retry shows its sources whole."""
+    llm.script = ["Shingles is treated [nowhere].", "<no-answer/>"]
+    ask(index, llm)
+    first, retry = llm.first_user(0), llm.first_user(1)
+    shown = re.findall(r"^\{(\d+)\} ", first, re.MULTILINE)
+    assert OFFERED_NOTE in first and 1 <= len(shown) <= OFFERED
+    assert OFFERED_NOTE not in retry

@@ -143,9 +143,15 @@ def build_messages(
     """Return the system and user messages asking `question` over `chunks`, their
     quotable `units` numbered; with `offered`, only the offered units are shown
     (`format_offered`), with a note that says so."""
-    if offered:
-        sources = f"{OFFERED_NOTE}\n\n{format_offered(chunks, units, offered)}"
-    else:
-        sources = format_sources(chunks, units)
-    user = f"{sources}\n\nQuestion: {question.strip()}"
+    user = f"{sources_block(chunks, units, offered)}\n\nQuestion: {question.strip()}"
     return (Message("system", SYSTEM_PROMPT), Message("user", user))
+
+
+def sources_block(
+    chunks: Sequence[Chunk], units: SourceUnits, offered: OfferedUnits | None = None
+) -> str:
+    """The sources of a prompt: with `offered`, only the offered units, after a note
+    that says so (`format_offered`); else every chunk with its units numbered."""
+    if offered:
+        return f"{OFFERED_NOTE}\n\n{format_offered(chunks, units, offered)}"
+    return format_sources(chunks, units)

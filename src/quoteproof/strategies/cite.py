@@ -24,10 +24,10 @@ from quoteproof.quoting.citations import (
 )
 from quoteproof.quoting.grammar import cite_grammar
 from quoteproof.quoting.parse import Item, ParsedOutput, ProseItem, parse_output
-from quoteproof.quoting.prompt import QUOTE_RULE, SOURCES_RULE, format_sources
+from quoteproof.quoting.prompt import QUOTE_RULE, SOURCES_RULE, sources_block
 from quoteproof.quoting.resolve import resolve_output
-from quoteproof.quoting.units import SourceUnits, source_units
-from quoteproof.strategies.quote import answer_from_reply
+from quoteproof.quoting.units import OfferedUnits, SourceUnits, source_units
+from quoteproof.strategies.quote import NoModelChoice, answer_from_reply, fit_offer
 from quoteproof.strategies.session import VALIDATION_FAILED, AnswerSession
 
 RETRY_SOURCES = 3
@@ -66,10 +66,14 @@ Rules, strictly enforced:
 
 
 def cite_messages(
-    question: str, sources: Sequence[Chunk], units: SourceUnits
+    question: str,
+    sources: Sequence[Chunk],
+    units: SourceUnits,
+    offered: OfferedUnits | None = None,
 ) -> tuple[Message, ...]:
-    """The first attempt's prompt: every sentence must cite; `units` numbered."""
-    user = f"{format_sources(sources, units)}\n\nQuestion: {question.strip()}"
+    """The first attempt's prompt: every sentence must cite; `units` numbered, only
+    the `offered` ones when given (`sources_block`)."""
+    user = f"{sources_block(sources, units, offered)}\n\nQuestion: {question.strip()}"
     return (Message("system", CITE_SYSTEM_PROMPT), Message("user", user))
 
 
@@ -78,7 +82,7 @@ def retry_messages(
 ) -> tuple[Message, ...]:
     """The retry's prompt: the failed checks, the allowed refs, only `sources`."""
     system = retry_system_prompt(problems, [chunk.ref for chunk in sources])
-    user = f"{format_sources(sources, units)}\n\nQuestion: {question.strip()}"
+    user = f"{sources_block(sources, units)}\n\nQuestion: {question.strip()}"
     return (Message("system", system), Message("user", user))
 
 
@@ -136,18 +140,30 @@ def check_reply(
     return answer
 
 
-def answer_cite(session: AnswerSession, strictness: Strictness = "strict") -> Answer:
+def answer_cite(
+    session: AnswerSession,
+    strictness: Strictness = "strict",
+    no_model: NoModelChoice | None = None,
+) -> Answer:
     """Ask for citation-mandatory prose; check it, retry once, else refuse.
 
     The sources are shown with their quotable units numbered and cut to the model's
-    context window; a backend that can constrain its output gets the cite grammar
-    (refs and units of that attempt's sources). Raises `BackendError` when the model
-    fails.
+    context window; with `no_model`, the first attempt shows only the units the
+    no-model answer ranked best (as `quote` mode does: a prompt of a few hundred
+    tokens instead of whole sources). A backend that can constrain its output gets
+    the cite grammar (refs and units of that attempt's sources). Raises
+    `BackendError` when the model fails.
     """
     units = source_units(session.sources, session.lookup)
-    session.fit_context(lambda chunks: cite_messages(session.question, chunks, units))
+    choice = no_model(session.sources) if no_model is not None else None
+    offered = fit_offer(
+        session,
+        units,
+        choice,
+        lambda chunks, shown: cite_messages(session.question, chunks, units, shown),
+    )
     sources = session.sources
-    messages = cite_messages(session.question, sources, units)
+    messages = cite_messages(session.question, sources, units, offered)
     for stage in ("answer", "retry"):
         grammar = cite_grammar(sources, units)
         completion = session.call(stage, messages, sources=sources, stream=True, grammar=grammar)

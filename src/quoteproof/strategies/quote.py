@@ -9,6 +9,7 @@ from quoteproof.llm.extractive import ExtractiveChoice, near_duplicate
 from quoteproof.model import (
     Answer,
     Chunk,
+    Message,
     ProseSegment,
     Quote,
     QuoteSegment,
@@ -19,7 +20,7 @@ from quoteproof.quoting.grammar import quote_grammar
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.prompt import build_messages
 from quoteproof.quoting.resolve import Resolution, resolve_output
-from quoteproof.quoting.units import offered_numbers, source_units
+from quoteproof.quoting.units import OfferedUnits, SourceUnits, offered_numbers, source_units
 from quoteproof.strategies.session import MODEL_NO_ANSWER, NOTHING_VERIFIABLE, AnswerSession
 
 NoModelChoice = Callable[[Sequence[Chunk]], ExtractiveChoice]
@@ -156,6 +157,25 @@ def join_no_model(model: Resolution, found: Resolution) -> tuple[Resolution, int
     return replace(model, segments=tuple(segments), quotes=quotes), len(chosen) - own
 
 
+def fit_offer(
+    session: AnswerSession,
+    units: SourceUnits,
+    choice: ExtractiveChoice | None,
+    prompt: Callable[[Sequence[Chunk], OfferedUnits], tuple[Message, ...]],
+) -> OfferedUnits:
+    """Fit the session's sources to the model's context window for `prompt` (of the
+    sources and the units offered from them) and return the units of `choice` that
+    are offered from the sources kept; when there is no choice, or no offered source
+    fits, none (and the sources are fitted again for a prompt showing every unit)."""
+    offered = offered_numbers(units, choice.offered) if choice is not None else {}
+    session.fit_context(lambda sources: prompt(sources, offered))
+    kept = {chunk.ref for chunk in session.sources}
+    offered = {ref: numbers for ref, numbers in offered.items() if ref in kept}
+    if not offered:  # nothing to offer, or no offered source fits: every unit is shown
+        session.fit_context(lambda sources: prompt(sources, {}))
+    return offered
+
+
 def answer_quote(session: AnswerSession, no_model: NoModelChoice | None = None) -> Answer:
     """Ask the model for quotes (and short cited prose) and return the verified answer.
 
@@ -173,12 +193,12 @@ def answer_quote(session: AnswerSession, no_model: NoModelChoice | None = None) 
     """
     choice = no_model(session.sources) if no_model is not None else None
     units = source_units(session.sources, session.lookup)
-    offered = offered_numbers(units, choice.offered) if choice is not None else {}
-    session.fit_context(lambda sources: build_messages(session.question, sources, units, offered))
-    kept = {chunk.ref for chunk in session.sources}
-    offered = {ref: numbers for ref, numbers in offered.items() if ref in kept}
-    if not offered:  # nothing to offer, or no offered source fits: every unit is shown
-        session.fit_context(lambda sources: build_messages(session.question, sources, units))
+    offered = fit_offer(
+        session,
+        units,
+        choice,
+        lambda sources, shown: build_messages(session.question, sources, units, shown),
+    )
     messages = build_messages(session.question, session.sources, units, offered)
     grammar = quote_grammar(session.sources, units, offered)
     completion = session.call("answer", messages, stream=True, grammar=grammar)

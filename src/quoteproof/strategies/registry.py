@@ -41,9 +41,9 @@ class StrategyInputs:
     """What a strategy may use besides the session: the answer `options` (cite's
     `strictness`, the agent's `max_steps`), `search` (its search tool), `tables`
     (makes its table session) and `no_model` (the no-model answer for given sources,
-    whose best units quote mode offers the model and which it falls back to when
-    nothing the model chose checks; None: every unit is offered and there is no
-    fallback)."""
+    whose best units quote and cite mode offer the model, and which quote mode falls
+    back to when nothing the model chose checks; None: every unit is offered and
+    there is no fallback)."""
 
     options: AnswerOptions
     search: Callable[[str], Sequence[Hit]]
@@ -82,7 +82,7 @@ def _run_quote(session: AnswerSession, inputs: StrategyInputs) -> Answer:
 def _run_cite(session: AnswerSession, inputs: StrategyInputs) -> Answer:
     from quoteproof.strategies.cite import answer_cite
 
-    return answer_cite(session, inputs.options.strictness)
+    return answer_cite(session, inputs.options.strictness, inputs.no_model)
 
 
 def _run_rationale(session: AnswerSession, _: StrategyInputs) -> Answer:
