@@ -45,6 +45,7 @@ from quoteproof.store.base import (
     encode_space,
     setting_key,
 )
+from quoteproof.store.kg import TripletStore
 from quoteproof.store.codec import (
     decode_layout,
     decode_tables,
@@ -87,7 +88,7 @@ def _record(kind: type[Record], row: Any) -> Record:
     return kind(**{field.name: row[field.name] for field in dataclasses.fields(kind)})
 
 
-class SQLStore(ABC):
+class SQLStore(TripletStore, ABC):
     """A `Store` over a SQL database, less what its dialect supplies (see the module)."""
 
     _CURRENT_CHUNK: ClassVar[str]
