@@ -34,13 +34,13 @@ from quoteproof.refusal import RefusalPolicy
 from quoteproof.retrieval.embed_index import EmbedReport, embed_pending
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL, Embedder, dense_available
 from quoteproof.retrieval.evidence import Calibration
-from quoteproof.retrieval.triplets import fuse_context, search_triplets
 from quoteproof.retrieval.retriever import (
     Retrieval,
     RetrievalNotice,
     RetrievalSettings,
     Retriever,
 )
+from quoteproof.retrieval.triplets import fuse_context, search_triplets
 from quoteproof.store.base import Store, embedding_space_mismatch
 from quoteproof.store.open import open_store
 from quoteproof.store.unfinished import mark_finished, mark_started, started_unfinished
@@ -379,6 +379,14 @@ class Index(ClosedOnExit):
         called, when nothing is retrieved or the retrieval evidence is below the refusal
         threshold (`no_relevant_sources`; see `refusal_check`), or when a key term of the
         question (a name, code or number) is in no retrieved source (`not_in_sources`).
+        `options.context` is what the model is given (`model.ContextForm`):
+        `paragraphs`; `triplets` (the knowledge-graph triplets whose entities the
+        question names, `retrieval.triplets`, else, with a model, those it extracts
+        from the retrieved paragraphs; answered from them alone,
+        `strategies.context.answer_from_facts`); `both` (paragraphs and triplets
+        fused by RRF, the triplets as `TID-n` lines the answer may cite); `whole`
+        (every chunk of the documents in scope, or of `options.document`, when they
+        fit the model's context window, else the retrieved ones with a notice).
         `events` receives the draft of the answer while it is made (see
         `quoteproof.streaming`). `collections` limits every source (retrieval, agent
         searches and tables) to those collections (None: all). Lone surrogates in
@@ -424,8 +432,8 @@ class Index(ClosedOnExit):
                 return session.refuse(NO_RELEVANT_SOURCES)
             if info.missing_terms:
                 return session.refuse(NOT_IN_SOURCES)
-            if context in ("triplets", "both"):
-                session.facts += extract_facts(session, len(session.facts) + 1)
+            if context in ("triplets", "both") and not session.facts:
+                session.facts = extract_facts(session, 1)
             if context == "triplets":
                 if not session.facts:
                     return session.refuse(NO_RELEVANT_SOURCES)

@@ -133,9 +133,7 @@ def quote_grammar(
     )
 
 
-def cite_grammar(
-    sources: Sequence[Chunk], units: SourceUnits, facts: Sequence[str] = ()
-) -> str:
+def cite_grammar(sources: Sequence[Chunk], units: SourceUnits, facts: Sequence[str] = ()) -> str:
     """The `cite` reply (and the rationale's answer): `<no-answer/>`, or up to
     `MAX_ITEMS` sentences citing `sources` (or the triplets `facts`, `TID-n`) and
     quotes of them (pointers to their `units`). Raises `ValueError` when `sources`
@@ -220,12 +218,15 @@ def triplet_grammar(sources: Sequence[Chunk], units: SourceUnits) -> str:
     if not targets:
         raise ValueError("a triplet grammar needs a source with numbered units")
     part = f"[^|<>\\[\\]\\n]{{1,{TRIPLET_PART_CHARS}}}"
-    return "\n".join(
-        [
-            f'root ::= triplet ("\\n" triplet){{0,{MAX_TRIPLETS - 1}}}',
-            'triplet ::= target ": " part " | " part " | " part',
-            f"target ::= {' | '.join(dict.fromkeys(targets))}",
-            *(f"{name} ::= {body}" for name, body in numbers.items()),
-            f"part ::= {part}",
-        ]
-    ) + "\n"
+    return (
+        "\n".join(
+            [
+                f'root ::= triplet ("\\n" triplet){{0,{MAX_TRIPLETS - 1}}}',
+                'triplet ::= target ": " part " | " part " | " part',
+                f"target ::= {' | '.join(dict.fromkeys(targets))}",
+                *(f"{name} ::= {body}" for name, body in numbers.items()),
+                f"part ::= {part}",
+            ]
+        )
+        + "\n"
+    )

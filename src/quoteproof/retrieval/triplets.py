@@ -138,7 +138,7 @@ def search_triplets(
             for key in (entity_key(triplet.subject), entity_key(triplet.object))
             if key in entities
         ]
-        (best, kind), entity = max(ends, key=lambda end: end[0][0])
+        (_, kind), entity = max(ends, key=lambda end: end[0][0])
         score = sum(s for (s, _), _ in ends) + _relation_score(triplet.relation, question_stems)
         scored[triplet.triplet_id] = (score, kind, entity, triplet)
     reached: dict[str, float] = {}
@@ -149,7 +149,9 @@ def search_triplets(
     for triplet in store.triplets_with_entities(reached, collections):
         if triplet.triplet_id in scored:
             continue
-        key = next(k for k in (entity_key(triplet.subject), entity_key(triplet.object)) if k in reached)
+        key = next(
+            k for k in (entity_key(triplet.subject), entity_key(triplet.object)) if k in reached
+        )
         scored[triplet.triplet_id] = (reached[key], "hop", key, triplet)
     ranked = sorted(scored.values(), key=lambda item: (-item[0], _order(item[3])))[:limit]
     return [

@@ -45,7 +45,6 @@ from quoteproof.store.base import (
     encode_space,
     setting_key,
 )
-from quoteproof.store.kg import TripletStore
 from quoteproof.store.codec import (
     decode_layout,
     decode_tables,
@@ -53,6 +52,7 @@ from quoteproof.store.codec import (
     encode_runs,
     encode_tables,
 )
+from quoteproof.store.kg import TripletStore
 from quoteproof.store.refs import chunk_ref
 from quoteproof.store.sql import Cursor
 from quoteproof.store.versions import decide_version, latest_version

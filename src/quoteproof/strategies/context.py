@@ -13,6 +13,7 @@ come from the imported graph only, and the best of them are shown as they are.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Sequence
 
 from quoteproof.errors import UsageError
@@ -71,6 +72,7 @@ patients); each relation a few words (causes, is_contraindicated_in, has_dose).
 3. State only what that part says. At most 12 lines, nothing else.
 """
 
+
 def extract_facts(session: AnswerSession, first: int) -> list[ContextFact]:
     """Ask the model for the triplets of the retrieved paragraphs that help answer
     the question (one call, stage `extract`; grammar-constrained where the backend
@@ -101,7 +103,9 @@ def answer_from_facts(session: AnswerSession) -> Answer:
     cite. Without a model, the best `NO_MODEL_FACTS` facts are the answer."""
     facts = session.facts
     if Capability.MODEL not in session.backend.capabilities:
-        return session.answer((), (), (), passages=(), cited_refs=[f.id for f in facts[:NO_MODEL_FACTS]])
+        return session.answer(
+            (), (), (), passages=(), cited_refs=[f.id for f in facts[:NO_MODEL_FACTS]]
+        )
     user = f"{facts_block(facts)}\n\nQuestion: {session.question.strip()}"
     messages = (Message("system", FACTS_ANSWER_PROMPT), Message("user", user))
     ids = [fact.id for fact in facts]
@@ -126,7 +130,11 @@ def context_facts(store: Store, found: Sequence[TripletHit]) -> list[ContextFact
         support: list[Chunk] = []
         if triplet.doc_id is not None and triplet.quote is not None:
             document = next(
-                (d for d in store.list_documents([triplet.collection]) if d.doc_id == triplet.doc_id),
+                (
+                    d
+                    for d in store.list_documents([triplet.collection])
+                    if d.doc_id == triplet.doc_id
+                ),
                 None,
             )
             if document is not None:
@@ -158,7 +166,8 @@ def whole_corpus(
     `document` is not a current document in scope."""
     documents = store.list_documents(collections)
     if document is not None:
-        documents = [d for d in documents if document in (d.doc_id, d.source_path)]
+        names = {document, os.path.abspath(document)}
+        documents = [d for d in documents if names & {d.doc_id, d.source_path}]
         if not documents:
             raise UsageError(f"no current document {document!r} in the collections asked")
     chunks = [c for d in documents for c in store.chunks_of(d.doc_id, d.version)]

@@ -119,8 +119,7 @@ def fact_passages(facts: Sequence[ContextFact]) -> dict[str, str]:
     """What a sentence citing each fact may rest on: its subject, relation (its `_`
     as spaces) and object, by id."""
     return {
-        fact.id: f"{fact.subject} {fact.relation.replace('_', ' ')} {fact.object}"
-        for fact in facts
+        fact.id: f"{fact.subject} {fact.relation.replace('_', ' ')} {fact.object}" for fact in facts
     }
 
 
@@ -222,5 +221,3 @@ def parse_triplet_lines(
             )
         )
     return facts, rejected
-
-
