@@ -41,7 +41,7 @@ def kg_import(
     Importing a file again replaces the triplets of its earlier import (by file
     name, in that collection): rows gone from it are retired. A bad file (not UTF-8,
     bad CSV, a missing column, an empty field, a document the collection lacks)
-    imports nothing and exits 1 naming the line.
+    imports nothing and exits 2 naming the line.
     """
     with open_view(index) as view:
         done = view.import_graph(file, collection, max_file_mb)
@@ -110,5 +110,5 @@ def kg_retire(
     with open_view(index) as view:
         count = view.retire_triplets(triplets or (), graph_file, collection)
     if count == 0:
-        fail(f"no current triplet matches in {index} (ids and files: quoteproof kg list)", 1)
+        fail(f"no current triplet matches in {index} (ids and files: quoteproof kg list)")
     say(f"retired {count} triplet(s)")

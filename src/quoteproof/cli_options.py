@@ -232,7 +232,7 @@ class AnswerChoices:
         DEFAULT_ASK_TOP_K
     )
     threshold: ThresholdOption = DEFAULT_THRESHOLD
-    context: Annotated[
+    context_form: Annotated[
         ContextName,
         typer.Option(
             "--context",
@@ -257,6 +257,7 @@ class AnswerChoices:
         from quoteproof.service import AnswerOptions
 
         chosen = {**asdict(self), "mode": strategy(self.mode).mode, "strictness": self.strictness}
+        chosen["context"] = chosen.pop("context_form")  # `context` is the backend's --ctx
         return AnswerOptions(**chosen)
 
 
