@@ -10,7 +10,8 @@ elevations" / "transaminase elevation", 0.9), *fuzzy* when their similarity
 (a misspelt drug name, 0.8 times the similarity). A triplet's score is the sum of
 the scores of its matched subject and object, plus up to 0.3 for the question's
 words its relation holds. Then one hop: the triplets that share an entity with a
-matched triplet score half of that triplet's score. Ties are broken by collection,
+matched triplet score half of that triplet's score, plus the same for their
+relation. Ties are broken by collection,
 graph file and row, so the order is deterministic.
 """
 
@@ -152,7 +153,8 @@ def search_triplets(
         key = next(
             k for k in (entity_key(triplet.subject), entity_key(triplet.object)) if k in reached
         )
-        scored[triplet.triplet_id] = (reached[key], "hop", key, triplet)
+        score = reached[key] + _relation_score(triplet.relation, question_stems)
+        scored[triplet.triplet_id] = (score, "hop", key, triplet)
     ranked = sorted(scored.values(), key=lambda item: (-item[0], _order(item[3])))[:limit]
     return [
         TripletHit(triplet, score, rank, kind, entity)
