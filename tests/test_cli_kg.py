@@ -146,3 +146,37 @@ def test_a_failed_reimport_keeps_the_earlier_triplets(index_dir: Path, tmp_path:
     graph.write_bytes(HEADER.encode() + b"remdesivir,causes,\xff\n")
     assert cli("kg", "import", str(graph), "--index", str(index_dir)).returncode == 2
     assert listed(index_dir) == before
+
+
+def test_verify_rechecks_a_cited_triplet_and_its_quote(index_dir: Path, tmp_path: Path) -> None:
+    graph = write(tmp_path, "graph.csv", GOOD)
+    assert cli("kg", "import", str(graph), "--index", str(index_dir)).returncode == 0
+    asked = cli(
+        "ask", "What is the remdesivir dose?", "--context", "triplets", "--format", "json",
+        "--index", str(index_dir),
+    )  # fmt: skip
+    assert asked.returncode == 0, asked.stderr
+    answer = json.loads(asked.stdout)
+    assert answer["context"] == "triplets"
+    assert [(f["id"], f["origin"], f["quote_id"]) for f in answer["facts"]] == [
+        ("TID-1", "imported", "f1"),
+        ("TID-2", "imported", None),
+    ]
+    saved = write(tmp_path, "answer.json", json.dumps(answer))
+    ok = cli("verify", str(saved), "--index", str(index_dir))
+    assert ok.returncode == 0, ok.stdout
+    tid = answer["facts"][0]["triplet_id"]
+    assert f"ok      TID-1 [{tid}]" in ok.stdout and "ok      f1 [" in ok.stdout
+    assert cli("kg", "retire", tid, "--index", str(index_dir)).returncode == 0
+    retired = cli("verify", str(saved), "--index", str(index_dir))
+    assert retired.returncode == 0
+    assert "note: TID-1 is from a triplet since retired from the graph" in retired.stdout
+    answer["facts"][0]["object"] = "2000 mg on day 1"
+    tampered = cli(
+        "verify", str(write(tmp_path, "t.json", json.dumps(answer))), "--index", str(index_dir)
+    )
+    assert tampered.returncode == 1
+    assert (
+        f"INVALID TID-1 [{tid}]: the answer's triplet remdesivir | has_dose | 2000 mg"
+        in tampered.stdout
+    )

@@ -96,7 +96,8 @@ J = TypeVar("J", bound=HasCollection)
 
 class _ScopedStore:
     """A read-only view of a store in which documents outside `principal`'s
-    collections, and their chunks, layouts and originals, do not exist."""
+    collections, and their chunks, layouts and originals, do not exist, nor do
+    their triplets."""
 
     def __init__(self, store: Store, principal: Principal) -> None:
         self._store = store
@@ -133,6 +134,11 @@ class _ScopedStore:
             return ()
         return self._store.get_tables(doc_id, version)
 
+    def get_triplet(self, triplet_id: str) -> Triplet | None:
+        triplet = self._store.get_triplet(triplet_id)
+        visible = triplet is not None and self._principal.allows(triplet.collection)
+        return triplet if visible else None
+
     def current_version(self, source_path: str) -> CurrentVersion | None:
         current = self._store.current_version(source_path)
         if current is None or self.get_document(current.doc_id, current.version) is None:
@@ -155,7 +161,8 @@ class ScopedIndex(ClosedOnExit):
             else cast(Store, _ScopedStore(index.store, principal))
         )
         """The store's reading methods (documents, chunks, neighbours, layouts,
-        originals, tables, current versions) limited to the principal's collections;
+        originals, tables, current versions, triplets by id) limited to the
+        principal's collections;
         nothing else may be used."""
 
     @classmethod
