@@ -25,7 +25,7 @@ from quoteproof.quoting.prompt import SOURCES_RULE, format_sources
 from quoteproof.quoting.resolve import SourceLookup, resolve_output
 from quoteproof.quoting.units import source_units
 from quoteproof.retrieval.triplets import TripletHit
-from quoteproof.store.base import Store
+from quoteproof.store.base import DocumentSummary, Store
 from quoteproof.strategies.cite import cite_messages
 from quoteproof.strategies.facts import (
     FACTS_RULE,
@@ -125,22 +125,17 @@ def context_facts(store: Store, found: Sequence[TripletHit]) -> list[ContextFact
     version of its document, on its page when the file names one (all of them when
     no chunk is on that page)."""
     facts = []
+    current: dict[str, DocumentSummary] = {}
+    for collection in {hit.triplet.collection for hit in found if hit.triplet.doc_id}:
+        current |= {d.doc_id: d for d in store.list_documents([collection])}
     for number, hit in enumerate(found, start=1):
         triplet = hit.triplet
         support: list[Chunk] = []
-        if triplet.doc_id is not None and triplet.quote is not None:
-            document = next(
-                (
-                    d
-                    for d in store.list_documents([triplet.collection])
-                    if d.doc_id == triplet.doc_id
-                ),
-                None,
-            )
-            if document is not None:
-                support = store.chunks_of(document.doc_id, document.version)
-                on_page = [c for c in support if triplet.page in (c.pages or ())]
-                support = on_page or support
+        document = current.get(triplet.doc_id or "")
+        if document is not None and triplet.quote is not None:
+            support = store.chunks_of(document.doc_id, document.version)
+            on_page = [c for c in support if triplet.page in (c.pages or ())]
+            support = on_page or support
         facts.append(imported_fact(number, triplet, support))
     return facts
 
