@@ -140,9 +140,10 @@ def context_facts(store: Store, found: Sequence[TripletHit]) -> list[ContextFact
     return facts
 
 
-MAX_WHOLE_CHARS = 4_000_000
-"""Most characters of chunks a whole-corpus context is measured for; a larger corpus
-is taken as not fitting without building its prompt."""
+MAX_WHOLE_CHARS = 1_000_000
+"""Most characters of chunks a whole-corpus context may hold (about 250,000 tokens,
+above the longest common context windows): a larger corpus is taken as not fitting
+without building its prompt, also for a backend that cannot tell its window."""
 
 
 def whole_corpus(
