@@ -223,3 +223,18 @@ def test_context_forms_a_mode_cannot_use_are_refused(index: Index) -> None:
         index.ask(DOSE, mode="agent", context="both")
     with pytest.raises(UsageError, match="use --context both"):
         index.ask(DOSE, mode="rationale", context="triplets")
+
+
+def test_a_corpus_over_the_cap_falls_back_to_retrieval_with_a_notice(
+    index: Index, llm: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from quoteproof.strategies import context
+
+    monkeypatch.setattr(context, "MAX_WHOLE_CHARS", 100)
+    ref = ref_of(index, DOSE, "200 mg")
+    llm.script = [f"The dose is 200 mg on day 1 [{ref}]."]
+    answer = index.ask(DOSE, backend=llm.backend(), mode="cite", context="whole", top_k=2)
+    assert len(answer.sources) <= 2
+    (notice,) = [n for n in answer.notices if "do not fit" in n]
+    assert "over the 100 measured" in notice and notice.endswith("fell back to retrieval).")
+    assert "do not fit the model's context window" in render_text(answer, width=300)
