@@ -26,6 +26,7 @@ from quoteproof.model import (
     ClaimedQuote,
     DataResult,
     DataSegment,
+    Fact,
     Filter,
     LLMInfo,
     Message,
@@ -122,6 +123,13 @@ def sample_answer() -> Answer:
             ),
         ),
         usage=Usage(100, 20),
+        facts=(
+            Fact(
+                "TID-1", "Alice", "sits_by", "her sister", "imported", "t1", "g.csv", 2, None, "q1"
+            ),
+            Fact("TID-2", "Alice", "is", "tired", "generated", ref="alice-1", provenance_note="n"),
+        ),
+        context="both",
     )
 
 
@@ -147,6 +155,8 @@ def test_shape_is_the_public_contract() -> None:
         "usage",
         "notices",
         "removed_sentences",
+        "facts",
+        "context",
     ]
     assert data["notices"] == [] and data["removed_sentences"] == []
     assert data["schema"] == ANSWER_SCHEMA == "quoteproof.answer/1"
@@ -289,7 +299,7 @@ def test_defaults_are_written_too() -> None:
     answer = Answer("q?", "answered", (), (), (), LLMInfo("x", None, ""))
     data = answer_to_dict(answer)
     assert "retrieval" not in data
-    assert {key: data[key] for key in list(data)[-10:]} == {
+    assert {key: data[key] for key in list(data)[-12:]} == {
         "mode": "quote",
         "partial": False,
         "cited": [],
@@ -300,6 +310,8 @@ def test_defaults_are_written_too() -> None:
         "usage": None,
         "notices": [],
         "removed_sentences": [],
+        "facts": [],
+        "context": "paragraphs",
     }
 
 
@@ -307,7 +319,7 @@ def test_answers_saved_before_the_new_parts_still_load() -> None:
     data = answer_to_dict(sample_answer())
     for key in ("mode", "partial", "cited", "statements", "escalation", "calls", "usage"):
         del data[key]
-    del data["notices"], data["removed_sentences"]
+    del data["notices"], data["removed_sentences"], data["facts"], data["context"]
     del data["data"], data["segments"][3]
     del data["llm"]["server"], data["llm"]["language_model"]
     record = answer_from_dict(data)
@@ -320,6 +332,7 @@ def test_answers_saved_before_the_new_parts_still_load() -> None:
     )
     assert (record.cited, loaded.statements, loaded.data, loaded.calls) == ((), (), (), ())
     assert loaded.notices == () and loaded.removed_sentences == ()
+    assert (loaded.facts, loaded.context) == ((), "paragraphs")
     assert loaded.llm == LLMInfo("openai", "gpt-test", "raw output", server=None)
     assert record.quotes == as_recorded(sample_answer()).quotes
 

@@ -17,7 +17,7 @@ import sys
 import warnings
 from typing import Any
 
-from quoteproof import cli_admin, cli_query, cli_serve  # noqa: F401 (they register commands)
+from quoteproof import cli_admin, cli_kg, cli_query, cli_serve  # noqa: F401 (they register commands)
 from quoteproof.cli_app import app, err, note
 
 __all__ = ["app", "main"]

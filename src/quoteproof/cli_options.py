@@ -68,6 +68,13 @@ ModeName = StrEnum("ModeName", [(mode, mode) for mode in modes()])  # type: igno
 DEFAULT_MODE = ModeName(modes()[0])
 
 
+class ContextName(StrEnum):
+    paragraphs = "paragraphs"
+    triplets = "triplets"
+    both = "both"
+    whole = "whole"
+
+
 class StrictnessName(StrEnum):
     strict = "strict"
     lenient = "lenient"
@@ -207,7 +214,7 @@ else:
 @dataclass(frozen=True)
 class AnswerChoices:
     """How to answer: `--mode`, `--strictness`, `--max-steps`, `--top-k`, `--threshold`,
-    the fields of `AnswerOptions` by the same names."""
+    `--context`, `--document`, the fields of `AnswerOptions` by the same names."""
 
     mode: Annotated[ModeName, typer.Option("--mode", help=mode_help())] = DEFAULT_MODE
     strictness: Annotated[
@@ -225,12 +232,32 @@ class AnswerChoices:
         DEFAULT_ASK_TOP_K
     )
     threshold: ThresholdOption = DEFAULT_THRESHOLD
+    context_form: Annotated[
+        ContextName,
+        typer.Option(
+            "--context",
+            help="What the model is given: retrieved paragraphs; knowledge-graph "
+            "triplets (from `kg import`, or extracted by the model) alone; both; or "
+            "whole: every passage of the documents in scope, when they fit the model's "
+            "context window (else retrieval, with a notice).",
+        ),
+    ] = ContextName.paragraphs
+    document: Annotated[
+        str | None,
+        typer.Option(
+            "--document",
+            help="--context whole: give the model only this document (an id from "
+            "`documents list`, or its file).",
+            show_default=False,
+        ),
+    ] = None
 
     def options(self) -> AnswerOptions:
         """The answer options these choices name."""
         from quoteproof.service import AnswerOptions
 
         chosen = {**asdict(self), "mode": strategy(self.mode).mode, "strictness": self.strictness}
+        chosen["context"] = chosen.pop("context_form")  # `context` is the backend's --ctx
         return AnswerOptions(**chosen)
 
 

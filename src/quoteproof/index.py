@@ -13,6 +13,7 @@ from quoteproof.audit_key import audit_key_path, read_audit_key, signing_key
 from quoteproof.closing import ClosedOnExit
 from quoteproof.defaults import DEFAULT_ASK_TOP_K as DEFAULT_ASK_TOP_K
 from quoteproof.defaults import DEFAULT_INDEX as DEFAULT_INDEX
+from quoteproof.defaults import DEFAULT_MAX_FILE_MB
 from quoteproof.defaults import DEFAULT_SEARCH_TOP_K as DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import RetrievalError, StoreError, UnfinishedIngestError
 from quoteproof.llm.base import Backend
@@ -26,6 +27,7 @@ from quoteproof.model import (
     Hit,
     RecordedAnswer,
     RetrievalInfo,
+    Triplet,
 )
 from quoteproof.receipts import QuoteCheck, verify_answer
 from quoteproof.refusal import RefusalPolicy
@@ -38,10 +40,18 @@ from quoteproof.retrieval.retriever import (
     RetrievalSettings,
     Retriever,
 )
+from quoteproof.retrieval.triplets import fuse_context, search_triplets
 from quoteproof.store.base import Store, embedding_space_mismatch
 from quoteproof.store.open import open_store
 from quoteproof.store.unfinished import mark_finished, mark_started, started_unfinished
 from quoteproof.store_lookup import StoreLookup
+from quoteproof.strategies.context import (
+    answer_from_facts,
+    check_context,
+    context_facts,
+    extract_facts,
+    whole_corpus,
+)
 from quoteproof.strategies.options import AnswerOptions
 from quoteproof.strategies.registry import StrategyInputs, strategy_for
 from quoteproof.strategies.session import (
@@ -56,6 +66,7 @@ from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
     from quoteproof.ingest.files import Discovery
+    from quoteproof.ingest.graph_file import GraphImport
     from quoteproof.ingest.parsing import IngestSettings
     from quoteproof.ingest.pipeline import IngestResult
 
@@ -368,6 +379,14 @@ class Index(ClosedOnExit):
         called, when nothing is retrieved or the retrieval evidence is below the refusal
         threshold (`no_relevant_sources`; see `refusal_check`), or when a key term of the
         question (a name, code or number) is in no retrieved source (`not_in_sources`).
+        `options.context` is what the model is given (`model.ContextForm`):
+        `paragraphs`; `triplets` (the knowledge-graph triplets whose entities the
+        question names, `retrieval.triplets`, else, with a model, those it extracts
+        from the retrieved paragraphs; answered from them alone,
+        `strategies.context.answer_from_facts`); `both` (paragraphs and triplets
+        fused by RRF, the triplets as `TID-n` lines the answer may cite); `whole`
+        (every chunk of the documents in scope, or of `options.document`, when they
+        fit the model's context window, else the retrieved ones with a notice).
         `events` receives the draft of the answer while it is made (see
         `quoteproof.streaming`). `collections` limits every source (retrieval, agent
         searches and tables) to those collections (None: all). Lone surrogates in
@@ -380,7 +399,8 @@ class Index(ClosedOnExit):
         `BackendError` when the model server fails.
         """
         options = replace(options or AnswerOptions(), **choices)
-        top_k, mode = options.top_k, options.mode
+        top_k, mode, context = options.top_k, options.mode, options.context
+        check_context(options)
         question = well_formed(question)
         backend = backend or ExtractiveBackend()
         chosen = strategy_for(backend, mode)
@@ -390,14 +410,34 @@ class Index(ClosedOnExit):
         retrieval = self.retrieve(question, top_k=top_k, collections=collections)
         info = self.refusal.check(question, retrieval)
         with StoreLookup(self.store) as lookup:
+            hits, found, notice = list(retrieval.hits), [], None
+            if context == "whole":
+                whole, notice = whole_corpus(
+                    self.store, backend, question, collections, options.document, lookup
+                )
+                hits = whole or hits
+            elif context in ("triplets", "both"):
+                found = search_triplets(self.store, question, top_k, collections)
+                if context == "both":
+                    hits, found = fuse_context(hits, found, 2 * top_k)
             session = AnswerSession(
-                question, retrieval.hits, backend, lookup, mode, options.threshold, info, events
+                question, hits, backend, lookup, mode, options.threshold, info, events
             )
+            session.context = context
+            session.facts = context_facts(self.store, found)
             session.notices.extend(refusal_notices(info))
+            if notice is not None:
+                session.notices.append(notice)
             if info.below_threshold or not retrieval.hits:
                 return session.refuse(NO_RELEVANT_SOURCES)
             if info.missing_terms:
                 return session.refuse(NOT_IN_SOURCES)
+            if context in ("triplets", "both") and not session.facts:
+                session.facts = extract_facts(session, 1)
+            if context == "triplets":
+                if not session.facts:
+                    return session.refuse(NO_RELEVANT_SOURCES)
+                return answer_from_facts(session)
             search = self.search
             inputs = StrategyInputs(
                 options,
@@ -406,6 +446,28 @@ class Index(ClosedOnExit):
                 self._no_model(question) if Capability.MODEL in backend.capabilities else None,
             )
             return chosen.run(session, inputs)
+
+    def import_graph(
+        self,
+        path: str | Path,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        max_file_mb: float = DEFAULT_MAX_FILE_MB,
+    ) -> GraphImport:
+        """Import the knowledge-graph file at `path` (CSV, TSV or JSON Lines of
+        triplets) into `collection`, replacing its earlier import, all or nothing
+        (`ingest.graph_file.import_graph_file`). Raises `IngestError` naming the file
+        and the cause, `UsageError` for an invalid collection name."""
+        from quoteproof.ingest.graph_file import import_graph_file  # import only
+
+        return import_graph_file(self.store, Path(path), collection, max_file_mb)
+
+    def triplets(
+        self, collections: Collection[str] | None = None, graph_file: str | None = None
+    ) -> list[Triplet]:
+        """The current triplets of `collections` (None: all), of `graph_file` only
+        when given, by collection, graph file and row."""
+        return self.store.list_triplets(collections, graph_file)
 
     def verify(self, answer: Answer | RecordedAnswer) -> list[QuoteCheck]:
         """Re-check every quote of `answer` (fresh or recorded) against this index

@@ -25,6 +25,12 @@ MatchKind = Literal["ref", "exact", "normalized", "fuzzy"]
 AnswerStatus = Literal["answered", "refused"]
 AnswerMode = Literal["quote", "cite", "rationale", "agent"]
 """How an answer was composed (`ask --mode`): see `quoteproof.strategies`."""
+ContextForm = Literal["paragraphs", "triplets", "both", "whole"]
+"""What the model is given as context (`ask --context`): retrieved paragraphs,
+knowledge-graph triplets, both, or every chunk of the documents in scope."""
+FactOrigin = Literal["imported", "generated"]
+"""Where a triplet comes from: an imported graph file, or the model's extraction
+from a paragraph."""
 Role = Literal["system", "user", "assistant", "tool"]
 StatementLabel = Literal[
     "CORRECT-EXPLICIT",
@@ -545,6 +551,57 @@ class DataResult:
 
 
 @dataclass(frozen=True)
+class Triplet:
+    """A knowledge-graph triplet as stored: `subject` `relation` `object` of one
+    collection, imported from row `row` of the graph file `graph_file` (its name).
+
+    `triplet_id` is stable for the same row content of the same file and
+    collection. `doc_id`, `page` and `quote` are the provenance the file gives (each
+    None when absent): `quote` is the file's claim of the supporting words, never
+    shown as a quote until it is found in the document. `is_current` is False once
+    retired (or replaced by a later import of the file).
+    """
+
+    triplet_id: str
+    collection: str
+    subject: str
+    relation: str
+    object: str
+    graph_file: str
+    row: int
+    doc_id: str | None = None
+    page: int | None = None
+    quote: str | None = None
+    is_current: bool = True
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A triplet the model was given as context line `id` (`TID-1`, `TID-2`, ...)
+    and that the answer cites. Generated text: never drawn in a verbatim box.
+
+    `origin` says whether it was `imported` (from `graph_file` row `row`, stored as
+    `triplet_id`) or `generated` (extracted by the model from passage `ref`).
+    `quote_id` names the quote of `Answer.quotes` that is its provenance, read from
+    the document by lookup: the sentence it was extracted from, or the words the
+    graph file gives as its support (None when there is none, or they were not
+    found: `provenance_note` says why).
+    """
+
+    id: str
+    subject: str
+    relation: str
+    object: str
+    origin: FactOrigin
+    triplet_id: str | None = None
+    graph_file: str | None = None
+    row: int | None = None
+    ref: str | None = None
+    quote_id: str | None = None
+    provenance_note: str | None = None
+
+
+@dataclass(frozen=True)
 class Answer:
     """The result of `ask`: ordered segments, the quotes they show, what was rejected.
 
@@ -560,6 +617,8 @@ class Answer:
     `removed_sentences` are the generated sentences (and rationale statements) taken
     out because they cite no retrieved source or say what the passages they cite do
     not (numbers, dates, names, negation: `quoting.support`), each with the reason.
+    `facts` are the triplets the answer cites (`TID-n`), and `context` the form of
+    context the model was given (`ContextForm`).
     """
 
     question: str
@@ -581,6 +640,8 @@ class Answer:
     usage: Usage | None = None
     notices: tuple[str, ...] = ()
     removed_sentences: tuple[Rejected, ...] = ()
+    facts: tuple[Fact, ...] = ()
+    context: ContextForm = "paragraphs"
     schema: str = field(default=ANSWER_SCHEMA)
 
     def quote(self, quote_id: str) -> Quote:

@@ -26,6 +26,7 @@ from quoteproof.model import (
     Answer,
     ClaimedQuote,
     Document,
+    Fact,
     Quote,
     QuotedTable,
     QuoteReceipt,
@@ -202,13 +203,41 @@ def _check(quote: QuoteReceipt, store: Store, lookup: StoreLookup, cited: bool) 
     return QuoteCheck(quote.id, quote.ref, tuple(reading.problems), cited, reading.notes)
 
 
+def check_fact(fact: Fact, store: Store) -> QuoteCheck | None:
+    """Re-read the stored triplet of an imported `fact` and compare its subject,
+    relation, object, graph file and line (a check named by the fact's id and the
+    triplet's); note a triplet retired since. None for a generated fact, whose
+    provenance is the quote of its source sentence, checked as any quote."""
+    if fact.origin != "imported" or fact.triplet_id is None:
+        return None
+    stored = store.get_triplet(fact.triplet_id)
+    problems: list[str] = []
+    notes: tuple[str, ...] = ()
+    if stored is None:
+        problems.append(f"triplet {fact.triplet_id} is not in the index")
+    else:
+        claimed = (fact.subject, fact.relation, fact.object, fact.graph_file, fact.row)
+        indexed = (stored.subject, stored.relation, stored.object, stored.graph_file, stored.row)
+        if claimed != indexed:
+            problems.append(
+                f"the answer's triplet {' | '.join(map(str, claimed[:3]))} "
+                f"({claimed[3]}, line {claimed[4]}) is not the index's "
+                f"{' | '.join(map(str, indexed[:3]))} ({indexed[3]}, line {indexed[4]})"
+            )
+        if not stored.is_current:
+            notes = ("a triplet since retired from the graph",)
+    return QuoteCheck(fact.id, fact.triplet_id, tuple(problems), notes=notes)
+
+
 def verify_answer(answer: Answer | RecordedAnswer, store: Store) -> list[QuoteCheck]:
     """Return one check per quote of `answer` (a fresh or a recorded one), in order,
-    then one per cited passage (`answer.cited`, marked `cited`).
-    O(quotes × document length)."""
+    then one per cited passage (`answer.cited`, marked `cited`), then one per
+    imported triplet it cites (`check_fact`). O(quotes × document length)."""
     with StoreLookup(store) as lookup:
         checks = [_check(quote, store, lookup, False) for quote in answer.quotes]
         checks += [_check(quote, store, lookup, True) for quote in answer.cited]
+    facts = answer.facts if isinstance(answer, Answer) else answer.without_quotes.facts
+    checks += [check for fact in facts if (check := check_fact(fact, store)) is not None]
     return checks
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from helpers.gbnf import GrammarChecker
 from helpers.lookups import Lookup, make_chunks
-from quoteproof.quoting.grammar import cite_grammar, quote_grammar
+from quoteproof.quoting.grammar import cite_grammar, facts_grammar, quote_grammar, triplet_grammar
 from quoteproof.quoting.units import source_units
 
 try:
@@ -125,3 +125,29 @@ def test_prose_is_bounded(checker: GrammarChecker) -> None:
     assert not checker.accepts(
         quote, f"{pointer('doc.1', 1)} It heals [doc.1][doc.2][doc.1][doc.2]."
     )
+
+
+def test_triplet_extraction_lines_name_an_existing_sentence(checker: GrammarChecker) -> None:
+    grammar = triplet_grammar(SOURCES, UNITS)
+    assert checker.parses(grammar)
+    line = "doc.1 #2: shingles rash | appears_after | a few days"
+    assert checker.accepts(grammar, line)
+    assert checker.accepts(grammar, f"{line}\ndoc.2 #1: acyclovir | shortens | shingles")
+    assert not checker.accepts(grammar, f"doc.1 #{COUNTS['doc.1'] + 1}: a | b | c")
+    assert not checker.accepts(grammar, "doc.3 #1: a | b | c")  # no units: no sentence to name
+    assert not checker.accepts(grammar, "doc.1 #1: a | b")
+    assert not checker.accepts(grammar, "doc.1 #1: a <quote> | b | c")
+    assert not checker.accepts(grammar, "\n".join([line] * 13))  # at most 12
+
+
+def test_a_reply_from_triplets_cites_their_ids_only(checker: GrammarChecker) -> None:
+    grammar = facts_grammar(["TID-1", "TID-2"])
+    assert checker.parses(grammar)
+    assert checker.accepts(grammar, "Acyclovir shortens shingles [TID-2].")
+    assert checker.accepts(grammar, "<no-answer/>")
+    assert not checker.accepts(grammar, "Acyclovir shortens shingles [TID-3].")
+    assert not checker.accepts(grammar, "Acyclovir shortens shingles [doc.1].")
+    assert not checker.accepts(grammar, '<quote ref="TID-1"/>')
+    cite = cite_grammar(SOURCES, UNITS, ["TID-1"])
+    assert checker.accepts(cite, "It heals in a week [doc.1][TID-1].")
+    assert not checker.accepts(cite_grammar(SOURCES, UNITS), "It heals in a week [TID-1].")

@@ -14,6 +14,7 @@ from quoteproof.model import (
     REFUSAL_TEXT,
     Answer,
     DataSegment,
+    Fact,
     LLMInfo,
     ProseSegment,
     Quote,
@@ -41,6 +42,10 @@ STATEMENTS = (
     Statement("s1", "Aspirin thins blood.", ("doc-1",), "CORRECT-EXPLICIT", "Line one."),
     Statement("s2", "Take it with milk.", ("doc-2",), "INCORRECT-FALSE_INFO", None, "With tea."),
     Statement("s3", "It is safe.", (), None, None),
+)
+FACTS = (
+    Fact("TID-1", "Aspirin", "thins", "the <b>blood</b>", "imported", "t1", "g.csv", 3, None, "q1"),
+    Fact("TID-2", "Aspirin", "taken_with", "water", "generated", ref="doc-2", quote_id="gone"),
 )
 REJECTED = (Rejected('<quote ref="x9">made up</quote>', "unknown ref 'x9'"),)
 
@@ -89,6 +94,7 @@ ANSWERS: dict[str, Answer] = {
         rejected=REJECTED,
         llm=MODEL,
         mode="rationale",
+        facts=FACTS,
     ),
 }
 
@@ -154,6 +160,16 @@ def markers(block: layout.Block) -> list[str]:
             if item.original is not None:
                 shown.append(f"{layout.REFINED_FROM_LABEL}: {item.original}")
         return shown
+    if isinstance(block, layout.Facts):
+        shown = [layout.FACTS_LABEL]
+        for fact in block.items:
+            shown += [f"{fact.id} · {fact.origin} — {layout.NOT_A_QUOTE}", fact.text]
+            shown.append(f"From: {fact.provenance}")
+            if fact.note is not None:
+                shown.append(f"{layout.NOTE_LABEL}: {fact.note}")
+            if fact.source is not None:
+                shown += [f"{layout.FACT_SOURCE_LABEL}:", fact.source.text]
+        return shown
     if isinstance(block, layout.Removed):
         return [layout.REJECTED_HEADING, *(f"{item.raw} — {item.reason}" for item in block.items)]
     assert isinstance(block, layout.Footer)
@@ -173,6 +189,12 @@ def test_every_format_shows_the_same_blocks_in_the_same_order(name: str, output:
             assert found >= 0, f"{output}: {marker!r} not found after {text[position:]!r}"
             position = found + len(_collapsed(marker))
     boxes = sum(isinstance(block, layout.QuoteBox) for block in blocks)
+    boxes += sum(
+        fact.source is not None
+        for block in blocks
+        if isinstance(block, layout.Facts)
+        for fact in block.items
+    )
     assert text.count(layout.VERBATIM_LABEL) == boxes
 
 

@@ -644,3 +644,34 @@ def test_openapi_describes_the_endpoints(server: Any) -> None:
         assert path in paths, path
     upload_body = paths["/v1/documents"]["post"]["requestBody"]["content"]
     assert "multipart/form-data" in upload_body
+
+
+def test_ask_with_triplets_shows_only_the_keys_collection_facts(
+    server: Any, tmp_path: Path
+) -> None:
+    graph_a = tmp_path / "a.csv"
+    graph_a.write_text(
+        "subject,relation,object,document,quote\n"
+        "shingles,causes,painful rash,a.md,Shingles causes a painful rash\n",
+        "utf-8",
+    )
+    graph_b = tmp_path / "b.csv"
+    graph_b.write_text("subject,relation,object\nshingles,studied_in,Project Bluebird\n", "utf-8")
+    with Index.open(server.index_dir) as index:
+        index.import_graph(graph_a, collection="A")
+        index.import_graph(graph_b, collection="B")
+    question = {"question": "What does shingles cause?", "context": "triplets"}
+    body = server.client.post("/v1/ask", json=question, headers=server.a).json()
+    assert body["context"] == "triplets" and body["status"] == "answered"
+    assert [(f["subject"], f["object"]) for f in body["facts"]] == [("shingles", "painful rash")]
+    (quote,) = [q for q in body["quotes"] if q["id"] == body["facts"][0]["quote_id"]]
+    assert quote["text"] == "Shingles causes a painful rash"
+    assert "Bluebird" not in json.dumps(body)
+    checked = server.client.post("/v1/verify", json=body, headers=server.a).json()
+    assert checked["valid"] and [c["quote_id"] for c in checked["quotes"]] == ["f1", "TID-1"]
+    theirs = server.client.post("/v1/verify", json=body, headers=server.b).json()
+    assert all(not c["valid"] for c in theirs["quotes"])
+    bad = server.client.post(
+        "/v1/ask", json={**question, "mode": "agent", "context": "both"}, headers=server.a
+    )
+    assert bad.status_code in (400, 422) and "agent mode searches for itself" in bad.text

@@ -843,3 +843,33 @@ def test_no_auth_login_page_says_no_key_is_needed(client: TestClient) -> None:
     page = page_ok(client, "/login")
     assert "no key is needed" in page.text()
     assert not page.find_all("form", "login-form")
+
+
+def test_the_answer_page_shows_cited_triplets_as_facts_not_quotes(tmp_path: Path) -> None:
+    location = tmp_path / "index"
+    graph = tmp_path / "graph.csv"
+    graph.write_text(
+        "subject,relation,object,document,quote\n"
+        "remdesivir,has_dose,<b>200 mg</b> on day 1,dosing.txt,"
+        "The recommended dose is 200 mg on day 1\n",
+        "utf-8",
+    )
+    with Index.open(location, create=True) as index:
+        index.ingest([write_corpus(tmp_path)], embed=False)
+        index.import_graph(graph)
+    clients = make_client(location, tmp_path, auth=False)
+    client = next(clients)
+    asked = client.post(
+        "/v1/ask", json={"question": "What is the remdesivir dose?", "context": "triplets"}
+    )
+    assert asked.status_code == 200, asked.text
+    page = page_ok(client, f"/answers/{asked.headers['X-Answer-Id']}")
+    clients.close()
+    (facts,) = page.find_all("section", "facts")
+    (fact,) = facts.find_all("li", "fact")
+    assert "Imported fact — not a quote" in fact.text()
+    assert "remdesivir | has_dose | <b>200 mg</b> on day 1" in fact.text()  # escaped, not bold
+    assert not page.find_all("b")
+    (figure,) = verbatim_figures(page)
+    assert "The recommended dose is 200 mg on day 1" in figure.text()
+    assert "has_dose" not in figure.text()

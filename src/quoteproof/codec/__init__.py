@@ -12,7 +12,8 @@ name quotes and data results it holds, and whose quote ids (in `quotes`, and in
 is the record of `answer`: its claims hold the quotes' fields unchanged, and
 `receipts.verify_recorded` gives `answer` back when they still match the store.
 `answer_from_dict` is strict: a wrong type, a missing or unknown key, an unknown
-enum value, a bad span, a duplicate id or a dangling quote or data id raises
+enum value, a bad span, a duplicate id or a dangling quote or data id (of a segment
+or a fact) raises
 `ValueError` whose message starts with the path of the bad field
 (`quotes[2].start: expected an integer, got str`). Absent fields added later read
 as their defaults. Boxes are in PDF points, origin at the page's bottom left.
@@ -55,6 +56,9 @@ def answer_from_dict(data: object) -> RecordedAnswer:
     _unique_ids([quote.id for quote in cited], "cited", "quote")
     data_ids = _unique_ids([result.id for result in values.get("data", ())], "data", "data result")
     _check_segments(values["segments"], quote_ids, data_ids)
+    for i, fact in enumerate(values.get("facts", ())):
+        if fact.quote_id is not None and fact.quote_id not in quote_ids:
+            raise ValueError(f"facts[{i}].quote_id: no quote with id {fact.quote_id!r} in quotes")
     return RecordedAnswer(Answer(**values, quotes=(), cited=()), quotes, cited)
 
 

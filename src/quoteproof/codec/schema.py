@@ -57,6 +57,8 @@ ADDED_LATER: Mapping[type, frozenset[str]] = {
             "usage",
             "notices",
             "removed_sentences",
+            "facts",
+            "context",
         }
     ),
     Quote: frozenset({"boxes", "ocr", "tables"}),

@@ -32,8 +32,10 @@ from quoteproof.quoting.units import OfferedUnits, SourceUnits
 
 __all__ = [
     "cite_grammar",
+    "facts_grammar",
     "quote_grammar",
     "statement_grammar",
+    "triplet_grammar",
     "verdict_grammar",
 ]
 
@@ -109,16 +111,21 @@ def _quote_rules(
 
 
 def quote_grammar(
-    sources: Sequence[Chunk], units: SourceUnits, offered: OfferedUnits | None = None
+    sources: Sequence[Chunk],
+    units: SourceUnits,
+    offered: OfferedUnits | None = None,
+    facts: Sequence[str] = (),
 ) -> str:
     """The `quote` mode reply: `<no-answer/>`, or 1 to `MAX_QUOTES` quotes of `sources`
     (pointers to their `units`, or with `offered` to the offered units only, see
     `_quote_rules`), then at most one short cited sentence
-    (`QUOTE_MODE_SENTENCE_CHARS`) citing the quoted sources.
+    (`QUOTE_MODE_SENTENCE_CHARS`) citing the quoted sources or the triplets `facts`
+    (`TID-n`).
 
     Raises `ValueError` when `sources` is empty.
     """
     refs = [chunk.ref for chunk in sources if not offered or chunk.ref in offered]
+    refs += facts
     return (
         f"root ::= no-answer | quote (sep quote){{0,{MAX_QUOTES - 1}}} (sep sentence)?\n"
         f"{_quote_rules(sources, units, offered)}\n{_ref_rule(refs)}"
@@ -126,11 +133,12 @@ def quote_grammar(
     )
 
 
-def cite_grammar(sources: Sequence[Chunk], units: SourceUnits) -> str:
+def cite_grammar(sources: Sequence[Chunk], units: SourceUnits, facts: Sequence[str] = ()) -> str:
     """The `cite` reply (and the rationale's answer): `<no-answer/>`, or up to
-    `MAX_ITEMS` sentences citing `sources` and quotes of them (pointers to their
-    `units`). Raises `ValueError` when `sources` is empty."""
-    refs = [chunk.ref for chunk in sources]
+    `MAX_ITEMS` sentences citing `sources` (or the triplets `facts`, `TID-n`) and
+    quotes of them (pointers to their `units`). Raises `ValueError` when `sources`
+    is empty."""
+    refs = [chunk.ref for chunk in sources] + list(facts)
     return (
         f"root ::= no-answer | item (sep item){{0,{MAX_ITEMS - 1}}}\n"
         "item ::= sentence | quote\n"
@@ -176,4 +184,49 @@ def verdict_grammar(ids: Sequence[str], labels: Sequence[str]) -> str:
         f"root ::= {_numbered_lines(ids, 'verdict', optional=False)}\n"
         f'verdict ::= label " — " [^\\n]{{1,{JUSTIFICATION_CHARS}}}\n'
         f"label ::= {_choice(labels)}\n"
+    )
+
+
+def facts_grammar(fact_refs: Sequence[str]) -> str:
+    """A reply from triplets alone (`--context triplets`): `<no-answer/>`, or up to
+    `MAX_ITEMS` sentences, each citing the triplets `fact_refs` (`TID-n`). Raises
+    `ValueError` when `fact_refs` is empty."""
+    return (
+        f"root ::= no-answer | sentence (sep sentence){{0,{MAX_ITEMS - 1}}}\n"
+        f"{_ref_rule(fact_refs)}{_common()}"
+    )
+
+
+MAX_TRIPLETS = 12
+"""Most triplets one extraction reply may hold."""
+TRIPLET_PART_CHARS = 120
+
+
+def triplet_grammar(sources: Sequence[Chunk], units: SourceUnits) -> str:
+    """Triplets extracted from `sources`: 1 to `MAX_TRIPLETS` lines
+    `REF #N: subject | relation | object`, where unit N of source REF (`units`) is
+    the sentence the triplet comes from. Raises `ValueError` when no source has a
+    unit."""
+    targets = []
+    numbers: dict[str, str] = {}
+    for chunk in sources:
+        count = len(units.get(chunk.ref, ()))
+        if count:
+            name = f"unit-1-{count}"
+            numbers[name] = _choice([str(n) for n in range(1, count + 1)])
+            targets.append(f"{literal(chunk.ref + ' #')} {name}")
+    if not targets:
+        raise ValueError("a triplet grammar needs a source with numbered units")
+    part = f"[^|<>\\[\\]\\n]{{1,{TRIPLET_PART_CHARS}}}"
+    return (
+        "\n".join(
+            [
+                f'root ::= triplet ("\\n" triplet){{0,{MAX_TRIPLETS - 1}}}',
+                'triplet ::= target ": " part " | " part " | " part',
+                f"target ::= {' | '.join(dict.fromkeys(targets))}",
+                *(f"{name} ::= {body}" for name, body in numbers.items()),
+                f"part ::= {part}",
+            ]
+        )
+        + "\n"
     )

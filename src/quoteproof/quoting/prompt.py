@@ -21,7 +21,9 @@ from quoteproof.model import Chunk
 from quoteproof.quoting.units import OfferedUnits, SourceUnits
 
 # Tag-like strings in source text that could be mistaken for protocol tags.
-_PROTOCOL_TAG = re.compile(r"<(?=\s*/?\s*(?:source|quote|title|no[-_]answer)\b)", re.IGNORECASE)
+_PROTOCOL_TAG = re.compile(
+    r"<(?=\s*/?\s*(?:source|quote|title|facts|no[-_]answer)\b)", re.IGNORECASE
+)
 
 CONTINUES = "… "
 """After a unit's number: the unit starts on the lines above (its lead-in)."""
@@ -49,7 +51,7 @@ refs it relies on, like [REF].
 
 
 def escape_source_text(text: str) -> str:
-    """Return `text` with protocol-like tags (`<quote`, `</source`, ...) made inert.
+    """Return `text` with protocol-like tags (`<quote`, `</source`, `</facts`, ...) made inert.
 
     Only the `<` that opens such a tag is replaced by `&lt;`; the aligner unescapes
     entities, so a model that copies the escaped form still resolves.

@@ -20,7 +20,7 @@ not resolve whole, `resolve_output` shows the longest run of its sentences that 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -274,20 +274,31 @@ def resolve_quote(
     return _resolve_quote(QuoteItem(ref, claimed, raw), quote_id, by_ref, lookup, threshold)
 
 
+def resolve_pointer(
+    ref: str, unit: int, quote_id: str, sources: Sequence[Chunk], lookup: SourceLookup
+) -> Quote | Rejected:
+    """Resolve a pointer to unit `unit` of source `ref` (one of `sources`), as a
+    model's `<quote ref="REF" unit="N"/>` resolves: the unit's span re-read from the
+    stored document, or `Rejected` with the reason (an unknown ref or unit)."""
+    by_ref = {chunk.ref: chunk for chunk in sources}
+    raw = f'<quote ref="{ref}" unit="{unit}"/>'
+    return _resolve_quote(QuoteItem(ref, None, raw, unit), quote_id, by_ref, lookup, 0.0)
+
+
 def _prose_segments(
-    item: ProseItem, by_ref: dict[str, Chunk]
+    item: ProseItem, known: Collection[str]
 ) -> tuple[list[ProseSegment], list[Rejected]]:
     """One segment per sentence of `item` (`citations.split_sentences`), each with the
-    retrieved refs it cites, or one uncited segment for prose without any marker;
+    `known` refs it cites, or one uncited segment for prose without any marker;
     each citation of another ref is reported once."""
     if not item.citations:
         segments = [ProseSegment(item.text)] if item.text else []
     else:
-        segments = [ProseSegment(s.text, s.known) for s in split_sentences(item, by_ref)]
+        segments = [ProseSegment(s.text, s.known) for s in split_sentences(item, known)]
     rejected = [
         Rejected(f"[{ref}]", f"citation '{ref}' names no retrieved source")
         for ref in dict.fromkeys(item.citations)
-        if ref not in by_ref
+        if ref not in known
     ]
     return segments, rejected
 
@@ -304,8 +315,10 @@ def resolve_output(
     lookup: SourceLookup,
     *,
     threshold: float = DEFAULT_THRESHOLD,
+    facts: Collection[str] = (),
 ) -> Resolution:
-    """Resolve every item of `parsed` against the retrieved `sources`.
+    """Resolve every item of `parsed` against the retrieved `sources`; prose may
+    also cite the context's triplets, `facts` (their refs, `TID-n`).
 
     Prose becomes one segment per sentence, with the refs that sentence cites (prose
     with no citation marker at all, one uncited segment).
@@ -330,7 +343,7 @@ def resolve_output(
         if isinstance(item, MalformedItem):
             rejected.append(Rejected(item.raw, item.reason))
         elif isinstance(item, ProseItem):
-            sentences, bad_citations = _prose_segments(item, by_ref)
+            sentences, bad_citations = _prose_segments(item, {*by_ref, *facts})
             rejected.extend(bad_citations)
             segments.extend(sentences)
         else:

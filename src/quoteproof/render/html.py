@@ -275,6 +275,25 @@ class _Renderer:
         parts.append("</li>")
         return "".join(parts)
 
+    def fact(self, fact: layout.FactView) -> str:
+        """A cited triplet (generated or imported, never a quote: a list item, no
+        figure), then the verbatim figure of the quote that supports it."""
+        origin = f'<span class="fact-origin">{fact.origin} — {layout.NOT_A_QUOTE}</span>'
+        parts = [
+            '<li class="fact">',
+            f'<p class="fact-head"><span class="fact-id">{_inline(fact.id)}</span> · {origin}</p>',
+            f'<p class="fact-text">{_inline(fact.text)}</p>',
+            f'<p class="fact-from"><span class="field">From:</span> {_inline(fact.provenance)}</p>',
+        ]
+        if fact.note is not None:
+            note = f'<span class="field">{layout.NOTE_LABEL}:</span> {_inline(fact.note)}'
+            parts.append(f'<p class="fact-note">{note}</p>')
+        if fact.source is not None:
+            parts.append(f'<p class="fact-support">{layout.FACT_SOURCE_LABEL}:</p>')
+            parts.append(_figure(fact.source, self.source_url, None))
+        parts.append("</li>")
+        return "".join(parts)
+
     def block(self, position: int, block: layout.Block) -> str:
         """The HTML of one layout block."""
         if isinstance(block, layout.Question):
@@ -319,6 +338,13 @@ class _Renderer:
                 f'<section class="statements" aria-label="{layout.STATEMENTS_LABEL}">'
                 f'<h3 class="statements-label">{layout.STATEMENTS_LABEL}</h3>'
                 f'<ol class="statement-list">\n{items}\n</ol></section>'
+            )
+        if isinstance(block, layout.Facts):
+            items = "\n".join(self.fact(fact) for fact in block.items)
+            return (
+                f'<section class="facts" aria-label="{layout.FACTS_LABEL}">'
+                f'<h3 class="facts-label">{layout.FACTS_LABEL}</h3>'
+                f'<ol class="fact-list">\n{items}\n</ol></section>'
             )
         if isinstance(block, layout.Removed):
             items = "\n".join(

@@ -27,6 +27,7 @@ from quoteproof.model import (
     Answer,
     DataResult,
     DataSegment,
+    Fact,
     ProseSegment,
     Quote,
     Rejected,
@@ -50,6 +51,7 @@ __all__ = [
     "DIFFERS_LABEL",
     "ESCALATION_HEADING",
     "ESCALATION_LABEL",
+    "FACTS_LABEL",
     "GENERATED_LABEL",
     "JUSTIFICATION_LABEL",
     "NOTE_LABEL",
@@ -69,6 +71,8 @@ __all__ = [
     "Block",
     "DataBox",
     "Escalation",
+    "FactView",
+    "Facts",
     "Footer",
     "Missing",
     "Notice",
@@ -106,6 +110,13 @@ REFINED_FLAG = "refined after the check"
 JUSTIFICATION_LABEL = "Justification"
 REFINED_FROM_LABEL = "Refined from"
 REJECTED_HEADING = "Removed (not verifiable)"
+FACTS_LABEL = "Facts cited (knowledge-graph triplets: not quotes)"
+FACT_ORIGINS = {
+    "imported": "Imported fact",
+    "generated": "Generated fact — extracted by the model",
+}
+FACT_SOURCE_LABEL = "Supported by"
+FACT_QUOTE_GONE = "its supporting quote no longer verifies against the index"
 REMOVED_SHOWN = 10
 """Most removed sentences named in the notice (the JSON lists them all)."""
 
@@ -289,6 +300,30 @@ class Footer:
     lines: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class FactView:
+    """A cited triplet as shown: its id (`TID-n`), what it is (`FACT_ORIGINS`: the
+    label makes it generated or imported, never a quote), the triplet on one line,
+    where it comes from (the graph file and line, or the passage it was extracted
+    from), a note on its provenance (None when none), and the quote that supports
+    it (the source sentence, or the graph file's quote found in its document; None
+    when there is none), drawn as any verbatim box."""
+
+    id: str
+    origin: str
+    text: str
+    provenance: str
+    note: str | None
+    source: QuoteBox | None
+
+
+@dataclass(frozen=True)
+class Facts:
+    """The triplets the answer cites, under `FACTS_LABEL`."""
+
+    items: tuple[FactView, ...]
+
+
 Block = (
     Question
     | Refusal
@@ -299,6 +334,7 @@ Block = (
     | DataBox
     | Missing
     | Statements
+    | Facts
     | Removed
     | Footer
 )
@@ -320,6 +356,24 @@ def _statement_view(statement: Statement) -> StatementView:
         refs=statement.refs,
         justification=statement.justification,
         original=statement.original,
+    )
+
+
+def _fact_view(answer: Answer, fact: Fact) -> FactView:
+    if fact.origin == "imported":
+        provenance = f"{fact.graph_file or '?'}, line {fact.row if fact.row is not None else '?'}"
+    else:
+        provenance = f"extracted from passage [{fact.ref or '?'}]"
+    note = fact.provenance_note
+    source = None
+    if fact.quote_id is not None:
+        try:
+            source = QuoteBox(answer.quote(fact.quote_id))
+        except KeyError:
+            note = FACT_QUOTE_GONE
+    text = " | ".join(" ".join(part.split()) for part in (fact.subject, fact.relation, fact.object))
+    return FactView(
+        fact.id, FACT_ORIGINS.get(fact.origin, fact.origin), text, provenance, note, source
     )
 
 
@@ -376,7 +430,8 @@ def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
     `Escalation`; for an answered answer the segments in order (`Prose` when it has
     text or citations, followed with `show_cited` by a `QuoteBox(cited=True)` per
     passage it cites; `QuoteBox`; `DataBox`; `Missing` for a segment whose quote or
-    data result is absent); `Statements`; `Removed`; `Footer` (mode unless "quote",
+    data result is absent); `Statements`; `Facts` (the cited triplets, each with
+    the verbatim box of the quote that supports it); `Removed`; `Footer` (mode unless "quote",
     token usage when known, model and server: `model_parts`). Blocks with nothing
     to show are left out.
     """
@@ -397,6 +452,8 @@ def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
         blocks += _segments(answer, show_cited)
     if answer.statements:
         blocks.append(Statements(tuple(map(_statement_view, answer.statements))))
+    if answer.facts:
+        blocks.append(Facts(tuple(_fact_view(answer, fact) for fact in answer.facts)))
     if answer.rejected:
         blocks.append(Removed(answer.rejected))
     footer = _footer(answer)

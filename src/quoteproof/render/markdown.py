@@ -236,6 +236,21 @@ def _statement_block(statement: layout.StatementView) -> list[str]:
     return [*lines, ""]
 
 
+def _fact_block(fact: layout.FactView) -> list[str]:
+    """`TID-n · *origin — not a quote*`, the triplet, where it is from, its note,
+    then its supporting quote as a block quote."""
+    lines = [f"{escape_inline(fact.id)} · *{fact.origin} — {layout.NOT_A_QUOTE}*  "]
+    lines.append(f"{escape_inline(fact.text)}  ")
+    lines.append(f"From: {escape_inline(fact.provenance)}")
+    if fact.note is not None:
+        lines[-1] += "  "
+        lines.append(f"{layout.NOTE_LABEL}: {escape_inline(fact.note)}")
+    lines.append("")
+    if fact.source is not None:
+        lines += [f"{layout.FACT_SOURCE_LABEL}:", "", *_quote_block(fact.source)]
+    return lines
+
+
 def _lines(block: layout.Block) -> list[str]:
     """The Markdown of one layout block, ending with an empty line."""
     if isinstance(block, layout.Question):
@@ -261,6 +276,11 @@ def _lines(block: layout.Block) -> list[str]:
         for statement in block.items:
             lines += _statement_block(statement)
         return lines
+    if isinstance(block, layout.Facts):
+        lines = [f"**{layout.FACTS_LABEL}**", ""]
+        for fact in block.items:
+            lines += _fact_block(fact)
+        return lines
     if isinstance(block, layout.Removed):
         items = [f"- {escape_inline(i.raw)} — {escape_inline(i.reason)}" for i in block.items]
         return [f"**{layout.REJECTED_HEADING}**", "", *items, ""]
@@ -275,7 +295,8 @@ def render_markdown(answer: Answer, show_cited: bool = False) -> str:
     and its (escaped) reason; prose under `*Generated — not a quote:*` with its
     citations as code spans; quote boxes as block quotes under a
     `**Verbatim from source**` header; data results under `**Computed from
-    table**`; the rationale statements; removed output as a list under
+    table**`; the rationale statements; the cited triplets, each with its
+    supporting quote as a block quote; removed output as a list under
     `**Removed (not verifiable)**`; the footer line.
     """
     out: list[str] = []

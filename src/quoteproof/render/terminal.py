@@ -215,6 +215,21 @@ def _statement(statement: layout.StatementView) -> RenderableType:
     return gutter(Group(*parts), PROSE_GUTTER, "dim")
 
 
+def _fact(fact: layout.FactView) -> Iterable[RenderableType]:
+    """A cited triplet behind the `┆ ` gutter (generated or imported: never a quote),
+    then the verbatim panel of the quote that supports it."""
+    head = Text(_one_line(fact.id), style="bold")
+    head.append(f" · {fact.origin} — {layout.NOT_A_QUOTE}", style="dim")
+    parts: list[RenderableType] = [head, Text(visible(_one_line(fact.text)))]
+    parts.append(_labelled("From", fact.provenance))
+    if fact.note is not None:
+        parts.append(_labelled(layout.NOTE_LABEL, fact.note, "yellow"))
+    yield gutter(Group(*parts), PROSE_GUTTER, "dim")
+    if fact.source is not None:
+        yield gutter(Text(f"{layout.FACT_SOURCE_LABEL}:", style="dim"), PROSE_GUTTER, "dim")
+        yield QuotePanel(fact.source)
+
+
 def _preview(block: layout.DataBox) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, highlight=False)
     for name in block.header:
@@ -279,6 +294,11 @@ def _renderables(block: layout.Block) -> Iterable[RenderableType]:
         yield Text("")
         yield gutter(Text(layout.STATEMENTS_LABEL + ":", style="bold"), PROSE_GUTTER, "dim")
         yield from map(_statement, block.items)
+    elif isinstance(block, layout.Facts):
+        yield Text("")
+        yield gutter(Text(layout.FACTS_LABEL + ":", style="bold"), PROSE_GUTTER, "dim")
+        for fact in block.items:
+            yield from _fact(fact)
     elif isinstance(block, layout.Removed):
         yield Text("")
         yield Text(layout.REJECTED_HEADING + ":", style="bold red")
@@ -302,7 +322,8 @@ def render_terminal(answer: Answer, console: Console, show_cited: bool = False) 
     a dim "Generated — not a quote" marker, its citations after it as `[ref]`;
     quote boxes (with `show_cited`, also the passages each prose segment cites) as
     panels; data results behind the `▦ ` gutter; the rationale statements behind
-    the `┆ ` gutter; removed items behind `  ✗ `; and a dim footer line.
+    the `┆ ` gutter; the cited triplets behind it too, each followed by the panel
+    of its supporting quote; removed items behind `  ✗ `; and a dim footer line.
     """
     for block in layout.answer_layout(answer, show_cited):
         for renderable in _renderables(block):

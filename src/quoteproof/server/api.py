@@ -26,7 +26,7 @@ from starlette.datastructures import FormData, UploadFile
 
 from quoteproof.defaults import DEFAULT_ASK_TOP_K, DEFAULT_MAX_STEPS, DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import AccessDeniedError, UsageError
-from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, AnswerMode
+from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, AnswerMode, ContextForm
 from quoteproof.render.hits import hit_to_dict
 from quoteproof.server.auth import optional_principal, principal
 from quoteproof.server.jobs import Job
@@ -74,6 +74,14 @@ class AskRequest(BaseModel):
     strictness: Literal["strict", "lenient"] = "strict"
     max_steps: int = Field(DEFAULT_MAX_STEPS, ge=1, le=50)
     top_k: int = Field(DEFAULT_ASK_TOP_K, ge=1, le=MAX_TOP_K)
+    context: ContextForm = Field(
+        "paragraphs",
+        description="What the model is given: paragraphs, knowledge-graph triplets, both, "
+        "or the whole corpus in scope (when it fits the model's context window).",
+    )
+    document: str | None = Field(
+        None, description="With context `whole`: only this document (its id)."
+    )
     collections: list[str] | None = Field(
         None,
         description="Only these collections (each must be the key's); default: all of the key's.",

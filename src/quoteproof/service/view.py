@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from quoteproof.audit import answer_of, list_entries, record_answer, visible_to
 from quoteproof.closing import ClosedOnExit
@@ -31,6 +31,7 @@ from quoteproof.model import (
     Quote,
     Rejected,
     SourceTable,
+    Triplet,
 )
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, resolve_quote
 from quoteproof.receipts import AnswerCheck, verify_recorded, verify_saved
@@ -50,6 +51,9 @@ from quoteproof.store.base import (
 from quoteproof.store_lookup import StoreLookup
 from quoteproof.strategies.options import AnswerOptions
 from quoteproof.streaming import EventSink
+
+if TYPE_CHECKING:
+    from quoteproof.ingest.graph_file import GraphImport
 
 __all__ = ["Asked", "HasCollection", "ScopedIndex", "Span", "SpanError"]
 
@@ -92,7 +96,8 @@ J = TypeVar("J", bound=HasCollection)
 
 class _ScopedStore:
     """A read-only view of a store in which documents outside `principal`'s
-    collections, and their chunks, layouts and originals, do not exist."""
+    collections, and their chunks, layouts and originals, do not exist, nor do
+    their triplets."""
 
     def __init__(self, store: Store, principal: Principal) -> None:
         self._store = store
@@ -129,6 +134,11 @@ class _ScopedStore:
             return ()
         return self._store.get_tables(doc_id, version)
 
+    def get_triplet(self, triplet_id: str) -> Triplet | None:
+        triplet = self._store.get_triplet(triplet_id)
+        visible = triplet is not None and self._principal.allows(triplet.collection)
+        return triplet if visible else None
+
     def current_version(self, source_path: str) -> CurrentVersion | None:
         current = self._store.current_version(source_path)
         if current is None or self.get_document(current.doc_id, current.version) is None:
@@ -151,7 +161,8 @@ class ScopedIndex(ClosedOnExit):
             else cast(Store, _ScopedStore(index.store, principal))
         )
         """The store's reading methods (documents, chunks, neighbours, layouts,
-        originals, tables, current versions) limited to the principal's collections;
+        originals, tables, current versions, triplets by id) limited to the
+        principal's collections;
         nothing else may be used."""
 
     @classmethod
@@ -267,6 +278,45 @@ class ScopedIndex(ClosedOnExit):
         if self.document(doc_id) is None:
             return False
         return self._index.store.retire_document(doc_id)
+
+    def import_graph(
+        self, path: Path, collection: str | None = None, max_file_mb: float | None = None
+    ) -> GraphImport:
+        """Import a knowledge-graph file into `collection` (None: the default one),
+        replacing its earlier import there (`Index.import_graph`). Raises
+        `AccessDeniedError` when the principal may not write into it, `UsageError`
+        for an invalid name, `IngestError` for a bad file (nothing is imported)."""
+        chosen = check_collection_name(collection or DEFAULT_COLLECTION)
+        if not self.principal.allows(chosen):
+            raise AccessDeniedError(f"this key cannot write into collection '{chosen}'")
+        limit = {} if max_file_mb is None else {"max_file_mb": max_file_mb}
+        return self._index.import_graph(path, collection=chosen, **limit)
+
+    def triplets(
+        self, collections: Iterable[str] | None = None, graph_file: str | None = None
+    ) -> list[Triplet]:
+        """The current triplets of the principal's collections (or `collections` of
+        them), of `graph_file` only when given."""
+        return self._index.triplets(self.principal.narrow(collections), graph_file)
+
+    def retire_triplets(
+        self,
+        triplet_ids: Sequence[str] = (),
+        graph_file: str | None = None,
+        collections: Iterable[str] | None = None,
+    ) -> int:
+        """Retire the visible current triplets named by `triplet_ids`, and those of
+        `graph_file` when given (in `collections` of the principal's, when given);
+        return how many were retired. Ids of triplets the principal may not see are
+        not retired."""
+        visible = self.triplets(collections)
+        wanted = set(triplet_ids)
+        chosen = [
+            t.triplet_id
+            for t in visible
+            if t.triplet_id in wanted or (graph_file is not None and t.graph_file == graph_file)
+        ]
+        return self._index.store.retire_triplets(chosen) if chosen else 0
 
     def verify_saved(self, data: object) -> AnswerCheck:
         """Check a saved answer JSON, its quotes and its seal, with the index's audit

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,7 +36,11 @@ from quoteproof.model import (
 )
 from quoteproof.store.versions import VersionOutcome
 
-SCHEMA_VERSION = 8
+if TYPE_CHECKING:
+    from quoteproof.model import Triplet
+    from quoteproof.store.kg import ImportOutcome, NewTriplet
+
+SCHEMA_VERSION = 9
 
 Vectors = NDArray[np.float32]
 """Rows of unit-length float32 vectors (one row per text)."""
@@ -480,6 +484,37 @@ class Store(Protocol):
 
     def stats(self) -> IndexStats:
         """Return counts of documents, versions and chunks."""
+        ...
+
+    def import_triplets(
+        self, collection: str, graph_file: str, triplets: Sequence[NewTriplet]
+    ) -> ImportOutcome:
+        """Make `triplets` the current triplets of `graph_file` in `collection`, in
+        one transaction (`kg.TripletStore.import_triplets`)."""
+        ...
+
+    def list_triplets(
+        self, collections: Iterable[str] | None = None, graph_file: str | None = None
+    ) -> list[Triplet]:
+        """The current triplets, of `collections` and `graph_file` when given."""
+        ...
+
+    def get_triplet(self, triplet_id: str) -> Triplet | None:
+        """The triplet with `triplet_id`, current or retired, or None."""
+        ...
+
+    def retire_triplets(self, triplet_ids: Collection[str]) -> int:
+        """Retire the current triplets among `triplet_ids`; return how many were."""
+        ...
+
+    def triplet_entities(self, collections: Iterable[str] | None = None) -> list[str]:
+        """The distinct entity keys of current triplets of `collections`."""
+        ...
+
+    def triplets_with_entities(
+        self, keys: Collection[str], collections: Iterable[str] | None = None
+    ) -> list[Triplet]:
+        """The current triplets of `collections` with a subject or object in `keys`."""
         ...
 
     def close(self) -> None:

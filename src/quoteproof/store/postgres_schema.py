@@ -133,6 +133,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         *_SCHEMA_7_DDL.split(";\n"),
     ),
     8: tuple(_SCHEMA_8_DDL.split(";\n")),
+    9: (_TABLES["kg_triplets"], _TABLES["kg_triplets_by_collection"]),
 }
 """Statements that bring a PostgreSQL index of schema version N-1 to N (the first
 PostgreSQL index had schema 3)."""

@@ -46,7 +46,8 @@ class SchemaDialect:
 
 def shared_tables(dialect: SchemaDialect) -> dict[str, str]:
     """The statements that create the tables both stores keep, as `dialect` spells
-    them, and the index both have (documents by title), by the name they create,
+    them, and the indexes both have (documents by title, triplets by collection),
+    by the name they create,
     in an order that creates a table before those that refer to it."""
     d = dialect
     return {
@@ -109,6 +110,25 @@ def shared_tables(dialect: SchemaDialect) -> dict[str, str]:
     hash TEXT NOT NULL,
     signature TEXT
 )""",
+        "kg_triplets": f"""CREATE TABLE IF NOT EXISTS kg_triplets (
+    triplet_id TEXT PRIMARY KEY,
+    collection TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    relation TEXT NOT NULL,
+    object TEXT NOT NULL,
+    subject_key TEXT NOT NULL,
+    object_key TEXT NOT NULL,
+    graph_file TEXT NOT NULL,
+    file_row INTEGER NOT NULL,
+    doc_id TEXT,
+    page INTEGER,
+    quote TEXT,
+    is_current {d.boolean} NOT NULL
+)""",
+        "kg_triplets_by_collection": (
+            "CREATE INDEX IF NOT EXISTS kg_triplets_by_collection "
+            "ON kg_triplets (collection, is_current)"
+        ),
         "api_keys": f"""CREATE TABLE IF NOT EXISTS api_keys (
     key_id TEXT PRIMARY KEY{d.key_order_column},
     name TEXT NOT NULL,

@@ -52,6 +52,7 @@ from quoteproof.store.codec import (
     encode_runs,
     encode_tables,
 )
+from quoteproof.store.kg import TripletStore
 from quoteproof.store.refs import chunk_ref
 from quoteproof.store.sql import Cursor
 from quoteproof.store.versions import decide_version, latest_version
@@ -87,7 +88,7 @@ def _record(kind: type[Record], row: Any) -> Record:
     return kind(**{field.name: row[field.name] for field in dataclasses.fields(kind)})
 
 
-class SQLStore(ABC):
+class SQLStore(TripletStore, ABC):
     """A `Store` over a SQL database, less what its dialect supplies (see the module)."""
 
     _CURRENT_CHUNK: ClassVar[str]

@@ -119,12 +119,17 @@ def check_reply(
     parsed = parse_output(reply)
     if parsed.no_answer:
         return answer_from_reply(session, reply, sources)
-    items, sentences, uncited = _sentence_items(parsed, {chunk.ref for chunk in sources})
+    known = {chunk.ref for chunk in sources} | set(session.fact_refs)
+    items, sentences, uncited = _sentence_items(parsed, known)
     problems = sentence_problems(sentences, strictness)
     if problems:
         return problems
     resolution = resolve_output(
-        ParsedOutput(tuple(items), False), sources, session.lookup, threshold=session.threshold
+        ParsedOutput(tuple(items), False),
+        sources,
+        session.lookup,
+        threshold=session.threshold,
+        facts=session.fact_refs,
     )
     if not resolution.segments:
         return [NOTHING_CITED]
@@ -165,7 +170,7 @@ def answer_cite(
     sources = session.sources
     messages = cite_messages(session.question, sources, units, offered)
     for stage in ("answer", "retry"):
-        grammar = cite_grammar(sources, units)
+        grammar = cite_grammar(sources, units, session.fact_refs)
         completion = session.call(stage, messages, sources=sources, stream=True, grammar=grammar)
         outcome = check_reply(session, completion.text, sources, strictness)
         if isinstance(outcome, Answer):

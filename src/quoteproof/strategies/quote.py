@@ -33,7 +33,13 @@ def resolve_reply(
 ) -> Resolution:
     """Parse and resolve a protocol `reply` against `sources` (default: all retrieved)."""
     chunks = session.sources if sources is None else sources
-    return resolve_output(parse_output(reply), chunks, session.lookup, threshold=session.threshold)
+    return resolve_output(
+        parse_output(reply),
+        chunks,
+        session.lookup,
+        threshold=session.threshold,
+        facts=session.fact_refs,
+    )
 
 
 def answer_from_reply(
@@ -200,7 +206,7 @@ def answer_quote(session: AnswerSession, no_model: NoModelChoice | None = None) 
         lambda sources, shown: build_messages(session.question, sources, units, shown),
     )
     messages = build_messages(session.question, session.sources, units, offered)
-    grammar = quote_grammar(session.sources, units, offered)
+    grammar = quote_grammar(session.sources, units, offered, session.fact_refs)
     completion = session.call("answer", messages, stream=True, grammar=grammar)
     model = resolve_reply(session, completion.text)
     answer = answer_from_resolution(session, model)

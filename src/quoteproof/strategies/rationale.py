@@ -43,6 +43,7 @@ from quoteproof.quoting.parse import parse_output, split_citations
 from quoteproof.quoting.prompt import QUOTE_RULE, SOURCES_RULE, format_sources
 from quoteproof.quoting.support import chunk_passage, support_problem
 from quoteproof.quoting.units import SourceUnits, source_units
+from quoteproof.strategies.facts import fact_passages
 from quoteproof.strategies.quote import answer_from_reply
 from quoteproof.strategies.session import MODEL_NO_ANSWER, NOTHING_VERIFIABLE, AnswerSession
 
@@ -422,7 +423,7 @@ def answer_rationale(session: AnswerSession) -> Answer:
     question = session.question
     session.fit_context(lambda chunks: generate_messages(question, chunks))
     sources = session.sources
-    refs = [chunk.ref for chunk in sources]
+    refs = [chunk.ref for chunk in sources] + list(session.fact_refs)
     known = set(refs)
 
     numbers = [f"S{n}" for n in range(1, len(sources) + 1)]
@@ -455,6 +456,7 @@ def answer_rationale(session: AnswerSession) -> Answer:
         rejected.extend(bad)
 
     passages = {chunk.ref: chunk_passage(chunk) for chunk in sources}
+    passages |= fact_passages(session.facts)
     statements, removed = drop_unsupported(statements, passages)
     session.removed_sentences.extend(removed)
     usable = [s for s in statements if is_usable(s)]
@@ -463,7 +465,7 @@ def answer_rationale(session: AnswerSession) -> Answer:
 
     units = source_units(sources, session.lookup)
     messages = answer_messages(question, sources, units, usable)
-    grammar = cite_grammar(sources, units)
+    grammar = cite_grammar(sources, units, session.fact_refs)
     reply = session.call("answer", messages, stream=True, grammar=grammar).text
     return answer_from_reply(
         session,

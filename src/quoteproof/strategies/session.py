@@ -21,7 +21,9 @@ from quoteproof.model import (
     AnswerMode,
     AnswerStatus,
     Chunk,
+    ContextForm,
     DataResult,
+    Fact,
     Hit,
     LLMInfo,
     Message,
@@ -38,6 +40,13 @@ from quoteproof.model import (
 from quoteproof.quoting.citations import screen_prose
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, SourceLookup, cite_passages
 from quoteproof.quoting.support import chunk_passage, data_passage
+from quoteproof.strategies.facts import (
+    NO_MODEL_FACTS,
+    ContextFact,
+    cited_facts,
+    fact_passages,
+    with_facts,
+)
 from quoteproof.streaming import DraftStream, EventSink, StageStarted
 
 NO_RELEVANT_SOURCES = "no_relevant_sources"
@@ -190,7 +199,15 @@ class AnswerSession:
     calls: list[ModelCall] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     removed_sentences: list[Rejected] = field(default_factory=list)
+    context: ContextForm = "paragraphs"
+    facts: list[ContextFact] = field(default_factory=list)
     _last_model: str | None = None
+
+    @property
+    def fact_refs(self) -> tuple[str, ...]:
+        """The ids of the facts in the model's context (`TID-n`), which sentences and
+        statements may cite as they cite sources."""
+        return tuple(fact.id for fact in self.facts)
 
     @property
     def sources(self) -> tuple[Chunk, ...]:
@@ -203,7 +220,8 @@ class AnswerSession:
         the answer. A backend that cannot tell its window keeps every source."""
         kept = self.sources
         while len(kept) > 1:
-            request = CompletionRequest(tuple(build(kept)), self.question, kept)
+            messages = with_facts(tuple(build(kept)), self.facts)
+            request = CompletionRequest(messages, self.question, kept)
             if self.backend.excess_tokens(request) <= 0:
                 break
             kept = kept[:-1]
@@ -225,6 +243,7 @@ class AnswerSession:
         stream: bool = False,
         recorded: tuple[Message, ...] | None = None,
         grammar: str | None = None,
+        facts: bool = True,
     ) -> Completion:
         """Send `messages` to the model and record the call under `stage`.
 
@@ -232,11 +251,14 @@ class AnswerSession:
         against; `stream` sends the reply's draft events as it arrives; `recorded`
         are the messages kept in the answer for this call (default: all of them);
         `grammar` constrains the reply when the backend can constrain (see
-        `quoting.grammar`), and is left out otherwise. The reply is cut by
+        `quoting.grammar`), and is left out otherwise. With `facts` the session's
+        facts are added to the prompt (`facts.with_facts`). The reply is cut by
         `bounded_reply` (a notice of the answer says so), the draft stream too.
         Raises `BackendError` when the model fails.
         """
         chunks = tuple(self.sources if sources is None else sources)
+        if facts:
+            messages = with_facts(messages, self.facts)
         request = CompletionRequest(
             messages,
             self.question,
@@ -297,30 +319,38 @@ class AnswerSession:
         that cites none of them, or says what they do not, is taken out and listed
         in `removed_sentences`; a repeated sentence is shown once. The passages cited
         by the prose shown (and by `cited_refs`, e.g. statement refs) are kept in
-        `cited` as whole-chunk verbatim quotes.
+        `cited` as whole-chunk verbatim quotes; the facts they cite (`TID-n`; without
+        a model, the best `NO_MODEL_FACTS` facts) are kept in `facts`, each with the
+        quote of its provenance added to `quotes` (`facts.cited_facts`). An answer
+        that shows nothing but facts is answered.
         """
         chunks = self.sources if passages is None else passages
         shown, removed = screen_prose(
             segments,
-            {chunk.ref: chunk_passage(chunk) for chunk in chunks},
+            {chunk.ref: chunk_passage(chunk) for chunk in chunks} | fact_passages(self.facts),
             {result.id: data_passage(result) for result in data},
         )
-        if not shown:
+        refs = [ref for s in shown if isinstance(s, ProseSegment) for ref in s.citations]
+        refs += cited_refs
+        if Capability.MODEL not in self.backend.capabilities:
+            refs += self.fact_refs[:NO_MODEL_FACTS]
+        facts, fact_quotes = cited_facts(self.facts, refs, self.lookup)
+        if not shown and not facts:
             return self.refuse(
                 NOTHING_VERIFIABLE, rejected, statements=statements, data=data, removed=removed
             )
-        refs = [ref for s in shown if isinstance(s, ProseSegment) for ref in s.citations]
-        cited, bad = cite_passages([*refs, *cited_refs], chunks, self.lookup)
+        cited, bad = cite_passages(refs, chunks, self.lookup)
         return self._build(
             "answered",
             tuple(shown),
-            tuple(quotes),
+            tuple(quotes) + fact_quotes,
             tuple(rejected) + bad,
             partial=partial,
             statements=tuple(statements),
             data=tuple(data),
             cited=cited,
             removed=tuple(removed),
+            facts=facts,
         )
 
     def refuse(
@@ -362,6 +392,7 @@ class AnswerSession:
         cited: tuple[Quote, ...] = (),
         escalation: str | None = None,
         removed: tuple[Rejected, ...] = (),
+        facts: tuple[Fact, ...] = (),
     ) -> Answer:
         return Answer(
             question=self.question,
@@ -383,6 +414,8 @@ class AnswerSession:
             usage=total_usage(self.calls),
             notices=tuple(self.notices) + self._model_notices(),
             removed_sentences=tuple(dict.fromkeys([*self.removed_sentences, *removed])),
+            facts=facts,
+            context=self.context,
         )
 
     def _model_notices(self) -> tuple[str, ...]:
