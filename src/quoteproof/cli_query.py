@@ -29,6 +29,7 @@ from quoteproof.cli_options import (
 from quoteproof.defaults import DEFAULT_COLLECTION, DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K
 
 if TYPE_CHECKING:
+    from quoteproof.model import Answer
     from quoteproof.service.ingest import IngestRun
 
 
@@ -206,10 +207,7 @@ def ask(
     When the index is calibrated (`quoteproof calibrate`) and the best retrieval
     evidence is below its threshold, the answer is a refusal and no model is called.
     """
-    from quoteproof.render.html import render_html_page
     from quoteproof.render.live import answer_progress
-    from quoteproof.render.markdown import render_markdown
-    from quoteproof.render.terminal import render_terminal
     from quoteproof.service import check_question, make_backend
 
     check_question(question)
@@ -222,14 +220,26 @@ def ask(
                 question, backend, choices.options(), collections=collection, events=events
             )
         sealed = view.sealed_answer(asked) if format is AnswerFormat.json else None
-    answer = asked.answer
     if sealed is not None:
         json_out(sealed, indent=2, allow_nan=False)
-    elif format is AnswerFormat.markdown:
+    else:
+        _print_answer(asked.answer, format, show_cited)
+
+
+def _print_answer(answer: Answer, format: AnswerFormat, show_cited: bool) -> None:
+    """Print `answer` in `format` (text, Markdown or HTML), loading only that
+    format's renderer."""
+    if format is AnswerFormat.markdown:
+        from quoteproof.render.markdown import render_markdown
+
         print(render_markdown(answer, show_cited=show_cited))
     elif format is AnswerFormat.html:
+        from quoteproof.render.html import render_html_page
+
         print(render_html_page(answer, show_cited=show_cited), end="")
     else:
+        from quoteproof.render.terminal import render_terminal
+
         render_terminal(answer, out, show_cited=show_cited)
 
 

@@ -14,7 +14,7 @@ from quoteproof.llm.base import (
     TextSink,
     ToolSpec,
 )
-from quoteproof.llm.local import BUNDLED_MODEL_NOTICE, BUNDLED_NAME
+from quoteproof.llm.bundled import BUNDLED_MODEL_NOTICE, BUNDLED_NAME
 from quoteproof.model import (
     REFUSAL_TEXT,
     Answer,
