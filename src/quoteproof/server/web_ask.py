@@ -19,19 +19,9 @@ from markupsafe import Markup
 from quoteproof.errors import QuoteproofError
 from quoteproof.model import AnswerMode
 from quoteproof.render.html import render_answer_html, render_data_html, render_quote_html
+from quoteproof.server import web_page as pages
 from quoteproof.server.state import AppState
-from quoteproof.server.web_page import (
-    MaybePrincipal,
-    StateDep,
-    error_response,
-    fragment,
-    is_htmx,
-    login_redirect,
-    page_response,
-    post_refusal,
-    router,
-    viewer_url,
-)
+from quoteproof.server.web_page import MaybePrincipal, StateDep, router
 from quoteproof.service import (
     AnswerEvent,
     AnswerOptions,
@@ -53,8 +43,8 @@ log = logging.getLogger(__name__)
 
 def _answer_html(asked: Asked) -> str:
     """The answer fragment: the renderer's HTML and the permalink to its audit entry."""
-    html = Markup(render_answer_html(asked.answer, source_url=viewer_url))
-    return fragment("answer_fragment.html", answer_html=html, entry_id=asked.entry.entry_id)
+    html = Markup(render_answer_html(asked.answer, source_url=pages.viewer_url))
+    return pages.fragment("answer_fragment.html", answer_html=html, entry_id=asked.entry.entry_id)
 
 
 def _offered_modes(state: AppState) -> tuple[ModeChoice, ...]:
@@ -67,7 +57,7 @@ def _refused(request: Request, question: str, mode: str, csrf_token: str) -> tup
     """Why a posted question is refused, with the status that says so: 403 for a
     request not from the page (`post_refusal`), 400 for a question the service's
     rule refuses (`service.check_question`) or an unknown mode; None when it may go on."""
-    refusal = post_refusal(request, csrf_token)
+    refusal = pages.post_refusal(request, csrf_token)
     if refusal is not None:
         return 403, refusal
     try:
@@ -101,9 +91,9 @@ def ask_page(request: Request, state: StateDep, who: MaybePrincipal) -> Response
     """The ask page: question form (offering the modes the backend can run) and the
     answer region."""
     if who is None:
-        return login_redirect(request)
+        return pages.login_redirect(request)
     modes = _offered_modes(state)
-    return page_response(
+    return pages.respond(
         request, who, "ask.html", "ask", modes=modes, question="", mode="quote", answer_html=None
     )
 
@@ -120,18 +110,18 @@ def ask_post(
     """Answer a question: the answer fragment for htmx, the ask page with the answer
     for a plain form post."""
     if who is None:
-        return login_redirect(request)
+        return pages.login_redirect(request)
     refused = _refused(request, question, mode, csrf_token)
     if refused is not None:
-        return error_response(request, who, *refused)
+        return pages.error(request, who, *refused)
     try:
         asked = _ask(state, who, question, cast(AnswerMode, mode))
     except QuoteproofError as exc:
-        return error_response(request, who, *_error_message(exc))
+        return pages.error(request, who, *_error_message(exc))
     html = _answer_html(asked)
-    if is_htmx(request):
+    if pages.is_htmx(request):
         return HTMLResponse(html)
-    return page_response(
+    return pages.respond(
         request,
         who,
         "ask.html",
@@ -152,7 +142,7 @@ def _event_message(event: AnswerEvent) -> str:
     if isinstance(event, ProseDelta):
         return _sse("prose", {"text": event.text})
     if isinstance(event, QuoteResolved):
-        return _sse("quote", {"html": render_quote_html(event.quote, source_url=viewer_url)})
+        return _sse("quote", {"html": render_quote_html(event.quote, source_url=pages.viewer_url)})
     if isinstance(event, DataComputed):
         return _sse("data", {"html": render_data_html(event.result)})
     if isinstance(event, QuoteDropped):

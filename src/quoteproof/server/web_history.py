@@ -14,16 +14,8 @@ from markupsafe import Markup
 
 from quoteproof.model import Answer, ProseSegment
 from quoteproof.render.html import render_answer_html
-from quoteproof.server.web_page import (
-    MaybePrincipal,
-    StateDep,
-    error_response,
-    login_redirect,
-    not_found,
-    page_response,
-    router,
-    viewer_url,
-)
+from quoteproof.server import web_page as pages
+from quoteproof.server.web_page import MaybePrincipal, StateDep, router
 from quoteproof.service import AuditEntry
 
 HISTORY_LIMIT = 200
@@ -76,9 +68,9 @@ def _entry_summary(entry: AuditEntry) -> dict[str, Any]:
 def history_page(request: Request, state: StateDep, who: MaybePrincipal) -> Response:
     """The audit log entries the principal may see, newest first."""
     if who is None:
-        return login_redirect(request)
+        return pages.login_redirect(request)
     entries = state.view(who).history(HISTORY_LIMIT)
-    return page_response(
+    return pages.respond(
         request,
         who,
         "history.html",
@@ -99,20 +91,18 @@ def answer_page(
     """A recorded answer, drawn by the HTML renderer (`?cited=1`: with the passages
     its prose cites; the link to them only when it has such prose)."""
     if who is None:
-        return login_redirect(request)
+        return pages.login_redirect(request)
     view = state.view(who)
     entry = view.entry(entry_id)
     if entry is None:
-        return not_found(request, who)
+        return pages.not_found(request, who)
     try:
         answer = view.recorded_answer(entry)
     except ValueError:
-        return error_response(
-            request, who, 500, "This audit entry does not hold a readable answer."
-        )
-    html = render_answer_html(answer, source_url=viewer_url, show_cited=cited)
+        return pages.error(request, who, 500, "This audit entry does not hold a readable answer.")
+    html = render_answer_html(answer, source_url=pages.viewer_url, show_cited=cited)
     base = f"/answers/{url_quote(entry.entry_id, safe='')}"
-    return page_response(
+    return pages.respond(
         request,
         who,
         "answer.html",

@@ -13,21 +13,11 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from markupsafe import Markup
 
 from quoteproof.server import csrf
+from quoteproof.server import web_page as pages
 from quoteproof.server.auth import cross_origin
 from quoteproof.server.jobs import Job
 from quoteproof.server.state import AppState
-from quoteproof.server.web_page import (
-    MaybePrincipal,
-    StateDep,
-    error_response,
-    fragment,
-    is_htmx,
-    login_redirect,
-    not_found,
-    page_response,
-    post_refusal,
-    router,
-)
+from quoteproof.server.web_page import MaybePrincipal, StateDep, router
 from quoteproof.service import SUPPORTED_SUFFIXES, Principal, ScopedIndex
 
 
@@ -57,7 +47,7 @@ def _library_rows(view: ScopedIndex) -> list[dict[str, Any]]:
 def _library_table(view: ScopedIndex, oob: bool = False) -> str:
     """The document table fragment; `oob`: marked to replace the page's table out of
     band (htmx `hx-swap-oob`)."""
-    return fragment("library_table.html", rows=_library_rows(view), oob=oob)
+    return pages.fragment("library_table.html", rows=_library_rows(view), oob=oob)
 
 
 def _job_fragment(state: AppState, who: Principal, job: Job) -> str:
@@ -67,7 +57,7 @@ def _job_fragment(state: AppState, who: Principal, job: Job) -> str:
     table = None
     if context["finished"]:
         table = Markup(_library_table(state.view(who), oob=True))
-    return fragment("job.html", **context, library_table=table)
+    return pages.fragment("job.html", **context, library_table=table)
 
 
 def _job_context(job: Job) -> dict[str, Any]:
@@ -96,12 +86,12 @@ def library_page(
     """The documents the principal may see, the upload form and ingest progress;
     `retired`: a document just retired, named with how to undo it."""
     if who is None:
-        return login_redirect(request)
+        return pages.login_redirect(request)
     view = state.view(who)
     found = view.job(state.jobs.get, job) if job else None
     job_context = _job_context(found) if found else None
     gone = view.document(retired) if retired else None
-    return page_response(
+    return pages.respond(
         request,
         who,
         "library.html",
@@ -122,7 +112,7 @@ def library_table(request: Request, state: StateDep, who: MaybePrincipal) -> Res
     """The document table alone, for a client that refreshes only the table (the
     page itself gets it with its finished ingest job)."""
     if who is None:
-        return login_redirect(request)
+        return pages.login_redirect(request)
     return HTMLResponse(_library_table(state.view(who)))
 
 
@@ -134,18 +124,18 @@ def library_retire_page(
     to undo it, and the button that does it (a form, so no script or browser dialog
     is needed)."""
     if who is None:
-        return login_redirect(request)
+        return pages.login_redirect(request)
     view = state.view(who)
     document = view.document(doc_id)
     if document is None or not view.is_current(document):
-        return not_found(request, who)  # unknown, another collection's, or retired
-    return page_response(
+        return pages.not_found(request, who)  # unknown, another collection's, or retired
+    return pages.respond(
         request,
         who,
         "retire.html",
         "library",
         document=document,
-        file_name=PurePath(document.source_path).name or document.source_path,
+        file_name=pages.file_name(document.source_path),
         retire_url=f"/library/{url_quote(document.doc_id, safe='')}/retire",
     )
 
@@ -161,12 +151,12 @@ def library_retire(
     """Retire a document (its stored versions stay readable, so old answers verify),
     then show the library saying so and how to undo it."""
     if who is None:
-        return login_redirect(request)
-    refusal = post_refusal(request, csrf_token)
+        return pages.login_redirect(request)
+    refusal = pages.post_refusal(request, csrf_token)
     if refusal is not None:
-        return error_response(request, who, 403, refusal)
+        return pages.error(request, who, 403, refusal)
     if not state.view(who).retire(doc_id):
-        return not_found(request, who)
+        return pages.not_found(request, who)
     return RedirectResponse(f"/library?{urlencode({'retired': doc_id})}", status_code=303)
 
 
@@ -179,23 +169,23 @@ async def library_upload(request: Request, state: StateDep, who: MaybePrincipal)
     """Upload files into a collection and start ingesting them (the API's checks:
     size limit, file types, mislabelled content, names, collection access)."""
     if who is None:
-        return login_redirect(request)
+        return pages.login_redirect(request)
     if cross_origin(request):  # refused before the body is read
-        return error_response(request, who, 403, "Cross-site request refused.")
+        return pages.error(request, who, 403, "Cross-site request refused.")
     from quoteproof.server import api
 
     try:
         form = await api.read_upload_form(request)
         try:
-            refusal = post_refusal(request, form.get(csrf.FIELD))
+            refusal = pages.post_refusal(request, form.get(csrf.FIELD))
             if refusal is not None:
-                return error_response(request, who, 403, refusal)
+                return pages.error(request, who, 403, refusal)
             job = await api.ingest_upload(form, who, state)
         finally:
             await form.close()
     except HTTPException as exc:
-        return error_response(request, who, exc.status_code, str(exc.detail))
-    if not is_htmx(request):
+        return pages.error(request, who, exc.status_code, str(exc.detail))
+    if not pages.is_htmx(request):
         return RedirectResponse(f"/library?{urlencode({'job': job.id})}", status_code=303)
     return HTMLResponse(_job_fragment(state, who, job), status_code=202)
 
@@ -205,8 +195,8 @@ def library_job(request: Request, job_id: str, state: StateDep, who: MaybePrinci
     """An ingest job's progress (polled by htmx every second until it ends; once it
     has ended, with the refreshed document table)."""
     if who is None:
-        return login_redirect(request)
+        return pages.login_redirect(request)
     job = state.view(who).job(state.jobs.get, job_id)
     if job is None:
-        return not_found(request, who)
+        return pages.not_found(request, who)
     return HTMLResponse(_job_fragment(state, who, job))

@@ -7,16 +7,9 @@ from typing import Annotated
 from fastapi import Form, Query, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from quoteproof.server import web_page as pages
 from quoteproof.server.auth import clear_key_cookie, set_key_cookie
-from quoteproof.server.web_page import (
-    MaybePrincipal,
-    StateDep,
-    error_response,
-    page_response,
-    post_refusal,
-    router,
-    safe_next,
-)
+from quoteproof.server.web_page import MaybePrincipal, StateDep, router
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -26,7 +19,9 @@ def login_page(
     next: Annotated[str, Query()] = "/",
 ) -> Response:
     """The login form (an API key)."""
-    return page_response(request, who, "login.html", "login", next=safe_next(next), problem=None)
+    return pages.respond(
+        request, who, "login.html", "login", next=pages.safe_next(next), problem=None
+    )
 
 
 @router.post("/login", response_class=HTMLResponse)
@@ -38,15 +33,15 @@ def login_post(
     csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
     """Check the key and keep it in the `qp_key` cookie (HttpOnly, SameSite=Strict)."""
-    target = safe_next(next)
-    refusal = post_refusal(request, csrf_token)
+    target = pages.safe_next(next)
+    refusal = pages.post_refusal(request, csrf_token)
     if refusal is not None:
-        return error_response(request, None, 403, refusal)
+        return pages.error(request, None, 403, refusal)
     if not state.config.auth:
         return RedirectResponse(target, status_code=303)
     token = key.strip()
     if state.admin().authenticate(token) is None:
-        return page_response(
+        return pages.respond(
             request,
             None,
             "login.html",
@@ -63,7 +58,7 @@ def login_post(
 @router.post("/logout")
 def logout(request: Request, csrf_token: Annotated[str, Form()] = "") -> Response:
     """Forget the login cookie."""
-    refusal = post_refusal(request, csrf_token)
+    refusal = pages.post_refusal(request, csrf_token)
     if refusal is not None:
         return Response(refusal, status_code=403, media_type="text/plain")
     response = RedirectResponse("/login", status_code=303)

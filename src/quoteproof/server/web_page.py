@@ -6,7 +6,7 @@ a quote in the source viewer."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Annotated, Any
 from urllib.parse import quote as url_quote
 from urllib.parse import urlencode, urlsplit
@@ -96,7 +96,7 @@ def _base_context(request: Request, who: Principal | None, current: str) -> dict
     }
 
 
-def page_response(
+def respond(
     request: Request,
     who: Principal | None,
     template: str,
@@ -118,14 +118,17 @@ def fragment(template: str, **context: Any) -> str:
     return _env.get_template(template).render(**context)
 
 
-def error_response(
-    request: Request, who: Principal | None, status_code: int, message: str
-) -> HTMLResponse:
+def error(request: Request, who: Principal | None, status_code: int, message: str) -> HTMLResponse:
     """An error: a fragment for htmx, a whole page otherwise."""
     if is_htmx(request):
         return HTMLResponse(fragment("error_fragment.html", message=message), status_code)
-    return page_response(request, who, "error.html", status_code=status_code, message=message)
+    return respond(request, who, "error.html", status_code=status_code, message=message)
+
+
+def file_name(path: str) -> str:
+    """The file name of a document's `path` (the path itself when it has none)."""
+    return PurePath(path).name or path
 
 
 def not_found(request: Request, who: Principal | None) -> HTMLResponse:
-    return error_response(request, who, 404, "Not found.")
+    return error(request, who, 404, "Not found.")

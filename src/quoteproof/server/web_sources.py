@@ -4,7 +4,6 @@ images."""
 
 from __future__ import annotations
 
-from pathlib import PurePath
 from typing import Annotated, Literal
 from urllib.parse import quote as url_quote
 from urllib.parse import urlencode
@@ -12,6 +11,7 @@ from urllib.parse import urlencode
 from fastapi import Query, Request, Response
 from fastapi.responses import HTMLResponse
 
+from quoteproof.server import web_page as pages
 from quoteproof.server.pdf_pages import (
     PageNotRendered,
     PageView,
@@ -19,15 +19,7 @@ from quoteproof.server.pdf_pages import (
     page_views,
     render_page_png,
 )
-from quoteproof.server.web_page import (
-    MaybePrincipal,
-    StateDep,
-    error_response,
-    login_redirect,
-    not_found,
-    page_response,
-    router,
-)
+from quoteproof.server.web_page import MaybePrincipal, StateDep, router
 from quoteproof.service import SpanError
 
 
@@ -45,14 +37,14 @@ def source_page(
     """The source viewer: the span `[start:end]` of a document version marked in its
     text, or highlighted on its page images (PDF)."""
     if who is None:
-        return login_redirect(request)
+        return pages.login_redirect(request)
     scoped = state.view(who)
     try:
         span = scoped.span(doc_id, version, start, end, allow_empty=True)
     except SpanError as exc:
-        return error_response(request, who, 400, str(exc))
+        return pages.error(request, who, 400, str(exc))
     if span is None:
-        return not_found(request, who)
+        return pages.not_found(request, who)
     document, text, lo, hi = span.document, span.document.text, span.start, span.end
     has_span = start is not None or end is not None
     pdf_pages: list[PageView] = []
@@ -60,22 +52,22 @@ def source_page(
     if geometry is not None and view == "page":
         if has_span and hi > lo:
             location = scoped.locate(span)
-            pages = location.pages or ()
+            shown = location.pages or ()
             boxes = location.boxes
         else:
-            pages, boxes = tuple(range(1, len(geometry) + 1)), ()
-        pdf_pages = page_views(document, geometry, pages, boxes)
+            shown, boxes = tuple(range(1, len(geometry) + 1)), ()
+        pdf_pages = page_views(document, geometry, shown, boxes)
     query = {"version": document.version}
     if has_span:
         query.update(start=lo, end=hi)
     doc = url_quote(document.doc_id, safe="")
-    return page_response(
+    return pages.respond(
         request,
         who,
         "source.html",
         "",
         document=document,
-        file_name=PurePath(document.source_path).name or document.source_path,
+        file_name=pages.file_name(document.source_path),
         has_span=has_span,
         start=lo,
         end=hi,
