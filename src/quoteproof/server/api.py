@@ -26,7 +26,7 @@ from starlette.datastructures import FormData, UploadFile
 
 from quoteproof.defaults import DEFAULT_ASK_TOP_K, DEFAULT_MAX_STEPS, DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import AccessDeniedError, UsageError
-from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, AnswerMode
+from quoteproof.model import DEFAULT_COLLECTION, AnswerMode
 from quoteproof.render.hits import hit_to_dict
 from quoteproof.server.auth import optional_principal, principal
 from quoteproof.server.jobs import Job
@@ -37,6 +37,7 @@ from quoteproof.service import (
     SNIFF_BYTES,
     AnswerOptions,
     Principal,
+    about,
     mode_help,
     upload_problem,
 )
@@ -607,6 +608,5 @@ def health(
 @router.get("/version", summary="Server and answer-schema versions", response_model=VersionBody)
 def version() -> dict[str, Any]:
     """The quoteproof version, the answer JSON schema and the API version."""
-    from quoteproof.server.app import version as app_version
-
-    return {"version": app_version(), "answer_schema": ANSWER_SCHEMA, "api": "v1"}
+    told = about.versions()
+    return {"version": told.version, "answer_schema": told.answer_schema, "api": "v1"}

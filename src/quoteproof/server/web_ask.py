@@ -34,7 +34,6 @@ from quoteproof.service import (
     QuoteResolved,
     StageStarted,
     check_question,
-    mode_choices,
     modes,
 )
 
@@ -47,10 +46,10 @@ def _answer_html(asked: Asked) -> str:
     return pages.fragment("answer_fragment.html", answer_html=html, entry_id=asked.entry.entry_id)
 
 
-def _offered_modes(state: AppState) -> tuple[ModeChoice, ...]:
-    """The answer modes the page offers, each with its title and summary: those the
-    backend can run (`service.mode_choices`)."""
-    return mode_choices(state.backend())
+def _offered_modes(state: AppState, who: Principal) -> tuple[ModeChoice, ...]:
+    """The answer modes the page offers `who`, each with its title and summary:
+    those the backend can run (`ScopedIndex.modes`)."""
+    return state.view(who).modes(state.backend())
 
 
 def _refused(request: Request, question: str, mode: str, csrf_token: str) -> tuple[int, str] | None:
@@ -92,7 +91,7 @@ def ask_page(request: Request, state: StateDep, who: MaybePrincipal) -> Response
     answer region."""
     if who is None:
         return pages.login_redirect(request)
-    modes = _offered_modes(state)
+    modes = _offered_modes(state, who)
     return pages.respond(
         request, who, "ask.html", "ask", modes=modes, question="", mode="quote", answer_html=None
     )
@@ -126,7 +125,7 @@ def ask_post(
         who,
         "ask.html",
         "ask",
-        modes=_offered_modes(state),
+        modes=_offered_modes(state, who),
         question=question,
         mode=mode,
         answer_html=Markup(html),

@@ -36,6 +36,7 @@ from quoteproof.receipts import AnswerCheck, verify_recorded, verify_saved
 from quoteproof.retrieval.evidence import Calibration
 from quoteproof.retrieval.retriever import RetrievalSettings
 from quoteproof.seal import SEAL_KEY, seal_entry
+from quoteproof.service.catalog import ModeChoice, mode_choices
 from quoteproof.service.opened import OpenedIndex
 from quoteproof.service.principal import Principal
 from quoteproof.service.questions import check_question
@@ -181,6 +182,11 @@ class ScopedIndex(OpenedIndex):
         """The whole index, for the work of its operator that no principal's view
         limits (ingest, embedding, calibration, evaluation)."""
         return self._index
+
+    def modes(self, backend: Backend) -> tuple[ModeChoice, ...]:
+        """The answer modes this principal may ask `backend` for, each with its title
+        and summary: those the backend can run (`catalog.mode_choices`)."""
+        return mode_choices(backend)
 
     def missing_verification_key(self) -> Path | None:
         """Where the audit key was looked for when there is none to check seals
