@@ -18,27 +18,24 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, make_dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import typer
 
 from quoteproof.cli_groups import option_group
 from quoteproof.defaults import (
-    DEFAULT_ASK_TOP_K,
     DEFAULT_DEPTH,
-    DEFAULT_MAX_STEPS,
     DEFAULT_RERANK_CANDIDATES,
     DEFAULT_RERANK_KEEP,
     DEFAULT_RRF_K,
-    DEFAULT_THRESHOLD,
 )
 from quoteproof.llm.registry import BackendSpec, OptionText, backend_names, option_help
+from quoteproof.strategies.options import AnswerOptions
 from quoteproof.strategies.registry import mode_help, modes, strategy
 
 if TYPE_CHECKING:
     from quoteproof.retrieval.retriever import RetrievalSettings
     from quoteproof.retrieval.retriever import RetrieverName as RetrieverKind
-    from quoteproof.service import AnswerOptions
 
 
 class AnswerFormat(StrEnum):
@@ -103,10 +100,16 @@ EmbedModelOption = Annotated[
         "all-MiniLM-L6-v2 for a new index.",
     ),
 ]
-ThresholdOption = Annotated[
-    float,
-    typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
-]
+
+
+def _answer_option(name: str, help: str | None = None) -> Any:
+    """The option of the `AnswerOptions` field `name`: its flags, help (or `help`)
+    and bounds."""
+    text = next(f for f in fields(AnswerOptions) if f.name == name).metadata["option"]
+    return typer.Option(*text.flags, help=help or text.help, min=text.minimum, max=text.maximum)
+
+
+ThresholdOption = Annotated[float, _answer_option("threshold")]
 AuditKeyOption = Annotated[
     Path | None,
     typer.Option(
@@ -203,35 +206,41 @@ else:
     BackendOptions = _backend_options()
 
 
-@option_group
-@dataclass(frozen=True)
-class AnswerChoices:
-    """How to answer: `--mode`, `--strictness`, `--max-steps`, `--top-k`, `--threshold`,
-    the fields of `AnswerOptions` by the same names."""
+def _answer_options(self: Any) -> AnswerOptions:
+    """The answer options these choices name."""
+    chosen = {**asdict(self), "mode": strategy(self.mode).mode, "strictness": str(self.strictness)}
+    return AnswerOptions(**chosen)
 
-    mode: Annotated[ModeName, typer.Option("--mode", help=mode_help())] = DEFAULT_MODE
-    strictness: Annotated[
-        StrictnessName,
-        typer.Option(
-            "--strictness",
-            help="cite mode: strict refuses unless every sentence cites a source; "
-            "lenient drops uncited sentences and marks the answer partial.",
-        ),
-    ] = StrictnessName.strict
-    max_steps: Annotated[
-        int, typer.Option("--max-steps", min=1, help="agent mode: most model calls.")
-    ] = DEFAULT_MAX_STEPS
-    top_k: Annotated[int, typer.Option("--top-k", min=1, help="Sources given to the model.")] = (
-        DEFAULT_ASK_TOP_K
+
+def _answer_choices() -> type:
+    """`AnswerOptions` as an option group: each field an option with the flags, help
+    and bounds its field carries (`strategies.options`); `--mode`'s choices and help
+    from the mode registry, `--strictness`'s from `StrictnessName`, the others of
+    their default's type. `options()` gives the `AnswerOptions` they name."""
+    kinds: dict[str, Any] = {"mode": ModeName, "strictness": StrictnessName}
+    chosen: dict[str, Any] = {"mode": DEFAULT_MODE, "strictness": StrictnessName.strict}
+    spread = []
+    for answer_field in fields(AnswerOptions):
+        name = answer_field.name
+        option = _answer_option(name, mode_help() if name == "mode" else None)
+        kind = kinds.get(name, type(answer_field.default))
+        spread.append((name, Annotated[kind, option], chosen.get(name, answer_field.default)))
+    group = make_dataclass(
+        "AnswerChoices", spread, namespace={"options": _answer_options}, frozen=True
     )
-    threshold: ThresholdOption = DEFAULT_THRESHOLD
+    group.__doc__ = "How to answer: the fields of `AnswerOptions`, as options of the same names."
+    return option_group(group)
 
-    def options(self) -> AnswerOptions:
-        """The answer options these choices name."""
-        from quoteproof.service import AnswerOptions
 
-        chosen = {**asdict(self), "mode": strategy(self.mode).mode, "strictness": self.strictness}
-        return AnswerOptions(**chosen)
+if TYPE_CHECKING:
+
+    class AnswerChoices:
+        """How to answer (see `_answer_choices`)."""
+
+        def options(self) -> AnswerOptions: ...
+
+else:
+    AnswerChoices = _answer_choices()
 
 
 RETRIEVAL = RetrievalOptions()

@@ -15,18 +15,19 @@ import re
 import shutil
 import unicodedata
 import uuid
+from dataclasses import fields
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 
-from quoteproof.defaults import DEFAULT_ASK_TOP_K, DEFAULT_MAX_STEPS, DEFAULT_SEARCH_TOP_K
+from quoteproof.defaults import DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import AccessDeniedError, UsageError
-from quoteproof.model import DEFAULT_COLLECTION, AnswerMode
+from quoteproof.model import DEFAULT_COLLECTION
 from quoteproof.render.hits import hit_to_dict
 from quoteproof.server.auth import optional_principal, principal
 from quoteproof.server.jobs import Job
@@ -38,6 +39,7 @@ from quoteproof.service import (
     AnswerOptions,
     Principal,
     about,
+    answer_field_types,
     mode_help,
     upload_problem,
 )
@@ -66,19 +68,51 @@ class ErrorBody(BaseModel):
     error: str
 
 
-class AskRequest(BaseModel):
-    """A question, and how to answer it (the fields of `AnswerOptions` by the same
-    names, but the quote match threshold, which the server keeps at its default)."""
+ASK_LIMITS = {"max_steps": 50, "top_k": MAX_TOP_K}
+"""The most a request may ask for, per answer option (the CLI sets no such limit)."""
+SERVER_KEEPS = ("threshold",)
+"""The answer options a request does not set: the server keeps their defaults."""
 
-    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
-    mode: AnswerMode = Field("quote", description=mode_help())
-    strictness: Literal["strict", "lenient"] = "strict"
-    max_steps: int = Field(DEFAULT_MAX_STEPS, ge=1, le=50)
-    top_k: int = Field(DEFAULT_ASK_TOP_K, ge=1, le=MAX_TOP_K)
-    collections: list[str] | None = Field(
+
+def _ask_request() -> type[BaseModel]:
+    """The body of `POST /v1/ask`: a question, how to answer it (the fields of
+    `AnswerOptions` by the same names, with their defaults, help and bounds, but
+    `SERVER_KEEPS`; `mode`'s help from the mode registry; `ASK_LIMITS`) and the
+    collections to answer from."""
+    types = answer_field_types()
+    answer: dict[str, Any] = {}
+    for option in fields(AnswerOptions):
+        if option.name in SERVER_KEEPS:
+            continue
+        text = option.metadata["option"]
+        help = mode_help() if option.name == "mode" else text.help
+        most = ASK_LIMITS.get(option.name, text.maximum)
+        bounds = Field(option.default, description=help, ge=text.minimum, le=most)
+        answer[option.name] = (types[option.name], bounds)
+    collections = Field(
         None,
         description="Only these collections (each must be the key's); default: all of the key's.",
     )
+    return create_model(
+        "AskRequest",
+        __doc__="A question, and how to answer it (the fields of `AnswerOptions` by the same\n"
+        "names, but the quote match threshold, which the server keeps at its default).",
+        question=(str, Field(min_length=1, max_length=MAX_QUESTION_CHARS)),
+        **answer,
+        collections=(list[str] | None, collections),
+    )
+
+
+if TYPE_CHECKING:
+
+    class AskRequest(BaseModel):
+        """The body of `POST /v1/ask` (made by `_ask_request`)."""
+
+        question: str
+        collections: list[str] | None
+
+else:
+    AskRequest = _ask_request()
 
 
 class HitBody(BaseModel):

@@ -22,7 +22,7 @@ from quoteproof.service.questions import MAX_QUESTION_CHARS, QuestionError, chec
 from quoteproof.service.uploads import SNIFF_BYTES, SUPPORTED_SUFFIXES, upload_problem
 from quoteproof.service.view import Asked, ScopedIndex, Span, SpanError
 from quoteproof.store.base import ApiKey, AuditEntry, DocumentSummary, check_collection_name
-from quoteproof.strategies.options import AnswerOptions
+from quoteproof.strategies.options import AnswerOptions, answer_field_types
 from quoteproof.streaming import (
     AnswerEvent,
     DataComputed,
@@ -61,6 +61,7 @@ __all__ = [
     "Span",
     "SpanError",
     "StageStarted",
+    "answer_field_types",
     "check_collection_name",
     "check_question",
     "make_backend",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import metadata
 
+from quoteproof import __version__
 from quoteproof.model import ANSWER_SCHEMA
 
 __all__ = ["Versions", "installed_version", "versions"]
@@ -16,8 +17,6 @@ def installed_version() -> str:
     try:
         return metadata.version("quoteproof")
     except metadata.PackageNotFoundError:
-        from quoteproof import __version__
-
         return __version__
 
 
