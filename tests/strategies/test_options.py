@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from quoteproof.cli import app
 from quoteproof.cli_groups import with_option_groups
 from quoteproof.cli_options import ANSWER, AnswerChoices
-from quoteproof.server.api import ASK_LIMITS, SERVER_KEEPS, AskRequest
+from quoteproof.server.api_bodies import ASK_LIMITS, SERVER_KEEPS, AskRequest
 from quoteproof.strategies.options import AnswerOptions
 from quoteproof.strategies.registry import mode_help
 

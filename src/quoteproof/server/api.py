@@ -15,13 +15,11 @@ import re
 import shutil
 import unicodedata
 import uuid
-from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field, create_model
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 
@@ -29,6 +27,21 @@ from quoteproof.defaults import DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import AccessDeniedError, UsageError
 from quoteproof.model import DEFAULT_COLLECTION
 from quoteproof.render.hits import hit_to_dict
+from quoteproof.server.api_bodies import (
+    ERRORS,
+    MAX_TOP_K,
+    AnswerRecordBody,
+    AskRequest,
+    DocumentsBody,
+    ErrorBody,
+    HealthBody,
+    JobBody,
+    RetiredBody,
+    SearchBody,
+    SourceBody,
+    VerifyBody,
+    VersionBody,
+)
 from quoteproof.server.auth import optional_principal, principal
 from quoteproof.server.jobs import Job
 from quoteproof.server.json_body import StrictJSONRoute
@@ -39,14 +52,11 @@ from quoteproof.service import (
     AnswerOptions,
     Principal,
     about,
-    answer_field_types,
-    mode_help,
     upload_problem,
 )
 
 router = APIRouter(prefix="/v1", tags=["v1"], route_class=StrictJSONRoute)
 
-MAX_TOP_K = 100
 MAX_CONTEXT = 10_000
 MAX_FILES_PER_UPLOAD = 100
 UPLOAD_ROUTE = ("POST", "/v1/documents")
@@ -57,216 +67,6 @@ PrincipalDep = Annotated[Principal, Depends(principal)]
 StateDep = AppStateDep
 
 _NOT_FOUND = "not found"
-
-
-# --- response and request models (for validation and the OpenAPI schema) ---
-
-
-class ErrorBody(BaseModel):
-    """Every error: a one-line message."""
-
-    error: str
-
-
-ASK_LIMITS = {"max_steps": 50, "top_k": MAX_TOP_K}
-"""The most a request may ask for, per answer option (the CLI sets no such limit)."""
-SERVER_KEEPS = ("threshold",)
-"""The answer options a request does not set: the server keeps their defaults."""
-
-
-def _ask_request() -> type[BaseModel]:
-    """The body of `POST /v1/ask`: a question, how to answer it (the fields of
-    `AnswerOptions` by the same names, with their defaults, help and bounds, but
-    `SERVER_KEEPS`; `mode`'s help from the mode registry; `ASK_LIMITS`) and the
-    collections to answer from."""
-    types = answer_field_types()
-    answer: dict[str, Any] = {}
-    for option in fields(AnswerOptions):
-        if option.name in SERVER_KEEPS:
-            continue
-        text = option.metadata["option"]
-        help = mode_help() if option.name == "mode" else text.help
-        most = ASK_LIMITS.get(option.name, text.maximum)
-        bounds = Field(option.default, description=help, ge=text.minimum, le=most)
-        answer[option.name] = (types[option.name], bounds)
-    collections = Field(
-        None,
-        description="Only these collections (each must be the key's); default: all of the key's.",
-    )
-    return create_model(
-        "AskRequest",
-        __doc__="A question, and how to answer it (the fields of `AnswerOptions` by the same\n"
-        "names, but the quote match threshold, which the server keeps at its default).",
-        question=(str, Field(min_length=1, max_length=MAX_QUESTION_CHARS)),
-        **answer,
-        collections=(list[str] | None, collections),
-    )
-
-
-if TYPE_CHECKING:
-
-    class AskRequest(BaseModel):
-        """The body of `POST /v1/ask` (made by `_ask_request`)."""
-
-        question: str
-        collections: list[str] | None
-
-else:
-    AskRequest = _ask_request()
-
-
-class HitBody(BaseModel):
-    """One search hit (as `quoteproof search --format json`)."""
-
-    ref: str
-    doc_id: str
-    source_path: str
-    score: float
-    rank: int
-    label: str
-    text: str
-
-
-class SearchBody(BaseModel):
-    query: str
-    hits: list[HitBody]
-
-
-class DocumentBody(BaseModel):
-    """The current version of a document, without its text."""
-
-    doc_id: str
-    version: int
-    source_path: str
-    title: str
-    format: str
-    sha256: str
-    collection: str
-
-
-class DocumentsBody(BaseModel):
-    documents: list[DocumentBody]
-
-
-class FileResultBody(BaseModel):
-    path: str
-    status: str
-    error: str | None
-    doc_id: str | None
-    version: int | None
-
-
-class JobBody(BaseModel):
-    """An ingest job: `state` is queued, running, done (every file tried; see each
-    file's `status`) or failed (the job itself failed: `error`)."""
-
-    job: str
-    state: Literal["queued", "running", "done", "failed"]
-    collection: str
-    total: int
-    done: int
-    results: list[FileResultBody]
-    error: str | None
-    created: str
-    finished: str | None
-
-
-class RetiredBody(BaseModel):
-    doc_id: str
-    retired: bool
-
-
-class AnswerRecordBody(BaseModel):
-    """An answer from the audit log: its id, when and by whom it was asked, over
-    which collections (`*`: the whole index), and the answer JSON."""
-
-    id: str
-    time: str
-    user: str | None
-    collections: list[str]
-    answer: dict[str, Any]
-
-
-class CheckBody(BaseModel):
-    """The verdict on one quote (`cited`: a passage cited by prose); `notes` say
-    when its document version has since been superseded or retired."""
-
-    quote_id: str
-    ref: str
-    valid: bool
-    problems: list[str]
-    cited: bool
-    notes: list[str]
-
-
-class SealBody(BaseModel):
-    """The verdict on the answer as a whole: `sealed` is false for an answer without
-    a seal (only its quotes were checked); `problems` list every change found since
-    it was made (each changed field named); `notes` what was not checked."""
-
-    sealed: bool
-    problems: list[str]
-    notes: list[str]
-
-
-class VerifyBody(BaseModel):
-    """`valid`: every quote matches the index and the seal shows no change."""
-
-    valid: bool
-    quotes: list[CheckBody]
-    answer: SealBody
-
-
-class BoxBody(BaseModel):
-    """A rectangle on a page (1-based) in PDF points, origin bottom-left."""
-
-    page: int
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-
-class SourceBody(BaseModel):
-    """A span of a stored document version, with context and location."""
-
-    doc_id: str
-    version: int
-    title: str
-    source_path: str
-    format: str
-    collection: str
-    sha256: str
-    length: int
-    start: int
-    end: int
-    text: str
-    before: str
-    after: str
-    pages: list[int] | None
-    boxes: list[BoxBody]
-    ocr: bool
-
-
-class HealthBody(BaseModel):
-    """`documents`: how many current documents the presented key may see (all of
-    them without auth); null when no valid key is presented."""
-
-    status: str
-    documents: int | None
-
-
-class VersionBody(BaseModel):
-    version: str
-    answer_schema: str
-    api: str
-
-
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorBody, "description": "No valid API key"},
-    403: {"model": ErrorBody, "description": "A collection the key lacks"},
-    404: {"model": ErrorBody, "description": "No such item (or another collection's)"},
-}
 
 
 def _not_found() -> HTTPException:
@@ -280,7 +80,7 @@ def _not_found() -> HTTPException:
     "/ask",
     summary="Answer a question with verbatim quotes",
     response_description="The answer JSON (`quoteproof.answer/1`), as `ask --format json`",
-    responses={**_ERRORS, 200: {"content": {"application/json": {"schema": {"type": "object"}}}}},
+    responses={**ERRORS, 200: {"content": {"application/json": {"schema": {"type": "object"}}}}},
 )
 def ask(body: AskRequest, who: PrincipalDep, state: StateDep) -> JSONResponse:
     """Answer `question` from the key's collections (or the subset named in
@@ -300,7 +100,7 @@ def ask(body: AskRequest, who: PrincipalDep, state: StateDep) -> JSONResponse:
     "/answers/{answer_id}",
     summary="An answer from the audit log",
     response_model=AnswerRecordBody,
-    responses=_ERRORS,
+    responses=ERRORS,
 )
 def get_answer(answer_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     """Return a recorded answer; 404 unless the key may see every collection it was
@@ -322,7 +122,7 @@ def get_answer(answer_id: str, who: PrincipalDep, state: StateDep) -> dict[str, 
     "/verify",
     summary="Re-check a saved answer: its quotes and its seal",
     response_model=VerifyBody,
-    responses={**_ERRORS, 400: {"model": ErrorBody, "description": "Not an answer JSON"}},
+    responses={**ERRORS, 400: {"model": ErrorBody, "description": "Not an answer JSON"}},
 )
 def verify(
     answer: Annotated[dict[str, Any], Body(description="An answer JSON (`quoteproof.answer/1`)")],
@@ -361,7 +161,7 @@ def verify(
 
 
 @router.get(
-    "/search", summary="Search the key's documents", response_model=SearchBody, responses=_ERRORS
+    "/search", summary="Search the key's documents", response_model=SearchBody, responses=ERRORS
 )
 def search(
     who: PrincipalDep,
@@ -381,7 +181,7 @@ def search(
     "/sources/{doc_id}",
     summary="A span of a stored document",
     response_model=SourceBody,
-    responses={**_ERRORS, 400: {"model": ErrorBody, "description": "Offsets out of range"}},
+    responses={**ERRORS, 400: {"model": ErrorBody, "description": "Offsets out of range"}},
 )
 def source(
     doc_id: str,
@@ -426,7 +226,7 @@ def source(
 
 
 @router.get(
-    "/documents", summary="The key's documents", response_model=DocumentsBody, responses=_ERRORS
+    "/documents", summary="The key's documents", response_model=DocumentsBody, responses=ERRORS
 )
 def list_documents(
     who: PrincipalDep,
@@ -457,7 +257,7 @@ def list_documents(
     "/documents/{doc_id}",
     summary="Retire a document",
     response_model=RetiredBody,
-    responses=_ERRORS,
+    responses=ERRORS,
 )
 def retire(doc_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     """Take a document out of search and listing; its stored versions stay readable
@@ -563,7 +363,7 @@ _UPLOAD_BODY: dict[str, Any] = {
     response_model=JobBody,
     openapi_extra=_UPLOAD_BODY,
     responses={
-        **_ERRORS,
+        **ERRORS,
         400: {"model": ErrorBody, "description": "No file, a bad name or collection"},
         413: {"model": ErrorBody, "description": "Larger than the upload limit"},
         415: {"model": ErrorBody, "description": "Unsupported or mislabelled file"},
@@ -614,7 +414,7 @@ async def ingest_upload(form: FormData, who: Principal, state: AppState) -> Job:
 
 
 @router.get(
-    "/jobs/{job_id}", summary="Progress of an ingest job", response_model=JobBody, responses=_ERRORS
+    "/jobs/{job_id}", summary="Progress of an ingest job", response_model=JobBody, responses=ERRORS
 )
 def get_job(job_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     """Return an upload's ingest progress; 404 for another collection's job."""
