@@ -45,12 +45,9 @@ class AnswerFormat(StrEnum):
     html = "html"
 
 
-class IngestFormat(StrEnum):
-    text = "text"
-    json = "json"
+class TextOrJson(StrEnum):
+    """The `--format` of ingest, show and search."""
 
-
-class SearchFormat(StrEnum):
     text = "text"
     json = "json"
     jsonl = "jsonl"

@@ -22,9 +22,8 @@ from quoteproof.cli_options import (
     CollectionsOption,
     EmbedModelOption,
     IndexOption,
-    IngestFormat,
     RetrievalOptions,
-    SearchFormat,
+    TextOrJson,
 )
 from quoteproof.defaults import DEFAULT_COLLECTION, DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K
 
@@ -51,9 +50,9 @@ def ingest(
         str, typer.Option("--collection", help="The collection the files belong to.")
     ] = DEFAULT_COLLECTION,
     format: Annotated[
-        IngestFormat,
+        TextOrJson,
         typer.Option("--format", help="text (a summary on stderr) or json (on stdout)."),
-    ] = IngestFormat.text,
+    ] = TextOrJson.text,
 ) -> None:
     """Add PDF, DOCX, HTML, SPL XML, Markdown, text and CSV/JSON table files to the index.
 
@@ -84,7 +83,7 @@ def ingest(
         except KeyboardInterrupt:
             not_done = run.not_done
             say(shown.interrupted_message(run.done, len(not_done), run.stage, run.location), err)
-            if format is IngestFormat.json:
+            if format is TextOrJson.json:
                 report = shown.ingest_to_dict(
                     run.results, run.location, run.stats(), not_done, False
                 )
@@ -92,7 +91,7 @@ def ingest(
             raise typer.Exit(130) from None
         stats = run.stats()
     results = run.results
-    if format is IngestFormat.json:
+    if format is TextOrJson.json:
         json_out(shown.ingest_to_dict(results, run.location, stats), indent=2)
     else:
         err.print(shown.summary_table(results, elapsed, run.location, stats, embedding))
@@ -115,8 +114,8 @@ def _embed(run: IngestRun) -> Any:
 def show(
     ref: Annotated[str, typer.Argument(help="A chunk reference, e.g. k3m9qa.4.")],
     index: IndexOption = DEFAULT_INDEX,
-    format: Annotated[SearchFormat, typer.Option("--format", help="text or json.")] = (
-        SearchFormat.text
+    format: Annotated[TextOrJson, typer.Option("--format", help="text or json.")] = (
+        TextOrJson.text
     ),
 ) -> None:
     """Print one chunk with its metadata: document, section, pages, source link."""
@@ -127,7 +126,7 @@ def show(
         if chunk is None:
             fail(f"no chunk with reference '{ref}' in {index}")
         document = view.document(chunk.doc_id)
-    if format is SearchFormat.text:
+    if format is TextOrJson.text:
         out.print(chunk_view(chunk, document))
     else:
         json_out(chunk_to_dict(chunk, document), indent=2)
@@ -143,8 +142,8 @@ def search(
     queries: Annotated[
         Path | None, typer.Option("--queries", help='JSONL file of {"id", "text"} lines.')
     ] = None,
-    format: Annotated[SearchFormat, typer.Option("--format", help="text or json.")] = (
-        SearchFormat.text
+    format: Annotated[TextOrJson, typer.Option("--format", help="text or json.")] = (
+        TextOrJson.text
     ),
     collection: CollectionsOption = None,
     retrieval: RetrievalOptions = RETRIEVAL,
@@ -169,9 +168,9 @@ def search(
         if queries is not None:
             return
         hits = view.search(text, top_k=top_k, collections=collection)
-    if format is SearchFormat.text:
+    if format is TextOrJson.text:
         out.print(hits_table(text, hits) if hits else "No matching passages.")
-    elif format is SearchFormat.json:
+    elif format is TextOrJson.json:
         json_out({"query": text, "hits": [hit_to_dict(h, with_text=True) for h in hits]}, indent=2)
     else:
         json_out({"id": None, "hits": [hit_to_dict(h) for h in hits]})

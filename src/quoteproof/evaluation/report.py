@@ -307,24 +307,21 @@ def flat_metrics(metrics: Mapping[str, Any]) -> dict[str, float | None]:
 
 def format_value(value: float | None, kind: Kind) -> str:
     """`97.5%`, `123.4 ms`, `1,024`, or `—` for no value."""
-    if value is None:
-        return "—"
-    if kind == "rate":
-        return f"{value * 100:.1f}%"
-    if kind == "ms":
-        return f"{value:,.1f} ms"
-    return f"{value:,.0f}"
+    return _formatted(value, kind, sign="", rate_unit="%")
 
 
 def format_delta(delta: float | None, kind: Kind) -> str:
     """`+1.5 pp`, `-20.0 ms`, `+3`, or `—`."""
-    if delta is None:
+    return _formatted(delta, kind, sign="+", rate_unit=" pp")
+
+
+def _formatted(value: float | None, kind: Kind, sign: str, rate_unit: str) -> str:
+    """`value` of `kind` with `sign` (`+`: always signed), a rate in percent followed
+    by `rate_unit`; `—` for no value."""
+    if value is None:
         return "—"
     if kind == "rate":
-        return f"{delta * 100:+.1f} pp"
+        return f"{value * 100:{sign}.1f}{rate_unit}"
     if kind == "ms":
-        return f"{delta:+,.1f} ms"
-    return f"{delta:+,.0f}"
-
-
-# --- HTML ------------------------------------------------------------------------------
+        return f"{value:{sign},.1f} ms"
+    return f"{value:{sign},.0f}"
