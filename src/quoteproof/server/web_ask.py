@@ -15,6 +15,7 @@ import anyio.to_thread
 from fastapi import Form, Request, Response
 from fastapi.responses import HTMLResponse, StreamingResponse
 from markupsafe import Markup
+from pydantic import BaseModel
 
 from quoteproof.errors import QuoteproofError
 from quoteproof.model import AnswerMode
@@ -50,6 +51,18 @@ def _offered_modes(state: AppState, who: Principal) -> tuple[ModeChoice, ...]:
     """The answer modes the page offers `who`, each with its title and summary:
     those the backend can run (`ScopedIndex.modes`)."""
     return state.view(who).modes(state.backend())
+
+
+class AskForm(BaseModel):
+    """The ask form's fields, as `/ask` and `/ask/stream` take them (a missing one
+    is empty; the mode, quote)."""
+
+    question: str = ""
+    mode: str = "quote"
+    csrf_token: str = ""
+
+
+AskFormDep = Annotated[AskForm, Form()]
 
 
 def _refused(request: Request, question: str, mode: str, csrf_token: str) -> tuple[int, str] | None:
@@ -98,19 +111,13 @@ def ask_page(request: Request, state: StateDep, who: MaybePrincipal) -> Response
 
 
 @router.post("/ask", response_class=HTMLResponse)
-def ask_post(
-    request: Request,
-    state: StateDep,
-    who: MaybePrincipal,
-    question: Annotated[str, Form()] = "",
-    mode: Annotated[str, Form()] = "quote",
-    csrf_token: Annotated[str, Form()] = "",
-) -> Response:
+def ask_post(request: Request, state: StateDep, who: MaybePrincipal, form: AskFormDep) -> Response:
     """Answer a question: the answer fragment for htmx, the ask page with the answer
     for a plain form post."""
     if who is None:
         return pages.login_redirect(request)
-    refused = _refused(request, question, mode, csrf_token)
+    question, mode = form.question, form.mode
+    refused = _refused(request, question, mode, form.csrf_token)
     if refused is not None:
         return pages.error(request, who, *refused)
     try:
@@ -201,12 +208,7 @@ async def _stream_answer(
 
 @router.post("/ask/stream")
 def ask_stream(
-    request: Request,
-    state: StateDep,
-    who: MaybePrincipal,
-    question: Annotated[str, Form()] = "",
-    mode: Annotated[str, Form()] = "quote",
-    csrf_token: Annotated[str, Form()] = "",
+    request: Request, state: StateDep, who: MaybePrincipal, form: AskFormDep
 ) -> Response:
     """Answer the posted question (the ask form's fields) as a stream of server-sent
     events: `stage`, `prose` (model text, drawn as text), `quote` and `data` (HTML
@@ -214,7 +216,8 @@ def ask_stream(
     (the answer fragment) or `failure`. Refused as `/ask` is; errors are text."""
     if who is None:
         return Response("a valid API key is needed", status_code=401, media_type="text/plain")
-    refused = _refused(request, question, mode, csrf_token)
+    question, mode = form.question, form.mode
+    refused = _refused(request, question, mode, form.csrf_token)
     if refused is not None:
         return Response(refused[1], status_code=refused[0], media_type="text/plain")
     return StreamingResponse(
