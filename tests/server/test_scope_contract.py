@@ -24,7 +24,8 @@ import pytest
 from helpers.forms import with_token
 from quoteproof.index import Index
 from quoteproof.llm.extractive import ExtractiveBackend
-from quoteproof.service import Admin, Principal, ScopedIndex, about
+from quoteproof.service import Principal, ScopedIndex, about
+from quoteproof.service.admin import Admin
 
 B_SECRETS = ("Bluebird", "40 volunteers", "codename")
 """Words only collection B's document holds (in its title, text and every quote)."""

@@ -48,12 +48,11 @@ from quoteproof.server.json_body import StrictJSONRoute
 from quoteproof.server.state import AppState, AppStateDep
 from quoteproof.service import (
     MAX_QUESTION_CHARS,
-    SNIFF_BYTES,
     AnswerOptions,
     Principal,
     about,
-    upload_problem,
 )
+from quoteproof.service.uploads import SNIFF_BYTES, upload_problem
 
 router = APIRouter(prefix="/v1", tags=["v1"], route_class=StrictJSONRoute)
 

@@ -18,7 +18,8 @@ from quoteproof.server.auth import cross_origin
 from quoteproof.server.jobs import Job
 from quoteproof.server.state import AppState
 from quoteproof.server.web_page import MaybePrincipal, StateDep, router
-from quoteproof.service import SUPPORTED_SUFFIXES, Principal, ScopedIndex
+from quoteproof.service import Principal, ScopedIndex
+from quoteproof.service.uploads import SUPPORTED_SUFFIXES
 
 
 def _library_rows(view: ScopedIndex) -> list[dict[str, Any]]:
