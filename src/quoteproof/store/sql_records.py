@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from quoteproof.errors import StoreError
-from quoteproof.store.audit_chain import AUDIT_COLUMNS, append_entry, audit_from_row
+from quoteproof.store.audit_chain import AUDIT_COLUMNS, NewEntry, append_entry, audit_from_row
 from quoteproof.store.base import ApiKey, AuditEntry, setting_key
 from quoteproof.store.sql import Cursor
 
@@ -85,7 +85,8 @@ class SQLRecords(ABC):
         `entry_id` is already taken."""
         try:
             with self._write():
-                return append_entry(self._run, entry_id, time, user, collections, body, key)
+                new = NewEntry(entry_id, time, user, collections, body)
+                return append_entry(self._run, new, key)
         except self._TAKEN as exc:
             raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
 
