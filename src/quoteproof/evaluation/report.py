@@ -7,6 +7,7 @@ The JSON holds everything the HTML shows (each item's whole answer included), so
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -18,7 +19,7 @@ from quoteproof import __version__
 from quoteproof.codec import answer_to_dict
 from quoteproof.errors import QuoteproofError
 from quoteproof.evaluation.metrics import QuoteOverlap, RunMetrics, recall_at_k
-from quoteproof.evaluation.runner import EvalRun, ItemResult, NotVerbatim
+from quoteproof.evaluation.runner import EvalRun, ItemResult
 
 __all__ = [
     "REPORT_SCHEMA",
@@ -77,19 +78,6 @@ def metrics_to_dict(metrics: RunMetrics) -> dict[str, Any]:
     }
 
 
-def _not_verbatim_to_dict(failure: NotVerbatim) -> dict[str, Any]:
-    return {
-        "item_id": failure.item_id,
-        "quote_id": failure.quote_id,
-        "ref": failure.ref,
-        "doc_id": failure.doc_id,
-        "doc_version": failure.doc_version,
-        "start": failure.start,
-        "end": failure.end,
-        "reason": failure.reason,
-    }
-
-
 def _overlap_to_dict(overlap: QuoteOverlap | None) -> dict[str, int] | None:
     if overlap is None:
         return None
@@ -127,7 +115,7 @@ def item_to_dict(result: ItemResult, ks: Sequence[int], top_k: int) -> dict[str,
         "quotes_shown": len(answer.quotes) if answer else 0,
         "cited_shown": len(answer.cited) if answer else 0,
         "quotes_checked": scores.quotes_checked,
-        "not_verbatim": [_not_verbatim_to_dict(f) for f in result.not_verbatim],
+        "not_verbatim": [dataclasses.asdict(f) for f in result.not_verbatim],
         "quote_precision": _round(overlap.precision) if overlap else None,
         "quote_recall": _round(overlap.recall) if overlap else None,
         "overlap": _overlap_to_dict(overlap),
@@ -199,7 +187,7 @@ def run_to_dict(
         "started": run.started,
         "duration_s": round(run.duration_s, 3),
         "metrics": metrics_to_dict(run.metrics),
-        "verbatim_failures": [_not_verbatim_to_dict(f) for r in run.items for f in r.not_verbatim],
+        "verbatim_failures": [dataclasses.asdict(f) for r in run.items for f in r.not_verbatim],
         "items": [item_to_dict(r, run.ks, options.top_k) for r in run.items],
         "compare": None,
     }
