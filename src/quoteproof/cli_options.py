@@ -162,17 +162,7 @@ class RetrievalOptions:
         """The retrieval settings these options name."""
         from quoteproof.retrieval.retriever import RetrievalSettings
 
-        return RetrievalSettings(
-            retriever=self.retriever_name,
-            rrf_k=self.rrf_k,
-            bm25_weight=self.bm25_weight,
-            dense_weight=self.dense_weight,
-            depth=self.depth,
-            embed_model=self.embed_model,
-            rerank_model=self.rerank_model,
-            rerank_candidates=self.rerank_candidates,
-            rerank_keep=self.rerank_keep,
-        )
+        return RetrievalSettings(**{**asdict(self), "retriever": self.retriever_name})
 
 
 def _backend_options() -> type[BackendSpec]:
