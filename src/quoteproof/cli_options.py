@@ -34,8 +34,8 @@ from quoteproof.strategies.options import AnswerOptions
 from quoteproof.strategies.registry import mode_help, modes, strategy
 
 if TYPE_CHECKING:
-    from quoteproof.retrieval.retriever import RetrievalSettings
-    from quoteproof.retrieval.retriever import RetrieverName as RetrieverKind
+    from quoteproof.service import RetrievalSettings
+    from quoteproof.service import RetrieverName as RetrieverKind
 
 
 class AnswerFormat(StrEnum):
@@ -160,7 +160,7 @@ class RetrievalOptions:
 
     def settings(self) -> RetrievalSettings:
         """The retrieval settings these options name."""
-        from quoteproof.retrieval.retriever import RetrievalSettings
+        from quoteproof.service import RetrievalSettings
 
         return RetrievalSettings(**{**asdict(self), "retriever": self.retriever_name})
 

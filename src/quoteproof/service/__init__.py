@@ -16,7 +16,7 @@ operator's side (API keys, authentication, the audit log as a whole), and
 from quoteproof.closing import ClosedOnExit
 from quoteproof.llm.base import Backend
 from quoteproof.llm.registry import BackendSpec, make_backend
-from quoteproof.retrieval.retriever import RetrievalNotice
+from quoteproof.retrieval.retriever import RetrievalNotice, RetrievalSettings, RetrieverName
 from quoteproof.service.catalog import ModeChoice, mode_choices, mode_help, modes
 from quoteproof.service.inputs import read_labelled, read_queries, read_saved_answer
 from quoteproof.service.principal import ANONYMOUS, Principal
@@ -54,6 +54,8 @@ __all__ = [
     "QuoteDropped",
     "QuoteResolved",
     "RetrievalNotice",
+    "RetrievalSettings",
+    "RetrieverName",
     "ScopedIndex",
     "Span",
     "SpanError",

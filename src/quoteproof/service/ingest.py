@@ -9,14 +9,16 @@ from pathlib import Path
 from typing import Literal
 
 from quoteproof.index import Index, changed_any
+from quoteproof.ingest.chunking import ChunkSettings
 from quoteproof.ingest.files import source_name
+from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.parsing import IngestSettings
 from quoteproof.ingest.pipeline import IngestResult, skipped_results
 from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.retrieval.embedder import dense_available
 from quoteproof.service.opened import OpenedIndex
 
-__all__ = ["IngestRun", "IngestStage"]
+__all__ = ["ChunkSettings", "IngestRun", "IngestSettings", "IngestStage", "ParseLimits"]
 
 IngestStage = Literal["files", "vectors", "threshold"]
 """What an ingest is doing: storing files, computing vectors, estimating the
