@@ -28,7 +28,7 @@ from quoteproof.cli_options import (
 from quoteproof.defaults import DEFAULT_COLLECTION, DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K
 
 if TYPE_CHECKING:
-    from quoteproof.model import Answer
+    from quoteproof.service import Asked
     from quoteproof.service.ingest import IngestRun
 
 
@@ -222,12 +222,13 @@ def ask(
     if sealed is not None:
         json_out(sealed, indent=2, allow_nan=False)
     else:
-        _print_answer(asked.answer, format, show_cited)
+        _print_answer(asked, format, show_cited)
 
 
-def _print_answer(answer: Answer, format: AnswerFormat, show_cited: bool) -> None:
-    """Print `answer` in `format` (text, Markdown or HTML), loading only that
-    format's renderer."""
+def _print_answer(asked: Asked, format: AnswerFormat, show_cited: bool) -> None:
+    """Print the answer of `asked` in `format` (text, Markdown or HTML), loading only
+    that format's renderer."""
+    answer = asked.answer
     if format is AnswerFormat.markdown:
         from quoteproof.render.markdown import render_markdown
 
