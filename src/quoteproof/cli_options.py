@@ -224,7 +224,9 @@ if TYPE_CHECKING:
     class AnswerChoices:
         """How to answer (see `_answer_choices`)."""
 
-        def options(self) -> AnswerOptions: ...
+        def options(self) -> AnswerOptions:
+            """The answer options these choices name."""
+            ...
 
 else:
     AnswerChoices = _answer_choices()

@@ -51,6 +51,7 @@ def viewer_url(quote: Quote) -> str:
 
 
 def is_htmx(request: Request) -> bool:
+    """Whether `request` comes from htmx (it then gets a fragment, not a page)."""
     return request.headers.get("hx-request") == "true"
 
 
@@ -105,6 +106,8 @@ def respond(
     headers: Mapping[str, str] | None = None,
     **context: Any,
 ) -> HTMLResponse:
+    """The page `template` for `who`, with the context every page has (`current` the
+    menu entry shown as the current one, the login, the form token) and `context`."""
     return templates.TemplateResponse(
         request,
         template,
@@ -115,6 +118,7 @@ def respond(
 
 
 def fragment(template: str, **context: Any) -> str:
+    """The fragment `template` drawn with `context` (for htmx, or inside a page)."""
     return _env.get_template(template).render(**context)
 
 
@@ -131,4 +135,5 @@ def file_name(path: str) -> str:
 
 
 def not_found(request: Request, who: Principal | None) -> HTMLResponse:
+    """The 404 answer for what does not exist or `who` may not see."""
     return error(request, who, 404, "Not found.")
