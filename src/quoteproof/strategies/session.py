@@ -317,10 +317,10 @@ class AnswerSession:
             tuple(quotes),
             tuple(rejected) + bad,
             partial=partial,
-            statements=tuple(statements),
-            data=tuple(data),
+            statements=statements,
+            data=data,
             cited=cited,
-            removed=tuple(removed),
+            removed=removed,
         )
 
     def refuse(
@@ -342,10 +342,10 @@ class AnswerSession:
             (),
             tuple(rejected),
             refusal_reason=reason,
-            statements=tuple(statements),
-            data=tuple(data),
+            statements=statements,
+            data=data,
             escalation=escalation,
-            removed=tuple(removed),
+            removed=removed,
         )
 
     def _build(
@@ -357,11 +357,11 @@ class AnswerSession:
         *,
         refusal_reason: str | None = None,
         partial: bool = False,
-        statements: tuple[Statement, ...] = (),
-        data: tuple[DataResult, ...] = (),
+        statements: Sequence[Statement] = (),
+        data: Sequence[DataResult] = (),
         cited: tuple[Quote, ...] = (),
         escalation: str | None = None,
-        removed: tuple[Rejected, ...] = (),
+        removed: Sequence[Rejected] = (),
     ) -> Answer:
         return Answer(
             question=self.question,
@@ -376,8 +376,8 @@ class AnswerSession:
             mode=self.mode,
             partial=partial,
             cited=cited,
-            statements=statements,
-            data=data,
+            statements=tuple(statements),
+            data=tuple(data),
             escalation=escalation,
             calls=tuple(self.calls),
             usage=total_usage(self.calls),
