@@ -16,23 +16,12 @@ from hypothesis import strategies as st
 from quoteproof.errors import TableError
 from quoteproof.index import Index
 from quoteproof.model import Filter, FilterOp
-from quoteproof.tables import (
-    NO_TABLES,
-    Table,
-    TableInfo,
-    TableSession,
-    aggregate_rows,
-    as_number,
-    describe_period,
-    load_table,
-    parse_aggregate_op,
-    parse_columns,
-    parse_filters,
-    parse_name,
-    project,
-    select_rows,
-)
-from quoteproof.tables.session import session_names
+from quoteproof.tables.args import parse_aggregate_op, parse_columns, parse_filters, parse_name
+from quoteproof.tables.period import describe_period
+from quoteproof.tables.query import aggregate_rows, project, select_rows
+from quoteproof.tables.session import NO_TABLES, TableInfo, TableSession, session_names
+from quoteproof.tables.table import Table, load_table
+from quoteproof.tables.values import as_number
 
 SALES = """date,region,amount,units,note
 2024-01-05,North,10,1,first sale

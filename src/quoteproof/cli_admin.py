@@ -1,5 +1,5 @@
 """The operator's `quoteproof` commands: `documents` (list, retire), `audit`
-(verify, head, export) and `keys` (create, list, revoke), through `service.Admin`
+(verify, head, export) and `keys` (create, list, revoke), through `service.admin.Admin`
 and the local user's view."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from quoteproof.defaults import DEFAULT_INDEX
 from quoteproof.render.visible import visible_line
 
 if TYPE_CHECKING:
-    from quoteproof.service import LogReport
+    from quoteproof.service.admin import LogReport
 
 
 @command("list", documents_app)
@@ -95,7 +95,7 @@ WitnessOption = Annotated[
 def _verify_audit(index: str, audit_key: Path | None, witness: Path | None) -> LogReport:
     """Verify the log of `index` with its audit key and the witness file; print every
     problem (`INVALID ...`) and note (`note: ...`)."""
-    from quoteproof.service import Admin
+    from quoteproof.service.admin import Admin
 
     with Admin.open(index, audit_key=audit_key) as admin:
         report = admin.verify_log(witness)
@@ -149,7 +149,7 @@ def audit_head(
     The log is verified first (as `audit verify`, against the heads already in the
     --export file): the head of a log that does not verify is never exported (exit 1).
     """
-    from quoteproof.service import Admin
+    from quoteproof.service.admin import Admin
 
     check = _verify_audit(index, audit_key, export).check
     if not check.intact:
@@ -173,7 +173,7 @@ def audit_export(
     ] = None,
 ) -> None:
     """Write every audit entry as one JSON line (chain fields and the answer)."""
-    from quoteproof.service import Admin
+    from quoteproof.service.admin import Admin
 
     with Admin.open(index) as admin:
         lines = admin.export_log()
@@ -195,7 +195,7 @@ def keys_create(
     index: IndexOption = DEFAULT_INDEX,
 ) -> None:
     """Create an API key for COLLECTIONs and print it (it is shown only this once)."""
-    from quoteproof.service import Admin
+    from quoteproof.service.admin import Admin
 
     with Admin.open(index) as admin:
         token, key = admin.create_key(name, collection)
@@ -210,7 +210,7 @@ def keys_create(
 @command("list", keys_app)
 def keys_list(index: IndexOption = DEFAULT_INDEX) -> None:
     """List the keys (never their secrets)."""
-    from quoteproof.service import Admin
+    from quoteproof.service.admin import Admin
 
     with Admin.open(index) as admin:
         keys = admin.keys()
@@ -226,7 +226,7 @@ def keys_revoke(
     index: IndexOption = DEFAULT_INDEX,
 ) -> None:
     """Revoke a key: it stops working at once."""
-    from quoteproof.service import Admin
+    from quoteproof.service.admin import Admin
 
     with Admin.open(index) as admin:
         if not admin.revoke_key(key_id):

@@ -29,8 +29,8 @@ from quoteproof.defaults import (
 )
 
 if TYPE_CHECKING:
-    from quoteproof.ingest.parsing import IngestSettings
     from quoteproof.service.evaluate import EvalRequest
+    from quoteproof.service.ingest import IngestSettings
 
 
 @option_group
@@ -77,9 +77,7 @@ class IngestOptions:
 
     def settings(self, collection: str) -> IngestSettings:
         """The ingest settings these options name, new files going to `collection`."""
-        from quoteproof.ingest.chunking import ChunkSettings
-        from quoteproof.ingest.parse_limits import ParseLimits
-        from quoteproof.ingest.parsing import IngestSettings
+        from quoteproof.service.ingest import ChunkSettings, IngestSettings, ParseLimits
 
         return IngestSettings(
             max_file_mb=self.max_file_mb,

@@ -18,27 +18,24 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, make_dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import typer
 
 from quoteproof.cli_groups import option_group
 from quoteproof.defaults import (
-    DEFAULT_ASK_TOP_K,
     DEFAULT_DEPTH,
-    DEFAULT_MAX_STEPS,
     DEFAULT_RERANK_CANDIDATES,
     DEFAULT_RERANK_KEEP,
     DEFAULT_RRF_K,
-    DEFAULT_THRESHOLD,
 )
 from quoteproof.llm.registry import BackendSpec, OptionText, backend_names, option_help
+from quoteproof.strategies.options import AnswerOptions
 from quoteproof.strategies.registry import mode_help, modes, strategy
 
 if TYPE_CHECKING:
-    from quoteproof.retrieval.retriever import RetrievalSettings
-    from quoteproof.retrieval.retriever import RetrieverName as RetrieverKind
-    from quoteproof.service import AnswerOptions
+    from quoteproof.service import RetrievalSettings
+    from quoteproof.service import RetrieverName as RetrieverKind
 
 
 class AnswerFormat(StrEnum):
@@ -48,12 +45,9 @@ class AnswerFormat(StrEnum):
     html = "html"
 
 
-class IngestFormat(StrEnum):
-    text = "text"
-    json = "json"
+class TextOrJson(StrEnum):
+    """The `--format` of ingest, show and search."""
 
-
-class SearchFormat(StrEnum):
     text = "text"
     json = "json"
     jsonl = "jsonl"
@@ -110,10 +104,22 @@ EmbedModelOption = Annotated[
         "all-MiniLM-L6-v2 for a new index.",
     ),
 ]
-ThresholdOption = Annotated[
-    float,
-    typer.Option("--threshold", min=0.0, max=100.0, help="Fuzzy quote match score 0-100."),
-]
+
+
+def _answer_option(name: str, help: str | None = None) -> Any:
+    """The option of the `AnswerOptions` field `name`: its flags, help (or `help`)
+    and bounds."""
+    text = next(f for f in fields(AnswerOptions) if f.name == name).metadata["option"]
+    return typer.Option(
+        *text.flags,
+        help=help or text.help,
+        min=text.minimum,
+        max=text.maximum,
+        show_default=text.show_default,
+    )
+
+
+ThresholdOption = Annotated[float, _answer_option("threshold")]
 AuditKeyOption = Annotated[
     Path | None,
     typer.Option(
@@ -167,19 +173,9 @@ class RetrievalOptions:
 
     def settings(self) -> RetrievalSettings:
         """The retrieval settings these options name."""
-        from quoteproof.retrieval.retriever import RetrievalSettings
+        from quoteproof.service import RetrievalSettings
 
-        return RetrievalSettings(
-            retriever=self.retriever_name,
-            rrf_k=self.rrf_k,
-            bm25_weight=self.bm25_weight,
-            dense_weight=self.dense_weight,
-            depth=self.depth,
-            embed_model=self.embed_model,
-            rerank_model=self.rerank_model,
-            rerank_candidates=self.rerank_candidates,
-            rerank_keep=self.rerank_keep,
-        )
+        return RetrievalSettings(**{**asdict(self), "retriever": self.retriever_name})
 
 
 def _backend_options() -> type[BackendSpec]:
@@ -210,55 +206,61 @@ else:
     BackendOptions = _backend_options()
 
 
-@option_group
-@dataclass(frozen=True)
-class AnswerChoices:
-    """How to answer: `--mode`, `--strictness`, `--max-steps`, `--top-k`, `--threshold`,
-    `--context`, `--document`, the fields of `AnswerOptions` by the same names."""
+_PARAMETERS = {"context": "context_form"}
+"""Answer fields given to the command under another name: `context` is the
+backend's `--ctx` (`BackendSpec.context`)."""
 
-    mode: Annotated[ModeName, typer.Option("--mode", help=mode_help())] = DEFAULT_MODE
-    strictness: Annotated[
-        StrictnessName,
-        typer.Option(
-            "--strictness",
-            help="cite mode: strict refuses unless every sentence cites a source; "
-            "lenient drops uncited sentences and marks the answer partial.",
-        ),
-    ] = StrictnessName.strict
-    max_steps: Annotated[
-        int, typer.Option("--max-steps", min=1, help="agent mode: most model calls.")
-    ] = DEFAULT_MAX_STEPS
-    top_k: Annotated[int, typer.Option("--top-k", min=1, help="Sources given to the model.")] = (
-        DEFAULT_ASK_TOP_K
+
+def _answer_options(self: Any) -> AnswerOptions:
+    """The answer options these choices name."""
+    chosen = {**asdict(self), "mode": strategy(self.mode).mode, "strictness": str(self.strictness)}
+    for name, parameter in _PARAMETERS.items():
+        chosen[name] = str(chosen.pop(parameter))
+    return AnswerOptions(**chosen)
+
+
+def _answer_choices() -> type:
+    """`AnswerOptions` as an option group: each field an option with the flags, help
+    and bounds its field carries (`strategies.options`); `--mode`'s choices and help
+    from the mode registry, `--strictness`'s from `StrictnessName`, `--context`'s
+    from `ContextName`, the others of their default's type. `options()` gives the
+    `AnswerOptions` they name."""
+    kinds: dict[str, Any] = {
+        "mode": ModeName,
+        "strictness": StrictnessName,
+        "context": ContextName,
+        "document": str | None,
+    }
+    chosen: dict[str, Any] = {
+        "mode": DEFAULT_MODE,
+        "strictness": StrictnessName.strict,
+        "context": ContextName.paragraphs,
+    }
+    spread = []
+    for answer_field in fields(AnswerOptions):
+        name = answer_field.name
+        option = _answer_option(name, mode_help() if name == "mode" else None)
+        kind = kinds.get(name, type(answer_field.default))
+        default = chosen.get(name, answer_field.default)
+        spread.append((_PARAMETERS.get(name, name), Annotated[kind, option], default))
+    group = make_dataclass(
+        "AnswerChoices", spread, namespace={"options": _answer_options}, frozen=True
     )
-    threshold: ThresholdOption = DEFAULT_THRESHOLD
-    context_form: Annotated[
-        ContextName,
-        typer.Option(
-            "--context",
-            help="What the model is given: retrieved paragraphs; knowledge-graph "
-            "triplets (from `kg import`, or extracted by the model) alone; both; or "
-            "whole: every passage of the documents in scope, when they fit the model's "
-            "context window (else retrieval, with a notice).",
-        ),
-    ] = ContextName.paragraphs
-    document: Annotated[
-        str | None,
-        typer.Option(
-            "--document",
-            help="--context whole: give the model only this document (an id from "
-            "`documents list`, or its file).",
-            show_default=False,
-        ),
-    ] = None
+    group.__doc__ = "How to answer: the fields of `AnswerOptions`, as options of the same names."
+    return option_group(group)
 
-    def options(self) -> AnswerOptions:
-        """The answer options these choices name."""
-        from quoteproof.service import AnswerOptions
 
-        chosen = {**asdict(self), "mode": strategy(self.mode).mode, "strictness": self.strictness}
-        chosen["context"] = chosen.pop("context_form")  # `context` is the backend's --ctx
-        return AnswerOptions(**chosen)
+if TYPE_CHECKING:
+
+    class AnswerChoices:
+        """How to answer (see `_answer_choices`)."""
+
+        def options(self) -> AnswerOptions:
+            """The answer options these choices name."""
+            ...
+
+else:
+    AnswerChoices = _answer_choices()
 
 
 RETRIEVAL = RetrievalOptions()

@@ -22,13 +22,13 @@ from quoteproof.cli_options import (
     CollectionsOption,
     EmbedModelOption,
     IndexOption,
-    IngestFormat,
     RetrievalOptions,
-    SearchFormat,
+    TextOrJson,
 )
 from quoteproof.defaults import DEFAULT_COLLECTION, DEFAULT_INDEX, DEFAULT_SEARCH_TOP_K
 
 if TYPE_CHECKING:
+    from quoteproof.service import Asked
     from quoteproof.service.ingest import IngestRun
 
 
@@ -50,9 +50,9 @@ def ingest(
         str, typer.Option("--collection", help="The collection the files belong to.")
     ] = DEFAULT_COLLECTION,
     format: Annotated[
-        IngestFormat,
+        TextOrJson,
         typer.Option("--format", help="text (a summary on stderr) or json (on stdout)."),
-    ] = IngestFormat.text,
+    ] = TextOrJson.text,
 ) -> None:
     """Add PDF, DOCX, HTML, SPL XML, Markdown, text and CSV/JSON table files to the index.
 
@@ -83,7 +83,7 @@ def ingest(
         except KeyboardInterrupt:
             not_done = run.not_done
             say(shown.interrupted_message(run.done, len(not_done), run.stage, run.location), err)
-            if format is IngestFormat.json:
+            if format is TextOrJson.json:
                 report = shown.ingest_to_dict(
                     run.results, run.location, run.stats(), not_done, False
                 )
@@ -91,7 +91,7 @@ def ingest(
             raise typer.Exit(130) from None
         stats = run.stats()
     results = run.results
-    if format is IngestFormat.json:
+    if format is TextOrJson.json:
         json_out(shown.ingest_to_dict(results, run.location, stats), indent=2)
     else:
         err.print(shown.summary_table(results, elapsed, run.location, stats, embedding))
@@ -114,8 +114,8 @@ def _embed(run: IngestRun) -> Any:
 def show(
     ref: Annotated[str, typer.Argument(help="A chunk reference, e.g. k3m9qa.4.")],
     index: IndexOption = DEFAULT_INDEX,
-    format: Annotated[SearchFormat, typer.Option("--format", help="text or json.")] = (
-        SearchFormat.text
+    format: Annotated[TextOrJson, typer.Option("--format", help="text or json.")] = (
+        TextOrJson.text
     ),
 ) -> None:
     """Print one chunk with its metadata: document, section, pages, source link."""
@@ -126,7 +126,7 @@ def show(
         if chunk is None:
             fail(f"no chunk with reference '{ref}' in {index}")
         document = view.document(chunk.doc_id)
-    if format is SearchFormat.text:
+    if format is TextOrJson.text:
         out.print(chunk_view(chunk, document))
     else:
         json_out(chunk_to_dict(chunk, document), indent=2)
@@ -142,8 +142,8 @@ def search(
     queries: Annotated[
         Path | None, typer.Option("--queries", help='JSONL file of {"id", "text"} lines.')
     ] = None,
-    format: Annotated[SearchFormat, typer.Option("--format", help="text or json.")] = (
-        SearchFormat.text
+    format: Annotated[TextOrJson, typer.Option("--format", help="text or json.")] = (
+        TextOrJson.text
     ),
     collection: CollectionsOption = None,
     retrieval: RetrievalOptions = RETRIEVAL,
@@ -168,9 +168,9 @@ def search(
         if queries is not None:
             return
         hits = view.search(text, top_k=top_k, collections=collection)
-    if format is SearchFormat.text:
+    if format is TextOrJson.text:
         out.print(hits_table(text, hits) if hits else "No matching passages.")
-    elif format is SearchFormat.json:
+    elif format is TextOrJson.json:
         json_out({"query": text, "hits": [hit_to_dict(h, with_text=True) for h in hits]}, indent=2)
     else:
         json_out({"id": None, "hits": [hit_to_dict(h) for h in hits]})
@@ -206,10 +206,7 @@ def ask(
     When the index is calibrated (`quoteproof calibrate`) and the best retrieval
     evidence is below its threshold, the answer is a refusal and no model is called.
     """
-    from quoteproof.render.html import render_html_page
     from quoteproof.render.live import answer_progress
-    from quoteproof.render.markdown import render_markdown
-    from quoteproof.render.terminal import render_terminal
     from quoteproof.service import check_question, make_backend
 
     check_question(question)
@@ -222,14 +219,27 @@ def ask(
                 question, backend, choices.options(), collections=collection, events=events
             )
         sealed = view.sealed_answer(asked) if format is AnswerFormat.json else None
-    answer = asked.answer
     if sealed is not None:
         json_out(sealed, indent=2, allow_nan=False)
-    elif format is AnswerFormat.markdown:
+    else:
+        _print_answer(asked, format, show_cited)
+
+
+def _print_answer(asked: Asked, format: AnswerFormat, show_cited: bool) -> None:
+    """Print the answer of `asked` in `format` (text, Markdown or HTML), loading only
+    that format's renderer."""
+    answer = asked.answer
+    if format is AnswerFormat.markdown:
+        from quoteproof.render.markdown import render_markdown
+
         print(render_markdown(answer, show_cited=show_cited))
     elif format is AnswerFormat.html:
+        from quoteproof.render.html import render_html_page
+
         print(render_html_page(answer, show_cited=show_cited), end="")
     else:
+        from quoteproof.render.terminal import render_terminal
+
         render_terminal(answer, out, show_cited=show_cited)
 
 

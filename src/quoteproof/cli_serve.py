@@ -63,7 +63,7 @@ def serve(
     key's collections; --no-auth is allowed on a loopback address only.
     """
     from quoteproof.server import is_loopback_host
-    from quoteproof.service import Admin
+    from quoteproof.service.admin import Admin
 
     host = listen.host
     if listen.no_auth and not is_loopback_host(host):

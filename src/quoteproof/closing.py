@@ -1,4 +1,5 @@
-"""`ClosedOnExit`: what holds an open index or store is closed at the end of a `with` block."""
+"""`ClosedOnExit`: what holds something open (an index, a store, a PDF, a progress
+bar) is closed at the end of a `with` block."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ __all__ = ["ClosedOnExit"]
 
 
 class ClosedOnExit:
-    """A base for what holds an open index: `with x:` closes it (`close`) at the end."""
+    """A base for what holds something open: `with x:` closes it (`close`) at the end."""
 
     def close(self) -> None:
         """Release what this holds."""

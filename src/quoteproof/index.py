@@ -31,7 +31,6 @@ from quoteproof.model import (
 )
 from quoteproof.receipts import QuoteCheck, verify_answer
 from quoteproof.refusal import RefusalPolicy
-from quoteproof.retrieval.embed_index import EmbedReport, embed_pending
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL, Embedder, dense_available
 from quoteproof.retrieval.evidence import Calibration
 from quoteproof.retrieval.retriever import (
@@ -61,7 +60,6 @@ from quoteproof.strategies.session import (
     refusal_notices,
 )
 from quoteproof.streaming import EventSink
-from quoteproof.tables import TableSession
 from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
@@ -69,6 +67,8 @@ if TYPE_CHECKING:
     from quoteproof.ingest.graph_file import GraphImport
     from quoteproof.ingest.parsing import IngestSettings
     from quoteproof.ingest.pipeline import IngestResult
+    from quoteproof.retrieval.embed_index import EmbedReport
+    from quoteproof.tables.session import TableSession
 
 
 def changed_any(results: Sequence[IngestResult]) -> bool:
@@ -255,6 +255,8 @@ class Index(ClosedOnExit):
         chosen = model or (space.model if space else DEFAULT_EMBED_MODEL)
         if space is not None and chosen != space.model:
             raise StoreError(embedding_space_mismatch(self.store.location, space, chosen))
+        from quoteproof.retrieval.embed_index import embed_pending
+
         embedder = self._retriever_embedder(chosen) or Embedder(chosen)
         return embed_pending(self.store, embedder, on_start=on_start, on_progress=on_progress)
 
@@ -442,7 +444,7 @@ class Index(ClosedOnExit):
             inputs = StrategyInputs(
                 options,
                 lambda query: search(query, top_k=top_k, collections=collections),
-                lambda: TableSession(self.store, collections=collections),
+                lambda: self._tables(collections),
                 self._no_model(question) if Capability.MODEL in backend.capabilities else None,
             )
             return chosen.run(session, inputs)
@@ -468,6 +470,12 @@ class Index(ClosedOnExit):
         """The current triplets of `collections` (None: all), of `graph_file` only
         when given, by collection, graph file and row."""
         return self.store.list_triplets(collections, graph_file)
+
+    def _tables(self, collections: Collection[str] | None) -> TableSession:
+        """The tables of `collections` (None: all) for one answer's table tools."""
+        from quoteproof.tables.session import TableSession
+
+        return TableSession(self.store, collections=collections)
 
     def verify(self, answer: Answer | RecordedAnswer) -> list[QuoteCheck]:
         """Re-check every quote of `answer` (fresh or recorded) against this index

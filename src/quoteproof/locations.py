@@ -13,11 +13,11 @@ import bisect
 import ctypes
 from collections import OrderedDict
 from collections.abc import Iterator
-from types import TracebackType
 
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
+from quoteproof.closing import ClosedOnExit
 from quoteproof.model import Box, Layout
 from quoteproof.pdfium_lock import pdfium as pdfium_lock
 
@@ -43,7 +43,7 @@ def char_ranges(layout: Layout, start: int, end: int) -> Iterator[tuple[int, int
             yield run.page, run.char + (low - run.start), high - low
 
 
-class PdfBoxReader:
+class PdfBoxReader(ClosedOnExit):
     """Reads quote boxes from one PDF's bytes, keeping the document open between quotes.
 
     Use as a context manager (or call `close`); the few most recently used text
@@ -61,17 +61,6 @@ class PdfBoxReader:
         self._pages: OrderedDict[int, tuple[pdfium.PdfPage, pdfium.PdfTextPage]] = OrderedDict()
         self._rect = pdfium_c.FS_RECTF()
         self._rect_ref = ctypes.byref(self._rect)
-
-    def __enter__(self) -> PdfBoxReader:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the open pages and the document; the reader is unusable afterwards."""

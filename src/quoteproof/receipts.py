@@ -33,8 +33,8 @@ from quoteproof.model import (
     QuoteSegment,
     RecordedAnswer,
     Rejected,
-    sha256_text,
 )
+from quoteproof.quoting.resolve import quote_at
 from quoteproof.quoting.validate import quote_problems
 from quoteproof.seal import SealCheck, check_seal, split_seal
 from quoteproof.store.base import AuditEntry, Store
@@ -86,27 +86,9 @@ def indexed_quote(
     it, boxes too when `boxes`; the answer's own fields taken from `claim`."""
     chunk = store.get_chunk(claim.ref)
     assert chunk is not None, "the ref was checked first"
-    text = document.text[claim.start : claim.end]
     location = lookup.locate(document, claim.start, claim.end, boxes=boxes)
     own = {name: getattr(claim, name) for name in _OWN_FIELDS}
-    return Quote(
-        **own,
-        ref=chunk.ref,
-        label=chunk.label,
-        doc_id=document.doc_id,
-        doc_version=document.version,
-        source_path=document.source_path,
-        start=claim.start,
-        end=claim.end,
-        text=text,
-        doc_sha256=document.sha256,
-        text_sha256=sha256_text(text),
-        section=chunk.section,
-        pages=location.pages,
-        boxes=location.boxes,
-        ocr=location.ocr,
-        tables=location.tables,
-    )
+    return quote_at(chunk, document, claim.start, claim.end, location, **own)
 
 
 _OWN_FIELDS = ("id", "claimed_text", "match", "score", "differs")

@@ -19,10 +19,10 @@ from quoteproof.evaluation.report import (
     REPORT_SCHEMA,
     ReportError,
     load_report,
-    render_report_html,
     run_to_dict,
     write_json,
 )
+from quoteproof.evaluation.report_html import render_report_html
 from quoteproof.evaluation.runner import AskOptions, EvalRun, ItemResult, score_answer
 from quoteproof.model import Document, ProseSegment, QuoteSegment, sha256_text
 

@@ -17,7 +17,7 @@ from docx.text.run import Run
 
 from helpers.fuzz import declare_size
 from quoteproof.errors import IngestError
-from quoteproof.ingest.office import docx as docx_ingest
+from quoteproof.ingest.office import archive as docx_archive
 from quoteproof.ingest.office.docx import parse_docx
 from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.parsing import IngestSettings
@@ -291,7 +291,7 @@ def test_zip_bomb_by_compression_ratio() -> None:
 
 
 def test_zip_bomb_by_total_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(docx_ingest, "MAX_UNCOMPRESSED_BYTES", 2**20)
+    monkeypatch.setattr(docx_archive, "MAX_UNCOMPRESSED_BYTES", 2**20)
     raw = _zip({"word/document.xml": bytes(600_000), "word/styles.xml": bytes(600_000)})
     assert _cause(raw) == (
         "DOCX rejected as a zip bomb: its 2 members would expand to 1.1 MiB (limit 1 MiB)"

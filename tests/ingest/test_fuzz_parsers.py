@@ -34,7 +34,8 @@ from quoteproof.errors import IngestError
 from quoteproof.ingest.files import PARSERS, ParseOptions
 from quoteproof.ingest.html.parse import parse_html
 from quoteproof.ingest.html.spl import parse_spl
-from quoteproof.ingest.office.docx import DOCUMENT_PART, MALFORMED_PART, parse_docx
+from quoteproof.ingest.office.archive import DOCUMENT_PART
+from quoteproof.ingest.office.docx import MALFORMED_PART, parse_docx
 from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.parse_worker import ParseWorker
 from quoteproof.ingest.parsing import IngestSettings, Parsed, parse_and_chunk

@@ -5,7 +5,8 @@ principal limited to collection A gets nothing of collection B from any of them.
 The route tables below must name every route: a new route fails
 `test_every_route_is_in_the_contract` until it is added here with a request that
 tries to reach B and the service method it must go through (`ScopedIndex`, or
-`Admin` for authentication); only routes that read nothing of the index have none.
+`Admin` for authentication, or a service function such as `about.versions`); only
+`POST /logout`, which forgets the login cookie and asks the service nothing, has none.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -22,7 +24,8 @@ import pytest
 from helpers.forms import with_token
 from quoteproof.index import Index
 from quoteproof.llm.extractive import ExtractiveBackend
-from quoteproof.service import Admin, Principal, ScopedIndex
+from quoteproof.service import Principal, ScopedIndex, about
+from quoteproof.service.admin import Admin
 
 B_SECRETS = ("Bluebird", "40 volunteers", "codename")
 """Words only collection B's document holds (in its title, text and every quote)."""
@@ -33,7 +36,7 @@ UPLOAD: dict[str, Any] = {
 }
 
 NONE = ""
-"""The service method of routes that read no documents, answers, jobs or keys."""
+"""The service method of a route that asks the service nothing (`POST /logout`)."""
 
 
 @dataclass(frozen=True)
@@ -65,8 +68,8 @@ HTTP_ROUTES: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {
     ("POST", "/v1/documents"): ("upload_collection", "/v1/documents", UPLOAD_B),
     ("GET", "/v1/jobs/{job_id}"): ("job", "/v1/jobs/{b.job}", {}),
     ("GET", "/v1/health"): ("document_count", "/v1/health", {}),
-    ("GET", "/v1/version"): (NONE, "/v1/version", {}),
-    ("GET", "/"): (NONE, "/", {}),
+    ("GET", "/v1/version"): ("versions", "/v1/version", {}),
+    ("GET", "/"): ("modes", "/", {}),
     ("POST", "/ask"): ("ask", "/ask", ASK),
     ("POST", "/ask/stream"): ("ask", "/ask/stream", ASK),
     ("GET", "/sources/{doc_id}"): ("span", "/sources/{b.doc}", {}),
@@ -79,7 +82,7 @@ HTTP_ROUTES: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {
     ("GET", "/library/jobs/{job_id}"): ("job", "/library/jobs/{b.job}", {}),
     ("GET", "/history"): ("history", "/history", {}),
     ("GET", "/answers/{entry_id}"): ("entry", "/answers/{b.entry}", {}),
-    ("GET", "/login"): (NONE, "/login", {}),
+    ("GET", "/login"): ("authenticate", "/login", {}),
     ("POST", "/login"): (
         "authenticate",
         "/login",
@@ -103,10 +106,12 @@ def _app_routes() -> set[tuple[str, str]]:
 SERVICE_METHODS: tuple[tuple[type, tuple[str, ...]], ...] = (
     (ScopedIndex, ("ask", "search", "document", "chunk", "documents", "document_count",
                    "retire", "verify_saved", "entry", "history", "quote", "span",
-                   "upload_collection", "job")),
+                   "upload_collection", "job", "modes")),
     (Admin, ("authenticate",)),
 )  # fmt: skip
 """The service methods the contract names, by class."""
+SERVICE_FUNCTIONS: tuple[tuple[ModuleType, tuple[str, ...]], ...] = ((about, ("versions",)),)
+"""The service functions it names (what the service says of itself), by module."""
 
 
 @pytest.fixture
@@ -123,6 +128,16 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
                 return _f(self, *args, **kwargs)
 
             monkeypatch.setattr(cls, name, counted)
+    for module, names in SERVICE_FUNCTIONS:
+        for name in names:
+            function = getattr(module, name)
+
+            def called(*args: Any, _n: str = name, _f: Any = function,
+                       **kwargs: Any) -> Any:  # fmt: skip
+                seen.append(_n)
+                return _f(*args, **kwargs)
+
+            monkeypatch.setattr(module, name, called)
     return seen
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from quoteproof.evaluation.compare import Drift, compare_reports, drift_to_dict
-from quoteproof.evaluation.report import ReportError, render_report_html, run_to_dict, write_json
+from quoteproof.evaluation.report import ReportError, run_to_dict, write_json
+from quoteproof.evaluation.report_html import render_report_html
 from quoteproof.evaluation.runner import EvalRun
 
 

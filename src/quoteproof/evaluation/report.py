@@ -1,44 +1,38 @@
-"""An evaluation run as JSON (`"schema": "quoteproof.eval/1"`) and as one
-self-contained HTML page.
+"""An evaluation run as JSON (`"schema": "quoteproof.eval/1"`), and the metrics read
+back from it for the terminal, comparisons and the HTML page (`report_html`).
 
 The JSON holds everything the HTML shows (each item's whole answer included), so
-`render_report_html` works from a saved run alone. The HTML page has no scripts:
-inline CSS allowed by hash in its Content-Security-Policy, plots as `data:` PNG
-images, and every string taken from the run (questions, ids, gold text, errors,
-paths) escaped; answers are drawn by the project's safe renderer,
-`quoteproof.render.html.render_answer_html`.
+`report_html.render_report_html` works from a saved run alone.
 """
 
 from __future__ import annotations
 
-import base64
+import dataclasses
 import hashlib
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from quoteproof import __version__
-from quoteproof.codec import answer_from_dict, answer_to_dict
+from quoteproof.codec import answer_to_dict
 from quoteproof.errors import QuoteproofError
-from quoteproof.evaluation import plots
 from quoteproof.evaluation.metrics import QuoteOverlap, RunMetrics, recall_at_k
-from quoteproof.evaluation.runner import EvalRun, ItemResult, NotVerbatim
-from quoteproof.receipts import answer_as_recorded
-from quoteproof.render.html import PAGE_CSS, escape, render_answer_html
+from quoteproof.evaluation.runner import EvalRun, ItemResult
 
 __all__ = [
     "REPORT_SCHEMA",
     "MetricSpec",
     "ReportError",
+    "as_number",
     "file_sha256",
     "flat_metrics",
+    "format_delta",
     "format_value",
     "load_report",
     "metric_specs",
-    "render_report_html",
+    "recall_keys",
     "run_to_dict",
     "write_json",
 ]
@@ -84,19 +78,6 @@ def metrics_to_dict(metrics: RunMetrics) -> dict[str, Any]:
     }
 
 
-def _not_verbatim_to_dict(failure: NotVerbatim) -> dict[str, Any]:
-    return {
-        "item_id": failure.item_id,
-        "quote_id": failure.quote_id,
-        "ref": failure.ref,
-        "doc_id": failure.doc_id,
-        "doc_version": failure.doc_version,
-        "start": failure.start,
-        "end": failure.end,
-        "reason": failure.reason,
-    }
-
-
 def _overlap_to_dict(overlap: QuoteOverlap | None) -> dict[str, int] | None:
     if overlap is None:
         return None
@@ -134,7 +115,7 @@ def item_to_dict(result: ItemResult, ks: Sequence[int], top_k: int) -> dict[str,
         "quotes_shown": len(answer.quotes) if answer else 0,
         "cited_shown": len(answer.cited) if answer else 0,
         "quotes_checked": scores.quotes_checked,
-        "not_verbatim": [_not_verbatim_to_dict(f) for f in result.not_verbatim],
+        "not_verbatim": [dataclasses.asdict(f) for f in result.not_verbatim],
         "quote_precision": _round(overlap.precision) if overlap else None,
         "quote_recall": _round(overlap.recall) if overlap else None,
         "overlap": _overlap_to_dict(overlap),
@@ -206,7 +187,7 @@ def run_to_dict(
         "started": run.started,
         "duration_s": round(run.duration_s, 3),
         "metrics": metrics_to_dict(run.metrics),
-        "verbatim_failures": [_not_verbatim_to_dict(f) for r in run.items for f in r.not_verbatim],
+        "verbatim_failures": [dataclasses.asdict(f) for r in run.items for f in r.not_verbatim],
         "items": [item_to_dict(r, run.ks, options.top_k) for r in run.items],
         "compare": None,
     }
@@ -263,7 +244,8 @@ _RATE_SPECS = (
 )
 
 
-def _recall_keys(metrics: Mapping[str, Any]) -> list[int]:
+def recall_keys(metrics: Mapping[str, Any]) -> list[int]:
+    """The k of each retrieval recall@k in `metrics` (a report's), in order."""
     recall = metrics.get("retrieval_recall")
     if not isinstance(recall, dict):
         return []
@@ -273,7 +255,7 @@ def _recall_keys(metrics: Mapping[str, Any]) -> list[int]:
 def metric_specs(*reports_metrics: Mapping[str, Any]) -> list[MetricSpec]:
     """The flat metrics of one or more runs' `metrics`, in display order (recall@k
     for every k any of them has)."""
-    ks = sorted({k for metrics in reports_metrics for k in _recall_keys(metrics)})
+    ks = sorted({k for metrics in reports_metrics for k in recall_keys(metrics)})
     return [
         *_RATE_SPECS,
         *(MetricSpec(f"recall@{k}", f"retrieval recall@{k}", "rate", True) for k in ks),
@@ -285,7 +267,8 @@ def metric_specs(*reports_metrics: Mapping[str, Any]) -> list[MetricSpec]:
     ]
 
 
-def _number(value: object) -> float | None:
+def as_number(value: object) -> float | None:
+    """`value` when it is a number (not a boolean), else None."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return value
@@ -293,414 +276,40 @@ def _number(value: object) -> float | None:
 
 def flat_metrics(metrics: Mapping[str, Any]) -> dict[str, float | None]:
     """A run's `metrics` as `{key: number or None}` with the keys of `metric_specs`."""
-    flat = {spec.key: _number(metrics.get(spec.key)) for spec in _RATE_SPECS}
+    flat = {spec.key: as_number(metrics.get(spec.key)) for spec in _RATE_SPECS}
     recall = metrics.get("retrieval_recall")
-    for k in _recall_keys(metrics):
+    for k in recall_keys(metrics):
         assert isinstance(recall, dict)
-        flat[f"recall@{k}"] = _number(recall.get(str(k)))
+        flat[f"recall@{k}"] = as_number(recall.get(str(k)))
     latency = metrics.get("latency_ms")
     latency = latency if isinstance(latency, dict) else {}
-    flat["latency_p50_ms"] = _number(latency.get("p50"))
-    flat["latency_p95_ms"] = _number(latency.get("p95"))
+    flat["latency_p50_ms"] = as_number(latency.get("p50"))
+    flat["latency_p95_ms"] = as_number(latency.get("p95"))
     tokens = metrics.get("tokens")
     tokens = tokens if isinstance(tokens, dict) else {}
-    flat["prompt_tokens"] = _number(tokens.get("prompt"))
-    flat["completion_tokens"] = _number(tokens.get("completion"))
-    flat["errors"] = _number(metrics.get("errors"))
+    flat["prompt_tokens"] = as_number(tokens.get("prompt"))
+    flat["completion_tokens"] = as_number(tokens.get("completion"))
+    flat["errors"] = as_number(metrics.get("errors"))
     return flat
 
 
 def format_value(value: float | None, kind: Kind) -> str:
     """`97.5%`, `123.4 ms`, `1,024`, or `—` for no value."""
-    if value is None:
-        return "—"
-    if kind == "rate":
-        return f"{value * 100:.1f}%"
-    if kind == "ms":
-        return f"{value:,.1f} ms"
-    return f"{value:,.0f}"
+    return _formatted(value, kind, sign="", rate_unit="%")
 
 
 def format_delta(delta: float | None, kind: Kind) -> str:
     """`+1.5 pp`, `-20.0 ms`, `+3`, or `—`."""
-    if delta is None:
+    return _formatted(delta, kind, sign="+", rate_unit=" pp")
+
+
+def _formatted(value: float | None, kind: Kind, sign: str, rate_unit: str) -> str:
+    """`value` of `kind` with `sign` (`+`: always signed), a rate in percent followed
+    by `rate_unit`; `—` for no value."""
+    if value is None:
         return "—"
     if kind == "rate":
-        return f"{delta * 100:+.1f} pp"
+        return f"{value * 100:{sign}.1f}{rate_unit}"
     if kind == "ms":
-        return f"{delta:+,.1f} ms"
-    return f"{delta:+,.0f}"
-
-
-# --- HTML ------------------------------------------------------------------------------
-
-REPORT_CSS = """\
-body{max-width:80rem}
-table.grid{border-collapse:collapse;margin:.5rem 0;font-size:.92rem}
-table.grid th,table.grid td{border:1px solid #d1d5db;padding:.25rem .5rem;text-align:left;
-vertical-align:top}
-table.grid th{background:#f3f4f6}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-tr.wrong td{background:#fef2f2}
-.status-refused{color:#92400e}.status-error{color:#7f1d1d;font-weight:700}
-.better{color:#14532d}.worse{color:#7f1d1d}
-.fail{color:#7f1d1d;font-weight:700}.pass{color:#14532d;font-weight:700}
-.plots{display:flex;flex-wrap:wrap;gap:1rem}
-.plots figure{margin:0}.plots img{max-width:100%;height:auto;border:1px solid #e5e7eb}
-section.item{border-top:2px solid #e5e7eb;margin-top:2rem;padding-top:.5rem}
-.item-facts{display:grid;grid-template-columns:auto 1fr;gap:0 1rem}
-.item-facts dt{font-weight:600}.item-facts dd{margin:0}
-.gold-quote{border-left:4px solid #9ca3af;padding-left:.75rem;color:#374151;white-space:pre-wrap}
-.gold-label{font-size:.85rem;font-style:italic;color:#4b5563;margin:.5rem 0 0}
-.meta{color:#4b5563}
-"""
-
-_ANSWER_IDS = re.compile(r'(id="|href="#)qp-')
-
-
-def _e(value: object) -> str:
-    """Any value from the run, as escaped HTML character data."""
-    return escape("" if value is None else str(value))
-
-
-def _style_hash(css: str) -> str:
-    digest = hashlib.sha256(css.encode("utf-8")).digest()
-    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
-
-
-def _png(data: bytes | None, alt: str, caption: str) -> str:
-    if data is None:
-        return ""
-    encoded = base64.b64encode(data).decode("ascii")
-    return (
-        f'<figure><img alt="{_e(alt)}" src="data:image/png;base64,{encoded}">'
-        f"<figcaption>{_e(caption)}</figcaption></figure>"
-    )
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _items(report: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [item for item in _list(report.get("items")) if isinstance(item, dict)]
-
-
-def _recall_points(report: Mapping[str, Any]) -> list[tuple[int, float]]:
-    """Recall at every k from 1 to the run's depth, from each item's gold ranks."""
-    depth = _number(_dict(report.get("config")).get("depth")) or 0
-    ranked = [
-        {str(ref): rank if isinstance(rank, int) else None for ref, rank in ranks.items()}
-        for item in _items(report)
-        if isinstance(ranks := item.get("gold_ranks"), dict) and ranks
-    ]
-    if not ranked:
-        return []
-    points = []
-    for k in range(1, int(depth) + 1):
-        values = [v for ranks in ranked if (v := recall_at_k(ranks, k)) is not None]
-        points.append((k, sum(values) / len(values)))
-    return points
-
-
-def _plots(report: Mapping[str, Any], flat: Mapping[str, float | None]) -> str:
-    if not plots.plots_available():
-        return "<p class=\"meta\">Plots need matplotlib: pip install 'quoteproof[eval]'.</p>"
-    latencies = [
-        float(v) for item in _items(report) if (v := _number(item.get("latency_ms"))) is not None
-    ]
-    rates = {
-        spec.label: flat.get(spec.key)
-        for spec in metric_specs(_dict(report.get("metrics")))
-        if spec.kind == "rate"
-    }
-    figures = [
-        _png(plots.metric_bars(rates), "bar chart of the rate metrics", "Metrics"),
-        _png(
-            plots.recall_curve(_recall_points(report)),
-            "retrieval recall of the gold sources against k",
-            "Retrieval recall@k",
-        ),
-        _png(
-            plots.latency_histogram(latencies),
-            "histogram of ask latencies",
-            "Latency of ask",
-        ),
-    ]
-    return f'<div class="plots">{"".join(figures)}</div>'
-
-
-def _metrics_table(flat: Mapping[str, float | None], specs: Sequence[MetricSpec]) -> str:
-    rows = []
-    for spec in specs:
-        value = flat.get(spec.key)
-        css = ""
-        if spec.key == "verbatim_rate" and value is not None:
-            css = ' class="pass"' if value >= 1 else ' class="fail"'
-        rows.append(
-            f'<tr><th scope="row">{_e(spec.label)}</th>'
-            f'<td class="num"><span{css}>{_e(format_value(value, spec.kind))}</span></td></tr>'
-        )
-    return (
-        '<table class="grid metrics"><thead><tr><th>metric</th><th>value</th></tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table>"
-    )
-
-
-def _failures(report: Mapping[str, Any]) -> str:
-    failures = [f for f in _list(report.get("verbatim_failures")) if isinstance(f, dict)]
-    if not failures:
-        return ""
-    rows = "".join(
-        "<tr>"
-        + "".join(
-            f"<td>{_e(f.get(key))}</td>"
-            for key in ("item_id", "quote_id", "ref", "doc_id", "doc_version", "start", "end")
-        )
-        + f"<td>{_e(f.get('reason'))}</td></tr>"
-        for f in failures
-    )
-    return (
-        '<section id="not-verbatim"><h2 class="fail">Quotes that are not verbatim</h2>'
-        '<table class="grid"><thead><tr><th>item</th><th>quote</th><th>ref</th><th>doc</th>'
-        "<th>version</th><th>start</th><th>end</th><th>reason</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table></section>"
-    )
-
-
-def _drift(report: Mapping[str, Any]) -> str:
-    drift = report.get("compare")
-    if not isinstance(drift, dict):
-        return ""
-    rows = []
-    for change in _list(drift.get("metrics")):
-        if not isinstance(change, dict):
-            continue
-        verdict = change.get("verdict")
-        css = f' class="{verdict}"' if verdict in ("better", "worse") else ""
-        rows.append(
-            f'<tr><th scope="row">{_e(change.get("label"))}</th>'
-            f'<td class="num">{_e(change.get("old_text"))}</td>'
-            f'<td class="num">{_e(change.get("new_text"))}</td>'
-            f'<td class="num"><span{css}>{_e(change.get("delta_text"))}</span></td>'
-            f"<td>{_e(verdict or '')}</td></tr>"
-        )
-    changes = [c for c in _list(drift.get("items")) if isinstance(c, dict)]
-    anchors = {item.get("id"): n for n, item in enumerate(_items(report), start=1)}
-    item_rows = []
-    for change in changes:
-        n = anchors.get(change.get("id"))
-        name = _e(change.get("id"))
-        link = f'<a href="#item-{n}">{name}</a>' if n is not None else name
-        item_rows.append(f"<li>{link}: {_e(change.get('change'))}</li>")
-    only = []
-    for key, text in (("only_old", "only in the earlier run"), ("only_new", "only in this run")):
-        ids = [str(i) for i in _list(drift.get(key))]
-        if ids:
-            only.append(f"<p>{len(ids)} item(s) {text}: {_e(', '.join(ids))}</p>")
-    return (
-        '<section id="drift"><h2>Changes since the earlier run</h2>'
-        f'<p class="meta">Compared with {_e(drift.get("against"))} '
-        f"(started {_e(drift.get('against_started'))}).</p>"
-        '<table class="grid"><thead><tr><th>metric</th><th>before</th><th>now</th>'
-        f"<th>change</th><th></th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
-        f"<h3>Items whose outcome changed ({len(changes)})</h3>"
-        + (f"<ul>{''.join(item_rows)}</ul>" if item_rows else "<p>None.</p>")
-        + "".join(only)
-        + "</section>"
-    )
-
-
-def _yes_no(value: object) -> str:
-    if value is True:
-        return "yes"
-    if value is False:
-        return "no"
-    return "—"
-
-
-def _wrong(item: Mapping[str, Any]) -> bool:
-    status = item.get("status")
-    if status == "error":
-        return True
-    refused = status == "refused"
-    return refused if item.get("answerable") else not refused
-
-
-def _questions_table(items: Sequence[Mapping[str, Any]]) -> str:
-    rows = []
-    for n, item in enumerate(items, start=1):
-        status = str(item.get("status"))
-        css = ' class="wrong"' if _wrong(item) else ""
-        latency = _number(item.get("latency_ms"))
-        rows.append(
-            f'<tr{css}><td class="num">{n}</td>'
-            f'<td><a href="#item-{n}">{_e(item.get("id"))}</a></td>'
-            f"<td>{_e(item.get('question'))}</td>"
-            f"<td>{_yes_no(item.get('answerable'))}</td>"
-            f'<td><span class="status-{_e(status)}">{_e(status)}</span></td>'
-            f'<td class="num">{_e(item.get("quotes_shown"))}</td>'
-            f"<td>{_yes_no(item.get('recall_hit'))}</td>"
-            f'<td class="num">{_e(format_value(latency, "ms"))}</td></tr>'
-        )
-    return (
-        '<section id="questions"><h2>Questions</h2>'
-        '<p class="meta">Rows shaded: an answerable question refused, an unanswerable one '
-        "answered, or an error.</p>"
-        '<table class="grid"><thead><tr><th>#</th><th>id</th><th>question</th>'
-        "<th>answerable</th><th>status</th><th>quotes shown</th><th>recall hit</th>"
-        f"<th>latency</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
-    )
-
-
-def _answer_html(item: Mapping[str, Any], n: int) -> str:
-    data = item.get("answer")
-    if data is None:
-        return f'<p class="status-error">No answer: {_e(item.get("error"))}</p>'
-    try:
-        answer = answer_as_recorded(answer_from_dict(data))
-    except ValueError as exc:
-        return f'<p class="status-error">The saved answer cannot be read: {_e(exc)}</p>'
-    fragment = render_answer_html(answer, show_cited=True)
-    # The renderer's element ids are its own (`qp-q1`); answer text is escaped, so a
-    # `"` never appears raw in it and only those ids match. Prefix them per item so
-    # that ids stay unique on a page of many answers.
-    return _ANSWER_IDS.sub(lambda m: f"{m.group(1)}i{n}-qp-", fragment)
-
-
-def _item_section(item: Mapping[str, Any], n: int, ks: Sequence[str]) -> str:
-    facts: list[tuple[str, str]] = [
-        ("answerable", _yes_no(item.get("answerable"))),
-        ("status", _e(item.get("status"))),
-    ]
-    if item.get("refusal_reason"):
-        facts.append(("refusal reason", _e(item.get("refusal_reason"))))
-    if item.get("error"):
-        facts.append(("error", _e(item.get("error"))))
-    facts.append(("latency", _e(format_value(_number(item.get("latency_ms")), "ms"))))
-    facts.append(
-        ("quotes shown", f"{_e(item.get('quotes_shown'))} (cited: {_e(item.get('cited_shown'))})")
-    )
-    if item.get("gold_quotes"):
-        precision = format_value(_number(item.get("quote_precision")), "rate")
-        recall = format_value(_number(item.get("quote_recall")), "rate")
-        facts.append(("quote precision · recall", f"{_e(precision)} · {_e(recall)}"))
-        citations = _dict(item.get("citations"))
-        facts.append(
-            (
-                "citations on gold",
-                f"{_e(citations.get('correct'))} of {_e(citations.get('total'))}",
-            )
-        )
-    ranks = _dict(item.get("gold_ranks"))
-    if ranks:
-        listed = "; ".join(
-            f"{ref} (rank {rank})" if rank is not None else f"{ref} (not retrieved)"
-            for ref, rank in ranks.items()
-        )
-        facts.append(("gold sources", _e(listed)))
-        at_k = _dict(item.get("retrieval_recall"))
-        facts.append(
-            (
-                "retrieval recall",
-                _e(", ".join(f"@{k}: {format_value(_number(at_k.get(k)), 'rate')}" for k in ks)),
-            )
-        )
-    for key, label in (
-        ("missing_gold_refs", "gold refs not in the index"),
-        ("unlocated_gold_quotes", "gold quotes not found"),
-    ):
-        if _list(item.get(key)):
-            facts.append((label, _e(" | ".join(str(v) for v in _list(item.get(key))))))
-    for entry in _list(item.get("not_verbatim")):
-        failure = _dict(entry)
-        facts.append(
-            (
-                "NOT VERBATIM",
-                f'<span class="fail">{_e(failure.get("quote_id"))}: '
-                f"{_e(failure.get('reason'))}</span>",
-            )
-        )
-    rows = "".join(f"<dt>{term}</dt><dd>{value}</dd>" for term, value in facts)
-    gold = []
-    if item.get("gold_answer"):
-        gold.append(
-            '<p class="gold-label">Reference answer (from the question set):</p>'
-            f'<p class="gold-quote">{_e(item.get("gold_answer"))}</p>'
-        )
-    for text in _list(item.get("gold_quotes")):
-        gold.append(
-            '<p class="gold-label">Gold quote (from the question set):</p>'
-            f'<p class="gold-quote">{_e(text)}</p>'
-        )
-    return (
-        f'<section class="item" id="item-{n}">'
-        f"<h3>{n}. {_e(item.get('id'))}</h3>"
-        f'<dl class="item-facts">{rows}</dl>{"".join(gold)}'
-        f"{_answer_html(item, n)}"
-        '<p><a href="#questions">Back to the questions</a></p></section>'
-    )
-
-
-def _run_meta(report: Mapping[str, Any]) -> str:
-    config = _dict(report.get("config"))
-    set_info = _dict(report.get("set"))
-    metrics = _dict(report.get("metrics"))
-    sample = _dict(set_info.get("sample"))
-    count = f"{metrics.get('items')} of {set_info.get('items')} questions"
-    if sample.get("size") is not None:
-        seed = sample.get("seed")
-        count += f" (a sample drawn with seed {seed})" if seed is not None else " (the first ones)"
-    model = config.get("model")
-    backend = f"{config.get('backend')}" + (f" · {model}" if model else "")
-    sha = set_info.get("sha256") if isinstance(set_info.get("sha256"), str) else None
-    retrievers = ", ".join(str(r) for r in _list(config.get("retrievers_used"))) or "—"
-    facts = [
-        ("set", f"{set_info.get('path')}" + (f" (sha256 {sha[:12]}…)" if sha else "")),
-        ("index", report.get("index")),
-        ("questions", f"{count}; {metrics.get('answerable')} answerable, "
-         f"{metrics.get('unanswerable')} unanswerable"),
-        ("backend", backend),
-        ("mode", f"{config.get('mode')} (strictness {config.get('strictness')})"),
-        ("retrieval", f"{retrievers}, top_k {config.get('top_k')}"),
-        ("started", f"{report.get('started')}, took {report.get('duration_s')} s"),
-        ("quoteproof", report.get("quoteproof_version")),
-    ]  # fmt: skip
-    rows = "".join(f"<dt>{_e(term)}</dt><dd>{_e(value)}</dd>" for term, value in facts)
-    return f'<dl class="item-facts meta">{rows}</dl>'
-
-
-def render_report_html(report: Mapping[str, Any]) -> str:
-    """Return a saved run (`run_to_dict`, with `compare` filled in when comparing) as
-    one self-contained HTML page: run facts, the metrics table, quotes that failed
-    the verbatim check, the drift section, plots, the per-question table and each
-    item's answer (anchors `#item-N`). No scripts; every string from the run is
-    escaped. O(size of the run) plus the plots."""
-    metrics = _dict(report.get("metrics"))
-    flat = flat_metrics(metrics)
-    specs = metric_specs(metrics)
-    items = _items(report)
-    css = PAGE_CSS + REPORT_CSS
-    policy = f"default-src 'none'; style-src {_style_hash(css)}; img-src data:"
-    name = _dict(report.get("set")).get("name")
-    ks = [str(k) for k in _recall_keys(metrics)]
-    sections = "\n".join(_item_section(item, n, ks) for n, item in enumerate(items, start=1))
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{policy}">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>quoteproof eval: {_e(name)}</title>\n"
-        f"<style>{css}</style>\n</head>\n<body>\n<main>\n"
-        f"<h1>Evaluation: {_e(name)}</h1>\n{_run_meta(report)}\n"
-        f'<section id="metrics"><h2>Metrics</h2>{_metrics_table(flat, specs)}</section>\n'
-        f"{_failures(report)}\n{_drift(report)}\n"
-        f'<section id="plots"><h2>Plots</h2>{_plots(report, flat)}</section>\n'
-        f"{_questions_table(items)}\n"
-        f'<section id="answers"><h2>Answers</h2>\n{sections}\n</section>\n'
-        "</main>\n</body>\n</html>\n"
-    )
+        return f"{value:{sign},.1f} ms"
+    return f"{value:{sign},.0f}"

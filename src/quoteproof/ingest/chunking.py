@@ -41,7 +41,7 @@ from __future__ import annotations
 import itertools
 import re
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from quoteproof.defaults import DEFAULT_OVERLAP_TOKENS as DEFAULT_OVERLAP_TOKENS
@@ -152,14 +152,7 @@ def _cut(text: str, start: int, limit: int) -> int:
 def _pieces(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
     """`text[start:end]` (trimmed) as trimmed spans of at most `max_chars` characters
     that cover all its non-whitespace text, cut by `_cut`. O(end - start)."""
-    pieces: list[tuple[int, int]] = []
-    while end - start > max_chars:
-        cut = _cut(text, start, start + max_chars)
-        pieces.append(trim_span(text, start, cut))
-        start = trim_span(text, cut, end)[0]
-    if start < end:
-        pieces.append((start, end))
-    return pieces
+    return _split(text, start, end, lambda at: end - at > max_chars, lambda at: at + max_chars)
 
 
 def _token_pieces(
@@ -169,11 +162,26 @@ def _token_pieces(
     (`starts`: where the tokens start, sorted) that cover all its non-whitespace
     text: each ends at the last line break, else the last whitespace, before the
     first token that does not fit (`_cut`), else at that token."""
+
+    def limit(at: int) -> int:
+        # past `at` even where a word's tokens share an offset (normalization)
+        return max(starts[bisect_left(starts, at) + budget], at + 1)
+
+    return _split(text, start, end, lambda at: tokens_between(starts, at, end) > budget, limit)
+
+
+def _split(
+    text: str,
+    start: int,
+    end: int,
+    too_long: Callable[[int], bool],
+    limit: Callable[[int], int],
+) -> list[tuple[int, int]]:
+    """`text[start:end]` as trimmed spans: while what is left from `at` is
+    `too_long(at)`, a span is cut (`_cut`) before `limit(at)`; the rest is the last."""
     pieces: list[tuple[int, int]] = []
-    while tokens_between(starts, start, end) > budget:
-        # past `start` even where a word's tokens share an offset (normalization)
-        limit = max(starts[bisect_left(starts, start) + budget], start + 1)
-        cut = _cut(text, start, limit)
+    while too_long(start):
+        cut = _cut(text, start, limit(start))
         pieces.append(trim_span(text, start, cut))
         start = trim_span(text, cut, end)[0]
     if start < end:

@@ -12,8 +12,6 @@ from pathlib import Path
 
 from quoteproof.defaults import DEFAULT_MAX_FILE_MB as DEFAULT_MAX_FILE_MB
 from quoteproof.errors import IngestError
-from quoteproof.ingest.html.parse import parse_html
-from quoteproof.ingest.plain.markdown import parse_markdown
 from quoteproof.ingest.plain.tables import parse_csv, parse_json
 from quoteproof.ingest.plain.text import parse_text
 from quoteproof.ingest.sniff import mislabel_cause
@@ -61,6 +59,18 @@ def _parse_spl(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
     return parse_spl(raw, path)
 
 
+def _parse_html(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
+    from quoteproof.ingest.html.parse import parse_html
+
+    return parse_html(raw, path)
+
+
+def _parse_markdown(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
+    from quoteproof.ingest.plain.markdown import parse_markdown
+
+    return parse_markdown(raw, path)
+
+
 def _parse_tsv(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
     return parse_csv(raw, path, delimiter="\t")
 
@@ -68,11 +78,11 @@ def _parse_tsv(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
 PARSERS: dict[str, Parser] = {
     ".csv": _text_parser(parse_csv),
     ".docx": _parse_docx,
-    ".htm": _text_parser(parse_html),
-    ".html": _text_parser(parse_html),
+    ".htm": _parse_html,
+    ".html": _parse_html,
     ".json": _text_parser(parse_json),
-    ".markdown": _text_parser(parse_markdown),
-    ".md": _text_parser(parse_markdown),
+    ".markdown": _parse_markdown,
+    ".md": _parse_markdown,
     ".pdf": _parse_pdf,
     ".tsv": _parse_tsv,
     ".txt": _text_parser(parse_text),

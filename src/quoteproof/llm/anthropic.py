@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 import anthropic
@@ -44,9 +43,9 @@ from quoteproof.llm.base import (
     Usage,
     model_capabilities,
 )
-from quoteproof.llm.deadline import DeadlineExceeded, deadline_transport, time_limit
-from quoteproof.llm.errors import checked, read_replies, reply_errors, sdk_errors
-from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, public_url, server_url
+from quoteproof.llm.errors import checked, read_replies, reply_errors
+from quoteproof.llm.sdk_backend import SdkBackend
+from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, server_url
 
 if TYPE_CHECKING:
     from quoteproof.llm.registry import BackendSpec
@@ -176,22 +175,7 @@ def _completion(message: AnthropicMessage) -> Completion:
 # --- the backend -------------------------------------------------------------------
 
 
-class _Overdue(DeadlineExceeded, anthropic.AnthropicError):
-    """A request's deadline passed: an error of the SDK's own kind, which it neither
-    retries nor wraps (`llm.deadline`)."""
-
-
-def _backend_errors(base_url: str) -> AbstractContextManager[None]:
-    """The anthropic SDK's errors raised inside the block, as quoteproof's (`sdk_errors`)."""
-    return sdk_errors(
-        base_url,
-        unreachable=(anthropic.APIConnectionError, anthropic.APITimeoutError),
-        status=anthropic.APIStatusError,
-        other=anthropic.AnthropicError,
-    )
-
-
-class AnthropicBackend:
+class AnthropicBackend(SdkBackend):
     """Messages through the official `anthropic` SDK.
 
     The API key is `api_key`, else `$ANTHROPIC_API_KEY`; without either the
@@ -224,29 +208,20 @@ class AnthropicBackend:
                 hint=Hint.API_KEY,
                 facts={"backend": "anthropic", "variable": API_KEY_VARIABLE},
             )
-        self.model: str | None = model
-        self._model = model
+        super().__init__(model, base_url, timeout, anthropic, anthropic.AnthropicError)
         self._client = anthropic.Anthropic(
             api_key=key,
             base_url=base_url,
             timeout=timeout,
             max_retries=max_retries,
-            http_client=anthropic.DefaultHttpxClient(transport=deadline_transport(_Overdue)),
+            http_client=self._http_client(),
         )
-        self._timeout = timeout
-        self._url = public_url(base_url)
-        self.server: str | None = self._url
-
-    def excess_tokens(self, request: CompletionRequest) -> int:
-        """0: the context window is not known here."""
-        return 0
 
     def complete(self, request: CompletionRequest) -> Completion:
         """Send the request (with its tools, if any) and return the reply's text, tool
         calls and usage."""
         with (
-            _backend_errors(self._url),
-            time_limit(self._url, self._timeout),
+            self._requesting(),
             reply_errors(self._url),
         ):
             message = self._client.messages.create(**_messages_params(self._model, request))
@@ -256,8 +231,7 @@ class AnthropicBackend:
         """Like `complete`, streaming: `on_text` gets each text delta as it arrives;
         tool calls and usage come from the final message."""
         with (
-            _backend_errors(self._url),
-            time_limit(self._url, self._timeout),
+            self._requesting(),
             self._client.messages.stream(**_messages_params(self._model, request)) as events,
         ):
             for text in read_replies(events.text_stream, self._url):

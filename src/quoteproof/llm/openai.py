@@ -8,7 +8,6 @@ Speaks chat completions through the official `openai` SDK, with tool calling
 from __future__ import annotations
 
 import os
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypedDict
 
@@ -38,9 +37,9 @@ from quoteproof.llm.base import (
     Usage,
     model_capabilities,
 )
-from quoteproof.llm.deadline import DeadlineExceeded, deadline_transport, time_limit
-from quoteproof.llm.errors import checked, read_replies, reply_errors, sdk_errors
-from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, public_url, server_url
+from quoteproof.llm.errors import checked, read_replies, reply_errors
+from quoteproof.llm.sdk_backend import SdkBackend
+from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, server_url
 from quoteproof.llm.tool_grammar import fold_tools, unfold_tool_call
 
 if TYPE_CHECKING:
@@ -188,22 +187,7 @@ class _StreamedReply:
 # --- the backend -------------------------------------------------------------------
 
 
-class _Overdue(DeadlineExceeded, openai.OpenAIError):
-    """A request's deadline passed: an error of the SDK's own kind, which it neither
-    retries nor wraps (`llm.deadline`)."""
-
-
-def _backend_errors(base_url: str) -> AbstractContextManager[None]:
-    """The openai SDK's errors raised inside the block, as quoteproof's (`sdk_errors`)."""
-    return sdk_errors(
-        base_url,
-        unreachable=(openai.APIConnectionError, openai.APITimeoutError),
-        status=openai.APIStatusError,
-        other=openai.OpenAIError,
-    )
-
-
-class OpenAIBackend:
+class OpenAIBackend(SdkBackend):
     """Chat completions through the official `openai` SDK.
 
     `base_url` is the server's URL (`llm.servers.server_url` chooses one); it is
@@ -231,24 +215,16 @@ class OpenAIBackend:
         max_retries: int = DEFAULT_RETRIES,
         grammar: bool = False,
     ) -> None:
-        self.model: str | None = model
+        super().__init__(model, base_url, timeout, openai, openai.OpenAIError)
         self.capabilities = model_capabilities(constrained=grammar)
         self._constrained = grammar
-        self._model = model
         self._client = openai.OpenAI(
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY,
             base_url=base_url,
             timeout=timeout,
             max_retries=max_retries,
-            http_client=openai.DefaultHttpxClient(transport=deadline_transport(_Overdue)),
+            http_client=self._http_client(),
         )
-        self._timeout = timeout
-        self._url = public_url(base_url)
-        self.server: str | None = self._url
-
-    def excess_tokens(self, request: CompletionRequest) -> int:
-        """0: the server's context window is not known here (it reports overflows)."""
-        return 0
 
     def _sent(self, request: CompletionRequest) -> CompletionRequest:
         """What goes on the wire: the grammar only when the server reads grammars (and
@@ -262,8 +238,7 @@ class OpenAIBackend:
         and tool calls."""
         sent = self._sent(request)
         with (
-            _backend_errors(self._url),
-            time_limit(self._url, self._timeout),
+            self._requesting(),
             reply_errors(self._url),
         ):
             response = self._client.chat.completions.create(**_chat_params(self._model, sent))
@@ -289,8 +264,7 @@ class OpenAIBackend:
         reply = _StreamedReply()
         params = _chat_params(self._model, self._sent(request))
         with (
-            _backend_errors(self._url),
-            time_limit(self._url, self._timeout),
+            self._requesting(),
             self._client.chat.completions.create(
                 **params, stream=True, stream_options={"include_usage": True}
             ) as chunks,

@@ -44,14 +44,16 @@ __all__ = [
 
 @dataclass(frozen=True)
 class OptionText:
-    """How a `BackendSpec` field is given on the command line: its `flags`, a short
-    `help`, the environment variable it may come from and its least value."""
+    """How a field of an options object (`BackendSpec`, `AnswerOptions`) is given on
+    the command line: its `flags`, a short `help`, the environment variable it may
+    come from, its least and greatest values."""
 
     flags: tuple[str, ...]
     help: str
     envvar: str | None = None
     minimum: float | None = None
     show_default: bool = True
+    maximum: float | None = None
 
 
 def _option(

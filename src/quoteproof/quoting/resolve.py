@@ -133,11 +133,44 @@ def _make_quote(
     (which leaves out what lies between joined chunks)."""
     start, end = span.passage.document_span(span.start, span.end)
     chunk = span.passage.chunk_at(start)
-    text = document.text[start:end]
     matched = span.passage.text[span.start : span.end]
     location = lookup.locate(document, start, end, boxes=boxes)
-    return Quote(
+    return quote_at(
+        chunk,
+        document,
+        start,
+        end,
+        location,
         id=quote_id,
+        claimed_text=claimed,
+        match=span.match,
+        score=span.score,
+        differs=describe_difference(claimed, matched)
+        if claimed and span.match != "exact"
+        else None,
+    )
+
+
+def quote_at(
+    chunk: Chunk,
+    document: Document,
+    start: int,
+    end: int,
+    location: Location,
+    *,
+    id: str,
+    claimed_text: str | None,
+    match: MatchKind,
+    score: float,
+    differs: str | None,
+) -> Quote:
+    """The quote of `document.text[start:end]`, which starts in `chunk` and lies at
+    `location`: every field the index fixes (where it is, its text and hashes, the
+    chunk's ref, label and section) read from them; the answer's own fields (`id`,
+    `claimed_text`, `match`, `score`, `differs`) as given."""
+    text = document.text[start:end]
+    return Quote(
+        id=id,
         ref=chunk.ref,
         label=chunk.label,
         doc_id=document.doc_id,
@@ -146,16 +179,14 @@ def _make_quote(
         start=start,
         end=end,
         text=text,
-        claimed_text=claimed,
-        match=span.match,
-        score=span.score,
+        claimed_text=claimed_text,
+        match=match,
+        score=score,
         doc_sha256=document.sha256,
         text_sha256=sha256_text(text),
         section=chunk.section,
         pages=location.pages,
-        differs=describe_difference(claimed, matched)
-        if claimed and span.match != "exact"
-        else None,
+        differs=differs,
         boxes=location.boxes,
         ocr=location.ocr,
         tables=location.tables,

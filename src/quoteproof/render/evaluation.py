@@ -4,14 +4,12 @@ summary table of a run."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import TracebackType
 from typing import Any
 
 from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
-    Progress,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -22,45 +20,22 @@ from rich.text import Text
 from quoteproof.evaluation.compare import drift_lines
 from quoteproof.evaluation.report import flat_metrics, format_value, metric_specs
 from quoteproof.evaluation.runner import ItemResult
+from quoteproof.render.progress import ProgressBar
 from quoteproof.render.visible import visible_line
 
 __all__ = ["EvalProgress", "drift_lines", "summary_table"]
 
 
-class EvalProgress:
+class EvalProgress(ProgressBar):
     """A progress bar over the questions with running counts of answered, refused and
     failed ones, on `console` (stderr). Use as a context manager; pass `start` and
     `item_done` to `run_eval` as `on_start` and `on_item`."""
 
     def __init__(self, console: Console, label: str = "eval") -> None:
-        self._progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[counts]}"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            transient=True,
-        )
-        self._task = self._progress.add_task(label, total=None, counts="")
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+        more = (TextColumn("{task.fields[counts]}"), TimeElapsedColumn(), TimeRemainingColumn())
+        super().__init__(console, label, *columns, *more, counts="")
         self.counts = {"answered": 0, "refused": 0, "error": 0}
-
-    def __enter__(self) -> EvalProgress:
-        self._progress.__enter__()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._progress.__exit__(exc_type, exc, tb)
-
-    def start(self, total: int) -> None:
-        """Set the number of questions."""
-        self._progress.update(self._task, total=total)
 
     def item_done(self, result: ItemResult) -> None:
         """Count one finished question and advance the bar."""

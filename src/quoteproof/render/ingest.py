@@ -8,14 +8,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import asdict
-from types import TracebackType
 from typing import Any
 
 from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
-    Progress,
     ProgressColumn,
     Task,
     TextColumn,
@@ -25,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quoteproof.ingest.pipeline import IngestResult
+from quoteproof.render.progress import ProgressBar
 from quoteproof.render.visible import visible_line
 from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.store.base import IndexStats
@@ -45,7 +44,7 @@ class _PagesColumn(ProgressColumn):
         return Text(f"{pages:,} pages{rate}")
 
 
-class IngestProgress:
+class IngestProgress(ProgressBar):
     """A progress bar over files with a running page count and pages/s, on `console`.
 
     Use as a context manager; call `file_done` after each file. Failures print one
@@ -54,31 +53,12 @@ class IngestProgress:
     """
 
     def __init__(self, console: Console, total_files: int) -> None:
-        self._progress = Progress(
-            TextColumn("ingest"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("files"),
-            _PagesColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        )
-        self._task = self._progress.add_task("ingest", total=total_files, pages=0)
+        columns = (TextColumn("ingest"), BarColumn(), MofNCompleteColumn())
+        more = (TextColumn("files"), _PagesColumn(), TimeElapsedColumn())
+        super().__init__(console, "ingest", *columns, *more, pages=0)
+        self.start(total_files)
         self._pages = 0
         self._started = time.perf_counter()
-
-    def __enter__(self) -> IngestProgress:
-        self._progress.__enter__()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._progress.__exit__(exc_type, exc, tb)
 
     @property
     def elapsed(self) -> float:
@@ -99,7 +79,7 @@ class IngestProgress:
         self._progress.update(self._task, advance=1, pages=self._pages)
 
 
-class EmbedProgress:
+class EmbedProgress(ProgressBar):
     """A progress bar over chunks being embedded, with vectors/s, on `console`.
 
     Use as a context manager; pass `start` and `advance` to `Index.embed` as its
@@ -107,33 +87,9 @@ class EmbedProgress:
     """
 
     def __init__(self, console: Console) -> None:
-        self._progress = Progress(
-            TextColumn("embed"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("chunks"),
-            _RateColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        )
-        self._task = self._progress.add_task("embed", total=None)
-
-    def __enter__(self) -> EmbedProgress:
-        self._progress.__enter__()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._progress.__exit__(exc_type, exc, tb)
-
-    def start(self, total: int) -> None:
-        """Set how many chunks will be embedded."""
-        self._progress.update(self._task, total=total)
+        columns = (TextColumn("embed"), BarColumn(), MofNCompleteColumn())
+        more = (TextColumn("chunks"), _RateColumn(), TimeElapsedColumn())
+        super().__init__(console, "embed", *columns, *more)
 
     def advance(self, count: int) -> None:
         """Record `count` more chunks embedded."""

@@ -16,34 +16,46 @@ import shutil
 import unicodedata
 import uuid
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 
-from quoteproof.defaults import DEFAULT_ASK_TOP_K, DEFAULT_MAX_STEPS, DEFAULT_SEARCH_TOP_K
+from quoteproof.defaults import DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import AccessDeniedError, UsageError
-from quoteproof.model import ANSWER_SCHEMA, DEFAULT_COLLECTION, AnswerMode, ContextForm
+from quoteproof.model import DEFAULT_COLLECTION
 from quoteproof.render.hits import hit_to_dict
+from quoteproof.server.api_bodies import (
+    ERRORS,
+    MAX_TOP_K,
+    AnswerRecordBody,
+    AskRequest,
+    DocumentsBody,
+    ErrorBody,
+    HealthBody,
+    JobBody,
+    RetiredBody,
+    SearchBody,
+    SourceBody,
+    VerifyBody,
+    VersionBody,
+)
 from quoteproof.server.auth import optional_principal, principal
 from quoteproof.server.jobs import Job
 from quoteproof.server.json_body import StrictJSONRoute
 from quoteproof.server.state import AppState, AppStateDep
 from quoteproof.service import (
     MAX_QUESTION_CHARS,
-    SNIFF_BYTES,
     AnswerOptions,
     Principal,
-    mode_help,
-    upload_problem,
+    about,
 )
+from quoteproof.service.uploads import SNIFF_BYTES, upload_problem
 
 router = APIRouter(prefix="/v1", tags=["v1"], route_class=StrictJSONRoute)
 
-MAX_TOP_K = 100
 MAX_CONTEXT = 10_000
 MAX_FILES_PER_UPLOAD = 100
 UPLOAD_ROUTE = ("POST", "/v1/documents")
@@ -54,192 +66,6 @@ PrincipalDep = Annotated[Principal, Depends(principal)]
 StateDep = AppStateDep
 
 _NOT_FOUND = "not found"
-
-
-# --- response and request models (for validation and the OpenAPI schema) ---
-
-
-class ErrorBody(BaseModel):
-    """Every error: a one-line message."""
-
-    error: str
-
-
-class AskRequest(BaseModel):
-    """A question, and how to answer it (the fields of `AnswerOptions` by the same
-    names, but the quote match threshold, which the server keeps at its default)."""
-
-    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
-    mode: AnswerMode = Field("quote", description=mode_help())
-    strictness: Literal["strict", "lenient"] = "strict"
-    max_steps: int = Field(DEFAULT_MAX_STEPS, ge=1, le=50)
-    top_k: int = Field(DEFAULT_ASK_TOP_K, ge=1, le=MAX_TOP_K)
-    context: ContextForm = Field(
-        "paragraphs",
-        description="What the model is given: paragraphs, knowledge-graph triplets, both, "
-        "or the whole corpus in scope (when it fits the model's context window).",
-    )
-    document: str | None = Field(
-        None, description="With context `whole`: only this document (its id)."
-    )
-    collections: list[str] | None = Field(
-        None,
-        description="Only these collections (each must be the key's); default: all of the key's.",
-    )
-
-
-class HitBody(BaseModel):
-    """One search hit (as `quoteproof search --format json`)."""
-
-    ref: str
-    doc_id: str
-    source_path: str
-    score: float
-    rank: int
-    label: str
-    text: str
-
-
-class SearchBody(BaseModel):
-    query: str
-    hits: list[HitBody]
-
-
-class DocumentBody(BaseModel):
-    """The current version of a document, without its text."""
-
-    doc_id: str
-    version: int
-    source_path: str
-    title: str
-    format: str
-    sha256: str
-    collection: str
-
-
-class DocumentsBody(BaseModel):
-    documents: list[DocumentBody]
-
-
-class FileResultBody(BaseModel):
-    path: str
-    status: str
-    error: str | None
-    doc_id: str | None
-    version: int | None
-
-
-class JobBody(BaseModel):
-    """An ingest job: `state` is queued, running, done (every file tried; see each
-    file's `status`) or failed (the job itself failed: `error`)."""
-
-    job: str
-    state: Literal["queued", "running", "done", "failed"]
-    collection: str
-    total: int
-    done: int
-    results: list[FileResultBody]
-    error: str | None
-    created: str
-    finished: str | None
-
-
-class RetiredBody(BaseModel):
-    doc_id: str
-    retired: bool
-
-
-class AnswerRecordBody(BaseModel):
-    """An answer from the audit log: its id, when and by whom it was asked, over
-    which collections (`*`: the whole index), and the answer JSON."""
-
-    id: str
-    time: str
-    user: str | None
-    collections: list[str]
-    answer: dict[str, Any]
-
-
-class CheckBody(BaseModel):
-    """The verdict on one quote (`cited`: a passage cited by prose); `notes` say
-    when its document version has since been superseded or retired."""
-
-    quote_id: str
-    ref: str
-    valid: bool
-    problems: list[str]
-    cited: bool
-    notes: list[str]
-
-
-class SealBody(BaseModel):
-    """The verdict on the answer as a whole: `sealed` is false for an answer without
-    a seal (only its quotes were checked); `problems` list every change found since
-    it was made (each changed field named); `notes` what was not checked."""
-
-    sealed: bool
-    problems: list[str]
-    notes: list[str]
-
-
-class VerifyBody(BaseModel):
-    """`valid`: every quote matches the index and the seal shows no change."""
-
-    valid: bool
-    quotes: list[CheckBody]
-    answer: SealBody
-
-
-class BoxBody(BaseModel):
-    """A rectangle on a page (1-based) in PDF points, origin bottom-left."""
-
-    page: int
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-
-class SourceBody(BaseModel):
-    """A span of a stored document version, with context and location."""
-
-    doc_id: str
-    version: int
-    title: str
-    source_path: str
-    format: str
-    collection: str
-    sha256: str
-    length: int
-    start: int
-    end: int
-    text: str
-    before: str
-    after: str
-    pages: list[int] | None
-    boxes: list[BoxBody]
-    ocr: bool
-
-
-class HealthBody(BaseModel):
-    """`documents`: how many current documents the presented key may see (all of
-    them without auth); null when no valid key is presented."""
-
-    status: str
-    documents: int | None
-
-
-class VersionBody(BaseModel):
-    version: str
-    answer_schema: str
-    api: str
-
-
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorBody, "description": "No valid API key"},
-    403: {"model": ErrorBody, "description": "A collection the key lacks"},
-    404: {"model": ErrorBody, "description": "No such item (or another collection's)"},
-}
 
 
 def _not_found() -> HTTPException:
@@ -253,7 +79,7 @@ def _not_found() -> HTTPException:
     "/ask",
     summary="Answer a question with verbatim quotes",
     response_description="The answer JSON (`quoteproof.answer/1`), as `ask --format json`",
-    responses={**_ERRORS, 200: {"content": {"application/json": {"schema": {"type": "object"}}}}},
+    responses={**ERRORS, 200: {"content": {"application/json": {"schema": {"type": "object"}}}}},
 )
 def ask(body: AskRequest, who: PrincipalDep, state: StateDep) -> JSONResponse:
     """Answer `question` from the key's collections (or the subset named in
@@ -273,7 +99,7 @@ def ask(body: AskRequest, who: PrincipalDep, state: StateDep) -> JSONResponse:
     "/answers/{answer_id}",
     summary="An answer from the audit log",
     response_model=AnswerRecordBody,
-    responses=_ERRORS,
+    responses=ERRORS,
 )
 def get_answer(answer_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     """Return a recorded answer; 404 unless the key may see every collection it was
@@ -295,7 +121,7 @@ def get_answer(answer_id: str, who: PrincipalDep, state: StateDep) -> dict[str, 
     "/verify",
     summary="Re-check a saved answer: its quotes and its seal",
     response_model=VerifyBody,
-    responses={**_ERRORS, 400: {"model": ErrorBody, "description": "Not an answer JSON"}},
+    responses={**ERRORS, 400: {"model": ErrorBody, "description": "Not an answer JSON"}},
 )
 def verify(
     answer: Annotated[dict[str, Any], Body(description="An answer JSON (`quoteproof.answer/1`)")],
@@ -334,7 +160,7 @@ def verify(
 
 
 @router.get(
-    "/search", summary="Search the key's documents", response_model=SearchBody, responses=_ERRORS
+    "/search", summary="Search the key's documents", response_model=SearchBody, responses=ERRORS
 )
 def search(
     who: PrincipalDep,
@@ -354,7 +180,7 @@ def search(
     "/sources/{doc_id}",
     summary="A span of a stored document",
     response_model=SourceBody,
-    responses={**_ERRORS, 400: {"model": ErrorBody, "description": "Offsets out of range"}},
+    responses={**ERRORS, 400: {"model": ErrorBody, "description": "Offsets out of range"}},
 )
 def source(
     doc_id: str,
@@ -399,7 +225,7 @@ def source(
 
 
 @router.get(
-    "/documents", summary="The key's documents", response_model=DocumentsBody, responses=_ERRORS
+    "/documents", summary="The key's documents", response_model=DocumentsBody, responses=ERRORS
 )
 def list_documents(
     who: PrincipalDep,
@@ -430,7 +256,7 @@ def list_documents(
     "/documents/{doc_id}",
     summary="Retire a document",
     response_model=RetiredBody,
-    responses=_ERRORS,
+    responses=ERRORS,
 )
 def retire(doc_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     """Take a document out of search and listing; its stored versions stay readable
@@ -536,7 +362,7 @@ _UPLOAD_BODY: dict[str, Any] = {
     response_model=JobBody,
     openapi_extra=_UPLOAD_BODY,
     responses={
-        **_ERRORS,
+        **ERRORS,
         400: {"model": ErrorBody, "description": "No file, a bad name or collection"},
         413: {"model": ErrorBody, "description": "Larger than the upload limit"},
         415: {"model": ErrorBody, "description": "Unsupported or mislabelled file"},
@@ -587,7 +413,7 @@ async def ingest_upload(form: FormData, who: Principal, state: AppState) -> Job:
 
 
 @router.get(
-    "/jobs/{job_id}", summary="Progress of an ingest job", response_model=JobBody, responses=_ERRORS
+    "/jobs/{job_id}", summary="Progress of an ingest job", response_model=JobBody, responses=ERRORS
 )
 def get_job(job_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     """Return an upload's ingest progress; 404 for another collection's job."""
@@ -615,6 +441,5 @@ def health(
 @router.get("/version", summary="Server and answer-schema versions", response_model=VersionBody)
 def version() -> dict[str, Any]:
     """The quoteproof version, the answer JSON schema and the API version."""
-    from quoteproof.server.app import version as app_version
-
-    return {"version": app_version(), "answer_schema": ANSWER_SCHEMA, "api": "v1"}
+    told = about.versions()
+    return {"version": told.version, "answer_schema": told.answer_schema, "api": "v1"}

@@ -18,7 +18,6 @@ import math
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -47,6 +46,7 @@ from quoteproof.server import api
 from quoteproof.server.body_limit import BodyLimitMiddleware
 from quoteproof.server.security import HostCheckMiddleware, SecurityHeadersMiddleware, docs_csp
 from quoteproof.server.state import AppState, ServerConfig
+from quoteproof.service.about import installed_version
 
 STATIC_DIR = Path(__file__).parent / "static"
 TITLE = "quoteproof"
@@ -71,16 +71,6 @@ ERROR_STATUS: tuple[tuple[type[QuoteproofError], int], ...] = (
     (QuoteproofError, 400),
 )
 """The HTTP status of each `QuoteproofError` class (the first that matches)."""
-
-
-def version() -> str:
-    """The installed quoteproof version."""
-    try:
-        return metadata.version("quoteproof")
-    except metadata.PackageNotFoundError:
-        from quoteproof import __version__
-
-        return __version__
 
 
 def error_status(exc: QuoteproofError) -> int:
@@ -156,7 +146,7 @@ def create_app(config: ServerConfig) -> FastAPI:
 
     app = FastAPI(
         title=TITLE,
-        version=version(),
+        version=installed_version(),
         description=DESCRIPTION,
         docs_url=None,
         redoc_url=None,

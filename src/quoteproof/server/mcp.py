@@ -19,7 +19,7 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, cast
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -124,24 +124,11 @@ class QuoteResult(TypedDict):
 
 
 def quote_result(quote: Quote) -> QuoteResult:
-    """The `quote` tool's reply for a resolved quote."""
-    return QuoteResult(
-        text=quote.text,
-        ref=quote.ref,
-        label=quote.label,
-        doc_id=quote.doc_id,
-        doc_version=quote.doc_version,
-        source_path=quote.source_path,
-        start=quote.start,
-        end=quote.end,
-        doc_sha256=quote.doc_sha256,
-        text_sha256=quote.text_sha256,
-        pages=None if quote.pages is None else list(quote.pages),
-        match=quote.match,
-        score=quote.score,
-        claimed_text=quote.claimed_text,
-        differs=quote.differs,
-    )
+    """The `quote` tool's reply for a resolved quote: its fields that `QuoteResult`
+    names, in that order (`pages` as a list)."""
+    values = {name: getattr(quote, name) for name in QuoteResult.__annotations__}
+    values["pages"] = None if quote.pages is None else list(quote.pages)
+    return cast(QuoteResult, values)
 
 
 def _require_words(text: str, name: str) -> None:

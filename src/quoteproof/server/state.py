@@ -26,7 +26,8 @@ from quoteproof.llm.registry import BackendSpec, make_backend
 from quoteproof.retrieval.retriever import RetrievalSettings
 from quoteproof.server.jobs import DEFAULT_PARSE_TIMEOUT_S, DEFAULT_PARSE_WORKERS, JobManager
 from quoteproof.server.journal import JOURNAL_FOLDER, JobJournal
-from quoteproof.service import Admin, Principal, ScopedIndex
+from quoteproof.service import Principal, ScopedIndex
+from quoteproof.service.admin import Admin
 from quoteproof.store.open import is_postgres_url
 
 DEFAULT_MAX_UPLOAD_MB = 50.0
@@ -131,7 +132,7 @@ class AppState:
 
     def admin(self) -> Admin:
         """This thread's index as its operator sees it: API keys and authentication
-        (`service.Admin`)."""
+        (`service.admin.Admin`)."""
         return Admin(self.index())
 
     def backend(self) -> Backend:

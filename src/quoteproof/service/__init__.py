@@ -5,24 +5,25 @@ the MCP server only translate their input and output.
 answer recorded in the audit log), searching, quoting a passage, documents, sources
 and spans of them, verifying, recorded answers and the audit history, uploads and
 ingest jobs, each limited to the principal's collections (`Principal`). Every face
-checks a question with the one rule `check_question`. `Admin` is the operator's
-side: API keys, authentication, the audit log as a whole. `make_backend` makes the
+checks a question with the one rule `check_question`. `make_backend` makes the
 backend a `BackendSpec` names; `mode_choices` says which answer modes it offers.
+
+Imported from their modules, so that a question loads neither: `admin.Admin`, the
+operator's side (API keys, authentication, the audit log as a whole), and
+`uploads` (the file types an upload may hold and what refuses one).
 """
 
 from quoteproof.closing import ClosedOnExit
 from quoteproof.llm.base import Backend
 from quoteproof.llm.registry import BackendSpec, make_backend
-from quoteproof.retrieval.retriever import RetrievalNotice
-from quoteproof.service.admin import Admin, LogReport
+from quoteproof.retrieval.retriever import RetrievalNotice, RetrievalSettings, RetrieverName
 from quoteproof.service.catalog import ModeChoice, mode_choices, mode_help, modes
 from quoteproof.service.inputs import read_labelled, read_queries, read_saved_answer
 from quoteproof.service.principal import ANONYMOUS, Principal
 from quoteproof.service.questions import MAX_QUESTION_CHARS, QuestionError, check_question
-from quoteproof.service.uploads import SNIFF_BYTES, SUPPORTED_SUFFIXES, upload_problem
 from quoteproof.service.view import Asked, ScopedIndex, Span, SpanError
 from quoteproof.store.base import ApiKey, AuditEntry, DocumentSummary, check_collection_name
-from quoteproof.strategies.options import AnswerOptions
+from quoteproof.strategies.options import AnswerOptions, answer_field_types
 from quoteproof.streaming import (
     AnswerEvent,
     DataComputed,
@@ -36,9 +37,6 @@ from quoteproof.terms import well_formed
 __all__ = [
     "ANONYMOUS",
     "MAX_QUESTION_CHARS",
-    "SNIFF_BYTES",
-    "SUPPORTED_SUFFIXES",
-    "Admin",
     "AnswerEvent",
     "AnswerOptions",
     "ApiKey",
@@ -49,7 +47,6 @@ __all__ = [
     "ClosedOnExit",
     "DataComputed",
     "DocumentSummary",
-    "LogReport",
     "ModeChoice",
     "Principal",
     "ProseDelta",
@@ -57,10 +54,13 @@ __all__ = [
     "QuoteDropped",
     "QuoteResolved",
     "RetrievalNotice",
+    "RetrievalSettings",
+    "RetrieverName",
     "ScopedIndex",
     "Span",
     "SpanError",
     "StageStarted",
+    "answer_field_types",
     "check_collection_name",
     "check_question",
     "make_backend",
@@ -70,6 +70,5 @@ __all__ = [
     "read_labelled",
     "read_queries",
     "read_saved_answer",
-    "upload_problem",
     "well_formed",
 ]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from quoteproof.audit import LogCheck, append_witness, export_lines, read_witness, verify_log
 from quoteproof.audit_key import read_audit_key
-from quoteproof.closing import ClosedOnExit
 from quoteproof.index import Index
 from quoteproof.keys import authenticate, create_key
+from quoteproof.service.opened import OpenedIndex
 from quoteproof.service.principal import Principal
 from quoteproof.signing_record import first_signed
 from quoteproof.store.base import ApiKey
@@ -32,31 +32,14 @@ class LogReport:
     missing_key: Path | None
 
 
-class Admin(ClosedOnExit):
+class Admin(OpenedIndex):
     """The operator's side of `index` (see the module docstring)."""
-
-    def __init__(self, index: Index) -> None:
-        self._index = index
 
     @classmethod
     def open(cls, location: str, *, create: bool = False, audit_key: Path | None = None) -> Admin:
         """Open the index at `location` (as `Index.open`) for its operator; close it
         with `close` or a `with` block. Raises `IndexNotFoundError`, `StoreError`."""
         return cls(Index.open(location, create=create, audit_key=audit_key))
-
-    def close(self) -> None:
-        """Close the index."""
-        self._index.close()
-
-    @property
-    def location(self) -> str:
-        """Where the index is (a directory or a `postgresql://` URL)."""
-        return self._index.store.location
-
-    def check_signing_key(self) -> None:
-        """Read or make the key that signs the audit log, so that a key that cannot
-        be read or made fails now, not at the first answer. Raises StoreError."""
-        self._index.signing_key()
 
     # --- API keys ---
 

@@ -8,23 +8,24 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal
 
-from quoteproof.closing import ClosedOnExit
 from quoteproof.index import Index, changed_any
+from quoteproof.ingest.chunking import ChunkSettings
 from quoteproof.ingest.files import source_name
+from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.parsing import IngestSettings
 from quoteproof.ingest.pipeline import IngestResult, skipped_results
 from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.retrieval.embedder import dense_available
-from quoteproof.store.base import IndexStats
+from quoteproof.service.opened import OpenedIndex
 
-__all__ = ["IngestRun", "IngestStage"]
+__all__ = ["ChunkSettings", "IngestRun", "IngestSettings", "IngestStage", "ParseLimits"]
 
 IngestStage = Literal["files", "vectors", "threshold"]
 """What an ingest is doing: storing files, computing vectors, estimating the
 automatic refusal threshold."""
 
 
-class IngestRun(ClosedOnExit):
+class IngestRun(OpenedIndex):
     """Ingesting the files of `paths` (folders walked) into the index at `location`
     (made when missing) with `settings`, parsing with `jobs` processes; `embed`
     (None: when the dense extra is installed) computes vectors with `embed_model`.
@@ -54,20 +55,7 @@ class IngestRun(ClosedOnExit):
         self.embed_model = embed_model
         self.done: list[IngestResult] = []
         self.stage: IngestStage = "files"
-        self._index = Index.open(location, create=True)
-
-    def close(self) -> None:
-        """Close the index."""
-        self._index.close()
-
-    @property
-    def location(self) -> str:
-        """Where the index is."""
-        return self._index.store.location
-
-    def stats(self) -> IndexStats:
-        """The index's counts of documents, versions and chunks now."""
-        return self._index.store.stats()
+        super().__init__(Index.open(location, create=True))
 
     @property
     def results(self) -> list[IngestResult]:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from quoteproof.audit import answer_of, list_entries, record_answer, visible_to
-from quoteproof.closing import ClosedOnExit
 from quoteproof.codec import answer_to_dict
 from quoteproof.defaults import DEFAULT_COLLECTION
 from quoteproof.errors import AccessDeniedError, UsageError
@@ -38,13 +37,14 @@ from quoteproof.receipts import AnswerCheck, verify_recorded, verify_saved
 from quoteproof.retrieval.evidence import Calibration
 from quoteproof.retrieval.retriever import RetrievalSettings
 from quoteproof.seal import SEAL_KEY, seal_entry
+from quoteproof.service.catalog import ModeChoice, mode_choices
+from quoteproof.service.opened import OpenedIndex
 from quoteproof.service.principal import Principal
 from quoteproof.service.questions import check_question
 from quoteproof.store.base import (
     AuditEntry,
     CurrentVersion,
     DocumentSummary,
-    IndexStats,
     Store,
     check_collection_name,
 )
@@ -146,13 +146,13 @@ class _ScopedStore:
         return current
 
 
-class ScopedIndex(ClosedOnExit):
+class ScopedIndex(OpenedIndex):
     """`index` as `principal` sees it (see the module docstring). Methods that take
     `collections` narrow the principal's own to them and raise `AccessDeniedError`
     for one it lacks (`Principal.narrow`)."""
 
     def __init__(self, index: Index, principal: Principal) -> None:
-        self._index = index
+        super().__init__(index)
         self._owned = False
         self.principal = principal
         self.store: Store = (
@@ -194,19 +194,10 @@ class ScopedIndex(ClosedOnExit):
         limits (ingest, embedding, calibration, evaluation)."""
         return self._index
 
-    @property
-    def location(self) -> str:
-        """Where the index is (a directory or a `postgresql://` URL)."""
-        return self._index.store.location
-
-    def stats(self) -> IndexStats:
-        """Counts of the whole index's documents, versions and chunks."""
-        return self._index.store.stats()
-
-    def check_signing_key(self) -> None:
-        """Read or make the key that signs answers, so that one that cannot be read
-        or made fails before a question is asked. Raises StoreError."""
-        self._index.signing_key()
+    def modes(self, backend: Backend) -> tuple[ModeChoice, ...]:
+        """The answer modes this principal may ask `backend` for, each with its title
+        and summary: those the backend can run (`catalog.mode_choices`)."""
+        return mode_choices(backend)
 
     def missing_verification_key(self) -> Path | None:
         """Where the audit key was looked for when there is none to check seals

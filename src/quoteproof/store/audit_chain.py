@@ -21,7 +21,7 @@ import dataclasses
 import hashlib
 import hmac
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from quoteproof.model import sha256_text
 from quoteproof.store.base import AuditEntry, setting_key
@@ -33,6 +33,7 @@ __all__ = [
     "AUDIT_HEAD_SETTING",
     "GENESIS_HASH",
     "AuditHead",
+    "NewEntry",
     "append_entry",
     "audit_from_row",
     "audit_hash",
@@ -127,15 +128,18 @@ def audit_from_row(row: Any) -> AuditEntry:
     return AuditEntry(**values)
 
 
-def append_entry(
-    execute: Execute,
-    entry_id: str,
-    time: str,
-    user: str | None,
-    collections: tuple[str, ...],
-    body: str,
-    key: bytes | None = None,
-) -> AuditEntry:
+class NewEntry(NamedTuple):
+    """What the store is given of an entry to append; the chain adds its `seq`, hashes
+    and signature (`append_entry`)."""
+
+    entry_id: str
+    time: str
+    user: str | None
+    collections: tuple[str, ...]
+    body: str
+
+
+def append_entry(execute: Execute, new: NewEntry, key: bytes | None = None) -> AuditEntry:
     """Append one entry to the log: the last entry's `seq` plus one (1 for an empty
     log), chained to its hash (`GENESIS_HASH` for the first), and record the new head
     as the setting `AUDIT_HEAD_SETTING`. With `key`, the entry and the head are
@@ -148,10 +152,10 @@ def append_entry(
     """
     last = execute("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1", ()).fetchone()
     seq, prev_hash = (last["seq"] + 1, last["hash"]) if last is not None else (1, GENESIS_HASH)
-    collections = tuple(collections)
-    chained = audit_hash(prev_hash, seq, entry_id, time, user, collections, body)
+    new = new._replace(collections=tuple(new.collections))
+    chained = audit_hash(prev_hash, seq, *new)
     signature = entry_signature(key, chained) if key is not None else None
-    entry = AuditEntry(seq, entry_id, time, user, collections, body, prev_hash, chained, signature)
+    entry = AuditEntry(seq, *new, prev_hash, chained, signature)
     execute(
         f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
         (

@@ -15,20 +15,14 @@ The version rule (unchanged, retire, new version) is decided once, in
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from quoteproof.errors import StoreError
 from quoteproof.model import Chunk, Document, Hit, Layout, SourceTable, sha256_text
-from quoteproof.store.audit_chain import AUDIT_COLUMNS, append_entry, audit_from_row
 from quoteproof.store.base import (
     EMBEDDING_SPACE_SETTING,
-    ApiKey,
-    AuditEntry,
     CurrentVersion,
     DocumentSummary,
     EmbeddingSpace,
@@ -54,11 +48,11 @@ from quoteproof.store.codec import (
 )
 from quoteproof.store.kg import TripletStore
 from quoteproof.store.refs import chunk_ref
-from quoteproof.store.sql import Cursor
+from quoteproof.store.sql_records import SQLRecords, record
 from quoteproof.store.versions import decide_version, latest_version
 
 if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
+    pass
 
 __all__ = ["CHUNK_COLUMNS", "CHUNK_FROM", "SQLStore", "marks"]
 
@@ -73,9 +67,6 @@ _CHUNK_INSERT_COLUMNS = (
     *("ref", "doc_id", "doc_version", "ordinal", "start", '"end"', "text", "section"),
     *("label", "pages", "language", "source_uri", "ocr", "embed_key"),
 )
-_KEY_COLUMNS = "key_id, name, secret_sha256, collections, created, revoked"
-
-Record = TypeVar("Record", bound="DataclassInstance")
 
 
 def marks(count: int) -> str:
@@ -83,47 +74,22 @@ def marks(count: int) -> str:
     return ",".join("?" * count)
 
 
-def _record(kind: type[Record], row: Any) -> Record:
-    """The dataclass `kind` with each field read from `row` by its name."""
-    return kind(**{field.name: row[field.name] for field in dataclasses.fields(kind)})
-
-
-class SQLStore(TripletStore, ABC):
-    """A `Store` over a SQL database, less what its dialect supplies (see the module)."""
+class SQLStore(TripletStore, SQLRecords):
+    """A `Store` over a SQL database, less what its dialect supplies (see the module);
+    its settings, audit log and API keys are `SQLRecords`', its knowledge-graph
+    triplets `TripletStore`'s."""
 
     _CURRENT_CHUNK: ClassVar[str]
     """A condition on `CHUNK_FROM` that holds for the chunks of current versions."""
 
-    _CODE_POINT_ORDER: ClassVar[str]
-    """The clause after a text column in ORDER BY that orders it by code point."""
-
-    _INSERT_ORDER: ClassVar[str]
-    """The `api_keys` column that orders keys as they were added."""
-
     _NOW: ClassVar[str]
     """The SQL expression of the time a document version is ingested."""
-
-    _TAKEN: ClassVar[type[Exception]]
-    """The driver's error for an insert whose unique key is taken."""
 
     def __init__(self, location: str) -> None:
         self.location = location
         self._space: EmbeddingSpace | None = None
 
-    # --- what each dialect supplies ------------------------------------------------
-
-    @abstractmethod
-    def _run(self, sql: str, params: Sequence[Any] = (), /) -> Cursor:
-        """Run `sql` (with `?` marks) with `params`, in the current transaction if any."""
-
-    @abstractmethod
-    def _run_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        """Run `sql` (with `?` marks) once for each of `rows`."""
-
-    @abstractmethod
-    def _write(self) -> AbstractContextManager[None]:
-        """One write transaction that queues writers of every process, committed when
-        the block ends, rolled back whole when it raises."""
+    # --- what each dialect supplies (and `_run`, `_run_many`, `_write`: SQLRecords) -
 
     @abstractmethod
     def _encode_list(self, values: Sequence[Any]) -> Any:
@@ -190,7 +156,7 @@ class SQLStore(TripletStore, ABC):
             "WHERE source_path = ? AND is_current = TRUE ORDER BY version DESC LIMIT 1",
             (source_path,),
         ).fetchone()
-        return _record(CurrentVersion, row) if row is not None else None
+        return record(CurrentVersion, row) if row is not None else None
 
     def latest_version(self, source_path: str) -> int | None:
         """Return the newest version number stored for `source_path`, retired or not."""
@@ -312,7 +278,7 @@ class SQLStore(TripletStore, ABC):
             sql += " AND version = ?"
             params += (version,)
         row = self._run(sql + " ORDER BY version DESC LIMIT 1", params).fetchone()
-        return _record(Document, row) if row is not None else None
+        return record(Document, row) if row is not None else None
 
     def list_documents(self, collections: Iterable[str] | None = None) -> list[DocumentSummary]:
         """Return the current version of every stored document (of `collections`
@@ -328,7 +294,7 @@ class SQLStore(TripletStore, ABC):
                 return []
             sql += f" AND collection IN ({marks(len(wanted))})"
         rows = self._run(f"{sql} ORDER BY source_path{self._CODE_POINT_ORDER}", wanted)
-        return [_record(DocumentSummary, row) for row in rows.fetchall()]
+        return [record(DocumentSummary, row) for row in rows.fetchall()]
 
     def retire_document(self, doc_id: str) -> bool:
         """Take every version of `doc_id` out of search and listing (they stay
@@ -440,102 +406,7 @@ class SQLStore(TripletStore, ABC):
             for row in rows
         )
 
-    # --- settings, the audit log, API keys, counts ----------------------------------
-
-    def get_setting(self, name: str) -> str | None:
-        """Return an index-wide setting, or None when it was never set."""
-        row = self._run("SELECT value FROM meta WHERE key = ?", (setting_key(name),)).fetchone()
-        return str(row["value"]) if row is not None else None
-
-    def put_setting(self, name: str, value: str) -> None:
-        """Store an index-wide setting, replacing any earlier value."""
-        with self._write():
-            self._run(
-                "INSERT INTO meta (key, value) VALUES (?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (setting_key(name), value),
-            )
-
-    def append_audit(
-        self,
-        entry_id: str,
-        time: str,
-        user: str | None,
-        collections: tuple[str, ...],
-        body: str,
-        key: bytes | None = None,
-    ) -> AuditEntry:
-        """Append one entry to the audit log (`audit_chain.append_entry`, signed with
-        `key` when given) in one write transaction. Raises StoreError when
-        `entry_id` is already taken."""
-        try:
-            with self._write():
-                return append_entry(self._run, entry_id, time, user, collections, body, key)
-        except self._TAKEN as exc:
-            raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
-
-    def audit_entries(self, after_seq: int = 0, limit: int | None = None) -> list[AuditEntry]:
-        """Return the audit entries with `seq > after_seq`, in order, at most `limit`."""
-        sql = f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE seq > ? ORDER BY seq"
-        params: tuple[int, ...] = (after_seq,)
-        if limit is not None:
-            sql += " LIMIT ?"
-            params += (max(limit, 0),)
-        return [audit_from_row(row) for row in self._run(sql, params).fetchall()]
-
-    def get_audit_entry(self, entry_id: str) -> AuditEntry | None:
-        """Return the audit entry with the public id `entry_id`, or None."""
-        row = self._run(
-            f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE entry_id = ?", (entry_id,)
-        ).fetchone()
-        return audit_from_row(row) if row is not None else None
-
-    def add_api_key(self, key: ApiKey) -> None:
-        """Store a new API key; raise StoreError when its `key_id` is taken."""
-        try:
-            with self._write():
-                self._run(
-                    f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (?,?,?,?,?,?)",
-                    (
-                        key.key_id,
-                        key.name,
-                        key.secret_sha256,
-                        json.dumps(list(key.collections), ensure_ascii=False),
-                        key.created,
-                        key.revoked,
-                    ),
-                )
-        except self._TAKEN as exc:
-            raise StoreError(f"API key {key.key_id!r} cannot be added: {exc}") from exc
-
-    def _key(self, row: Any) -> ApiKey:
-        """The key of a row of `_KEY_COLUMNS`."""
-        return dataclasses.replace(
-            _record(ApiKey, row),
-            collections=tuple(json.loads(row["collections"])),
-            revoked=bool(row["revoked"]),
-        )
-
-    def get_api_key(self, key_id: str) -> ApiKey | None:
-        """Return the key with `key_id` (revoked ones too), or None."""
-        row = self._run(
-            f"SELECT {_KEY_COLUMNS} FROM api_keys WHERE key_id = ?", (key_id,)
-        ).fetchone()
-        return self._key(row) if row is not None else None
-
-    def list_api_keys(self) -> list[ApiKey]:
-        """Return every key, oldest first."""
-        rows = self._run(
-            f"SELECT {_KEY_COLUMNS} FROM api_keys "
-            f"ORDER BY created{self._CODE_POINT_ORDER}, {self._INSERT_ORDER}"
-        ).fetchall()
-        return [self._key(row) for row in rows]
-
-    def revoke_api_key(self, key_id: str) -> bool:
-        """Mark a key revoked; False when there is no such key."""
-        with self._write():
-            cursor = self._run("UPDATE api_keys SET revoked = TRUE WHERE key_id = ?", (key_id,))
-        return cursor.rowcount > 0
+    # --- counts (settings, the audit log and API keys: `SQLRecords`) -----------------
 
     def stats(self) -> IndexStats:
         """Return counts of current documents, all versions, current chunks and vectors."""
@@ -547,4 +418,4 @@ class SQLStore(TripletStore, ABC):
             f"(SELECT count(*) FROM {current} AND EXISTS "
             " (SELECT 1 FROM embeddings e WHERE e.key = c.embed_key)) AS embedded"
         ).fetchone()
-        return _record(IndexStats, row)
+        return record(IndexStats, row)

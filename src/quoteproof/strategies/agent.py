@@ -48,14 +48,14 @@ from quoteproof.strategies.session import (
     AnswerSession,
 )
 from quoteproof.streaming import DataComputed, ProseDelta, QuoteResolved
-from quoteproof.tables import (
-    TableSession,
+from quoteproof.tables.args import (
     parse_aggregate_op,
     parse_columns,
     parse_filters,
     parse_name,
     parse_optional_name,
 )
+from quoteproof.tables.session import TableSession
 
 SEARCH_RESULTS = 8
 

@@ -1,19 +1,38 @@
 """`AnswerOptions`: how to answer, the one object every face hands, whole, through the
-service and the index to the strategies."""
+service and the index to the strategies. Each field carries its command-line text
+(`llm.registry.OptionText`): the CLI's answer options and the HTTP API's request
+fields are made from these fields, so an option is declared once, here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from quoteproof.defaults import (
     DEFAULT_ASK_TOP_K,
     DEFAULT_MAX_STEPS,
     DEFAULT_THRESHOLD,
 )
-from quoteproof.model import AnswerMode, ContextForm
-from quoteproof.quoting.citations import Strictness
+from quoteproof.llm.registry import OptionText
 
-__all__ = ["AnswerOptions"]
+if TYPE_CHECKING:  # the CLI's help reads these fields without loading the library
+    from quoteproof.model import AnswerMode, ContextForm
+    from quoteproof.quoting.citations import Strictness
+
+__all__ = ["AnswerOptions", "answer_field_types"]
+
+
+def _option(
+    default: Any,
+    flag: str,
+    help: str,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    show_default: bool = True,
+) -> Any:
+    """An `AnswerOptions` field with its command-line text (`OptionText`)."""
+    text = OptionText((flag,), help, minimum=minimum, maximum=maximum, show_default=show_default)
+    return field(default=default, metadata={"option": text})
 
 
 @dataclass(frozen=True)
@@ -25,10 +44,43 @@ class AnswerOptions:
     `document` (an id or source path) given whole instead of every document in
     scope."""
 
-    mode: AnswerMode = "quote"
-    strictness: Strictness = "strict"
-    max_steps: int = DEFAULT_MAX_STEPS
-    top_k: int = DEFAULT_ASK_TOP_K
-    threshold: float = DEFAULT_THRESHOLD
-    context: ContextForm = "paragraphs"
-    document: str | None = None
+    # AnswerMode and Strictness are Literals of strings: immutable defaults.
+    mode: AnswerMode = _option("quote", "--mode", "The answer mode.")  # noqa: RUF009
+    strictness: Strictness = _option(  # noqa: RUF009
+        "strict",
+        "--strictness",
+        "cite mode: strict refuses unless every sentence cites a source; "
+        "lenient drops uncited sentences and marks the answer partial.",
+    )
+    max_steps: int = _option(DEFAULT_MAX_STEPS, "--max-steps", "agent mode: most model calls.", 1)
+    top_k: int = _option(DEFAULT_ASK_TOP_K, "--top-k", "Sources given to the model.", 1)
+    threshold: float = _option(
+        DEFAULT_THRESHOLD, "--threshold", "Fuzzy quote match score 0-100.", 0.0, 100.0
+    )
+    context: ContextForm = _option(  # noqa: RUF009
+        "paragraphs",
+        "--context",
+        "What the model is given: retrieved paragraphs; knowledge-graph triplets (from "
+        "`kg import`, or extracted by the model) alone; both; or whole: every passage of "
+        "the documents in scope, when they fit the model's context window (else "
+        "retrieval, with a notice).",
+    )
+    document: str | None = _option(
+        None,
+        "--document",
+        "--context whole: give the model only this document (an id from `documents "
+        "list`, or its file).",
+        show_default=False,
+    )
+
+
+def answer_field_types() -> dict[str, Any]:
+    """The type of each field of `AnswerOptions` by name, resolved (for a face that
+    makes its request schema from them; this loads the modules the types are in)."""
+    from quoteproof.model import AnswerMode, ContextForm
+    from quoteproof.quoting.citations import Strictness
+
+    return get_type_hints(
+        AnswerOptions,
+        localns={"AnswerMode": AnswerMode, "Strictness": Strictness, "ContextForm": ContextForm},
+    )

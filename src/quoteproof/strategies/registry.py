@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from quoteproof.model import Answer, AnswerMode, Chunk, Hit
     from quoteproof.strategies.options import AnswerOptions
     from quoteproof.strategies.session import AnswerSession
-    from quoteproof.tables import TableSession
+    from quoteproof.tables.session import TableSession
 
 __all__ = [
     "STRATEGIES",

@@ -14,7 +14,7 @@ from quoteproof.llm.base import (
     TextSink,
     ToolSpec,
 )
-from quoteproof.llm.local import BUNDLED_MODEL_NOTICE, BUNDLED_NAME
+from quoteproof.llm.bundled import BUNDLED_MODEL_NOTICE, BUNDLED_NAME
 from quoteproof.model import (
     REFUSAL_TEXT,
     Answer,
@@ -346,10 +346,10 @@ class AnswerSession:
             tuple(quotes) + fact_quotes,
             tuple(rejected) + bad,
             partial=partial,
-            statements=tuple(statements),
-            data=tuple(data),
+            statements=statements,
+            data=data,
             cited=cited,
-            removed=tuple(removed),
+            removed=removed,
             facts=facts,
         )
 
@@ -372,10 +372,10 @@ class AnswerSession:
             (),
             tuple(rejected),
             refusal_reason=reason,
-            statements=tuple(statements),
-            data=tuple(data),
+            statements=statements,
+            data=data,
             escalation=escalation,
-            removed=tuple(removed),
+            removed=removed,
         )
 
     def _build(
@@ -387,11 +387,11 @@ class AnswerSession:
         *,
         refusal_reason: str | None = None,
         partial: bool = False,
-        statements: tuple[Statement, ...] = (),
-        data: tuple[DataResult, ...] = (),
+        statements: Sequence[Statement] = (),
+        data: Sequence[DataResult] = (),
         cited: tuple[Quote, ...] = (),
         escalation: str | None = None,
-        removed: tuple[Rejected, ...] = (),
+        removed: Sequence[Rejected] = (),
         facts: tuple[Fact, ...] = (),
     ) -> Answer:
         return Answer(
@@ -407,8 +407,8 @@ class AnswerSession:
             mode=self.mode,
             partial=partial,
             cited=cited,
-            statements=statements,
-            data=data,
+            statements=tuple(statements),
+            data=tuple(data),
             escalation=escalation,
             calls=tuple(self.calls),
             usage=total_usage(self.calls),

@@ -9,6 +9,8 @@ bad part, what was expected and what came, e.g.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import cast
 
 from quoteproof.errors import TableError
 from quoteproof.model import AggregateOp, Filter, FilterOp, Scalar
@@ -58,26 +60,26 @@ def parse_columns(value: object, field: str = "columns") -> tuple[str, ...]:
     return tuple(parse_name(item, f"{field}[{i}]") for i, item in enumerate(value))
 
 
-def parse_filter_op(value: object, field: str = "op") -> FilterOp:
-    """One of `FILTER_OPS` (`==` is read as `=`, `<>` as `!=`, case is ignored)."""
+def _one_of(value: object, field: str, choices: tuple[str, ...], aliases: Mapping[str, str]) -> str:
+    """`value` as one of `choices`, read case-blind and through `aliases`; TableError
+    naming `field` and the choices otherwise."""
     text = value.strip().lower() if isinstance(value, str) else None
-    text = _OP_ALIASES.get(text, text) if text is not None else None
-    if text not in FILTER_OPS:
+    text = aliases.get(text, text) if text is not None else None
+    if text not in choices:
         raise TableError(
-            f"{field}: expected one of {', '.join(FILTER_OPS)}, got {describe_json(value)}"
+            f"{field}: expected one of {', '.join(choices)}, got {describe_json(value)}"
         )
     return text
+
+
+def parse_filter_op(value: object, field: str = "op") -> FilterOp:
+    """One of `FILTER_OPS` (`==` is read as `=`, `<>` as `!=`, case is ignored)."""
+    return cast(FilterOp, _one_of(value, field, FILTER_OPS, _OP_ALIASES))
 
 
 def parse_aggregate_op(value: object, field: str = "op") -> AggregateOp:
     """One of `AGGREGATE_OPS` (`avg` and `average` are read as `mean`, case ignored)."""
-    text = value.strip().lower() if isinstance(value, str) else None
-    text = _AGGREGATE_ALIASES.get(text, text) if text is not None else None
-    if text not in AGGREGATE_OPS:
-        raise TableError(
-            f"{field}: expected one of {', '.join(AGGREGATE_OPS)}, got {describe_json(value)}"
-        )
-    return text
+    return cast(AggregateOp, _one_of(value, field, AGGREGATE_OPS, _AGGREGATE_ALIASES))
 
 
 def parse_scalar(value: object, field: str) -> Scalar:

@@ -16,7 +16,6 @@ article, the whole body is read. On every path, site chrome (`REMOVED_TAGS`,
 
 from __future__ import annotations
 
-import codecs
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,7 +23,6 @@ from pathlib import PurePath
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from quoteproof.errors import IngestError
 from quoteproof.ingest.blocks import (
     BLOCK_SEPARATOR,
     CELL_SEPARATOR,
@@ -32,6 +30,8 @@ from quoteproof.ingest.blocks import (
     RowCells,
     collapse_whitespace,
 )
+from quoteproof.ingest.html.chrome import is_byline, is_chrome_line
+from quoteproof.ingest.html.decode import decode_html
 from quoteproof.ingest.html.depth import check_parsed
 from quoteproof.model import BlockKind, ParsedDocument
 
@@ -39,7 +39,6 @@ __all__ = [
     "BLOCK_SEPARATOR",
     "CELL_SEPARATOR",
     "collapse_whitespace",
-    "declared_charset",
     "decode_html",
     "is_byline",
     "is_chrome_line",
@@ -86,21 +85,6 @@ REMOVED_SELECTORS = (
 screen-reader-only labels ("pdf icon"), and class names sites give their chrome
 (breadcrumbs, share bars, "Last reviewed: ... Source: ..." lines)."""
 
-CHROME_LINES = (
-    r"error processing ssi file",
-    r"\[an error occurred while processing this directive\]",
-    r"(?:back to |return to )?top(?: of (?:the )?page)?",
-    r"related (?:pages|links|content|articles|posts|topics|resources)",
-    r"on this page",
-    r"(?:page )?last (?:reviewed|updated|modified)(?: on)?:? .{1,40}",
-    r"view (?:this )?page in:? .{0,80}",
-    r"(?:download )?high[- ]resolution (?:jpe?g|png|tiff?|image|figure)(?: for print)?",
-    r"(?:print|share|email) this page",
-)
-"""Whole-block texts (matched case-insensitively, whitespace collapsed) that are site
-chrome, not content: server-side-include errors, "Top of Page", "Related Pages",
-"Last Reviewed: <date>", "View Page In: PDF [593K]", figure download links."""
-
 CONTENTS_MIN_LINKS = 3
 """An element with this many in-page links and little other text is a contents box."""
 
@@ -117,16 +101,6 @@ MAIN_CONTENT_SHARE = 0.95
 """The main-content root is the deepest element holding this share of anchored text."""
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_DEGREE_AFTER_NAME = re.compile(
-    r",\s*(?:PhD|MD|MPH|DrPH|MS|MSc|MSPH|MA|BA|BS|BSN|RN|MSN|DNP|MSW|MBChB|MBBS|MHS|RD"
-    r"|ScD|MDiv|DO|DDS|DMD|PharmD|MBA|MEd|EdD|CPHQ|FACP)(?![A-Za-z])"
-)
-BYLINE_NAMES = 2
-"""A heading naming this many people, each followed by an academic degree ("Jane Doe,
-PhD1; John Roe, MPH2"), is an author list, not a section."""
-_PERSON = re.compile(r"[^\W\d_][\w.'’-]*\s+[A-Z][\w'’-]*[a-z][\w'’-]*\Z")
-"""The end of a person's name: a word, then a capitalised one ("E. Macomber", "Jack Jr")."""
-
 # Elements that end the run of inline text before them; the value is the kind of
 # block their own loose text becomes.
 _CONTAINERS: dict[str, BlockKind] = {
@@ -168,79 +142,7 @@ _ANCHOR_SELECTOR = "p, li, dd, dt, td, th, pre, blockquote, h1, h2, h3, h4, h5, 
 _ANCHOR_XML = ("p", "head", "item", "cell", "quote", "code")
 # Elements a main-content root may be: an anchor's nearest one of these is used.
 _ROOT_TAGS = frozenset({"article", "body", "center", "div", "form", "main", "section"})
-_CHROME_LINE = re.compile("|".join(CHROME_LINES), re.IGNORECASE)
 _LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
-_META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
-_HEAD_END = re.compile(rb"</head\s*>", re.I)
-_CHARSET_SCAN_BYTES = 8192
-# Browsers decode these labels as windows-1252 (WHATWG Encoding Standard).
-_WINDOWS_1252_LABELS = frozenset(
-    {"iso-8859-1", "iso8859-1", "latin1", "latin-1", "us-ascii", "ascii"}
-)
-_BOMS = (
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
-def is_byline(text: str) -> bool:
-    """Whether a heading's text is an article's author list: `BYLINE_NAMES` or more
-    people's names each followed by a degree after a comma ("Farid Shamo, MBChB, MSc,
-    MPH1; Kathryn E. Macomber, MPH1"), or a link to the "author affiliations".
-    Degrees alone name no one ("Prescribers: MD, DO, PharmD")."""
-    if "author affiliations" in text.casefold():
-        return True
-    names = sum(
-        _PERSON.search(text, 0, degree.start()) is not None
-        for degree in _DEGREE_AFTER_NAME.finditer(text)
-    )
-    return names >= BYLINE_NAMES
-
-
-def is_chrome_line(text: str) -> bool:
-    """Whether a block's whole text is site chrome (one of `CHROME_LINES`)."""
-    return _CHROME_LINE.fullmatch(collapse_whitespace(text)) is not None
-
-
-def declared_charset(raw: bytes) -> str | None:
-    """Return the charset an HTML page declares in `<meta>` (lower-cased), or None.
-
-    Looks at `<meta charset=...>` and `<meta http-equiv="Content-Type"
-    content="...; charset=...">` in the head (at most the first 8 KiB).
-    """
-    head = raw[:_CHARSET_SCAN_BYTES]
-    end = _HEAD_END.search(head)
-    if end is not None:
-        head = head[: end.start()]
-    match = _META_CHARSET.search(head)
-    return match.group(1).decode("ascii").lower() if match else None
-
-
-def decode_html(raw: bytes, path: str) -> str:
-    """Decode an HTML file's bytes.
-
-    The encoding is, in order: a byte-order mark, the `<meta>` charset, UTF-8.
-    Labels browsers read as windows-1252 (`iso-8859-1`, `ascii`, ...) are read so here
-    too. Raises `IngestError` for an unknown charset or bytes it cannot decode.
-    """
-    for bom, encoding in _BOMS:
-        if raw.startswith(bom):
-            charset = encoding
-            break
-    else:
-        charset = declared_charset(raw) or "utf-8"
-        if charset.startswith("utf-16"):
-            charset = "utf-8"  # a page that could declare it in ASCII is not UTF-16
-    if charset in _WINDOWS_1252_LABELS:
-        charset = "cp1252"
-    try:
-        text = raw.decode(charset)
-    except LookupError:  # unknown name, or a codec that is not a text encoding
-        raise IngestError(path, f"unknown charset {charset!r} declared in <meta>") from None
-    except UnicodeDecodeError as exc:
-        raise IngestError(path, f"not valid {charset.upper()} (byte offset {exc.start})") from None
-    return text.removeprefix("\ufeff")
 
 
 def _children(node: LexborNode) -> Iterator[LexborNode]:

@@ -1,0 +1,227 @@
+"""The ask page of the web face: `/` (the question form), `/ask` (an answer, as an
+htmx fragment or a whole page) and `/ask/stream` (the answer as server-sent
+events while it is written)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, cast
+
+import anyio.to_thread
+from fastapi import Form, Request, Response
+from fastapi.responses import HTMLResponse, StreamingResponse
+from markupsafe import Markup
+from pydantic import BaseModel
+
+from quoteproof.errors import QuoteproofError
+from quoteproof.model import AnswerMode
+from quoteproof.render.html import render_answer_html, render_data_html, render_quote_html
+from quoteproof.server import web_page as pages
+from quoteproof.server.state import AppState
+from quoteproof.server.web_page import MaybePrincipal, StateDep, router
+from quoteproof.service import (
+    AnswerEvent,
+    AnswerOptions,
+    Asked,
+    DataComputed,
+    ModeChoice,
+    Principal,
+    ProseDelta,
+    QuoteDropped,
+    QuoteResolved,
+    StageStarted,
+    check_question,
+    modes,
+)
+
+log = logging.getLogger(__name__)
+
+
+def _answer_html(asked: Asked) -> str:
+    """The answer fragment: the renderer's HTML and the permalink to its audit entry."""
+    html = Markup(render_answer_html(asked.answer, source_url=pages.viewer_url))
+    return pages.fragment("answer_fragment.html", answer_html=html, entry_id=asked.entry.entry_id)
+
+
+def _offered_modes(state: AppState, who: Principal) -> tuple[ModeChoice, ...]:
+    """The answer modes the page offers `who`, each with its title and summary:
+    those the backend can run (`ScopedIndex.modes`)."""
+    return state.view(who).modes(state.backend())
+
+
+class AskForm(BaseModel):
+    """The ask form's fields, as `/ask` and `/ask/stream` take them (a missing one
+    is empty; the mode, quote)."""
+
+    question: str = ""
+    mode: str = "quote"
+    csrf_token: str = ""
+
+
+AskFormDep = Annotated[AskForm, Form()]
+
+
+def _refused(request: Request, question: str, mode: str, csrf_token: str) -> tuple[int, str] | None:
+    """Why a posted question is refused, with the status that says so: 403 for a
+    request not from the page (`post_refusal`), 400 for a question the service's
+    rule refuses (`service.check_question`) or an unknown mode; None when it may go on."""
+    refusal = pages.post_refusal(request, csrf_token)
+    if refusal is not None:
+        return 403, refusal
+    try:
+        check_question(question)
+    except QuoteproofError as exc:
+        return 400, str(exc)
+    if mode not in modes():
+        return 400, f"Unknown answer mode {mode!r}."
+    return None
+
+
+def _error_message(exc: QuoteproofError) -> tuple[int, str]:
+    from quoteproof.server.app import error_status
+
+    return error_status(exc), str(exc)
+
+
+def _ask(
+    state: AppState,
+    who: Principal,
+    question: str,
+    mode: AnswerMode,
+    events: Callable[[AnswerEvent], None] | None = None,
+) -> Asked:
+    """Answer `question` for `who`, recorded in the audit log (blocking)."""
+    return state.view(who).ask(question, state.backend(), AnswerOptions(mode), events=events)
+
+
+@router.get("/", response_class=HTMLResponse)
+def ask_page(request: Request, state: StateDep, who: MaybePrincipal) -> Response:
+    """The ask page: question form (offering the modes the backend can run) and the
+    answer region."""
+    if who is None:
+        return pages.login_redirect(request)
+    modes = _offered_modes(state, who)
+    return pages.respond(
+        request, who, "ask.html", "ask", modes=modes, question="", mode="quote", answer_html=None
+    )
+
+
+@router.post("/ask", response_class=HTMLResponse)
+def ask_post(request: Request, state: StateDep, who: MaybePrincipal, form: AskFormDep) -> Response:
+    """Answer a question: the answer fragment for htmx, the ask page with the answer
+    for a plain form post."""
+    if who is None:
+        return pages.login_redirect(request)
+    question, mode = form.question, form.mode
+    refused = _refused(request, question, mode, form.csrf_token)
+    if refused is not None:
+        return pages.error(request, who, *refused)
+    try:
+        asked = _ask(state, who, question, cast(AnswerMode, mode))
+    except QuoteproofError as exc:
+        return pages.error(request, who, *_error_message(exc))
+    html = _answer_html(asked)
+    if pages.is_htmx(request):
+        return HTMLResponse(html)
+    return pages.respond(
+        request,
+        who,
+        "ask.html",
+        "ask",
+        modes=_offered_modes(state, who),
+        question=question,
+        mode=mode,
+        answer_html=Markup(html),
+    )
+
+
+def _sse(event: str, data: Mapping[str, Any]) -> str:
+    """One server-sent event; JSON data (ASCII, so no line break can split it)."""
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=True)}\n\n"
+
+
+def _event_message(event: AnswerEvent) -> str:
+    if isinstance(event, ProseDelta):
+        return _sse("prose", {"text": event.text})
+    if isinstance(event, QuoteResolved):
+        return _sse("quote", {"html": render_quote_html(event.quote, source_url=pages.viewer_url)})
+    if isinstance(event, DataComputed):
+        return _sse("data", {"html": render_data_html(event.result)})
+    if isinstance(event, QuoteDropped):
+        return _sse("dropped", {"reason": event.reason})
+    assert isinstance(event, StageStarted)
+    return _sse("stage", {"stage": event.stage})
+
+
+@dataclass(frozen=True)
+class _Finished:
+    asked: Asked | None
+    error: str | None = None
+
+
+_background: set[asyncio.Task[None]] = set()
+
+
+async def _stream_answer(
+    state: AppState, who: Principal, question: str, mode: AnswerMode
+) -> AsyncIterator[str]:
+    """Run `ask` on a worker thread; yield its events as they come, then the final
+    answer fragment (or a failure)."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[AnswerEvent | _Finished] = asyncio.Queue()
+
+    def sink(event: AnswerEvent) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, event)
+
+    async def work() -> None:
+        try:
+            asked = await anyio.to_thread.run_sync(_ask, state, who, question, mode, sink)
+        except QuoteproofError as exc:
+            queue.put_nowait(_Finished(None, str(exc)))
+        except Exception:
+            log.exception("streamed ask failed")
+            queue.put_nowait(_Finished(None, "The server failed to answer."))
+        else:
+            queue.put_nowait(_Finished(asked))
+
+    # The task outlives a client that goes away: the answer is still recorded.
+    task = asyncio.create_task(work())
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+    yield ": started\n\n"
+    while True:
+        item = await queue.get()
+        if isinstance(item, _Finished):
+            if item.asked is None:
+                yield _sse("failure", {"message": item.error or "failed"})
+            else:
+                entry_id = item.asked.entry.entry_id
+                html = _answer_html(item.asked)
+                yield _sse("final", {"html": html, "permalink": f"/answers/{entry_id}"})
+            return
+        yield _event_message(item)
+
+
+@router.post("/ask/stream")
+def ask_stream(
+    request: Request, state: StateDep, who: MaybePrincipal, form: AskFormDep
+) -> Response:
+    """Answer the posted question (the ask form's fields) as a stream of server-sent
+    events: `stage`, `prose` (model text, drawn as text), `quote` and `data` (HTML
+    made here from resolved quotes and computed results), `dropped`, then `final`
+    (the answer fragment) or `failure`. Refused as `/ask` is; errors are text."""
+    if who is None:
+        return Response("a valid API key is needed", status_code=401, media_type="text/plain")
+    question, mode = form.question, form.mode
+    refused = _refused(request, question, mode, form.csrf_token)
+    if refused is not None:
+        return Response(refused[1], status_code=refused[0], media_type="text/plain")
+    return StreamingResponse(
+        _stream_answer(state, who, question, cast(AnswerMode, mode)),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
