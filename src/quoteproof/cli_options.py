@@ -206,7 +206,7 @@ else:
     BackendOptions = _backend_options()
 
 
-_PARAMETERS = {"context": "context_form"}
+ANSWER_PARAMETERS = {"context": "context_form"}
 """Answer fields given to the command under another name: `context` is the
 backend's `--ctx` (`BackendSpec.context`)."""
 
@@ -214,7 +214,7 @@ backend's `--ctx` (`BackendSpec.context`)."""
 def _answer_options(self: Any) -> AnswerOptions:
     """The answer options these choices name."""
     chosen = {**asdict(self), "mode": strategy(self.mode).mode, "strictness": str(self.strictness)}
-    for name, parameter in _PARAMETERS.items():
+    for name, parameter in ANSWER_PARAMETERS.items():
         chosen[name] = str(chosen.pop(parameter))
     return AnswerOptions(**chosen)
 
@@ -242,7 +242,7 @@ def _answer_choices() -> type:
         option = _answer_option(name, mode_help() if name == "mode" else None)
         kind = kinds.get(name, type(answer_field.default))
         default = chosen.get(name, answer_field.default)
-        spread.append((_PARAMETERS.get(name, name), Annotated[kind, option], default))
+        spread.append((ANSWER_PARAMETERS.get(name, name), Annotated[kind, option], default))
     group = make_dataclass(
         "AnswerChoices", spread, namespace={"options": _answer_options}, frozen=True
     )

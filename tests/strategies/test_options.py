@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from quoteproof.cli import app
 from quoteproof.cli_groups import with_option_groups
-from quoteproof.cli_options import ANSWER, AnswerChoices
+from quoteproof.cli_options import ANSWER, ANSWER_PARAMETERS, AnswerChoices
 from quoteproof.server.api_bodies import ASK_LIMITS, SERVER_KEEPS, AskRequest
 from quoteproof.strategies.options import AnswerOptions
 from quoteproof.strategies.registry import mode_help
@@ -31,7 +31,7 @@ def test_every_answer_option_is_an_option_made_from_its_field(command: str) -> N
     options = command_options(command)
     for field in FIELDS:
         text = field.metadata["option"]
-        option = options[field.name]
+        option = options[ANSWER_PARAMETERS.get(field.name, field.name)]
         assert option.opts == list(text.flags)
         assert option.help == (mode_help() if field.name == "mode" else text.help)
         assert option.default == field.default

@@ -160,7 +160,7 @@ def answer_cite(
     `BackendError` when the model fails.
     """
     units = source_units(session.sources, session.lookup)
-    choice = no_model(session.sources) if no_model is not None else None
+    choice = no_model(session.sources) if no_model is not None and session.offers else None
     offered = fit_offer(
         session,
         units,

@@ -197,7 +197,7 @@ def answer_quote(session: AnswerSession, no_model: NoModelChoice | None = None) 
     context window. A backend that can constrain its output gets the quote grammar
     (pointers to the units shown). Raises `BackendError` when the model fails.
     """
-    choice = no_model(session.sources) if no_model is not None else None
+    choice = no_model(session.sources) if no_model is not None and session.offers else None
     units = source_units(session.sources, session.lookup)
     offered = fit_offer(
         session,

@@ -204,6 +204,13 @@ class AnswerSession:
     _last_model: str | None = None
 
     @property
+    def offers(self) -> bool:
+        """Whether the model may be shown only the no-model answer's best units
+        (`strategies.quote.fit_offer`): with retrieved paragraphs as context, not when
+        it is given the whole corpus or triplets."""
+        return self.context == "paragraphs"
+
+    @property
     def fact_refs(self) -> tuple[str, ...]:
         """The ids of the facts in the model's context (`TID-n`), which sentences and
         statements may cite as they cite sources."""
