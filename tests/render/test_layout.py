@@ -26,6 +26,7 @@ from quoteproof.model import (
 from quoteproof.render import layout
 from quoteproof.render.html import render_answer_html
 from quoteproof.render.markdown import render_markdown
+from quoteproof.render.provenance import NO_MODEL_FACTS_NOTICE
 from quoteproof.render.terminal import render_text
 
 SOURCE = "Aspirin thins the blood. Take it with water. Ask a pharmacist first."
@@ -96,6 +97,14 @@ ANSWERS: dict[str, Answer] = {
         mode="rationale",
         facts=FACTS,
     ),
+    "facts-without-a-model": make_answer(
+        (),
+        (FIRST,),
+        question="What does aspirin do?",
+        llm=LLMInfo("extractive", None, ""),
+        facts=FACTS[:1],
+        context="triplets",
+    ),
 }
 
 _TAG = re.compile(r"<[^>]+>")
@@ -161,7 +170,7 @@ def markers(block: layout.Block) -> list[str]:
                 shown.append(f"{layout.REFINED_FROM_LABEL}: {item.original}")
         return shown
     if isinstance(block, layout.Facts):
-        shown = [layout.FACTS_LABEL]
+        shown = [block.label]
         for fact in block.items:
             shown += [f"{fact.id} · {fact.origin} — {layout.NOT_A_QUOTE}", fact.text]
             shown.append(f"From: {fact.provenance}")
@@ -267,3 +276,16 @@ def test_the_removed_sentences_notice_counts_and_names_them() -> None:
     assert blocks[4] == layout.Notice(
         "notice", layout.NOTE_LABEL, layout.removed_notice(ANSWERS["partial"].removed_sentences)
     )
+
+
+def test_facts_without_a_model_are_found_not_cited_and_the_note_says_how() -> None:
+    found = layout.answer_layout(ANSWERS["facts-without-a-model"], show_cited=True)
+    cited = layout.answer_layout(ANSWERS["escalated"], show_cited=True)
+    assert [b.label for b in found if isinstance(b, layout.Facts)] == [layout.FACTS_FOUND_LABEL]
+    assert [b.label for b in cited if isinstance(b, layout.Facts)] == [layout.FACTS_LABEL]
+    notes = [b.text for b in found if isinstance(b, layout.Notice) and b.kind == "no-model"]
+    assert notes == [NO_MODEL_FACTS_NOTICE]
+    for output in ("terminal", "markdown", "html"):
+        text = shown_text(ANSWERS["facts-without-a-model"], output)
+        assert layout.FACTS_FOUND_LABEL in text and NO_MODEL_FACTS_NOTICE in text
+        assert layout.FACTS_LABEL not in text

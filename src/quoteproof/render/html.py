@@ -342,8 +342,8 @@ class _Renderer:
         if isinstance(block, layout.Facts):
             items = "\n".join(self.fact(fact) for fact in block.items)
             return (
-                f'<section class="facts" aria-label="{layout.FACTS_LABEL}">'
-                f'<h3 class="facts-label">{layout.FACTS_LABEL}</h3>'
+                f'<section class="facts" aria-label="{block.label}">'
+                f'<h3 class="facts-label">{block.label}</h3>'
                 f'<ol class="fact-list">\n{items}\n</ol></section>'
             )
         if isinstance(block, layout.Removed):

@@ -41,7 +41,7 @@ from quoteproof.render.dataresult import (
     describe_rows,
     preview_header,
 )
-from quoteproof.render.provenance import NO_MODEL_NOTICE, model_parts
+from quoteproof.render.provenance import NO_MODEL_FACTS_NOTICE, NO_MODEL_NOTICE, model_parts
 from quoteproof.render.table_quote import table_notes
 from quoteproof.render.visible import normalise_breaks
 from quoteproof.text.labels import with_pages
@@ -51,6 +51,7 @@ __all__ = [
     "DIFFERS_LABEL",
     "ESCALATION_HEADING",
     "ESCALATION_LABEL",
+    "FACTS_FOUND_LABEL",
     "FACTS_LABEL",
     "GENERATED_LABEL",
     "JUSTIFICATION_LABEL",
@@ -111,6 +112,8 @@ JUSTIFICATION_LABEL = "Justification"
 REFINED_FROM_LABEL = "Refined from"
 REJECTED_HEADING = "Removed (not verifiable)"
 FACTS_LABEL = "Facts cited (knowledge-graph triplets: not quotes)"
+FACTS_FOUND_LABEL = "Facts found by knowledge-graph search (triplets: not quotes)"
+"""The facts of an answer made without a language model: nothing cited them."""
 FACT_ORIGINS = {
     "imported": "Imported fact",
     "generated": "Generated fact — extracted by the model",
@@ -319,9 +322,11 @@ class FactView:
 
 @dataclass(frozen=True)
 class Facts:
-    """The triplets the answer cites, under `FACTS_LABEL`."""
+    """The triplets of the answer under their `label`: `FACTS_LABEL` when a model
+    cited them, `FACTS_FOUND_LABEL` when the graph search chose them (no model)."""
 
     items: tuple[FactView, ...]
+    label: str = FACTS_LABEL
 
 
 Block = (
@@ -441,7 +446,8 @@ def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
     if answer.partial:
         blocks.append(Notice("partial", PARTIAL_LABEL, PARTIAL_NOTICE))
     if not answer.llm.language_model:
-        blocks.append(Notice("no-model", NOTE_LABEL, NO_MODEL_NOTICE))
+        notice = NO_MODEL_FACTS_NOTICE if answer.context == "triplets" else NO_MODEL_NOTICE
+        blocks.append(Notice("no-model", NOTE_LABEL, notice))
     blocks += [Notice("notice", NOTE_LABEL, notice) for notice in answer.notices]
     if answer.removed_sentences:
         blocks.append(Notice("notice", NOTE_LABEL, removed_notice(answer.removed_sentences)))
@@ -453,7 +459,8 @@ def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
     if answer.statements:
         blocks.append(Statements(tuple(map(_statement_view, answer.statements))))
     if answer.facts:
-        blocks.append(Facts(tuple(_fact_view(answer, fact) for fact in answer.facts)))
+        label = FACTS_LABEL if answer.llm.language_model else FACTS_FOUND_LABEL
+        blocks.append(Facts(tuple(_fact_view(answer, fact) for fact in answer.facts), label))
     if answer.rejected:
         blocks.append(Removed(answer.rejected))
     footer = _footer(answer)

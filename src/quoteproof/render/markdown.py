@@ -277,7 +277,7 @@ def _lines(block: layout.Block) -> list[str]:
             lines += _statement_block(statement)
         return lines
     if isinstance(block, layout.Facts):
-        lines = [f"**{layout.FACTS_LABEL}**", ""]
+        lines = [f"**{block.label}**", ""]
         for fact in block.items:
             lines += _fact_block(fact)
         return lines

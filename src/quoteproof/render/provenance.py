@@ -9,10 +9,17 @@ from __future__ import annotations
 
 from quoteproof.model import LLMInfo
 
-__all__ = ["NO_MODEL_NOTICE", "model_parts"]
+__all__ = ["NO_MODEL_FACTS_NOTICE", "NO_MODEL_NOTICE", "model_parts"]
 
 NO_MODEL_NOTICE = "No language model: quotes chosen by retrieval only."
-"""Shown with every answer made without a language model (`LLMInfo.language_model`)."""
+"""Shown with every answer made without a language model (`LLMInfo.language_model`),
+but one from knowledge-graph triplets alone (`NO_MODEL_FACTS_NOTICE`)."""
+NO_MODEL_FACTS_NOTICE = (
+    "No language model: facts chosen by knowledge-graph search; their supporting words "
+    "found in the documents by lookup."
+)
+"""Shown with an answer made without a language model from triplets alone
+(`--context triplets`)."""
 
 
 def model_parts(llm: LLMInfo) -> list[str]:

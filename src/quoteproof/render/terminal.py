@@ -296,7 +296,7 @@ def _renderables(block: layout.Block) -> Iterable[RenderableType]:
         yield from map(_statement, block.items)
     elif isinstance(block, layout.Facts):
         yield Text("")
-        yield gutter(Text(layout.FACTS_LABEL + ":", style="bold"), PROSE_GUTTER, "dim")
+        yield gutter(Text(block.label + ":", style="bold"), PROSE_GUTTER, "dim")
         for fact in block.items:
             yield from _fact(fact)
     elif isinstance(block, layout.Removed):
