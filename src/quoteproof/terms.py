@@ -15,7 +15,7 @@ STOPWORDS = frozenset(
     not of off on once only or other our ours out over own same she should so some such than
     that the their theirs them then there these they this those through to too under until
     up very was we were what when where which while who whom why will with would you your
-    yours""".split()
+    yours s t""".split()
 )
 
 
@@ -51,14 +51,23 @@ def query_terms(text: str) -> list[str]:
 
 
 _SIBILANT = ("s", "x", "z", "ch", "sh")
+_NUMBER_WORDS = {
+    word: str(value)
+    for value, word in enumerate(
+        "two three four five six seven eight nine ten eleven twelve".split(), start=2
+    )
+}
+"""Number words and their digits ("one" left out: more often a pronoun than a count)."""
 
 
 def stem(word: str) -> str:
-    """Return a crude English stem of a lower-cased word: plural and verb endings off
-    ("es" only after a sibilant, as in "boxes"; else "s", but not that of "class",
-    "virus" or "analysis"), then a final silent "e",
-    so that "cause", "causes", "caused" and "causing" share one stem ("caus"). At
-    least three letters are kept."""
+    """Return a crude English stem of a lower-cased word: a number word's digits ("five"
+    and "5" match); else plural and verb endings off ("es" only after a sibilant, as in
+    "boxes"; else "s", but not that of "class", "virus" or "analysis"), then a final
+    silent "e", so that "cause", "causes", "caused" and "causing" share one stem
+    ("caus"). At least three letters are kept."""
+    if word in _NUMBER_WORDS:
+        return _NUMBER_WORDS[word]
     for suffix in ("ies", "ing", "es", "ed", "s"):
         if suffix == "es" and not word[:-2].endswith(_SIBILANT):
             continue

@@ -31,3 +31,11 @@ def test_missing_terms_name_what_no_passage_carries_in_question_order() -> None:
 def test_a_general_word_with_another_ending_is_general_a_lookalike_stem_is_not() -> None:
     assert key_terms("Is the safest dosing diagnosed?") == []  # safe, dose, diagnosis listed
     assert key_terms("Which statin, with warfarin?") == ["statin", "warfarin"]  # station, warfare
+
+
+def test_a_lower_case_compound_of_general_words_is_general_a_name_or_prefixed_term_is_not() -> None:
+    assert key_terms("Can a fingerstick lancet holder be shared?") == ["lancet"]
+    assert key_terms("Is it given in an outpatient clinic?") == []
+    assert key_terms("What did Westbrook report?") == ["westbrook"]  # a name, capitalised
+    assert key_terms("Which dose in hypertension?") == ["hypertension"]  # hyper- is a prefix
+    assert key_terms("Are microorganisms killed?") == ["microorganisms"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quoteproof.terms import stem
+from quoteproof.terms import query_terms, stem
 
 
 @pytest.mark.parametrize(
@@ -24,3 +24,15 @@ def test_the_forms_of_a_word_share_one_stem(forms: tuple[str, ...]) -> None:
 
 def test_short_words_keep_three_letters() -> None:
     assert [stem(w) for w in ("use", "uses", "bed", "sees")] == ["use", "use", "bed", "see"]
+
+
+def test_the_s_of_a_possessive_and_the_t_of_a_contraction_are_no_query_terms() -> None:
+    assert query_terms("What should a hospital's surveillance provide? Don't guess.") == [
+        "hospital", "surveillance", "provide", "don", "guess",
+    ]  # fmt: skip
+
+
+def test_a_number_word_stems_to_its_digits() -> None:
+    assert stem("five") == stem("5") == "5"
+    assert stem("twelve") == "12"
+    assert stem("one") == "one"  # more often a pronoun than a count

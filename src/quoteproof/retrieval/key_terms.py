@@ -6,7 +6,11 @@ much vocabulary they share. A question's numbers are key terms, and so are its c
 words that are not general English: not in the bundled word list
 (`common_words.txt`), even allowing for a changed ending ("diagnose" is general
 because "diagnosis" is listed, "safest" because "safe" is). Only whole endings
-count: "warfarin" is specific although "warfare" is listed. A key term is
+count: "warfarin" is specific although "warfare" is listed. A word written in lower
+case in the question that joins two listed words ("fingerstick", "outpatient",
+"bloodstream": the first of at least SHORTEST_BASE letters and no bound prefix such as
+"hyper" or "micro", the second of at least COMPOUND_TAIL letters) is general too;
+a capitalised one ("Westbrook") stays a key term, as a name. A key term is
 *carried* by a passage that has a word beginning with the term less its last two
 letters (at least four), so "diagnosed" carries "diagnose"; a number is carried by
 the same number ("3.5", not "3" and "5").
@@ -30,7 +34,14 @@ ENDINGS = (
 """Inflection and derivation endings: a word is general when a listed word is its
 base (the word less one of these) with none or one of these added."""
 CARRIED_PREFIX = 4
+COMPOUND_TAIL = 4
+BOUND_PREFIXES = frozenset(
+    "anti bio contra counter hyper hypo inter intra macro micro mono multi neo non para "
+    "peri poly post pre pro pseudo semi sub super trans ultra".split()
+)
+"""Prefixes that make a technical term of a general word ("hypertension"), not a compound."""
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_LOWER_WORD = re.compile(r"\b[a-z]+\b")
 
 
 @cache
@@ -51,14 +62,29 @@ def is_general(word: str) -> bool:
     return any(base + ending in listed for base in bases for ending in ("", *ENDINGS))
 
 
+def is_general_compound(word: str) -> bool:
+    """Whether `word` joins two listed words: a first part of SHORTEST_BASE or more
+    letters that is no bound prefix, and a second of COMPOUND_TAIL or more letters,
+    listed itself or with a plural "s" ("fingersticks")."""
+    listed = _common_words()
+    return any(
+        word[:cut] in listed
+        and word[:cut] not in BOUND_PREFIXES
+        and (word[cut:] in listed or (word.endswith("s") and word[cut:-1] in listed))
+        for cut in range(SHORTEST_BASE, len(word) - COMPOUND_TAIL + 1)
+    )
+
+
 def key_terms(question: str) -> list[str]:
     """Return the key terms of `question` (lower-cased, in first-seen order): its
     numbers ("3.5" whole), and words of SHORTEST_KEY or more letters that are not
-    general English."""
+    general English, nor compounds of general words written in lower case."""
     found = _NUMBER.findall(question)
+    lower_case = set(_LOWER_WORD.findall(question))
     for term in query_terms(question):
         has_digit = any(ch.isdigit() for ch in term)
-        if not has_digit and len(term) >= SHORTEST_KEY and not is_general(term):
+        compound = term in lower_case and is_general_compound(term)
+        if not has_digit and len(term) >= SHORTEST_KEY and not is_general(term) and not compound:
             found.append(term)
     return list(dict.fromkeys(found))
 
