@@ -243,14 +243,14 @@ def import_graph_file(store: Store, path: Path, collection: str, max_mb: float) 
     names = _document_ids(store, collection)
     triplets = []
     for row in graph.rows:
-        doc_id = None
+        line, doc_id = row.triplet.row, None
         if row.document is not None:
             found = names.get(row.document, set())
             if len(found) != 1:
                 why = "no current document" if not found else f"{len(found)} documents"
                 raise IngestError(
                     str(path),
-                    f"line {row.triplet.row}: 'document' {row.document!r} names {why} of collection "
+                    f"line {line}: 'document' {row.document!r} names {why} of collection "
                     f"'{collection}' (give a document id from `quoteproof documents list`); "
                     "nothing was imported",
                 )
