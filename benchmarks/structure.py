@@ -19,6 +19,14 @@ script gives before and after). The figures:
   defaults, which the issue lets a face import.
 - largest modules: lines of the longest `.py` files under `src/quoteproof`, and how
   many are over 500 lines.
+- files touched to add a document format: in a copy of the tree's `src/`, an example
+  format (reStructuredText read as plain text) is added as one new module and one
+  line in the format registry (`ingest/formats.py`); then, in a fresh interpreter
+  on the copy, a file of it must parse, be found in a folder walk, pass the upload
+  check (and fail it with other content), be named in the upload help, and be
+  ingested into an index. The figure is 2 when every check passes; else it is not
+  met, and the checks that failed are printed ("not measured" for a tree without
+  the registry).
 - modules an ask loads: the `quoteproof...` entries of `sys.modules` after
   `quoteproof ask QUESTION --retriever bm25` ran (through `quoteproof.cli.main()`
   in a fresh interpreter) on an index of `examples/corpus` built without vectors.
@@ -60,7 +68,7 @@ FACE_MAY_IMPORT = {"service", "render", "codec", "errors", "model", "defaults"}
 BY_NAME = ("quoteproof.strategies.quote", "quoteproof.llm.extractive", "quoteproof.service.view")
 """Loaded by name on the path of a default `ask` (the mode's strategy, the backend
 without a model, the service's scoped view); an older tree may lack some."""
-TARGET_PAIRS, TARGET_FACE_UNITS, TARGET_LINES, TARGET_READ = 20, 6, 500, 25
+TARGET_PAIRS, TARGET_FACE_UNITS, TARGET_LINES, TARGET_READ, TARGET_FORMAT = 20, 6, 500, 25, 2
 
 
 def module_name(package: Path, path: Path) -> str:
@@ -261,6 +269,83 @@ def newcomer_modules(tree: Tree) -> list[str]:
     return sorted(kept)
 
 
+FORMAT_MODULE = '''
+"""reStructuredText read as plain text: the example format benchmarks/structure.py adds."""
+
+from dataclasses import replace
+
+from quoteproof.ingest.plain.text import parse_text
+from quoteproof.model import ParsedDocument
+
+
+def parse_rst(raw: bytes, path: str) -> ParsedDocument:
+    return replace(parse_text(raw, path), format="rst")
+'''
+FORMAT_LINE = (
+    '    Format("reStructuredText", (".rst",), "quoteproof.ingest.plain.rst:parse_rst"),\n'
+)
+"""The example format's module (`ingest/plain/rst.py`) and its registry line."""
+
+FORMAT_PROBE = """
+import json, sys
+from pathlib import Path
+from quoteproof import Index
+from quoteproof.ingest.files import discover_files, parse_file
+from quoteproof.service.uploads import SUPPORTED_SUFFIXES, format_names, upload_problem
+folder = Path(sys.argv[1])
+(folder / "notes.rst").write_text("Title\\n=====\\n\\nThe rst format is read.\\n")
+(folder / "other.xyz").write_text("not a document")
+found = discover_files([folder]).files
+checks = {
+    "parses": parse_file(folder / "notes.rst").format == "rst",
+    "found in a folder walk": found == [(folder / "notes.rst").resolve()],
+    "upload accepted": upload_problem("a.rst", b"plain text") is None,
+    "mislabelled upload refused": "a PDF" in (upload_problem("a.rst", b"%PDF-1.7") or ""),
+    "upload field accepts it": ".rst" in SUPPORTED_SUFFIXES,
+    "upload help names it": "reStructuredText" in format_names(),
+}
+with Index.open(folder / "index", create=True) as index:
+    results = index.ingest([folder / "notes.rst"], embed=False)
+checks["ingested"] = [r.status for r in results] == ["added"]
+print("CHECKS " + json.dumps(checks))
+"""
+
+
+def add_format(root: Path) -> tuple[int | None, list[str]]:
+    """Add the example format to a copy of `root`'s sources (one new module, one
+    registry line) and check it works (see the module docstring): the files
+    touched (None when the tree has no format registry or a check failed) and the
+    checks that failed."""
+    registry = root / "src" / "quoteproof" / "ingest" / "formats.py"
+    if not registry.exists():
+        return None, ["no format registry (ingest/formats.py)"]
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "tree"
+        shutil.copytree(root / "src", copy / "src", ignore=shutil.ignore_patterns("__pycache__"))
+        package = copy / "src" / "quoteproof"
+        (package / "ingest" / "plain" / "rst.py").write_text(FORMAT_MODULE, "utf-8")
+        text = (package / "ingest" / "formats.py").read_text("utf-8")
+        table = re.search(r"^FORMATS\b.*?^\)$", text, re.M | re.S)
+        if table is None:
+            return None, ["no FORMATS table in ingest/formats.py"]
+        at = table.end() - 1
+        (package / "ingest" / "formats.py").write_text(text[:at] + FORMAT_LINE + text[at:])
+        work = Path(tmp) / "work"
+        work.mkdir()
+        done = subprocess.run(
+            [sys.executable, "-c", FORMAT_PROBE, str(work)],
+            env=child_environment(copy),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    line = next((x for x in done.stdout.splitlines() if x.startswith("CHECKS ")), None)
+    if line is None:
+        return None, [f"the probe failed: {done.stderr.strip()[-400:]}"]
+    failed = [name for name, ok in json.loads(line.removeprefix("CHECKS ")).items() if not ok]
+    return (None if failed else 2), failed
+
+
 def child_environment(root: Path) -> dict[str, str]:
     """This environment, offline, with `root`'s sources first on the import path."""
     env = dict(os.environ)
@@ -361,6 +446,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.add("largest module", largest[0][1], "lines")
     out.add("modules over 500 lines", over, "modules")
     out.target(f"largest module <= {TARGET_LINES} lines", largest[0][1] <= TARGET_LINES)
+
+    touched, failed = add_format(tree.root)
+    if touched is None:
+        print(f"\nfiles touched to add a document format: not met ({'; '.join(failed)})")
+        out.note(f"adding a format: {'; '.join(failed)}")
+    else:
+        print(f"\nfiles touched to add a document format: {touched} (target {TARGET_FORMAT})")
+        out.add("files touched to add a document format", touched, "files")
+    out.target(f"a format is {TARGET_FORMAT} files", touched == TARGET_FORMAT)
 
     loaded, status = ask_loads(tree.root)
     print(f"\nquoteproof modules loaded by `ask --retriever bm25`: {len(loaded)} (exit {status})")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers.bench_scripts import load_script
+from helpers.bench_scripts import REPO, load_script
 
 structure = load_script("structure")
 
@@ -91,3 +91,12 @@ def test_the_longest_modules_come_first(tmp_path: Path) -> None:
         ("ingest/pipeline.py", 10),
         ("cli_query.py", 8),
     ]
+
+
+def test_a_format_is_one_module_and_one_registry_line() -> None:
+    assert structure.add_format(REPO) == (2, [])
+
+
+def test_a_tree_without_the_format_registry_is_not_measured(tmp_path: Path) -> None:
+    write_tree(tmp_path)
+    assert structure.add_format(tmp_path) == (None, ["no format registry (ingest/formats.py)"])
