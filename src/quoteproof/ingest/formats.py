@@ -7,8 +7,8 @@ file is what its name says), which `ParseOptions` its parser takes, and whether 
 file's bytes are kept beside the text. Everything that lists or dispatches on
 formats reads this table: parsing a file (`ingest.files`), folder walks and
 uploads (the supported suffixes), the mislabel check (`ingest.sniff`), the ingest
-pipeline (originals kept), the web page's upload field and the help of
-`quoteproof ingest`. So a new format is its module and its line (docs/formats.md).
+pipeline (originals kept) and the web page's upload field and help. So a new
+format is its module and its line (docs/formats.md).
 
 This module loads no parser: a format's module is imported by name when a file of
 that format is parsed, so listing the formats (for help, or an upload check) costs
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMATS",
     "SUPPORTED_SUFFIXES",
+    "TEXTUAL",
     "ContentKind",
     "Format",
     "ParseOptions",
@@ -101,7 +102,7 @@ FORMATS: tuple[Format, ...] = (
         content=frozenset({"xml", "text"}),
     ),
     Format("CSV", (".csv",), "quoteproof.ingest.plain.tables:parse_csv"),
-    Format("TSV", (".tsv",), "quoteproof.ingest.plain.tables:parse_csv"),
+    Format("TSV", (".tsv",), "quoteproof.ingest.plain.tables:parse_csv"),  # tabs, by suffix
     Format("JSON", (".json",), "quoteproof.ingest.plain.tables:parse_json"),
 )
 """The formats, in the order people are told them."""
