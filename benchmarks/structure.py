@@ -19,21 +19,29 @@ script gives before and after). The figures:
   defaults, which the issue lets a face import.
 - largest modules: lines of the longest `.py` files under `src/quoteproof`, and how
   many are over 500 lines.
-- modules an ask loads: the `quoteproof...` entries of `sys.modules` after
-  `quoteproof ask QUESTION --retriever bm25` ran (through `quoteproof.cli.main()`
-  in a fresh interpreter) on an index of `examples/corpus` built without vectors.
-- modules a newcomer reads to follow `ask` (static): start from `cli.py`'s `main`
-  and the `ask` command's module (`cli_query.py`, or `cli.py` in an older tree): its
-  top-level imports and those inside the function `ask`; follow each reached
-  module's top-level imports (not those inside functions nor under
-  `TYPE_CHECKING`), adding the modules the registries load by name for the default
-  answer (`strategies.quote`, `llm.extractive`) and `service.view` (where
-  `ScopedIndex.ask` lives); then count the modules reached, leaving out the base
-  helpers (the units of the package map's `base` layer in docs/how-it-works.md) and
-  package `__init__` files that only import and re-export.
+- files touched to add a document format: in a copy of the tree's `src/`, an example
+  format (reStructuredText read as plain text) is added as one new module and one
+  line in the format registry (`ingest/formats.py`); then, in a fresh interpreter
+  on the copy, a file of it must parse, be found in a folder walk, pass the upload
+  check (and fail it with other content), be named in the upload help, and be
+  ingested into an index. The figure is 2 when every check passes; else it is not
+  met, and the checks that failed are printed ("not measured" for a tree without
+  the registry).
+- modules an ask loads, runs, and has on its path: one `quoteproof ask QUESTION
+  --retriever bm25` on an index of `examples/corpus` built without vectors, run in
+  a fresh interpreter by `ask_path.py` (see there): the quoteproof modules in
+  `sys.modules` after it ("loads"), those with a function that ran while the
+  command's `ask` ran ("runs"), and those on the call stack at each landmark of a
+  question: the index searched, the model asked, a quote made, the answer recorded,
+  the answer laid out ("on the path"). The modules on the path are those a
+  newcomer reads to follow `ask`: the command, the service, the index, retrieval,
+  the strategy, the backend, the resolver, the audit log and the renderer, each
+  down to where its work is done; the base helpers (the units of the package
+  map's `base` layer in docs/how-it-works.md) are left out of "runs" and "on the
+  path".
 
 Exit status 0; the issue's targets (pairs <= 20, each face <= 6 units, largest
-module <= 500 lines, a newcomer's ask path <= 25 modules) are printed and kept as
+module <= 500 lines, the path of a question <= 25 modules, a format 2 files) are printed and kept as
 targets in the JSON figures.
 """
 
@@ -50,17 +58,16 @@ import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from figures import Figures, add_json_option
 
 REPO = Path(__file__).resolve().parent.parent
+ASK_PATH = Path(__file__).resolve().parent / "ask_path.py"
 QUESTION = "What causes obstructive sleep apnea?"
 FACE_MAY_IMPORT = {"service", "render", "codec", "errors", "model", "defaults"}
 """The units issue 26 lets a face import."""
-BY_NAME = ("quoteproof.strategies.quote", "quoteproof.llm.extractive", "quoteproof.service.view")
-"""Loaded by name on the path of a default `ask` (the mode's strategy, the backend
-without a model, the service's scoped view); an older tree may lack some."""
-TARGET_PAIRS, TARGET_FACE_UNITS, TARGET_LINES, TARGET_READ = 20, 6, 500, 25
+TARGET_PAIRS, TARGET_FACE_UNITS, TARGET_LINES, TARGET_READ, TARGET_FORMAT = 20, 6, 500, 25, 2
 
 
 def module_name(package: Path, path: Path) -> str:
@@ -129,19 +136,6 @@ class Tree:
             name = name.rpartition(".")[0]
         return name or None
 
-    def imports(self, module: str, *, inside: str | None = None) -> set[str]:
-        """The quoteproof modules `module` imports at its top level, and also inside
-        its function named `inside` when given (`quoteproof` itself left out)."""
-        found = set()
-        is_package = self.paths[module].name == "__init__.py"
-        tree = self.parsed(module)
-        for name, owner in absolute_imports(tree, module, is_package, inside_functions=True):
-            own = owner is tree or getattr(owner, "name", None) == inside
-            target = self.resolve(name) if own and name.startswith("quoteproof.") else None
-            if target and target not in (module, "quoteproof"):
-                found.add(target)
-        return found
-
     def units_imported(self, path: Path) -> set[str]:
         """The top-level units of quoteproof that the file `path` imports anywhere
         (under `TYPE_CHECKING` too)."""
@@ -157,21 +151,6 @@ class Tree:
             if target and target != "quoteproof":
                 units.add(target.split(".")[1])
         return units
-
-    def only_reexports(self, module: str) -> bool:
-        """Whether `module` is a package `__init__` holding only a docstring, imports
-        and `__all__`."""
-        if self.paths[module].name != "__init__.py":
-            return False
-        for node in self.parsed(module).body:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                continue
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-                continue
-            if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__":
-                continue
-            return False
-        return True
 
     def base_units(self) -> set[str]:
         """The units of the `base` layer of the package map in docs/how-it-works.md."""
@@ -239,26 +218,81 @@ def largest_modules(tree: Tree, most: int = 8) -> list[tuple[str, int]]:
     return sorted(lines, key=lambda item: -item[1])[:most]
 
 
-def newcomer_modules(tree: Tree) -> list[str]:
-    """The modules a newcomer reads to follow `ask` (the rule in this module's
-    docstring)."""
-    command = "quoteproof.cli_query" if "quoteproof.cli_query" in tree.paths else "quoteproof.cli"
-    reached = {"quoteproof.cli", command}
-    todo = [(command, "ask"), ("quoteproof.cli", "main")]
-    todo += [(name, None) for name in BY_NAME if name in tree.paths]
-    reached |= {name for name, _ in todo}
-    while todo:
-        module, inside = todo.pop()
-        for target in tree.imports(module, inside=inside) - reached:
-            reached.add(target)
-            todo.append((target, None))
-    base = tree.base_units()
-    kept = [
-        m
-        for m in reached
-        if m.split(".")[1] not in base and m != "quoteproof" and not tree.only_reexports(m)
-    ]
-    return sorted(kept)
+FORMAT_MODULE = '''
+"""reStructuredText read as plain text: the example format benchmarks/structure.py adds."""
+
+from dataclasses import replace
+
+from quoteproof.ingest.plain.text import parse_text
+from quoteproof.model import ParsedDocument
+
+
+def parse_rst(raw: bytes, path: str) -> ParsedDocument:
+    return replace(parse_text(raw, path), format="rst")
+'''
+FORMAT_LINE = (
+    '    Format("reStructuredText", (".rst",), "quoteproof.ingest.plain.rst:parse_rst"),\n'
+)
+"""The example format's module (`ingest/plain/rst.py`) and its registry line."""
+
+FORMAT_PROBE = """
+import json, sys
+from pathlib import Path
+from quoteproof import Index
+from quoteproof.ingest.files import discover_files, parse_file
+from quoteproof.service.uploads import SUPPORTED_SUFFIXES, format_names, upload_problem
+folder = Path(sys.argv[1])
+(folder / "notes.rst").write_text("Title\\n=====\\n\\nThe rst format is read.\\n")
+(folder / "other.xyz").write_text("not a document")
+found = discover_files([folder]).files
+checks = {
+    "parses": parse_file(folder / "notes.rst").format == "rst",
+    "found in a folder walk": found == [(folder / "notes.rst").resolve()],
+    "upload accepted": upload_problem("a.rst", b"plain text") is None,
+    "mislabelled upload refused": "a PDF" in (upload_problem("a.rst", b"%PDF-1.7") or ""),
+    "upload field accepts it": ".rst" in SUPPORTED_SUFFIXES,
+    "upload help names it": "reStructuredText" in format_names(),
+}
+with Index.open(folder / "index", create=True) as index:
+    results = index.ingest([folder / "notes.rst"], embed=False)
+checks["ingested"] = [r.status for r in results] == ["added"]
+print("CHECKS " + json.dumps(checks))
+"""
+
+
+def add_format(root: Path) -> tuple[int | None, list[str]]:
+    """Add the example format to a copy of `root`'s sources (one new module, one
+    registry line) and check it works (see the module docstring): the files
+    touched (None when the tree has no format registry or a check failed) and the
+    checks that failed."""
+    registry = root / "src" / "quoteproof" / "ingest" / "formats.py"
+    if not registry.exists():
+        return None, ["no format registry (ingest/formats.py)"]
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "tree"
+        shutil.copytree(root / "src", copy / "src", ignore=shutil.ignore_patterns("__pycache__"))
+        package = copy / "src" / "quoteproof"
+        (package / "ingest" / "plain" / "rst.py").write_text(FORMAT_MODULE, "utf-8")
+        text = (package / "ingest" / "formats.py").read_text("utf-8")
+        table = re.search(r"^FORMATS\b.*?^\)$", text, re.M | re.S)
+        if table is None:
+            return None, ["no FORMATS table in ingest/formats.py"]
+        at = table.end() - 1
+        (package / "ingest" / "formats.py").write_text(text[:at] + FORMAT_LINE + text[at:])
+        work = Path(tmp) / "work"
+        work.mkdir()
+        done = subprocess.run(
+            [sys.executable, "-c", FORMAT_PROBE, str(work)],
+            env=child_environment(copy),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    line = next((x for x in done.stdout.splitlines() if x.startswith("CHECKS ")), None)
+    if line is None:
+        return None, [f"the probe failed: {done.stderr.strip()[-400:]}"]
+    failed = [name for name, ok in json.loads(line.removeprefix("CHECKS ")).items() if not ok]
+    return (None if failed else 2), failed
 
 
 def child_environment(root: Path) -> dict[str, str]:
@@ -277,24 +311,11 @@ with Index.open(Path(sys.argv[1]), create=True) as index:
     index.ingest([Path(sys.argv[2])], embed=False)
 """
 
-PROBE = """
-import json, sys
-import quoteproof.cli
-question, index = sys.argv[1:3]
-sys.argv = ["quoteproof", "ask", question, "--index", index, "--retriever", "bm25"]
-code = 0
-try:
-    quoteproof.cli.main()
-except SystemExit as exit:
-    code = exit.code
-loaded = sorted(m for m in sys.modules if m == "quoteproof" or m.startswith("quoteproof."))
-print("\\nLOADED " + json.dumps({"exit": code, "modules": loaded}))
-"""
 
-
-def ask_loads(root: Path) -> tuple[list[str], object]:
-    """The quoteproof modules loaded by one `ask --retriever bm25` in `root`'s tree, on
-    a new index of examples/corpus without vectors, and the command's exit status."""
+def ask_trace(root: Path) -> dict[str, Any]:
+    """What one `ask --retriever bm25` in `root`'s tree loads, runs and has on its
+    path (`ask_path.py`'s object), on a new index of examples/corpus without
+    vectors."""
     env = child_environment(root)
     with tempfile.TemporaryDirectory() as tmp:
         index = Path(tmp) / "index"
@@ -306,17 +327,29 @@ def ask_loads(root: Path) -> tuple[list[str], object]:
             capture_output=True,
         )
         done = subprocess.run(
-            [sys.executable, "-c", PROBE, QUESTION, str(index)],
+            [sys.executable, str(ASK_PATH), str(index), QUESTION, "--retriever", "bm25"],
             env=env,
             capture_output=True,
             text=True,
             check=False,
         )
-    line = next((x for x in done.stdout.splitlines() if x.startswith("LOADED ")), None)
+    line = next((x for x in done.stdout.splitlines() if x.startswith("ASK_PATH ")), None)
     if line is None:
         raise RuntimeError(f"the ask probe failed: {done.stderr.strip()[-400:]}")
-    loaded = json.loads(line.removeprefix("LOADED "))
-    return loaded["modules"], loaded["exit"]
+    seen: dict[str, Any] = json.loads(line.removeprefix("ASK_PATH "))
+    return seen
+
+
+def beyond_base(tree: Tree, modules: Iterable[str]) -> list[str]:
+    """`modules` (sorted) without those of the base layer's units."""
+    base = tree.base_units()
+    return sorted(m for m in modules if m.partition(".")[2].split(".")[0] not in base)
+
+
+def question_path(tree: Tree, seen: dict[str, Any]) -> list[str]:
+    """The modules on the path of a question (`ask_trace`'s landmarks merged), the
+    base layer left out."""
+    return beyond_base(tree, {m for modules in seen["path"].values() for m in modules})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -362,20 +395,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.add("modules over 500 lines", over, "modules")
     out.target(f"largest module <= {TARGET_LINES} lines", largest[0][1] <= TARGET_LINES)
 
-    loaded, status = ask_loads(tree.root)
-    print(f"\nquoteproof modules loaded by `ask --retriever bm25`: {len(loaded)} (exit {status})")
-    if args.verbose:
-        print("  " + "\n  ".join(loaded))
-    out.add("modules an ask loads", len(loaded), "modules")
+    touched, failed = add_format(tree.root)
+    if touched is None:
+        print(f"\nfiles touched to add a document format: not met ({'; '.join(failed)})")
+        out.note(f"adding a format: {'; '.join(failed)}")
+    else:
+        print(f"\nfiles touched to add a document format: {touched} (target {TARGET_FORMAT})")
+        out.add("files touched to add a document format", touched, "files")
+    out.target(f"a format is {TARGET_FORMAT} files", touched == TARGET_FORMAT)
 
-    read = newcomer_modules(tree)
-    print(f"modules a newcomer reads to follow `ask`: {len(read)} (target <= {TARGET_READ})")
+    seen = ask_trace(tree.root)
+    ran, on_path = beyond_base(tree, seen["ran"]), question_path(tree, seen)
+    print(f"\none `ask --retriever bm25` (exit {seen['exit']}): quoteproof modules")
+    print(f"  loaded: {len(seen['loaded'])}")
+    print(f"  run (a function of theirs ran; base layer left out): {len(ran)}")
+    print(f"  on the path of the question (target <= {TARGET_READ}): {len(on_path)}")
+    for mark, modules in seen["path"].items():
+        print(f"    {mark}: {len(beyond_base(tree, modules))}")
     if args.verbose:
-        print("  " + "\n  ".join(read))
-    out.add("modules a newcomer reads for ask", len(read), "modules")
-    out.target(f"a newcomer reads <= {TARGET_READ} modules for ask", len(read) <= TARGET_READ)
+        print("  on the path:\n    " + "\n    ".join(on_path))
+        print("  run, not on the path:\n    " + "\n    ".join(sorted(set(ran) - set(on_path))))
+    out.add("modules an ask loads", len(seen["loaded"]), "modules")
+    out.add("modules an ask runs", len(ran), "modules")
+    out.add("modules on the path of a question", len(on_path), "modules")
+    out.target(f"the path of a question <= {TARGET_READ} modules", len(on_path) <= TARGET_READ)
     out.note(f"tree {tree.root}")
-    out.data = {"largest": largest, "ask_loads": loaded, "newcomer_reads": read}
+    out.data = {"largest": largest, "ask": seen}
     out.write(args.json)
     return 0
 

@@ -22,6 +22,7 @@ from helpers.llm_servers import (
     ToolReply,
 )
 from quoteproof import Index
+from quoteproof.model import Rejected
 from quoteproof.render.live import Draft
 from quoteproof.streaming import (
     DataComputed,
@@ -409,7 +410,7 @@ def test_draft_shows_prose_as_generated_and_quotes_as_panels_and_a_retry_clears_
     draft(ProseDelta("Look:\n╭─ fake ─╮\n│ x │\n╰─ verbatim from source ─╯"))
     draft(QuoteResolved(quote))
     draft(ProseDelta("More prose."))
-    draft(QuoteDropped("<quote>made up</quote>", "not found in any source"))
+    draft(QuoteDropped(Rejected("<quote>made up</quote>", "not found in any source")))
     draft(DataComputed(make_data_result()))
     lines = draw(draft)
     assert lines[0] == "draft: writing the answer…"

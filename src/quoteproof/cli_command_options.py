@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from quoteproof.cli_groups import option_group
+from quoteproof.cli_options import MaxFileOption
 from quoteproof.defaults import (
     DEFAULT_JOBS,
     DEFAULT_MAX_FILE_MB,
@@ -38,10 +39,7 @@ if TYPE_CHECKING:
 class IngestOptions:
     """How files are parsed and chunked: limits, OCR, chunk sizes, worker processes."""
 
-    max_file_mb: Annotated[
-        float,
-        typer.Option("--max-file-mb", min=0.001, help="Refuse files larger than this (MB)."),
-    ] = DEFAULT_MAX_FILE_MB
+    max_file_mb: MaxFileOption = DEFAULT_MAX_FILE_MB
     parse_memory_mb: Annotated[
         float,
         typer.Option(

@@ -6,14 +6,20 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from quoteproof.cli_app import _group, app, command, err, fail, json_out, note, open_view, say
-from quoteproof.cli_options import CollectionsOption, IndexOption
+from quoteproof.cli_options import CollectionsOption, IndexOption, MaxFileOption
 from quoteproof.defaults import DEFAULT_COLLECTION, DEFAULT_INDEX, DEFAULT_MAX_FILE_MB
 from quoteproof.render.visible import visible_line
+
+
+def _graph_file(which: str) -> Any:
+    """`--file`, a graph file by its name; its help starts with `which` triplets."""
+    return typer.Option("--file", help=f"{which} this graph file (its name).", show_default=False)
+
 
 kg_app = _group("Knowledge-graph triplets: import a graph file, list them, retire some.")
 app.add_typer(kg_app, name="kg")
@@ -32,9 +38,7 @@ def kg_import(
     collection: Annotated[
         str, typer.Option("--collection", help="The collection the triplets belong to.")
     ] = DEFAULT_COLLECTION,
-    max_file_mb: Annotated[
-        float, typer.Option("--max-file-mb", min=0.001, help="Refuse files larger than this (MB).")
-    ] = DEFAULT_MAX_FILE_MB,
+    max_file_mb: MaxFileOption = DEFAULT_MAX_FILE_MB,
 ) -> None:
     """Import a graph file's triplets into a collection, all or nothing.
 
@@ -58,12 +62,7 @@ def kg_import(
 def kg_list(
     index: IndexOption = DEFAULT_INDEX,
     collection: CollectionsOption = None,
-    graph_file: Annotated[
-        str | None,
-        typer.Option(
-            "--file", help="Only the triplets of this graph file (its name).", show_default=False
-        ),
-    ] = None,
+    graph_file: Annotated[str | None, _graph_file("Only the triplets of")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object.")] = False,
 ) -> None:
     """List the current triplets: id, collection, file:line, the triplet, its document.
@@ -95,12 +94,7 @@ def kg_retire(
         typer.Argument(help="Triplet ids (from `kg list`).", show_default=False),
     ] = None,
     index: IndexOption = DEFAULT_INDEX,
-    graph_file: Annotated[
-        str | None,
-        typer.Option(
-            "--file", help="Retire every triplet of this graph file (its name).", show_default=False
-        ),
-    ] = None,
+    graph_file: Annotated[str | None, _graph_file("Retire every triplet of")] = None,
     collection: CollectionsOption = None,
 ) -> None:
     """Retire triplets: they leave search and answers, and stay readable, so earlier

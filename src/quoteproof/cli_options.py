@@ -96,6 +96,9 @@ IndexOption = Annotated[
         envvar="QUOTEPROOF_INDEX",
     ),
 ]
+MaxFileOption = Annotated[
+    float, typer.Option("--max-file-mb", min=0.001, help="Refuse files larger than this (MB).")
+]
 EmbedModelOption = Annotated[
     str | None,
     typer.Option(

@@ -54,7 +54,7 @@ def ingest(
         typer.Option("--format", help="text (a summary on stderr) or json (on stdout)."),
     ] = TextOrJson.text,
 ) -> None:
-    """Add PDF, DOCX, HTML, SPL XML, Markdown, text and CSV/JSON table files to the index.
+    """Add document files to the index (an unsupported file's error lists the formats).
 
     Unchanged files are skipped, changed ones become a new version. Each file is
     parsed in a child process limited in memory and CPU time by the file's size

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from quoteproof.model import Chunk, DataResult, Quote
+from quoteproof.model import Chunk, DataResult, Quote, Rejected
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.resolve import SourceLookup, resolve_output
 
@@ -54,10 +54,10 @@ class QuoteResolved:
 
 @dataclass(frozen=True)
 class QuoteDropped:
-    """A quote of the reply that did not resolve: never shown as a quote."""
+    """A quote of the reply that did not resolve (what the model wrote and why it was
+    dropped, as the final answer lists it): never shown as a quote."""
 
-    raw: str
-    reason: str
+    rejected: Rejected
 
 
 @dataclass(frozen=True)
@@ -160,4 +160,4 @@ class DraftStream:
         for quote in resolution.quotes:
             self._sink(QuoteResolved(quote))
         for rejected in resolution.rejected:
-            self._sink(QuoteDropped(rejected.raw, rejected.reason))
+            self._sink(QuoteDropped(rejected))

@@ -1,13 +1,12 @@
-"""The static figures of benchmarks/structure.py, on a small tree written here: the
-units a face imports, the longest modules, and the modules a newcomer reads to
-follow `ask` (top-level imports followed, the base layer and re-export-only package
-`__init__`s left out)."""
+"""The figures of benchmarks/structure.py: on a small tree written here, the units a
+face imports, the longest modules and the base layer left out of a question's
+path; on this tree, the path of one question (ask_path.py) and adding a format."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from helpers.bench_scripts import load_script
+from helpers.bench_scripts import REPO, load_script
 
 structure = load_script("structure")
 
@@ -70,19 +69,36 @@ def test_a_face_counts_every_unit_it_imports_but_the_faces_own(tmp_path: Path) -
     }
 
 
-def test_the_newcomer_follows_ask_main_and_top_level_imports(tmp_path: Path) -> None:
+def test_the_base_layer_is_left_out_of_a_questions_path(tmp_path: Path) -> None:
     write_tree(tmp_path)
     tree = structure.Tree(tmp_path)
     assert tree.base_units() == {"model", "text"}
-    assert structure.newcomer_modules(tree) == [
-        "quoteproof.cli",
-        "quoteproof.cli_query",
-        "quoteproof.defaults",
-        "quoteproof.render",
-        "quoteproof.service.helpers",
-        "quoteproof.service.view",
-        "quoteproof.strategies.quote",
-    ]
+    seen = {
+        "path": {
+            "a quote made": ["quoteproof.cli", "quoteproof.model", "quoteproof.service.view"],
+            "the answer laid out": ["quoteproof.cli", "quoteproof.text.spans"],
+        }
+    }
+    assert structure.question_path(tree, seen) == ["quoteproof.cli", "quoteproof.service.view"]
+
+
+def test_a_question_runs_its_path_and_reaches_every_landmark() -> None:
+    seen = structure.ask_trace(REPO)
+    assert seen["exit"] == 0
+    assert set(seen["path"]) == {
+        "the index searched",
+        "the model asked",
+        "a quote made",
+        "the answer recorded",
+        "the answer laid out",
+    }
+    path = set(structure.question_path(structure.Tree(REPO), seen))
+    spine = {"cli_query", "service.view", "index", "strategies.quote", "quoting.resolve"}
+    assert {f"quoteproof.{name}" for name in spine} | {"quoteproof.audit"} <= path
+    assert "quoteproof.model.answers" not in path  # the base layer
+    # A backend that cannot constrain its output gets no grammar: none is made.
+    assert "quoteproof.quoting.grammar" not in seen["ran"]
+    assert "quoteproof.quoting.grammar" in seen["loaded"]
 
 
 def test_the_longest_modules_come_first(tmp_path: Path) -> None:
@@ -91,3 +107,12 @@ def test_the_longest_modules_come_first(tmp_path: Path) -> None:
         ("ingest/pipeline.py", 10),
         ("cli_query.py", 8),
     ]
+
+
+def test_a_format_is_one_module_and_one_registry_line() -> None:
+    assert structure.add_format(REPO) == (2, [])
+
+
+def test_a_tree_without_the_format_registry_is_not_measured(tmp_path: Path) -> None:
+    write_tree(tmp_path)
+    assert structure.add_format(tmp_path) == (None, ["no format registry (ingest/formats.py)"])

@@ -51,7 +51,7 @@ def test_optional_fields_may_be_null() -> None:
     [
         ("{not json", "s.jsonl:2: not valid JSON"),
         ("[" * 100_000, "s.jsonl:2: not valid JSON"),
-        ("[1, 2]", "s.jsonl:2: expected a JSON object, got a list"),
+        ("[1, 2]", "s.jsonl:2: expected a JSON object, got an array"),
         ({"question": "Q?", "answerable": True}, 's.jsonl:2: missing "id"'),
         ({"id": 7, "question": "Q?", "answerable": True}, '"id" must be a non-empty string'),
         ({"id": "x", "question": " ", "answerable": True}, '"question" must be a non-empty'),

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from helpers.fuzz import declare_size, mutated, rezip, zip_member
 from helpers.pdfs import flate_bomb_pdf, fuzz_seed_pdf, strokes_pdf
 from quoteproof.errors import IngestError
-from quoteproof.ingest.files import PARSERS, ParseOptions
+from quoteproof.ingest.formats import SUPPORTED_SUFFIXES, ParseOptions, format_for
 from quoteproof.ingest.html.parse import parse_html
 from quoteproof.ingest.html.spl import parse_spl
 from quoteproof.ingest.office.archive import DOCUMENT_PART
@@ -204,12 +204,13 @@ SEEDS: dict[str, Callable[[], bytes]] = {
 
 
 def _direct(suffix: str) -> Callable[[bytes, str], ParsedDocument]:
-    parser = PARSERS[suffix]
-    return lambda raw, path: parser(raw, path, ParseOptions())
+    found = format_for(suffix)
+    assert found is not None
+    return lambda raw, path: found.parse(raw, path, ParseOptions())
 
 
 def test_every_suffix_has_a_valid_seed() -> None:
-    assert set(SEEDS) >= set(PARSERS) - {".htm", ".markdown"}
+    assert set(SEEDS) >= set(SUPPORTED_SUFFIXES) - {".htm", ".markdown"}
     for suffix, seed in SEEDS.items():
         assert check_pipeline(seed(), f"seed{suffix}") is not None, suffix
 
@@ -218,7 +219,7 @@ def test_every_suffix_has_a_valid_seed() -> None:
 
 
 @fuzz(60)
-@given(st.sampled_from(sorted(PARSERS)), st.binary(max_size=300))
+@given(st.sampled_from(SUPPORTED_SUFFIXES), st.binary(max_size=300))
 def test_random_bytes(suffix: str, raw: bytes) -> None:
     check_pipeline(raw, f"random{suffix}")
 

@@ -24,6 +24,7 @@ from helpers.forms import with_token
 from helpers.llm_servers import ScriptedOpenAIServer, content_text
 from helpers.pdfs import GIANT_SIDE, GIANT_WORDS, TWO_LINES, giant_page_pdf, report_pdf
 from quoteproof import Index
+from quoteproof.ingest.formats import SUPPORTED_SUFFIXES
 from quoteproof.keys import create_key
 from quoteproof.model import Box, sha256_text
 from quoteproof.server import pdf_pages
@@ -676,6 +677,12 @@ def test_library_lists_uploads_and_deletes(fresh_client: TestClient, tmp_path: P
     assert form.attrs["hx-post"] == "/library/upload"
     assert form.attrs["hx-encoding"] == "multipart/form-data"
     assert form.attrs["enctype"] == "multipart/form-data"
+    files = page.by_id("upload-files")
+    assert files is not None and files.attrs["accept"] == ",".join(SUPPORTED_SUFFIXES)
+    help = page.by_id("upload-help")
+    assert help is not None and help.text().startswith(
+        "PDF, Word (.docx), HTML, Markdown, text, FDA SPL XML, CSV, TSV or JSON; at most"
+    )
 
     # Hold the ingest so that the job is still queued when the page shows it.
     hold = hold_file(tmp_path)

@@ -13,11 +13,25 @@ import json
 import math
 from typing import Any
 
-__all__ = ["StrictJSONError", "loads_strict"]
+__all__ = ["StrictJSONError", "json_kind", "loads_strict"]
 
 
 class StrictJSONError(ValueError):
     """JSON that parses but holds a value JSON cannot carry (see the module docstring)."""
+
+
+def json_kind(value: object) -> str:
+    """How an error message names the kind of a decoded JSON value: `null`,
+    `a boolean`, `a number`, `a string`, `an array` or `an object`."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
 
 
 def loads_strict(text: str | bytes) -> Any:

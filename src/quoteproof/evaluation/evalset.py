@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from quoteproof.codec.strict_json import json_kind
 from quoteproof.errors import QuoteproofError
 
 __all__ = ["EvalItem", "EvalSetError", "parse_evalset", "parse_item", "read_evalset", "sample"]
@@ -53,17 +54,9 @@ def _strings(obj: dict[str, object], key: str) -> tuple[str, ...]:
 
 
 def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "an empty string" if not value.strip() else "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
+    """`json_kind`, a blank string named as empty."""
+    blank = isinstance(value, str) and not value.strip()
+    return "an empty string" if blank else json_kind(value)
 
 
 def parse_item(data: object, line: int = 0) -> EvalItem:

@@ -1,4 +1,5 @@
-"""Finding files to ingest, and reading and parsing one file by its suffix."""
+"""Finding files to ingest, and reading and parsing one file by its suffix (the
+format registry, `ingest.formats`, says which parser reads it)."""
 
 from __future__ import annotations
 
@@ -6,93 +7,15 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from quoteproof.defaults import DEFAULT_MAX_FILE_MB as DEFAULT_MAX_FILE_MB
 from quoteproof.errors import IngestError
-from quoteproof.ingest.plain.tables import parse_csv, parse_json
-from quoteproof.ingest.plain.text import parse_text
+from quoteproof.ingest.formats import SUPPORTED_SUFFIXES, Format, ParseOptions, format_for
 from quoteproof.ingest.sniff import mislabel_cause
 from quoteproof.model import ParsedDocument
-from quoteproof.pdfium_lock import pdfium
-
-
-@dataclass(frozen=True)
-class ParseOptions:
-    """Settings that change how files are parsed: `ocr` runs Tesseract on PDF pages
-    without a text layer."""
-
-    ocr: bool = False
-
-
-Parser = Callable[[bytes, str, ParseOptions], ParsedDocument]
-"""A format parser: `(file bytes, path for messages, options) -> ParsedDocument`."""
-
-
-def _text_parser(parse: Callable[[bytes, str], ParsedDocument]) -> Parser:
-    """Adapt a parser that takes no options."""
-
-    def parser(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
-        return parse(raw, path)
-
-    return parser
-
-
-def _parse_pdf(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
-    from quoteproof.ingest.pdf.parse import parse_pdf  # PDFium loads only when needed
-
-    with pdfium():  # PDFium is not thread-safe (a caller may parse in threads)
-        return parse_pdf(raw, path, ocr=options.ocr)
-
-
-def _parse_docx(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
-    from quoteproof.ingest.office.docx import parse_docx
-
-    return parse_docx(raw, path)
-
-
-def _parse_spl(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
-    from quoteproof.ingest.html.spl import parse_spl
-
-    return parse_spl(raw, path)
-
-
-def _parse_html(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
-    from quoteproof.ingest.html.parse import parse_html
-
-    return parse_html(raw, path)
-
-
-def _parse_markdown(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
-    from quoteproof.ingest.plain.markdown import parse_markdown
-
-    return parse_markdown(raw, path)
-
-
-def _parse_tsv(raw: bytes, path: str, options: ParseOptions) -> ParsedDocument:
-    return parse_csv(raw, path, delimiter="\t")
-
-
-PARSERS: dict[str, Parser] = {
-    ".csv": _text_parser(parse_csv),
-    ".docx": _parse_docx,
-    ".htm": _parse_html,
-    ".html": _parse_html,
-    ".json": _text_parser(parse_json),
-    ".markdown": _parse_markdown,
-    ".md": _parse_markdown,
-    ".pdf": _parse_pdf,
-    ".tsv": _parse_tsv,
-    ".txt": _text_parser(parse_text),
-    ".xml": _parse_spl,
-}
-"""The parser for each supported suffix (lower case, with the dot)."""
-
-SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(sorted(PARSERS))
-"""The file suffixes `discover` picks up in folders and `parse_file` accepts."""
-
 
 FOLDER_NOTES = frozenset(
     "authors changelog changes code_of_conduct contributing copying history licence "
@@ -153,7 +76,7 @@ def _skip_reason(path: Path) -> str | None:
     """Why a folder walk leaves out the file `path`, or None to ingest it (a broken
     link too: `read_file` then says why it cannot be read)."""
     suffix = path.suffix.lower()
-    if suffix not in PARSERS:
+    if format_for(suffix) is None:
         return (
             f"unsupported file type '{suffix}'" if suffix else "unsupported file type (no suffix)"
         )
@@ -234,20 +157,20 @@ def discover(paths: Sequence[Path]) -> list[Path]:
     return discover_files(paths).files
 
 
-def parser_for(path: Path) -> Parser:
-    """Return the parser for `path`'s suffix (any case).
+def format_of(path: Path) -> Format:
+    """Return the format of `path`'s suffix (any case), whose parser reads it.
 
     Raises `IngestError(path, "unsupported file type '.xyz' (supported: ...)")`.
     """
     suffix = path.suffix.lower()
-    parser = PARSERS.get(suffix)
-    if parser is None:
+    found = format_for(suffix)
+    if found is None:
         shown = f"'{suffix}'" if suffix else "'' (no suffix)"
         supported = ", ".join(SUPPORTED_SUFFIXES)
         raise IngestError(
             source_name(path), f"unsupported file type {shown} (supported: {supported})"
         )
-    return parser
+    return found
 
 
 def _unreadable_cause(path: Path, error: OSError) -> str:
@@ -320,13 +243,13 @@ def parse_bytes(raw: bytes, path: Path, options: ParseOptions | None = None) -> 
     encrypted, undecodable...) or fails on it in any other way, or the document has
     no text to index ("empty document: no text to index"); MemoryError as raised.
     """
-    parser = parser_for(path)
+    parser = format_of(path)
     name = source_name(path)
     cause = mislabel_cause(raw, path.suffix.lower())
     if cause is not None:
         raise IngestError(name, cause)
     try:
-        document = parser(raw, name, options or ParseOptions())
+        document = parser.parse(raw, name, options or ParseOptions())
     except (IngestError, MemoryError):  # out of memory: the parse's limit says so
         raise
     except Exception as exc:  # a parser library's own failure on a hostile file
@@ -346,5 +269,5 @@ def parse_file(
     The suffix is checked before the file is read. Raises `IngestError` naming
     `path` for every reason `read_file` and `parse_bytes` give.
     """
-    parser_for(path)
+    format_of(path)
     return parse_bytes(read_file(path, max_file_mb), path, options)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from quoteproof.errors import IngestError
@@ -45,16 +45,12 @@ sentence or two): a longer one is an error, not a triplet."""
 
 @dataclass(frozen=True)
 class GraphRow:
-    """One triplet as its file gives it: the `line` it starts on, and the document
-    (an id or a file name, resolved against the index later), page and quote."""
+    """One triplet as its file gives it: `triplet` with its `row` the line it starts
+    on, its page and quote, and no `doc_id` yet: the `document` the file names (an
+    id or a file name) is resolved against the index later."""
 
-    line: int
-    subject: str
-    relation: str
-    object: str
+    triplet: NewTriplet
     document: str | None = None
-    page: int | None = None
-    quote: str | None = None
 
 
 @dataclass(frozen=True)
@@ -144,7 +140,7 @@ def _row(shown: str, line: int, fields: dict[str, object]) -> GraphRow:
             )
         page = int(page_text)
     assert subject is not None and relation is not None and obj is not None
-    return GraphRow(line, subject, relation, obj, document, page, quote)
+    return GraphRow(NewTriplet(subject, relation, obj, line, page=page, quote=quote), document)
 
 
 def _columns(
@@ -247,20 +243,18 @@ def import_graph_file(store: Store, path: Path, collection: str, max_mb: float) 
     names = _document_ids(store, collection)
     triplets = []
     for row in graph.rows:
-        doc_id = None
+        line, doc_id = row.triplet.row, None
         if row.document is not None:
             found = names.get(row.document, set())
             if len(found) != 1:
                 why = "no current document" if not found else f"{len(found)} documents"
                 raise IngestError(
                     str(path),
-                    f"line {row.line}: 'document' {row.document!r} names {why} of collection "
+                    f"line {line}: 'document' {row.document!r} names {why} of collection "
                     f"'{collection}' (give a document id from `quoteproof documents list`); "
                     "nothing was imported",
                 )
             (doc_id,) = found
-        triplets.append(
-            NewTriplet(row.subject, row.relation, row.object, row.line, doc_id, row.page, row.quote)
-        )
+        triplets.append(replace(row.triplet, doc_id=doc_id))
     outcome = store.import_triplets(collection, graph.name, triplets)
     return GraphImport(graph.name, collection, len(triplets), outcome, graph.ignored_columns)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from quoteproof.errors import IngestError
 from quoteproof.ingest.chunking import ChunkSettings, ChunkSpan, chunk_document
-from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB, ParseOptions, parse_bytes, source_name
+from quoteproof.ingest.files import DEFAULT_MAX_FILE_MB, parse_bytes, source_name
+from quoteproof.ingest.formats import ParseOptions
 from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.model import DEFAULT_COLLECTION, ParsedDocument
 from quoteproof.store.base import check_collection_name

@@ -11,11 +11,7 @@ from typing import Literal
 
 from quoteproof.errors import IngestError
 from quoteproof.ingest.chunking import ChunkSpan
-from quoteproof.ingest.files import (
-    Discovery,
-    read_file,
-    source_name,
-)
+from quoteproof.ingest.files import Discovery, format_of, read_file, source_name
 from quoteproof.ingest.parse_worker import ParseFunction, ParseWorker
 from quoteproof.ingest.parsing import IngestSettings, Parsed
 from quoteproof.model import ParsedDocument
@@ -23,10 +19,6 @@ from quoteproof.store.base import NewChunk, NewDocument, Store
 from quoteproof.text.labels import display_title, make_label, number_duplicates
 
 IngestStatus = Literal["added", "updated", "unchanged", "failed", "skipped"]
-
-
-_KEEP_ORIGINAL = frozenset({"pdf"})
-"""Formats whose file bytes are stored: PDF character boxes are read from them."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +137,7 @@ def store_parsed(
             file_sha256=pending.file_sha256,
             chunks=make_chunks,
             layout=document.layout,
-            original=pending.raw if document.format in _KEEP_ORIGINAL else None,
+            original=pending.raw if format_of(pending.path).keep_original else None,
             collection=settings.collection,
             tables=document.tables,
         )

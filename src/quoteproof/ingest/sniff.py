@@ -1,18 +1,17 @@
-"""Telling what a file's bytes really are, so a mislabelled file gets a clear error."""
+"""Telling what a file's bytes really are, so a mislabelled file gets a clear error
+(what each format's files may be is its `Format.content`, `ingest.formats`)."""
 
 from __future__ import annotations
 
 import re
-from typing import Literal
+
+from quoteproof.ingest.formats import ContentKind, format_for
 
 _HEAD_BYTES = 1024
 _HTML_START = re.compile(
     rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body|meta|title)\b", re.I | re.S
 )
 _XML_START = re.compile(rb"^\s*<\?xml\b")
-
-ContentKind = Literal["pdf", "zip", "ole", "html", "xml", "text", "binary"]
-"""What `sniff` can answer."""
 
 _DESCRIPTIONS: dict[ContentKind, str] = {
     "pdf": "a PDF",
@@ -23,24 +22,6 @@ _DESCRIPTIONS: dict[ContentKind, str] = {
     "text": "plain text",
     "binary": "binary data",
 }
-
-_TEXTUAL = frozenset({"html", "xml", "text", "binary"})  # their parsers explain bad bytes
-
-EXPECTED_KINDS: dict[str, frozenset[str]] = {
-    ".pdf": frozenset({"pdf"}),
-    ".docx": frozenset({"zip", "ole"}),
-    ".xml": frozenset({"xml", "text"}),
-    ".html": _TEXTUAL,
-    ".htm": _TEXTUAL,
-    ".md": _TEXTUAL,
-    ".markdown": _TEXTUAL,
-    ".txt": _TEXTUAL,
-    ".csv": _TEXTUAL,
-    ".tsv": _TEXTUAL,
-    ".json": _TEXTUAL,
-}
-"""For each suffix, the content kinds handed to its parser; text parsers report
-undecodable bytes themselves, the DOCX parser explains OLE containers."""
 
 
 def sniff(raw: bytes) -> ContentKind:
@@ -78,10 +59,10 @@ def sniff(raw: bytes) -> ContentKind:
 def mislabel_cause(raw: bytes, suffix: str) -> str | None:
     """Say why `raw` cannot be a `suffix` file (`"named .pdf but the content is HTML"`),
     or return None when its content kind fits the suffix (or the suffix is unknown)."""
-    expected = EXPECTED_KINDS.get(suffix)
-    if expected is None:
+    named = format_for(suffix)
+    if named is None:
         return None
     kind = sniff(raw)
-    if kind in expected:
+    if kind in named.content:
         return None
     return f"named {suffix} but the content is {_DESCRIPTIONS[kind]}"

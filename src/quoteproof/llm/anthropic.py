@@ -191,6 +191,7 @@ class AnthropicBackend(SdkBackend):
 
     name = "anthropic"
     capabilities = model_capabilities(constrained=False)
+    _client: anthropic.Anthropic
 
     def __init__(
         self,
@@ -208,13 +209,15 @@ class AnthropicBackend(SdkBackend):
                 hint=Hint.API_KEY,
                 facts={"backend": "anthropic", "variable": API_KEY_VARIABLE},
             )
-        super().__init__(model, base_url, timeout, anthropic, anthropic.AnthropicError)
-        self._client = anthropic.Anthropic(
+        super().__init__(
+            model,
+            base_url,
+            timeout,
+            anthropic,
+            anthropic.AnthropicError,
+            client=anthropic.Anthropic,
             api_key=key,
-            base_url=base_url,
-            timeout=timeout,
             max_retries=max_retries,
-            http_client=self._http_client(),
         )
 
     def complete(self, request: CompletionRequest) -> Completion:

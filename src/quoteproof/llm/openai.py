@@ -204,6 +204,7 @@ class OpenAIBackend(SdkBackend):
     """
 
     name = "openai"
+    _client: openai.OpenAI
 
     def __init__(
         self,
@@ -215,16 +216,19 @@ class OpenAIBackend(SdkBackend):
         max_retries: int = DEFAULT_RETRIES,
         grammar: bool = False,
     ) -> None:
-        super().__init__(model, base_url, timeout, openai, openai.OpenAIError)
+        key = api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY
+        super().__init__(
+            model,
+            base_url,
+            timeout,
+            openai,
+            openai.OpenAIError,
+            client=openai.OpenAI,
+            api_key=key,
+            max_retries=max_retries,
+        )
         self.capabilities = model_capabilities(constrained=grammar)
         self._constrained = grammar
-        self._client = openai.OpenAI(
-            api_key=api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            http_client=self._http_client(),
-        )
 
     def _sent(self, request: CompletionRequest) -> CompletionRequest:
         """What goes on the wire: the grammar only when the server reads grammars (and

@@ -1,9 +1,11 @@
-"""What the backends over a provider's SDK (`openai`, `anthropic`) share: the model
-server's URL kept without credentials (`server`, recorded in each answer), and
-around each request its deadline and the SDK's errors turned into quoteproof's."""
+"""What the backends over a provider's SDK (`openai`, `anthropic`) share: the SDK's
+client, made with the request deadline in its transport; the model server's URL
+kept without credentials (`server`, recorded in each answer); and around each
+request its deadline and the SDK's errors turned into quoteproof's."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
 from types import ModuleType
 from typing import Any
@@ -26,7 +28,8 @@ def _overdue(sdk_error: type[Exception]) -> type[DeadlineExceeded]:
 class SdkBackend:
     """The shared part of a backend that sends requests for `model` through `sdk`
     (the SDK's module; `sdk_error` its base error class) to `base_url`, each given
-    `timeout` seconds in all."""
+    `timeout` seconds in all: its `_client` is `client` (the SDK's client class)
+    made with `api_key`, retrying `max_retries` times."""
 
     def __init__(
         self,
@@ -35,6 +38,10 @@ class SdkBackend:
         timeout: float,
         sdk: ModuleType,
         sdk_error: type[Exception],
+        *,
+        client: Callable[..., Any],
+        api_key: str,
+        max_retries: int,
     ) -> None:
         self.model: str | None = model
         self._model = model
@@ -43,6 +50,13 @@ class SdkBackend:
         self.server: str | None = self._url
         self._sdk, self._sdk_error = sdk, sdk_error
         self._overdue = _overdue(sdk_error)
+        self._client = client(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            http_client=self._http_client(),
+        )
 
     def excess_tokens(self, request: CompletionRequest) -> int:
         """0: the server's context window is not known here (it reports overflows)."""

@@ -333,19 +333,10 @@ class _Renderer:
                 f"<code>{_inline(block.item_id)}</code> — not shown.</p>"
             )
         if isinstance(block, layout.Statements):
-            items = "\n".join(self.statement(statement) for statement in block.items)
-            return (
-                f'<section class="statements" aria-label="{layout.STATEMENTS_LABEL}">'
-                f'<h3 class="statements-label">{layout.STATEMENTS_LABEL}</h3>'
-                f'<ol class="statement-list">\n{items}\n</ol></section>'
-            )
+            statements = [self.statement(statement) for statement in block.items]
+            return _numbered_section("statement", layout.STATEMENTS_LABEL, statements)
         if isinstance(block, layout.Facts):
-            items = "\n".join(self.fact(fact) for fact in block.items)
-            return (
-                f'<section class="facts" aria-label="{block.label}">'
-                f'<h3 class="facts-label">{block.label}</h3>'
-                f'<ol class="fact-list">\n{items}\n</ol></section>'
-            )
+            return _numbered_section("fact", block.label, [self.fact(f) for f in block.items])
         if isinstance(block, layout.Removed):
             items = "\n".join(
                 f'<li><code class="raw">{_inline(item.raw)}</code> — '
@@ -363,6 +354,16 @@ class _Renderer:
         out += [self.block(position, block) for position, block in enumerate(self.blocks)]
         out.append("</article>")
         return "\n".join(out) + "\n"
+
+
+def _numbered_section(kind: str, label: str, items: list[str]) -> str:
+    """A labelled section (class `{kind}s`) holding the list items `items` in order."""
+    lines = "\n".join(items)
+    return (
+        f'<section class="{kind}s" aria-label="{label}">'
+        f'<h3 class="{kind}s-label">{label}</h3>'
+        f'<ol class="{kind}-list">\n{lines}\n</ol></section>'
+    )
 
 
 _NOTICE_CLASSES = {"partial": "partial-notice", "no-model": "no-model-notice", "notice": "notice"}

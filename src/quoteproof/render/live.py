@@ -92,7 +92,8 @@ def _renderable(event: QuoteResolved | QuoteDropped | DataComputed) -> Renderabl
     if isinstance(event, QuoteResolved):
         return quote_panel(event.quote)
     if isinstance(event, QuoteDropped):
-        return gutter(Text(f"quote removed: {visible(event.reason)}", style="red"), "✗ ", "red")
+        removed = Text(f"quote removed: {visible(event.rejected.reason)}", style="red")
+        return gutter(removed, "✗ ", "red")
     return data_block(event.result)
 
 

@@ -5,13 +5,14 @@ an answer option is declared once."""
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_type_hints
 
 from pydantic import BaseModel, Field, create_model
 
 from quoteproof.service import (
     MAX_QUESTION_CHARS,
     AnswerOptions,
+    DocumentSummary,
     answer_field_types,
     mode_help,
 )
@@ -90,16 +91,25 @@ class SearchBody(BaseModel):
     hits: list[HitBody]
 
 
-class DocumentBody(BaseModel):
-    """The current version of a document, without its text."""
+def _document_body() -> type[BaseModel]:
+    """A document of `GET /v1/documents`: the fields of `DocumentSummary`, each
+    required."""
+    types = get_type_hints(DocumentSummary)
+    required: dict[str, Any] = {f.name: (types[f.name], ...) for f in fields(DocumentSummary)}
+    return create_model(
+        "DocumentBody",
+        __doc__="The current version of a document, without its text.",
+        **required,
+    )
 
-    doc_id: str
-    version: int
-    source_path: str
-    title: str
-    format: str
-    sha256: str
-    collection: str
+
+if TYPE_CHECKING:
+
+    class DocumentBody(BaseModel):
+        """A document of `GET /v1/documents` (made by `_document_body`)."""
+
+else:
+    DocumentBody = _document_body()
 
 
 class DocumentsBody(BaseModel):

@@ -152,7 +152,7 @@ def _event_message(event: AnswerEvent) -> str:
     if isinstance(event, DataComputed):
         return _sse("data", {"html": render_data_html(event.result)})
     if isinstance(event, QuoteDropped):
-        return _sse("dropped", {"reason": event.reason})
+        return _sse("dropped", {"reason": event.rejected.reason})
     assert isinstance(event, StageStarted)
     return _sse("stage", {"stage": event.stage})
 

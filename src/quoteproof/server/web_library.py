@@ -19,7 +19,7 @@ from quoteproof.server.jobs import Job
 from quoteproof.server.state import AppState
 from quoteproof.server.web_page import MaybePrincipal, StateDep, router
 from quoteproof.service import Principal, ScopedIndex
-from quoteproof.service.uploads import SUPPORTED_SUFFIXES
+from quoteproof.service.uploads import SUPPORTED_SUFFIXES, format_names
 
 
 def _library_rows(view: ScopedIndex) -> list[dict[str, Any]]:
@@ -104,6 +104,7 @@ def library_page(
         collections=_collections_for(who),
         max_upload_mb=f"{state.config.max_upload_mb:g}",
         accept=",".join(SUPPORTED_SUFFIXES),
+        formats=format_names(),
         job_context=job_context,
     )
 

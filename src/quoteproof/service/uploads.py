@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from quoteproof.ingest.files import SUPPORTED_SUFFIXES
+from quoteproof.ingest.formats import SUPPORTED_SUFFIXES, format_names
 from quoteproof.ingest.sniff import mislabel_cause
 
-__all__ = ["SNIFF_BYTES", "SUPPORTED_SUFFIXES", "upload_problem"]
+__all__ = ["SNIFF_BYTES", "SUPPORTED_SUFFIXES", "format_names", "upload_problem"]
 
 SNIFF_BYTES = 1024
 """How much of a file's start `upload_problem` needs."""

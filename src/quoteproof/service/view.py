@@ -103,16 +103,17 @@ class _ScopedStore:
         self._store = store
         self._principal = principal
 
+    def _visible(self, item: J | None) -> J | None:
+        """`item` when the principal may see its collection, else None."""
+        return item if item is not None and self._principal.allows(item.collection) else None
+
     def get_document(self, doc_id: str, version: int | None = None) -> Document | None:
-        document = self._store.get_document(doc_id, version)
-        visible = document is not None and self._principal.allows(document.collection)
-        return document if visible else None
+        return self._visible(self._store.get_document(doc_id, version))
 
     def get_chunk(self, ref: str) -> Chunk | None:
         chunk = self._store.get_chunk(ref)
-        if chunk is None or self.get_document(chunk.doc_id, chunk.doc_version) is None:
-            return None
-        return chunk
+        seen = chunk is not None and self.get_document(chunk.doc_id, chunk.doc_version)
+        return chunk if seen else None
 
     def neighbours(self, chunk: Chunk, width: int = 1) -> list[Chunk]:
         if self.get_document(chunk.doc_id, chunk.doc_version) is None:
@@ -135,15 +136,12 @@ class _ScopedStore:
         return self._store.get_tables(doc_id, version)
 
     def get_triplet(self, triplet_id: str) -> Triplet | None:
-        triplet = self._store.get_triplet(triplet_id)
-        visible = triplet is not None and self._principal.allows(triplet.collection)
-        return triplet if visible else None
+        return self._visible(self._store.get_triplet(triplet_id))
 
     def current_version(self, source_path: str) -> CurrentVersion | None:
         current = self._store.current_version(source_path)
-        if current is None or self.get_document(current.doc_id, current.version) is None:
-            return None
-        return current
+        seen = current is not None and self.get_document(current.doc_id, current.version)
+        return current if seen else None
 
 
 class ScopedIndex(OpenedIndex):

@@ -21,6 +21,7 @@ from typing import Any
 from quoteproof.model import Triplet, sha256_text
 from quoteproof.store.base import check_collection_name
 from quoteproof.store.sql import Cursor
+from quoteproof.store.sql_records import record
 
 __all__ = ["ImportOutcome", "NewTriplet", "TripletStore", "entity_key", "triplet_id"]
 
@@ -86,19 +87,8 @@ class TripletStore:
         """One write transaction."""
 
     def _triplet(self, row: Any) -> Triplet:
-        return Triplet(
-            triplet_id=row["triplet_id"],
-            collection=row["collection"],
-            subject=row["subject"],
-            relation=row["relation"],
-            object=row["object"],
-            graph_file=row["graph_file"],
-            row=row["file_row"],
-            doc_id=row["doc_id"],
-            page=row["page"],
-            quote=row["quote"],
-            is_current=bool(row["is_current"]),
-        )
+        """The triplet of a row of `_COLUMNS`."""
+        return record(Triplet, row, row=row["file_row"], is_current=bool(row["is_current"]))
 
     def import_triplets(
         self, collection: str, graph_file: str, triplets: Sequence[NewTriplet]

@@ -26,9 +26,12 @@ _KEY_COLUMNS = "key_id, name, secret_sha256, collections, created, revoked"
 Record = TypeVar("Record", bound="DataclassInstance")
 
 
-def record(kind: type[Record], row: Any) -> Record:
-    """The dataclass `kind` with each field read from `row` by its name."""
-    return kind(**{field.name: row[field.name] for field in dataclasses.fields(kind)})
+def record(kind: type[Record], row: Any, /, **given: Any) -> Record:
+    """The dataclass `kind` with the fields in `given` taken from there (values the
+    row holds in another form or column), each other field read from `row` by its
+    name."""
+    read = (field.name for field in dataclasses.fields(kind) if field.name not in given)
+    return kind(**{name: row[name] for name in read}, **given)
 
 
 class SQLRecords(ABC):

@@ -125,20 +125,11 @@ class SQLStore(TripletStore, SQLRecords):
     def _chunk(self, row: Any) -> Chunk:
         """The chunk of a row of `CHUNK_COLUMNS`."""
         pages = row["pages"]
-        return Chunk(
-            ref=row["ref"],
-            doc_id=row["doc_id"],
-            doc_version=row["doc_version"],
-            ordinal=row["ordinal"],
-            start=row["start"],
-            end=row["end"],
-            text=row["text"],
+        return record(
+            Chunk,
+            row,
             section=self._decode_list(row["section"]),
-            label=row["label"],
-            source_path=row["source_path"],
             pages=self._decode_list(pages) if pages is not None else None,
-            language=row["language"],
-            source_uri=row["source_uri"],
             ocr=bool(row["ocr"]),
         )
 

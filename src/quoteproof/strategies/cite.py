@@ -12,6 +12,7 @@ second failure is a refusal (`validation_failed`) with both attempts kept in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from quoteproof.model import Answer, Chunk, Message, Rejected
 from quoteproof.quoting.citations import (
@@ -170,7 +171,7 @@ def answer_cite(
     sources = session.sources
     messages = cite_messages(session.question, sources, units, offered)
     for stage in ("answer", "retry"):
-        grammar = cite_grammar(sources, units, session.fact_refs)
+        grammar = partial(cite_grammar, sources, units, session.fact_refs)
         completion = session.call(stage, messages, sources=sources, stream=True, grammar=grammar)
         outcome = check_reply(session, completion.text, sources, strictness)
         if isinstance(outcome, Answer):

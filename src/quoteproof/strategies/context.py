@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Sequence
+from functools import partial
 
 from quoteproof.errors import UsageError
 from quoteproof.llm.base import Backend, Capability, CompletionRequest
@@ -23,7 +24,7 @@ from quoteproof.quoting.grammar import facts_grammar, triplet_grammar
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.prompt import SOURCES_RULE, format_sources
 from quoteproof.quoting.resolve import SourceLookup, resolve_output
-from quoteproof.quoting.units import source_units
+from quoteproof.quoting.units import SourceUnits, source_units
 from quoteproof.retrieval.triplets import TripletHit
 from quoteproof.store.base import DocumentSummary, Store
 from quoteproof.strategies.cite import cite_messages
@@ -73,6 +74,14 @@ patients); each relation a few words (causes, is_contraindicated_in, has_dose).
 """
 
 
+def _triplet_grammar(sources: Sequence[Chunk], units: SourceUnits) -> str | None:
+    """`triplet_grammar`, or None (no grammar) for sources it cannot describe."""
+    try:
+        return triplet_grammar(sources, units)
+    except ValueError:
+        return None
+
+
 def extract_facts(session: AnswerSession, first: int) -> list[ContextFact]:
     """Ask the model for the triplets of the retrieved paragraphs that help answer
     the question (one call, stage `extract`; grammar-constrained where the backend
@@ -84,11 +93,9 @@ def extract_facts(session: AnswerSession, first: int) -> list[ContextFact]:
     units = source_units(sources, session.lookup)
     user = f"{format_sources(sources, units)}\n\nQuestion: {session.question.strip()}"
     messages = (Message("system", EXTRACT_SYSTEM_PROMPT), Message("user", user))
-    try:
-        grammar: str | None = triplet_grammar(sources, units)
-    except ValueError:
-        grammar = None
-    reply = session.call("extract", messages, grammar=grammar, facts=False).text
+    reply = session.call(
+        "extract", messages, grammar=partial(_triplet_grammar, sources, units), facts=False
+    ).text
     facts, rejected = parse_triplet_lines(reply, sources, units, first)
     if rejected:
         named = "; ".join(f"{r.raw.strip()[:80]!r} ({r.reason})" for r in rejected[:5])
@@ -110,7 +117,7 @@ def answer_from_facts(session: AnswerSession) -> Answer:
     messages = (Message("system", FACTS_ANSWER_PROMPT), Message("user", user))
     ids = [fact.id for fact in facts]
     reply = session.call(
-        "answer", messages, sources=(), grammar=facts_grammar(ids), facts=False
+        "answer", messages, sources=(), grammar=partial(facts_grammar, ids), facts=False
     ).text
     parsed = parse_output(reply)
     if parsed.no_answer:

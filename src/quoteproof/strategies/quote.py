@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 
 from quoteproof.llm.extractive import ExtractiveChoice, near_duplicate
 from quoteproof.model import (
@@ -206,7 +207,7 @@ def answer_quote(session: AnswerSession, no_model: NoModelChoice | None = None) 
         lambda sources, shown: build_messages(session.question, sources, units, shown),
     )
     messages = build_messages(session.question, session.sources, units, offered)
-    grammar = quote_grammar(session.sources, units, offered, session.fact_refs)
+    grammar = partial(quote_grammar, session.sources, units, offered, session.fact_refs)
     completion = session.call("answer", messages, stream=True, grammar=grammar)
     model = resolve_reply(session, completion.text)
     answer = answer_from_resolution(session, model)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import cast, get_args
 
 from quoteproof.model import Answer, Chunk, Message, Rejected, Statement, StatementLabel
@@ -430,7 +431,7 @@ def answer_rationale(session: AnswerSession) -> Answer:
     generated = session.call(
         "generate",
         generate_messages(question, sources),
-        grammar=statement_grammar(refs, numbers, no_answer=True),
+        grammar=partial(statement_grammar, refs, numbers, no_answer=True),
     ).text
     statements, rejected = statements_from_reply(generated, known)
     if parse_output(generated).no_answer:
@@ -441,7 +442,7 @@ def answer_rationale(session: AnswerSession) -> Answer:
     verified = session.call(
         "verify",
         verify_messages(question, sources, statements),
-        grammar=verdict_grammar([s.id for s in statements], list(_LABELS)),
+        grammar=partial(verdict_grammar, [s.id for s in statements], list(_LABELS)),
     ).text
     statements = apply_verdicts(statements, parse_verdicts(verified))
 
@@ -450,7 +451,7 @@ def answer_rationale(session: AnswerSession) -> Answer:
         refined = session.call(
             "refine",
             refine_messages(question, sources, incorrect),
-            grammar=statement_grammar(refs, [s.id for s in incorrect], no_answer=False),
+            grammar=partial(statement_grammar, refs, [s.id for s in incorrect], no_answer=False),
         ).text
         statements, bad = apply_rewrites(statements, refined, known)
         rejected.extend(bad)
@@ -465,7 +466,7 @@ def answer_rationale(session: AnswerSession) -> Answer:
 
     units = source_units(sources, session.lookup)
     messages = answer_messages(question, sources, units, usable)
-    grammar = cite_grammar(sources, units, session.fact_refs)
+    grammar = partial(cite_grammar, sources, units, session.fact_refs)
     reply = session.call("answer", messages, stream=True, grammar=grammar).text
     return answer_from_reply(
         session,

@@ -49,6 +49,10 @@ from quoteproof.strategies.facts import (
 )
 from quoteproof.streaming import DraftStream, EventSink, StageStarted
 
+Grammar = Callable[[], str | None]
+"""Makes the grammar of one model call (None: none), called only for a backend that
+can constrain its output (`Capability.CONSTRAINED`)."""
+
 NO_RELEVANT_SOURCES = "no_relevant_sources"
 NOT_IN_SOURCES = "not_in_sources"
 MODEL_NO_ANSWER = "model_no_answer"
@@ -249,7 +253,7 @@ class AnswerSession:
         tools: tuple[ToolSpec, ...] = (),
         stream: bool = False,
         recorded: tuple[Message, ...] | None = None,
-        grammar: str | None = None,
+        grammar: Grammar | None = None,
         facts: bool = True,
     ) -> Completion:
         """Send `messages` to the model and record the call under `stage`.
@@ -257,13 +261,14 @@ class AnswerSession:
         `sources` (default: all retrieved) are what quotes in a streamed draft resolve
         against; `stream` sends the reply's draft events as it arrives; `recorded`
         are the messages kept in the answer for this call (default: all of them);
-        `grammar` constrains the reply when the backend can constrain (see
-        `quoting.grammar`), and is left out otherwise. With `facts` the session's
-        facts are added to the prompt (`facts.with_facts`). The reply is cut by
+        `grammar` makes the grammar that constrains the reply (see `quoting.grammar`),
+        called only when the backend can constrain. With `facts` the session's facts
+        are added to the prompt (`facts.with_facts`). The reply is cut by
         `bounded_reply` (a notice of the answer says so), the draft stream too.
         Raises `BackendError` when the model fails.
         """
         chunks = tuple(self.sources if sources is None else sources)
+        constrained = Capability.CONSTRAINED in self.backend.capabilities
         if facts:
             messages = with_facts(messages, self.facts)
         request = CompletionRequest(
@@ -271,7 +276,7 @@ class AnswerSession:
             self.question,
             chunks,
             tools=tools,
-            grammar=grammar if Capability.CONSTRAINED in self.backend.capabilities else None,
+            grammar=grammar() if grammar is not None and constrained else None,
         )
         if self.events is not None:
             self.events(StageStarted(stage))

@@ -101,6 +101,7 @@ from quoteproof.ingest.pdf.text import (
     table_pieces,
 )
 from quoteproof.model import Block, Layout, ParsedDocument, SourceTable, TableRow
+from quoteproof.pdfium_lock import pdfium as pdfium_lock
 
 BLOCK_SEPARATOR = "\n\n"
 """What joins two blocks (and two pages) in a PDF's canonical text."""
@@ -367,18 +368,20 @@ def parse_pdf(raw: bytes, path: str, *, ocr: bool = False) -> ParsedDocument:
 
     Raises `IngestError(path, cause)`: the causes of `open_pdf`; NO_TEXT_AT_ALL when
     no page has text and `ocr` is off; the OCR errors of `ocr.ocr_page` when `ocr` is
-    on. PDFium objects are closed before returning. Cost: one text extraction per
+    on. PDFium is used under the process's lock (`pdfium_lock`), and its objects are
+    closed before returning. Cost: one text extraction per
     page plus a few PDFium calls per line and per page object; OCR adds seconds per
     scanned page.
     """
-    document = open_pdf(raw, path)
-    try:
-        pages = _read_pages(document, path, ocr)
-        bookmarks = read_bookmarks(document)
-        metadata_title = str(document.get_metadata_value("Title"))
-        language = read_language(document)
-    finally:
-        document.close()
+    with pdfium_lock():  # PDFium is not thread-safe (a caller may parse in threads)
+        document = open_pdf(raw, path)
+        try:
+            pages = _read_pages(document, path, ocr)
+            bookmarks = read_bookmarks(document)
+            metadata_title = str(document.get_metadata_value("Title"))
+            language = read_language(document)
+        finally:
+            document.close()
     if not ocr and not any(page.lines for page in pages.contents):
         raise IngestError(path, NO_TEXT_AT_ALL)
     plans, stats = plan_blocks(pages.contents, bookmarks)

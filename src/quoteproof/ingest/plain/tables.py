@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from quoteproof.codec.strict_json import json_kind
 from quoteproof.errors import IngestError
 from quoteproof.ingest.plain.text import decode_plain_text
 from quoteproof.model import Block, Cell, ParsedDocument
@@ -175,15 +176,8 @@ def json_cell(value: object) -> Cell:
 
 
 def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, _JsonNumber):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
+    """`json_kind`, numbers kept as their text (`_JsonNumber`) named as numbers."""
+    return "a number" if isinstance(value, _JsonNumber) else json_kind(value)
 
 
 def _items(data: object) -> list[dict[str, object]]:
