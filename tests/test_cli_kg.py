@@ -180,3 +180,14 @@ def test_verify_rechecks_a_cited_triplet_and_its_quote(index_dir: Path, tmp_path
         f"INVALID TID-1 [{tid}]: the answer's triplet remdesivir | has_dose | 2000 mg"
         in tampered.stdout
     )
+
+
+def test_context_options_a_mode_cannot_take_are_named_as_options(index_dir: Path) -> None:
+    where = ("--index", str(index_dir))
+    for args, message in [
+        (("--document", "x"), "--document applies only to --context whole"),
+        (("--mode", "agent", "--context", "both", "--model", "m"), "--context applies to the"),
+        (("--mode", "rationale", "--context", "triplets", "--model", "m"), "use --context both"),
+    ]:
+        ran = cli("ask", "What is the remdesivir dose?", *args, *where)
+        assert ran.returncode == 2 and message in ran.stderr, ran.stderr

@@ -214,14 +214,14 @@ def test_whole_corpus_of_one_document_without_a_model(index: Index) -> None:
     assert any("200 mg on day 1" in q.text for q in answer.quotes)
     with pytest.raises(UsageError, match="no current document 'nope'"):
         index.ask(DOSE, context="whole", document="nope")
-    with pytest.raises(UsageError, match="--document applies only to --context whole"):
+    with pytest.raises(UsageError, match="only as the whole-corpus context"):
         index.ask(DOSE, document=dosing.doc_id)
 
 
 def test_context_forms_a_mode_cannot_use_are_refused(index: Index) -> None:
     with pytest.raises(UsageError, match="agent mode searches for itself"):
         index.ask(DOSE, mode="agent", context="both")
-    with pytest.raises(UsageError, match="use --context both"):
+    with pytest.raises(UsageError, match="give it the context 'both'"):
         index.ask(DOSE, mode="rationale", context="triplets")
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Sequence
 
-from quoteproof.errors import UsageError
+from quoteproof.errors import Hint, UsageError
 from quoteproof.llm.base import Backend, Capability, CompletionRequest
 from quoteproof.model import Answer, Chunk, Hit, Message
 from quoteproof.quoting.grammar import facts_grammar, triplet_grammar
@@ -183,7 +183,7 @@ def whole_corpus(
         return [], (
             f"The {len(chunks)} passages of the {len(documents)} document(s) in scope do not "
             f"fit the model's context window ({over}); the answer uses the retrieved "
-            "passages instead (--context whole fell back to retrieval)."
+            "passages instead (the whole-corpus context fell back to retrieval)."
         )
     return [Hit(chunk, 0.0, rank) for rank, chunk in enumerate(chunks, start=1)], None
 
@@ -193,14 +193,19 @@ def check_context(options: AnswerOptions) -> None:
     use: the agent searches for itself, rationale checks its statements against
     paragraphs (so not `triplets` alone), and `document` applies to `whole` only."""
     if options.document is not None and options.context != "whole":
-        raise UsageError("--document applies only to --context whole")
+        raise UsageError(
+            "one document can be given only as the whole-corpus context (context 'whole')",
+            hint=Hint.DOCUMENT_NEEDS_WHOLE,
+        )
     if options.context != "paragraphs" and options.mode == "agent":
         raise UsageError(
-            "agent mode searches for itself: --context applies to the quote, cite and "
-            "rationale modes"
+            "agent mode searches for itself: only the quote, cite and rationale modes "
+            "take another context than paragraphs",
+            hint=Hint.AGENT_CONTEXT,
         )
     if options.context == "triplets" and options.mode == "rationale":
         raise UsageError(
-            "rationale mode checks its statements against paragraphs: use --context both "
-            "to give it triplets too"
+            "rationale mode checks its statements against paragraphs: give it the "
+            "context 'both' to give it triplets too",
+            hint=Hint.RATIONALE_CONTEXT,
         )
