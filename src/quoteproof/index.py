@@ -51,6 +51,7 @@ from quoteproof.strategies.context import (
     extract_facts,
     whole_corpus,
 )
+from quoteproof.strategies.facts import combined_facts
 from quoteproof.strategies.options import AnswerOptions
 from quoteproof.strategies.registry import StrategyInputs, strategy_for
 from quoteproof.strategies.session import (
@@ -383,8 +384,9 @@ class Index(ClosedOnExit):
         question (a name, code or number) is in no retrieved source (`not_in_sources`).
         `options.context` is what the model is given (`model.ContextForm`):
         `paragraphs`; `triplets` (the knowledge-graph triplets whose entities the
-        question names, `retrieval.triplets`, else, with a model, those it extracts
-        from the retrieved paragraphs; answered from them alone,
+        question names, `retrieval.triplets`, and, with a model, those it extracts
+        from the retrieved paragraphs, an extracted triplet equal to an imported one
+        left out, `strategies.facts.combined_facts`; answered from them alone,
         `strategies.context.answer_from_facts`); `both` (paragraphs and triplets
         fused by RRF, the triplets as `TID-n` lines the answer may cite); `whole`
         (every chunk of the documents in scope, or of `options.document`, when they
@@ -434,8 +436,9 @@ class Index(ClosedOnExit):
                 return session.refuse(NO_RELEVANT_SOURCES)
             if info.missing_terms:
                 return session.refuse(NOT_IN_SOURCES)
-            if context in ("triplets", "both") and not session.facts:
-                session.facts = extract_facts(session, 1)
+            if context in ("triplets", "both"):
+                extracted = extract_facts(session, len(session.facts) + 1)
+                session.facts = combined_facts(session.facts, extracted)
             if context == "triplets":
                 if not session.facts:
                     return session.refuse(NO_RELEVANT_SOURCES)

@@ -45,10 +45,10 @@ def test_a_pid_citation_resolves_to_the_source_it_numbers(
     index: Index, llm: ScriptedModel, tmp_path: Path
 ) -> None:
     with_graph(index, tmp_path)
-    llm.script = [pid_of("200 mg", "The dose is 200 mg on day 1 [{pid}][TID-1].")]
+    llm.script = ["No fact here.", pid_of("200 mg", "The dose is 200 mg on day 1 [{pid}][TID-1].")]
     answer = index.ask(DOSE, backend=llm.backend(), mode="cite", context="both")
     assert answer.status == "answered", answer.rejected
-    pid = re.search(r"PID-\d+", answer.calls[0].output)
+    pid = re.search(r"PID-\d+", answer.calls[1].output)
     assert pid is not None  # the call keeps the reply as written
     source = index.chunk(answer.sources[int(pid.group().removeprefix("PID-")) - 1].ref)
     assert source is not None and "200 mg" in source.text
@@ -79,11 +79,12 @@ def test_an_unknown_pid_or_tid_is_rejected_with_its_reason(
 ) -> None:
     with_graph(index, tmp_path)
     llm.script = [
+        "No fact here.",
         "The dose is 200 mg on day 1 [PID-99]. It is a dose [TID-7].",
         pid_of("200 mg", 'The dose is 200 mg on day 1 [{pid}]. <quote ref="PID-99"/>'),
     ]
     answer = index.ask(DOSE, backend=llm.backend(), mode="cite", context="both")
-    assert answer.calls[0].problems == (
+    assert answer.calls[1].problems == (
         "sentence 1 cites 'PID-99', which is not a retrieved source",
         "sentence 2 cites 'TID-7', which is not a retrieved source",
     )
@@ -98,6 +99,7 @@ def test_rationale_statements_may_cite_a_pid(
 ) -> None:
     with_graph(index, tmp_path)
     llm.script = [
+        "No fact here.",
         pid_of("200 mg", "S1: The dose of remdesivir is 200 mg on day 1 [{pid}][TID-1]"),
         "S1: CORRECT-EXPLICIT — the label says so",
         pid_of("200 mg", "Remdesivir is given at 200 mg on day 1 [{pid}]."),
