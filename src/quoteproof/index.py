@@ -39,7 +39,7 @@ from quoteproof.retrieval.retriever import (
     RetrievalSettings,
     Retriever,
 )
-from quoteproof.retrieval.triplets import fuse_context, search_triplets
+from quoteproof.retrieval.triplets import TripletHit, fuse_context, search_triplets
 from quoteproof.store.base import Store, embedding_space_mismatch
 from quoteproof.store.open import open_store
 from quoteproof.store.unfinished import mark_finished, mark_started, started_unfinished
@@ -328,6 +328,18 @@ class Index(ClosedOnExit):
         """Return the `top_k` chunks most relevant to `query`, best first (only from
         `collections` when given)."""
         return self.retrieve(query, top_k=top_k, collections=collections).hits
+
+    def search_facts(
+        self,
+        query: str,
+        *,
+        top_k: int = DEFAULT_SEARCH_TOP_K,
+        collections: Collection[str] | None = None,
+    ) -> list[TripletHit]:
+        """Return the `top_k` current knowledge-graph triplets whose entities `query`
+        names (and those one hop away), best first, only from `collections` when
+        given (`retrieval.triplets.search_triplets`); [] for an index without a graph."""
+        return search_triplets(self.store, query, top_k, collections)
 
     def calibrate(self, questions: Sequence[tuple[str, bool]]) -> Calibration:
         """Derive the refusal threshold from `(question, answerable)` pairs with the
