@@ -24,6 +24,13 @@ from quoteproof.receipts import verify_recorded
 from quoteproof.render.html import render_answer_html
 from quoteproof.render.json import render_json
 from quoteproof.render.terminal import render_text
+from quoteproof.streaming import (
+    AnswerEvent,
+    ProseDelta,
+    QuoteDropped,
+    QuoteResolved,
+    StageStarted,
+)
 
 DOSE = "What is the remdesivir dose?"
 DOSE_WORDS = "The recommended dose is 200 mg on day 1"
@@ -274,3 +281,21 @@ def test_a_corpus_over_the_cap_falls_back_to_retrieval_with_a_notice(
     (notice,) = [n for n in answer.notices if "do not fit" in n]
     assert "over the 100 measured" in notice and notice.endswith("fell back to retrieval).")
     assert "do not fit the model's context window" in render_text(answer, width=300)
+
+
+def test_an_answer_from_triplets_alone_streams_its_prose_and_no_quote(
+    index: Index, llm: ScriptedModel, tmp_path: Path
+) -> None:
+    import_graph(index, tmp_path)
+    reply = "Remdesivir is given at 200 mg on day 1 [TID-1]."
+    llm.script = [NOTHING_EXTRACTED, reply]
+    events: list[AnswerEvent] = []
+    answer = index.ask(
+        DOSE, backend=llm.backend(), mode="cite", context="triplets", events=events.append
+    )
+    assert [e.stage for e in events if isinstance(e, StageStarted)] == ["extract", "answer"]
+    assert "".join(e.text for e in events if isinstance(e, ProseDelta)) == reply
+    assert not [e for e in events if isinstance(e, QuoteResolved | QuoteDropped)]
+    assert [body.get("stream") for body in llm.requests][-1] is True
+    assert answer.status == "answered" and [f.id for f in answer.facts] == ["TID-1"]
+    assert_sound(answer, index)

@@ -100,7 +100,8 @@ def answer_from_facts(session: AnswerSession) -> Answer:
     """Answer from the session's facts alone (`--context triplets`): one call whose
     prompt holds the `<facts>` block and the question, no paragraph; its sentences
     must cite facts, and are checked as any generated sentence against what they
-    cite. Without a model, the best `NO_MODEL_FACTS` facts are the answer."""
+    cite. The reply is streamed to the session's events as prose (it holds no
+    quote). Without a model, the best `NO_MODEL_FACTS` facts are the answer."""
     facts = session.facts
     if Capability.MODEL not in session.backend.capabilities:
         return session.answer(
@@ -110,7 +111,7 @@ def answer_from_facts(session: AnswerSession) -> Answer:
     messages = (Message("system", FACTS_ANSWER_PROMPT), Message("user", user))
     ids = [fact.id for fact in facts]
     reply = session.call(
-        "answer", messages, sources=(), grammar=facts_grammar(ids), facts=False
+        "answer", messages, sources=(), stream=True, grammar=facts_grammar(ids), facts=False
     ).text
     parsed = parse_output(reply)
     if parsed.no_answer:
