@@ -116,6 +116,13 @@ def ask_page(request: Request, state: StateDep, who: MaybePrincipal) -> Response
     every context form) and the answer region."""
     if who is None:
         return pages.login_redirect(request)
+    return _ask_page(request, state, who, AskForm(), None)
+
+
+def _ask_page(
+    request: Request, state: AppState, who: Principal, form: AskForm, answer_html: Markup | None
+) -> Response:
+    """The ask page with `form`'s fields filled in and `answer_html` below it."""
     return pages.respond(
         request,
         who,
@@ -123,8 +130,8 @@ def ask_page(request: Request, state: StateDep, who: MaybePrincipal) -> Response
         "ask",
         modes=_offered_modes(state, who),
         contexts=CONTEXT_CHOICES,
-        form=AskForm(),
-        answer_html=None,
+        form=form,
+        answer_html=answer_html,
     )
 
 
@@ -144,16 +151,7 @@ def ask_post(request: Request, state: StateDep, who: MaybePrincipal, form: AskFo
     html = _answer_html(asked)
     if pages.is_htmx(request):
         return HTMLResponse(html)
-    return pages.respond(
-        request,
-        who,
-        "ask.html",
-        "ask",
-        modes=_offered_modes(state, who),
-        contexts=CONTEXT_CHOICES,
-        form=form,
-        answer_html=Markup(html),
-    )
+    return _ask_page(request, state, who, form, Markup(html))
 
 
 def _sse(event: str, data: Mapping[str, Any]) -> str:
