@@ -313,7 +313,7 @@ class McpServer(ClosedOnExit):
             ] = "quote",
             context: Annotated[
                 ContextForm,
-                Field(description=f"What the answering model is given: {context_help()}."),
+                Field(description=f"What the answering model is given: {context_help()}"),
             ] = "paragraphs",
             document: Annotated[
                 str | None,

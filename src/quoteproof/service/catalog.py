@@ -54,24 +54,24 @@ CONTEXT_CHOICES = (
     ContextChoice(
         "paragraphs",
         "Retrieved passages",
-        "The passages retrieval finds for the question (the default).",
+        "the passages retrieval finds for the question (the default)",
     ),
     ContextChoice(
         "triplets",
         "Knowledge-graph facts",
-        "Only triplets: from an imported graph, else extracted from the passages by the "
-        "model. A short prompt; facts are shown as facts, never as quotes.",
+        "triplets alone, from an imported graph and, with a model, extracted from the "
+        "passages: a short prompt; facts are shown as facts, never as quotes",
     ),
     ContextChoice(
         "both",
         "Passages and facts",
-        "The retrieved passages and the graph's triplets; sentences may cite either.",
+        "the retrieved passages and the triplets; sentences may cite either",
     ),
     ContextChoice(
         "whole",
         "Every passage",
-        "Every passage of the documents in scope, when they fit the model's context "
-        "window; else the retrieved ones, with a notice.",
+        "every passage of the documents in scope, when they fit the model's context "
+        "window (else the retrieved ones, with a notice)",
     ),
 )
 """Every context form, in `ContextForm`'s order, as a menu offers it."""
@@ -84,4 +84,4 @@ def context_forms() -> tuple[ContextForm, ...]:
 
 def context_help() -> str:
     """What each context form gives the model, one after another (for a face's help)."""
-    return "; ".join(f"{c.form}: {c.summary}" for c in CONTEXT_CHOICES)
+    return "; ".join(f"{c.form}: {c.summary}" for c in CONTEXT_CHOICES) + "."
