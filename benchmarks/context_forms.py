@@ -2,32 +2,37 @@
 prompt tokens per question, answer time and, where gold answers exist, accuracy.
 
 Corpora:
-- PubMedQA PQA-L (`--pubmedqa DIR`: the folder holding `ori_pqal.json` and
-  `test_ground_truth.json` of https://github.com/pubmedqa/pubmedqa): the test
-  questions (500; `--limit N` for the first N), each asked over its own abstract only
-  (one collection per abstract, its sections as paragraphs). There is no graph, so the
-  triplet forms use the triplets the model extracts from the retrieved paragraphs.
-  Accuracy: the first "yes", "no" or "maybe" of the answer's generated sentences
-  against the gold decision (an answer with none, or a refusal, counts as wrong; the
-  majority class, "yes", is given for comparison).
+- PubMedQA PQA-L (`--pubmedqa DIR`, default `../shared/data/pubmedqa`: the folder
+  holding `ori_pqal.json` and `test_ground_truth.json` of
+  https://github.com/pubmedqa/pubmedqa): `--sample N` of the 500 test questions (a
+  random sample, seeded by `--seed`, in the file's order; default 3, so that a run
+  takes minutes on 2 cores), or all 500 with `--sample all`. Each is asked over its
+  own abstract only (one collection per abstract, its sections as paragraphs). There
+  is no graph, so the triplet forms use the triplets the model extracts from the
+  retrieved paragraphs. Accuracy: the first "yes", "no" or "maybe" of the answer's
+  generated sentences against the gold decision (an answer with none, or a refusal,
+  counts as wrong), next to the majority class ("yes") on the same questions.
 - The Veklury label of the demo corpus (`examples/corpus/fda`) with the sample graph
   `examples/graph/veklury-facts.csv` imported: the demo evaluation set's questions
-  about the label. No gold decision: tokens and time only.
+  about the label (`--no-label` to skip). No gold decision: tokens and time only.
 
 The model is the bundled SmolLM2-135M-Instruct in-process (`--llm local`), or any
 OpenAI-compatible server (`--llm openai --base-url URL --model NAME`). Each answer is
 asked in `cite` mode (sentences a decision can be read from), BM25 retrieval, top 3.
 Prompt tokens are the model's own counts: those of the call that writes the answer
 (what the published 6.5x compares: 1,846 tokens of paragraphs against 285 of
-triplets), and those of every call of the answer (extraction included).
+triplets; the ratio is a figure with the published one as its reference), and those
+of every call of the answer (extraction included).
 
-    python benchmarks/context_forms.py --pubmedqa DIR [--limit 50] [--forms ...] [--json FILE]
+    python benchmarks/context_forms.py [--sample N|all] [--seed S] [--pubmedqa DIR]
+                                       [--forms ...] [--no-label] [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import statistics
 import sys
@@ -49,6 +54,8 @@ from quoteproof.retrieval.retriever import RetrievalNotice, RetrievalSettings  #
 
 FORMS: tuple[ContextForm, ...] = ("paragraphs", "triplets", "both", "whole")
 PUBLISHED_RATIO = 1846 / 285
+PUBMEDQA = REPO.parent / "shared" / "data" / "pubmedqa"
+DEFAULT_SAMPLE = 3
 LABEL = REPO / "examples" / "corpus" / "fda"
 GRAPH = REPO / "examples" / "graph" / "veklury-facts.csv"
 DEMO_SET = REPO / "evalsets" / "demo.jsonl"
@@ -103,12 +110,28 @@ def record(run: Run, answer: Answer, seconds: float, gold: str | None) -> None:
         run.correct += said == gold
 
 
-def pubmedqa_items(folder: Path, limit: int) -> list[tuple[str, str, list[str], str]]:
-    """(pmid, question, abstract sections, gold decision) of the first `limit` test items."""
+def pubmedqa_items(
+    folder: Path, sample: int | None, seed: int = 0
+) -> list[tuple[str, str, list[str], str]]:
+    """(pmid, question, abstract sections, gold decision) of `sample` test items
+    drawn at random with `seed` (None: all of them), in the file's order."""
     items = json.loads((folder / "ori_pqal.json").read_text("utf-8"))
     gold = json.loads((folder / "test_ground_truth.json").read_text("utf-8"))
-    chosen = list(gold)[:limit]
+    chosen = list(gold)
+    if sample is not None and sample < len(chosen):
+        drawn = set(random.Random(seed).sample(chosen, sample))
+        chosen = [pmid for pmid in chosen if pmid in drawn]
     return [(p, items[p]["QUESTION"], items[p]["CONTEXTS"], gold[p]) for p in chosen]
+
+
+def sample_size(text: str) -> int | None:
+    """`--sample`'s value: a count of at least 1, or `all` (None)."""
+    if text == "all":
+        return None
+    count = int(text)
+    if count < 1:
+        raise argparse.ArgumentTypeError("the sample is at least 1 question, or all")
+    return count
 
 
 def label_questions() -> list[str]:
@@ -144,7 +167,13 @@ def mean(values: Sequence[float]) -> float | None:
     return statistics.fmean(values) if values else None
 
 
-def report(figures: Figures, corpus: str, runs: dict[ContextForm, Run]) -> None:
+def report(
+    figures: Figures, corpus: str, runs: dict[ContextForm, Run], majority: float | None = None
+) -> None:
+    """The figures of `runs` on `corpus`: per form, prompt tokens (the answer call's
+    against paragraphs'), time, refusals and, with `majority` (the majority class's
+    accuracy on the same questions: there is gold), accuracy against it; then the
+    paragraphs / triplets token ratio against the published one."""
     base = mean(runs["paragraphs"].answer_tokens) if "paragraphs" in runs else None
     for form, run in runs.items():
         tokens = mean(run.answer_tokens)
@@ -167,12 +196,25 @@ def report(figures: Figures, corpus: str, runs: dict[ContextForm, Run]) -> None:
                 f"{reason} {count}" for reason, count in sorted(run.reasons.items())
             )
             figures.note(f"{corpus} {form}: refusals: {reasons}")
-        if corpus == "pubmedqa":
+        if majority is not None:
             accuracy = run.correct / run.asked if run.asked else None
-            figures.add(f"{corpus} {form}: accuracy (yes/no/maybe)", accuracy, "share")
+            figures.add(
+                f"{corpus} {form}: accuracy (yes/no/maybe)",
+                accuracy,
+                "share",
+                "majority class (yes)",
+                majority,
+            )
             figures.add(f"{corpus} {form}: answers with a decision", run.decided, f"of {run.asked}")
     if base and "triplets" in runs and mean(runs["triplets"].answer_tokens):
         ratio = base / (mean(runs["triplets"].answer_tokens) or 1)
+        figures.add(
+            f"{corpus}: paragraphs / triplets, prompt tokens of the answer call",
+            ratio,
+            "x",
+            "published 1,846 / 285",
+            PUBLISHED_RATIO,
+        )
         figures.note(
             f"{corpus}: paragraphs / triplets prompt tokens of the answer call = {ratio:.1f}x "
             f"(published: {PUBLISHED_RATIO:.1f}x, 1,846 / 285)"
@@ -182,9 +224,18 @@ def report(figures: Figures, corpus: str, runs: dict[ContextForm, Run]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--pubmedqa", type=Path, help="folder of ori_pqal.json, test_ground_truth.json"
+        "--pubmedqa",
+        type=Path,
+        default=PUBMEDQA,
+        help="folder of ori_pqal.json and test_ground_truth.json (skipped when missing)",
     )
-    parser.add_argument("--limit", type=int, default=500, help="PubMedQA test questions (first N)")
+    parser.add_argument(
+        "--sample",
+        type=sample_size,
+        default=DEFAULT_SAMPLE,
+        help=f"PubMedQA test questions: N at random, or all 500 (default {DEFAULT_SAMPLE})",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the sample's random seed")
     parser.add_argument("--forms", default=",".join(FORMS), help="context forms, comma-separated")
     parser.add_argument("--llm", choices=["local", "openai"], default="local")
     parser.add_argument("--model", default="model", help="--llm openai: the model name")
@@ -202,7 +253,10 @@ def main() -> None:
         index = Index.open(
             root / "index", create=True, retrieval=RetrievalSettings(retriever="bm25")
         )
-        items = pubmedqa_items(args.pubmedqa, args.limit) if args.pubmedqa else []
+        found = (args.pubmedqa / "test_ground_truth.json").is_file()
+        items = pubmedqa_items(args.pubmedqa, args.sample, args.seed) if found else []
+        if not found:
+            figures.note(f"PubMedQA skipped: no test_ground_truth.json in {args.pubmedqa}")
         for pmid, _, sections, _ in items:
             path = root / "abstracts" / f"{pmid}.txt"
             path.parent.mkdir(exist_ok=True)
@@ -220,9 +274,9 @@ def main() -> None:
                     answer, seconds = ask(index, backend, asked, form, f"p{pmid}")
                     record(runs[form], answer, seconds, gold)
                 print(f"pubmedqa {number}/{len(items)}", file=sys.stderr, flush=True)
-            report(figures, "pubmedqa", runs)
             majority = sum(gold == "yes" for *_, gold in items) / len(items)
-            figures.add("pubmedqa: majority class (yes) accuracy", majority, "share")
+            report(figures, "pubmedqa", runs, majority)
+            figures.note(f"pubmedqa: {len(items)} of the 500 test questions (seed {args.seed})")
         if questions:
             runs = {form: Run() for form in forms}
             for question in questions:

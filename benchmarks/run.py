@@ -2,6 +2,7 @@
 
     python benchmarks/run.py [--quick] [--only NAME]... [--output FILE]
                              [--sample N] [--data-dir DIR] [--eval-corpora DIR]
+                             [--pubmedqa-sample N|all]
 
 Each benchmark is a script of this folder, run in the repository with this
 interpreter and `--json FILE`; the runner reads the figures the script wrote there
@@ -59,6 +60,7 @@ BENCHMARKS = (
     Benchmark("realmodel", "real_model.py", ("--sample", "4")),
     Benchmark("embedding", "embedding.py", ("--docs", "300", "--queries", "30")),
     Benchmark("ingestspeed", "ingest_speed.py", ("--rounds", "1")),
+    Benchmark("contextforms", "context_forms.py", ("--sample", "1", "--no-label")),
 )
 """Every benchmark, in the order they run."""
 
@@ -67,6 +69,7 @@ ALIASES = {
     "quote": "quoting",
     "real_model": "realmodel",
     "ingest_speed": "ingestspeed",
+    "context_forms": "contextforms",
 }
 
 Progress = Callable[[str], None]
@@ -248,15 +251,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="Smaller runs: 1 ingest round, 30 SciFact queries, no PostgreSQL, 10 s of "
         "serving, 200 recovery cases, eval of 30 questions per set without vectors, 3 "
-        "start-up runs per command.",
+        "start-up runs per command, 1 PubMedQA question (no label) for the context forms.",
     )
     parser.add_argument("--output", "-o", type=Path, help="Also write every run as JSON here.")
     parser.add_argument("--sample", type=int, help="Recovery: a random sample of N cases.")
     parser.add_argument("--data-dir", help="Recovery: where the source PDFs lie (../shared/data).")
     parser.add_argument("--eval-corpora", help="Eval: corpora as evalsets/build.py --corpora DIR "
                         "writes them (default: written to a temporary folder).")  # fmt: skip
+    parser.add_argument("--pubmedqa-sample", metavar="N|all",
+                        help="Context forms: N PubMedQA PQA-L test questions at random, or all "
+                        "500 (default 3; hours on 2 cores for all).")  # fmt: skip
     args = parser.parse_args(argv)
-    extra: dict[str, list[str]] = {"recovery": [], "eval": []}
+    extra: dict[str, list[str]] = {"recovery": [], "eval": [], "contextforms": []}
+    if args.pubmedqa_sample is not None:
+        extra["contextforms"] += ["--sample", args.pubmedqa_sample]
     if args.sample is not None:
         extra["recovery"] += ["--sample", str(args.sample)]
     if args.data_dir is not None:

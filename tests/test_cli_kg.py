@@ -180,3 +180,46 @@ def test_verify_rechecks_a_cited_triplet_and_its_quote(index_dir: Path, tmp_path
         f"INVALID TID-1 [{tid}]: the answer's triplet remdesivir | has_dose | 2000 mg"
         in tampered.stdout
     )
+
+
+def test_context_options_a_mode_cannot_take_are_named_as_options(index_dir: Path) -> None:
+    where = ("--index", str(index_dir))
+    for args, message in [
+        (("--document", "x"), "--document applies only to --context whole"),
+        (("--mode", "agent", "--context", "both", "--model", "m"), "--context applies to the"),
+        (("--mode", "rationale", "--context", "triplets", "--model", "m"), "use --context both"),
+    ]:
+        ran = cli("ask", "What is the remdesivir dose?", *args, *where)
+        assert ran.returncode == 2 and message in ran.stderr, ran.stderr
+
+
+def test_search_shows_the_triplets_it_matches_as_facts(index_dir: Path, tmp_path: Path) -> None:
+    where = ("--index", str(index_dir))
+    before = cli("search", "remdesivir dose", "--format", "json", *where)
+    assert before.returncode == 0 and "facts" not in json.loads(before.stdout)
+    plain = cli("search", "remdesivir dose", *where)
+    assert "Facts:" not in plain.stdout
+    graph = write(tmp_path, "graph.csv", GOOD)
+    assert cli("kg", "import", str(graph), *where).returncode == 0
+    shown = cli("search", "remdesivir dose", *where)
+    assert shown.returncode == 0, shown.stderr
+    text = shown.stdout
+    assert text.index("Search: remdesivir dose") < text.index(
+        "Facts: knowledge-graph triplets (imported, not quotes)"
+    )
+    facts = text[text.index("Facts:") :]
+    assert "remdesivir | has_dose |" in facts and "known hypersensitivity" in facts
+    assert "graph.csv, line 2" in facts and "Verbatim" not in text
+    found = json.loads(cli("search", "remdesivir dose", "--format", "json", *where).stdout)
+    (first, second) = found["facts"]
+    assert (first["rank"], first["match"], first["entity"]) == (1, "exact", "remdesivir")
+    assert (first["subject"], first["relation"], first["object"]) == (
+        "remdesivir",
+        "has_dose",
+        "200 mg on day 1",
+    )
+    assert (first["graph_file"], first["row"], second["row"]) == ("graph.csv", 2, 3)
+    elsewhere = cli(
+        "search", "remdesivir dose", "--collection", "other", "--format", "json", *where
+    )
+    assert "facts" not in json.loads(elsewhere.stdout)  # scoped like passages

@@ -434,3 +434,28 @@ def test_draft_shows_prose_as_generated_and_quotes_as_panels_and_a_retry_clears_
     ]
     draft(ProseDelta("Second try [doc-1]."))
     assert draw(draft)[1:] == ["┆ Generated — not a quote", "┆ Second try [doc-1]."]
+
+
+def test_a_streamed_answer_from_triplets_alone_prints_its_facts_once(
+    index_dir: Path, openai_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    graph = tmp_path / "graph.csv"
+    graph.write_text(
+        f"subject,relation,object,document,quote\nremdesivir,has_dose,200 mg on day 1,dosing.txt,"
+        f"{DOSE}\n",
+        "utf-8",
+    )
+    with Index.open(index_dir) as index:
+        index.import_graph(graph)
+    openai_server.script = ["No fact here.", "Remdesivir is given at 200 mg on day 1 [TID-1]."]
+    result = ask_openai(
+        index_dir, openai_server, "What is the remdesivir dose?",
+        "--mode", "cite", "--context", "triplets", "--stream",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert [body.get("stream") for body in openai_server.requests] == [None, True]
+    out = result.stdout
+    assert "draft" not in out and out.count("Remdesivir is given at 200 mg on day 1.") == 1
+    assert out.count("TID-1 · Imported fact — not a quote") == 1
+    assert out.count("remdesivir | has_dose | 200 mg on day 1") == 1
+    assert panels(out) == [DOSE]  # the fact's supporting words, found in the document

@@ -159,10 +159,10 @@ def test_any_reply_citing_triplets_keeps_the_guarantee(
 
 
 def test_hostile_triplet_text_is_escaped_in_the_prompt(index: Index, openai_server: Any) -> None:
-    openai_server.script = ["<no-answer/>"]
+    openai_server.script = ["nothing to extract", "<no-answer/>"]
     backend = OpenAIBackend(model="m", base_url=openai_server.base_url, max_retries=0)
     index.ask(QUESTION, backend=backend, mode="cite", context="both", collections=["default"])
-    user = str(openai_server.requests[0]["messages"][-1]["content"])
+    user = str(openai_server.requests[1]["messages"][-1]["content"])
     facts = user.split("<facts>", 1)[1].split("</facts>", 1)[0]
     assert '<source ref="evil">' not in facts and '&lt;/facts>&lt;source ref="evil">' in facts
     assert user.count("<facts>") == 1 and user.count("</facts>") == 1

@@ -52,6 +52,14 @@ CLI_WORDING: dict[Hint, str] = {
     ),
     Hint.NEED_COLLECTION: "{message} (--collection NAME)",
     Hint.LONGER_TIMEOUT: "{message} (a slow model may need a longer --timeout SECONDS)",
+    Hint.DOCUMENT_NEEDS_WHOLE: "--document applies only to --context whole",
+    Hint.AGENT_CONTEXT: (
+        "agent mode searches for itself: --context applies to the quote, cite and rationale modes"
+    ),
+    Hint.RATIONALE_CONTEXT: (
+        "rationale mode checks its statements against paragraphs: use --context both "
+        "to give it triplets too"
+    ),
 }
 """The CLI's message for each hint, formatted with the error's `facts` and its
 library `message`."""

@@ -150,9 +150,11 @@ def search(
 ) -> None:
     """Show the passages most relevant to QUERY, or run a batch with --queries.
 
-    With a reranker, at most --rerank-keep hits are shown.
+    With a reranker, at most --rerank-keep hits are shown. When the index has a
+    knowledge graph (`kg import`), the triplets QUERY names follow the passages,
+    labelled as facts ("facts" in the JSON), never as quotes.
     """
-    from quoteproof.render.hits import hit_to_dict, hits_table
+    from quoteproof.render.hits import fact_hit_to_dict, facts_table, hit_to_dict, hits_table
     from quoteproof.service import read_queries, well_formed
 
     if (query is None) == (queries is None):
@@ -168,10 +170,15 @@ def search(
         if queries is not None:
             return
         hits = view.search(text, top_k=top_k, collections=collection)
+        facts = view.search_facts(text, top_k=top_k, collections=collection)
     if format is TextOrJson.text:
         out.print(hits_table(text, hits) if hits else "No matching passages.")
+        if facts:
+            out.print(facts_table(facts))
     elif format is TextOrJson.json:
-        json_out({"query": text, "hits": [hit_to_dict(h, with_text=True) for h in hits]}, indent=2)
+        matched = {"facts": [fact_hit_to_dict(f) for f in facts]} if facts else {}
+        shown = [hit_to_dict(h, with_text=True) for h in hits]
+        json_out({"query": text, "hits": shown, **matched}, indent=2)
     else:
         json_out({"id": None, "hits": [hit_to_dict(h) for h in hits]})
 

@@ -72,6 +72,12 @@ class Hint(StrEnum):
     """An API key was asked for without a collection."""
     LONGER_TIMEOUT = "longer_timeout"
     """A model request ran out of time: allow it longer (url, seconds)."""
+    DOCUMENT_NEEDS_WHOLE = "document_needs_whole"
+    """One document was named for the context, which is not the whole corpus."""
+    AGENT_CONTEXT = "agent_context"
+    """The agent mode was asked to take a context form other than paragraphs."""
+    RATIONALE_CONTEXT = "rationale_context"
+    """The rationale mode was asked to take triplets alone as its context."""
 
 
 class QuoteproofError(Exception):

@@ -39,7 +39,7 @@ from quoteproof.retrieval.retriever import (
     RetrievalSettings,
     Retriever,
 )
-from quoteproof.retrieval.triplets import fuse_context, search_triplets
+from quoteproof.retrieval.triplets import TripletHit, fuse_context, search_triplets
 from quoteproof.store.base import Store, embedding_space_mismatch
 from quoteproof.store.open import open_store
 from quoteproof.store.unfinished import mark_finished, mark_started, started_unfinished
@@ -51,6 +51,7 @@ from quoteproof.strategies.context import (
     extract_facts,
     whole_corpus,
 )
+from quoteproof.strategies.facts import combined_facts
 from quoteproof.strategies.options import AnswerOptions
 from quoteproof.strategies.registry import StrategyInputs, strategy_for
 from quoteproof.strategies.session import (
@@ -328,6 +329,18 @@ class Index(ClosedOnExit):
         `collections` when given)."""
         return self.retrieve(query, top_k=top_k, collections=collections).hits
 
+    def search_facts(
+        self,
+        query: str,
+        *,
+        top_k: int = DEFAULT_SEARCH_TOP_K,
+        collections: Collection[str] | None = None,
+    ) -> list[TripletHit]:
+        """Return the `top_k` current knowledge-graph triplets whose entities `query`
+        names (and those one hop away), best first, only from `collections` when
+        given (`retrieval.triplets.search_triplets`); [] for an index without a graph."""
+        return search_triplets(self.store, query, top_k, collections)
+
     def calibrate(self, questions: Sequence[tuple[str, bool]]) -> Calibration:
         """Derive the refusal threshold from `(question, answerable)` pairs with the
         current retrieval, store it in the index and return it (`RefusalPolicy`).
@@ -383,8 +396,9 @@ class Index(ClosedOnExit):
         question (a name, code or number) is in no retrieved source (`not_in_sources`).
         `options.context` is what the model is given (`model.ContextForm`):
         `paragraphs`; `triplets` (the knowledge-graph triplets whose entities the
-        question names, `retrieval.triplets`, else, with a model, those it extracts
-        from the retrieved paragraphs; answered from them alone,
+        question names, `retrieval.triplets`, and, with a model, those it extracts
+        from the retrieved paragraphs, an extracted triplet equal to an imported one
+        left out, `strategies.facts.combined_facts`; answered from them alone,
         `strategies.context.answer_from_facts`); `both` (paragraphs and triplets
         fused by RRF, the triplets as `TID-n` lines the answer may cite); `whole`
         (every chunk of the documents in scope, or of `options.document`, when they
@@ -434,8 +448,9 @@ class Index(ClosedOnExit):
                 return session.refuse(NO_RELEVANT_SOURCES)
             if info.missing_terms:
                 return session.refuse(NOT_IN_SOURCES)
-            if context in ("triplets", "both") and not session.facts:
-                session.facts = extract_facts(session, 1)
+            if context in ("triplets", "both"):
+                extracted = extract_facts(session, len(session.facts) + 1)
+                session.facts = combined_facts(session.facts, extracted)
             if context == "triplets":
                 if not session.facts:
                     return session.refuse(NO_RELEVANT_SOURCES)

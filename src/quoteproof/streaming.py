@@ -10,12 +10,12 @@ quote; prose deltas are model text and are drawn as such.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from quoteproof.model import Chunk, DataResult, Quote, Rejected
-from quoteproof.quoting.parse import parse_output
+from quoteproof.quoting.parse import parse_output, with_source_refs
 from quoteproof.quoting.resolve import SourceLookup, resolve_output
 
 __all__ = [
@@ -109,7 +109,8 @@ class DraftStream:
     Prose is sent as soon as it cannot turn out to be part of a tag; a quote is sent
     when its tag is complete, after resolving it against `sources` (as `ask` does).
     Protocol tags that are not quotes (`<no-answer/>`, stray closing tags) are not
-    shown. `close` flushes what is left (an unclosed quote resolves to the end).
+    shown; a quote naming `PID-n` names the source `ids[n]` (`parse.with_source_refs`).
+    `close` flushes what is left (an unclosed quote resolves to the end).
     Each feed costs O(length of the new text + tags since the last complete item).
     """
 
@@ -119,8 +120,10 @@ class DraftStream:
         lookup: SourceLookup,
         threshold: float,
         sink: EventSink,
+        ids: Mapping[int, str] | None = None,
     ) -> None:
         self._sources = sources
+        self._ids = ids or {}
         self._lookup = lookup
         self._threshold = threshold
         self._sink = sink
@@ -155,7 +158,10 @@ class DraftStream:
 
     def _resolve(self, raw: str) -> None:
         resolution = resolve_output(
-            parse_output(raw), self._sources, self._lookup, threshold=self._threshold
+            parse_output(with_source_refs(raw, self._ids)),
+            self._sources,
+            self._lookup,
+            threshold=self._threshold,
         )
         for quote in resolution.quotes:
             self._sink(QuoteResolved(quote))

@@ -149,6 +149,7 @@ def test_benchmark_names() -> None:
     assert canonical_name("quoting_overhead") == "quoting"
     assert canonical_name("real_model") == "realmodel"
     assert canonical_name("recovery") == "recovery"
+    assert canonical_name("context_forms") == "contextforms"
     with pytest.raises(ValueError, match="unknown benchmark 'nope'"):
         canonical_name("nope")
 

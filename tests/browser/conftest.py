@@ -15,6 +15,9 @@ whole corpus ingests in well under a second).
   uncaught page errors and Content-Security-Policy violations are collected in
   `problems`; any left when the test ends fail it (`problems.expect(pattern)`
   allows a console message the test asks for).
+- `graph_model` (module): the demo corpus with the sample graph
+  `examples/graph/veklury-facts.csv` imported, served with an OpenAI-compatible
+  backend talking to a `ScriptedOpenAIServer` (set its `script` per test).
 - `spoofing_server` (module): a no-auth server over documents whose titles and file
   names hold bidi overrides and zero-width characters (`SPOOFING_FILES`).
 - `held_server` (module): a no-auth server over the demo corpus whose uploads wait
@@ -286,6 +289,29 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hostile]:
             live_server(scripted) as scripted_origin,
         ):
             yield Hostile(extractive_origin, scripted_origin, model)
+    finally:
+        model.stop()
+
+
+@dataclass(frozen=True)
+class GraphModel:
+    """A server over the demo corpus and its sample graph, answering with `model`."""
+
+    origin: str
+    model: ScriptedOpenAIServer
+
+
+@pytest.fixture(scope="module")
+def graph_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphModel]:
+    index_dir = demo_index(tmp_path_factory.mktemp("graph"))
+    with Index.open(index_dir) as index:
+        index.import_graph(REPO_ROOT / "examples" / "graph" / "veklury-facts.csv")
+    model = ScriptedOpenAIServer()
+    model.start()
+    try:
+        config = server_config(index_dir, llm="openai", model="m", base_url=model.base_url)
+        with live_server(config) as origin:
+            yield GraphModel(origin, model)
     finally:
         model.stop()
 

@@ -14,7 +14,9 @@ from quoteproof.quoting.parse import (
     ParsedOutput,
     ProseItem,
     QuoteItem,
+    paragraph_ids,
     parse_output,
+    with_source_refs,
 )
 
 
@@ -358,3 +360,27 @@ def test_pointer_soup_never_raises(raw: str) -> None:
         if isinstance(item, QuoteItem) and item.unit is not None:
             assert 0 <= item.unit < 10**UNIT_DIGITS
             assert str(item.unit) in item.raw or f"0{item.unit}" in item.raw
+
+
+def test_paragraph_ids_in_markers_and_quote_tags_become_refs() -> None:
+    ids = paragraph_ids(["k3m9qa.4", "z81b.2"])
+    assert ids == {1: "k3m9qa.4", 2: "z81b.2"}
+    for raw, named in [
+        ("Dose [PID-1]. Rash [pid-2, TID-1][PID-3].",
+         "Dose [k3m9qa.4]. Rash [z81b.2, TID-1][PID-3]."),
+        ('<quote ref="PID-2" unit="3"/>', '<quote ref="z81b.2" unit="3"/>'),
+        ("<quote ref=PID-1#2/> <QUOTE src='pid-2'>w</QUOTE>",
+         "<quote ref=k3m9qa.4#2/> <QUOTE src='z81b.2'>w</QUOTE>"),
+        ("<quote><title>PID-1</title>words</quote>",
+         "<quote><title>k3m9qa.4</title>words</quote>"),
+        # prose, a bracket that is not refs alone, and look-alike tokens stay
+        ("PID-1 says [PID-1 is wrong] [xPID-1] [PID-1.5]",
+         "PID-1 says [PID-1 is wrong] [xPID-1] [PID-1.5]"),
+    ]:  # fmt: skip
+        assert with_source_refs(raw, ids) == named
+    assert with_source_refs("[PID-1]", {}) == "[PID-1]"
+    parsed = parse_output(with_source_refs('Dose [PID-2]. <quote ref="PID-1" unit="1"/>', ids))
+    assert parsed.items == (
+        ProseItem("Dose.", ("z81b.2",)),
+        QuoteItem("k3m9qa.4", None, '<quote ref="k3m9qa.4" unit="1"/>', 1),
+    )

@@ -675,3 +675,25 @@ def test_ask_with_triplets_shows_only_the_keys_collection_facts(
         "/v1/ask", json={**question, "mode": "agent", "context": "both"}, headers=server.a
     )
     assert bad.status_code in (400, 422) and "agent mode searches for itself" in bad.text
+
+
+def test_ask_gives_the_model_the_context_the_request_names(server: Any) -> None:
+    listed = server.client.get("/v1/documents", headers=server.a).json()["documents"]
+    (a2,) = [d for d in listed if d["source_path"].endswith("a2.txt")]
+    question = {"question": "What is a normal blood pressure?"}
+    whole = {**question, "context": "whole", "document": a2["doc_id"]}
+    body = server.client.post("/v1/ask", json=whole, headers=server.a).json()
+    assert body["context"] == "whole" and body["status"] == "answered", body
+    assert {s["doc_id"] for s in body["sources"]} == {a2["doc_id"]}
+    # B's document is not in the key's scope: it cannot be given whole either
+    theirs = server.client.post(
+        "/v1/ask", json={**whole, "document": server.b_doc}, headers=server.a
+    )
+    assert theirs.status_code == 400 and "no current document" in theirs.json()["error"]
+    unknown = server.client.post("/v1/ask", json={**question, "context": "x"}, headers=server.a)
+    assert unknown.status_code == 422 and "'paragraphs', 'triplets', 'both'" in unknown.text
+    alone = server.client.post(
+        "/v1/ask", json={**question, "document": a2["doc_id"]}, headers=server.a
+    )
+    assert alone.status_code == 400
+    assert "whole-corpus context" in alone.json()["error"] and "--" not in alone.text

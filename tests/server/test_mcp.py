@@ -187,6 +187,35 @@ def test_ask_mode_needing_a_model_is_an_error(client: Client) -> None:
     assert "language model" in error_text(result)
 
 
+def test_ask_gives_the_context_asked_for(client: Client, mcp_index: Path, tmp_path: Path) -> None:
+    tools = {tool.name: tool for tool in client.portal.call(client.session.list_tools).tools}
+    context = tools["ask"].input_schema["properties"]["context"]
+    assert context["default"] == "paragraphs" and "whole:" in context["description"]
+    graph = tmp_path / "graph.csv"
+    graph.write_text(
+        "subject,relation,object,document,quote\n"
+        "remdesivir,has_dose,200 mg on day 1,dosing.txt,The recommended dose is 200 mg on day 1\n",
+        "utf-8",
+    )
+    with Index.open(mcp_index) as idx:
+        idx.import_graph(graph)
+        dosing = next(d for d in idx.store.list_documents() if d.source_path.endswith("dosing.txt"))
+    question = "What is the remdesivir dose?"
+    facts = client.data("ask", question=question, context="triplets")
+    assert facts["context"] == "triplets" and facts["status"] == "answered"
+    ((subject, origin, quote_id),) = [
+        (f["subject"], f["origin"], f["quote_id"]) for f in facts["facts"]
+    ]
+    assert (subject, origin) == ("remdesivir", "imported")
+    (quote,) = [q for q in facts["quotes"] if q["id"] == quote_id]
+    check_receipt(mcp_index, quote)
+    whole = client.data("ask", question=question, context="whole", document=dosing.doc_id)
+    assert whole["context"] == "whole"
+    assert {s["doc_id"] for s in whole["sources"]} == {dosing.doc_id}
+    result = client.call("ask", question=question, mode="agent", context="both")
+    assert result.is_error and "agent mode searches for itself" in error_text(result)
+
+
 def test_collection_scope_hides_other_collections(mcp_index: Path) -> None:
     with mcp_client("--index", str(mcp_index), "--collection", "elsewhere") as scoped:
         assert scoped.data("search", query="shingles acyclovir")["result"] == []

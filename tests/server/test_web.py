@@ -36,6 +36,7 @@ from quoteproof.server.pdf_pages import (
     render_scale,
 )
 from quoteproof.server.state import AppState, ServerConfig
+from quoteproof.service import CONTEXT_CHOICES
 from quoteproof.store.sqlite import DB_FILENAME
 
 PDF_QUESTION = "hand hygiene single most important measure"
@@ -302,6 +303,45 @@ def test_the_page_offers_only_the_modes_the_backend_can_run(
         web_index, tmp_path, auth=False, llm="openai", model="m", base_url=openai_server.base_url
     ):
         assert offered_modes(model_client) == ["quote", "cite", "rationale", "agent"]
+
+
+def test_the_ask_form_passes_the_context_chosen_to_the_service(
+    client: TestClient, web_index: Path, tmp_path: Path, openai_server: ScriptedOpenAIServer
+) -> None:
+    page = page_ok(client, "/")
+    select = page.by_id("context")
+    assert select is not None
+    options = select.find_all("option")
+    assert [o.attrs["value"] for o in options] == [c.form for c in CONTEXT_CHOICES]
+    assert [o.attrs.get("selected") is not None for o in options] == [True, False, False, False]
+    help_text = " ".join((page.by_id("context-help") or page).text().split())
+    assert all(choice.summary in help_text for choice in CONTEXT_CHOICES)
+    htmx = {"HX-Request": "true"}
+    data = with_token(client, {"question": HTML_QUESTION, "mode": "quote", "context": "whole"})
+    response = client.post("/ask", data=data, headers=htmx)
+    assert response.status_code == 200, response.text
+    (link,) = [a for a in parse(response.text).find_all("a") if a.attrs.get("id") == "permalink"]
+    answer = recorded_answer(client, link.attrs["href"].removeprefix("/answers/"))
+    assert answer["context"] == "whole" and answer["status"] == "answered"
+    # a plain post redraws the form with the context chosen
+    chosen = parse(client.post("/ask", data=data).text).by_id("context")
+    assert chosen is not None
+    assert [o.attrs["value"] for o in chosen.find_all("option") if "selected" in o.attrs] == [
+        "whole"
+    ]
+    events = sse_events(client, {"question": HTML_QUESTION, "context": "whole"})
+    final = events[-1][1]["permalink"].removeprefix("/answers/")
+    assert recorded_answer(client, final)["context"] == "whole"
+    refused = client.post("/ask", data={**data, "context": "evil"}, headers=htmx)
+    assert refused.status_code == 400 and "Unknown context 'evil'" in parse(refused.text).text()
+    assert client.post("/ask/stream", data={**data, "context": "evil"}).status_code == 400
+    model = {"llm": "openai", "model": "m", "base_url": openai_server.base_url}
+    for with_model in make_client(web_index, tmp_path / "model", auth=False, **model):
+        agent = with_token(with_model, {"question": HTML_QUESTION, "mode": "agent"})
+        response = with_model.post("/ask", data={**agent, "context": "both"}, headers=htmx)
+        assert response.status_code == 400 and "agent mode searches for itself" in response.text
+        assert "--" not in parse(response.text).text()  # no command-line options on the page
+    assert not openai_server.requests
 
 
 def test_cross_site_posts_are_refused(client: TestClient) -> None:

@@ -24,6 +24,13 @@ from quoteproof.receipts import verify_recorded
 from quoteproof.render.html import render_answer_html
 from quoteproof.render.json import render_json
 from quoteproof.render.terminal import render_text
+from quoteproof.streaming import (
+    AnswerEvent,
+    ProseDelta,
+    QuoteDropped,
+    QuoteResolved,
+    StageStarted,
+)
 
 DOSE = "What is the remdesivir dose?"
 DOSE_WORDS = "The recommended dose is 200 mg on day 1"
@@ -33,6 +40,10 @@ GRAPH = (
     "remdesivir,contraindicated_in,known hypersensitivity,,\n"
     "shingles,treated_with,acyclovir,,\n"
 )
+
+
+NOTHING_EXTRACTED = "No fact in these sources helps."
+"""An extraction reply without a triplet line."""
 
 
 def import_graph(
@@ -74,12 +85,13 @@ def test_a_cited_imported_triplet_is_shown_with_its_quote_found_by_lookup(
     index: Index, llm: ScriptedModel, tmp_path: Path
 ) -> None:
     import_graph(index, tmp_path)
-    llm.script = ["The dose of remdesivir is 200 mg on day 1 [TID-1]."]
+    llm.script = [NOTHING_EXTRACTED, "The dose of remdesivir is 200 mg on day 1 [TID-1]."]
     answer = index.ask(DOSE, backend=llm.backend(), mode="cite", context="both")
-    prompt = user_prompt(llm, 0)
+    assert [c.stage for c in answer.calls] == ["extract", "answer"]
+    prompt = user_prompt(llm, 1)
     assert tid_lines(prompt)[0] == "TID-1: remdesivir | has_dose | 200 mg on day 1"
     assert prompt.index("<source ref=") < prompt.index("<facts>") < prompt.index("Question:")
-    assert "[TID-N]" in llm.system(0)
+    assert "[TID-N]" in llm.system(1)
     assert answer.status == "answered" and answer.context == "both"
     prose = [s for s in answer.segments if isinstance(s, ProseSegment)]
     assert [s.citations for s in prose] == [("TID-1",)]
@@ -102,11 +114,12 @@ def test_an_unknown_tid_is_rejected_with_its_reason(
 ) -> None:
     import_graph(index, tmp_path)
     llm.script = [
+        NOTHING_EXTRACTED,
         "Remdesivir is dosed at 200 mg on day 1 [TID-9].",
         "Remdesivir is dosed at 200 mg on day 1 [TID-1].",
     ]
     answer = index.ask(DOSE, backend=llm.backend(), mode="cite", context="both")
-    assert answer.calls[0].problems == (
+    assert answer.calls[1].problems == (
         "sentence 1 cites 'TID-9', which is not a retrieved source",
     )
     assert [f.id for f in answer.facts] == ["TID-1"]
@@ -119,6 +132,7 @@ def test_rationale_statements_may_cite_a_tid(
     import_graph(index, tmp_path)
     ref = ref_of(index, DOSE, "200 mg")
     llm.script = [
+        NOTHING_EXTRACTED,
         f"S1: The dose of remdesivir is 200 mg on day 1 [TID-1][{ref}]\nS2: Made up [TID-7]",
         "S1: CORRECT-EXPLICIT — the fact and the label say so",
         "Remdesivir is given at 200 mg on day 1 [TID-1].",
@@ -129,7 +143,7 @@ def test_rationale_statements_may_cite_a_tid(
         "cites 'TID-7', which is not a retrieved source" in r.reason for r in answer.rejected
     )
     assert [f.id for f in answer.facts] == ["TID-1"]
-    assert tid_lines(user_prompt(llm, 0)) == tid_lines(user_prompt(llm, 2))
+    assert tid_lines(user_prompt(llm, 1)) == tid_lines(user_prompt(llm, 3))
     assert_sound(answer, index)
 
 
@@ -137,10 +151,13 @@ def test_triplets_alone_give_the_model_no_paragraph(
     index: Index, llm: ScriptedModel, tmp_path: Path
 ) -> None:
     import_graph(index, tmp_path)
-    llm.script = ["Remdesivir must not be used with known hypersensitivity [TID-2]."]
+    llm.script = [
+        NOTHING_EXTRACTED,
+        "Remdesivir must not be used with known hypersensitivity [TID-2].",
+    ]
     answer = index.ask(DOSE, backend=llm.backend(), mode="cite", context="triplets")
-    assert len(llm.requests) == 1
-    prompt = user_prompt(llm, 0)
+    assert [c.stage for c in answer.calls] == ["extract", "answer"]
+    prompt = user_prompt(llm, 1)
     assert "<source" not in prompt and len(tid_lines(prompt)) == 2
     (fact,) = answer.facts
     assert fact.id == "TID-2" and fact.quote_id is None  # its row gives no quote
@@ -182,6 +199,32 @@ def test_triplets_are_extracted_from_paragraphs_with_their_sentence(
     assert_sound(answer, index)
 
 
+def test_imported_and_extracted_triplets_are_combined_the_imported_kept_of_equal_ones(
+    index: Index, llm: ScriptedModel, tmp_path: Path
+) -> None:
+    import_graph(index, tmp_path)
+    ref = ref_of(index, DOSE, "200 mg")
+    llm.script = [
+        f"{ref} #2: Remdesivir | contraindicated in | known hypersensitivity\n"
+        f"{ref} #1: remdesivir | has_maintenance_dose | 100 mg once daily",
+        "Remdesivir is not for known hypersensitivity [TID-2]. Then 100 mg once daily [TID-3].",
+    ]
+    answer = index.ask(DOSE, backend=llm.backend(), mode="cite", context="both")
+    assert [c.stage for c in answer.calls] == ["extract", "answer"]
+    assert tid_lines(user_prompt(llm, 1)) == [
+        "TID-1: remdesivir | has_dose | 200 mg on day 1",
+        "TID-2: remdesivir | contraindicated_in | known hypersensitivity",
+        "TID-3: remdesivir | has_maintenance_dose | 100 mg once daily",
+    ]
+    assert [(f.id, f.origin, f.row, f.ref) for f in answer.facts] == [
+        ("TID-2", "imported", 3, None),
+        ("TID-3", "generated", None, ref),
+    ]
+    extracted = answer.quote(answer.facts[1].quote_id or "")
+    assert extracted.text.startswith("The recommended dose is 200 mg on day 1, followed by 100 mg")
+    assert_sound(answer, index)
+
+
 def test_a_key_never_sees_another_collections_triplets(
     index: Index, llm: ScriptedModel, tmp_path: Path
 ) -> None:
@@ -214,14 +257,14 @@ def test_whole_corpus_of_one_document_without_a_model(index: Index) -> None:
     assert any("200 mg on day 1" in q.text for q in answer.quotes)
     with pytest.raises(UsageError, match="no current document 'nope'"):
         index.ask(DOSE, context="whole", document="nope")
-    with pytest.raises(UsageError, match="--document applies only to --context whole"):
+    with pytest.raises(UsageError, match="only as the whole-corpus context"):
         index.ask(DOSE, document=dosing.doc_id)
 
 
 def test_context_forms_a_mode_cannot_use_are_refused(index: Index) -> None:
     with pytest.raises(UsageError, match="agent mode searches for itself"):
         index.ask(DOSE, mode="agent", context="both")
-    with pytest.raises(UsageError, match="use --context both"):
+    with pytest.raises(UsageError, match="give it the context 'both'"):
         index.ask(DOSE, mode="rationale", context="triplets")
 
 
@@ -238,3 +281,21 @@ def test_a_corpus_over_the_cap_falls_back_to_retrieval_with_a_notice(
     (notice,) = [n for n in answer.notices if "do not fit" in n]
     assert "over the 100 measured" in notice and notice.endswith("fell back to retrieval).")
     assert "do not fit the model's context window" in render_text(answer, width=300)
+
+
+def test_an_answer_from_triplets_alone_streams_its_prose_and_no_quote(
+    index: Index, llm: ScriptedModel, tmp_path: Path
+) -> None:
+    import_graph(index, tmp_path)
+    reply = "Remdesivir is given at 200 mg on day 1 [TID-1]."
+    llm.script = [NOTHING_EXTRACTED, reply]
+    events: list[AnswerEvent] = []
+    answer = index.ask(
+        DOSE, backend=llm.backend(), mode="cite", context="triplets", events=events.append
+    )
+    assert [e.stage for e in events if isinstance(e, StageStarted)] == ["extract", "answer"]
+    assert "".join(e.text for e in events if isinstance(e, ProseDelta)) == reply
+    assert not [e for e in events if isinstance(e, QuoteResolved | QuoteDropped)]
+    assert [body.get("stream") for body in llm.requests][-1] is True
+    assert answer.status == "answered" and [f.id for f in answer.facts] == ["TID-1"]
+    assert_sound(answer, index)

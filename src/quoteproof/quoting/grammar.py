@@ -199,7 +199,10 @@ def facts_grammar(fact_refs: Sequence[str]) -> str:
 
 MAX_TRIPLETS = 12
 """Most triplets one extraction reply may hold."""
-TRIPLET_PART_CHARS = 120
+TRIPLET_PART_CHARS = 60
+"""Most characters of an extracted triplet's subject, relation or object: a short
+name, as the extraction prompt asks (longer parts let a small model run its reply
+to the token limit: 12 lines of 120-character parts filled SmolLM2's 1,024 tokens)."""
 
 
 def triplet_grammar(sources: Sequence[Chunk], units: SourceUnits) -> str:

@@ -25,6 +25,12 @@ citation markers `[REF]`, `[REF1, REF2]`, `[REF1; REF2]`, `[REF1][REF2]` are tak
 out of the text into `citations`. A REF is a token `[A-Za-z0-9][A-Za-z0-9._:@~-]*`
 with at least one digit, so "[sic]" stays in the text.
 
+Paragraph ids: `PID-n` (any case) names the n-th source given to the model, as
+the rationale framework's context lines number paragraphs. `with_source_refs`
+rewrites the `PID-n` of a reply's citation markers and quote tags into the refs
+they stand for before the reply is parsed, so every later step sees refs only; a
+`PID-n` beyond the sources stays as written and is rejected like any unknown ref.
+
 Complexity: O(n) regular-expression scanning plus O(t log t) over the t tags.
 """
 
@@ -32,16 +38,20 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 __all__ = [
+    "PID_PREFIX",
     "Item",
     "MalformedItem",
     "ParsedOutput",
     "ProseItem",
     "QuoteItem",
+    "paragraph_ids",
     "parse_output",
     "split_citations",
+    "with_source_refs",
 ]
 
 UNIT_DIGITS = 6
@@ -127,7 +137,12 @@ _IS_REF = re.compile(rf"(?=[^\d]*\d){_REF_TOKEN}")
 _QUOTE_CHARS = "\"'“”„‟‘’‚‛«» "
 _TITLE = re.compile(r"\A\s*<\s*title\s*>(?P<ref>.*?)<\s*/\s*title\s*>", re.IGNORECASE | re.DOTALL)
 _CITATION = re.compile(r"\[(?P<body>[^\[\]\n]{1,200})\](?!\()")
+_QUOTE_OPENING = re.compile(
+    r"<\s*quote\b[^<>]*>?(?:\s*<\s*title\s*>[^<>]*<\s*/\s*title\s*>)?", re.IGNORECASE
+)
 _CITATION_SEP = re.compile(r"\s*[,;]\s*|\s+")
+PID_PREFIX = "PID-"
+_PID = re.compile(rf"(?<![\w.:@~-]){PID_PREFIX}(?P<n>[0-9]{{1,{UNIT_DIGITS}}})(?![\w.:@~-])", re.I)
 
 
 def _clean_ref(value: str | None) -> str | None:
@@ -324,3 +339,28 @@ def parse_output(raw: str) -> ParsedOutput:
     prose.append(raw[pos:])
     flush()
     return ParsedOutput(tuple(items), no_answer)
+
+
+def paragraph_ids(refs: Sequence[str]) -> dict[int, str]:
+    """The paragraph id numbers of sources given in the order of `refs`: n -> the
+    ref of the n-th (1-based)."""
+    return dict(enumerate(refs, start=1))
+
+
+def with_source_refs(raw: str, ids: Mapping[int, str]) -> str:
+    """`raw` with each `PID-n` (any case) of its citation markers (brackets that
+    hold refs only) and quote tags replaced by `ids[n]`, the ref it stands for;
+    the rest unchanged, an unknown `PID-n` too. O(len(raw))."""
+    if not ids or "-" not in raw:
+        return raw
+
+    def named(m: re.Match[str]) -> str:
+        return ids.get(int(m["n"]), m.group())
+
+    def inside(m: re.Match[str]) -> str:
+        return _PID.sub(named, m.group())
+
+    def marker(m: re.Match[str]) -> str:
+        return m.group() if _split_citation(m["body"]) is None else inside(m)
+
+    return _CITATION.sub(marker, _QUOTE_OPENING.sub(inside, raw))

@@ -1,4 +1,5 @@
-"""Rendering search hits: JSON-ready dicts, the batch JSONL form, and a terminal table.
+"""Rendering search hits: JSON-ready dicts, the batch JSONL form, and a terminal table;
+and the knowledge-graph triplets a search matches, as facts (never as quotes).
 
 Scores are shown with four significant digits (`score_text`): a fused (RRF) score
 is small (about 0.03 for a chunk first in two lists) and a BM25 score of a word in
@@ -15,6 +16,7 @@ from rich.text import Text
 
 from quoteproof.model import Hit, Via
 from quoteproof.render.visible import visible_line
+from quoteproof.retrieval.triplets import TripletHit
 
 SNIPPET_CHARS = 160
 
@@ -86,5 +88,54 @@ def hits_table(query: str, hits: list[Hit]) -> Table:
             Text(score + (f"\n{via}" if via else "")),
             Text(visible_line(hit.chunk.ref)),
             Text(f"{visible_line(hit.chunk.label)}\n{visible_line(snippet(hit.chunk.text))}"),
+        )
+    return table
+
+
+FACTS_TITLE = "Facts: knowledge-graph triplets (imported, not quotes)"
+"""The title of the triplets a search matches: what they are, and that they are
+not the documents' words."""
+
+
+def fact_hit_to_dict(hit: TripletHit) -> dict[str, Any]:
+    """A matched triplet: its rank, score, how it matched (`match`: exact,
+    normalized, fuzzy or hop) and through which entity, then the stored triplet's
+    fields (`quote` is what its graph file claims, not a quote of the documents)."""
+    t = hit.triplet
+    return {
+        "rank": hit.rank,
+        "score": round(hit.score, 6),
+        "match": hit.match,
+        "entity": hit.entity,
+        "triplet_id": t.triplet_id,
+        "collection": t.collection,
+        "subject": t.subject,
+        "relation": t.relation,
+        "object": t.object,
+        "graph_file": t.graph_file,
+        "row": t.row,
+        "doc_id": t.doc_id,
+        "page": t.page,
+        "quote": t.quote,
+    }
+
+
+def facts_table(hits: list[TripletHit]) -> Table:
+    """A rich table of matched triplets under `FACTS_TITLE`: rank, score and how it
+    matched, the triplet `subject | relation | object`, and where it comes from (graph
+    file and line, collection), folded, never cut. No cell is drawn as a quote, and
+    its text is shown with `visible_line`, never parsed as markup."""
+    table = Table(title=Text(FACTS_TITLE), title_justify="left", show_lines=True)
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("fact", overflow="fold", ratio=3)
+    table.add_column("from", overflow="fold", ratio=2)
+    for hit in hits:
+        t = hit.triplet
+        table.add_row(
+            str(hit.rank),
+            Text(f"{score_text(hit.score)}\n{hit.match}"),
+            Text(visible_line(f"{t.subject} | {t.relation} | {t.object}")),
+            Text(visible_line(f"{t.graph_file}, line {t.row} ({t.collection})")),
         )
     return table

@@ -31,7 +31,7 @@ from typing_extensions import TypedDict
 from quoteproof import __version__
 from quoteproof.defaults import DEFAULT_THRESHOLD
 from quoteproof.errors import QuoteproofError
-from quoteproof.model import AnswerMode, Quote
+from quoteproof.model import AnswerMode, ContextForm, Quote
 from quoteproof.server.mcp_stdio import serve_stdio
 from quoteproof.service import (
     MAX_QUESTION_CHARS,
@@ -41,6 +41,7 @@ from quoteproof.service import (
     Principal,
     ScopedIndex,
     check_question,
+    context_help,
     mode_help,
 )
 
@@ -51,6 +52,8 @@ MCP_USER = "mcp"
 MAX_SEARCH_TOP_K = 50
 MAX_REF_CHARS = 100
 """Longer than any ref (`k3m9qa.4`): a longer one is refused before any lookup."""
+MAX_DOCUMENT_CHARS = 4096
+"""Longer than any document id or file path (Linux's PATH_MAX)."""
 
 _T = TypeVar("_T")
 
@@ -88,7 +91,10 @@ by the answering model, never a quotation) or quotes (`quote_id` names an entry 
 `quotes`). Each `quotes[].text` is verbatim source text with its receipt: present \
 it verbatim and cite its `label`. `mode` picks how the answer is composed (only \
 quote works without a language model; the others need the server started with one). \
-Every answer is recorded in the index's audit log."""
+`context` picks what the answering model is given; with knowledge-graph triplets, \
+`facts` lists each triplet a sentence cites (`TID-n`): a fact, generated or \
+imported, never a quotation; its `quote_id`, when set, names the verbatim quote \
+that supports it. Every answer is recorded in the index's audit log."""
 
 QuotePages = list[int] | None
 
@@ -188,13 +194,21 @@ class Tools:
             )
         return quote_result(outcome)
 
-    def ask(self, question: str, mode: AnswerMode) -> dict[str, Any]:
-        """The answer to `question` as answer JSON, recorded in the audit log."""
+    def ask(
+        self,
+        question: str,
+        mode: AnswerMode,
+        context: ContextForm = "paragraphs",
+        document: str | None = None,
+    ) -> dict[str, Any]:
+        """The answer to `question` as answer JSON, recorded in the audit log: in
+        `mode`, the model given `context` (for `whole`, only `document` when given)."""
+        options = AnswerOptions(
+            mode=mode, threshold=self.threshold, context=context, document=document
+        )
         try:
             check_question(question)
-            asked = self.view.ask(
-                question, self.backend, AnswerOptions(mode=mode, threshold=self.threshold)
-            )
+            asked = self.view.ask(question, self.backend, options)
         except QuoteproofError as exc:
             raise ToolError(str(exc)) from exc
         return self.view.sealed_answer(asked)
@@ -297,8 +311,20 @@ class McpServer(ClosedOnExit):
                 AnswerMode,
                 Field(description=f"How the answer is composed: {mode_help()}"),
             ] = "quote",
+            context: Annotated[
+                ContextForm,
+                Field(description=f"What the answering model is given: {context_help()}"),
+            ] = "paragraphs",
+            document: Annotated[
+                str | None,
+                Field(
+                    max_length=MAX_DOCUMENT_CHARS,
+                    description="With context whole: only this document (its id or file "
+                    "path) instead of every document.",
+                ),
+            ] = None,
         ) -> dict[str, Any]:
-            return await self._call(tools.ask, question, mode)
+            return await self._call(tools.ask, question, mode, context, document)
 
         write_audit = ToolAnnotations(read_only_hint=False, open_world_hint=False)
         for fn, title, description, hints in (

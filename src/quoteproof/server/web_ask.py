@@ -18,12 +18,13 @@ from markupsafe import Markup
 from pydantic import BaseModel
 
 from quoteproof.errors import QuoteproofError
-from quoteproof.model import AnswerMode
+from quoteproof.model import AnswerMode, ContextForm
 from quoteproof.render.html import render_answer_html, render_data_html, render_quote_html
 from quoteproof.server import web_page as pages
 from quoteproof.server.state import AppState
 from quoteproof.server.web_page import MaybePrincipal, StateDep, router
 from quoteproof.service import (
+    CONTEXT_CHOICES,
     AnswerEvent,
     AnswerOptions,
     Asked,
@@ -35,6 +36,7 @@ from quoteproof.service import (
     QuoteResolved,
     StageStarted,
     check_question,
+    context_forms,
     modes,
 )
 
@@ -55,29 +57,39 @@ def _offered_modes(state: AppState, who: Principal) -> tuple[ModeChoice, ...]:
 
 class AskForm(BaseModel):
     """The ask form's fields, as `/ask` and `/ask/stream` take them (a missing one
-    is empty; the mode, quote)."""
+    is empty; the mode, quote; the context, paragraphs)."""
 
     question: str = ""
     mode: str = "quote"
+    context: str = "paragraphs"
     csrf_token: str = ""
+
+    def options(self) -> AnswerOptions:
+        """The answer options the form names (checked by `_refused` first)."""
+        return AnswerOptions(
+            mode=cast(AnswerMode, self.mode), context=cast(ContextForm, self.context)
+        )
 
 
 AskFormDep = Annotated[AskForm, Form()]
 
 
-def _refused(request: Request, question: str, mode: str, csrf_token: str) -> tuple[int, str] | None:
+def _refused(request: Request, form: AskForm) -> tuple[int, str] | None:
     """Why a posted question is refused, with the status that says so: 403 for a
     request not from the page (`post_refusal`), 400 for a question the service's
-    rule refuses (`service.check_question`) or an unknown mode; None when it may go on."""
-    refusal = pages.post_refusal(request, csrf_token)
+    rule refuses (`service.check_question`), an unknown mode or an unknown context
+    form; None when it may go on."""
+    refusal = pages.post_refusal(request, form.csrf_token)
     if refusal is not None:
         return 403, refusal
     try:
-        check_question(question)
+        check_question(form.question)
     except QuoteproofError as exc:
         return 400, str(exc)
-    if mode not in modes():
-        return 400, f"Unknown answer mode {mode!r}."
+    if form.mode not in modes():
+        return 400, f"Unknown answer mode {form.mode!r}."
+    if form.context not in context_forms():
+        return 400, f"Unknown context {form.context!r}."
     return None
 
 
@@ -90,23 +102,36 @@ def _error_message(exc: QuoteproofError) -> tuple[int, str]:
 def _ask(
     state: AppState,
     who: Principal,
-    question: str,
-    mode: AnswerMode,
+    form: AskForm,
     events: Callable[[AnswerEvent], None] | None = None,
 ) -> Asked:
-    """Answer `question` for `who`, recorded in the audit log (blocking)."""
-    return state.view(who).ask(question, state.backend(), AnswerOptions(mode), events=events)
+    """Answer the form's question for `who` as its options say, recorded in the
+    audit log (blocking)."""
+    return state.view(who).ask(form.question, state.backend(), form.options(), events=events)
 
 
 @router.get("/", response_class=HTMLResponse)
 def ask_page(request: Request, state: StateDep, who: MaybePrincipal) -> Response:
-    """The ask page: question form (offering the modes the backend can run) and the
-    answer region."""
+    """The ask page: question form (offering the modes the backend can run and
+    every context form) and the answer region."""
     if who is None:
         return pages.login_redirect(request)
-    modes = _offered_modes(state, who)
+    return _ask_page(request, state, who, AskForm(), None)
+
+
+def _ask_page(
+    request: Request, state: AppState, who: Principal, form: AskForm, answer_html: Markup | None
+) -> Response:
+    """The ask page with `form`'s fields filled in and `answer_html` below it."""
     return pages.respond(
-        request, who, "ask.html", "ask", modes=modes, question="", mode="quote", answer_html=None
+        request,
+        who,
+        "ask.html",
+        "ask",
+        modes=_offered_modes(state, who),
+        contexts=CONTEXT_CHOICES,
+        form=form,
+        answer_html=answer_html,
     )
 
 
@@ -116,27 +141,17 @@ def ask_post(request: Request, state: StateDep, who: MaybePrincipal, form: AskFo
     for a plain form post."""
     if who is None:
         return pages.login_redirect(request)
-    question, mode = form.question, form.mode
-    refused = _refused(request, question, mode, form.csrf_token)
+    refused = _refused(request, form)
     if refused is not None:
         return pages.error(request, who, *refused)
     try:
-        asked = _ask(state, who, question, cast(AnswerMode, mode))
+        asked = _ask(state, who, form)
     except QuoteproofError as exc:
         return pages.error(request, who, *_error_message(exc))
     html = _answer_html(asked)
     if pages.is_htmx(request):
         return HTMLResponse(html)
-    return pages.respond(
-        request,
-        who,
-        "ask.html",
-        "ask",
-        modes=_offered_modes(state, who),
-        question=question,
-        mode=mode,
-        answer_html=Markup(html),
-    )
+    return _ask_page(request, state, who, form, Markup(html))
 
 
 def _sse(event: str, data: Mapping[str, Any]) -> str:
@@ -166,9 +181,7 @@ class _Finished:
 _background: set[asyncio.Task[None]] = set()
 
 
-async def _stream_answer(
-    state: AppState, who: Principal, question: str, mode: AnswerMode
-) -> AsyncIterator[str]:
+async def _stream_answer(state: AppState, who: Principal, form: AskForm) -> AsyncIterator[str]:
     """Run `ask` on a worker thread; yield its events as they come, then the final
     answer fragment (or a failure)."""
     loop = asyncio.get_running_loop()
@@ -179,7 +192,7 @@ async def _stream_answer(
 
     async def work() -> None:
         try:
-            asked = await anyio.to_thread.run_sync(_ask, state, who, question, mode, sink)
+            asked = await anyio.to_thread.run_sync(_ask, state, who, form, sink)
         except QuoteproofError as exc:
             queue.put_nowait(_Finished(None, str(exc)))
         except Exception:
@@ -216,12 +229,11 @@ def ask_stream(
     (the answer fragment) or `failure`. Refused as `/ask` is; errors are text."""
     if who is None:
         return Response("a valid API key is needed", status_code=401, media_type="text/plain")
-    question, mode = form.question, form.mode
-    refused = _refused(request, question, mode, form.csrf_token)
+    refused = _refused(request, form)
     if refused is not None:
         return Response(refused[1], status_code=refused[0], media_type="text/plain")
     return StreamingResponse(
-        _stream_answer(state, who, question, cast(AnswerMode, mode)),
+        _stream_answer(state, who, form),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )

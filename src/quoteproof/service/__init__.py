@@ -17,7 +17,16 @@ from quoteproof.closing import ClosedOnExit
 from quoteproof.llm.base import Backend
 from quoteproof.llm.registry import BackendSpec, make_backend
 from quoteproof.retrieval.retriever import RetrievalNotice, RetrievalSettings, RetrieverName
-from quoteproof.service.catalog import ModeChoice, mode_choices, mode_help, modes
+from quoteproof.service.catalog import (
+    CONTEXT_CHOICES,
+    ContextChoice,
+    ModeChoice,
+    context_forms,
+    context_help,
+    mode_choices,
+    mode_help,
+    modes,
+)
 from quoteproof.service.inputs import read_labelled, read_queries, read_saved_answer
 from quoteproof.service.principal import ANONYMOUS, Principal
 from quoteproof.service.questions import MAX_QUESTION_CHARS, QuestionError, check_question
@@ -36,6 +45,7 @@ from quoteproof.terms import well_formed
 
 __all__ = [
     "ANONYMOUS",
+    "CONTEXT_CHOICES",
     "MAX_QUESTION_CHARS",
     "AnswerEvent",
     "AnswerOptions",
@@ -45,6 +55,7 @@ __all__ = [
     "Backend",
     "BackendSpec",
     "ClosedOnExit",
+    "ContextChoice",
     "DataComputed",
     "DocumentSummary",
     "ModeChoice",
@@ -63,6 +74,8 @@ __all__ = [
     "answer_field_types",
     "check_collection_name",
     "check_question",
+    "context_forms",
+    "context_help",
     "make_backend",
     "mode_choices",
     "mode_help",

@@ -1,15 +1,25 @@
 """What a face may offer: the answer modes (from `strategies.registry`) and the
-backends (from `llm.registry`), with their help."""
+context forms (`model.ContextForm`), with their help."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import get_args
 
 from quoteproof.llm.base import Backend
-from quoteproof.model import AnswerMode
+from quoteproof.model import AnswerMode, ContextForm
 from quoteproof.strategies.registry import STRATEGIES, mode_help, modes, modes_for
 
-__all__ = ["ModeChoice", "mode_choices", "mode_help", "modes"]
+__all__ = [
+    "CONTEXT_CHOICES",
+    "ContextChoice",
+    "ModeChoice",
+    "context_forms",
+    "context_help",
+    "mode_choices",
+    "mode_help",
+    "modes",
+]
 
 
 @dataclass(frozen=True)
@@ -29,3 +39,49 @@ def mode_choices(backend: Backend) -> tuple[ModeChoice, ...]:
         for entry in STRATEGIES
         if entry.mode in runnable
     )
+
+
+@dataclass(frozen=True)
+class ContextChoice:
+    """A context form as a menu shows it: its name, title and one-sentence summary."""
+
+    form: ContextForm
+    title: str
+    summary: str
+
+
+CONTEXT_CHOICES = (
+    ContextChoice(
+        "paragraphs",
+        "Retrieved passages",
+        "the passages retrieval finds for the question (the default)",
+    ),
+    ContextChoice(
+        "triplets",
+        "Knowledge-graph facts",
+        "triplets alone, from an imported graph and, with a model, extracted from the "
+        "passages: a short prompt; facts are shown as facts, never as quotes",
+    ),
+    ContextChoice(
+        "both",
+        "Passages and facts",
+        "the retrieved passages and the triplets; sentences may cite either",
+    ),
+    ContextChoice(
+        "whole",
+        "Every passage",
+        "every passage of the documents in scope, when they fit the model's context "
+        "window (else the retrieved ones, with a notice)",
+    ),
+)
+"""Every context form, in `ContextForm`'s order, as a menu offers it."""
+
+
+def context_forms() -> tuple[ContextForm, ...]:
+    """The names of the context forms (`model.ContextForm`), the default first."""
+    return get_args(ContextForm)
+
+
+def context_help() -> str:
+    """What each context form gives the model, one after another (for a face's help)."""
+    return "; ".join(f"{c.form}: {c.summary}" for c in CONTEXT_CHOICES) + "."

@@ -36,6 +36,7 @@ from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, resolve_quote
 from quoteproof.receipts import AnswerCheck, verify_recorded, verify_saved
 from quoteproof.retrieval.evidence import Calibration
 from quoteproof.retrieval.retriever import RetrievalSettings
+from quoteproof.retrieval.triplets import TripletHit
 from quoteproof.seal import SEAL_KEY, seal_entry
 from quoteproof.service.catalog import ModeChoice, mode_choices
 from quoteproof.service.opened import OpenedIndex
@@ -241,6 +242,18 @@ class ScopedIndex(OpenedIndex):
         """The `top_k` chunks most relevant to `query`, best first (`Index.search`)."""
         scope = self.principal.narrow(collections)
         return self._index.search(query, top_k=top_k, collections=scope)
+
+    def search_facts(
+        self,
+        query: str,
+        *,
+        top_k: int = DEFAULT_SEARCH_TOP_K,
+        collections: Iterable[str] | None = None,
+    ) -> list[TripletHit]:
+        """The `top_k` knowledge-graph triplets `query` names, best first
+        (`Index.search_facts`); [] without a graph in scope."""
+        scope = self.principal.narrow(collections)
+        return self._index.search_facts(query, top_k=top_k, collections=scope)
 
     def document(self, doc_id: str, version: int | None = None) -> Document | None:
         """A document version (default: the newest), or None when it does not exist

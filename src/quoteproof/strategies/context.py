@@ -17,7 +17,7 @@ import os
 from collections.abc import Collection, Sequence
 from functools import partial
 
-from quoteproof.errors import UsageError
+from quoteproof.errors import Hint, UsageError
 from quoteproof.llm.base import Backend, Capability, CompletionRequest
 from quoteproof.model import Answer, Chunk, Hit, Message
 from quoteproof.quoting.grammar import facts_grammar, triplet_grammar
@@ -107,7 +107,8 @@ def answer_from_facts(session: AnswerSession) -> Answer:
     """Answer from the session's facts alone (`--context triplets`): one call whose
     prompt holds the `<facts>` block and the question, no paragraph; its sentences
     must cite facts, and are checked as any generated sentence against what they
-    cite. Without a model, the best `NO_MODEL_FACTS` facts are the answer."""
+    cite. The reply is streamed to the session's events as prose (it holds no
+    quote). Without a model, the best `NO_MODEL_FACTS` facts are the answer."""
     facts = session.facts
     if Capability.MODEL not in session.backend.capabilities:
         return session.answer(
@@ -117,7 +118,12 @@ def answer_from_facts(session: AnswerSession) -> Answer:
     messages = (Message("system", FACTS_ANSWER_PROMPT), Message("user", user))
     ids = [fact.id for fact in facts]
     reply = session.call(
-        "answer", messages, sources=(), grammar=partial(facts_grammar, ids), facts=False
+        "answer",
+        messages,
+        sources=(),
+        stream=True,
+        grammar=partial(facts_grammar, ids),
+        facts=False,
     ).text
     parsed = parse_output(reply)
     if parsed.no_answer:
@@ -190,7 +196,7 @@ def whole_corpus(
         return [], (
             f"The {len(chunks)} passages of the {len(documents)} document(s) in scope do not "
             f"fit the model's context window ({over}); the answer uses the retrieved "
-            "passages instead (--context whole fell back to retrieval)."
+            "passages instead (the whole-corpus context fell back to retrieval)."
         )
     return [Hit(chunk, 0.0, rank) for rank, chunk in enumerate(chunks, start=1)], None
 
@@ -200,14 +206,19 @@ def check_context(options: AnswerOptions) -> None:
     use: the agent searches for itself, rationale checks its statements against
     paragraphs (so not `triplets` alone), and `document` applies to `whole` only."""
     if options.document is not None and options.context != "whole":
-        raise UsageError("--document applies only to --context whole")
+        raise UsageError(
+            "one document can be given only as the whole-corpus context (context 'whole')",
+            hint=Hint.DOCUMENT_NEEDS_WHOLE,
+        )
     if options.context != "paragraphs" and options.mode == "agent":
         raise UsageError(
-            "agent mode searches for itself: --context applies to the quote, cite and "
-            "rationale modes"
+            "agent mode searches for itself: only the quote, cite and rationale modes "
+            "take another context than paragraphs",
+            hint=Hint.AGENT_CONTEXT,
         )
     if options.context == "triplets" and options.mode == "rationale":
         raise UsageError(
-            "rationale mode checks its statements against paragraphs: use --context both "
-            "to give it triplets too"
+            "rationale mode checks its statements against paragraphs: give it the "
+            "context 'both' to give it triplets too",
+            hint=Hint.RATIONALE_CONTEXT,
         )

@@ -20,6 +20,7 @@ from quoteproof.model import Chunk, Fact, FactOrigin, Message, Quote, Rejected, 
 from quoteproof.quoting.prompt import escape_source_text
 from quoteproof.quoting.resolve import SourceLookup, resolve_pointer, resolve_quote
 from quoteproof.quoting.units import unit_at
+from quoteproof.store.kg import entity_key
 
 __all__ = [
     "FACTS_RULE",
@@ -27,10 +28,12 @@ __all__ = [
     "TID_PREFIX",
     "ContextFact",
     "cited_facts",
+    "combined_facts",
     "fact_passages",
     "facts_block",
     "imported_fact",
     "parse_triplet_lines",
+    "triplet_key",
     "with_facts",
 ]
 
@@ -73,6 +76,33 @@ class ContextFact:
         in its text made inert)."""
         text = f"{self.id}: {self.subject} | {self.relation} | {self.object}"
         return escape_source_text(" ".join(text.split()))
+
+
+def triplet_key(subject: str, relation: str, object: str) -> tuple[str, str, str]:
+    """What makes two triplets the same: their three parts' entity keys
+    (`store.kg.entity_key`: case, marks and punctuation do not count)."""
+    return entity_key(subject), entity_key(relation), entity_key(object)
+
+
+def _key(fact: ContextFact) -> tuple[str, str, str]:
+    return triplet_key(fact.subject, fact.relation, fact.object)
+
+
+def combined_facts(
+    imported: Sequence[ContextFact], extracted: Sequence[ContextFact]
+) -> list[ContextFact]:
+    """The context's facts when a graph and the model both give triplets: the
+    `imported` ones as they are (`TID-1`, ...), then each `extracted` one that is
+    not the same triplet (`triplet_key`) as one before it, numbered on from them.
+    Of two equal triplets the imported one is kept. O(len(imported) + len(extracted))."""
+    kept = list(imported)
+    seen = {_key(fact) for fact in kept}
+    for fact in extracted:
+        key = _key(fact)
+        if key not in seen:
+            seen.add(key)
+            kept.append(replace(fact, id=f"{TID_PREFIX}{len(kept) + 1}"))
+    return kept
 
 
 def imported_fact(number: int, triplet: Triplet, support: Sequence[Chunk]) -> ContextFact:
@@ -186,7 +216,7 @@ def parse_triplet_lines(
     """The triplets of an extraction reply, numbered `TID-first`, `TID-first+1`, ...:
     lines `REF #N: subject | relation | object` whose unit N of source REF exists;
     each other line that looks like one is rejected with the reason. A repeated
-    triplet is kept once. Never raises; O(len(text))."""
+    triplet (`triplet_key`) is kept once. Never raises; O(len(text))."""
     by_ref = {chunk.ref: chunk for chunk in sources}
     facts: list[ContextFact] = []
     rejected: list[Rejected] = []
@@ -205,7 +235,7 @@ def parse_triplet_lines(
         if unit_at(units.get(ref, ()), unit) is None:
             rejected.append(Rejected(line, f"source '{ref}' has no part {unit}"))
             continue
-        key = (m["subject"].casefold(), m["relation"].casefold(), m["object"].casefold())
+        key = triplet_key(m["subject"], m["relation"], m["object"])
         if key in seen:
             continue
         seen.add(key)

@@ -38,6 +38,7 @@ from quoteproof.model import (
     Usage,
 )
 from quoteproof.quoting.citations import screen_prose
+from quoteproof.quoting.parse import paragraph_ids, with_source_refs
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, SourceLookup, cite_passages
 from quoteproof.quoting.support import chunk_passage, data_passage
 from quoteproof.strategies.facts import (
@@ -264,11 +265,14 @@ class AnswerSession:
         `grammar` makes the grammar that constrains the reply (see `quoting.grammar`),
         called only when the backend can constrain. With `facts` the session's facts
         are added to the prompt (`facts.with_facts`). The reply is cut by
-        `bounded_reply` (a notice of the answer says so), the draft stream too.
+        `bounded_reply` (a notice of the answer says so), the draft stream too. The
+        reply returned names `sources` by ref where it wrote `PID-n`, the n-th of
+        them (`parse.with_source_refs`); the call records it as written.
         Raises `BackendError` when the model fails.
         """
         chunks = tuple(self.sources if sources is None else sources)
         constrained = Capability.CONSTRAINED in self.backend.capabilities
+        ids = paragraph_ids([chunk.ref for chunk in chunks])
         if facts:
             messages = with_facts(messages, self.facts)
         request = CompletionRequest(
@@ -281,7 +285,7 @@ class AnswerSession:
         if self.events is not None:
             self.events(StageStarted(stage))
         if stream and self.events is not None:
-            draft = DraftStream(chunks, self.lookup, self.threshold, self.events)
+            draft = DraftStream(chunks, self.lookup, self.threshold, self.events, ids)
             completion = self.backend.stream(request, _first_chars(draft.feed, MAX_REPLY_CHARS))
             draft.close()
         else:
@@ -299,7 +303,7 @@ class AnswerSession:
                 usage=completion.usage,
             )
         )
-        return completion
+        return replace(completion, text=with_source_refs(completion.text, ids))
 
     def reject_last_call(self, problems: Sequence[str]) -> None:
         """Record why the last call's reply failed validation."""
