@@ -15,7 +15,7 @@ STOPWORDS = frozenset(
     not of off on once only or other our ours out over own same she should so some such than
     that the their theirs them then there these they this those through to too under until
     up very was we were what when where which while who whom why will with would you your
-    yours s t""".split()
+    yours s""".split()
 )
 
 
