@@ -4,9 +4,11 @@ option groups (`cli_groups`) that turn several options into one settings object.
 - `RetrievalOptions` (search, ask, calibrate, eval) -> `RetrievalSettings`;
 - `BackendOptions` (ask, eval, mcp, serve): a `llm.registry.BackendSpec`, made from
   the backend registry;
-- `AnswerChoices` (ask, eval) -> `service.AnswerOptions`.
+- `AnswerChoices` (ask, eval) -> `service.AnswerOptions`;
+- `GraderOptions` (eval): `--grader` and the backend options again, as
+  `--grader-llm`, `--grader-model`, ..., for the model that grades the answers.
 
-`RETRIEVAL`, `BACKEND` and `ANSWER` are the groups' defaults, for the commands'
+`RETRIEVAL`, `BACKEND`, `ANSWER` and `GRADER` are the groups' defaults, for the commands'
 signatures (`param: RetrievalOptions = RETRIEVAL`).
 
 This module loads none of the library: defaults come from `quoteproof.defaults`, and
@@ -209,6 +211,81 @@ else:
     BackendOptions = _backend_options()
 
 
+GRADER_PREFIX = "grader_"
+
+
+def _grader_flag(flag: str) -> str:
+    """`--model` as `--grader-model`, `--grammar/--no-grammar` as
+    `--grader-grammar/--no-grader-grammar`."""
+    parts = []
+    for part in flag.split("/"):
+        negated = part.startswith("--no-")
+        name = part[len("--no-") :] if negated else part[len("--") :]
+        parts.append(f"--{'no-' if negated else ''}grader-{name}")
+    return "/".join(parts)
+
+
+def _grader_spec(self: Any) -> BackendSpec | None:
+    """The grader's backend spec: None when `--grader` and every grader option were
+    left out (no grading)."""
+    chosen = asdict(self)
+    asked = chosen.pop("grader")
+    spec_fields = {name[len(GRADER_PREFIX) :]: value for name, value in chosen.items()}
+    llm = spec_fields.pop("llm")
+    spec = BackendSpec(llm=str(llm) if llm else None, **spec_fields)
+    return spec if asked or spec.llm or spec.model else None
+
+
+def _grader_options() -> type:
+    """`--grader` and the `BackendSpec` fields again, prefixed (`--grader-llm`,
+    `--grader-model`, `--grader-base-url`, ...), with the help of the backend
+    options and no environment variables; `spec()` gives the grader's
+    `BackendSpec`, or None when grading was not asked for."""
+    hints = get_type_hints(BackendSpec)
+    spread: list[tuple[str, Any, Any]] = [
+        (
+            "grader",
+            Annotated[
+                bool,
+                typer.Option(
+                    "--grader",
+                    help="Grade every answer to a question with a gold_answer (1-5 and "
+                    "CORRECT/INCORRECT) with the model the --grader-* options name; "
+                    "implied by --grader-llm or --grader-model. See docs/grading.md.",
+                ),
+            ],
+            False,
+        )
+    ]
+    for spec_field in fields(BackendSpec):
+        text: OptionText = spec_field.metadata["option"]
+        kind = LLMName | None if spec_field.name == "llm" else hints[spec_field.name]
+        option = typer.Option(
+            *(_grader_flag(flag) for flag in text.flags),
+            help="Grader: " + option_help(spec_field.name).replace("--llm ", "--grader-llm "),
+            min=text.minimum,
+            show_default=text.show_default,
+        )
+        name = GRADER_PREFIX + spec_field.name
+        spread.append((name, Annotated[kind, option], spec_field.default))
+    group = make_dataclass("GraderOptions", spread, namespace={"spec": _grader_spec}, frozen=True)
+    group.__doc__ = "The grader of `eval`: `--grader`, `--grader-llm`, `--grader-model`, ..."
+    return option_group(group)
+
+
+if TYPE_CHECKING:
+
+    class GraderOptions:
+        """The grader of `eval` (see `_grader_options`)."""
+
+        def spec(self) -> BackendSpec | None:
+            """The grader's backend spec, or None for no grading."""
+            ...
+
+else:
+    GraderOptions = _grader_options()
+
+
 ANSWER_PARAMETERS = {"context": "context_form"}
 """Answer fields given to the command under another name: `context` is the
 backend's `--ctx` (`BackendSpec.context`)."""
@@ -269,3 +346,4 @@ else:
 RETRIEVAL = RetrievalOptions()
 BACKEND = BackendOptions()
 ANSWER = AnswerChoices()
+GRADER = GraderOptions()

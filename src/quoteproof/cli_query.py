@@ -14,6 +14,7 @@ from quoteproof.cli_command_options import EVAL, INGEST, EvalOptions, IngestOpti
 from quoteproof.cli_options import (
     ANSWER,
     BACKEND,
+    GRADER,
     RETRIEVAL,
     AnswerChoices,
     AnswerFormat,
@@ -21,6 +22,7 @@ from quoteproof.cli_options import (
     BackendOptions,
     CollectionsOption,
     EmbedModelOption,
+    GraderOptions,
     IndexOption,
     RetrievalOptions,
     TextOrJson,
@@ -302,22 +304,33 @@ def eval_set(
     report: EvalOptions = EVAL,
     collection: CollectionsOption = None,
     retrieval: RetrievalOptions = RETRIEVAL,
+    grader: GraderOptions = GRADER,
 ) -> None:
     """Ask every question of a set and score the answers.
 
     Scores: the verbatim rate (every shown quote re-read from the index: must be
     100%), quote precision and recall against the gold quotes, citation accuracy,
     refusals of unanswerable and answerable questions, retrieval recall@k of the
-    gold sources, latency and tokens. Writes the run as JSON and a self-contained
-    HTML report. Exit code 1 when a shown quote is not verbatim or a question failed.
+    gold sources, latency and tokens. With --grader, a second model grades every
+    answer to a question with a gold_answer (1-5 and CORRECT/INCORRECT: accuracy,
+    the grade distribution, the worst cases; docs/grading.md). Writes the run as
+    JSON and a self-contained HTML report. Exit code 1 when a shown quote is not
+    verbatim or a question failed.
     """
     if report.seed is not None and report.sample_size is None:
         fail("--seed draws a random sample: give --sample N as well")
-    from quoteproof.render.evaluation import EvalProgress, drift_lines, summary_table
+    from quoteproof.render.evaluation import (
+        EvalProgress,
+        drift_lines,
+        grading_lines,
+        summary_table,
+    )
     from quoteproof.service import make_backend
-    from quoteproof.service.evaluate import EvalPlan
+    from quoteproof.service.evaluate import EvalPlan, make_grader
 
     plan = EvalPlan(report.request(evalset, _recall_depths(report.recall_k)))
+    grader_spec = grader.spec()
+    grading = make_grader(grader_spec) if grader_spec is not None else None
     with open_view(index, retrieval=retrieval.settings()) as view, EvalProgress(err) as progress:
         done = plan.run(
             view,
@@ -327,9 +340,12 @@ def eval_set(
             retriever=retrieval.retriever_name,
             on_start=progress.start,
             on_item=progress.item_done,
+            grader=grading,
         )
     result = done.result
     out.print(summary_table(result.report))
+    for line in grading_lines(result.report):
+        say(line)
     for line in drift_lines(result.drift) if result.drift is not None else ():
         say(line)
     for line in result.problem_lines():

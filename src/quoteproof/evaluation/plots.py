@@ -19,7 +19,13 @@ from quoteproof.evaluation.metrics import percentile
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["latency_histogram", "metric_bars", "plots_available", "recall_curve"]
+__all__ = [
+    "grade_distribution",
+    "latency_histogram",
+    "metric_bars",
+    "plots_available",
+    "recall_curve",
+]
 
 _BLUE = "#1d4ed8"
 _SIZE = (6.4, 3.2)
@@ -92,4 +98,19 @@ def recall_curve(points: Sequence[tuple[int, float]]) -> bytes | None:
     axes.set_ylim(0, 105)
     axes.set_xlim(0.5, max(ks) + 0.5)
     axes.grid(alpha=0.3)
+    return _png(figure)
+
+
+def grade_distribution(counts: Mapping[int, int]) -> bytes | None:
+    """A bar per grade 1-5: how many answers the grader gave it (None when no
+    answer was graded)."""
+    if not any(counts.values()):
+        return None
+    figure = _figure()
+    axes = figure.add_subplot()
+    grades = sorted(counts)
+    bars = axes.bar([str(g) for g in grades], [counts[g] for g in grades], color=_BLUE)
+    axes.bar_label(bars, padding=2)
+    axes.set_xlabel("grade (1 worst, 5 best)")
+    axes.set_ylabel("answers")
     return _png(figure)

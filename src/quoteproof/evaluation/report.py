@@ -18,6 +18,7 @@ from typing import Any, Literal
 from quoteproof import __version__
 from quoteproof.codec import answer_to_dict
 from quoteproof.errors import QuoteproofError
+from quoteproof.evaluation.grading import Grade, summarize_grades
 from quoteproof.evaluation.metrics import QuoteOverlap, RunMetrics, recall_at_k
 from quoteproof.evaluation.runner import EvalRun, ItemResult
 
@@ -30,16 +31,18 @@ __all__ = [
     "flat_metrics",
     "format_delta",
     "format_value",
+    "grade_to_dict",
     "load_report",
     "metric_specs",
     "recall_keys",
     "run_to_dict",
+    "worst_graded",
     "write_json",
 ]
 
 REPORT_SCHEMA = "quoteproof.eval/1"
 
-Kind = Literal["rate", "ms", "count"]
+Kind = Literal["rate", "ms", "count", "grade"]
 
 
 class ReportError(QuoteproofError):
@@ -75,6 +78,26 @@ def metrics_to_dict(metrics: RunMetrics) -> dict[str, Any]:
             "p95": _round(metrics.latency_p95_ms, 3),
         },
         "tokens": {"prompt": metrics.prompt_tokens, "completion": metrics.completion_tokens},
+    }
+
+
+def grade_to_dict(grade: Grade | None) -> dict[str, Any] | None:
+    """One item's grade as JSON-ready data (None: not graded)."""
+    return dataclasses.asdict(grade) if grade is not None else None
+
+
+def grading_to_dict(grades: Sequence[Grade]) -> dict[str, Any]:
+    """The grades of a run, summarized (`grading.summarize_grades`)."""
+    summary = summarize_grades(grades)
+    return {
+        "gradable": summary.gradable,
+        "graded": summary.graded,
+        "malformed": summary.malformed,
+        "errors": summary.errors,
+        "correct": summary.correct,
+        "accuracy": _round(summary.accuracy),
+        "mean_grade": _round(summary.mean_grade, 4),
+        "distribution": {str(n): count for n, count in summary.distribution.items()},
     }
 
 
@@ -131,6 +154,7 @@ def item_to_dict(result: ItemResult, ks: Sequence[int], top_k: int) -> dict[str,
         "recall_hit": result.hit_at(top_k),
         "missing_gold_refs": list(result.missing_refs),
         "answer": answer_to_dict(answer) if answer else None,
+        "grade": grade_to_dict(result.grade),
     }
 
 
@@ -148,7 +172,8 @@ def run_to_dict(
 
     `set_items` is how many items the set holds (the run may be a sample of
     `sample_size` drawn with `seed`); `retriever` the retriever asked for (None:
-    the index's default; the one used is in each answer's `retrieval`).
+    the index's default; the one used is in each answer's `retrieval`). A graded run
+    has `config.grader` and `metrics.grading`; each item its `grade`.
     """
     options = run.options
     used = sorted(
@@ -159,6 +184,9 @@ def run_to_dict(
         }
     )
     path = Path(set_path)
+    metrics = metrics_to_dict(run.metrics)
+    if run.grader is not None:
+        metrics["grading"] = grading_to_dict([r.grade for r in run.items if r.grade is not None])
     return {
         "schema": REPORT_SCHEMA,
         "quoteproof_version": __version__,
@@ -183,10 +211,11 @@ def run_to_dict(
             "retrievers_used": used,
             "recall_k": list(run.ks),
             "depth": run.depth,
+            "grader": ({"backend": run.grader[0], "model": run.grader[1]} if run.grader else None),
         },
         "started": run.started,
         "duration_s": round(run.duration_s, 3),
-        "metrics": metrics_to_dict(run.metrics),
+        "metrics": metrics,
         "verbatim_failures": [dataclasses.asdict(f) for r in run.items for f in r.not_verbatim],
         "items": [item_to_dict(r, run.ks, options.top_k) for r in run.items],
         "compare": None,
@@ -221,6 +250,18 @@ def load_report(path: str | Path) -> dict[str, Any]:
     return data
 
 
+def worst_graded(items: Sequence[Mapping[str, Any]], count: int = 5) -> list[Mapping[str, Any]]:
+    """The `count` graded items of a saved run with the lowest grades (INCORRECT
+    before CORRECT at the same grade, then in set order)."""
+    graded = [
+        item
+        for item in items
+        if isinstance(grade := item.get("grade"), dict) and isinstance(grade.get("grade"), int)
+    ]
+    graded.sort(key=lambda item: (item["grade"]["grade"], item["grade"]["verdict"] == "CORRECT"))
+    return graded[:count]
+
+
 # --- metrics, flat ---------------------------------------------------------------------
 
 
@@ -252,12 +293,21 @@ def recall_keys(metrics: Mapping[str, Any]) -> list[int]:
     return sorted(int(k) for k in recall if str(k).isdigit())
 
 
+_GRADING_SPECS = (
+    MetricSpec("accuracy", "accuracy (grader)", "rate", True),
+    MetricSpec("mean_grade", "mean grade (grader, 1-5)", "grade", True),
+    MetricSpec("malformed_grades", "malformed grades", "count", False),
+)
+
+
 def metric_specs(*reports_metrics: Mapping[str, Any]) -> list[MetricSpec]:
     """The flat metrics of one or more runs' `metrics`, in display order (recall@k
-    for every k any of them has)."""
+    for every k any of them has; the grader's when any of them was graded)."""
     ks = sorted({k for metrics in reports_metrics for k in recall_keys(metrics)})
+    graded = any(isinstance(metrics.get("grading"), dict) for metrics in reports_metrics)
     return [
         *_RATE_SPECS,
+        *(_GRADING_SPECS if graded else ()),
         *(MetricSpec(f"recall@{k}", f"retrieval recall@{k}", "rate", True) for k in ks),
         MetricSpec("latency_p50_ms", "latency p50", "ms", False),
         MetricSpec("latency_p95_ms", "latency p95", "ms", False),
@@ -290,16 +340,21 @@ def flat_metrics(metrics: Mapping[str, Any]) -> dict[str, float | None]:
     flat["prompt_tokens"] = as_number(tokens.get("prompt"))
     flat["completion_tokens"] = as_number(tokens.get("completion"))
     flat["errors"] = as_number(metrics.get("errors"))
+    grading = metrics.get("grading")
+    if isinstance(grading, dict):
+        flat["accuracy"] = as_number(grading.get("accuracy"))
+        flat["mean_grade"] = as_number(grading.get("mean_grade"))
+        flat["malformed_grades"] = as_number(grading.get("malformed"))
     return flat
 
 
 def format_value(value: float | None, kind: Kind) -> str:
-    """`97.5%`, `123.4 ms`, `1,024`, or `—` for no value."""
+    """`97.5%`, `123.4 ms`, `1,024`, `4.13/5`, or `—` for no value."""
     return _formatted(value, kind, sign="", rate_unit="%")
 
 
 def format_delta(delta: float | None, kind: Kind) -> str:
-    """`+1.5 pp`, `-20.0 ms`, `+3`, or `—`."""
+    """`+1.5 pp`, `-20.0 ms`, `+3`, `+0.25`, or `—`."""
     return _formatted(delta, kind, sign="+", rate_unit=" pp")
 
 
@@ -312,4 +367,6 @@ def _formatted(value: float | None, kind: Kind, sign: str, rate_unit: str) -> st
         return f"{value * 100:{sign}.1f}{rate_unit}"
     if kind == "ms":
         return f"{value:{sign},.1f} ms"
+    if kind == "grade":
+        return f"{value:{sign}.2f}" + ("/5" if not sign else "")
     return f"{value:{sign},.0f}"

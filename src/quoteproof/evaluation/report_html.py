@@ -25,6 +25,7 @@ from quoteproof.evaluation.report import (
     format_value,
     metric_specs,
     recall_keys,
+    worst_graded,
 )
 from quoteproof.receipts import answer_as_recorded
 from quoteproof.render.html import PAGE_CSS, escape, render_answer_html
@@ -116,8 +117,16 @@ def _plots(report: Mapping[str, Any], flat: Mapping[str, float | None]) -> str:
         for spec in metric_specs(_dict(report.get("metrics")))
         if spec.kind == "rate"
     }
+    grading = _dict(_dict(report.get("metrics")).get("grading"))
+    counts = _dict(grading.get("distribution"))
+    distribution = {n: int(as_number(counts.get(str(n))) or 0) for n in range(1, 6)}
     figures = [
         _png(plots.metric_bars(rates), "bar chart of the rate metrics", "Metrics"),
+        _png(
+            plots.grade_distribution(distribution) if grading else None,
+            "bar chart of how many answers got each grade",
+            "Grades (grader)",
+        ),
         _png(
             plots.recall_curve(_recall_points(report)),
             "retrieval recall of the gold sources against k",
@@ -211,6 +220,74 @@ def _drift(report: Mapping[str, Any]) -> str:
         + "".join(only)
         + "</section>"
     )
+
+
+def _grading(report: Mapping[str, Any]) -> str:
+    """The grader, the count of each grade, the grades that are malformed or missing,
+    and the lowest-graded questions; empty for a run that was not graded."""
+    grading = _dict(_dict(report.get("metrics")).get("grading"))
+    if not grading:
+        return ""
+    grader = _dict(_dict(report.get("config")).get("grader"))
+    counts = _dict(grading.get("distribution"))
+    anchors = {item.get("id"): n for n, item in enumerate(_items(report), start=1)}
+
+    def link(item: Mapping[str, Any]) -> str:
+        return f'<a href="#item-{anchors.get(item.get("id"))}">{_e(item.get("id"))}</a>'
+
+    cells = "".join(f'<td class="num">{_e(counts.get(str(n), 0))}</td>' for n in range(5, 0, -1))
+    problems = [
+        f"<li>{link(item)}: {_e(grade.get('status'))}: {_e(grade.get('problem'))}</li>"
+        for item in _items(report)
+        if (grade := _dict(item.get("grade"))).get("status") in ("malformed", "error")
+    ]
+    worst = "".join(
+        f'<tr><td>{link(item)}</td><td class="num">{_e(item["grade"]["grade"])}</td>'
+        f"<td>{_e(item['grade']['verdict'])}</td><td>{_e(item['grade']['justification'])}</td>"
+        "</tr>"
+        for item in worst_graded(_items(report))
+    )
+    return (
+        '<section id="grading"><h2>Grades</h2>'
+        f'<p class="meta">Grader: {_e(grader.get("backend"))} · {_e(grader.get("model"))}; '
+        f"{_e(grading.get('graded'))} of {_e(grading.get('gradable'))} answers with a "
+        f"reference answer graded, {_e(grading.get('malformed'))} malformed, "
+        f"{_e(grading.get('errors'))} not graded. Accuracy and mean grade are over the "
+        "graded answers.</p>"
+        '<table class="grid"><thead><tr><th>grade</th>'
+        + "".join(f"<th>{n}</th>" for n in range(5, 0, -1))
+        + f'</tr></thead><tbody><tr><th scope="row">answers</th>{cells}</tr></tbody></table>'
+        + (f"<h3>Grades not read</h3><ul>{''.join(problems)}</ul>" if problems else "")
+        + (
+            "<h3>Lowest grades</h3>"
+            '<table class="grid"><thead><tr><th>id</th><th>grade</th><th>verdict</th>'
+            f"<th>justification (grader)</th></tr></thead><tbody>{worst}</tbody></table>"
+            if worst
+            else ""
+        )
+        + "</section>"
+    )
+
+
+def _grade_facts(grade: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """An item's grade as facts: grade, verdict and justification, or why there is
+    none (and the grader's raw reply when it was malformed)."""
+    if not grade:
+        return []
+    if grade.get("status") == "graded":
+        return [
+            ("grade (grader)", f"{_e(grade.get('grade'))} of 5, {_e(grade.get('verdict'))}"),
+            ("justification (grader)", _e(grade.get("justification"))),
+        ]
+    facts = [
+        (
+            f"grade {_e(grade.get('status'))}",
+            f'<span class="fail">{_e(grade.get("problem"))}</span>',
+        )
+    ]
+    if grade.get("raw") is not None:
+        facts.append(("grader's reply", f'<span class="gold-quote">{_e(grade.get("raw"))}</span>'))
+    return facts
 
 
 def _yes_no(value: object) -> str:
@@ -314,6 +391,7 @@ def _item_section(item: Mapping[str, Any], n: int, ks: Sequence[str]) -> str:
     ):
         if _list(item.get(key)):
             facts.append((label, _e(" | ".join(str(v) for v in _list(item.get(key))))))
+    facts += _grade_facts(_dict(item.get("grade")))
     for entry in _list(item.get("not_verbatim")):
         failure = _dict(entry)
         facts.append(
@@ -364,6 +442,7 @@ def _run_meta(report: Mapping[str, Any]) -> str:
          f"{metrics.get('unanswerable')} unanswerable"),
         ("backend", backend),
         ("mode", f"{config.get('mode')} (strictness {config.get('strictness')})"),
+        ("grader", " · ".join(str(v) for v in _dict(config.get("grader")).values()) or "—"),
         ("retrieval", f"{retrievers}, top_k {config.get('top_k')}"),
         ("started", f"{report.get('started')}, took {report.get('duration_s')} s"),
         ("quoteproof", report.get("quoteproof_version")),
@@ -374,10 +453,10 @@ def _run_meta(report: Mapping[str, Any]) -> str:
 
 def render_report_html(report: Mapping[str, Any]) -> str:
     """Return a saved run (`run_to_dict`, with `compare` filled in when comparing) as
-    one self-contained HTML page: run facts, the metrics table, quotes that failed
-    the verbatim check, the drift section, plots, the per-question table and each
-    item's answer (anchors `#item-N`). No scripts; every string from the run is
-    escaped. O(size of the run) plus the plots."""
+    one self-contained HTML page: run facts, the metrics table, the grades (a graded
+    run), quotes that failed the verbatim check, the drift section, plots, the
+    per-question table and each item's answer (anchors `#item-N`). No scripts; every
+    string from the run is escaped. O(size of the run) plus the plots."""
     metrics = _dict(report.get("metrics"))
     flat = flat_metrics(metrics)
     specs = metric_specs(metrics)
@@ -396,7 +475,7 @@ def render_report_html(report: Mapping[str, Any]) -> str:
         f"<style>{css}</style>\n</head>\n<body>\n<main>\n"
         f"<h1>Evaluation: {_e(name)}</h1>\n{_run_meta(report)}\n"
         f'<section id="metrics"><h2>Metrics</h2>{_metrics_table(flat, specs)}</section>\n'
-        f"{_failures(report)}\n{_drift(report)}\n"
+        f"{_grading(report)}\n{_failures(report)}\n{_drift(report)}\n"
         f'<section id="plots"><h2>Plots</h2>{_plots(report, flat)}</section>\n'
         f"{_questions_table(items)}\n"
         f'<section id="answers"><h2>Answers</h2>\n{sections}\n</section>\n'

@@ -4,7 +4,8 @@ For each item the runner times `ask`, re-reads every shown quote from the store
 (the verbatim check), locates the gold quotes in the stored documents, looks up
 the chunks of the cited refs and, for items with gold refs, runs `Index.search`
 once at the deepest k to rank the gold sources. The scoring itself is
-`evaluation.metrics` (pure).
+`evaluation.metrics` (pure). With a grader backend, every answer to an item with a
+`gold_answer` is also graded (`evaluation.grading`).
 
 An item whose ask fails with a `BackendError` (the model server timed out, sent
 garbage) is recorded with its error and the run goes on; configuration errors
@@ -16,12 +17,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Protocol
 
 from quoteproof.errors import BackendError
 from quoteproof.evaluation.evalset import EvalItem
+from quoteproof.evaluation.grading import Grade, grade_answer
 from quoteproof.evaluation.metrics import (
     DocKey,
     GoldQuote,
@@ -85,7 +87,8 @@ class ItemResult:
     """One item of a run: its answer (None when ask failed: `error`), timing, the
     quotes that failed the verbatim check and its scores. `unlocated` lists the gold
     quotes found in no candidate document, `missing_refs` the gold refs no stored
-    document matches (both point at a set that does not fit the index)."""
+    document matches (both point at a set that does not fit the index). `grade` is
+    the grader's judgement (None: no grader, no gold answer or no answer)."""
 
     item: EvalItem
     answer: Answer | None
@@ -94,6 +97,7 @@ class ItemResult:
     not_verbatim: tuple[NotVerbatim, ...] = ()
     unlocated: tuple[str, ...] = ()
     missing_refs: tuple[str, ...] = ()
+    grade: Grade | None = None
 
     @property
     def status(self) -> str:
@@ -112,7 +116,8 @@ class ItemResult:
 class EvalRun:
     """A finished run: per-item results in set order, the metrics, the options, the
     retrieval depths recall is reported at (`ks`, the ask top_k among them), when it
-    started (UTC, ISO 8601) and how long it took."""
+    started (UTC, ISO 8601), how long it took, and the grader's backend and model
+    (None: not graded)."""
 
     items: tuple[ItemResult, ...]
     metrics: RunMetrics
@@ -121,6 +126,7 @@ class EvalRun:
     started: str
     duration_s: float
     depth: int = 0
+    grader: tuple[str, str | None] | None = None
 
 
 class DocumentSource(Protocol):
@@ -298,10 +304,12 @@ def evaluate_item(
     options: AskOptions,
     depth: int,
     documents: DocumentSource | None = None,
+    grader: Backend | None = None,
 ) -> ItemResult:
     """Ask one item and score it (`score_answer`); `depth` is how many hits to rank
-    the gold refs in. Raises what `Index.ask` raises, except `BackendError`, which
-    is recorded in the result."""
+    the gold refs in. With `grader`, an answer to an item with a `gold_answer` is
+    graded (`grading.grade_answer`). Raises what `Index.ask` raises, except
+    `BackendError`, which is recorded in the result."""
     documents = documents or StoreDocuments(index.store)
     ranks = None
     if item.gold_refs:
@@ -318,9 +326,15 @@ def evaluate_item(
     except BackendError as exc:
         scores = ItemScores(answerable=item.answerable, error=True, ranks=ranks)
         missing = tuple(ref for ref in item.gold_refs if not documents.matching(ref))
-        return ItemResult(item, None, scores, error=str(exc), missing_refs=missing)
+        grade = None
+        if grader is not None and item.gold_answer is not None:
+            grade = Grade("error", problem=f"no answer to grade: {exc}", model=grader.model)
+        return ItemResult(item, None, scores, error=str(exc), missing_refs=missing, grade=grade)
     latency_ms = (time.perf_counter() - started) * 1000
-    return score_answer(item, answer, documents, ranks=ranks, latency_ms=latency_ms)
+    result = score_answer(item, answer, documents, ranks=ranks, latency_ms=latency_ms)
+    if grader is None or item.gold_answer is None:
+        return result
+    return replace(result, grade=grade_answer(grader, item.question, item.gold_answer, answer))
 
 
 def run_eval(
@@ -331,8 +345,10 @@ def run_eval(
     recall_ks: Collection[int] = (),
     on_start: Callable[[int], None] | None = None,
     on_item: Callable[[ItemResult], None] | None = None,
+    grader: Backend | None = None,
 ) -> EvalRun:
-    """Ask every item of `items` in order and score the run.
+    """Ask every item of `items` in order and score the run (and grade it with
+    `grader`, see `evaluate_item`).
 
     Retrieval recall is reported at the ask `top_k` and at each of `recall_ks`.
     `on_start(total)` is called once before the first item, `on_item(result)` after
@@ -350,7 +366,7 @@ def run_eval(
         on_start(len(items))
     results = []
     for item in items:
-        result = evaluate_item(index, item, options, depth, documents)
+        result = evaluate_item(index, item, options, depth, documents, grader)
         results.append(result)
         if on_item is not None:
             on_item(result)
@@ -362,4 +378,5 @@ def run_eval(
         started=started,
         duration_s=time.perf_counter() - clock,
         depth=depth,
+        grader=(grader.name, grader.model) if grader is not None else None,
     )

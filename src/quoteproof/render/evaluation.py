@@ -1,5 +1,5 @@
-"""`quoteproof eval` on the terminal: a progress bar over the questions and the
-summary table of a run."""
+"""`quoteproof eval` on the terminal: a progress bar over the questions, the
+summary table of a run and, for a graded run, its grades."""
 
 from __future__ import annotations
 
@@ -18,12 +18,12 @@ from rich.table import Table
 from rich.text import Text
 
 from quoteproof.evaluation.compare import drift_lines
-from quoteproof.evaluation.report import flat_metrics, format_value, metric_specs
+from quoteproof.evaluation.report import flat_metrics, format_value, metric_specs, worst_graded
 from quoteproof.evaluation.runner import ItemResult
 from quoteproof.render.progress import ProgressBar
 from quoteproof.render.visible import visible_line
 
-__all__ = ["EvalProgress", "drift_lines", "summary_table"]
+__all__ = ["EvalProgress", "drift_lines", "grading_lines", "summary_table"]
 
 
 class EvalProgress(ProgressBar):
@@ -68,3 +68,41 @@ def summary_table(report: Mapping[str, Any]) -> Table:
     checked = metrics.get("quotes_checked")
     table.caption = f"{checked} shown quotes re-read from the index"
     return table
+
+
+def grading_lines(report: Mapping[str, Any], worst: int = 5) -> list[str]:
+    """A graded run's grades: the grader, the count of each grade, the malformed
+    grades (each with its problem) and the `worst` lowest-graded questions with the
+    grader's justification. No lines for a run that was not graded. Every string
+    from the run is made one visible line."""
+    metrics = report.get("metrics")
+    grading = metrics.get("grading") if isinstance(metrics, dict) else None
+    if not isinstance(grading, dict):
+        return []
+    config = report.get("config")
+    grader = config.get("grader") if isinstance(config, dict) else None
+    grader = grader if isinstance(grader, dict) else {}
+    items = [item for item in report.get("items") or () if isinstance(item, dict)]
+    distribution = grading.get("distribution")
+    counts = distribution if isinstance(distribution, dict) else {}
+    lines = [
+        f"grader: {visible_line(str(grader.get('backend')))} · "
+        f"{visible_line(str(grader.get('model')))}; {grading.get('graded')} of "
+        f"{grading.get('gradable')} answers graded, {grading.get('malformed')} malformed, "
+        f"{grading.get('errors')} not graded",
+        "grades: " + ", ".join(f"{n}: {counts.get(str(n), 0)}" for n in range(5, 0, -1)),
+    ]
+    for item in items:
+        grade = item.get("grade")
+        if isinstance(grade, dict) and grade.get("status") in ("malformed", "error"):
+            lines.append(
+                f"{grade.get('status')} grade: {visible_line(str(item.get('id')))}: "
+                f"{visible_line(str(grade.get('problem')))}"
+            )
+    for worst_item in worst_graded(items, worst):
+        graded = worst_item["grade"]
+        lines.append(
+            f"worst: {visible_line(str(worst_item.get('id')))} grade {graded['grade']} "
+            f"{graded['verdict']}: {visible_line(str(graded.get('justification')))}"
+        )
+    return lines

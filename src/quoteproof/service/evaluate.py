@@ -7,15 +7,31 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from quoteproof.errors import BackendConfigError
 from quoteproof.evaluation.assemble import EvalReport, assemble_report, report_paths, write_report
 from quoteproof.evaluation.evalset import read_evalset, sample
 from quoteproof.evaluation.report import load_report
 from quoteproof.evaluation.runner import AskOptions, ItemResult, run_eval
-from quoteproof.llm.base import Backend
+from quoteproof.llm.base import Backend, Capability
+from quoteproof.llm.registry import BackendSpec, make_backend
 from quoteproof.service.view import ScopedIndex
 from quoteproof.strategies.options import AnswerOptions
 
-__all__ = ["EvalPlan", "EvalRequest", "Evaluated"]
+__all__ = ["EvalPlan", "EvalRequest", "Evaluated", "make_grader"]
+
+
+def make_grader(spec: BackendSpec) -> Backend:
+    """The grader's backend (`llm.registry.make_backend`). Raises
+    `BackendConfigError` for a backend without a model (`extractive` cannot
+    grade), and what `make_backend` raises."""
+    if spec.backend_name() == "extractive":
+        raise BackendConfigError(
+            "the grader needs a model: give --grader-model NAME or --grader-llm local"
+        )
+    grader = make_backend(spec)
+    if Capability.MODEL not in grader.capabilities:
+        raise BackendConfigError(f"the {grader.name} backend has no model to grade with")
+    return grader
 
 
 @dataclass(frozen=True)
@@ -65,10 +81,12 @@ class EvalPlan:
         retriever: str | None = None,
         on_start: Callable[[int], None] | None = None,
         on_item: Callable[[ItemResult], None] | None = None,
+        grader: Backend | None = None,
     ) -> Evaluated:
         """Ask every question of the (sampled) set through `view`'s index with
-        `backend` and `options` (over `collections`), score the answers and write
-        the report (`retriever` names the retrieval in it). Raises `ReportError`
+        `backend` and `options` (over `collections`), score the answers (and grade
+        them with `grader`) and write the report (`retriever` names the retrieval in
+        it). Raises `ReportError`
         when the report cannot be written, and what asking raises."""
         request = self.request
         scope = view.principal.narrow(collections)
@@ -80,6 +98,7 @@ class EvalPlan:
             recall_ks=request.recall_ks,
             on_start=on_start,
             on_item=on_item,
+            grader=grader,
         )
         result = assemble_report(
             run,

@@ -1,0 +1,159 @@
+"""Grading answers with a model (`quoteproof eval --grader`): the grader is a real HTTP
+server on 127.0.0.1 speaking the OpenAI wire protocol with scripted replies; grades
+are parsed, and a grade out of range or malformed is reported, never guessed."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers.llm_servers import ScriptedOpenAIServer, content_text
+from quoteproof.evaluation.grading import GRADER_SYSTEM, SCALE, grade_grammar, parse_grade
+from evaluation.test_cli_eval import invoke, write_set
+
+GOOD = "JUSTIFICATION: It names the same dose as the reference.\nGRADE: 4\nVERDICT: CORRECT"
+
+ITEMS: list[dict[str, Any]] = [
+    {
+        "id": "dose",
+        "question": "What is the recommended dose of remdesivir?",
+        "answerable": True,
+        "gold_answer": "200 mg on day 1, then 100 mg once daily",
+    },
+    {
+        "id": "shingles-sign",
+        "question": "What is the first sign of shingles?",
+        "answerable": True,
+        "gold_answer": "Burning or tingling pain.",
+    },
+    {
+        "id": "pressure",
+        "question": "What is normal blood pressure?",
+        "answerable": True,
+        "gold_answer": "Below 120/80 mmHg.",
+    },
+    {"id": "mars", "question": "How far away is Mars from Jupiter?", "answerable": False},
+]
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        ("JUSTIFICATION: fine\nGRADE: 7\nVERDICT: CORRECT", "grade 7 is outside 1 to 5"),
+        ("JUSTIFICATION: fine\nGRADE: 0\nVERDICT: INCORRECT", "grade 0 is outside 1 to 5"),
+        ("JUSTIFICATION: fine\nGRADE: 4.5\nVERDICT: CORRECT", "'4.5' is not a whole number"),
+        ("JUSTIFICATION: fine\nGRADE: four\nVERDICT: CORRECT", "'four' is not a whole number"),
+        ("JUSTIFICATION: fine\nGRADE: 3", "no VERDICT line"),
+        ("GRADE: 3\nVERDICT: CORRECT", "no JUSTIFICATION line"),
+        ("JUSTIFICATION: fine\nGRADE: 3\nVERDICT: PARTLY", "neither CORRECT nor INCORRECT"),
+        ("The answer is good, 5/5.", "no GRADE line"),
+    ],
+)
+def test_a_malformed_grade_is_reported_not_guessed(reply: str, problem: str) -> None:
+    grade = parse_grade(reply, "g")
+    assert grade.status == "malformed" and problem in (grade.problem or "")
+    assert grade.grade is None and grade.verdict is None and grade.correct is None
+    assert grade.raw == reply
+
+
+def test_a_grade_is_read_in_any_order_and_case() -> None:
+    grade = parse_grade("**Verdict**: incorrect.\ngrade: 2\nJustification: wrong dose", "g")
+    assert (grade.status, grade.grade, grade.verdict) == ("graded", 2, "INCORRECT")
+    assert grade.justification == "wrong dose" and grade.correct is False
+    assert parse_grade(GOOD).grade == 4
+
+
+def test_the_prompt_states_the_scale_and_the_reply_format() -> None:
+    for number, text in SCALE:
+        assert f"{number}: {text}" in GRADER_SYSTEM
+    assert "GRADE: a whole number from 1 to 5" in GRADER_SYSTEM
+    assert re.search(r'"GRADE: " \[1-5\]', grade_grammar())
+
+
+def grader_args(server: ScriptedOpenAIServer, *more: str) -> tuple[str, ...]:
+    return ("--grader-llm", "openai", "--grader-model", "judge",
+            "--grader-base-url", server.base_url, *more)  # fmt: skip
+
+
+def test_eval_grades_answers_and_reports_malformed_grades(
+    index_dir: Path, tmp_path: Path, openai_server: ScriptedOpenAIServer
+) -> None:
+    evalset = write_set(tmp_path / "graded.jsonl", ITEMS)
+    openai_server.script = [
+        GOOD,
+        "JUSTIFICATION: close enough\nGRADE: 9\nVERDICT: CORRECT",
+        "I would say it is mostly right.",
+    ]
+    out = tmp_path / "run.json"
+    result = invoke(
+        "eval", str(evalset), "--index", str(index_dir), "-o", str(out),
+        *grader_args(openai_server),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    # one grading request per question with a gold answer, none for "mars"
+    assert len(openai_server.requests) == 3
+    first = openai_server.requests[0]
+    assert first["model"] == "judge" and "grammar" not in first
+    system, user = (content_text(m["content"]) for m in first["messages"])
+    assert system == GRADER_SYSTEM
+    assert "Reference answer: 200 mg on day 1, then 100 mg once daily" in user
+    assert "What is the recommended dose of remdesivir?" in user
+
+    report = json.loads(out.read_text("utf-8"))
+    assert report["config"]["grader"] == {"backend": "openai", "model": "judge"}
+    grades = {item["id"]: item["grade"] for item in report["items"]}
+    assert grades["mars"] is None
+    assert grades["dose"]["status"] == "graded" and grades["dose"]["grade"] == 4
+    assert grades["dose"]["verdict"] == "CORRECT"
+    assert grades["shingles-sign"]["status"] == "malformed"
+    assert grades["shingles-sign"]["grade"] is None
+    assert grades["shingles-sign"]["problem"] == "grade 9 is outside 1 to 5"
+    assert grades["pressure"]["problem"] == "no GRADE line"
+    assert report["metrics"]["grading"] == {
+        "gradable": 3,
+        "graded": 1,
+        "malformed": 2,
+        "errors": 0,
+        "correct": 1,
+        "accuracy": 1.0,
+        "mean_grade": 4.0,
+        "distribution": {"1": 0, "2": 0, "3": 0, "4": 1, "5": 0},
+    }
+    assert "accuracy (grader)" in result.output and "4.00/5" in result.output
+    assert "malformed grade: shingles-sign: grade 9 is outside 1 to 5" in result.output
+    assert "worst: dose grade 4 CORRECT: It names the same dose" in result.output
+    html = out.with_suffix(".html").read_text("utf-8")
+    assert '<section id="grading">' in html and "grade 9 is outside 1 to 5" in html
+    assert "It names the same dose as the reference." in html
+
+
+def test_a_grammar_is_sent_when_asked_and_a_dead_grader_is_reported(
+    index_dir: Path, tmp_path: Path, openai_server: ScriptedOpenAIServer, dead_server_url: str
+) -> None:
+    evalset = write_set(tmp_path / "one.jsonl", ITEMS[:1])
+    openai_server.script = [GOOD]
+    out = tmp_path / "run.json"
+    result = invoke(
+        "eval", str(evalset), "--index", str(index_dir), "-o", str(out),
+        *grader_args(openai_server, "--grader-grammar"),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert openai_server.requests[0]["grammar"] == grade_grammar()
+
+    dead = ("--grader-llm", "openai", "--grader-model", "judge",
+            "--grader-base-url", dead_server_url, "--grader-timeout", "2")  # fmt: skip
+    result = invoke("eval", str(evalset), "--index", str(index_dir), "-o", str(out), *dead)
+    grade = json.loads(out.read_text("utf-8"))["items"][0]["grade"]
+    assert grade["status"] == "error" and grade["grade"] is None and grade["problem"]
+    assert "error grade: dose:" in result.output
+
+
+def test_the_extractive_backend_cannot_grade(index_dir: Path, tmp_path: Path) -> None:
+    evalset = write_set(tmp_path / "one.jsonl", ITEMS[:1])
+    result = invoke("eval", str(evalset), "--index", str(index_dir), "--grader")
+    assert result.exit_code == 2
+    assert "the grader needs a model" in result.output
