@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from evaluation.test_cli_eval import invoke, write_set
 from helpers.llm_servers import ScriptedOpenAIServer, content_text
 from quoteproof.evaluation.grading import GRADER_SYSTEM, SCALE, grade_grammar, parse_grade
-from evaluation.test_cli_eval import invoke, write_set
 
 GOOD = "JUSTIFICATION: It names the same dose as the reference.\nGRADE: 4\nVERDICT: CORRECT"
 
