@@ -61,6 +61,7 @@ BENCHMARKS = (
     Benchmark("embedding", "embedding.py", ("--docs", "300", "--queries", "30")),
     Benchmark("ingestspeed", "ingest_speed.py", ("--rounds", "1")),
     Benchmark("contextforms", "context_forms.py", ("--sample", "1", "--no-label")),
+    Benchmark("pubmedqa", "pubmedqa.py", ("--sample", "1")),
 )
 """Every benchmark, in the order they run."""
 
@@ -251,7 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="Smaller runs: 1 ingest round, 30 SciFact queries, no PostgreSQL, 10 s of "
         "serving, 200 recovery cases, eval of 30 questions per set without vectors, 3 "
-        "start-up runs per command, 1 PubMedQA question (no label) for the context forms.",
+        "start-up runs per command, 1 PubMedQA question (no label) for the context forms "
+        "and for the graded PubMedQA table.",
     )
     parser.add_argument("--output", "-o", type=Path, help="Also write every run as JSON here.")
     parser.add_argument("--sample", type=int, help="Recovery: a random sample of N cases.")
@@ -259,12 +261,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--eval-corpora", help="Eval: corpora as evalsets/build.py --corpora DIR "
                         "writes them (default: written to a temporary folder).")  # fmt: skip
     parser.add_argument("--pubmedqa-sample", metavar="N|all",
-                        help="Context forms: N PubMedQA PQA-L test questions at random, or all "
-                        "500 (default 3; hours on 2 cores for all).")  # fmt: skip
+                        help="Context forms and pubmedqa: N PubMedQA PQA-L test questions "
+                        "at random, or all 500 (defaults 3 and 5; hours on 2 cores for all)."
+                        )  # fmt: skip
     args = parser.parse_args(argv)
-    extra: dict[str, list[str]] = {"recovery": [], "eval": [], "contextforms": []}
+    extra: dict[str, list[str]] = {"recovery": [], "eval": [], "contextforms": [], "pubmedqa": []}
     if args.pubmedqa_sample is not None:
         extra["contextforms"] += ["--sample", args.pubmedqa_sample]
+        extra["pubmedqa"] += ["--sample", args.pubmedqa_sample]
     if args.sample is not None:
         extra["recovery"] += ["--sample", str(args.sample)]
     if args.data_dir is not None:

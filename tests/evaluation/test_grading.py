@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from conftest import REPO_ROOT
 from evaluation.test_cli_eval import invoke, write_set
 from helpers.llm_servers import ScriptedOpenAIServer, content_text
 from quoteproof.evaluation.grading import GRADER_SYSTEM, SCALE, grade_grammar, parse_grade
@@ -157,3 +158,11 @@ def test_the_extractive_backend_cannot_grade(index_dir: Path, tmp_path: Path) ->
     result = invoke("eval", str(evalset), "--index", str(index_dir), "--grader")
     assert result.exit_code == 2
     assert "the grader needs a model" in result.output
+
+
+def test_the_documented_prompt_scale_and_grammar_are_the_ones_used() -> None:
+    text = (REPO_ROOT / "docs" / "grading.md").read_text("utf-8")
+    assert f"```text\n{GRADER_SYSTEM}\n```" in text
+    assert f"```text\n{grade_grammar().rstrip()}\n```" in text
+    for number, meaning in SCALE:
+        assert f"| {number} | {meaning} |" in text

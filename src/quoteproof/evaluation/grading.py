@@ -40,6 +40,7 @@ __all__ = [
     "grade_answer",
     "grade_grammar",
     "grade_prompt",
+    "grade_text",
     "parse_grade",
     "summarize_grades",
 ]
@@ -172,14 +173,14 @@ def parse_grade(reply: str, model: str | None = None) -> Grade:
     )
 
 
-def grade_answer(grader: Backend, question: str, reference: str, answer: Answer) -> Grade:
-    """Ask `grader` to grade `answer` to `question` against `reference`, under
-    `grade_grammar()` when it can constrain its output. A `BackendError` gives an
-    `error` grade; the reply is read with `parse_grade`."""
+def grade_text(grader: Backend, question: str, reference: str, answer_text: str) -> Grade:
+    """Ask `grader` to grade `answer_text` (an answer in plain text) to `question`
+    against `reference`, under `grade_grammar()` when it can constrain its output.
+    A `BackendError` gives an `error` grade; the reply is read with `parse_grade`."""
     request = CompletionRequest(
         messages=(
             Message("system", GRADER_SYSTEM),
-            Message("user", grade_prompt(question, reference, answer_for_grading(answer))),
+            Message("user", grade_prompt(question, reference, answer_text)),
         ),
         question=question,
         sources=(),
@@ -191,6 +192,11 @@ def grade_answer(grader: Backend, question: str, reference: str, answer: Answer)
     except BackendError as exc:
         return Grade("error", problem=str(exc), model=grader.model)
     return parse_grade(completion.text, completion.model or grader.model)
+
+
+def grade_answer(grader: Backend, question: str, reference: str, answer: Answer) -> Grade:
+    """`grade_text` of `answer` as a reader sees it (`answer_for_grading`)."""
+    return grade_text(grader, question, reference, answer_for_grading(answer))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,291 @@
+"""PubMedQA in the layout of the rationale framework's published table: per answer
+mode, the share of faithful answers, the grader's mean grade (1-5) and the accuracy
+of the yes / no / maybe decision, with the answering and the grading model named,
+and the published figures beside them.
+
+Data: PubMedQA PQA-L (`--pubmedqa DIR`, default `../shared/data/pubmedqa`: the folder
+holding `ori_pqal.json` and `test_ground_truth.json` of
+https://github.com/pubmedqa/pubmedqa). `--sample N` of the 500 test questions (a
+random sample, seeded by `--seed`, in the file's order; default 5), or all 500 with
+`--sample all`. Each question is asked in two settings:
+
+- `own`: over its own abstract only (one collection per abstract);
+- `all`: over one index of all 1,000 PQA-L abstracts (the question's among them).
+
+Rows, per setting: `none` (the question alone, no passages: the model answers from
+what it knows), `quote`, `cite` and `rationale` (`quoteproof ask --mode ...`, BM25,
+top 3). The question is asked with "Answer yes, no or maybe." appended.
+
+Columns:
+- faithful %: of the answers given (not refused), the share in which nothing the
+  model wrote was taken out by quoteproof's deterministic checks (no sentence or
+  rationale statement removed for citing no retrieved passage or for numbers,
+  dates, names or negations its passages do not hold; not `partial`). This is not
+  RAGAS faithfulness (the share of claims a model judges supported): it is the
+  check quoteproof runs on every answer. Without passages (`none`) there is
+  nothing to be faithful to: no figure;
+- grade: the grader's mean grade, 1-5 (`quoteproof eval --grader`, docs/grading.md),
+  against the reference answer (the gold decision and PubMedQA's long answer);
+  malformed grades are counted apart and left out of the mean;
+- accuracy: the first "yes", "no" or "maybe" of the answer's generated sentences
+  against the gold decision (none, or a refusal, counts as wrong).
+
+The answering model is the bundled SmolLM2-135M-Instruct in-process (`--llm local`)
+or any OpenAI-compatible server (`--llm openai --base-url URL --model NAME`); the
+grader likewise (`--grader-llm`, `--grader-model`, `--grader-base-url`; default the
+same as the answering model). A local grader writes under the grade grammar.
+
+    python benchmarks/pubmedqa.py [--sample N|all] [--seed S] [--pubmedqa DIR]
+                                  [--llm local|openai] [--model M] [--base-url URL]
+                                  [--grader-llm ...] [--grader-model M]
+                                  [--grader-base-url URL] [--threads N] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from context_forms import PUBMEDQA, decision, pubmedqa_items, sample_size
+from figures import Figures, add_json_option
+from quoteproof import Index
+from quoteproof.evaluation.grading import Grade, answer_for_grading, grade_text
+from quoteproof.llm.base import Backend, CompletionRequest
+from quoteproof.model import Answer, AnswerMode, Message
+from quoteproof.retrieval.retriever import RetrievalNotice, RetrievalSettings
+
+MODES: tuple[AnswerMode, ...] = ("quote", "cite", "rationale")
+ROWS = ("none", *MODES)
+SETTINGS = ("own", "all")
+TOP_K = 3
+DEFAULT_SAMPLE = 5
+SUFFIX = " Answer yes, no or maybe."
+PUBLISHED = (
+    "published (PubMedQA): RAG+FE faithful 86.5%, grade 4.13/5, accuracy 88.49%; "
+    "plain RAG 72.40% / 72.67%"
+)
+PUBLISHED_FE = {"faithful": 0.865, "grade": 4.13, "accuracy": 0.8849}
+NONE_SYSTEM = (
+    "Answer the biomedical research question from what you know. Begin with yes, no "
+    "or maybe, then give one sentence of explanation."
+)
+_DECISION = re.compile(r"\b(yes|no|maybe)\b", re.IGNORECASE)
+
+
+@dataclass
+class Row:
+    """What one mode gave in one setting."""
+
+    asked: int = 0
+    answered: int = 0
+    faithful: int = 0
+    correct: int = 0
+    grades: list[Grade] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def add(self, said: str | None, gold: str, grade: Grade, seconds: float) -> None:
+        self.asked += 1
+        self.correct += said == gold
+        self.grades.append(grade)
+        self.seconds += seconds
+
+    @property
+    def graded(self) -> list[int]:
+        return [g.grade for g in self.grades if g.status == "graded" and g.grade is not None]
+
+    @property
+    def malformed(self) -> int:
+        return sum(g.status != "graded" for g in self.grades)
+
+
+def faithful(answer: Answer) -> bool:
+    """An answer given, with nothing the model wrote removed by the checks."""
+    return answer.status == "answered" and not answer.removed_sentences and not answer.partial
+
+
+def make_backend(llm: str, model: str | None, base_url: str, threads: int | None) -> Backend:
+    if llm == "local":
+        from quoteproof.llm.local import LocalBackend
+
+        return LocalBackend(model, threads=threads) if model else LocalBackend(threads=threads)
+    from quoteproof.llm.openai import OpenAIBackend
+
+    return OpenAIBackend(model=model or "model", base_url=base_url, timeout=600)
+
+
+def ask_alone(backend: Backend, question: str) -> str:
+    """The model's reply to the question with no passages."""
+    request = CompletionRequest(
+        messages=(Message("system", NONE_SYSTEM), Message("user", question)),
+        question=question,
+        sources=(),
+        max_tokens=128,
+    )
+    return backend.complete(request).text.strip()
+
+
+def first_decision(text: str) -> str | None:
+    found = _DECISION.search(text)
+    return found.group(1).lower() if found else None
+
+
+def build_index(
+    root: Path, items: list[tuple[str, str, list[str], str]], every: dict[str, Any]
+) -> Index:
+    """One index: each sampled abstract in a collection of its own (`p<pmid>`), and
+    all 1,000 abstracts in collection `all`."""
+    index = Index.open(root / "index", create=True, retrieval=RetrievalSettings(retriever="bm25"))
+    for folder, chosen in (("own", [p for p, *_ in items]), ("all", list(every))):
+        paths = []
+        for pmid in chosen:
+            path = root / folder / f"{pmid}.txt"
+            path.parent.mkdir(exist_ok=True)
+            path.write_text("\n\n".join(every[pmid]["CONTEXTS"]) + "\n", "utf-8")
+            paths.append(path)
+        if folder == "own":
+            for pmid, path in zip(chosen, paths, strict=True):
+                index.ingest([path], embed=False, collection=f"p{pmid}")
+        else:
+            index.ingest([root / folder], embed=False, collection="all")
+    return index
+
+
+def run(args: argparse.Namespace, figures: Figures) -> list[str]:
+    """Ask and grade the sample; add the figures and notes to `figures` and return
+    the table in the published layout."""
+    warnings.simplefilter("ignore", RetrievalNotice)
+    every = json.loads((args.pubmedqa / "ori_pqal.json").read_text("utf-8"))
+    items = pubmedqa_items(args.pubmedqa, args.sample, args.seed)
+    answerer = make_backend(args.llm, args.model, args.base_url, args.threads)
+    same = (args.grader_llm or args.llm, args.grader_model or args.model) == (
+        args.llm,
+        args.model,
+    ) and (args.grader_base_url or args.base_url) == args.base_url
+    grader = (
+        answerer
+        if same
+        else make_backend(
+            args.grader_llm or args.llm,
+            args.grader_model or args.model,
+            args.grader_base_url or args.base_url,
+            args.threads,
+        )
+    )
+    rows = {(setting, row): Row() for setting in SETTINGS for row in ROWS}
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        index = build_index(Path(tmp), items, every)
+        figures.note(f"ingest of {len(every)} + {len(items)} abstracts: "
+                     f"{time.perf_counter() - started:.0f} s")  # fmt: skip
+        for number, (pmid, question, _, gold) in enumerate(items, start=1):
+            reference = f"{gold}. {every[pmid]['LONG_ANSWER']}"
+            asked = question + SUFFIX
+            clock = time.perf_counter()
+            reply = ask_alone(answerer, asked)
+            seconds = time.perf_counter() - clock
+            grade = grade_text(grader, question, reference, reply)
+            for setting in SETTINGS:  # the question alone does not depend on the index
+                rows[setting, "none"].add(first_decision(reply), gold, grade, seconds)
+            for setting in SETTINGS:
+                collection = f"p{pmid}" if setting == "own" else "all"
+                for mode in MODES:
+                    clock = time.perf_counter()
+                    answer = index.ask(
+                        asked, backend=answerer, mode=mode, top_k=TOP_K, collections=[collection]
+                    )
+                    seconds = time.perf_counter() - clock
+                    row = rows[setting, mode]
+                    row.answered += answer.status == "answered"
+                    row.faithful += faithful(answer)
+                    text = answer_for_grading(answer)
+                    grade = grade_text(grader, question, reference, text)
+                    row.add(decision(answer), gold, grade, seconds)
+            print(f"pubmedqa {number}/{len(items)}", file=sys.stderr, flush=True)
+        index.close()
+    report(figures, rows, len(items))
+    figures.note(f"answering model: {answerer.model} ({answerer.name}); "
+                 f"grading model: {grader.model} ({grader.name})")  # fmt: skip
+    figures.note(f"{len(items)} of the 500 PQA-L test questions (seed {args.seed}); "
+                 f"BM25, top {TOP_K}; majority class (yes) "
+                 f"{sum(g == 'yes' for *_, g in items) / len(items):.1%}")  # fmt: skip
+    figures.note(PUBLISHED)
+    return table(rows, len(items))
+
+
+def report(figures: Figures, rows: dict[tuple[str, str], Row], asked: int) -> None:
+    """Each row's figures; the quoteproof rows of the all-abstracts index beside the
+    published RAG+FE figures."""
+    for (setting, name), row in rows.items():
+        label = f"{setting} {name}"
+        reference = "published RAG+FE" if setting == "all" and name != "none" else ""
+
+        def published(key: str, ref: str = reference) -> float | None:
+            return PUBLISHED_FE[key] if ref else None
+
+        faithful_share = row.faithful / row.answered if row.answered else None
+        figures.add(f"{label}: faithful (of {row.answered} answered)",
+                    None if name == "none" else faithful_share, "share",
+                    reference, published("faithful"))  # fmt: skip
+        graded = row.graded
+        mean = sum(graded) / len(graded) if graded else None
+        figures.add(f"{label}: grade (mean of {len(graded)}; {row.malformed} malformed)",
+                    mean, "of 5", reference, published("grade"))  # fmt: skip
+        figures.add(f"{label}: accuracy (yes/no/maybe)", row.correct / asked, "share",
+                    reference, published("accuracy"))  # fmt: skip
+        figures.add(f"{label}: seconds per answer", row.seconds / asked, "s")
+
+
+def table(rows: dict[tuple[str, str], Row], asked: int) -> list[str]:
+    """The published layout: a line per setting and mode."""
+    lines = [f"{'setting':<8}{'mode':<11}{'faithful':>10}{'grade':>8}{'accuracy':>10}"
+             f"{'graded':>8}{'malformed':>11}"]  # fmt: skip
+    for (setting, name), row in rows.items():
+        share = row.faithful / row.answered if row.answered and name != "none" else None
+        graded = row.graded
+        lines.append(
+            f"{setting:<8}{name:<11}"
+            f"{'—' if share is None else f'{share:.1%}':>10}"
+            f"{'—' if not graded else f'{sum(graded) / len(graded):.2f}':>8}"
+            f"{row.correct / asked:>10.1%}{len(graded):>8}{row.malformed:>11}"
+        )
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pubmedqa", type=Path, default=PUBMEDQA,
+                        help="folder of ori_pqal.json and test_ground_truth.json")  # fmt: skip
+    parser.add_argument("--sample", type=sample_size, default=DEFAULT_SAMPLE,
+                        help=f"test questions: N at random, or all 500 "
+                        f"(default {DEFAULT_SAMPLE})")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=0, help="the sample's random seed")
+    parser.add_argument("--llm", choices=["local", "openai"], default="local")
+    parser.add_argument("--model", default=None, help="model name (local: GGUF file)")
+    parser.add_argument("--base-url", default="http://127.0.0.1:8080/v1")
+    parser.add_argument("--grader-llm", choices=["local", "openai"], default=None)
+    parser.add_argument("--grader-model", default=None)
+    parser.add_argument("--grader-base-url", default=None)
+    parser.add_argument("--threads", type=int, default=None, help="--llm local: threads")
+    add_json_option(parser)
+    args = parser.parse_args()
+    figures = Figures("pubmedqa")
+    lines: list[str] = []
+    if not (args.pubmedqa / "test_ground_truth.json").is_file():
+        figures.note(f"PubMedQA skipped: no test_ground_truth.json in {args.pubmedqa}")
+    else:
+        lines = run(args, figures)
+    for line in [*lines, *figures.notes]:
+        print(line)
+    figures.write(args.json)
+
+
+if __name__ == "__main__":
+    main()
