@@ -14,6 +14,7 @@ import pytest
 from conftest import REPO_ROOT
 from evaluation.test_cli_eval import invoke, write_set
 from helpers.llm_servers import ScriptedOpenAIServer, content_text
+from quoteproof.evaluation.compare import compare_reports
 from quoteproof.evaluation.grading import GRADER_SYSTEM, SCALE, grade_grammar, parse_grade
 
 GOOD = "JUSTIFICATION: It names the same dose as the reference.\nGRADE: 4\nVERDICT: CORRECT"
@@ -166,3 +167,18 @@ def test_the_documented_prompt_scale_and_grammar_are_the_ones_used() -> None:
     assert f"```text\n{grade_grammar().rstrip()}\n```" in text
     for number, meaning in SCALE:
         assert f"| {number} | {meaning} |" in text
+
+
+def test_compare_shows_the_change_in_accuracy_grade_and_verdicts() -> None:
+    def run(accuracy: float, grade: float, verdict: str) -> dict[str, Any]:
+        grading = {"accuracy": accuracy, "mean_grade": grade, "malformed": 0}
+        item = {"id": "q1", "status": "answered", "grade": {"verdict": verdict}}
+        return {"metrics": {"grading": grading}, "items": [item]}
+
+    drift = compare_reports(run(0.5, 3.0, "CORRECT"), run(0.75, 3.5, "INCORRECT"))
+    by = {change.key: change for change in drift.metrics}
+    assert (by["accuracy"].delta_text, by["accuracy"].verdict) == ("+25.0 pp", "better")
+    assert (by["mean_grade"].new_text, by["mean_grade"].delta_text) == ("3.50/5", "+0.50")
+    assert [(i.id, i.change) for i in drift.items] == [("q1", "graded CORRECT → INCORRECT")]
+    plain = compare_reports({"metrics": {}}, {"metrics": {}})
+    assert "accuracy" not in {change.key for change in plain.metrics}

@@ -80,7 +80,17 @@ def _item_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
         changes.append("recall hit lost")
     elif old_hit is False and new_hit is True:
         changes.append("recall hit gained")
+    old_verdict, new_verdict = _verdict_of(old), _verdict_of(new)
+    if old_verdict and new_verdict and old_verdict != new_verdict:
+        changes.append(f"graded {old_verdict} → {new_verdict}")
     return changes
+
+
+def _verdict_of(item: Mapping[str, Any]) -> str | None:
+    """The grader's verdict on a saved item (None: not graded)."""
+    grade = item.get("grade")
+    verdict = grade.get("verdict") if isinstance(grade, dict) else None
+    return verdict if isinstance(verdict, str) else None
 
 
 def compare_reports(
