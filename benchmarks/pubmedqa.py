@@ -193,6 +193,7 @@ def run(args: argparse.Namespace, figures: Figures) -> list[str]:
             seconds = time.perf_counter() - clock
             grade = grade_text(grader, question, reference, reply)
             for setting in SETTINGS:  # the question alone does not depend on the index
+                rows[setting, "none"].answered += 1
                 rows[setting, "none"].add(first_decision(reply), gold, grade, seconds)
             for setting in SETTINGS:
                 collection = f"p{pmid}" if setting == "own" else "all"
@@ -244,14 +245,14 @@ def report(figures: Figures, rows: dict[tuple[str, str], Row], asked: int) -> No
 
 
 def table(rows: dict[tuple[str, str], Row], asked: int) -> list[str]:
-    """The published layout: a line per setting and mode."""
-    lines = [f"{'setting':<8}{'mode':<11}{'faithful':>10}{'grade':>8}{'accuracy':>10}"
-             f"{'graded':>8}{'malformed':>11}"]  # fmt: skip
+    """The published layout: a line per setting and mode (`answered`: not refused)."""
+    lines = [f"{'setting':<8}{'mode':<11}{'answered':>9}{'faithful':>10}{'grade':>8}"
+             f"{'accuracy':>10}{'graded':>8}{'malformed':>11}"]  # fmt: skip
     for (setting, name), row in rows.items():
         share = row.faithful / row.answered if row.answered and name != "none" else None
         graded = row.graded
         lines.append(
-            f"{setting:<8}{name:<11}"
+            f"{setting:<8}{name:<11}{f'{row.answered}/{asked}':>9}"
             f"{'—' if share is None else f'{share:.1%}':>10}"
             f"{'—' if not graded else f'{sum(graded) / len(graded):.2f}':>8}"
             f"{row.correct / asked:>10.1%}{len(graded):>8}{row.malformed:>11}"

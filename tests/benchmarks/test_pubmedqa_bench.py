@@ -55,16 +55,16 @@ def test_a_run_in_the_published_layout(tmp_path: Path, openai_server: ScriptedOp
     result = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["setting", "mode", "faithful", "grade", "accuracy", "graded",
-                                "malformed"]  # fmt: skip
+    assert lines[0].split() == ["setting", "mode", "answered", "faithful", "grade", "accuracy",
+                                "graded", "malformed"]  # fmt: skip
     rows = [line.split() for line in lines[1:9]]
     assert [row[:2] for row in rows] == [
         [setting, mode] for setting in ("own", "all") for mode in ("none", "quote", "cite",
                                                                    "rationale")
     ]  # fmt: skip
     # the question alone: the reply's "yes" is the decision, right for 1 of the 2
-    assert rows[0][2:] == ["—", "3.00", "50.0%", "2", "0"]
-    assert all(row[3] == "3.00" and row[5:] == ["2", "0"] for row in rows)
+    assert rows[0][2:] == ["2/2", "—", "3.00", "50.0%", "2", "0"]
+    assert all(row[4] == "3.00" and row[6:] == ["2", "0"] for row in rows)
     assert "answering model: answerer (openai); grading model: answerer (openai)" in lines
     assert any(line.startswith("published (PubMedQA): RAG+FE faithful 86.5%") for line in lines)
     written = json.loads(figures.read_text("utf-8"))
