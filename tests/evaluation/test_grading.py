@@ -131,6 +131,9 @@ def test_eval_grades_answers_and_reports_malformed_grades(
     html = out.with_suffix(".html").read_text("utf-8")
     assert '<section id="grading">' in html and "grade 9 is outside 1 to 5" in html
     assert "It names the same dose as the reference." in html
+    # the grader's words are escaped text beside the answer, never a verbatim box
+    assert '<span class="grader-reply">I would say it is mostly right.</span>' in html
+    assert "<blockquote" not in html.split('id="answers"')[0]
 
 
 def test_a_grammar_is_sent_when_asked_and_a_dead_grader_is_reported(

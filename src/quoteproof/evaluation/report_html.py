@@ -52,6 +52,7 @@ section.item{border-top:2px solid #e5e7eb;margin-top:2rem;padding-top:.5rem}
 .gold-quote{border-left:4px solid #9ca3af;padding-left:.75rem;color:#374151;white-space:pre-wrap}
 .gold-label{font-size:.85rem;font-style:italic;color:#4b5563;margin:.5rem 0 0}
 .meta{color:#4b5563}
+.grader-reply{white-space:pre-wrap;font-family:monospace}
 """
 
 _ANSWER_IDS = re.compile(r'(id="|href="#)qp-')
@@ -286,7 +287,9 @@ def _grade_facts(grade: Mapping[str, Any]) -> list[tuple[str, str]]:
         )
     ]
     if grade.get("raw") is not None:
-        facts.append(("grader's reply", f'<span class="gold-quote">{_e(grade.get("raw"))}</span>'))
+        facts.append(
+            ("grader's reply", f'<span class="grader-reply">{_e(grade.get("raw"))}</span>')
+        )
     return facts
 
 
