@@ -106,11 +106,15 @@ def grade_distribution(counts: Mapping[int, int]) -> bytes | None:
     answer was graded)."""
     if not any(counts.values()):
         return None
+    from matplotlib.ticker import MaxNLocator
+
     figure = _figure()
     axes = figure.add_subplot()
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))
     grades = sorted(counts)
     bars = axes.bar([str(g) for g in grades], [counts[g] for g in grades], color=_BLUE)
     axes.bar_label(bars, padding=2)
+    axes.set_ylim(0, max(counts.values()) * 1.15)
     axes.set_xlabel("grade (1 worst, 5 best)")
     axes.set_ylabel("answers")
     return _png(figure)
