@@ -188,17 +188,22 @@ def audit_export(
 @command("create", keys_app)
 def keys_create(
     collection: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option("--collection", help="A collection the key may see (repeat for several)."),
-    ],
+    ] = None,
     name: Annotated[str, typer.Option("--name", help="Who or what the key is for.")] = "api",
+    admin_key: Annotated[
+        bool,
+        typer.Option("--admin", help="A key for every collection and the server's /metrics."),
+    ] = False,
     index: IndexOption = DEFAULT_INDEX,
 ) -> None:
-    """Create an API key for COLLECTIONs and print it (it is shown only this once)."""
+    """Create an API key for COLLECTIONs (or, with --admin, for all) and print it
+    (it is shown only this once)."""
     from quoteproof.service.admin import Admin
 
     with Admin.open(index) as admin:
-        token, key = admin.create_key(name, collection)
+        token, key = admin.create_key(name, collection or (), admin=admin_key)
     print(token)
     err.print(
         f"key {key.key_id} ({visible_line(key.name)}) for {', '.join(key.collections)}: "
