@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
+from quoteproof.audit import ALL_COLLECTIONS
 from quoteproof.errors import Hint, UsageError
 from quoteproof.model import sha256_text
 from quoteproof.store.base import ApiKey, Store, check_collection_name
@@ -21,17 +22,16 @@ from quoteproof.store.base import ApiKey, Store, check_collection_name
 __all__ = ["ALL_COLLECTIONS", "KEY_PREFIX", "authenticate", "create_key", "parse_token"]
 
 KEY_PREFIX = "qp"
-ALL_COLLECTIONS = "*"
-"""The collections of an admin key: every one, and the server's metrics. No
-collection can have this name (`check_collection_name`)."""
+
 _TOKEN = re.compile(r"\Aqp_(?P<key_id>[0-9a-f]{12})_(?P<secret>[A-Za-z0-9_-]{43})\Z")
 
 
 def create_key(
     store: Store, name: str, collections: Iterable[str], *, admin: bool = False
 ) -> tuple[str, ApiKey]:
-    """Create and store a key for `collections` (with `admin`, for every collection:
-    its collections are `(ALL_COLLECTIONS,)`); return the token (shown only once)
+    """Create and store a key for `collections` (with `admin`, for every collection
+    and the server's metrics: its collections are `(ALL_COLLECTIONS,)`, a name no
+    collection can have); return the token (shown only once)
     and the stored record.
 
     Raises `UsageError` for an empty name, no collection or a bad collection name,

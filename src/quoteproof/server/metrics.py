@@ -15,35 +15,25 @@ another collection's name never appears.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.metrics_core import Metric
 
-from quoteproof.answer_timing import AnswerTiming
-from quoteproof.service import Asked, Principal
+from quoteproof.audit import ALL_COLLECTIONS as ALL
+from quoteproof.service import AnswerTiming, Asked, Principal
+from quoteproof.service.stats import reason_kind
 
-__all__ = ["ALL", "CONTENT_TYPE", "Metrics", "collection_label", "reason_kind"]
+__all__ = ["ALL", "CONTENT_TYPE", "Metrics", "collection_label"]
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-ALL = "*"
-"""The `collection` label of what concerned every collection."""
 SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 SHARES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99, 1.0)
-_VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”|\[[^\]]*\]|\d+(?:[.,]\d+)*")
-REASON_CHARS = 80
 
 
 def collection_label(collections: Iterable[str] | None) -> str:
     """The `collection` label of `collections` (None: every collection, `ALL`)."""
     return ALL if collections is None else ",".join(sorted(set(collections)))
-
-
-def reason_kind(reason: str) -> str:
-    """A rejection reason as a label of few values: quoted words, refs in brackets
-    and numbers each made `…`, cut to `REASON_CHARS` characters."""
-    return _VARIABLE.sub("…", " ".join(reason.split()))[:REASON_CHARS]
 
 
 class Metrics:
