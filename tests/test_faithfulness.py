@@ -32,11 +32,9 @@ def index(index_dir: Path) -> Iterator[Index]:
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    started = ScriptedOpenAIServer()
-    started.start()
-    yield started
-    started.stop()
+def server(openai_server: ScriptedOpenAIServer) -> ScriptedOpenAIServer:
+    """The scripted OpenAI-compatible server of `tests/conftest.py`."""
+    return openai_server
 
 
 def refs(index: Index) -> tuple[str, str]:

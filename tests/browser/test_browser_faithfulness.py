@@ -3,13 +3,14 @@ never inside a verbatim box: streamed and through htmx, with a scripted model.""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from playwright.sync_api import expect
+
+from browser.test_browser import ask, recorded
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -36,34 +37,24 @@ PLACE = """() => {
 words, the classes of the answer's blocks before it."""
 
 
-def first_sentence(text: str) -> str:
-    found = re.search(r"\S[^\n]{30,}?[.!?](?=\s|$)", text)
-    assert found, text
-    return found.group(0)
+def top_ref(page: Page, origin: str) -> str:
+    """The ref of the passage the server finds first for `QUESTION`."""
+    found = page.request.get(f"{origin}/v1/search", params={"q": QUESTION})
+    assert found.ok, found.text()
+    ref: str = found.json()["hits"][0]["ref"]
+    return ref
 
 
 @pytest.mark.parametrize("stream", [True, False], ids=["streamed", "htmx"])
 def test_the_faithfulness_figure_is_beside_the_prose_never_in_a_box(
     page: Page, hostile: Hostile, shoot: Shoot, stream: bool
 ) -> None:
-    response = page.request.get(f"{hostile.scripted}/v1/search", params={"q": QUESTION})
-    assert response.ok, response.text()
-    hit = response.json()["hits"][0]
-    words = first_sentence(hit["text"])
-    ref = hit["ref"]
+    ref = top_ref(page, hostile.scripted)
     hostile.model.script = [
         f"Sleep apnea is explained in the source [{ref}]. "
-        f"It affects 97 million sleepers [{ref}]. "
-        f'<quote ref="{ref}">{words}</quote>'
+        f'It affects 97 million sleepers [{ref}]. <quote ref="{ref}"/>'
     ]
-    page.goto(f"{hostile.scripted}/")
-    page.locator("#question").fill(QUESTION)
-    page.locator("#stream").set_checked(stream)
-    page.locator("#ask-submit").click()
-    result = page.locator("#answer .answer-result")
-    result.wait_for()
-    expect(page.locator("#ask-submit")).to_be_enabled()
-
+    result = ask(page, hostile.scripted, QUESTION, stream=stream)
     faith = result.locator("section.faithfulness")
     expect(faith).to_be_visible()
     assert " ".join(faith.inner_text().split()).startswith(FIGURE)
@@ -75,7 +66,6 @@ def test_the_faithfulness_figure_is_beside_the_prose_never_in_a_box(
     for box in result.locator("figure.verbatim").all():
         assert "Faithfulness" not in box.inner_text()
     # the page's figure is the recorded one
-    href = page.locator("#permalink").get_attribute("href")
-    recorded = page.request.get(f"{hostile.scripted}/v1{href}").json()["answer"]
-    assert recorded["faithfulness"]["score"] == 0.5 and recorded["faithfulness"]["removed"] == 1
+    found = recorded(page, hostile.scripted)["faithfulness"]
+    assert found["score"] == 0.5 and found["removed"] == 1
     shoot(page, f"40-faithfulness-{'streamed' if stream else 'htmx'}")

@@ -8,9 +8,12 @@ import json
 import time
 from typing import Any
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from helpers.cli import cli
 from helpers.llm_servers import ScriptedOpenAIServer
+from quoteproof.errors import UsageError
 from quoteproof.index import Index
 from quoteproof.keys import create_key
 from quoteproof.server.metrics import reason_kind
@@ -139,3 +142,16 @@ def test_rejection_reasons_become_few_labels() -> None:
     reason = "statement S12 cites '9cxdzv.4', which is not a retrieved source"
     assert reason_kind(reason) == "statement S… cites …, which is not a retrieved source"
     assert reason_kind('"$25.25" is not in [9cxdzv.4]') == "… is not in …"
+
+
+def test_an_admin_key_sees_every_collection(server: Any) -> None:
+    admin = admin_headers(server)
+    listed = server.client.get("/v1/documents", headers=admin).json()["documents"]
+    assert {d["collection"] for d in listed} == {"A", "B"}
+    with Index.open(server.index_dir) as index, pytest.raises(UsageError, match="name none"):
+        create_key(index.store, "ops", ["A"], admin=True)
+    ran = cli("keys", "create", "--admin", "--name", "ops", "--index", str(server.index_dir))
+    assert ran.returncode == 0, ran.stderr
+    assert "for *" in ran.stderr
+    token = ran.stdout.strip()
+    assert server.client.get("/metrics", headers=server.headers(token)).status_code == 200

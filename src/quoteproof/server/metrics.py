@@ -36,6 +36,17 @@ def collection_label(collections: Iterable[str] | None) -> str:
     return ALL if collections is None else ",".join(sorted(set(collections)))
 
 
+def _seconds(registry: CollectorRegistry, what: str, documentation: str) -> Histogram:
+    """A histogram `quoteproof_{what}_seconds` by collection, buckets `SECONDS`."""
+    return Histogram(
+        f"quoteproof_{what}_seconds",
+        documentation,
+        ["collection"],
+        buckets=SECONDS,
+        registry=registry,
+    )
+
+
 class Metrics:
     """The counters and histograms of one server (see the module docstring)."""
 
@@ -48,26 +59,12 @@ class Metrics:
             ["collection", "mode", "status", "refusal_reason"],
             registry=r,
         )
-        self.retrieval = Histogram(
-            "quoteproof_retrieval_seconds",
-            "Time spent retrieving an answer's sources.",
-            ["collection"],
-            buckets=SECONDS,
-            registry=r,
+        self.retrieval = _seconds(r, "retrieval", "Time spent retrieving an answer's sources.")
+        self.model = _seconds(
+            r, "model", "Time an answer spent in model calls (answers that called a model)."
         )
-        self.model = Histogram(
-            "quoteproof_model_seconds",
-            "Time an answer spent in model calls (answers that called a model).",
-            ["collection"],
-            buckets=SECONDS,
-            registry=r,
-        )
-        self.total = Histogram(
-            "quoteproof_answer_seconds",
-            "Time to make an answer, from question to recorded answer's content.",
-            ["collection"],
-            buckets=SECONDS,
-            registry=r,
+        self.total = _seconds(
+            r, "answer", "Time to make an answer, from question to recorded answer's content."
         )
         self.tokens = Counter(
             "quoteproof_tokens",
