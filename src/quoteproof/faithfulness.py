@@ -198,7 +198,7 @@ def _judged(
             judged[index] = replace(
                 claims[index], supported=supported, reason=reason, checked_by="model"
             )
-    missing = len(asked) - sum(1 for n in range(1, len(asked) + 1) if n in judgements)
+    missing = sum(n not in judgements for n in range(1, len(asked) + 1))
     call = ModelCall(
         STAGE,
         tuple(messages),
