@@ -24,9 +24,11 @@ from quoteproof.model import (
     Answer,
     Box,
     ClaimedQuote,
+    ClaimVerdict,
     DataResult,
     DataSegment,
     Fact,
+    Faithfulness,
     Filter,
     LLMInfo,
     Message,
@@ -130,6 +132,12 @@ def sample_answer() -> Answer:
             Fact("TID-2", "Alice", "is", "tired", "generated", ref="alice-1", provenance_note="n"),
         ),
         context="both",
+        faithfulness=Faithfulness(
+            "model",
+            0.5,
+            (ClaimVerdict(0, ("alice-1",), False, "it says more", "model"),),
+            removed=1,
+        ),
     )
 
 
@@ -157,7 +165,22 @@ def test_shape_is_the_public_contract() -> None:
         "removed_sentences",
         "facts",
         "context",
+        "faithfulness",
     ]
+    assert data["faithfulness"] == {
+        "method": "model",
+        "score": 0.5,
+        "claims": [
+            {
+                "segment": 0,
+                "refs": ["alice-1"],
+                "supported": False,
+                "reason": "it says more",
+                "checked_by": "model",
+            }
+        ],
+        "removed": 1,
+    }
     assert data["notices"] == [] and data["removed_sentences"] == []
     assert data["schema"] == ANSWER_SCHEMA == "quoteproof.answer/1"
     assert data["refusal_reason"] is None
@@ -299,7 +322,7 @@ def test_defaults_are_written_too() -> None:
     answer = Answer("q?", "answered", (), (), (), LLMInfo("x", None, ""))
     data = answer_to_dict(answer)
     assert "retrieval" not in data
-    assert {key: data[key] for key in list(data)[-12:]} == {
+    assert {key: data[key] for key in list(data)[-13:]} == {
         "mode": "quote",
         "partial": False,
         "cited": [],
@@ -312,6 +335,7 @@ def test_defaults_are_written_too() -> None:
         "removed_sentences": [],
         "facts": [],
         "context": "paragraphs",
+        "faithfulness": None,
     }
 
 
@@ -320,6 +344,7 @@ def test_answers_saved_before_the_new_parts_still_load() -> None:
     for key in ("mode", "partial", "cited", "statements", "escalation", "calls", "usage"):
         del data[key]
     del data["notices"], data["removed_sentences"], data["facts"], data["context"]
+    del data["faithfulness"]
     del data["data"], data["segments"][3]
     del data["llm"]["server"], data["llm"]["language_model"]
     record = answer_from_dict(data)
@@ -332,7 +357,7 @@ def test_answers_saved_before_the_new_parts_still_load() -> None:
     )
     assert (record.cited, loaded.statements, loaded.data, loaded.calls) == ((), (), (), ())
     assert loaded.notices == () and loaded.removed_sentences == ()
-    assert (loaded.facts, loaded.context) == ((), "paragraphs")
+    assert (loaded.facts, loaded.context, loaded.faithfulness) == ((), "paragraphs", None)
     assert loaded.llm == LLMInfo("openai", "gpt-test", "raw output", server=None)
     assert record.quotes == as_recorded(sample_answer()).quotes
 
@@ -847,5 +872,31 @@ def test_answers_saved_before_boxes_existed_still_load() -> None:
 def test_bad_boxes_and_ocr_are_rejected(mutate: Any, message: str) -> None:
     data = answer_to_dict(sample_answer())
     mutate(data["quotes"][1])
+    with pytest.raises(ValueError, match=message):
+        answer_from_dict(data)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (
+            lambda f: f["claims"][0].update(segment=1),
+            r"faithfulness\.claims\[0\]\.segment: no prose segment at 1",
+        ),
+        (
+            lambda f: f["claims"][0].update(segment=9),
+            r"faithfulness\.claims\[0\]\.segment: no prose segment at 9",
+        ),
+        (lambda f: f.update(score=1.5), r"faithfulness\.score: expected a share from 0 to 1"),
+        (lambda f: f.update(removed=-1), r"faithfulness\.removed: expected an integer >= 0"),
+        (
+            lambda f: f.update(method="guess"),
+            r"faithfulness\.method: expected one of 'deterministic', 'model'",
+        ),
+    ],
+)
+def test_bad_faithfulness_is_rejected(mutate: Any, message: str) -> None:
+    data = answer_to_dict(sample_answer())
+    mutate(data["faithfulness"])
     with pytest.raises(ValueError, match=message):
         answer_from_dict(data)

@@ -60,6 +60,7 @@ __all__ = [
     "AUDIT_HEAD_SETTING",
     "Checkpoint",
     "LogCheck",
+    "all_entries",
     "answer_of",
     "append_witness",
     "export_lines",
@@ -132,7 +133,7 @@ def visible_to(entry: AuditEntry, collections: Collection[str] | None) -> bool:
     return bool(scope) and ALL_COLLECTIONS not in scope and scope <= set(collections)
 
 
-def _all_entries(store: Store) -> Iterator[AuditEntry]:
+def all_entries(store: Store) -> Iterator[AuditEntry]:
     """Every entry in order, read a page at a time."""
     after = 0
     while True:
@@ -148,7 +149,7 @@ def list_entries(
 ) -> list[AuditEntry]:
     """The newest `limit` entries visible to a principal scoped to `collections`,
     newest first."""
-    visible = [entry for entry in _all_entries(store) if visible_to(entry, collections)]
+    visible = [entry for entry in all_entries(store) if visible_to(entry, collections)]
     return visible[::-1][:limit]
 
 
@@ -362,7 +363,7 @@ def verify_log(
     entries before the first signed one are the log as it was before signing began.
     O(size of the log)."""
     verifier = _Verifier(key, witness, signed_from)
-    for entry in _all_entries(store):
+    for entry in all_entries(store):
         verifier.entry(entry)
     verifier.head(store.get_setting(AUDIT_HEAD_SETTING))
     return verifier.finish()
@@ -411,7 +412,7 @@ def append_witness(path: Path, checkpoint: Checkpoint, location: str) -> None:
 
 def export_lines(store: Store) -> Iterator[str]:
     """One JSON line per entry, in order: its chain fields and the recorded answer."""
-    for entry in _all_entries(store):
+    for entry in all_entries(store):
         record: dict[str, Any] = {
             "seq": entry.seq,
             "id": entry.entry_id,

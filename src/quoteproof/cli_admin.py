@@ -1,6 +1,6 @@
 """The operator's `quoteproof` commands: `documents` (list, retire), `audit`
-(verify, head, export) and `keys` (create, list, revoke), through `service.admin.Admin`
-and the local user's view."""
+(verify, head, export), `keys` (create, list, revoke) and `stats`, through
+`service.admin.Admin` and the local user's view."""
 
 from __future__ import annotations
 
@@ -188,17 +188,22 @@ def audit_export(
 @command("create", keys_app)
 def keys_create(
     collection: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option("--collection", help="A collection the key may see (repeat for several)."),
-    ],
+    ] = None,
     name: Annotated[str, typer.Option("--name", help="Who or what the key is for.")] = "api",
+    admin_key: Annotated[
+        bool,
+        typer.Option("--admin", help="A key for every collection and the server's /metrics."),
+    ] = False,
     index: IndexOption = DEFAULT_INDEX,
 ) -> None:
-    """Create an API key for COLLECTIONs and print it (it is shown only this once)."""
+    """Create an API key for COLLECTIONs (or, with --admin, for all) and print it
+    (it is shown only this once)."""
     from quoteproof.service.admin import Admin
 
     with Admin.open(index) as admin:
-        token, key = admin.create_key(name, collection)
+        token, key = admin.create_key(name, collection or (), admin=admin_key)
     print(token)
     err.print(
         f"key {key.key_id} ({visible_line(key.name)}) for {', '.join(key.collections)}: "
@@ -232,3 +237,40 @@ def keys_revoke(
         if not admin.revoke_key(key_id):
             fail(f"no key {key_id!r} in {index}")
     print(f"key {visible_line(key_id)} revoked")
+
+
+@command("stats")
+def stats(
+    days: Annotated[
+        int, typer.Option("--days", min=1, help="The window: the last DAYS days (UTC).")
+    ] = 7,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help="Start of the window instead, ISO 8601 UTC (2026-11-01)."),
+    ] = None,
+    until: Annotated[
+        str | None,
+        typer.Option("--until", help="End of the window (not included), ISO 8601 UTC."),
+    ] = None,
+    collection: CollectionsOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object.")] = False,
+    index: IndexOption = DEFAULT_INDEX,
+) -> None:
+    """Answers of a time window, from the audit log: the refusal rate per day,
+    refusal reasons, faithfulness per mode, tokens and rejected model output (what
+    the server's /metrics counts, for users without Prometheus)."""
+    from datetime import UTC, datetime, timedelta
+
+    from quoteproof.render.stats import stats_lines
+    from quoteproof.service.stats import answer_stats
+
+    start = since or (datetime.now(UTC) - timedelta(days=days)).date().isoformat()
+    with open_view(index) as view:
+        scope = view.principal.narrow(collection)
+        figures = answer_stats(view.index.store, scope, start, until)
+    if as_json:
+        json_out(figures.to_dict(), indent=2)
+        return
+    where = "all collections" if scope is None else "collections " + ", ".join(scope)
+    for line in stats_lines(figures, where):
+        say(line)

@@ -3,12 +3,14 @@ and `.verify`."""
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from quoteproof.answer_timing import AnswerTiming, TimedBackend
 from quoteproof.audit_key import audit_key_path, read_audit_key, signing_key
 from quoteproof.closing import ClosedOnExit
 from quoteproof.defaults import DEFAULT_ASK_TOP_K as DEFAULT_ASK_TOP_K
@@ -16,6 +18,7 @@ from quoteproof.defaults import DEFAULT_INDEX as DEFAULT_INDEX
 from quoteproof.defaults import DEFAULT_MAX_FILE_MB
 from quoteproof.defaults import DEFAULT_SEARCH_TOP_K as DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import RetrievalError, StoreError, UnfinishedIngestError
+from quoteproof.faithfulness import assess
 from quoteproof.llm.base import Backend
 from quoteproof.llm.capability import Capability
 from quoteproof.llm.extractive import ExtractiveBackend, ExtractiveChoice, choose_extractive
@@ -380,6 +383,7 @@ class Index(ClosedOnExit):
         backend: Backend | None = None,
         events: EventSink | None = None,
         collections: Collection[str] | None = None,
+        timing: AnswerTiming | None = None,
         **choices: Any,
     ) -> Answer:
         """Answer `question` from the index; quotes are verbatim by construction.
@@ -407,23 +411,45 @@ class Index(ClosedOnExit):
         `quoteproof.streaming`). `collections` limits every source (retrieval, agent
         searches and tables) to those collections (None: all). Lone surrogates in
         `question` (undecodable bytes) are taken, and recorded, as U+FFFD
-        (`terms.well_formed`).
+        (`terms.well_formed`). Every answer carries its `faithfulness`, checked by
+        `options.faithfulness` (`quoteproof.faithfulness.assess`); `timing`, when
+        given, receives the seconds spent retrieving, in model calls and in all.
 
         Raises `ModeUnavailableError` for a mode the backend lacks a capability for
         (`strategies.registry.modes_for`), ValueError for an unknown mode,
         TypeError for a choice that is no field of `AnswerOptions`, and
         `BackendError` when the model server fails.
         """
+        start = time.perf_counter()
+        timing = timing or AnswerTiming()
         options = replace(options or AnswerOptions(), **choices)
-        top_k, mode, context = options.top_k, options.mode, options.context
         check_context(options)
-        question = well_formed(question)
         backend = backend or ExtractiveBackend()
+        if Capability.MODEL in backend.capabilities:
+            backend = TimedBackend(backend, timing)
+        answer = self._compose(well_formed(question), options, backend, events, collections, timing)
+        answer = assess(answer, backend, options.faithfulness)
+        timing.total_s = time.perf_counter() - start
+        return answer
+
+    def _compose(
+        self,
+        question: str,
+        options: AnswerOptions,
+        backend: Backend,
+        events: EventSink | None,
+        collections: Collection[str] | None,
+        timing: AnswerTiming,
+    ) -> Answer:
+        """The answer of `ask`, before its faithfulness is assessed."""
+        top_k, mode, context = options.top_k, options.mode, options.context
         chosen = strategy_for(backend, mode)
         backend = bind_to_index(
             backend, IndexServices(self.refusal.unit_embed, self.refusal.table_rows)
         )
+        started = time.perf_counter()
         retrieval = self.retrieve(question, top_k=top_k, collections=collections)
+        timing.retrieval_s = time.perf_counter() - started
         info = self.refusal.check(question, retrieval)
         with StoreLookup(self.store) as lookup:
             hits, found, notice = list(retrieval.hits), [], None

@@ -14,23 +14,34 @@ import secrets
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
+from quoteproof.audit import ALL_COLLECTIONS
 from quoteproof.errors import Hint, UsageError
 from quoteproof.model import sha256_text
 from quoteproof.store.base import ApiKey, Store, check_collection_name
 
-__all__ = ["KEY_PREFIX", "authenticate", "create_key", "parse_token"]
+__all__ = ["ALL_COLLECTIONS", "KEY_PREFIX", "authenticate", "create_key", "parse_token"]
 
 KEY_PREFIX = "qp"
+
 _TOKEN = re.compile(r"\Aqp_(?P<key_id>[0-9a-f]{12})_(?P<secret>[A-Za-z0-9_-]{43})\Z")
 
 
-def create_key(store: Store, name: str, collections: Iterable[str]) -> tuple[str, ApiKey]:
-    """Create and store a key for `collections`; return the token (shown only once)
+def create_key(
+    store: Store, name: str, collections: Iterable[str], *, admin: bool = False
+) -> tuple[str, ApiKey]:
+    """Create and store a key for `collections` (with `admin`, for every collection
+    and the server's metrics: its collections are `(ALL_COLLECTIONS,)`, a name no
+    collection can have); return the token (shown only once)
     and the stored record.
 
-    Raises `UsageError` for an empty name, no collection or a bad collection name.
+    Raises `UsageError` for an empty name, no collection or a bad collection name,
+    or collections named for an admin key.
     """
     names = tuple(dict.fromkeys(check_collection_name(c) for c in collections))
+    if admin:
+        if names:
+            raise UsageError("an admin key sees every collection: name none")
+        names = (ALL_COLLECTIONS,)
     if not names:
         raise UsageError("a key needs at least one collection", hint=Hint.NEED_COLLECTION)
     if not name.strip():

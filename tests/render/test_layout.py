@@ -13,8 +13,10 @@ from helpers.answers import make_answer, make_data_result, make_quote
 from quoteproof.model import (
     REFUSAL_TEXT,
     Answer,
+    ClaimVerdict,
     DataSegment,
     Fact,
+    Faithfulness,
     LLMInfo,
     ProseSegment,
     Quote,
@@ -96,6 +98,12 @@ ANSWERS: dict[str, Answer] = {
         llm=MODEL,
         mode="rationale",
         facts=FACTS,
+        faithfulness=Faithfulness(
+            "model",
+            0.0,
+            (ClaimVerdict(0, ("doc-1",), False, "the <b>leaflet</b> is silent", "deterministic"),),
+            removed=1,
+        ),
     ),
     "facts-without-a-model": make_answer(
         (),
@@ -179,6 +187,9 @@ def markers(block: layout.Block) -> list[str]:
             if fact.source is not None:
                 shown += [f"{layout.FACT_SOURCE_LABEL}:", fact.source.text]
         return shown
+    if isinstance(block, layout.FaithfulnessView):
+        shown = [f"{layout.FAITHFULNESS_LABEL}: {block.summary} — {block.method}"]
+        return shown + [f"{text} — {why}" for text, why in block.unsupported]
     if isinstance(block, layout.Removed):
         return [layout.REJECTED_HEADING, *(f"{item.raw} — {item.reason}" for item in block.items)]
     assert isinstance(block, layout.Footer)
@@ -289,3 +300,24 @@ def test_facts_without_a_model_are_found_not_cited_and_the_note_says_how() -> No
         text = shown_text(ANSWERS["facts-without-a-model"], output)
         assert layout.FACTS_FOUND_LABEL in text and NO_MODEL_FACTS_NOTICE in text
         assert layout.FACTS_LABEL not in text
+
+
+def test_the_faithfulness_line_follows_the_prose_and_names_what_is_unsupported() -> None:
+    blocks = layout.answer_layout(ANSWERS["escalated"])
+    kinds = [type(b).__name__ for b in blocks]
+    assert kinds.index("FaithfulnessView") == kinds.index("QuoteBox") + 1
+    (view,) = [b for b in blocks if isinstance(b, layout.FaithfulnessView)]
+    assert view.summary == "0 of 2 claims supported (0%); 1 removed counts as unsupported"
+    assert view.method == "judged by the model"
+    assert view.unsupported == (
+        (
+            "Ask first.",
+            "the <b>leaflet</b> is silent (deterministic checks: numbers, units, dates, "
+            "names, negation)",
+        ),
+    )
+    html_text = render_answer_html(ANSWERS["escalated"])
+    assert "&lt;b&gt;leaflet&lt;/b&gt;" in html_text and "<b>leaflet" not in html_text
+    assert not any(
+        isinstance(b, layout.FaithfulnessView) for b in layout.answer_layout(ANSWERS["answered"])
+    )

@@ -12,8 +12,8 @@ name quotes and data results it holds, and whose quote ids (in `quotes`, and in
 is the record of `answer`: its claims hold the quotes' fields unchanged, and
 `receipts.verify_recorded` gives `answer` back when they still match the store.
 `answer_from_dict` is strict: a wrong type, a missing or unknown key, an unknown
-enum value, a bad span, a duplicate id or a dangling quote or data id (of a segment
-or a fact) raises
+enum value, a bad span, a duplicate id, a dangling quote or data id (of a segment
+or a fact) or a claim naming no prose segment raises
 `ValueError` whose message starts with the path of the bad field
 (`quotes[2].start: expected an integer, got str`). Absent fields added later read
 as their defaults. Boxes are in PDF points, origin at the page's bottom left.
@@ -30,7 +30,15 @@ from typing import Any
 from quoteproof.codec.decode import read_fields
 from quoteproof.codec.encode import to_data
 from quoteproof.codec.strict_json import loads_strict
-from quoteproof.model import Answer, DataSegment, QuoteSegment, RecordedAnswer, Segment
+from quoteproof.model import (
+    Answer,
+    DataSegment,
+    Faithfulness,
+    ProseSegment,
+    QuoteSegment,
+    RecordedAnswer,
+    Segment,
+)
 
 __all__ = ["answer_from_dict", "answer_from_json", "answer_to_dict"]
 
@@ -56,6 +64,7 @@ def answer_from_dict(data: object) -> RecordedAnswer:
     _unique_ids([quote.id for quote in cited], "cited", "quote")
     data_ids = _unique_ids([result.id for result in values.get("data", ())], "data", "data result")
     _check_segments(values["segments"], quote_ids, data_ids)
+    _check_claims(values.get("faithfulness"), values["segments"])
     for i, fact in enumerate(values.get("facts", ())):
         if fact.quote_id is not None and fact.quote_id not in quote_ids:
             raise ValueError(f"facts[{i}].quote_id: no quote with id {fact.quote_id!r} in quotes")
@@ -92,4 +101,15 @@ def _check_segments(segments: Sequence[Segment], quote_ids: set[str], data_ids: 
         elif isinstance(segment, DataSegment) and segment.data_id not in data_ids:
             raise ValueError(
                 f"segments[{i}].data_id: no data result with id {segment.data_id!r} in data"
+            )
+
+
+def _check_claims(faithfulness: Faithfulness | None, segments: Sequence[Segment]) -> None:
+    """Every claim of `faithfulness` must name a prose segment of the answer."""
+    for i, claim in enumerate(faithfulness.claims if faithfulness else ()):
+        if not (0 <= claim.segment < len(segments)) or not isinstance(
+            segments[claim.segment], ProseSegment
+        ):
+            raise ValueError(
+                f"faithfulness.claims[{i}].segment: no prose segment at {claim.segment}"
             )

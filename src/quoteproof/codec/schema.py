@@ -19,6 +19,7 @@ from quoteproof.model import (
     ClaimedQuote,
     DataResult,
     DataSegment,
+    Faithfulness,
     LLMInfo,
     ProseSegment,
     Quote,
@@ -59,6 +60,7 @@ ADDED_LATER: Mapping[type, frozenset[str]] = {
             "removed_sentences",
             "facts",
             "context",
+            "faithfulness",
         }
     ),
     Quote: frozenset({"boxes", "ocr", "tables"}),
@@ -98,6 +100,12 @@ def _after_start(value: int, read: Mapping[str, Any]) -> str | None:
     return None if value >= start else f"expected end >= start ({start}), got {value}"
 
 
+def _share(value: float | None, _read: Mapping[str, Any]) -> str | None:
+    if value is None or 0 <= value <= 1:
+        return None
+    return f"expected a share from 0 to 1, got {value}"
+
+
 FIELD_CHECKS: Mapping[tuple[type, str], tuple[Check, ...]] = {
     (Answer, "schema"): (_known_schema,),
     (Quote, "start"): (_at_least(0),),
@@ -106,6 +114,8 @@ FIELD_CHECKS: Mapping[tuple[type, str], tuple[Check, ...]] = {
     (DataResult, "row_count"): (_at_least(0),),
     (Usage, "prompt_tokens"): (_at_least(0),),
     (Usage, "completion_tokens"): (_at_least(0),),
+    (Faithfulness, "removed"): (_at_least(0),),
+    (Faithfulness, "score"): (_share,),
 }
 """Checks beyond the type hint, run in order once the field is read."""
 

@@ -17,6 +17,7 @@ from quoteproof.model.documents import (
     Cell,
     ContextForm,
     FactOrigin,
+    FaithfulnessMethod,
     FilterOp,
     MatchKind,
     QuotedTable,
@@ -274,6 +275,35 @@ class Fact:
 
 
 @dataclass(frozen=True)
+class ClaimVerdict:
+    """The verdict on one claim of an answer: the generated sentence shown as
+    `Answer.segments[segment]` (a `ProseSegment`: model text, never a quote), the
+    refs of it whose passages were checked, and whether they support it, as
+    `checked_by` found; `reason` says why not (None when supported)."""
+
+    segment: int
+    refs: tuple[str, ...]
+    supported: bool
+    reason: str | None
+    checked_by: FaithfulnessMethod
+
+
+@dataclass(frozen=True)
+class Faithfulness:
+    """How much of an answer's generated text its cited passages support: a verdict
+    on each generated sentence shown (`claims`), by `method`
+    (`FaithfulnessMethod`); the `removed` generated sentences
+    (`Answer.removed_sentences`) count as claims not supported. `score` is the share
+    of all of them supported (None when the answer makes no claim of its own, e.g.
+    quotes only, or a refusal before any model call)."""
+
+    method: FaithfulnessMethod
+    score: float | None
+    claims: tuple[ClaimVerdict, ...] = ()
+    removed: int = 0
+
+
+@dataclass(frozen=True)
 class Answer:
     """The result of `ask`: ordered segments, the quotes they show, what was rejected.
 
@@ -290,7 +320,9 @@ class Answer:
     out because they cite no retrieved source or say what the passages they cite do
     not (numbers, dates, names, negation: `quoting.support`), each with the reason.
     `facts` are the triplets the answer cites (`TID-n`), and `context` the form of
-    context the model was given (`ContextForm`).
+    context the model was given (`ContextForm`). `faithfulness` scores the claims of
+    the generated text against the passages they cite (`quoteproof.faithfulness`;
+    None for an answer recorded before it existed); it never changes a quote.
     """
 
     question: str
@@ -314,6 +346,7 @@ class Answer:
     removed_sentences: tuple[Rejected, ...] = ()
     facts: tuple[Fact, ...] = ()
     context: ContextForm = "paragraphs"
+    faithfulness: Faithfulness | None = None
     schema: str = field(default=ANSWER_SCHEMA)
 
     def quote(self, quote_id: str) -> Quote:

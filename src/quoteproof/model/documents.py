@@ -29,6 +29,10 @@ FactOrigin = Literal["imported", "generated"]
 """Where a triplet comes from: an imported graph file, or the model's extraction
 from a paragraph."""
 Role = Literal["system", "user", "assistant", "tool"]
+FaithfulnessMethod = Literal["deterministic", "model"]
+"""How an answer's claims are checked against the passages they cite
+(`quoteproof.faithfulness`): by the deterministic support checks (numbers, units,
+dates, names, negation), or by the answering model as a judge."""
 StatementLabel = Literal[
     "CORRECT-EXPLICIT",
     "CORRECT-IMPLICIT",

@@ -337,6 +337,8 @@ class _Renderer:
             return _numbered_section("statement", layout.STATEMENTS_LABEL, statements)
         if isinstance(block, layout.Facts):
             return _numbered_section("fact", block.label, [self.fact(f) for f in block.items])
+        if isinstance(block, layout.FaithfulnessView):
+            return _faithfulness_section(block)
         if isinstance(block, layout.Removed):
             items = "\n".join(
                 f'<li><code class="raw">{_inline(item.raw)}</code> — '
@@ -354,6 +356,23 @@ class _Renderer:
         out += [self.block(position, block) for position, block in enumerate(self.blocks)]
         out.append("</article>")
         return "\n".join(out) + "\n"
+
+
+def _faithfulness_section(block: layout.FaithfulnessView) -> str:
+    """The faithfulness of the prose: a section of its own (class `faithfulness`,
+    never a figure), the unsupported sentences escaped in a list."""
+    items = "".join(
+        f'<li><span class="claim">{_inline(text)}</span> — '
+        f'<span class="reason">{_inline(why)}</span></li>'
+        for text, why in block.unsupported
+    )
+    listed = f'<ul class="unsupported">{items}</ul>' if items else ""
+    return (
+        f'<section class="faithfulness" aria-label="{layout.FAITHFULNESS_LABEL}">'
+        f"<p><strong>{layout.FAITHFULNESS_LABEL}:</strong> "
+        f'<span class="faithfulness-score">{_inline(block.summary)}</span> — '
+        f'<span class="faithfulness-method">{_inline(block.method)}</span></p>{listed}</section>'
+    )
 
 
 def _numbered_section(kind: str, label: str, items: list[str]) -> str:
@@ -421,6 +440,8 @@ table.quote-table th,table.quote-table td{border:1px solid #93c5fd;padding:.2rem
 text-align:left;vertical-align:top}
 table.quote-table th{background:#dbeafe}
 section.rejected{color:#7f1d1d}
+section.faithfulness{margin:.5rem 0;font-size:.9rem;color:#374151}
+ul.unsupported{color:#7f1d1d;margin:.25rem 0}
 .answer-meta{color:#4b5563;font-size:.85rem}
 """
 

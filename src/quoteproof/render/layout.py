@@ -2,11 +2,11 @@
 
 `answer_layout` walks an `Answer` once and returns its blocks: the question, the
 refusal, notices (partial answer, no language model, the answer's own notices, the
-generated sentences removed), the
-escalation, the segments (generated prose with its citations, verbatim quote boxes,
-data results, missing items), the rationale statements, the removed items and the
-footer. The terminal, Markdown and HTML renderers only draw these blocks, so every
-format shows the same things in the same order and in the same words.
+generated sentences removed), the escalation, the segments (generated prose with its
+citations, verbatim quote boxes, data results, missing items), the faithfulness of the
+prose, the rationale statements, the removed items and the footer. The terminal,
+Markdown and HTML renderers only draw these blocks, so every format shows the same
+things in the same order and in the same words.
 
 Texts in blocks are unescaped: quoteproof's own wording, or text from the answer,
 which each renderer escapes for its format. Multi-line texts (`Prose.text`,
@@ -53,6 +53,7 @@ __all__ = [
     "ESCALATION_LABEL",
     "FACTS_FOUND_LABEL",
     "FACTS_LABEL",
+    "FAITHFULNESS_LABEL",
     "GENERATED_LABEL",
     "JUSTIFICATION_LABEL",
     "NOTE_LABEL",
@@ -74,6 +75,7 @@ __all__ = [
     "Escalation",
     "FactView",
     "Facts",
+    "FaithfulnessView",
     "Footer",
     "Missing",
     "Notice",
@@ -120,6 +122,11 @@ FACT_ORIGINS = {
 }
 FACT_SOURCE_LABEL = "Supported by"
 FACT_QUOTE_GONE = "its supporting quote no longer verifies against the index"
+FAITHFULNESS_LABEL = "Faithfulness"
+FAITHFULNESS_METHODS = {
+    "deterministic": "deterministic checks: numbers, units, dates, names, negation",
+    "model": "judged by the model",
+}
 REMOVED_SHOWN = 10
 """Most removed sentences named in the notice (the JSON lists them all)."""
 
@@ -329,6 +336,18 @@ class Facts:
     label: str = FACTS_LABEL
 
 
+@dataclass(frozen=True)
+class FaithfulnessView:
+    """The answer's faithfulness, shown after its prose under `FAITHFULNESS_LABEL`
+    (one line): `summary` (`2 of 3 claims supported (67%)`), `method` (how they were
+    checked), and each generated sentence shown that is not supported, as
+    `(excerpt, reason)`. Generated text: never drawn as a verbatim box."""
+
+    summary: str
+    method: str
+    unsupported: tuple[tuple[str, str], ...]
+
+
 Block = (
     Question
     | Refusal
@@ -340,6 +359,7 @@ Block = (
     | Missing
     | Statements
     | Facts
+    | FaithfulnessView
     | Removed
     | Footer
 )
@@ -392,6 +412,29 @@ def removed_notice(removed: Sequence[Rejected]) -> str:
     return f"{count} generated {verb} removed: {named}{rest}"
 
 
+def _faithfulness(answer: Answer) -> FaithfulnessView | None:
+    """The faithfulness block, or None when the answer has no score (no claim)."""
+    found = answer.faithfulness
+    if found is None or found.score is None:
+        return None
+    total = len(found.claims) + found.removed
+    supported = sum(claim.supported for claim in found.claims)
+    summary = f"{supported} of {total} claims supported ({found.score:.0%})"
+    if found.removed:
+        verb = "counts" if found.removed == 1 else "count"
+        summary += f"; {found.removed} removed {verb} as unsupported"
+    unsupported = []
+    for claim in found.claims:
+        segment = answer.segments[claim.segment] if claim.segment < len(answer.segments) else None
+        if not claim.supported and isinstance(segment, ProseSegment):
+            why = claim.reason or "not supported"
+            if claim.checked_by != found.method:
+                why += f" ({FAITHFULNESS_METHODS[claim.checked_by]})"
+            unsupported.append((excerpt(segment.text), why))
+    method = FAITHFULNESS_METHODS.get(found.method, found.method)
+    return FaithfulnessView(summary, method, tuple(unsupported))
+
+
 def _footer(answer: Answer) -> Footer | None:
     lines = [] if answer.mode == "quote" else [f"Mode: {answer.mode}"]
     if answer.usage is not None:
@@ -435,7 +478,8 @@ def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
     `Escalation`; for an answered answer the segments in order (`Prose` when it has
     text or citations, followed with `show_cited` by a `QuoteBox(cited=True)` per
     passage it cites; `QuoteBox`; `DataBox`; `Missing` for a segment whose quote or
-    data result is absent); `Statements`; `Facts` (the cited triplets, each with
+    data result is absent); `FaithfulnessView` when the answer's faithfulness has a
+    score; `Statements`; `Facts` (the cited triplets, each with
     the verbatim box of the quote that supports it); `Removed`; `Footer` (mode unless "quote",
     token usage when known, model and server: `model_parts`). Blocks with nothing
     to show are left out.
@@ -456,6 +500,9 @@ def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
         blocks.append(Escalation(reason or f"({NO_REASON})"))
     if answer.status == "answered":
         blocks += _segments(answer, show_cited)
+    faithfulness = _faithfulness(answer)
+    if faithfulness is not None:
+        blocks.append(faithfulness)
     if answer.statements:
         blocks.append(Statements(tuple(map(_statement_view, answer.statements))))
     if answer.facts:

@@ -281,6 +281,13 @@ def _lines(block: layout.Block) -> list[str]:
         for fact in block.items:
             lines += _fact_block(fact)
         return lines
+    if isinstance(block, layout.FaithfulnessView):
+        head = f"**{layout.FAITHFULNESS_LABEL}:** {escape_inline(block.summary)}"
+        lines = [f"{head} — *{escape_inline(block.method)}*", ""]
+        lines += [
+            f"- ✗ {escape_inline(text)} — {escape_inline(why)}" for text, why in block.unsupported
+        ]
+        return [*lines, ""] if block.unsupported else lines
     if isinstance(block, layout.Removed):
         items = [f"- {escape_inline(i.raw)} — {escape_inline(i.reason)}" for i in block.items]
         return [f"**{layout.REJECTED_HEADING}**", "", *items, ""]
@@ -291,13 +298,14 @@ def render_markdown(answer: Answer, show_cited: bool = False) -> str:
     """Return `answer` as a Markdown document: the blocks of `answer_layout` in
     order (see the module docstring for the contract).
 
-    The question, refusal and notices as `**Label:** text` lines; the escalation
-    and its (escaped) reason; prose under `*Generated — not a quote:*` with its
-    citations as code spans; quote boxes as block quotes under a
-    `**Verbatim from source**` header; data results under `**Computed from
-    table**`; the rationale statements; the cited triplets, each with its
-    supporting quote as a block quote; removed output as a list under
-    `**Removed (not verifiable)**`; the footer line.
+    The question, refusal and notices as `**Label:** text` lines; the escalation and its
+    (escaped) reason; prose under `*Generated — not a quote:*` with its citations as
+    code spans; quote boxes as block quotes under a `**Verbatim from source**` header;
+    data results under `**Computed from table**`; the faithfulness line
+    (`**Faithfulness:** …`) and the unsupported sentences as a list (escaped, never a
+    block quote); the rationale statements; the cited triplets, each with its supporting
+    quote as a block quote; removed output as a list under `**Removed (not
+    verifiable)**`; the footer line.
     """
     out: list[str] = []
     for block in layout.answer_layout(answer, show_cited):

@@ -258,6 +258,21 @@ def data_block(result: DataResult) -> RenderableType:
     return _data(layout.DataBox(result))
 
 
+def _faithfulness(block: layout.FaithfulnessView) -> Iterable[RenderableType]:
+    """The faithfulness line behind the `┆ ` gutter, then each unsupported sentence
+    (generated text) with its reason."""
+    line = Text(f"{layout.FAITHFULNESS_LABEL}: ", style="bold")
+    line.append(block.summary)
+    line.append(f" — {block.method}", style="dim")
+    parts: list[RenderableType] = [line]
+    for sentence, reason in block.unsupported:
+        item = Text("✗ ", style="red")
+        item.append(visible(_one_line(sentence)))
+        item.append(f" — {_one_line(reason)}", style="italic red")
+        parts.append(item)
+    yield gutter(Group(*parts), PROSE_GUTTER, "dim")
+
+
 def _notice(text: Text, style: str) -> RenderableType:
     return gutter(text, _NOTICE_GUTTER, style)
 
@@ -299,6 +314,8 @@ def _renderables(block: layout.Block) -> Iterable[RenderableType]:
         yield gutter(Text(block.label + ":", style="bold"), PROSE_GUTTER, "dim")
         for fact in block.items:
             yield from _fact(fact)
+    elif isinstance(block, layout.FaithfulnessView):
+        yield from _faithfulness(block)
     elif isinstance(block, layout.Removed):
         yield Text("")
         yield Text(layout.REJECTED_HEADING + ":", style="bold red")
@@ -316,14 +333,15 @@ def _renderables(block: layout.Block) -> Iterable[RenderableType]:
 def render_terminal(answer: Answer, console: Console, show_cited: bool = False) -> None:
     """Print `answer` on `console`: the blocks of `answer_layout` in order.
 
-    The question behind its `Question: ` label; the refusal, notices and reports of
-    missing quotes or data results behind the `! ` gutter; the escalation's heading
-    there and its reason behind the `┆ ` gutter; prose behind the `┆ ` gutter under
-    a dim "Generated — not a quote" marker, its citations after it as `[ref]`;
-    quote boxes (with `show_cited`, also the passages each prose segment cites) as
-    panels; data results behind the `▦ ` gutter; the rationale statements behind
-    the `┆ ` gutter; the cited triplets behind it too, each followed by the panel
-    of its supporting quote; removed items behind `  ✗ `; and a dim footer line.
+    The question behind its `Question: ` label; the refusal, notices and reports of missing
+    quotes or data results behind the `! ` gutter; the escalation's heading there and
+    its reason behind the `┆ ` gutter; prose behind the `┆ ` gutter under a dim
+    "Generated — not a quote" marker, its citations after it as `[ref]`; quote boxes
+    (with `show_cited`, also the passages each prose segment cites) as panels; data
+    results behind the `▦ ` gutter; the rationale statements behind the `┆ ` gutter; the
+    faithfulness of the prose and the cited triplets behind it too, each triplet
+    followed by the panel of its supporting quote; removed items behind `  ✗ `; and a dim
+    footer line.
     """
     for block in layout.answer_layout(answer, show_cited):
         for renderable in _renderables(block):

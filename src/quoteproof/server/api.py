@@ -135,6 +135,8 @@ def verify(
         check = state.view(who).verify_saved(answer)
     except ValueError as exc:
         raise HTTPException(400, f"not a valid answer: {exc}") from exc
+    if not check.valid:
+        state.metrics.verify_failed(who.collections)
     return {
         "valid": check.valid,
         "quotes": [

@@ -1,10 +1,10 @@
 """Assembling the FastAPI app of `quoteproof serve`.
 
-`create_app(config)` returns the app: the JSON API under `/v1/` (`api.router`),
-the web page (`web.router`, when present), `/static`, the OpenAPI schema at
-`/openapi.json` and Swagger UI at `/docs`, security headers on every response,
-a size limit on every request body (`body_limit`), and `QuoteproofError`s
-answered as `{"error": "..."}`.
+`create_app(config)` returns the app: the JSON API under `/v1/` (`api.router`), the
+metrics at `/metrics` (`metrics_api.router`), the web page (`web.router`, when
+present), `/static`, the OpenAPI schema at `/openapi.json` and Swagger UI at
+`/docs`, security headers on every response, a size limit on every request body
+(`body_limit`), and `QuoteproofError`s answered as `{"error": "..."}`.
 
 `python -m quoteproof.server.app --openapi` prints the OpenAPI schema (what
 `make openapi` writes to `docs/openapi.json`).
@@ -42,7 +42,7 @@ from quoteproof.errors import (
     TableError,
     UnfinishedIngestError,
 )
-from quoteproof.server import api
+from quoteproof.server import api, metrics_api
 from quoteproof.server.body_limit import BodyLimitMiddleware
 from quoteproof.server.security import HostCheckMiddleware, SecurityHeadersMiddleware, docs_csp
 from quoteproof.server.state import AppState, ServerConfig
@@ -177,6 +177,7 @@ def create_app(config: ServerConfig) -> FastAPI:
         return HTMLResponse(html, headers={"Content-Security-Policy": docs_csp(html)})
 
     app.include_router(api.router)
+    app.include_router(metrics_api.router)
     if web is not None:
         app.include_router(web.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -234,7 +234,8 @@ class JobManager:
     restarts: the unfinished ones it holds resume at once. `workers` files are
     parsed at the same time, each for at most `parse_timeout_s` seconds. `parse`
     runs in the workers (`parse_and_chunk`). `hold` is for tests: while that file
-    exists, no new file is started.
+    exists, no new file is started. `on_end` is told of each job once, with the
+    state it ends in (done or failed), just before the job shows that state.
     """
 
     def __init__(
@@ -248,12 +249,14 @@ class JobManager:
         parse_timeout_s: float = DEFAULT_PARSE_TIMEOUT_S,
         parse: ParseFunction = parse_and_chunk,
         hold: Path | None = None,
+        on_end: Callable[[Job, JobState], None] | None = None,
     ) -> None:
         self._open_index = open_index
         self._journal = journal
         self._embed = embed
         self._settings = settings or IngestSettings()
         self._hold = hold
+        self._on_end = on_end
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._queue = FairQueue()
         self._to_finish: deque[Job] = deque()
@@ -441,9 +444,7 @@ class JobManager:
                 self._fail(job, exc)
                 continue
             self._to_finish.popleft()
-            job._set("done")
-            self._save(job)
-            self._ended()
+            self._end(job, "done")
 
     def _save(self, job: Job) -> None:
         """Record `job` in the journal from the scheduler thread. A journal that
@@ -459,13 +460,16 @@ class JobManager:
             raise _Stopping
 
     def _fail(self, job: Job, exc: Exception) -> None:
-        job._set("failed", f"{type(exc).__name__}: {exc}")
         with self._lock:
             self._queue.drop(job)
-        self._save(job)
-        self._ended()
+        self._end(job, "failed", f"{type(exc).__name__}: {exc}")
 
-    def _ended(self) -> None:
+    def _end(self, job: Job, state: JobState, error: str | None = None) -> None:
+        """End `job` in `state`: tell `on_end`, set the state, record it, wake waiters."""
+        if self._on_end is not None:
+            self._on_end(job, state)
+        job._set(state, error)
+        self._save(job)
         with self._idle:
             self._idle.notify_all()
 

@@ -24,8 +24,14 @@ from quoteproof.ingest.parsing import IngestSettings
 from quoteproof.llm.base import Backend
 from quoteproof.llm.registry import BackendSpec, make_backend
 from quoteproof.retrieval.retriever import RetrievalSettings
-from quoteproof.server.jobs import DEFAULT_PARSE_TIMEOUT_S, DEFAULT_PARSE_WORKERS, JobManager
+from quoteproof.server.jobs import (
+    DEFAULT_PARSE_TIMEOUT_S,
+    DEFAULT_PARSE_WORKERS,
+    Job,
+    JobManager,
+)
 from quoteproof.server.journal import JOURNAL_FOLDER, JobJournal
+from quoteproof.server.metrics import Metrics
 from quoteproof.service import Principal, ScopedIndex
 from quoteproof.service.admin import Admin
 from quoteproof.store.open import is_postgres_url
@@ -93,6 +99,9 @@ class AppState:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.upload_dir = (config.upload_dir or default_upload_dir(config.index)).resolve()
+        self.metrics = Metrics()
+        """The server's metrics (`GET /metrics`): every answer asked through `view`,
+        every ingest job ended."""
         self.jobs = JobManager(
             self.open_index,
             JobJournal(self.upload_dir / JOURNAL_FOLDER),
@@ -101,6 +110,7 @@ class AppState:
             workers=config.parse_workers,
             parse_timeout_s=config.parse_timeout_s,
             hold=config.ingest_hold,
+            on_end=self._job_ended,
         )
         self._local = threading.local()
         self._opened: list[Index] = []
@@ -127,8 +137,13 @@ class AppState:
 
     def view(self, who: Principal) -> ScopedIndex:
         """This thread's index as `who` sees it: every read and answer of a request
-        goes through it (`service.ScopedIndex`)."""
-        return ScopedIndex(self.index(), who)
+        goes through it (`service.ScopedIndex`); each answer is counted in the
+        metrics."""
+        return ScopedIndex(self.index(), who, observer=self.metrics.observe_answer)
+
+    def _job_ended(self, job: Job, state: str) -> None:
+        failed = sum(result.status == "failed" for result in job.results)
+        self.metrics.ingest_ended(job.collection, state, failed)
 
     def admin(self) -> Admin:
         """This thread's index as its operator sees it: API keys and authentication

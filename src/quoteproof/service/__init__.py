@@ -13,6 +13,7 @@ operator's side (API keys, authentication, the audit log as a whole), and
 `uploads` (the file types an upload may hold and what refuses one).
 """
 
+from quoteproof.answer_timing import AnswerTiming
 from quoteproof.closing import ClosedOnExit
 from quoteproof.llm.base import Backend
 from quoteproof.llm.registry import BackendSpec, make_backend
@@ -49,6 +50,7 @@ __all__ = [
     "MAX_QUESTION_CHARS",
     "AnswerEvent",
     "AnswerOptions",
+    "AnswerTiming",
     "ApiKey",
     "Asked",
     "AuditEntry",

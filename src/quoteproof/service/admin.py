@@ -14,7 +14,7 @@ from pathlib import Path
 from quoteproof.audit import LogCheck, append_witness, export_lines, read_witness, verify_log
 from quoteproof.audit_key import read_audit_key
 from quoteproof.index import Index
-from quoteproof.keys import authenticate, create_key
+from quoteproof.keys import ALL_COLLECTIONS, authenticate, create_key
 from quoteproof.service.opened import OpenedIndex
 from quoteproof.service.principal import Principal
 from quoteproof.signing_record import first_signed
@@ -43,10 +43,13 @@ class Admin(OpenedIndex):
 
     # --- API keys ---
 
-    def create_key(self, name: str, collections: Iterable[str]) -> tuple[str, ApiKey]:
-        """A new API key for `collections` named `name`: its token (shown only
-        this once) and its record (`keys.create_key`)."""
-        return create_key(self._index.store, name, collections)
+    def create_key(
+        self, name: str, collections: Iterable[str], *, admin: bool = False
+    ) -> tuple[str, ApiKey]:
+        """A new API key for `collections` (with `admin`: every collection, and the
+        server's metrics) named `name`: its token (shown only this once) and its
+        record (`keys.create_key`)."""
+        return create_key(self._index.store, name, collections, admin=admin)
 
     def keys(self) -> list[ApiKey]:
         """Every API key, revoked ones included (never their secrets)."""
@@ -57,11 +60,14 @@ class Admin(OpenedIndex):
         return self._index.store.revoke_api_key(key_id)
 
     def authenticate(self, token: str) -> Principal | None:
-        """The principal `token` presents (the key's name and collections), or None
-        when it is malformed, unknown, revoked or wrong (`keys.authenticate`)."""
+        """The principal `token` presents (the key's name and collections; an admin
+        key's principal sees every collection), or None when it is malformed,
+        unknown, revoked or wrong (`keys.authenticate`)."""
         key = authenticate(self._index.store, token) if token else None
         if key is None or key.revoked:
             return None
+        if key.collections == (ALL_COLLECTIONS,):
+            return Principal(key.name, None)
         return Principal(key.name, tuple(key.collections))
 
     # --- the audit log ---

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
+from quoteproof.answer_timing import AnswerTiming
 from quoteproof.audit import answer_of, list_entries, record_answer, visible_to
 from quoteproof.codec import answer_to_dict
 from quoteproof.defaults import DEFAULT_COLLECTION
@@ -56,7 +57,7 @@ from quoteproof.streaming import EventSink
 if TYPE_CHECKING:
     from quoteproof.ingest.graph_file import GraphImport
 
-__all__ = ["Asked", "HasCollection", "ScopedIndex", "Span", "SpanError"]
+__all__ = ["AnswerObserver", "Asked", "HasCollection", "ScopedIndex", "Span", "SpanError"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,12 @@ class Span:
     def text(self) -> str:
         """The span's text."""
         return self.document.text[self.start : self.end]
+
+
+AnswerObserver = Callable[[Asked, "tuple[str, ...] | None", AnswerTiming], None]
+"""Told of each answer once it is recorded: the answer and its entry, the
+collections it was asked over (None: all) and where its time went (the server's
+metrics)."""
 
 
 class SpanError(UsageError):
@@ -150,9 +157,12 @@ class ScopedIndex(OpenedIndex):
     `collections` narrow the principal's own to them and raise `AccessDeniedError`
     for one it lacks (`Principal.narrow`)."""
 
-    def __init__(self, index: Index, principal: Principal) -> None:
+    def __init__(
+        self, index: Index, principal: Principal, *, observer: AnswerObserver | None = None
+    ) -> None:
         super().__init__(index)
         self._owned = False
+        self._observer = observer
         self.principal = principal
         self.store: Store = (
             index.store
@@ -219,18 +229,23 @@ class ScopedIndex(OpenedIndex):
     ) -> Asked:
         """Answer `question` from the principal's collections (or `collections` of
         them) with `backend`, record the answer in the audit log (user: the
-        principal's name, scope: those collections) and return both.
+        principal's name, scope: those collections), tell the observer (once per
+        answer recorded) and return both.
 
         Raises `QuestionError` for a question no face may ask (`check_question`),
         `AccessDeniedError`, and what `Index.ask` raises.
         """
         check_question(question)
         scope = self.principal.narrow(collections)
+        timing = AnswerTiming()
         answer = self._index.ask(
-            question, options, backend=backend, events=events, collections=scope
+            question, options, backend=backend, events=events, collections=scope, timing=timing
         )
         entry = record_answer(self._index, answer, user=self.principal.name, collections=scope)
-        return Asked(answer, entry)
+        asked = Asked(answer, entry)
+        if self._observer is not None:
+            self._observer(asked, scope, timing)
+        return asked
 
     def search(
         self,

@@ -16,7 +16,7 @@ from quoteproof.defaults import (
 from quoteproof.llm.registry import OptionText
 
 if TYPE_CHECKING:  # the CLI's help reads these fields without loading the library
-    from quoteproof.model import AnswerMode, ContextForm
+    from quoteproof.model import AnswerMode, ContextForm, FaithfulnessMethod
     from quoteproof.quoting.citations import Strictness
 
 __all__ = ["AnswerOptions", "answer_field_types"]
@@ -42,7 +42,9 @@ class AnswerOptions:
     `threshold` (0-100) a paraphrased quote needs to resolve, the `context` form the
     model is given (`strategies.context`) and, for `context="whole"`, the one
     `document` (an id or source path) given whole instead of every document in
-    scope."""
+    scope. `faithfulness` is how the answer's claims are checked against the
+    passages they cite (`quoteproof.faithfulness`): `model` costs one more model
+    call per answer with prose."""
 
     # AnswerMode and Strictness are Literals of strings: immutable defaults.
     mode: AnswerMode = _option("quote", "--mode", "The answer mode.")  # noqa: RUF009
@@ -72,15 +74,27 @@ class AnswerOptions:
         "list`, or its file).",
         show_default=False,
     )
+    faithfulness: FaithfulnessMethod = _option(  # noqa: RUF009
+        "deterministic",
+        "--faithfulness",
+        "How each generated sentence is checked against the passages it cites: "
+        "deterministic (numbers, units, dates, names, negation; no model call) or model "
+        "(the answering model judges them: one more call per answer).",
+    )
 
 
 def answer_field_types() -> dict[str, Any]:
     """The type of each field of `AnswerOptions` by name, resolved (for a face that
     makes its request schema from them; this loads the modules the types are in)."""
-    from quoteproof.model import AnswerMode, ContextForm
+    from quoteproof.model import AnswerMode, ContextForm, FaithfulnessMethod
     from quoteproof.quoting.citations import Strictness
 
     return get_type_hints(
         AnswerOptions,
-        localns={"AnswerMode": AnswerMode, "Strictness": Strictness, "ContextForm": ContextForm},
+        localns={
+            "AnswerMode": AnswerMode,
+            "Strictness": Strictness,
+            "ContextForm": ContextForm,
+            "FaithfulnessMethod": FaithfulnessMethod,
+        },
     )
