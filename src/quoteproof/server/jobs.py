@@ -14,11 +14,16 @@ CPU-time or clock budget is stopped and fails with that cause. Each file is
 stored in one transaction (the index never holds half a document). `shutdown`
 kills the parses in progress: their files are still pending in the journal and are
 ingested on the next start.
+
+Several server processes may share one index (`serve --workers N`, or hosts
+sharing a PostgreSQL database): each ingests the jobs it accepted, holding their
+locks (`JobJournal.claim`), and `get` finds the others' jobs in the journal.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import time
 import uuid
@@ -32,6 +37,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from quoteproof.errors import StoreError
 from quoteproof.ingest.parse_worker import ParseFunction, ParseWorker
 from quoteproof.ingest.parsing import IngestSettings, Parsed, parse_and_chunk
 from quoteproof.ingest.pipeline import IngestResult, PendingFile, prepare_file, store_parsed
@@ -99,7 +105,7 @@ class Job:
     finished: str | None = None
     results: list[FileResult] = field(default_factory=list)
     error: str | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
     @property
     def total(self) -> int:
@@ -279,7 +285,13 @@ class JobManager:
         """Record the ingest of `paths` into `collection` in the journal and queue
         it; return the job (its record is durable when this returns)."""
         job = Job(uuid.uuid4().hex, collection, tuple(str(p) for p in paths), user)
-        self._journal.save(job.record())
+        self._journal.claim(job.id)
+        try:
+            self._journal.save(job.record())
+        except BaseException:
+            with contextlib.suppress(OSError, StoreError):
+                self._journal.delete(job.id)  # no half-recorded job resumes later
+            raise
         with self._lock:
             self._jobs[job.id] = job
             self._queue.add(job, job.paths)
@@ -288,9 +300,11 @@ class JobManager:
         return job
 
     def get(self, job_id: str) -> Job | None:
-        """Return the job with `job_id`, or None (unknown or forgotten)."""
+        """Return the job with `job_id`, or None (unknown or forgotten): one of this
+        process, else as the journal last recorded it (another process's job)."""
         with self._lock:
-            return self._jobs.get(job_id)
+            job = self._jobs.get(job_id)
+        return job if job is not None else _from_record(self._journal.load(job_id))
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no job is queued or running; return False if `timeout` seconds
@@ -309,18 +323,25 @@ class JobManager:
         self._wake()
         if self._thread is not None:
             self._thread.join()
+        self._journal.release_all()
         self._wake_reader.close()
         self._wake_writer.close()
 
     # --- the scheduler thread ---
 
     def _resume(self) -> None:
-        """Load the journal: unfinished jobs go back in the queue (lock held)."""
+        """Load the journal: unfinished jobs that no other process holds go back in
+        the queue (lock held)."""
         for record in self._journal.load_all():
-            try:
-                job = Job.from_record(record)
-            except (KeyError, TypeError, ValueError):
+            job = _from_record(record)
+            if job is None:
                 continue  # a record this version cannot read: left alone
+            if job.state in ("queued", "running"):
+                if not self._journal.claim(job.id):
+                    continue  # another process ingests it
+                job = _from_record(self._journal.load(job.id)) or job  # as it is now
+                if job.state not in ("queued", "running"):
+                    self._journal.release(job.id)
             self._jobs[job.id] = job
             if job.state in ("queued", "running"):
                 pending = job.pending()
@@ -422,8 +443,7 @@ class JobManager:
     def _record(self, job: Job, result: IngestResult) -> None:
         """Add a file's result to its job and the journal; a job with every file
         done is finished next."""
-        job._add(result)
-        self._save(job)
+        self._publish(job, lambda: job._add(result))
         if len(job.results) == job.total:
             self._to_finish.append(job)
 
@@ -441,9 +461,16 @@ class JobManager:
                 self._fail(job, exc)
                 continue
             self._to_finish.popleft()
-            job._set("done")
+            self._publish(job, functools.partial(job._set, "done"))
+            self._ended(job)
+
+    def _publish(self, job: Job, change: Callable[[], None]) -> None:
+        """Make `change` to `job` and record it (`_save`) before anyone reads the job
+        again: a job is never seen ahead of its record, so another process reading
+        the journal learns what this one answers."""
+        with job._lock:
+            change()
             self._save(job)
-            self._ended()
 
     def _save(self, job: Job) -> None:
         """Record `job` in the journal from the scheduler thread. A journal that
@@ -451,7 +478,7 @@ class JobManager:
         files not recorded are tried again (and found unchanged)."""
         try:
             self._journal.save(job.record())
-        except OSError as exc:
+        except (OSError, StoreError) as exc:
             warnings.warn(f"ingest job {job.id} not recorded in the journal: {exc}", stacklevel=2)
 
     def _check_stop(self, _embedded: int) -> None:
@@ -459,13 +486,13 @@ class JobManager:
             raise _Stopping
 
     def _fail(self, job: Job, exc: Exception) -> None:
-        job._set("failed", f"{type(exc).__name__}: {exc}")
         with self._lock:
             self._queue.drop(job)
-        self._save(job)
-        self._ended()
+        self._publish(job, lambda: job._set("failed", f"{type(exc).__name__}: {exc}"))
+        self._ended(job)
 
-    def _ended(self) -> None:
+    def _ended(self, job: Job) -> None:
+        self._journal.release(job.id)
         with self._idle:
             self._idle.notify_all()
 
@@ -482,3 +509,14 @@ class JobManager:
             del self._jobs[job_id]
             self._journal.delete(job_id)
             excess -= 1
+
+
+def _from_record(record: dict[str, Any] | None) -> Job | None:
+    """The job a journal record describes, or None (no record, or one this version
+    cannot read)."""
+    if record is None:
+        return None
+    try:
+        return Job.from_record(record)
+    except (KeyError, TypeError, ValueError):
+        return None
