@@ -37,14 +37,18 @@ def free_port() -> int:
         return port
 
 
-def start_server(index: Path, log: IO[bytes], port: int) -> subprocess.Popen[bytes]:
-    """Start `quoteproof serve --no-auth` on 127.0.0.1:`port`, output to `log`
-    (not waiting for it: see `wait_until_healthy`)."""
+def start_server(
+    index: Path | str, log: IO[bytes], port: int, *options: str
+) -> subprocess.Popen[bytes]:
+    """Start `quoteproof serve --no-auth` (with `options`) on 127.0.0.1:`port`, output
+    to `log`, in a process group of its own (not waiting for it: see
+    `wait_until_healthy`)."""
     return subprocess.Popen(
         [sys.executable, "-m", "quoteproof", "serve", "--index", str(index),
-         "--no-auth", "--host", "127.0.0.1", "--port", str(port)],
+         "--no-auth", "--host", "127.0.0.1", "--port", str(port), *options],
         stdout=log,
         stderr=subprocess.STDOUT,
+        start_new_session=True,
     )  # fmt: skip
 
 

@@ -12,6 +12,9 @@ float32 graph. Other models, or when the export fails or
 `$QUOTEPROOF_EMBED_RUNTIME` is `torch`, run on sentence-transformers (torch) in
 float32; the vectors agree within the int8 copy's precision, so an index's vectors
 stay valid either way.
+
+Both runtimes run on a CUDA GPU when there is one (`device`); there passages are
+embedded with the float32 graph (the int8 copy's operators run on the CPU only).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import numpy as np
 
 from quoteproof.errors import RetrievalError, RetrievalNotice
 from quoteproof.retrieval import onnx_export
+from quoteproof.retrieval.device import torch_device
 from quoteproof.retrieval.onnx_export import ExportError
 from quoteproof.retrieval.onnx_model import (
     OnnxSentenceModel,
@@ -68,7 +72,8 @@ def resolve_model(model: str) -> str:
 @functools.lru_cache(maxsize=4)
 def load_sentence_model(kind: str, model: str, source: str) -> Any:
     """Load a sentence-transformers `SentenceTransformer` or `CrossEncoder` (`kind`)
-    from `source` on the CPU, quietly; a local directory loads with the hub offline.
+    from `source` on the device `device.torch_device` chooses (CUDA when there is
+    one), quietly; a local directory loads with the hub offline.
     Loaded models are kept for the process's next callers.
 
     Raises RetrievalError naming `model` when the extra is missing or loading fails.
@@ -83,7 +88,7 @@ def load_sentence_model(kind: str, model: str, source: str) -> Any:
 
     transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     try:
-        return getattr(sentence_transformers, kind)(source, device="cpu")
+        return getattr(sentence_transformers, kind)(source, device=torch_device())
     except Exception as exc:  # any loader failure: missing files, bad config, no network
         raise RetrievalError(f"cannot load {kind} {model}: {exc}") from exc
 
@@ -93,6 +98,8 @@ class SentenceModel(Protocol):
 
     runtime: str
     dimensions: int
+    device: str
+    """Where it runs: `cuda` or `cpu`."""
 
     def encode(
         self, texts: Sequence[str], batch_size: int, on_batch: Callable[[int], None] | None
@@ -108,6 +115,7 @@ class TorchSentenceModel:
     def __init__(self, model: Any) -> None:
         self.model = model
         self.dimensions = int(model.get_embedding_dimension())
+        self.device = str(model.device.type)
 
     def encode(
         self, texts: Sequence[str], batch_size: int, on_batch: Callable[[int], None] | None
@@ -215,11 +223,11 @@ def load_embedding_model(model: str) -> SentenceModel:
 def load_passage_model(model: str) -> SentenceModel:
     """Load `model` for embedding passages in bulk: the int8 copy of its ONNX graph
     when it runs on ONNX Runtime (`onnx_quantize`), otherwise what
-    `load_embedding_model` loads. When the copy is refused, a `RetrievalNotice`
+    `load_embedding_model` loads (on a GPU too). When the copy is refused, a `RetrievalNotice`
     says why, once, and passages are embedded in float32. Raises RetrievalError
     when the model cannot load."""
     exact = load_embedding_model(model)
-    if exact.runtime != "onnx":
+    if exact.runtime != "onnx" or exact.device != "cpu":
         return exact
     try:
         return load_onnx_passage_model(model, resolve_model(model))
@@ -253,6 +261,13 @@ class Embedder:
         return self._sentence_model().runtime
 
     @property
+    def device(self) -> str:
+        """Where the model runs, with what: `onnx on cuda`, `torch on cpu`, ...
+        (loads the model)."""
+        loaded = self._sentence_model()
+        return f"{loaded.runtime} on {loaded.device}"
+
+    @property
     def dimensions(self) -> int:
         """The length of the model's vectors (loads the model)."""
         return self._sentence_model().dimensions
@@ -268,7 +283,7 @@ class Embedder:
         self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None
     ) -> Vectors:
         """Like `embed`, for the passages of an index in bulk: with the int8 copy of
-        the model when it runs on ONNX Runtime (`load_passage_model`), whose vectors
+        the model when it runs on ONNX Runtime on the CPU (`load_passage_model`), whose vectors
         are within a cosine of 0.98 of `embed`'s (0.995 on average), at about twice
         the speed."""
         if not texts:
