@@ -24,6 +24,7 @@ import os
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,6 +46,7 @@ from quoteproof.retrieval.embedder import (
 from quoteproof.retrieval.onnx_export import MIN_COSINE
 from quoteproof.retrieval.onnx_model import OnnxSentenceModel, cached_model_path
 from quoteproof.retrieval.onnx_quantize import quantized_path
+from quoteproof.retrieval.retriever import RetrievalNotice
 
 REPO = Path(__file__).resolve().parent.parent
 INT8_MIN_COSINE = 0.98
@@ -120,6 +122,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="Embed the first N passages only.")
     add_json_option(parser)
     args = parser.parse_args()
+    warnings.simplefilter("ignore", RetrievalNotice)  # the index is made without vectors
     texts = passage_texts(args.corpus, args.limit)
     print(f"{len(texts)} passages of {', '.join(map(str, args.corpus))}, batch {args.batch_size}")
     out = Figures("gpu_embed")
