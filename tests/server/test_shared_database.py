@@ -1,8 +1,9 @@
 """Two `quoteproof serve` processes (one of them with `--workers 2`) on 127.0.0.1
 sharing one PostgreSQL index, as two hosts sharing a database would: a login and
 its form token from one work on the other, an upload accepted by one is followed
-(and found) through the other, and answers asked of both at once make one
-unbroken, signed audit chain."""
+(and found) through the other, answers asked of both at once make one
+unbroken, signed audit chain, and a refusal threshold set while both run applies
+on both."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from helpers.load import free_port, wait_until_healthy
 from quoteproof.audit import verify_log
 from quoteproof.index import Index
 from quoteproof.keys import create_key
+from quoteproof.retrieval.evidence import BM25_COVERAGE, Calibration, save_calibration
 
 SAME_ORIGIN = {"Sec-Fetch-Site": "same-origin"}
 TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -147,6 +149,18 @@ def test_two_servers_share_sessions_jobs_and_the_audit_chain(
             statuses = list(pool.map(ask, [first, second] * 6))
         assert statuses == [200] * 12
 
+        # a refusal threshold calibrated while both run applies on both at once
+        def status(url: str) -> str:
+            question = {"question": "How is shingles treated?"}
+            answer = httpx.post(f"{url}/v1/ask", json=question, headers=auth, timeout=120)
+            assert answer.status_code == 200, answer.text
+            return str(answer.json()["status"])
+
+        assert {status(first), status(second)} == {"answered"}
+        with Index.open(pg_database) as index:
+            save_calibration(index.store, Calibration(BM25_COVERAGE, 1.5, 1, 1, 0, 0))
+        assert [status(url) for url in (first, second, first)] == ["refused"] * 3
+
     with Index.open(pg_database) as index:
         check = verify_log(index.store, index.signing_key())
-        assert check.intact and check.entries == 13, check.problems
+        assert check.intact and check.entries == 18, check.problems
