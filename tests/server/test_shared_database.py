@@ -7,22 +7,17 @@ on both."""
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import httpx2 as httpx
 
 from conftest import write_corpus
-from helpers.load import free_port, wait_until_healthy
+from helpers.load import serving
 from quoteproof.audit import verify_log
 from quoteproof.index import Index
 from quoteproof.keys import create_key
@@ -30,37 +25,6 @@ from quoteproof.retrieval.evidence import BM25_COVERAGE, Calibration, save_calib
 
 SAME_ORIGIN = {"Sec-Fetch-Site": "same-origin"}
 TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
-
-
-@contextmanager
-def serving(index: str, upload_dir: Path, log: Path, *options: str) -> Iterator[str]:
-    """`quoteproof serve` on a free loopback port, once it answers: its URL. Stopped
-    with SIGTERM (uvicorn's supervisor stops its workers), its process group
-    killed after."""
-    port = free_port()
-    with log.open("a") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "quoteproof", "serve", "--index", index,
-             "--upload-dir", str(upload_dir), "--no-embed",
-             "--host", "127.0.0.1", "--port", str(port), *options],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        try:
-            wait_until_healthy(url, process)
-        except RuntimeError as exc:
-            raise AssertionError(log.read_text()) from exc
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        finally:
-            with suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
 
 
 def form_token(url: str, cookie: str) -> str:
@@ -95,8 +59,10 @@ def test_two_servers_share_sessions_jobs_and_the_audit_chain(
     auth = {"Authorization": f"Bearer {key}"}
     log = tmp_path / "serve.log"
     with ExitStack() as stack:
-        first = stack.enter_context(serving(pg_database, tmp_path / "up-1", log, "--workers", "2"))
-        second = stack.enter_context(serving(pg_database, tmp_path / "up-2", log))
+        first, _ = stack.enter_context(
+            serving(pg_database, tmp_path / "up-1", log, ("--workers", "2"))
+        )
+        second, _ = stack.enter_context(serving(pg_database, tmp_path / "up-2", log))
 
         # a login made on one server is a session on the other, with the same form token
         login_token = form_token(first, "")
