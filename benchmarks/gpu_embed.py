@@ -1,13 +1,15 @@
 """Embedding speed on each device and runtime here, and how far the vectors are
 from the CPU's.
 
-    python benchmarks/gpu_embed.py [--corpus PATH ...] [--batch-size 16] [--limit N]
-                                   [--json FILE]
+    python benchmarks/gpu_embed.py [--corpus PATH ... | --texts FILE] [--model NAME]
+                                   [--batch-size 16] [--limit N] [--json FILE]
 
 The files of `--corpus` (default: examples/corpus) are ingested without vectors into
 a temporary index; the texts embedded are the passages `ingest` would embed
 (`embed_index.passages`). Each configuration this machine can run embeds all of
-them, after one warm-up batch: ONNX Runtime float32 and its int8 passage copy on the
+them, after one warm-up batch (`--texts FILE`: a JSON list of passages instead, for a
+machine without the ingest dependencies; `--model`: a model name or directory other
+than the default): ONNX Runtime float32 and its int8 passage copy on the
 CPU, ONNX Runtime float32 on CUDA (with onnxruntime-gpu: the `gpu` extra), torch
 (sentence-transformers) on the CPU and on CUDA, and `Embedder.embed_passages` as
 `ingest` calls it (device chosen automatically). For each it prints chunks/s, and
@@ -20,6 +22,7 @@ float32 configuration should stay at or above the export check's cosine
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -31,9 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from figures import Figures, add_json_option
-from quoteproof import Index
 from quoteproof.retrieval.device import CUDA_PROVIDER, DEVICE_VARIABLE
-from quoteproof.retrieval.embed_index import model_limit, passages
 from quoteproof.retrieval.embedder import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_EMBED_MODEL,
@@ -55,7 +56,11 @@ INT8_MIN_COSINE = 0.98
 
 def passage_texts(corpus: list[Path], limit: int) -> list[str]:
     """The passages `ingest` would embed for the files of `corpus` (the first
-    `limit` when it is not 0)."""
+    `limit` when it is not 0). Imported here: `--texts` runs without the ingest
+    dependencies."""
+    from quoteproof import Index
+    from quoteproof.retrieval.embed_index import model_limit, passages
+
     with tempfile.TemporaryDirectory() as tmp, Index.open(Path(tmp) / "i", create=True) as index:
         index.ingest(corpus, embed=False)
         pending = index.store.pending_embeddings()
@@ -77,15 +82,15 @@ def on_device(device: str, make: Callable[[], SentenceModel]) -> SentenceModel:
             os.environ[DEVICE_VARIABLE] = saved
 
 
-def configurations() -> dict[str, Callable[[], SentenceModel]]:
-    """Every way to embed this machine offers, by name (loading is deferred)."""
+def configurations(model: str) -> dict[str, Callable[[], SentenceModel]]:
+    """Every way to embed `model` this machine offers, by name (loading is deferred)."""
     import onnxruntime as ort
     import sentence_transformers
     import torch
 
-    source = resolve_model(DEFAULT_EMBED_MODEL)
+    source = resolve_model(model)
     folder = Path(source)
-    on_device("cpu", lambda: load_onnx_passage_model(DEFAULT_EMBED_MODEL, source))  # export
+    on_device("cpu", lambda: load_onnx_passage_model(model, source))  # export
     graph = cached_model_path(folder)
     made: dict[str, Callable[[], SentenceModel]] = {
         "onnx float32, cpu": lambda: on_device("cpu", lambda: OnnxSentenceModel(graph, folder)),
@@ -119,17 +124,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--corpus", type=Path, nargs="*", default=[REPO / "examples" / "corpus"])
     parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
+    parser.add_argument("--texts", type=Path, help="A JSON list of passages to embed.")
+    parser.add_argument("--model", default=DEFAULT_EMBED_MODEL, help="Model name or directory.")
     parser.add_argument("--limit", type=int, default=0, help="Embed the first N passages only.")
     add_json_option(parser)
     args = parser.parse_args()
     warnings.simplefilter("ignore", RetrievalNotice)  # the index is made without vectors
-    texts = passage_texts(args.corpus, args.limit)
-    print(f"{len(texts)} passages of {', '.join(map(str, args.corpus))}, batch {args.batch_size}")
+    if args.texts:
+        texts = json.loads(args.texts.read_text(encoding="utf-8"))[: args.limit or None]
+        origin = str(args.texts)
+    else:
+        texts, origin = passage_texts(args.corpus, args.limit), ", ".join(map(str, args.corpus))
+    print(f"{len(texts)} passages of {origin}, batch {args.batch_size}")
     out = Figures("gpu_embed")
     results: dict[str, tuple[np.ndarray, float]] = {}
-    for name, make in configurations().items():
+    for name, make in configurations(args.model).items():
         results[name] = timed(make(), texts, args.batch_size)
-    embedder = Embedder(batch_size=args.batch_size)
+    embedder = Embedder(args.model, batch_size=args.batch_size)
     name = f"Embedder.embed_passages ({embedder.device})"
     results[name] = timed(_Passages(embedder), texts, args.batch_size)
     reference, _ = results["torch float32, cpu"]

@@ -21,7 +21,9 @@ from quoteproof.retrieval.device import (
     choose_providers,
     choose_torch_device,
     onnx_providers,
+    torch_cuda_build,
     torch_device,
+    torch_runs_where_onnx_cannot,
     wanted_device,
 )
 from quoteproof.retrieval.embedder import Embedder
@@ -63,6 +65,38 @@ def test_cuda_required_and_missing_is_an_error_naming_the_extra() -> None:
         choose_torch_device("cuda", False)
     with pytest.raises(RetrievalError, match=r"quoteproof\[gpu\]"):
         choose_providers("cuda", [CPU_PROVIDER])
+
+
+@pytest.mark.parametrize(
+    ("line", "cuda_build"),
+    [
+        ("cuda: Optional[str] = '13.0'", True),
+        ("cuda = '12.1'", True),
+        ("cuda: Optional[str] = None", False),
+    ],
+)
+def test_a_cuda_build_of_torch_is_read_from_its_version_file(
+    tmp_path: Path, line: str, cuda_build: bool
+) -> None:
+    version = tmp_path / "version.py"
+    version.write_text(f"__version__ = '2.13.0'\n{line}\nhip = None\n", encoding="utf-8")
+    assert torch_cuda_build(version) is cuda_build
+    assert torch_cuda_build(tmp_path / "missing.py") is False
+
+
+def test_the_installed_torch_build_is_read_as_torch_reports_it() -> None:
+    assert torch_cuda_build() is (torch.version.cuda is not None)
+
+
+def test_torch_takes_the_gpu_only_where_onnx_runtime_cannot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(DEVICE_VARIABLE, raising=False)
+    assert torch_runs_where_onnx_cannot(BOTH) is False  # ONNX Runtime has CUDA itself
+    expected = torch.version.cuda is not None and torch.cuda.is_available()
+    assert torch_runs_where_onnx_cannot([CPU_PROVIDER]) is expected
+    monkeypatch.setenv(DEVICE_VARIABLE, "cpu")
+    assert torch_runs_where_onnx_cannot([CPU_PROVIDER]) is False
 
 
 def test_the_variable_chooses(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,8 +10,11 @@ the tolerance the ONNX export is checked to (`onnx_export.MIN_COSINE`).
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from quoteproof.errors import RetrievalError
 
@@ -22,7 +25,9 @@ __all__ = [
     "choose_providers",
     "choose_torch_device",
     "onnx_providers",
+    "torch_cuda_build",
     "torch_device",
+    "torch_runs_where_onnx_cannot",
     "wanted_device",
 ]
 
@@ -30,6 +35,8 @@ DEVICE_VARIABLE = "QUOTEPROOF_EMBED_DEVICE"
 CUDA_PROVIDER = "CUDAExecutionProvider"
 CPU_PROVIDER = "CPUExecutionProvider"
 _CHOICES = ("auto", "cpu", "cuda")
+_NVIDIA_DEVICES = ("/dev/nvidiactl", "/dev/nvidia0", "/proc/driver/nvidia/version")
+_CUDA_BUILD = re.compile(r"^cuda\b[^=\n]*=\s*['\"]\d", re.MULTILINE)
 
 
 def wanted_device() -> str:
@@ -75,3 +82,32 @@ def onnx_providers() -> list[str]:
     import onnxruntime as ort
 
     return choose_providers(wanted_device(), ort.get_available_providers())
+
+
+def torch_cuda_build(version_file: Path | None = None) -> bool:
+    """True when the installed torch is a CUDA build (its `version.py`, or
+    `version_file`, names a CUDA version), read without importing torch (a second
+    or more): False when torch is not installed."""
+    if version_file is None:
+        spec = importlib.util.find_spec("torch")
+        if spec is None or not spec.submodule_search_locations:
+            return False
+        version_file = Path(next(iter(spec.submodule_search_locations))) / "version.py"
+    try:
+        return _CUDA_BUILD.search(version_file.read_text(encoding="utf-8")) is not None
+    except OSError:
+        return False
+
+
+def torch_runs_where_onnx_cannot(onnx_available: Sequence[str]) -> bool:
+    """True when torch would run on a CUDA GPU that ONNX Runtime (with the providers
+    `onnx_available`) cannot use: the `dense` extra's CPU build of ONNX Runtime
+    beside a CUDA build of torch on a machine with an NVIDIA device. Then torch on
+    the GPU embeds instead of ONNX Runtime on the CPU. torch is imported only when
+    its build and the machine both point to a GPU."""
+    wanted = wanted_device()
+    if wanted == "cpu" or CUDA_PROVIDER in onnx_available or not torch_cuda_build():
+        return False
+    if not any(Path(device).exists() for device in _NVIDIA_DEVICES):
+        return False
+    return torch_device() == "cuda"

@@ -9,7 +9,8 @@ once with torch into a cache and checked against torch's vectors, then loaded
 without torch; an index's passages are embedded with an int8 copy of that graph
 (`onnx_quantize`, `Embedder.embed_passages`), questions and sentences with the
 float32 graph. Other models, or when the export fails or
-`$QUOTEPROOF_EMBED_RUNTIME` is `torch`, run on sentence-transformers (torch) in
+`$QUOTEPROOF_EMBED_RUNTIME` is `torch`, or when torch has a CUDA GPU that ONNX
+Runtime cannot use (its CPU build), run on sentence-transformers (torch) in
 float32; the vectors agree within the int8 copy's precision, so an index's vectors
 stay valid either way.
 
@@ -33,7 +34,7 @@ import numpy as np
 
 from quoteproof.errors import RetrievalError, RetrievalNotice
 from quoteproof.retrieval import onnx_export
-from quoteproof.retrieval.device import torch_device
+from quoteproof.retrieval.device import torch_device, torch_runs_where_onnx_cannot
 from quoteproof.retrieval.onnx_export import ExportError
 from quoteproof.retrieval.onnx_model import (
     OnnxSentenceModel,
@@ -209,7 +210,12 @@ def load_embedding_model(model: str) -> SentenceModel:
     load."""
     source = resolve_model(model)
     wanted = os.environ.get(RUNTIME_VARIABLE, "").strip().lower()
-    if wanted != "torch" and runtime_available() and unsupported_reason(Path(source)) is None:
+    if (
+        wanted != "torch"
+        and runtime_available()
+        and unsupported_reason(Path(source)) is None
+        and not _gpu_for_torch_only()
+    ):
         try:
             return load_onnx_model(model, source)
         except ExportError as exc:
@@ -218,6 +224,13 @@ def load_embedding_model(model: str) -> SentenceModel:
                     f"embedding model {model} runs on torch: {exc}", RetrievalNotice, stacklevel=2
                 )
     return TorchSentenceModel(load_sentence_model("SentenceTransformer", model, source))
+
+
+def _gpu_for_torch_only() -> bool:
+    """True when a GPU is there for torch but not for ONNX Runtime (`device`)."""
+    import onnxruntime as ort
+
+    return torch_runs_where_onnx_cannot(ort.get_available_providers())
 
 
 def load_passage_model(model: str) -> SentenceModel:
