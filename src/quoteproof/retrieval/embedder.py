@@ -70,17 +70,22 @@ def resolve_model(model: str) -> str:
     return model
 
 
-@functools.lru_cache(maxsize=4)
 def load_sentence_model(kind: str, model: str, source: str) -> Any:
     """Load a sentence-transformers `SentenceTransformer` or `CrossEncoder` (`kind`)
-    from `source` on the device `device.torch_device` chooses (CUDA when there is
-    one), quietly; a local directory loads with the hub offline.
-    Loaded models are kept for the process's next callers.
+    from `source` on the device `device.torch_device` chooses now (CUDA when there
+    is one), quietly; a local directory loads with the hub offline.
+    Loaded models are kept for the process's next callers on the same device.
 
     Raises RetrievalError naming `model` when the extra is missing or loading fails.
     """
     if not dense_available():
         raise RetrievalError(f"{kind} {model} needs the dense extra: {DENSE_EXTRA_HINT}")
+    return _load_sentence_model(kind, model, source, torch_device())
+
+
+@functools.lru_cache(maxsize=4)
+def _load_sentence_model(kind: str, model: str, source: str, device: str) -> Any:
+    """`load_sentence_model` on `device`, kept per device."""
     if Path(source).is_dir():
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -89,7 +94,7 @@ def load_sentence_model(kind: str, model: str, source: str) -> Any:
 
     transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     try:
-        return getattr(sentence_transformers, kind)(source, device=torch_device())
+        return getattr(sentence_transformers, kind)(source, device=device)
     except Exception as exc:  # any loader failure: missing files, bad config, no network
         raise RetrievalError(f"cannot load {kind} {model}: {exc}") from exc
 
