@@ -2,7 +2,7 @@
 with SIGKILL (kill -9) at random moments and restarted, then what was lost.
 
     python benchmarks/soak.py [--seconds 60] [--kills 2] [--clients 30] [--seed 1]
-                              [--settle 60] [--json FILE]
+                              [--settle 60] [--workers 1] [--postgres URL] [--json FILE]
 
 A fresh index holds small generated text and Markdown files and the PDF label of
 examples/corpus, ingested as `quoteproof ingest` does (with vectors when the dense
@@ -11,21 +11,28 @@ over a mix of requests: ask (extractive backend), search, a recorded answer
 (`GET /v1/answers/{id}`), the history page, and uploads (`POST /v1/documents`) of a
 new small Markdown file whose ingest job it then polls. At `--kills` random moments
 the server is killed with SIGKILL and started again on the same port over the same
-index.
+index. With `--workers N` the server is `serve --workers N` (a kill takes its whole
+process group, as a crash of the host would); with `--postgres URL` the index is
+that PostgreSQL database (it must be empty), else a SQLite index in a temporary
+folder.
 
 At the end, once the last server's jobs have settled (at most `--settle` seconds),
 it prints: requests made; errors by kind (5xx; refused while the server was down;
 cut off by a kill while in flight; other); uploads accepted (202) against uploads
 ingested (lost: accepted but never a document; duplicated: one upload stored as two
 documents); the server's peak memory (RSS of its process tree, sampled from /proc);
-p50/p95 latencies per endpoint. Exit status 0 when the run completed, whatever it
+p50/p95 latencies per endpoint; and the audit log checked entry by entry (broken
+links: an entry whose chain hash or signature does not hold, or a head that does
+not match). Exit status 0 when the run completed, whatever it
 found; the targets in `--json` say what was met.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -51,6 +58,7 @@ from helpers.load import (  # noqa: E402
     wait_until_healthy,
 )
 from quoteproof import Index  # noqa: E402
+from quoteproof.audit import LogCheck, verify_log  # noqa: E402
 from quoteproof.retrieval.embedder import dense_available  # noqa: E402
 from quoteproof.retrieval.retriever import RetrievalNotice  # noqa: E402
 
@@ -93,25 +101,27 @@ class Server:
     answers, so a failed request can tell whether a kill explains it.
     """
 
-    def __init__(self, index: Path, log: Path) -> None:
+    def __init__(self, index: Path | str, log: Path, workers: int = 1) -> None:
         self.index = index
+        self.options = ("--workers", str(workers)) if workers > 1 else ()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.generation = 0
         self.down = False
         self.restarts: list[float] = []  # seconds from each kill until healthy again
         self._log = log.open("ab")
-        self.process = start_server(index, self._log, self.port)
+        self.process = start_server(index, self._log, self.port, *self.options)
         wait_until_healthy(self.url, self.process, timeout=180)
 
     def kill_and_restart(self) -> None:
-        """SIGKILL the server, then start a new one over the same index and port."""
+        """SIGKILL the server's process group, then start a new one over the same
+        index and port."""
         killed = time.monotonic()
         self.down = True
         self.generation += 1
-        self.process.kill()
+        os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
-        self.process = start_server(self.index, self._log, self.port)
+        self.process = start_server(self.index, self._log, self.port, *self.options)
         wait_until_healthy(self.url, self.process, timeout=180)
         self.down = False
         self.restarts.append(time.monotonic() - killed)
@@ -153,6 +163,7 @@ class Soak:
     jobs: Counter[str] = field(default_factory=Counter)  # how each polled job ended
     answer_ids: list[str] = field(default_factory=list)
     peak_rss: int = 0
+    audit: LogCheck | None = None  # the audit log checked once the server stopped
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def error(self, kind: str, message: str) -> None:
@@ -315,9 +326,10 @@ class Uploads:
 
 def run(args: argparse.Namespace, root: Path) -> tuple[Soak, Server, Uploads]:
     """Build the index, serve it, run the clients and the kills; count the uploads."""
-    with Index.open(root / "index", create=True) as index:
+    location = args.postgres or str(root / "index")
+    with Index.open(location, create=True) as index:
         index.ingest(write_corpus(root / "corpus", 20))
-    server = Server(root / "index", root / "server.log")
+    server = Server(location, root / "server.log", args.workers)
     soak = Soak()
     rng = random.Random(args.seed)
     started = time.monotonic()
@@ -345,6 +357,8 @@ def run(args: argparse.Namespace, root: Path) -> tuple[Soak, Server, Uploads]:
     finally:
         done.set()
         server.stop()
+    with Index.open(location) as index:
+        soak.audit = verify_log(index.store, index.signing_key())
     return soak, server, Uploads.count(soak, [item["source_path"] for item in listed], jobs)
 
 
@@ -355,6 +369,8 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1, help="Seeds the kill moments and mix.")
     parser.add_argument("--settle", type=float, default=60.0, help="Most seconds to wait for jobs.")
+    parser.add_argument("--workers", type=int, default=1, help="serve --workers N.")
+    parser.add_argument("--postgres", help="An empty PostgreSQL database to index into.")
     add_json_option(parser)
     args = parser.parse_args()
     warnings.simplefilter("ignore", RetrievalNotice)
@@ -364,7 +380,8 @@ def main() -> int:
     retrieval = "BM25 + dense" if dense_available() else "BM25"
     print(
         f"{args.clients} clients for {args.seconds:g} s (the last request in flight ended at "
-        f"{soak.report.seconds:.1f} s) against quoteproof serve (extractive backend, "
+        f"{soak.report.seconds:.1f} s) against quoteproof serve ({args.workers} worker(s), "
+        f"{'PostgreSQL' if args.postgres else 'SQLite'}, extractive backend, "
         f"{retrieval}), killed with SIGKILL {len(server.restarts)} times (back up after "
         f"{restarts})"
     )
@@ -395,6 +412,9 @@ def figures(soak: Soak, uploads: Uploads) -> Figures:
     out.add("uploads still queued", uploads.pending, "files")
     out.add("uploads duplicated", uploads.duplicated, "files")
     out.add("peak RSS", soak.peak_rss / 2**20, "MiB")
+    audit = soak.audit
+    out.add("audit entries", audit.entries if audit else 0, "entries")
+    out.add("audit problems", len(audit.problems) if audit else 0, "problems")
     errors = " · ".join(f"{kind} {soak.errors[kind]}" for kind in ERROR_KINDS)
     jobs = ", ".join(f"{count} {outcome}" for outcome, count in sorted(soak.jobs.items()))
     out.note(f"requests: {soak.report.requests} answered, {sum(soak.errors.values())} failed")
@@ -407,11 +427,17 @@ def figures(soak: Soak, uploads: Uploads) -> Figures:
         f"duplicated, {uploads.unacknowledged} ingested without a 202 seen; jobs polled by "
         f"the clients: {jobs or 'none'}"
     )
+    if audit is not None:
+        out.note(
+            f"audit log: {audit.entries} entries, {len(audit.problems)} broken links"
+            + "".join(f"\n  audit: {problem}" for problem in audit.problems)
+        )
     out.note(f"server memory: peak RSS {soak.peak_rss / 2**20:.0f} MiB (process tree, /proc)")
     out.target("no 5xx", not soak.errors["5xx"])
     out.target("no errors but those of the kills", not soak.errors["other"])
     out.target("no accepted upload lost", not uploads.lost)
     out.target("no upload duplicated", not uploads.duplicated)
+    out.target("audit chain unbroken", audit is not None and audit.intact)
     return out
 
 

@@ -186,6 +186,15 @@ class ServeOptions:
             show_default=False,
         ),
     ] = None
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Server processes answering on this address; they share the index "
+            "(for several hosts, give each the same PostgreSQL index and audit key).",
+        ),
+    ] = 1
 
 
 INGEST = IngestOptions()

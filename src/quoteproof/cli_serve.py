@@ -63,6 +63,7 @@ def serve(
     key's collections; --no-auth is allowed on a loopback address only.
     """
     from quoteproof.server import is_loopback_host
+    from quoteproof.service import make_backend
     from quoteproof.service.admin import Admin
 
     host = listen.host
@@ -72,11 +73,9 @@ def serve(
             "only on a loopback address (127.0.0.1, ::1, localhost)"
         )
     try:
-        import uvicorn
-
-        from quoteproof.server.app import create_app
         from quoteproof.server.security import LOOPBACK_NAMES
         from quoteproof.server.state import INGEST_HOLD_ENV, ServerConfig
+        from quoteproof.server.workers import run
     except ImportError as exc:
         fail(
             f"quoteproof serve needs the server extra ({exc.name} is missing): "
@@ -97,8 +96,7 @@ def serve(
         audit_key=audit_key,
         ingest_hold=Path(hold) if (hold := os.environ.get(INGEST_HOLD_ENV)) else None,
     )
-    server_app = create_app(config)
-    server_app.state.quoteproof.backend()  # a bad --llm/--model fails now, not per request
+    make_backend(config)  # a bad --llm/--model fails now, not per request
     if listen.no_auth:
         note("no authentication: every request sees every collection")
     elif not has_keys:
@@ -106,4 +104,4 @@ def serve(
             f"the index {index} has no API keys yet, so every request will be refused; "
             f"create one with: quoteproof keys create --collection NAME --index {index}"
         )
-    uvicorn.run(server_app, host=host, port=listen.port, log_level="info")
+    run(config, host, listen.port, listen.workers)

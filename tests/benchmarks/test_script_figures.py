@@ -10,6 +10,7 @@ import pytest
 from figures import Figures
 from helpers.bench_scripts import load_script
 from helpers.load import LoadReport
+from quoteproof.audit import LogCheck
 
 
 def test_serve_figures_per_endpoint_and_its_targets() -> None:
@@ -41,6 +42,7 @@ def test_soak_counts_lost_and_duplicated_uploads() -> None:
     run.accepted["e.md"] = "j5"  # still queued on the last server
     run.errors.update({"refused during kills": 7, "cut off by a kill": 1})
     run.peak_rss = 300 * 2**20
+    run.audit = LogCheck(entries=3, head="3:ab", problems=("entry 2: hash does not match",))
     stored = ["/up/1/a.md", "/up/2/b.md", "/up/3/b.md", "/up/4/d.md", "/corpus/x.txt"]
     jobs = {"j1": "done", "j2": "done", "j3": "unknown", "j5": "queued"}
     uploads = soak.Uploads.count(run, stored, jobs)
@@ -58,6 +60,7 @@ def test_soak_counts_lost_and_duplicated_uploads() -> None:
     by = {f.name: f.value for f in out.figures}
     assert by["uploads lost"] == 1 and by["uploads duplicated"] == 1 and by["requests"] == 2
     assert by["errors, refused during kills"] == 7 and by["peak RSS"] == 300
+    assert by["audit entries"] == 3 and by["audit problems"] == 1
     assert out.notes[1] == (
         "errors: 5xx 0 · refused during kills 7 · cut off by a kill 1 · other 0"
     )
@@ -66,6 +69,7 @@ def test_soak_counts_lost_and_duplicated_uploads() -> None:
         "no errors but those of the kills": True,
         "no accepted upload lost": False,
         "no upload duplicated": False,
+        "audit chain unbroken": False,
     }
 
 

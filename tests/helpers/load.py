@@ -4,14 +4,16 @@ test (tests/server/test_load.py) and `benchmarks/serve.py`."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import statistics
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -37,14 +39,18 @@ def free_port() -> int:
         return port
 
 
-def start_server(index: Path, log: IO[bytes], port: int) -> subprocess.Popen[bytes]:
-    """Start `quoteproof serve --no-auth` on 127.0.0.1:`port`, output to `log`
-    (not waiting for it: see `wait_until_healthy`)."""
+def start_server(
+    index: Path | str, log: IO[bytes], port: int, *options: str
+) -> subprocess.Popen[bytes]:
+    """Start `quoteproof serve --no-auth` (with `options`) on 127.0.0.1:`port`, output
+    to `log`, in a process group of its own (not waiting for it: see
+    `wait_until_healthy`)."""
     return subprocess.Popen(
         [sys.executable, "-m", "quoteproof", "serve", "--index", str(index),
-         "--no-auth", "--host", "127.0.0.1", "--port", str(port)],
+         "--no-auth", "--host", "127.0.0.1", "--port", str(port), *options],
         stdout=log,
         stderr=subprocess.STDOUT,
+        start_new_session=True,
     )  # fmt: skip
 
 
@@ -61,6 +67,46 @@ def wait_until_healthy(url: str, process: subprocess.Popen[bytes], timeout: floa
         if process.poll() is not None or time.monotonic() > deadline:
             raise RuntimeError(f"the server at {url} did not start")
         time.sleep(0.2)
+
+
+@contextmanager
+def serving(
+    index: Path | str,
+    upload_dir: Path,
+    log: Path,
+    options: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`quoteproof serve --no-embed` (with `options` and the environment variables
+    `env`) on a free loopback port, once it answers: its URL and process. Then
+    stopped with SIGTERM (uvicorn's supervisor stops its workers), and its process
+    group killed."""
+    port = free_port()
+    with log.open("a") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "quoteproof", "serve", "--index", str(index),
+             "--upload-dir", str(upload_dir), "--no-embed",
+             "--host", "127.0.0.1", "--port", str(port), *options],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **(env or {})},
+            start_new_session=True,
+        )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        try:
+            wait_until_healthy(url, process)
+        except RuntimeError as exc:
+            raise AssertionError(log.read_text()) from exc
+        yield url, process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        finally:
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 @contextmanager

@@ -4,16 +4,20 @@ halfway resumes from the journal."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 from helpers.parsing import HANG, hang_on_marker
+from quoteproof.errors import StoreError
 from quoteproof.index import Index
 from quoteproof.server.jobs import FairQueue, Job, JobManager
 from quoteproof.server.journal import JobJournal
+from quoteproof.store.base import Store
 
 
 def job(user: str, *names: str) -> Job:
@@ -132,3 +136,58 @@ def test_a_parse_past_the_budget_fails_and_the_job_goes_on(tmp_path: Path) -> No
         ]
     finally:
         manager.shutdown()
+
+
+def test_processes_sharing_a_journal_resume_only_jobs_no_process_holds(tmp_path: Path) -> None:
+    """Two managers over one journal folder and index are two server processes
+    (`serve --workers 2`); a third journal folder over the same index is another
+    host. A job is ingested by the manager that accepted it, seen by all, and
+    resumed by a manager started after the one holding it stopped."""
+    index_dir = tmp_path / "index"
+    Index.open(index_dir, create=True).close()
+    files = make_files(tmp_path / "uploads", note="A note about herons.")
+    hold = tmp_path / "hold"
+    hold.touch()
+    opened: list[Index] = []
+    local = threading.local()
+
+    def store() -> Store:
+        if not hasattr(local, "index"):
+            local.index = Index.open(index_dir)
+            opened.append(local.index)
+        return local.index.store
+
+    def manager(folder: str, hold: Path | None = None) -> JobManager:
+        journal = JobJournal(tmp_path / folder / ".jobs", shared=store)
+        started = JobManager(lambda: Index.open(index_dir), journal, False, hold=hold)
+        started.start()
+        return started
+
+    accepting = manager("uploads", hold)
+    try:
+        job_id = accepting.submit([files["note"]], "default", "alice").id
+        sibling = manager("uploads")
+        elsewhere = manager("elsewhere")
+        try:
+            for other in (sibling, elsewhere):
+                seen = other.get(job_id)
+                assert seen is not None and seen.state == "queued"
+                assert other.wait_idle(1)  # it does not take the job over
+                assert getattr(other.get(job_id), "state", None) == "queued"
+        finally:
+            sibling.shutdown()
+            elsewhere.shutdown()
+    finally:
+        accepting.shutdown()  # stopped while held: the job is still queued
+    hold.unlink()
+    restarted = manager("uploads")
+    try:
+        assert restarted.wait_idle(60)
+        done = restarted.get(job_id)
+        assert done is not None and done.state == "done"
+        assert [result.status for result in done.results] == ["added"]
+    finally:
+        restarted.shutdown()
+        for index in opened:
+            with contextlib.suppress(StoreError):  # another thread's: the GC closes it
+                index.close()

@@ -4,49 +4,16 @@ still answers."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx2 as httpx
 
-from helpers.load import free_port, wait_until_healthy
+from helpers.load import serving
 from quoteproof.index import Index
 from quoteproof.keys import create_key
 from quoteproof.server.state import INGEST_HOLD_ENV
-
-
-@contextmanager
-def serving(
-    index: Path, upload_dir: Path, log: Path, **env: str
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`quoteproof serve` on a free loopback port, once it answers: its URL and process."""
-    port = free_port()
-    with log.open("a") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "quoteproof", "serve", "--index", str(index),
-             "--upload-dir", str(upload_dir), "--no-embed",
-             "--host", "127.0.0.1", "--port", str(port)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, **env},
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        try:
-            wait_until_healthy(url, process)
-        except RuntimeError as exc:
-            raise AssertionError(log.read_text()) from exc
-        yield url, process
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=30)
 
 
 def test_an_accepted_upload_survives_sigkill_and_resumes(tmp_path: Path) -> None:
@@ -61,7 +28,7 @@ def test_an_accepted_upload_survives_sigkill_and_resumes(tmp_path: Path) -> None
         for n, name in enumerate(names)
     ]
     hold.touch()  # the first server accepts the upload but ingests nothing
-    with serving(index_dir, upload_dir, log, **{INGEST_HOLD_ENV: str(hold)}) as (url, process):
+    with serving(index_dir, upload_dir, log, env={INGEST_HOLD_ENV: str(hold)}) as (url, process):
         answer = httpx.post(
             f"{url}/v1/documents", files=files, data={"collection": "A"}, headers=auth
         )

@@ -343,6 +343,9 @@ def test_settings_round_trip(store: Store) -> None:
     store.put_setting("refusal_threshold", '{"value": 0.3}')
     store.put_setting("refusal_threshold", '{"value": 0.4}')
     assert store.get_setting("refusal_threshold") == '{"value": 0.4}'
+    store.delete_setting("refusal_threshold")
+    store.delete_setting("never_set")
+    assert store.get_setting("refusal_threshold") is None
 
 
 def test_storing_the_same_text_twice_adds_no_version(store: Store) -> None:

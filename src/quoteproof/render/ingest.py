@@ -125,7 +125,8 @@ def summary_table(
     if embedding is not None:
         rate = f" ({embedding.per_second:,.0f}/s)" if embedding.embedded else ""
         done = f"{embedding.embedded:,} computed in {embedding.seconds:.1f} s{rate}"
-        table.add_row("vectors", Text(f"{done} · {visible_line(embedding.model)}"))
+        where = f" ({embedding.device})" if embedding.device else ""
+        table.add_row("vectors", Text(f"{done} · {visible_line(embedding.model)}{where}"))
     totals = f"{visible_line(location)}: {stats.documents} documents, {stats.chunks} chunks"
     table.add_row("index", Text(f"{totals}, {stats.embedded} with vectors"))
     return table

@@ -71,11 +71,13 @@ def passages(item: PendingEmbedding, limit: tuple[int, TokenCounter] | None) -> 
 
 @dataclass(frozen=True)
 class EmbedReport:
-    """What `embed_pending` did: vectors computed, seconds spent, model used."""
+    """What `embed_pending` did: vectors computed, seconds spent, model used, and
+    where it ran (`Embedder.device`; None when nothing was embedded)."""
 
     embedded: int
     seconds: float
     model: str
+    device: str | None = None
 
     @property
     def per_second(self) -> float:
@@ -124,4 +126,4 @@ def embed_pending(
                 [pending[i].key for i in block], vectors, [len(texts[i]) for i in block]
             )
             block, size = [], 0
-    return EmbedReport(total, time.perf_counter() - started, embedder.model)
+    return EmbedReport(total, time.perf_counter() - started, embedder.model, embedder.device)

@@ -9,9 +9,13 @@ once with torch into a cache and checked against torch's vectors, then loaded
 without torch; an index's passages are embedded with an int8 copy of that graph
 (`onnx_quantize`, `Embedder.embed_passages`), questions and sentences with the
 float32 graph. Other models, or when the export fails or
-`$QUOTEPROOF_EMBED_RUNTIME` is `torch`, run on sentence-transformers (torch) in
+`$QUOTEPROOF_EMBED_RUNTIME` is `torch`, or when torch has a CUDA GPU that ONNX
+Runtime cannot use (its CPU build), run on sentence-transformers (torch) in
 float32; the vectors agree within the int8 copy's precision, so an index's vectors
 stay valid either way.
+
+Both runtimes run on a CUDA GPU when there is one (`device`); there passages are
+embedded with the float32 graph (the int8 copy's operators run on the CPU only).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import numpy as np
 
 from quoteproof.errors import RetrievalError, RetrievalNotice
 from quoteproof.retrieval import onnx_export
+from quoteproof.retrieval.device import torch_device, torch_runs_where_onnx_cannot
 from quoteproof.retrieval.onnx_export import ExportError
 from quoteproof.retrieval.onnx_model import (
     OnnxSentenceModel,
@@ -65,16 +70,22 @@ def resolve_model(model: str) -> str:
     return model
 
 
-@functools.lru_cache(maxsize=4)
 def load_sentence_model(kind: str, model: str, source: str) -> Any:
     """Load a sentence-transformers `SentenceTransformer` or `CrossEncoder` (`kind`)
-    from `source` on the CPU, quietly; a local directory loads with the hub offline.
-    Loaded models are kept for the process's next callers.
+    from `source` on the device `device.torch_device` chooses now (CUDA when there
+    is one), quietly; a local directory loads with the hub offline.
+    Loaded models are kept for the process's next callers on the same device.
 
     Raises RetrievalError naming `model` when the extra is missing or loading fails.
     """
     if not dense_available():
         raise RetrievalError(f"{kind} {model} needs the dense extra: {DENSE_EXTRA_HINT}")
+    return _load_sentence_model(kind, model, source, torch_device())
+
+
+@functools.lru_cache(maxsize=4)
+def _load_sentence_model(kind: str, model: str, source: str, device: str) -> Any:
+    """`load_sentence_model` on `device`, kept per device."""
     if Path(source).is_dir():
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -83,7 +94,7 @@ def load_sentence_model(kind: str, model: str, source: str) -> Any:
 
     transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     try:
-        return getattr(sentence_transformers, kind)(source, device="cpu")
+        return getattr(sentence_transformers, kind)(source, device=device)
     except Exception as exc:  # any loader failure: missing files, bad config, no network
         raise RetrievalError(f"cannot load {kind} {model}: {exc}") from exc
 
@@ -93,6 +104,8 @@ class SentenceModel(Protocol):
 
     runtime: str
     dimensions: int
+    device: str
+    """Where it runs: `cuda` or `cpu`."""
 
     def encode(
         self, texts: Sequence[str], batch_size: int, on_batch: Callable[[int], None] | None
@@ -108,6 +121,7 @@ class TorchSentenceModel:
     def __init__(self, model: Any) -> None:
         self.model = model
         self.dimensions = int(model.get_embedding_dimension())
+        self.device = str(model.device.type)
 
     def encode(
         self, texts: Sequence[str], batch_size: int, on_batch: Callable[[int], None] | None
@@ -201,7 +215,12 @@ def load_embedding_model(model: str) -> SentenceModel:
     load."""
     source = resolve_model(model)
     wanted = os.environ.get(RUNTIME_VARIABLE, "").strip().lower()
-    if wanted != "torch" and runtime_available() and unsupported_reason(Path(source)) is None:
+    if (
+        wanted != "torch"
+        and runtime_available()
+        and unsupported_reason(Path(source)) is None
+        and not _gpu_for_torch_only()
+    ):
         try:
             return load_onnx_model(model, source)
         except ExportError as exc:
@@ -212,14 +231,21 @@ def load_embedding_model(model: str) -> SentenceModel:
     return TorchSentenceModel(load_sentence_model("SentenceTransformer", model, source))
 
 
+def _gpu_for_torch_only() -> bool:
+    """True when a GPU is there for torch but not for ONNX Runtime (`device`)."""
+    import onnxruntime as ort
+
+    return torch_runs_where_onnx_cannot(ort.get_available_providers())
+
+
 def load_passage_model(model: str) -> SentenceModel:
     """Load `model` for embedding passages in bulk: the int8 copy of its ONNX graph
     when it runs on ONNX Runtime (`onnx_quantize`), otherwise what
-    `load_embedding_model` loads. When the copy is refused, a `RetrievalNotice`
+    `load_embedding_model` loads (on a GPU too). When the copy is refused, a `RetrievalNotice`
     says why, once, and passages are embedded in float32. Raises RetrievalError
     when the model cannot load."""
     exact = load_embedding_model(model)
-    if exact.runtime != "onnx":
+    if exact.runtime != "onnx" or exact.device != "cpu":
         return exact
     try:
         return load_onnx_passage_model(model, resolve_model(model))
@@ -253,6 +279,13 @@ class Embedder:
         return self._sentence_model().runtime
 
     @property
+    def device(self) -> str:
+        """Where the model runs, with what: `onnx on cuda`, `torch on cpu`, ...
+        (loads the model)."""
+        loaded = self._sentence_model()
+        return f"{loaded.runtime} on {loaded.device}"
+
+    @property
     def dimensions(self) -> int:
         """The length of the model's vectors (loads the model)."""
         return self._sentence_model().dimensions
@@ -268,7 +301,7 @@ class Embedder:
         self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None
     ) -> Vectors:
         """Like `embed`, for the passages of an index in bulk: with the int8 copy of
-        the model when it runs on ONNX Runtime (`load_passage_model`), whose vectors
+        the model when it runs on ONNX Runtime on the CPU (`load_passage_model`), whose vectors
         are within a cosine of 0.98 of `embed`'s (0.995 on average), at about twice
         the speed."""
         if not texts:

@@ -8,7 +8,8 @@ The graph takes token ids, attention mask and token type ids and returns
 mean-pooled token embeddings; texts are tokenised with `tokenizers` from the
 model's tokenizer.json, truncated to its `max_seq_length` as sentence-transformers
 does, and the rows are L2-normalised here. ONNX Runtime runs on CUDA when its
-CUDAExecutionProvider is available, otherwise on the CPU with one thread per core.
+CUDAExecutionProvider is available (`device.onnx_providers`), otherwise on the CPU
+with one thread per core.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from quoteproof.retrieval.device import CUDA_PROVIDER, onnx_providers
 from quoteproof.store.base import Vectors
 
 EXPORTER_VERSION = "2"
@@ -113,14 +115,6 @@ def max_seq_length(source: Path) -> int:
         return 512
 
 
-def providers() -> list[str]:
-    """ONNX Runtime providers to use: CUDA first when available, then the CPU."""
-    import onnxruntime as ort
-
-    available = ort.get_available_providers()
-    return [p for p in ("CUDAExecutionProvider", "CPUExecutionProvider") if p in available]
-
-
 def _cores() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -131,7 +125,8 @@ def _cores() -> int:
 class OnnxSentenceModel:
     """A mean-pooling sentence model in an exported ONNX graph (`graph`), tokenised
     from the model folder `source`. Raises onnxruntime's errors when the graph
-    cannot load (a corrupt or truncated file)."""
+    cannot load (a corrupt or truncated file). `device` is where it runs: `cuda`
+    when the session took the CUDA provider, else `cpu`."""
 
     runtime = "onnx"
 
@@ -143,7 +138,8 @@ class OnnxSentenceModel:
         options.intra_op_num_threads = _cores()
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = ort.InferenceSession(str(graph), options, providers=providers())
+        self.session = ort.InferenceSession(str(graph), options, providers=onnx_providers())
+        self.device = "cuda" if CUDA_PROVIDER in self.session.get_providers() else "cpu"
         self._inputs = {item.name for item in self.session.get_inputs()}
         self.tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_seq_length(source))

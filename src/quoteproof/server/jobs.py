@@ -14,6 +14,10 @@ CPU-time or clock budget is stopped and fails with that cause. Each file is
 stored in one transaction (the index never holds half a document). `shutdown`
 kills the parses in progress: their files are still pending in the journal and are
 ingested on the next start.
+
+Several server processes may share one index (`serve --workers N`, or hosts
+sharing a PostgreSQL database): each ingests the jobs it accepted, holding their
+locks (`JobJournal.claim`), and `get` finds the others' jobs in the journal.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from quoteproof.errors import StoreError
 from quoteproof.ingest.parse_worker import ParseFunction, ParseWorker
 from quoteproof.ingest.parsing import IngestSettings, Parsed, parse_and_chunk
 from quoteproof.ingest.pipeline import IngestResult, PendingFile, prepare_file, store_parsed
@@ -99,7 +104,7 @@ class Job:
     finished: str | None = None
     results: list[FileResult] = field(default_factory=list)
     error: str | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
     @property
     def total(self) -> int:
@@ -282,7 +287,13 @@ class JobManager:
         """Record the ingest of `paths` into `collection` in the journal and queue
         it; return the job (its record is durable when this returns)."""
         job = Job(uuid.uuid4().hex, collection, tuple(str(p) for p in paths), user)
-        self._journal.save(job.record())
+        self._journal.claim(job.id)
+        try:
+            self._journal.save(job.record())
+        except BaseException:
+            with contextlib.suppress(OSError, StoreError):
+                self._journal.delete(job.id)  # no half-recorded job resumes later
+            raise
         with self._lock:
             self._jobs[job.id] = job
             self._queue.add(job, job.paths)
@@ -291,9 +302,11 @@ class JobManager:
         return job
 
     def get(self, job_id: str) -> Job | None:
-        """Return the job with `job_id`, or None (unknown or forgotten)."""
+        """Return the job with `job_id`, or None (unknown or forgotten): one of this
+        process, else as the journal last recorded it (another process's job)."""
         with self._lock:
-            return self._jobs.get(job_id)
+            job = self._jobs.get(job_id)
+        return job if job is not None else _from_record(self._journal.load(job_id))
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no job is queued or running; return False if `timeout` seconds
@@ -312,18 +325,25 @@ class JobManager:
         self._wake()
         if self._thread is not None:
             self._thread.join()
+        self._journal.release_all()
         self._wake_reader.close()
         self._wake_writer.close()
 
     # --- the scheduler thread ---
 
     def _resume(self) -> None:
-        """Load the journal: unfinished jobs go back in the queue (lock held)."""
+        """Load the journal: unfinished jobs that no other process holds go back in
+        the queue (lock held)."""
         for record in self._journal.load_all():
-            try:
-                job = Job.from_record(record)
-            except (KeyError, TypeError, ValueError):
+            job = _from_record(record)
+            if job is None:
                 continue  # a record this version cannot read: left alone
+            if job.state in ("queued", "running"):
+                if not self._journal.claim(job.id):
+                    continue  # another process ingests it
+                job = _from_record(self._journal.load(job.id)) or job  # as it is now
+                if job.state not in ("queued", "running"):
+                    self._journal.release(job.id)
             self._jobs[job.id] = job
             if job.state in ("queued", "running"):
                 pending = job.pending()
@@ -425,8 +445,7 @@ class JobManager:
     def _record(self, job: Job, result: IngestResult) -> None:
         """Add a file's result to its job and the journal; a job with every file
         done is finished next."""
-        job._add(result)
-        self._save(job)
+        self._publish(job, lambda: job._add(result))
         if len(job.results) == job.total:
             self._to_finish.append(job)
 
@@ -446,13 +465,21 @@ class JobManager:
             self._to_finish.popleft()
             self._end(job, "done")
 
+    def _publish(self, job: Job, change: Callable[[], None]) -> None:
+        """Make `change` to `job` and record it (`_save`) before anyone reads the job
+        again: a job is never seen ahead of its record, so another process reading
+        the journal learns what this one answers."""
+        with job._lock:
+            change()
+            self._save(job)
+
     def _save(self, job: Job) -> None:
         """Record `job` in the journal from the scheduler thread. A journal that
         cannot be written stops nothing: the job goes on, and after a restart its
         files not recorded are tried again (and found unchanged)."""
         try:
             self._journal.save(job.record())
-        except OSError as exc:
+        except (OSError, StoreError) as exc:
             warnings.warn(f"ingest job {job.id} not recorded in the journal: {exc}", stacklevel=2)
 
     def _check_stop(self, _embedded: int) -> None:
@@ -465,11 +492,12 @@ class JobManager:
         self._end(job, "failed", f"{type(exc).__name__}: {exc}")
 
     def _end(self, job: Job, state: JobState, error: str | None = None) -> None:
-        """End `job` in `state`: tell `on_end`, set the state, record it, wake waiters."""
+        """End `job` in `state`: tell `on_end`, set the state and record it
+        (`_publish`), release its journal lock, wake waiters."""
         if self._on_end is not None:
             self._on_end(job, state)
-        job._set(state, error)
-        self._save(job)
+        self._publish(job, lambda: job._set(state, error))
+        self._journal.release(job.id)
         with self._idle:
             self._idle.notify_all()
 
@@ -486,3 +514,14 @@ class JobManager:
             del self._jobs[job_id]
             self._journal.delete(job_id)
             excess -= 1
+
+
+def _from_record(record: dict[str, Any] | None) -> Job | None:
+    """The job a journal record describes, or None (no record, or one this version
+    cannot read)."""
+    if record is None:
+        return None
+    try:
+        return Job.from_record(record)
+    except (KeyError, TypeError, ValueError):
+        return None

@@ -4,12 +4,18 @@ SQLite connections belong to the thread that opened them, so `AppState.index`
 opens one `Index` per worker thread (`threading.local`); embedding and reranking
 models are cached per process by the retrieval layer, so a second `Index` costs
 only a store connection.
+
+Nothing a request relies on lives only in this process, so several processes can
+serve one index (`serve --workers N`, or hosts sharing a PostgreSQL database):
+API keys, answers, the audit log and its head, and the refusal threshold are in
+the index; ingest jobs are in the index too (`server.journal`); the web page's
+form tokens are derived from the audit key (`AppState.form_secret`), which every
+process signing the same audit log shares.
 """
 
 from __future__ import annotations
 
 import contextlib
-import secrets
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -34,6 +40,7 @@ from quoteproof.server.journal import JOURNAL_FOLDER, JobJournal
 from quoteproof.server.metrics import Metrics
 from quoteproof.service import Principal, ScopedIndex
 from quoteproof.service.admin import Admin
+from quoteproof.store.audit_chain import keyed_signature
 from quoteproof.store.open import is_postgres_url
 
 DEFAULT_MAX_UPLOAD_MB = 50.0
@@ -104,7 +111,7 @@ class AppState:
         every ingest job ended."""
         self.jobs = JobManager(
             self.open_index,
-            JobJournal(self.upload_dir / JOURNAL_FOLDER),
+            JobJournal(self.upload_dir / JOURNAL_FOLDER, shared=lambda: self.index().store),
             config.embed,
             IngestSettings(max_file_mb=max(DEFAULT_MAX_FILE_MB, config.max_upload_mb)),
             workers=config.parse_workers,
@@ -116,8 +123,7 @@ class AppState:
         self._opened: list[Index] = []
         self._lock = threading.Lock()
         self._backend: Backend | None = None
-        self.csrf_secret = secrets.token_bytes(32)
-        """The key of the web page's form tokens (`server.csrf`), new at each start."""
+        self._form_secret: bytes | None = None
 
     def open_index(self) -> Index:
         """Open a new `Index` on the configured location (the caller closes it)."""
@@ -149,6 +155,15 @@ class AppState:
         """This thread's index as its operator sees it: API keys and authentication
         (`service.admin.Admin`)."""
         return Admin(self.index())
+
+    def form_secret(self) -> bytes:
+        """The key of the web page's form tokens (`server.csrf`): derived from the
+        audit key (`Index.signing_key`), so every process that signs this index's
+        audit log makes and accepts the same tokens, across restarts too."""
+        if self._form_secret is None:
+            derived = keyed_signature(self.index().signing_key(), "quoteproof-form-secret")
+            self._form_secret = bytes.fromhex(derived)
+        return self._form_secret
 
     def backend(self) -> Backend:
         """Return the language-model backend (made once; raises `BackendConfigError`

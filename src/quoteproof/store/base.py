@@ -441,6 +441,10 @@ class Store(Protocol):
         """Store an index-wide setting, replacing any earlier value."""
         ...
 
+    def delete_setting(self, name: str) -> None:
+        """Forget an index-wide setting (nothing happens when it was never set)."""
+        ...
+
     def append_audit(
         self,
         entry_id: str,

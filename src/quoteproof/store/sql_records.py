@@ -74,6 +74,11 @@ class SQLRecords(ABC):
                 (setting_key(name), value),
             )
 
+    def delete_setting(self, name: str) -> None:
+        """Forget an index-wide setting (nothing happens when it was never set)."""
+        with self._write():
+            self._run("DELETE FROM meta WHERE key = ?", (setting_key(name),))
+
     def append_audit(
         self,
         entry_id: str,
