@@ -113,6 +113,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     # one full-text table per collection (`fts_table`), filled by `_fill_search_tables`
     8: ("DROP TABLE IF EXISTS chunks_fts",),
     9: (),  # kg_triplets, created by _SCHEMA
+    10: (),  # PostgreSQL's BM25 postings; nothing in SQLite
 }
 
 _SEARCH_TABLES_SINCE = 8
