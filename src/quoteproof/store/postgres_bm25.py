@@ -91,6 +91,8 @@ DROP_POSTINGS = """DELETE FROM bm25_postings
 WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = %s AND doc_version = %s)"""
 
 FILL = (
+    "DELETE FROM bm25_terms",
+    "DELETE FROM bm25_postings",
     ADD_POSTINGS.replace("AND c.doc_id = %s AND c.doc_version = %s", ""),
     SET_IMPACTS.replace(
         "AND p.chunk_id IN (SELECT id FROM chunks WHERE doc_id = %s AND doc_version = %s)", ""
@@ -98,7 +100,7 @@ FILL = (
     "INSERT INTO bm25_terms (collection, lexeme, chunks) SELECT collection, lexeme, count(*) "
     "FROM bm25_postings GROUP BY collection, lexeme",
 )
-"""Postings of every current chunk (the migration to schema 10)."""
+"""Postings of every current chunk, made afresh (the migration to schema 10)."""
 
 SEARCHED_CHUNKS = (
     "SELECT coalesce(sum(chunks), 0) AS n FROM bm25_collection_stats "
