@@ -306,7 +306,6 @@ class PostgresStore(SQLStore):
         self._count_for_bm25(doc_id, version, 1)
         for statement, params in (
             (postgres_bm25.ADD_POSTINGS, (doc_id, version)),
-            (postgres_bm25.SET_IMPACTS, (doc_id, version)),
             (postgres_bm25.COUNT_TERMS, (1, doc_id, version)),
         ):
             self._db.execute(statement, params)

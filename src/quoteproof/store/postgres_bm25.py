@@ -40,12 +40,15 @@ below it the full scan costs less than ~100 ms and ranks exactly."""
 
 _TF = f"(SELECT sum(CASE w WHEN 'A' THEN 1.0 ELSE {LABEL_WEIGHT} END) FROM unnest(u.weights) w)"
 
-_PART = (
-    f"p.tf * {BM25_K1 + 1} / (p.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.length "
-    "/ greatest(s.tokens::float8 / greatest(s.chunks, 1), 1)))"
-)
-"""The term-frequency part of a posting `p`'s BM25 score under its collection's
-statistics `s`."""
+
+def _part(posting: str) -> str:
+    """The term-frequency part of the BM25 score of posting `posting` (a row alias
+    with `tf` and `length`) under its collection's statistics `s`."""
+    return (
+        f"{posting}.tf * {BM25_K1 + 1} / ({posting}.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} "
+        f"* {posting}.length / greatest(s.tokens::float8 / greatest(s.chunks, 1), 1)))"
+    )
+
 
 DDL = (
     """CREATE TABLE IF NOT EXISTS bm25_postings (
@@ -68,17 +71,17 @@ DDL = (
 )
 """The postings tables (schema 10)."""
 
-ADD_POSTINGS = f"""INSERT INTO bm25_postings (chunk_id, lexeme, collection, tf, length, impact)
-SELECT c.id, u.lexeme, c.collection, {_TF}, length(c.search_text), 0
-FROM chunks c, LATERAL unnest(c.search_text) u
-WHERE c.is_current AND c.doc_id = %s AND c.doc_version = %s"""
-"""Postings of one version's chunks (impacts set by `SET_IMPACTS`)."""
+_VERSION = "AND c.doc_id = %s AND c.doc_version = %s"
 
-SET_IMPACTS = f"""UPDATE bm25_postings p SET impact = {_PART}
-FROM bm25_collection_stats s
-WHERE s.collection = p.collection
-    AND p.chunk_id IN (SELECT id FROM chunks WHERE doc_id = %s AND doc_version = %s)"""
-"""Impacts of one version's postings at its collection's statistics now."""
+ADD_POSTINGS = f"""INSERT INTO bm25_postings (chunk_id, lexeme, collection, tf, length, impact)
+SELECT x.id, x.lexeme, x.collection, x.tf, x.length, {_part("x")}
+FROM (
+    SELECT c.id, u.lexeme, c.collection, {_TF} AS tf, length(c.search_text) AS length
+    FROM chunks c, LATERAL unnest(c.search_text) u
+    WHERE c.is_current {_VERSION}
+) x JOIN bm25_collection_stats s ON s.collection = x.collection"""
+"""Postings of one version's chunks, their impacts at the collection's statistics
+with the version counted."""
 
 COUNT_TERMS = """INSERT INTO bm25_terms (collection, lexeme, chunks)
 SELECT collection, lexeme, %s * count(*) FROM bm25_postings
@@ -93,10 +96,7 @@ WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = %s AND doc_version = %s)
 FILL = (
     "DELETE FROM bm25_terms",
     "DELETE FROM bm25_postings",
-    ADD_POSTINGS.replace("AND c.doc_id = %s AND c.doc_version = %s", ""),
-    SET_IMPACTS.replace(
-        "AND p.chunk_id IN (SELECT id FROM chunks WHERE doc_id = %s AND doc_version = %s)", ""
-    ),
+    ADD_POSTINGS.replace(_VERSION, ""),
     "INSERT INTO bm25_terms (collection, lexeme, chunks) SELECT collection, lexeme, count(*) "
     "FROM bm25_postings GROUP BY collection, lexeme",
 )
@@ -122,8 +122,8 @@ candidates AS (
     ) top
 ),
 scored AS (
-    SELECT p.chunk_id AS id, sum(ln(1 + (s.chunks - t.chunks + 0.5) / (t.chunks + 0.5)) * {_PART})
-        AS score
+    SELECT p.chunk_id AS id,
+        sum(ln(1 + (s.chunks - t.chunks + 0.5) / (t.chunks + 0.5)) * {_part("p")}) AS score
     FROM candidates k JOIN bm25_postings p ON p.chunk_id = k.chunk_id
         JOIN lex ON lex.lexeme = p.lexeme
         JOIN bm25_terms t ON t.collection = p.collection AND t.lexeme = p.lexeme
