@@ -61,6 +61,7 @@ BENCHMARKS = (
     Benchmark("embedding", "embedding.py", ("--docs", "300", "--queries", "30")),
     Benchmark("ingestspeed", "ingest_speed.py", ("--rounds", "1")),
     Benchmark("contextforms", "context_forms.py", ("--sample", "1", "--no-label")),
+    Benchmark("scale", "scale.py", ("--sizes", "10000", "--queries", "20")),
 )
 """Every benchmark, in the order they run."""
 

@@ -39,6 +39,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -51,7 +52,6 @@ from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL
 from quoteproof.retrieval.fusion import reciprocal_rank_fusion
 from quoteproof.store.base import EmbeddingSpace, NewChunk, NewDocument, Store, embed_key
 from quoteproof.store.open import open_store
-from retrieval import postgres
 from scifact import corpus
 
 DIMENSIONS = 384
@@ -351,6 +351,27 @@ def figures(rows: list[Row]) -> Figures:
     return out
 
 
+@contextmanager
+def postgres_url(option: str) -> Iterator[str | None]:
+    """The PostgreSQL URL of `--postgres`: the URL given, a throwaway pgserver's for
+    `auto` (None when pgserver is not installed), None for `none`."""
+    if option != "auto":
+        yield None if option == "none" else option
+        return
+    try:
+        import pgserver
+    except ImportError:
+        print("pgserver is not installed: PostgreSQL skipped", file=sys.stderr)
+        yield None
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        server = pgserver.get_server(folder, cleanup_mode="stop")
+        try:
+            yield server.get_uri()
+        finally:
+            server.cleanup()
+
+
 def run_store(name: str, location: str, sizes: list[int], queries_wanted: int) -> Iterator[Row]:
     """Grow one index through `sizes` and measure it at each."""
     model = TextModel()
@@ -384,7 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "sqlite" in stores:
             rows += run_store("sqlite", str(Path(folder) / "sqlite"), sizes, args.queries)
         if "postgres" in stores:
-            with postgres(args.postgres) as url:
+            with postgres_url(args.postgres) as url:
                 if url is not None:
                     rows += run_store("postgres", url, sizes, args.queries)
     print("(ms per search; recall: dense recall@10 against exact search; bm25 ov: bounded")
