@@ -438,7 +438,9 @@ class SQLiteStore(SQLStore):
 
     def _open_vector_index(self) -> None:
         """Map the vector index file recorded in `meta` (none: search is exact)."""
-        upto = ann.recorded_upto(self._db) if ann.available() else 0
+        upto = ann.recorded_upto(self._db)
+        if upto and not ann.available():  # made where usearch was installed: search exactly
+            upto = 0
         if upto == self._ann_upto:
             return
         try:
