@@ -14,10 +14,10 @@ scale = load_script("scale")
 def test_a_small_index_is_searched_exactly_and_reproducibly(tmp_path: Path) -> None:
     first = scale.Growing("sqlite", str(tmp_path / "a"), scale.TextModel())
     assert first.grow(100) > 0
-    queries = [first.model.question(first.chunks[i]) for i in (0, 50, 99)]
+    queries = [first.question(i) for i in (0, 50, 99)]
     assert scale.dense_recall(first, queries) == 1.0  # exact search below the ANN size
     assert scale.bm25_overlap(first, queries) is None  # SQLite: FTS5 only
-    assert all(first.store.search_bm25(first.model.text(q), 10) for q in queries)
+    assert all(first.store.search_bm25(q.text, 10) for q in queries)
     second = scale.Growing("sqlite", str(tmp_path / "b"), scale.TextModel())
     second.grow(100)
     assert [first.model.text(w) for w in first.chunks] == [
@@ -29,7 +29,7 @@ def test_a_small_index_is_searched_exactly_and_reproducibly(tmp_path: Path) -> N
 
 def row(store: str, chunks: int, hybrid_p95: float, rss: float = 300.0) -> object:
     return scale.Row(
-        store, chunks, 100.0, 10.0, 1, 2, 1, 2, 3, hybrid_p95, 1.0, None, 2.0, rss, rss
+        store, chunks, 100.0, 10.0, 1, 2, 1, 2, 3, hybrid_p95, 1.0, 1.0, None, 2.0, rss, rss
     )
 
 
