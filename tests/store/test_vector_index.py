@@ -19,14 +19,11 @@ DIMS = 16
 
 
 def doc(path: str, words: list[str], collection: str = "default") -> NewDocument:
+    """One chunk per word, paragraphs apart."""
     text = "\n\n".join(words)
-    chunks, offset = [], 0
-    for word in words:
-        chunks.append(NewChunk(offset, offset + len(word), (), word))
-        offset += len(word) + 2
-    return NewDocument(
-        path, "T", "text", text, sha256_text(text), tuple(chunks), collection=collection
-    )
+    starts = [sum(len(word) + 2 for word in words[:i]) for i in range(len(words))]
+    chunks = tuple(NewChunk(s, s + len(w), (), w) for s, w in zip(starts, words, strict=True))
+    return NewDocument(path, "T", "text", text, sha256_text(text), chunks, collection=collection)
 
 
 def unit_rows(rng: np.random.Generator, count: int) -> np.ndarray:
