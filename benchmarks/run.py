@@ -62,6 +62,7 @@ BENCHMARKS = (
     Benchmark("ingestspeed", "ingest_speed.py", ("--rounds", "1")),
     Benchmark("contextforms", "context_forms.py", ("--sample", "1", "--no-label")),
     Benchmark("pubmedqa", "pubmedqa.py", ("--sample", "1")),
+    Benchmark("scale", "scale.py", ("--sizes", "10000", "--queries", "20")),
 )
 """Every benchmark, in the order they run."""
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from quoteproof.model import Triplet
     from quoteproof.store.kg import ImportOutcome, NewTriplet
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 Vectors = NDArray[np.float32]
 """Rows of unit-length float32 vectors (one row per text)."""

@@ -10,7 +10,10 @@ syntax is interpreted) under `TEXT_SEARCH_CONFIG` (English stemming, no stopword
 like SQLite's porter tokenizer) finds the chunks; Okapi BM25 (k1 1.2, b 0.75) ranks
 them, with a term in the label counting 0.4 (the SQLite store's bm25 weights).
 PostgreSQL's own `ts_rank` has no IDF and ranks markedly worse (SciFact nDCG@10
-0.60 against 0.69).
+0.60 against 0.69). From `postgres_bm25.BOUNDED_FROM` current chunks in the
+collections searched, the same formula scores only the chunks of each term's
+highest-impact postings (`postgres_bm25`), so a question reads a bounded number of
+rows per term however large the index grows.
 
 BM25 statistics (chunk count, average length, and a term's document frequency)
 are those of a chunk's own collection, as in the SQLite store (an FTS5 table per
@@ -47,6 +50,7 @@ from psycopg.rows import DictRow, dict_row
 
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Hit
+from quoteproof.store import postgres_bm25
 from quoteproof.store.base import (
     SCHEMA_VERSION,
     EmbeddingSpace,
@@ -71,8 +75,8 @@ from quoteproof.terms import query_terms
 CONNECT_TIMEOUT_S = 10
 """Seconds to wait for the server unless the URL or PGCONNECT_TIMEOUT says otherwise."""
 
-_BM25_K1, _BM25_B = 1.2, 0.75
-_LABEL_WEIGHT = 0.4  # a term in the label (weight C) counts 0.4, as in the SQLite store
+_BM25_K1, _BM25_B = postgres_bm25.BM25_K1, postgres_bm25.BM25_B
+_LABEL_WEIGHT = postgres_bm25.LABEL_WEIGHT
 
 # Okapi BM25 over the matching current chunks of the collections searched, each
 # scored with its own collection's statistics: a term's frequency is read from the
@@ -183,6 +187,8 @@ class PostgresStore(SQLStore):
     def __init__(self, connection: psycopg.Connection[DictRow], location: str) -> None:
         super().__init__(location)
         self._db = connection
+        self.bm25_bounded_from = postgres_bm25.BOUNDED_FROM
+        self.bm25_candidates = postgres_bm25.CANDIDATES_PER_TERM
 
     @classmethod
     def open(cls, url: str, *, create: bool = False) -> PostgresStore:
@@ -295,13 +301,21 @@ class PostgresStore(SQLStore):
 
     def _index_version(self, doc_id: str, version: int, collection: str) -> None:
         """Count the version's chunks in its collection's BM25 statistics (its
-        chunks were written current, so their search index has them)."""
+        chunks were written current, so their search index has them) and give its
+        chunks their postings."""
         self._count_for_bm25(doc_id, version, 1)
+        for statement, params in (
+            (postgres_bm25.ADD_POSTINGS, (doc_id, version)),
+            (postgres_bm25.COUNT_TERMS, (1, doc_id, version)),
+        ):
+            self._db.execute(statement, params)
 
     def _unindex_version(self, doc_id: str, version: int) -> None:
         """Mark the version's chunks not current and take them out of the BM25
-        statistics."""
+        statistics and postings."""
         self._count_for_bm25(doc_id, version, -1)
+        self._db.execute(postgres_bm25.COUNT_TERMS, (-1, doc_id, version))
+        self._db.execute(postgres_bm25.DROP_POSTINGS, (doc_id, version))
         self._run(
             "UPDATE chunks SET is_current = false WHERE doc_id = ? AND doc_version = ?",
             (doc_id, version),
@@ -332,12 +346,28 @@ class PostgresStore(SQLStore):
         in `collections` only, when given).
 
         The question's terms (`query_terms`) are OR-ed, each as a plain-text query,
-        so operators and punctuation in it are never interpreted.
+        so operators and punctuation in it are never interpreted. From
+        `bm25_bounded_from` current chunks searched, only each term's
+        `bm25_candidates` highest-impact postings are scored (`postgres_bm25`).
         """
         terms = query_terms(query)
         wanted = _collection_list(collections)
         if not terms or limit <= 0 or wanted == []:
             return []
+        searched = self._db.execute(postgres_bm25.SEARCHED_CHUNKS, (wanted, wanted)).fetchone()
+        if searched is not None and searched["n"] >= self.bm25_bounded_from:
+            rows = self._db.execute(
+                postgres_bm25.BOUNDED_SQL.format(columns=CHUNK_COLUMNS),
+                (
+                    TEXT_SEARCH_CONFIG,
+                    " ".join(terms),
+                    wanted,
+                    wanted,
+                    self.bm25_candidates,
+                    limit,
+                ),
+            )
+            return self._hits(rows.fetchall())
         tsquery = " || ".join([f"plainto_tsquery('{TEXT_SEARCH_CONFIG}', %s)"] * len(terms))
         only = "true" if wanted is None else "c.collection = ANY (%s)"
         rows = self._db.execute(

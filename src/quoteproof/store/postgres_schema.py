@@ -10,7 +10,8 @@ generated tsvector of the chunk text (weight A) and label (weight C) under the
 `embeddings.vector` column and its HNSW index are added by `embedding_ddl` once the
 dimension is known. `bm25_collection_stats` holds, per collection, the number of
 current chunks and of their tokens (positions of `search_text`), kept up to date by
-every write, for BM25.
+every write, for BM25; `bm25_postings` and `bm25_terms` are the impact-ordered
+postings of bounded BM25 (`postgres_bm25`).
 
 The audit log (`audit_log`) is append-only: triggers refuse UPDATE, DELETE and
 TRUNCATE. Its `time` and `collections` (JSON) are kept as the exact text they were
@@ -26,6 +27,8 @@ import re
 from urllib.parse import unquote
 
 from quoteproof.store.audit_chain import AUDIT_APPEND_ONLY
+from quoteproof.store.postgres_bm25 import DDL as BM25_POSTINGS_DDL
+from quoteproof.store.postgres_bm25 import FILL as BM25_POSTINGS_FILL
 from quoteproof.store.sql_schema import SchemaDialect, shared_tables
 
 WRITE_LOCK = 0x71756F74
@@ -111,6 +114,7 @@ SCHEMA_DDL = ";\n".join(
         _AUDIT_TRIGGERS,
         _SCHEMA_7_DDL,
         _SCHEMA_8_DDL,
+        *BM25_POSTINGS_DDL,
     ]
 )
 """The schema of a new index (one script)."""
@@ -134,6 +138,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
     8: tuple(_SCHEMA_8_DDL.split(";\n")),
     9: (_TABLES["kg_triplets"], _TABLES["kg_triplets_by_collection"]),
+    10: (*BM25_POSTINGS_DDL, *BM25_POSTINGS_FILL),
 }
 """Statements that bring a PostgreSQL index of schema version N-1 to N (the first
 PostgreSQL index had schema 3)."""

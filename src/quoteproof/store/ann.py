@@ -1,0 +1,182 @@
+"""An approximate nearest-neighbour index of a SQLite index's vectors: a usearch HNSW
+graph in a file beside the database, memory-mapped by every process that searches.
+
+Why usearch: it is maintained, has wheels for every platform quoteproof supports,
+and can *view* a saved index (memory-map it) instead of loading it, so a searching
+process holds only the pages a query touches and processes share one copy in the
+page cache; hnswlib and faiss-cpu load the whole graph into each process.
+
+The file covers the vectors of the `embeddings` rows up to one rowid (`upto`,
+recorded in the `meta` table under `UPTO_KEY` and written into the file's name).
+Its keys are embeddings rowids, several vectors per key (a chunk's passages); the
+vectors are stored as float16 (search then recomputes each candidate's exact float32
+similarity from the database). Rows after `upto` are searched exactly by the reader.
+
+A writer calls `fold` after storing vectors: once the table holds `ANN_FROM`
+vectors the file is built, and from then on the rows after `upto` are added to it
+whenever there are `FOLD_EVERY` of them. Folding runs under a file lock (a second
+writer skips it), writes a new file and records it in one transaction; the old file
+is removed (a process that still maps it keeps reading it until it reopens).
+Embedding rows are never deleted, so rowids only grow.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ANN_FROM = 50_000
+"""Embedding rows from which a SQLite index gets an approximate vector index. Below
+it exact search reads at most ~75 MB of vectors (384 dimensions) per process and
+takes a few milliseconds; above it the matrix each process holds and the seconds a
+cold process spends reading it grow with the corpus, while the graph does not."""
+
+FOLD_EVERY = 10_000
+"""Embedding rows outside the file at which a writer adds them to it (readers search
+at most this many, plus those of one write, exactly)."""
+
+UPTO_KEY = "vector_index_upto"
+"""The `meta` key holding the last embeddings rowid the vector index file covers."""
+
+_CONNECTIVITY = 16
+_EXPANSION_ADD = 128
+_EXPANSION_SEARCH_MIN = 64
+_BATCH = 4096
+
+
+def available() -> bool:
+    """Whether usearch is installed (without it search stays exact)."""
+    try:
+        import usearch.index  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def index_path(directory: Path, upto: int) -> Path:
+    """The file of the vector index covering embeddings rows up to `upto`."""
+    return directory / f"vectors-{upto}.usearch"
+
+
+def recorded_upto(db: sqlite3.Connection) -> int:
+    """The rowid up to which the vector index file covers embeddings (0: no file)."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (UPTO_KEY,)).fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+class VectorIndex:
+    """A memory-mapped vector index file: `search` returns embeddings rowids."""
+
+    def __init__(self, path: Path) -> None:
+        from usearch.index import Index
+
+        self._index: Any = Index.restore(str(path), view=True)
+        if self._index is None:
+            raise OSError(f"{path} is not a vector index")
+
+    @property
+    def size(self) -> int:
+        """The number of vectors in the file."""
+        return len(self._index)
+
+    def search(self, vector: np.ndarray, count: int) -> list[int]:
+        """The rowids of the (about) `count` vectors nearest to `vector`, nearest
+        first, each once."""
+        self._index.expansion_search = max(_EXPANSION_SEARCH_MIN, count)
+        matches = self._index.search(vector, count)
+        return list(dict.fromkeys(int(key) for key in matches.keys))
+
+
+@contextmanager
+def _locked(directory: Path) -> Iterator[bool]:
+    """Hold the folding lock of `directory` if no other process holds it (yields
+    whether this one does)."""
+    with open(directory / "vectors.lock", "a+b") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def fold(
+    db: sqlite3.Connection,
+    directory: Path,
+    dimensions: int,
+    record: Callable[[int], None],
+    *,
+    start: int = ANN_FROM,
+    every: int = FOLD_EVERY,
+) -> bool:
+    """Build or extend the vector index file when due (see the module); `record(upto)`
+    stores the new `upto` (and whatever else marks the change) in one transaction.
+    Returns whether a new file was written."""
+    if not available():
+        return False
+    with _locked(directory) as mine:
+        if not mine:
+            return False
+        upto = recorded_upto(db)
+        row = db.execute(
+            "SELECT count(*), max(rowid) FROM embeddings WHERE rowid > ?", (upto,)
+        ).fetchone()
+        new, last = int(row[0]), row[1]
+        if new == 0 or new < (every if upto else start):
+            return False
+        index = _load_or_create(directory, upto, dimensions)
+        for keys, vectors in _rows(db, upto, last, dimensions):
+            index.add(keys, vectors)
+        temporary = directory / f".vectors-{last}.usearch.tmp"
+        index.save(str(temporary))
+        os.replace(temporary, index_path(directory, last))
+        record(last)
+        for old in directory.glob("vectors-*.usearch"):
+            if old.name != index_path(directory, last).name:
+                old.unlink(missing_ok=True)
+        return True
+
+
+def _load_or_create(directory: Path, upto: int, dimensions: int) -> Any:
+    from usearch.index import Index
+
+    if upto:
+        loaded = Index.restore(str(index_path(directory, upto)))
+        if loaded is not None:
+            return loaded
+    return Index(
+        ndim=dimensions,
+        metric="cos",
+        dtype="f16",
+        connectivity=_CONNECTIVITY,
+        expansion_add=_EXPANSION_ADD,
+        multi=True,
+    )
+
+
+def _rows(
+    db: sqlite3.Connection, after: int, last: int, dimensions: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The embeddings rows after `after` up to `last`, as (keys, vectors) batches:
+    one key per vector (a row's passages share its rowid)."""
+    cursor = db.execute(
+        "SELECT rowid, vector FROM embeddings WHERE rowid > ? AND rowid <= ? ORDER BY rowid",
+        (after, last),
+    )
+    while rows := cursor.fetchmany(_BATCH):
+        vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(-1, dimensions)
+        keys = np.repeat(
+            np.fromiter((r[0] for r in rows), dtype=np.uint64, count=len(rows)),
+            [len(r[1]) // (4 * dimensions) for r in rows],
+        )
+        yield keys, vectors

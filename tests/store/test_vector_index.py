@@ -1,0 +1,117 @@
+"""The SQLite store's approximate vector index (usearch): built past a size (here a
+tiny one), extended as vectors arrive, and answering as exact search does."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from quoteproof.model import sha256_text
+from quoteproof.store.base import EmbeddingSpace, NewChunk, NewDocument
+from quoteproof.store.sqlite import SQLiteStore
+
+pytest.importorskip("usearch", reason="the vector index needs usearch (the dense extra)")
+
+DIMS = 16
+
+
+def doc(path: str, words: list[str], collection: str = "default") -> NewDocument:
+    """One chunk per word, paragraphs apart."""
+    text = "\n\n".join(words)
+    starts = [sum(len(word) + 2 for word in words[:i]) for i in range(len(words))]
+    chunks = tuple(NewChunk(s, s + len(w), (), w) for s, w in zip(starts, words, strict=True))
+    return NewDocument(path, "T", "text", text, sha256_text(text), chunks, collection=collection)
+
+
+def unit_rows(rng: np.random.Generator, count: int) -> np.ndarray:
+    rows = rng.normal(size=(count, DIMS)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SQLiteStore]:
+    opened = SQLiteStore.open(tmp_path / "idx", create=True)
+    opened.ann_start, opened.ann_every = 50, 20
+    opened.set_embedding_space(EmbeddingSpace("toy", DIMS))
+    yield opened
+    opened.close()
+
+
+def embed(store: SQLiteStore, rng: np.random.Generator, block: int = 100) -> dict[str, np.ndarray]:
+    """Give every pending chunk a random vector, `block` at a time; by chunk text."""
+    pending = store.pending_embeddings()
+    vectors = unit_rows(rng, len(pending))
+    for start in range(0, len(pending), block):
+        keys = [p.key for p in pending[start : start + block]]
+        store.add_embeddings(keys, vectors[start : start + block])
+    return {p.body: v for p, v in zip(pending, vectors, strict=True)}
+
+
+def exact(vectors: dict[str, np.ndarray], query: np.ndarray, limit: int) -> list[str]:
+    return sorted(vectors, key=lambda text: -float(vectors[text] @ query))[:limit]
+
+
+def test_no_file_below_the_size(store: SQLiteStore, tmp_path: Path) -> None:
+    store.add_document(doc("/a.txt", [f"a{i}" for i in range(40)]))
+    embed(store, np.random.default_rng(1))
+    assert not list((tmp_path / "idx").glob("vectors-*.usearch"))
+
+
+def test_results_match_exact_search_in_every_process(store: SQLiteStore, tmp_path: Path) -> None:
+    rng = np.random.default_rng(2)
+    store.add_document(doc("/a.txt", [f"a{i}" for i in range(300)]))
+    vectors = embed(store, rng)  # a file at 100 vectors, extended at 200 and 300
+    store.add_document(doc("/b.txt", [f"b{i}" for i in range(10)]))
+    vectors |= embed(store, rng)  # 10 < 20: searched exactly, outside the file
+    files = list((tmp_path / "idx").glob("vectors-*.usearch"))
+    assert [f.name for f in files] == ["vectors-300.usearch"]
+    other = SQLiteStore.open(tmp_path / "idx")
+    for query in unit_rows(rng, 10):
+        for searcher in (store, other):
+            hits = searcher.search_dense(query, 10)
+            assert [h.chunk.text for h in hits] == exact(vectors, query, 10)
+            assert [h.score for h in hits] == pytest.approx(
+                [float(vectors[h.chunk.text] @ query) for h in hits], abs=1e-6
+            )
+            assert [h.rank for h in hits] == list(range(1, 11))
+    other.close()
+
+
+def test_retired_and_other_collections_never_come_back(store: SQLiteStore) -> None:
+    rng = np.random.default_rng(3)
+    store.add_document(doc("/a.txt", [f"old{i}" for i in range(200)]))
+    embed(store, rng)
+    store.add_document(doc("/a.txt", [f"new{i}" for i in range(5)]))
+    store.add_document(doc("/c.txt", [f"c{i}" for i in range(100)], collection="other"))
+    vectors = embed(store, rng)
+    query = unit_rows(rng, 1)[0]
+    hits = store.search_dense(query, 10, ["default"])  # 5 current among 200 retired
+    assert [h.chunk.text for h in hits] == exact(
+        {t: v for t, v in vectors.items() if t.startswith("new")}, query, 10
+    )
+    hits = store.search_dense(query, 10, ["other"])
+    assert [h.chunk.text for h in hits] == exact(
+        {t: v for t, v in vectors.items() if t.startswith("c")}, query, 10
+    )
+    assert store.search_dense(query, 10, []) == []
+    everything = store.search_dense(query, 500)
+    assert sorted(h.chunk.text for h in everything) == sorted(vectors)
+
+
+def test_a_chunk_is_scored_by_its_best_passage(store: SQLiteStore) -> None:
+    rng = np.random.default_rng(4)
+    store.add_document(doc("/a.txt", [f"a{i}" for i in range(120)]))
+    pending = store.pending_embeddings()
+    vectors = unit_rows(rng, 2 * len(pending))
+    store.add_embeddings([p.key for p in pending], vectors, [2] * len(pending))
+    query = unit_rows(rng, 1)[0]
+    best = {
+        p.body: max(vectors[2 * i] @ query, vectors[2 * i + 1] @ query)
+        for i, p in enumerate(pending)
+    }
+    hits = store.search_dense(query, 5)
+    assert [h.chunk.text for h in hits] == sorted(best, key=lambda t: -best[t])[:5]
+    assert hits[0].score == pytest.approx(float(best[hits[0].chunk.text]), abs=1e-6)
