@@ -17,12 +17,13 @@ what it knows), `quote`, `cite` and `rationale` (`quoteproof ask --mode ...`, BM
 top 3). The question is asked with "Answer yes, no or maybe." appended.
 
 Columns:
-- faithful %: of the answers given (not refused), the share in which nothing the
-  model wrote was taken out by quoteproof's deterministic checks (no sentence or
-  rationale statement removed for citing no retrieved passage or for numbers,
-  dates, names or negations its passages do not hold; not `partial`). This is not
-  RAGAS faithfulness (the share of claims a model judges supported): it is the
-  check quoteproof runs on every answer. Without passages (`none`) there is
+- faithful %: the mean faithfulness of the answers given that make claims of their
+  own (`Answer.faithfulness.score`: the share of the answer's generated sentences,
+  those removed counted too, that the passages they cite support), as RAGAS
+  defines faithfulness; checked by `--faithfulness deterministic` (the default:
+  numbers, units, dates, names and negations must be in the cited passages; no
+  model call) or `model` (the answering model judges each claim: one more call per
+  answer, as the published figure was judged). Without passages (`none`) there is
   nothing to be faithful to: no figure;
 - grade: the grader's mean grade, 1-5 (`quoteproof eval --grader`, docs/grading.md),
   against the reference answer (the gold decision and PubMedQA's long answer);
@@ -38,7 +39,8 @@ same as the answering model). A local grader writes under the grade grammar.
     python benchmarks/pubmedqa.py [--sample N|all] [--seed S] [--pubmedqa DIR]
                                   [--llm local|openai] [--model M] [--base-url URL]
                                   [--grader-llm ...] [--grader-model M]
-                                  [--grader-base-url URL] [--threads N] [--json FILE]
+                                  [--grader-base-url URL] [--threads N]
+                                  [--faithfulness deterministic|model] [--json FILE]
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ class Row:
 
     asked: int = 0
     answered: int = 0
-    faithful: int = 0
+    faithfulness: list[float] = field(default_factory=list)
     correct: int = 0
     grades: list[Grade] = field(default_factory=list)
     seconds: float = 0.0
@@ -106,9 +108,18 @@ class Row:
         return sum(g.status != "graded" for g in self.grades)
 
 
-def faithful(answer: Answer) -> bool:
-    """An answer given, with nothing the model wrote removed by the checks."""
-    return answer.status == "answered" and not answer.removed_sentences and not answer.partial
+def faithful(answer: Answer) -> float | None:
+    """The faithfulness score of an answer given that makes claims of its own; None
+    for a refusal or an answer of quotes only."""
+    if answer.status != "answered" or answer.faithfulness is None:
+        return None
+    return answer.faithfulness.score
+
+
+def mean_faithfulness(row: Row) -> float | None:
+    """The mean faithfulness of `row`'s scored answers (None when none was scored)."""
+    scores = row.faithfulness
+    return sum(scores) / len(scores) if scores else None
 
 
 def make_backend(llm: str, model: str | None, base_url: str, threads: int | None) -> Backend:
@@ -200,12 +211,19 @@ def run(args: argparse.Namespace, figures: Figures) -> list[str]:
                 for mode in MODES:
                     clock = time.perf_counter()
                     answer = index.ask(
-                        asked, backend=answerer, mode=mode, top_k=TOP_K, collections=[collection]
+                        asked,
+                        backend=answerer,
+                        mode=mode,
+                        top_k=TOP_K,
+                        collections=[collection],
+                        faithfulness=args.faithfulness,
                     )
                     seconds = time.perf_counter() - clock
                     row = rows[setting, mode]
                     row.answered += answer.status == "answered"
-                    row.faithful += faithful(answer)
+                    score = faithful(answer)
+                    if score is not None:
+                        row.faithfulness.append(score)
                     text = answer_for_grading(answer)
                     grade = grade_text(grader, question, reference, text)
                     row.add(decision(answer), gold, grade, seconds)
@@ -231,9 +249,8 @@ def report(figures: Figures, rows: dict[tuple[str, str], Row], asked: int) -> No
         def published(key: str, ref: str = reference) -> float | None:
             return PUBLISHED_FE[key] if ref else None
 
-        faithful_share = row.faithful / row.answered if row.answered else None
-        figures.add(f"{label}: faithful (of {row.answered} answered)",
-                    None if name == "none" else faithful_share, "share",
+        figures.add(f"{label}: faithful (mean of {len(row.faithfulness)} scored)",
+                    None if name == "none" else mean_faithfulness(row), "share",
                     reference, published("faithful"))  # fmt: skip
         graded = row.graded
         mean = sum(graded) / len(graded) if graded else None
@@ -249,7 +266,7 @@ def table(rows: dict[tuple[str, str], Row], asked: int) -> list[str]:
     lines = [f"{'setting':<8}{'mode':<11}{'answered':>9}{'faithful':>10}{'grade':>8}"
              f"{'accuracy':>10}{'graded':>8}{'malformed':>11}"]  # fmt: skip
     for (setting, name), row in rows.items():
-        share = row.faithful / row.answered if row.answered and name != "none" else None
+        share = None if name == "none" else mean_faithfulness(row)
         graded = row.graded
         lines.append(
             f"{setting:<8}{name:<11}{f'{row.answered}/{asked}':>9}"
@@ -275,6 +292,9 @@ def main() -> None:
     parser.add_argument("--grader-model", default=None)
     parser.add_argument("--grader-base-url", default=None)
     parser.add_argument("--threads", type=int, default=None, help="--llm local: threads")
+    parser.add_argument("--faithfulness", choices=["deterministic", "model"],
+                        default="deterministic",
+                        help="how claims are checked (model: one more call each)")  # fmt: skip
     add_json_option(parser)
     args = parser.parse_args()
     figures = Figures("pubmedqa")

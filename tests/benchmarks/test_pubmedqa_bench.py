@@ -1,6 +1,7 @@
-"""benchmarks/pubmedqa.py: what counts as faithful, and a whole run on a tiny PubMedQA
-folder with a scripted model (a real HTTP server on 127.0.0.1) answering and grading:
-the published layout, every setting and mode, grades read, models named."""
+"""benchmarks/pubmedqa.py: the faithful column (the answers' faithfulness scores), and
+a whole run on a tiny PubMedQA folder with a scripted model (a real HTTP server on
+127.0.0.1) answering and grading: the published layout, every setting and mode,
+grades read, models named."""
 
 from __future__ import annotations
 
@@ -12,19 +13,22 @@ from pathlib import Path
 from helpers.answers import make_answer
 from helpers.bench_scripts import BENCH_DIR, REPO, load_script
 from helpers.llm_servers import ScriptedOpenAIServer
-from quoteproof.model import ProseSegment, Rejected
+from quoteproof.model import Faithfulness, ProseSegment
 
 REPLY = "JUSTIFICATION: yes, as the abstract says.\nGRADE: 3\nVERDICT: CORRECT"
 
 
-def test_faithful_means_given_with_nothing_removed() -> None:
+def test_faithful_is_the_answers_faithfulness_score() -> None:
     bench = load_script("pubmedqa")
     prose = (ProseSegment("Yes [a.1]."),)
-    assert bench.faithful(make_answer(prose, ()))
-    removed = (Rejected("No, 12 mg [a.1].", "12 mg is not in [a.1]"),)
-    assert not bench.faithful(make_answer(prose, (), removed_sentences=removed))
-    assert not bench.faithful(make_answer(prose, (), partial=True))
-    assert not bench.faithful(make_answer((), (), status="refused"))
+    half = Faithfulness("deterministic", 0.5, removed=1)
+    assert bench.faithful(make_answer(prose, (), faithfulness=half)) == 0.5
+    assert bench.faithful(make_answer(prose, ())) is None  # no faithfulness assessed
+    refused = make_answer((), (), status="refused", faithfulness=half)
+    assert bench.faithful(refused) is None
+    row = bench.Row(faithfulness=[1.0, 0.5])
+    assert bench.mean_faithfulness(row) == 0.75
+    assert bench.mean_faithfulness(bench.Row()) is None
 
 
 def pubmedqa_folder(folder: Path) -> Path:
