@@ -291,6 +291,29 @@ def test_a_list_keeps_its_wrapped_items_and_ends_where_another_list_begins() -> 
     assert quoted(reply)[0] == ("h", HYGIENE[: HYGIENE.index("\n\n2.")])
 
 
+SURFACES = (
+    "Key recommendations for cleaning environmental surfaces:\n\n"
+    "1. Establish policies for routine cleaning of surfaces.\n\n"
+    "a. Policies should also address spills of blood.\n\n"
+    "b. Policies should name who cleans.\n\n"
+    "2. Select EPA-registered disinfectants with label claims for use in healthcare.\n\n"
+    "3. Follow the manufacturer's recommendations for contact time.\n\n"
+    "a. A note that starts a list of its own.\n\n"
+    "Medical devices are labeled as reusable or single-use."
+)
+
+
+def test_a_numbered_list_goes_on_past_its_lettered_sub_items() -> None:
+    def lists(text: str) -> list[str]:
+        """The spans of the units whose core is a lead-in (quoted with its list)."""
+        units = quotable_units(text)
+        return [text[u.start : u.end] for u in units if text[u.core_end - 1] == ":"]
+
+    # "a." and "b." under "1.", then "2." and "3." with its own "a."
+    assert lists(SURFACES) == [SURFACES[: SURFACES.index("\n\nMedical")]]
+    assert lists(HYGIENE)[0] == HYGIENE[: HYGIENE.index("\n\n2.")]  # "2." after "a."-"f."
+
+
 def test_best_unit_similarity_is_that_of_the_closest_quotable_unit() -> None:
     question = "Must aseptic technique be used?"
     text = "Store the vials cold.\n\nAseptic technique must be used in preparation."

@@ -26,7 +26,8 @@ them with ROW_NUMBERS numbers or more), rather than the paragraph as one sentenc
 Paragraphs are split at blank lines, except where a paragraph stops mid-sentence
 and the next starts in lower case (a sentence or list item wrapped across a blank
 line); a list ends where an item with another kind of marker starts ("2." after
-"a." to "f.").
+"a." to "f."), unless that item starts a sub-list ("a." to "c." under "1.", then
+"2.").
 """
 
 from __future__ import annotations
@@ -212,14 +213,38 @@ def _laid_out_rows(
     return rows, None if lines[0] == rows[0] else lines[0]
 
 
-def _marker(line: str) -> str | None:
-    """The kind of `line`'s list marker: "digit" ("2.", "(3)"), "letter" ("a.",
-    "(b)"), "bullet" ("•", "-"), or None when it has none."""
+def _marker(line: str) -> tuple[str, int] | None:
+    """The kind of `line`'s list marker and its place in its sequence: ("digit", 2)
+    for "2." or "(2)", ("letter", 2) for "b." or "(b)", ("bullet", 0) for "•" or "-";
+    None when it has none."""
     found = _BULLET.match(line)
     if found is None:
         return None
-    sign = found.group().strip().strip("()")
-    return "digit" if sign[:1].isdigit() else "letter" if sign[:1].isalpha() else "bullet"
+    sign = found.group().strip().strip("().")
+    if sign[:1].isdigit():
+        return "digit", int(sign)
+    if sign[:1].isalpha():
+        return "letter", ord(sign[0].lower()) - ord("a") + 1
+    return "bullet", 0
+
+
+def _in_list(
+    marker: tuple[str, int] | None,
+    first: tuple[str, int] | None,
+    last: int,
+    nested: tuple[str, int] | None,
+) -> bool:
+    """Whether an item with `marker` goes on a list whose first item's marker is
+    `first` and whose last item of that kind was number `last`: an item of the same
+    kind, one without a marker, or a sub-list of another kind ("a." to "c." under
+    "1.") that starts at its first place or follows the sub-list's `nested` last
+    marker; an item of another kind that starts no sub-list ("2." after "a." to "f.")
+    ends the list."""
+    if marker is None or first is None or marker[0] == first[0]:
+        return True
+    if nested is not None and marker[0] == nested[0]:
+        return marker[1] in (0, nested[1] + 1)
+    return marker[1] <= 1 and last > 0
 
 
 def _continues(before: str, line: str) -> bool:
@@ -239,13 +264,19 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
     following = lines[i + 1 :]
     ends = [end]
     if following and _is_item(text[following[0][0] : following[0][1]], True):
-        marker = _marker(text[following[0][0] : following[0][1]])
+        first = _marker(text[following[0][0] : following[0][1]])
+        last, nested = 0, None
         for s, e in following:
             line = text[s:e]
-            if e - start > LIST_CHARS or _marker(line) not in (marker, None):
+            marker = _marker(line)
+            if e - start > LIST_CHARS or not _in_list(marker, first, last, nested):
                 break  # too long, or an item of another list ("2." after "a." to "f.")
             if not _is_item(line, True):
                 break
+            if marker is not None and first is not None and marker[0] == first[0]:
+                last, nested = marker[1], None
+            elif marker is not None:
+                nested = marker
             ends.append(e)
     else:
         for k, (s, e) in enumerate(following[:LIST_PARAGRAPHS]):
