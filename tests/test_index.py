@@ -224,6 +224,27 @@ def test_a_one_line_file_of_megabytes_gives_a_bounded_answer(tmp_path: Path) -> 
     assert len(body) < 20 * DEFAULT_MAX_CHARS < len(line) // 5
 
 
+def test_a_source_with_nothing_to_quote_gives_way_to_the_next_hit(tmp_path: Path) -> None:
+    contents = (
+        "2.1 Dosage Testing 2.2 Recommended Dosage in Adults 2.3 Dosage in Renal Impairment "
+        "2.4 Dosage Preparation 2.5 Storage of Prepared Dosage 2.6 Dosage Forms"
+    )
+    (tmp_path / "contents.txt").write_text(f"Contents\n\n{contents}")
+    (tmp_path / "dose.txt").write_text(
+        "Dosing\n\nThe recommended dosage in adults is a single loading dose of 200 mg on Day 1."
+    )
+    with Index.open(tmp_path / "idx", create=True) as index:
+        index.ingest([tmp_path / "contents.txt", tmp_path / "dose.txt"], embed=False)
+        question = "What is the recommended dosage in adults?"
+        assert "2.1 Dosage" in index.search(question, top_k=1)[0].chunk.text
+        answer = index.ask(question, top_k=1)
+        assert answer.status == "answered"
+        assert [quote.text for quote in answer.quotes] == [
+            "The recommended dosage in adults is a single loading dose of 200 mg on Day 1."
+        ]
+        assert_verbatim(answer, index)
+
+
 VEKLURY = Path(__file__).resolve().parents[2] / "shared/data/fda-remdesivir-label"
 
 

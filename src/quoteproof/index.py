@@ -22,6 +22,7 @@ from quoteproof.faithfulness import assess
 from quoteproof.llm.base import Backend
 from quoteproof.llm.capability import Capability
 from quoteproof.llm.extractive import ExtractiveBackend, ExtractiveChoice, choose_extractive
+from quoteproof.llm.quotable import quotable_units
 from quoteproof.llm.registry import IndexServices, bind_to_index
 from quoteproof.model import (
     DEFAULT_COLLECTION,
@@ -73,6 +74,10 @@ if TYPE_CHECKING:
     from quoteproof.ingest.pipeline import IngestResult
     from quoteproof.retrieval.embed_index import EmbedReport
     from quoteproof.tables.session import TableSession
+
+SPARE_HITS = 2
+"""`ask` retrieves this many times `top_k` hits, so that sources with nothing to quote
+(`Index._quotable_first`) can give way to the next ones."""
 
 
 def changed_any(results: Sequence[IngestResult]) -> bool:
@@ -368,6 +373,14 @@ class Index(ClosedOnExit):
         applies and the key terms no retrieved source carries (`RefusalPolicy.check`)."""
         return self.refusal.check(question, retrieval)
 
+    def _quotable_first(self, hits: Sequence[Hit]) -> list[Hit]:
+        """`hits` in order, those with no quotable unit (a table of contents, a page of
+        headings) moved after the rest: a source that holds nothing to quote does not
+        take the place of one that does."""
+        rows = self.refusal.table_rows()
+        quotable = [bool(quotable_units(hit.chunk.text, rows(hit.chunk))) for hit in hits]
+        return [hits[i] for i in sorted(range(len(hits)), key=lambda i: not quotable[i])]
+
     def _no_model(self, question: str) -> Callable[[Sequence[Chunk]], ExtractiveChoice]:
         """The no-model answer to `question` from given sources (whose best units quote
         mode offers a model, and which it falls back to when nothing the model chose
@@ -390,7 +403,8 @@ class Index(ClosedOnExit):
 
         `options` (`AnswerOptions`, with any of its fields given as `choices`:
         `mode="cite"`) say how: `mode` picks the strategy (`strategies.registry`),
-        `strictness` applies to `cite`, `max_steps` to `agent`, `top_k` sources are
+        `strictness` applies to `cite`, `max_steps` to `agent`, `top_k` sources (of
+        twice as many hits, those with something to quote first) are
         given to the model, and `threshold` is the fuzzy-match score (0-100) a
         paraphrased quote needs to resolve; they reach the strategy whole. `backend`
         defaults to the extractive backend (no model), which answers in `quote` mode
@@ -448,7 +462,8 @@ class Index(ClosedOnExit):
             backend, IndexServices(self.refusal.unit_embed, self.refusal.table_rows)
         )
         started = time.perf_counter()
-        retrieval = self.retrieve(question, top_k=top_k, collections=collections)
+        retrieval = self.retrieve(question, top_k=SPARE_HITS * top_k, collections=collections)
+        retrieval = replace(retrieval, hits=self._quotable_first(retrieval.hits)[:top_k])
         timing.retrieval_s = time.perf_counter() - started
         info = self.refusal.check(question, retrieval)
         with StoreLookup(self.store) as lookup:
