@@ -275,7 +275,8 @@ def run(args: argparse.Namespace, figures: Figures) -> list[str]:
                     problems += grade_problem(grade, f"question {number} ({pmid}), {setting} "
                                               f"{mode}")  # fmt: skip
                     row.add(decision(answer), gold, grade, seconds, grade_s)
-            print(f"pubmedqa {number}/{len(items)}", file=sys.stderr, flush=True)
+            print(f"pubmedqa {number}/{len(items)}: {time.perf_counter() - started:.0f} s",
+                  file=sys.stderr, flush=True)  # fmt: skip
         per_question = (time.perf_counter() - started) / len(items)
         index.close()
     report(figures, rows, len(items))
