@@ -27,9 +27,15 @@ Columns:
   nothing to be faithful to: no figure;
 - grade: the grader's mean grade, 1-5 (`quoteproof eval --grader`, docs/grading.md),
   against the reference answer (the gold decision and PubMedQA's long answer);
-  malformed grades are counted apart and left out of the mean;
+  malformed grades (the reply could not be read as a grade) and failed ones (the
+  grader could not be asked) are counted apart, each listed with its reason and the
+  grader's reply, and left out of the mean;
 - accuracy: the first "yes", "no" or "maybe" of the answer's generated sentences
   against the gold decision (none, or a refusal, counts as wrong).
+
+Timing: the seconds per question of each row, answering and grading apart (the
+question alone is asked once and counted in both settings' `none` rows), and the
+whole run's seconds per question with the projected time for all 500.
 
 The answering model is the bundled SmolLM2-135M-Instruct in-process (`--llm local`)
 or any OpenAI-compatible server (`--llm openai --base-url URL --model NAME`); the
@@ -69,6 +75,8 @@ ROWS = ("none", *MODES)
 SETTINGS = ("own", "all")
 TOP_K = 3
 DEFAULT_SAMPLE = 5
+ALL_QUESTIONS = 500
+REPLY_CHARS = 600
 SUFFIX = " Answer yes, no or maybe."
 PUBLISHED = (
     "published (PubMedQA): RAG+FE faithful 86.5%, grade 4.13/5, accuracy 88.49%; "
@@ -92,12 +100,18 @@ class Row:
     correct: int = 0
     grades: list[Grade] = field(default_factory=list)
     seconds: float = 0.0
+    grade_seconds: float = 0.0
 
-    def add(self, said: str | None, gold: str, grade: Grade, seconds: float) -> None:
+    def add(
+        self, said: str | None, gold: str, grade: Grade, seconds: float, grade_seconds: float
+    ) -> None:
+        """Count one question: the decision `said`, its `grade`, and the seconds spent
+        answering and grading it."""
         self.asked += 1
         self.correct += said == gold
         self.grades.append(grade)
         self.seconds += seconds
+        self.grade_seconds += grade_seconds
 
     @property
     def graded(self) -> list[int]:
@@ -105,7 +119,11 @@ class Row:
 
     @property
     def malformed(self) -> int:
-        return sum(g.status != "graded" for g in self.grades)
+        return sum(g.status == "malformed" for g in self.grades)
+
+    @property
+    def failed(self) -> int:
+        return sum(g.status == "error" for g in self.grades)
 
 
 def faithful(answer: Answer) -> float | None:
@@ -141,6 +159,31 @@ def ask_alone(backend: Backend, question: str) -> str:
         max_tokens=128,
     )
     return backend.complete(request).text.strip()
+
+
+def timed_grade(grader: Backend, question: str, reference: str, text: str) -> tuple[Grade, float]:
+    """`grade_text` of `text`, and the seconds it took."""
+    clock = time.perf_counter()
+    grade = grade_text(grader, question, reference, text)
+    return grade, time.perf_counter() - clock
+
+
+def grade_problem(grade: Grade, where: str) -> list[str]:
+    """A line naming a grade that is not one (malformed or failed): where, the
+    problem and the grader's reply (its first `REPLY_CHARS` characters and its
+    length); none for a grade."""
+    if grade.status == "graded":
+        return []
+    raw = grade.raw or ""
+    cut = "..." if len(raw) > REPLY_CHARS else ""
+    return [f"{grade.status} grade, {where}: {grade.problem}; reply "
+            f"({len(raw)} characters): {raw[:REPLY_CHARS]!r}{cut}"]  # fmt: skip
+
+
+def projected(per_question: float, ingest_s: float) -> str:
+    """The time all `ALL_QUESTIONS` would take at `per_question` seconds each, after
+    the ingest, in hours."""
+    return f"{(ingest_s + per_question * ALL_QUESTIONS) / 3600:.1f} h"
 
 
 def first_decision(text: str) -> str | None:
@@ -191,21 +234,24 @@ def run(args: argparse.Namespace, figures: Figures) -> list[str]:
         )
     )
     rows = {(setting, row): Row() for setting in SETTINGS for row in ROWS}
+    problems: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         index = build_index(Path(tmp), items, every)
-        figures.note(f"ingest of {len(every)} + {len(items)} abstracts: "
-                     f"{time.perf_counter() - started:.0f} s")  # fmt: skip
+        ingest_s = time.perf_counter() - started
+        figures.note(f"ingest of {len(every)} + {len(items)} abstracts: {ingest_s:.0f} s")
+        started = time.perf_counter()
         for number, (pmid, question, _, gold) in enumerate(items, start=1):
             reference = f"{gold}. {every[pmid]['LONG_ANSWER']}"
             asked = question + SUFFIX
             clock = time.perf_counter()
             reply = ask_alone(answerer, asked)
             seconds = time.perf_counter() - clock
-            grade = grade_text(grader, question, reference, reply)
+            grade, grade_s = timed_grade(grader, question, reference, reply)
+            problems += grade_problem(grade, f"question {number} ({pmid}), none")
             for setting in SETTINGS:  # the question alone does not depend on the index
                 rows[setting, "none"].answered += 1
-                rows[setting, "none"].add(first_decision(reply), gold, grade, seconds)
+                rows[setting, "none"].add(first_decision(reply), gold, grade, seconds, grade_s)
             for setting in SETTINGS:
                 collection = f"p{pmid}" if setting == "own" else "all"
                 for mode in MODES:
@@ -225,11 +271,21 @@ def run(args: argparse.Namespace, figures: Figures) -> list[str]:
                     if score is not None:
                         row.faithfulness.append(score)
                     text = answer_for_grading(answer)
-                    grade = grade_text(grader, question, reference, text)
-                    row.add(decision(answer), gold, grade, seconds)
-            print(f"pubmedqa {number}/{len(items)}", file=sys.stderr, flush=True)
+                    grade, grade_s = timed_grade(grader, question, reference, text)
+                    problems += grade_problem(grade, f"question {number} ({pmid}), {setting} "
+                                              f"{mode}")  # fmt: skip
+                    row.add(decision(answer), gold, grade, seconds, grade_s)
+            print(f"pubmedqa {number}/{len(items)}: {time.perf_counter() - started:.0f} s",
+                  file=sys.stderr, flush=True)  # fmt: skip
+        per_question = (time.perf_counter() - started) / len(items)
         index.close()
     report(figures, rows, len(items))
+    for line in problems:
+        figures.note(line)
+    figures.add("seconds per question, all rows", per_question, "s")
+    figures.note(f"seconds per question, all rows answered and graded: {per_question:.1f}; "
+                 f"projected for all {ALL_QUESTIONS}: "
+                 f"{projected(per_question, ingest_s)}")  # fmt: skip
     figures.note(f"answering model: {answerer.model} ({answerer.name}); "
                  f"grading model: {grader.model} ({grader.name})")  # fmt: skip
     figures.note(f"{len(items)} of the 500 PQA-L test questions (seed {args.seed}); "
@@ -254,17 +310,21 @@ def report(figures: Figures, rows: dict[tuple[str, str], Row], asked: int) -> No
                     reference, published("faithful"))  # fmt: skip
         graded = row.graded
         mean = sum(graded) / len(graded) if graded else None
-        figures.add(f"{label}: grade (mean of {len(graded)}; {row.malformed} malformed)",
-                    mean, "of 5", reference, published("grade"))  # fmt: skip
+        figures.add(f"{label}: grade (mean of {len(graded)}; {row.malformed} malformed, "
+                    f"{row.failed} failed)", mean, "of 5", reference,
+                    published("grade"))  # fmt: skip
         figures.add(f"{label}: accuracy (yes/no/maybe)", row.correct / asked, "share",
                     reference, published("accuracy"))  # fmt: skip
         figures.add(f"{label}: seconds per answer", row.seconds / asked, "s")
+        figures.add(f"{label}: seconds per grade", row.grade_seconds / asked, "s")
 
 
 def table(rows: dict[tuple[str, str], Row], asked: int) -> list[str]:
-    """The published layout: a line per setting and mode (`answered`: not refused)."""
+    """The published layout: a line per setting and mode (`answered`: not refused),
+    with the seconds per question spent answering and grading."""
     lines = [f"{'setting':<8}{'mode':<11}{'answered':>9}{'faithful':>10}{'grade':>8}"
-             f"{'accuracy':>10}{'graded':>8}{'malformed':>11}"]  # fmt: skip
+             f"{'accuracy':>10}{'graded':>8}{'malformed':>11}{'failed':>8}"
+             f"{'answer_s':>10}{'grade_s':>9}"]  # fmt: skip
     for (setting, name), row in rows.items():
         share = None if name == "none" else mean_faithfulness(row)
         graded = row.graded
@@ -272,7 +332,8 @@ def table(rows: dict[tuple[str, str], Row], asked: int) -> list[str]:
             f"{setting:<8}{name:<11}{f'{row.answered}/{asked}':>9}"
             f"{'—' if share is None else f'{share:.1%}':>10}"
             f"{'—' if not graded else f'{sum(graded) / len(graded):.2f}':>8}"
-            f"{row.correct / asked:>10.1%}{len(graded):>8}{row.malformed:>11}"
+            f"{row.correct / asked:>10.1%}{len(graded):>8}{row.malformed:>11}{row.failed:>8}"
+            f"{row.seconds / asked:>10.1f}{row.grade_seconds / asked:>9.1f}"
         )
     return lines
 

@@ -310,8 +310,9 @@ def eval_set(
 
     Scores: the verbatim rate (every shown quote re-read from the index: must be
     100%), quote precision and recall against the gold quotes, citation accuracy,
-    refusals of unanswerable and answerable questions, retrieval recall@k of the
-    gold sources, latency and tokens. With --grader, a second model grades every
+    refusals of unanswerable and answerable questions, the answers' faithfulness
+    (overall and per mode), retrieval recall@k of the gold sources, latency and
+    tokens. With --grader, a second model grades every
     answer to a question with a gold_answer (1-5 and CORRECT/INCORRECT: accuracy,
     the grade distribution, the worst cases; docs/grading.md). Writes the run as
     JSON and a self-contained HTML report. Exit code 1 when a shown quote is not
@@ -322,6 +323,7 @@ def eval_set(
     from quoteproof.render.evaluation import (
         EvalProgress,
         drift_lines,
+        faithfulness_lines,
         grading_lines,
         summary_table,
     )
@@ -344,7 +346,7 @@ def eval_set(
         )
     result = done.result
     out.print(summary_table(result.report))
-    for line in grading_lines(result.report):
+    for line in [*faithfulness_lines(result.report), *grading_lines(result.report)]:
         say(line)
     for line in drift_lines(result.drift) if result.drift is not None else ():
         say(line)

@@ -15,7 +15,15 @@ from conftest import REPO_ROOT
 from evaluation.test_cli_eval import invoke, write_set
 from helpers.llm_servers import ScriptedOpenAIServer, content_text
 from quoteproof.evaluation.compare import compare_reports
-from quoteproof.evaluation.grading import GRADER_SYSTEM, SCALE, grade_grammar, parse_grade
+from quoteproof.evaluation.grading import (
+    GRADE_MAX_TOKENS,
+    GRADER_SYSTEM,
+    SCALE,
+    SPACE_CLASS,
+    grade_grammar,
+    grammar_max_tokens,
+    parse_grade,
+)
 
 GOOD = "JUSTIFICATION: It names the same dose as the reference.\nGRADE: 4\nVERDICT: CORRECT"
 
@@ -51,6 +59,9 @@ ITEMS: list[dict[str, Any]] = [
         ("JUSTIFICATION: fine\nGRADE: four\nVERDICT: CORRECT", "'four' is not a whole number"),
         ("JUSTIFICATION: fine\nGRADE: 3", "no VERDICT line"),
         ("GRADE: 3\nVERDICT: CORRECT", "no JUSTIFICATION line"),
+        # a justification of spaces is an empty line: the next line is not taken for it
+        ("JUSTIFICATION:  \nGRADE: 3\nVERDICT: CORRECT", "the JUSTIFICATION line is empty"),
+        ("JUSTIFICATION: fine\nGRADE:\n4\nVERDICT: CORRECT", "the GRADE line is empty"),
         ("JUSTIFICATION: fine\nGRADE: 3\nVERDICT: PARTLY", "neither CORRECT nor INCORRECT"),
         ("The answer is good, 5/5.", "no GRADE line"),
     ],
@@ -74,6 +85,18 @@ def test_the_prompt_states_the_scale_and_the_reply_format() -> None:
         assert f"{number}: {text}" in GRADER_SYSTEM
     assert "GRADE: a whole number from 1 to 5" in GRADER_SYSTEM
     assert re.search(r'"GRADE: " \[1-5\]', grade_grammar())
+
+
+def test_the_grammars_first_character_is_anything_but_white_space() -> None:
+    ranges = re.findall(r"\\[xu]([0-9a-f]+)(?:-\\[xu]([0-9a-f]+))?", SPACE_CLASS)
+    listed = {
+        chr(code) for low, high in ranges for code in range(int(low, 16), int(high or low, 16) + 1)
+    }
+    assert listed == {chr(code) for code in range(0x110000) if chr(code).isspace()}
+    assert f"why ::= [^{SPACE_CLASS}] [^\\n]{{0,399}}" in grade_grammar()
+    # the longest reply the grammar allows, 4 bytes a character, fits the budget
+    longest = "JUSTIFICATION: " + "\U0001f600" * 400 + "\nGRADE: 5\nVERDICT: INCORRECT"
+    assert len(longest.encode("utf-8")) == grammar_max_tokens() > GRADE_MAX_TOKENS
 
 
 def grader_args(server: ScriptedOpenAIServer, *more: str) -> tuple[str, ...]:
@@ -155,6 +178,35 @@ def test_a_grammar_is_sent_when_asked_and_a_dead_grader_is_reported(
     grade = json.loads(out.read_text("utf-8"))["items"][0]["grade"]
     assert grade["status"] == "error" and grade["grade"] is None and grade["problem"]
     assert "error grade: dose:" in result.output
+
+
+def test_a_blank_justification_is_malformed_and_the_grammar_reply_is_never_cut(
+    index_dir: Path, tmp_path: Path, openai_server: ScriptedOpenAIServer
+) -> None:
+    # what the earlier grammar let a grader write: a justification of one space
+    evalset = write_set(tmp_path / "two.jsonl", ITEMS[:2])
+    openai_server.script = ["JUSTIFICATION:  \nGRADE: 4\nVERDICT: CORRECT", GOOD]
+    out = tmp_path / "run.json"
+    result = invoke(
+        "eval", str(evalset), "--index", str(index_dir), "-o", str(out),
+        *grader_args(openai_server, "--grader-grammar"),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    sent = openai_server.requests
+    assert [r["grammar"] for r in sent] == [grade_grammar()] * 2
+    assert [r["max_tokens"] for r in sent] == [grammar_max_tokens()] * 2
+    grades = [item["grade"] for item in json.loads(out.read_text("utf-8"))["items"]]
+    assert grades[0]["status"] == "malformed" and grades[0]["grade"] is None
+    assert grades[0]["problem"] == "the JUSTIFICATION line is empty"
+    assert grades[0]["raw"] == "JUSTIFICATION:  \nGRADE: 4\nVERDICT: CORRECT"
+    assert (grades[1]["status"], grades[1]["grade"]) == ("graded", 4)
+    assert "malformed grade: dose: the JUSTIFICATION line is empty" in result.output
+    # without a grammar the budget is the plain one
+    openai_server.requests.clear()
+    openai_server.script = [GOOD]
+    invoke("eval", str(evalset), "--index", str(index_dir), "-o", str(out),
+           *grader_args(openai_server))  # fmt: skip
+    assert {r["max_tokens"] for r in openai_server.requests} == {GRADE_MAX_TOKENS}
 
 
 def test_the_extractive_backend_cannot_grade(index_dir: Path, tmp_path: Path) -> None:

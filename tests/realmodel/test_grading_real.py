@@ -24,6 +24,11 @@ def test_llama_cpp_allows_only_a_grade_from_1_to_5() -> None:
     assert not checker.accepts(grammar, "JUSTIFICATION: Same advice.\nGRADE: 6\nVERDICT: CORRECT")
     assert not checker.accepts(grammar, "JUSTIFICATION: Same.\nGRADE: 4.5\nVERDICT: CORRECT")
     assert not checker.accepts(grammar, "JUSTIFICATION: Same.\nGRADE: 4\nVERDICT: PARTLY")
+    # a justification that reads as an empty line is not allowed either
+    for blank in (" ", "  ", "\t", "\u00a0", "\u3000"):
+        assert not checker.accepts(grammar, f"JUSTIFICATION: {blank}\nGRADE: 4\nVERDICT: CORRECT")
+    assert checker.accepts(grammar, "JUSTIFICATION: 9 mg.  \nGRADE: 4\nVERDICT: CORRECT")
+    assert checker.accepts(grammar, "JUSTIFICATION: Même dose.\nGRADE: 4\nVERDICT: CORRECT")
 
 
 @pytest.mark.parametrize("grammar", [True, False])

@@ -13,7 +13,9 @@ lines, in this order:
 The scale (`SCALE`) and the prompt (`GRADER_SYSTEM`) are documented in
 docs/grading.md. A backend that can constrain its output (`Capability.CONSTRAINED`,
 e.g. `--grader-llm local`) is given `grade_grammar()`, so that it can write nothing
-else. The reply is parsed strictly (`parse_grade`): a missing line, a grade that is
+else (every reply it allows parses as a grade: the justification starts with a
+character that is not a space, and the token budget covers its longest reply). The
+reply is parsed strictly (`parse_grade`): a missing or empty line, a grade that is
 not a whole number from 1 to 5 or a verdict other than CORRECT / INCORRECT makes the
 whole grade `malformed`, with the reason and the raw reply kept; nothing is guessed.
 """
@@ -41,6 +43,7 @@ __all__ = [
     "grade_grammar",
     "grade_prompt",
     "grade_text",
+    "grammar_max_tokens",
     "parse_grade",
     "summarize_grades",
 ]
@@ -64,6 +67,11 @@ SCALE: tuple[tuple[int, str], ...] = (
 JUSTIFICATION_CHARS = 400
 """Most characters of a justification under the grammar."""
 GRADE_MAX_TOKENS = 256
+"""The token budget of a grader's reply without a grammar."""
+SPACE_CLASS = r"\x09-\x0d\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+"""Every character Python counts as white space (`str.isspace`), as the inside of
+a GBNF character class: a justification may not start with one (it would read as an
+empty line)."""
 
 GRADER_SYSTEM = (
     "You are a strict teacher grading an answer to a question against the reference "
@@ -78,7 +86,11 @@ GRADER_SYSTEM = (
 )
 """The grader's system prompt (documented in docs/grading.md)."""
 
-_LINE = re.compile(r"^\s*\**\s*(JUSTIFICATION|GRADE|VERDICT)\s*\**\s*:\s*(.*?)\s*$", re.I | re.M)
+_SPACE = r"[^\S\n]*"  # white space within one line
+_LINE = re.compile(
+    rf"^{_SPACE}\**{_SPACE}(JUSTIFICATION|GRADE|VERDICT){_SPACE}\**{_SPACE}:{_SPACE}(.*?){_SPACE}$",
+    re.I | re.M,
+)
 
 
 @dataclass(frozen=True)
@@ -105,13 +117,21 @@ class Grade:
 def grade_grammar() -> str:
     """The GBNF grammar of a grader's reply: the three lines, the grade a digit 1-5,
     the verdict CORRECT or INCORRECT, the justification one line of at most
-    `JUSTIFICATION_CHARS` characters."""
+    `JUSTIFICATION_CHARS` characters whose first is not white space."""
     return (
         f'root ::= {literal("JUSTIFICATION: ")} why "\\n" {literal("GRADE: ")} [1-5] "\\n" '
         f"{literal('VERDICT: ')} verdict\n"
-        f"why ::= [^\\n]{{1,{JUSTIFICATION_CHARS}}}\n"
+        f"why ::= [^{SPACE_CLASS}] [^\\n]{{0,{JUSTIFICATION_CHARS - 1}}}\n"
         f"verdict ::= {literal('CORRECT')} | {literal('INCORRECT')}\n"
     )
+
+
+def grammar_max_tokens() -> int:
+    """The token budget of a reply under `grade_grammar()`: its longest reply in UTF-8
+    bytes (every token the grammar allows is at least one byte), so that a reply is
+    never cut short before its verdict."""
+    fixed = "JUSTIFICATION: \nGRADE: 5\nVERDICT: INCORRECT"
+    return len(fixed.encode("utf-8")) + 4 * JUSTIFICATION_CHARS
 
 
 def answer_for_grading(answer: Answer) -> str:
@@ -141,9 +161,10 @@ def grade_prompt(question: str, reference: str, answer_text: str) -> str:
 
 def parse_grade(reply: str, model: str | None = None) -> Grade:
     """Read a grader's reply. Its first JUSTIFICATION, GRADE and VERDICT lines are
-    taken (in any order and case, markdown bold allowed); the grade must be a whole
-    number from 1 to 5 and the verdict CORRECT or INCORRECT. Anything else gives a
-    `malformed` grade naming the first problem, never a guessed one."""
+    taken (in any order and case, markdown bold allowed; each label and its value on
+    one line); none may be empty, the grade must be a whole number from 1 to 5 and
+    the verdict CORRECT or INCORRECT. Anything else gives a `malformed` grade naming
+    the first problem, never a guessed one."""
     found: dict[str, str] = {}
     for match in _LINE.finditer(reply):
         found.setdefault(match.group(1).upper(), match.group(2))
@@ -152,8 +173,10 @@ def parse_grade(reply: str, model: str | None = None) -> Grade:
         return Grade("malformed", problem=problem, raw=reply, model=model)
 
     for key in ("GRADE", "VERDICT", "JUSTIFICATION"):
-        if not found.get(key):
+        if key not in found:
             return malformed(f"no {key} line")
+        if not found[key]:
+            return malformed(f"the {key} line is empty")
     grade_text = found["GRADE"]
     if not re.fullmatch(r"[+-]?\d+", grade_text):
         return malformed(f"grade {grade_text!r} is not a whole number from 1 to 5")
@@ -177,6 +200,7 @@ def grade_text(grader: Backend, question: str, reference: str, answer_text: str)
     """Ask `grader` to grade `answer_text` (an answer in plain text) to `question`
     against `reference`, under `grade_grammar()` when it can constrain its output.
     A `BackendError` gives an `error` grade; the reply is read with `parse_grade`."""
+    constrained = Capability.CONSTRAINED in grader.capabilities
     request = CompletionRequest(
         messages=(
             Message("system", GRADER_SYSTEM),
@@ -184,8 +208,8 @@ def grade_text(grader: Backend, question: str, reference: str, answer_text: str)
         ),
         question=question,
         sources=(),
-        max_tokens=GRADE_MAX_TOKENS,
-        grammar=grade_grammar() if Capability.CONSTRAINED in grader.capabilities else None,
+        max_tokens=grammar_max_tokens() if constrained else GRADE_MAX_TOKENS,
+        grammar=grade_grammar() if constrained else None,
     )
     try:
         completion = grader.complete(request)

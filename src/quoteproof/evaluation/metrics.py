@@ -20,6 +20,11 @@ here can be checked by hand. Definitions:
 - **retrieval recall@k** (items with gold refs, macro-averaged): gold refs that
   some hit among the first k matches / gold refs. A hit matches a gold ref when
   its source path ends with the ref at a path boundary.
+- **faithfulness** (answers with a faithfulness score): the mean of the answers'
+  `faithfulness.score` (the share of an answer's generated sentences, removed ones
+  included, that the passages they cite support, `quoteproof.faithfulness`), over
+  the run and per answer mode. An answer without a score (it shows and removed no
+  generated sentence: quotes only, a refusal) is left out.
 - **latency**: p50 and p95 with linear interpolation between closest ranks.
 
 Items whose ask failed (`error`) are counted apart and left out of every rate.
@@ -37,10 +42,12 @@ __all__ = [
     "DocKey",
     "GoldQuote",
     "ItemScores",
+    "ModeFaithfulness",
     "QuoteOverlap",
     "RunMetrics",
     "Span",
     "citation_counts",
+    "faithfulness_by_mode",
     "gold_ranks",
     "locate",
     "merge_spans",
@@ -256,7 +263,9 @@ class ItemScores:
 
     `overlap` and `citations` (`(correct, total)`) are set for items with gold
     quotes, `ranks` (gold ref -> rank) for items with gold refs; `usage` is
-    `(prompt, completion)` tokens when the model server reported them.
+    `(prompt, completion)` tokens when the model server reported them. `mode` is
+    the answer's mode and `faithfulness` its faithfulness score (None: no answer, or
+    one that makes no claim of its own).
     """
 
     answerable: bool
@@ -269,6 +278,18 @@ class ItemScores:
     ranks: Mapping[str, int | None] | None = None
     latency_ms: float | None = None
     usage: tuple[int, int] | None = None
+    mode: str | None = None
+    faithfulness: float | None = None
+
+
+@dataclass(frozen=True)
+class ModeFaithfulness:
+    """The faithfulness of one answer mode's answers in a run: how many answers it
+    gave (`answers`), how many had a score (`scored`) and their mean (None: none)."""
+
+    answers: int
+    scored: int
+    mean: float | None
 
 
 @dataclass(frozen=True)
@@ -293,6 +314,8 @@ class RunMetrics:
     latency_p95_ms: float | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    faithfulness: float | None = None
+    faithfulness_by_mode: dict[str, ModeFaithfulness] = field(default_factory=dict)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -312,6 +335,7 @@ def summarize(scores: Sequence[ItemScores], ks: Sequence[int]) -> RunMetrics:
     not_verbatim = sum(s.not_verbatim for s in scores)
     latencies = [s.latency_ms for s in ok if s.latency_ms is not None]
     usages = [s.usage for s in scores if s.usage is not None]
+    scored = [s.faithfulness for s in ok if s.faithfulness is not None]
     recall: dict[int, float | None] = {}
     for k in sorted(set(ks)):
         recall[k] = _mean([r for ranks in ranked if (r := recall_at_k(ranks, k)) is not None])
@@ -337,4 +361,20 @@ def summarize(scores: Sequence[ItemScores], ks: Sequence[int]) -> RunMetrics:
         latency_p95_ms=percentile(latencies, 95),
         prompt_tokens=sum(u[0] for u in usages) if usages else None,
         completion_tokens=sum(u[1] for u in usages) if usages else None,
+        faithfulness=_mean(scored),
+        faithfulness_by_mode=faithfulness_by_mode(ok),
     )
+
+
+def faithfulness_by_mode(scores: Sequence[ItemScores]) -> dict[str, ModeFaithfulness]:
+    """The faithfulness of each answer mode among `scores` (those with a mode), by
+    mode name in alphabetical order. O(n)."""
+    by_mode: dict[str, list[ItemScores]] = defaultdict(list)
+    for s in scores:
+        if s.mode is not None:
+            by_mode[s.mode].append(s)
+    found = {}
+    for mode in sorted(by_mode):
+        values = [s.faithfulness for s in by_mode[mode] if s.faithfulness is not None]
+        found[mode] = ModeFaithfulness(len(by_mode[mode]), len(values), _mean(values))
+    return found

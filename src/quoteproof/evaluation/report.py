@@ -21,12 +21,15 @@ from quoteproof.errors import QuoteproofError
 from quoteproof.evaluation.grading import Grade, summarize_grades
 from quoteproof.evaluation.metrics import QuoteOverlap, RunMetrics, recall_at_k
 from quoteproof.evaluation.runner import EvalRun, ItemResult
+from quoteproof.model import Answer
 
 __all__ = [
     "REPORT_SCHEMA",
     "MetricSpec",
     "ReportError",
     "as_number",
+    "faithfulness_by_mode",
+    "faithfulness_to_dict",
     "file_sha256",
     "flat_metrics",
     "format_delta",
@@ -78,6 +81,14 @@ def metrics_to_dict(metrics: RunMetrics) -> dict[str, Any]:
             "p95": _round(metrics.latency_p95_ms, 3),
         },
         "tokens": {"prompt": metrics.prompt_tokens, "completion": metrics.completion_tokens},
+        "faithfulness": {
+            "mean": _round(metrics.faithfulness),
+            "scored": sum(m.scored for m in metrics.faithfulness_by_mode.values()),
+            "by_mode": {
+                mode: {"answers": m.answers, "scored": m.scored, "mean": _round(m.mean)}
+                for mode, m in metrics.faithfulness_by_mode.items()
+            },
+        },
     }
 
 
@@ -109,6 +120,22 @@ def _overlap_to_dict(overlap: QuoteOverlap | None) -> dict[str, int] | None:
         "overlap_chars": overlap.overlap_chars,
         "gold_chars": overlap.gold_chars,
         "covered_chars": overlap.covered_chars,
+    }
+
+
+def faithfulness_to_dict(answer: Answer | None) -> dict[str, Any] | None:
+    """An answer's faithfulness in brief (None: no answer, or none assessed): its
+    score, method, the claims shown and how many of them are supported, and the
+    generated sentences removed (each counted unsupported)."""
+    found = answer.faithfulness if answer is not None else None
+    if found is None:
+        return None
+    return {
+        "score": _round(found.score),
+        "method": found.method,
+        "claims": len(found.claims),
+        "supported": sum(claim.supported for claim in found.claims),
+        "removed": found.removed,
     }
 
 
@@ -153,6 +180,7 @@ def item_to_dict(result: ItemResult, ks: Sequence[int], top_k: int) -> dict[str,
         ),
         "recall_hit": result.hit_at(top_k),
         "missing_gold_refs": list(result.missing_refs),
+        "faithfulness": faithfulness_to_dict(answer),
         "answer": answer_to_dict(answer) if answer else None,
         "grade": grade_to_dict(result.grade),
     }
@@ -206,6 +234,7 @@ def run_to_dict(
             "top_k": options.top_k,
             "threshold": options.threshold,
             "max_steps": options.max_steps,
+            "faithfulness": options.faithfulness,
             "collections": list(options.collections) if options.collections else None,
             "retriever": retriever,
             "retrievers_used": used,
@@ -280,6 +309,7 @@ _RATE_SPECS = (
     MetricSpec("quote_precision", "quote precision", "rate", True),
     MetricSpec("quote_recall", "quote recall", "rate", True),
     MetricSpec("citation_accuracy", "citation accuracy", "rate", True),
+    MetricSpec("faithfulness", "faithfulness (mean)", "rate", True),
     MetricSpec("refusal_correct", "refusal correct (unanswerable)", "rate", True),
     MetricSpec("false_refusal_rate", "false refusals (answerable)", "rate", False),
 )
@@ -298,6 +328,22 @@ _GRADING_SPECS = (
     MetricSpec("mean_grade", "mean grade (grader, 1-5)", "grade", True),
     MetricSpec("malformed_grades", "malformed grades", "count", False),
 )
+
+
+def faithfulness_by_mode(metrics: Mapping[str, Any]) -> list[tuple[str, int, int, float | None]]:
+    """A saved run's faithfulness per answer mode: (mode, answers, answers scored,
+    mean score or None), in the report's order; none for a run saved before
+    faithfulness was reported."""
+    faithfulness = metrics.get("faithfulness")
+    by_mode = faithfulness.get("by_mode") if isinstance(faithfulness, dict) else None
+    if not isinstance(by_mode, dict):
+        return []
+    return [
+        (str(mode), int(as_number(m.get("answers")) or 0), int(as_number(m.get("scored")) or 0),
+         as_number(m.get("mean")))
+        for mode, m in by_mode.items()
+        if isinstance(m, dict)
+    ]  # fmt: skip
 
 
 def metric_specs(*reports_metrics: Mapping[str, Any]) -> list[MetricSpec]:
@@ -327,6 +373,10 @@ def as_number(value: object) -> float | None:
 def flat_metrics(metrics: Mapping[str, Any]) -> dict[str, float | None]:
     """A run's `metrics` as `{key: number or None}` with the keys of `metric_specs`."""
     flat = {spec.key: as_number(metrics.get(spec.key)) for spec in _RATE_SPECS}
+    faithfulness = metrics.get("faithfulness")
+    flat["faithfulness"] = (
+        as_number(faithfulness.get("mean")) if isinstance(faithfulness, dict) else None
+    )
     recall = metrics.get("retrieval_recall")
     for k in recall_keys(metrics):
         assert isinstance(recall, dict)

@@ -21,6 +21,7 @@ from quoteproof.evaluation.metrics import recall_at_k
 from quoteproof.evaluation.report import (
     MetricSpec,
     as_number,
+    faithfulness_by_mode,
     flat_metrics,
     format_value,
     metric_specs,
@@ -270,6 +271,43 @@ def _grading(report: Mapping[str, Any]) -> str:
     )
 
 
+def _faithfulness(report: Mapping[str, Any]) -> str:
+    """The run's faithfulness per answer mode (empty for a run saved before it was
+    reported)."""
+    modes = faithfulness_by_mode(_dict(report.get("metrics")))
+    if not modes:
+        return ""
+    method = _dict(report.get("config")).get("faithfulness")
+    rows = "".join(
+        f'<tr><th scope="row">{_e(mode)}</th><td class="num">{_e(answers)}</td>'
+        f'<td class="num">{_e(scored)}</td>'
+        f'<td class="num">{_e(format_value(mean, "rate"))}</td></tr>'
+        for mode, answers, scored, mean in modes
+    )
+    return (
+        '<section id="faithfulness"><h2>Faithfulness per mode</h2>'
+        f'<p class="meta">Check: {_e(method)}. The mean, over the answers that make claims '
+        "of their own, of the share of each answer's generated sentences (removed ones "
+        "counted unsupported) that the passages they cite support.</p>"
+        '<table class="grid"><thead><tr><th>mode</th><th>answers</th>'
+        "<th>with claims</th><th>faithfulness (mean)</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table></section>"
+    )
+
+
+def _faithfulness_fact(found: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """An item's faithfulness as a fact: the score, supported claims of those shown,
+    removed sentences and method (nothing when the answer was not assessed)."""
+    if not found:
+        return []
+    score = format_value(as_number(found.get("score")), "rate")
+    detail = (
+        f"{found.get('supported')} of {found.get('claims')} claims shown supported, "
+        f"{found.get('removed')} removed; {found.get('method')}"
+    )
+    return [("faithfulness", f"{_e(score)} ({_e(detail)})")]
+
+
 def _grade_facts(grade: Mapping[str, Any]) -> list[tuple[str, str]]:
     """An item's grade as facts: grade, verdict and justification, or why there is
     none (and the grader's raw reply when it was malformed)."""
@@ -315,6 +353,7 @@ def _questions_table(items: Sequence[Mapping[str, Any]]) -> str:
         status = str(item.get("status"))
         css = ' class="wrong"' if _wrong(item) else ""
         latency = as_number(item.get("latency_ms"))
+        faithful = as_number(_dict(item.get("faithfulness")).get("score"))
         rows.append(
             f'<tr{css}><td class="num">{n}</td>'
             f'<td><a href="#item-{n}">{_e(item.get("id"))}</a></td>'
@@ -322,6 +361,7 @@ def _questions_table(items: Sequence[Mapping[str, Any]]) -> str:
             f"<td>{_yes_no(item.get('answerable'))}</td>"
             f'<td><span class="status-{_e(status)}">{_e(status)}</span></td>'
             f'<td class="num">{_e(item.get("quotes_shown"))}</td>'
+            f'<td class="num">{_e(format_value(faithful, "rate"))}</td>'
             f"<td>{_yes_no(item.get('recall_hit'))}</td>"
             f'<td class="num">{_e(format_value(latency, "ms"))}</td></tr>'
         )
@@ -330,7 +370,8 @@ def _questions_table(items: Sequence[Mapping[str, Any]]) -> str:
         '<p class="meta">Rows shaded: an answerable question refused, an unanswerable one '
         "answered, or an error.</p>"
         '<table class="grid"><thead><tr><th>#</th><th>id</th><th>question</th>'
-        "<th>answerable</th><th>status</th><th>quotes shown</th><th>recall hit</th>"
+        "<th>answerable</th><th>status</th><th>quotes shown</th><th>faithfulness</th>"
+        "<th>recall hit</th>"
         f"<th>latency</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
     )
 
@@ -394,6 +435,7 @@ def _item_section(item: Mapping[str, Any], n: int, ks: Sequence[str]) -> str:
     ):
         if _list(item.get(key)):
             facts.append((label, _e(" | ".join(str(v) for v in _list(item.get(key))))))
+    facts += _faithfulness_fact(_dict(item.get("faithfulness")))
     facts += _grade_facts(_dict(item.get("grade")))
     for entry in _list(item.get("not_verbatim")):
         failure = _dict(entry)
@@ -445,6 +487,7 @@ def _run_meta(report: Mapping[str, Any]) -> str:
          f"{metrics.get('unanswerable')} unanswerable"),
         ("backend", backend),
         ("mode", f"{config.get('mode')} (strictness {config.get('strictness')})"),
+        ("faithfulness check", config.get("faithfulness") or "—"),
         ("grader", " · ".join(str(v) for v in _dict(config.get("grader")).values()) or "—"),
         ("retrieval", f"{retrievers}, top_k {config.get('top_k')}"),
         ("started", f"{report.get('started')}, took {report.get('duration_s')} s"),
@@ -456,10 +499,11 @@ def _run_meta(report: Mapping[str, Any]) -> str:
 
 def render_report_html(report: Mapping[str, Any]) -> str:
     """Return a saved run (`run_to_dict`, with `compare` filled in when comparing) as
-    one self-contained HTML page: run facts, the metrics table, the grades (a graded
-    run), quotes that failed the verbatim check, the drift section, plots, the
-    per-question table and each item's answer (anchors `#item-N`). No scripts; every
-    string from the run is escaped. O(size of the run) plus the plots."""
+    one self-contained HTML page: run facts, the metrics table, the faithfulness per
+    answer mode, the grades (a graded run), quotes that failed the verbatim check, the
+    drift section, plots, the per-question table and each item's answer (anchors
+    `#item-N`). No scripts; every string from the run is escaped. O(size of the run)
+    plus the plots."""
     metrics = _dict(report.get("metrics"))
     flat = flat_metrics(metrics)
     specs = metric_specs(metrics)
@@ -478,7 +522,8 @@ def render_report_html(report: Mapping[str, Any]) -> str:
         f"<style>{css}</style>\n</head>\n<body>\n<main>\n"
         f"<h1>Evaluation: {_e(name)}</h1>\n{_run_meta(report)}\n"
         f'<section id="metrics"><h2>Metrics</h2>{_metrics_table(flat, specs)}</section>\n'
-        f"{_grading(report)}\n{_failures(report)}\n{_drift(report)}\n"
+        f"{_faithfulness(report)}\n{_grading(report)}\n"
+        f"{_failures(report)}\n{_drift(report)}\n"
         f'<section id="plots"><h2>Plots</h2>{_plots(report, flat)}</section>\n'
         f"{_questions_table(items)}\n"
         f'<section id="answers"><h2>Answers</h2>\n{sections}\n</section>\n'

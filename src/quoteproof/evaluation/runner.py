@@ -287,6 +287,8 @@ def score_answer(
         ranks=ranks,
         latency_ms=latency_ms,
         usage=(usage.prompt_tokens, usage.completion_tokens) if usage else None,
+        mode=answer.mode,
+        faithfulness=answer.faithfulness.score if answer.faithfulness is not None else None,
     )
     return ItemResult(
         item,

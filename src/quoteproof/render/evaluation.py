@@ -1,5 +1,6 @@
 """`quoteproof eval` on the terminal: a progress bar over the questions, the
-summary table of a run and, for a graded run, its grades."""
+summary table of a run, its faithfulness per answer mode and, for a graded run, its
+grades."""
 
 from __future__ import annotations
 
@@ -18,12 +19,18 @@ from rich.table import Table
 from rich.text import Text
 
 from quoteproof.evaluation.compare import drift_lines
-from quoteproof.evaluation.report import flat_metrics, format_value, metric_specs, worst_graded
+from quoteproof.evaluation.report import (
+    faithfulness_by_mode,
+    flat_metrics,
+    format_value,
+    metric_specs,
+    worst_graded,
+)
 from quoteproof.evaluation.runner import ItemResult
 from quoteproof.render.progress import ProgressBar
 from quoteproof.render.visible import visible_line
 
-__all__ = ["EvalProgress", "drift_lines", "grading_lines", "summary_table"]
+__all__ = ["EvalProgress", "drift_lines", "faithfulness_lines", "grading_lines", "summary_table"]
 
 
 class EvalProgress(ProgressBar):
@@ -104,5 +111,24 @@ def grading_lines(report: Mapping[str, Any], worst: int = 5) -> list[str]:
         lines.append(
             f"worst: {visible_line(str(worst_item.get('id')))} grade {graded['grade']} "
             f"{graded['verdict']}: {visible_line(str(graded.get('justification')))}"
+        )
+    return lines
+
+
+def faithfulness_lines(report: Mapping[str, Any]) -> list[str]:
+    """A run's faithfulness per answer mode, one line each: the mean score of the
+    answers that make claims of their own, how many did, of how many answers, and the
+    method asked for. No lines for a run saved before faithfulness was reported."""
+    metrics = report.get("metrics")
+    modes = faithfulness_by_mode(metrics if isinstance(metrics, dict) else {})
+    if not modes:
+        return []
+    config = report.get("config")
+    method = config.get("faithfulness") if isinstance(config, dict) else None
+    lines = [f"faithfulness per mode ({visible_line(str(method))} check):"]
+    for mode, answers, scored, mean in modes:
+        lines.append(
+            f"  {visible_line(mode)}: {format_value(mean, 'rate')} "
+            f"({scored} of {answers} answers make claims of their own)"
         )
     return lines

@@ -11,20 +11,35 @@ counter once.
 a principal that sees every collection (an admin key, or `serve --no-auth`); for a
 key limited to collections, only the series whose collections are all its own, so
 another collection's name never appears.
+
+Several processes (`serve --workers N`): prometheus-client's multiprocess mode. The
+parent makes a directory for this server alone and names it in
+`PROMETHEUS_MULTIPROC_DIR` before it starts the workers (`server.workers`), so that
+each worker's prometheus-client writes its values to files there (one per process
+and kind); a scrape, whichever worker answers it, sums the files of every worker,
+so the counts are the whole server's. Counters and histograms only (no gauges), so
+a worker that died and was replaced still counts what it did.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest, values
 from prometheus_client.metrics_core import Metric
+from prometheus_client.multiprocess import MultiProcessCollector
 
 from quoteproof.audit import ALL_COLLECTIONS as ALL
 from quoteproof.service import AnswerTiming, Asked, Principal
 from quoteproof.service.stats import reason_kind
 
-__all__ = ["ALL", "CONTENT_TYPE", "Metrics", "collection_label"]
+__all__ = ["ALL", "CONTENT_TYPE", "MULTIPROCESS_VARIABLE", "Metrics", "collection_label"]
+
+MULTIPROCESS_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+"""The environment variable that puts prometheus-client in multiprocess mode: it
+must name the directory before prometheus-client is imported."""
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
@@ -48,10 +63,30 @@ def _seconds(registry: CollectorRegistry, what: str, documentation: str) -> Hist
 
 
 class Metrics:
-    """The counters and histograms of one server (see the module docstring)."""
+    """The counters and histograms of one server (see the module docstring).
 
-    def __init__(self) -> None:
+    `directory` None: this process's own counts. Otherwise the server's
+    multiprocess directory: counts go to files there and a scrape sums every
+    process's; raises RuntimeError unless prometheus-client was imported with
+    `MULTIPROCESS_VARIABLE` naming that directory (else the counts would stay in
+    this process)."""
+
+    def __init__(self, directory: Path | None = None) -> None:
         self.registry = CollectorRegistry()
+        self._scraped = self.registry
+        if directory is not None:
+            named = os.environ.get(MULTIPROCESS_VARIABLE)
+            if (
+                not getattr(values.ValueClass, "_multiprocess", False)
+                or named is None
+                or (Path(named).resolve() != directory.resolve())
+            ):
+                raise RuntimeError(
+                    f"the metrics of several processes need ${MULTIPROCESS_VARIABLE}={directory} "
+                    "before prometheus_client is imported"
+                )
+            self._scraped = CollectorRegistry()
+            MultiProcessCollector(self._scraped, path=str(directory))  # type: ignore[no-untyped-call]
         r = self.registry
         self.answers = Counter(
             "quoteproof_answers",
@@ -138,10 +173,11 @@ class Metrics:
             self.ingest_failures.labels(collection).inc(failed_files)
 
     def exposition(self, principal: Principal) -> bytes:
-        """The metrics `principal` may see, in the Prometheus text format."""
+        """The metrics `principal` may see, in the Prometheus text format (every
+        process's, summed, in multiprocess mode)."""
         if principal.collections is None:
-            return generate_latest(self.registry)
-        return generate_latest(_Visible(self.registry, set(principal.collections)))
+            return generate_latest(self._scraped)
+        return generate_latest(_Visible(self._scraped, set(principal.collections)))
 
 
 class _Visible:

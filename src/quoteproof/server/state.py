@@ -69,6 +69,8 @@ class ServerConfig(BackendSpec):
     ingest (None: when the dense extra is installed). `parse_workers` files are
     parsed at the same time, each for at most `parse_timeout_s` seconds;
     `ingest_hold` is for tests (while that file exists, no file starts ingesting).
+    `metrics_dir` is the multiprocess directory of the metrics of a server of
+    several processes (`server.metrics`; set by `serve --workers N`), None for one.
     With `allowed_hosts`, a
     request whose `Host` header names another host is refused (400); `serve
     --no-auth` sets the loopback names, against DNS rebinding. `audit_key` is the
@@ -87,6 +89,7 @@ class ServerConfig(BackendSpec):
     parse_workers: int = DEFAULT_PARSE_WORKERS
     parse_timeout_s: float = DEFAULT_PARSE_TIMEOUT_S
     ingest_hold: Path | None = None
+    metrics_dir: Path | None = None
 
 
 def default_upload_dir(index: str) -> Path:
@@ -106,7 +109,7 @@ class AppState:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.upload_dir = (config.upload_dir or default_upload_dir(config.index)).resolve()
-        self.metrics = Metrics()
+        self.metrics = Metrics(config.metrics_dir)
         """The server's metrics (`GET /metrics`): every answer asked through `view`,
         every ingest job ended."""
         self.jobs = JobManager(
