@@ -42,7 +42,7 @@ from quoteproof.retrieval.embedder import (
     resolve_model,
 )
 from quoteproof.retrieval.retriever import RetrievalSettings
-from quoteproof.store.base import EmbeddingSpace
+from quoteproof.store.vectors import EmbeddingSpace
 from retrieval import documents, measure
 
 NDCG_TOLERANCE = 0.005

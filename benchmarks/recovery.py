@@ -45,11 +45,11 @@ from rapidfuzz import fuzz
 
 from figures import Figures, add_json_option
 from quoteproof import Index
-from quoteproof.index import StoreLookup
 from quoteproof.model import Chunk
 from quoteproof.quoting.parse import ParsedOutput, QuoteItem
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, resolve_output
 from quoteproof.store.base import Store
+from quoteproof.store_lookup import StoreLookup
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data"

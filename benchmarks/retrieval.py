@@ -46,8 +46,8 @@ from quoteproof.retrieval.embedder import (
     resolve_model,
 )
 from quoteproof.retrieval.retriever import RetrievalSettings
-from quoteproof.store.base import EmbeddingSpace
 from quoteproof.store.sqlite import DB_FILENAME
+from quoteproof.store.vectors import EmbeddingSpace
 
 CHUNK_DEPTH = 120
 """Chunks retrieved per query; a few abstracts have two chunks, so this gives 100 documents."""

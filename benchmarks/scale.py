@@ -52,8 +52,9 @@ from figures import Figures, add_json_option
 from quoteproof.model import sha256_text
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL
 from quoteproof.retrieval.fusion import reciprocal_rank_fusion
-from quoteproof.store.base import EmbeddingSpace, NewChunk, NewDocument, Store, embed_key
+from quoteproof.store.base import NewChunk, NewDocument, Store
 from quoteproof.store.open import open_store
+from quoteproof.store.vectors import EmbeddingSpace, embed_key
 from scifact import corpus
 
 DIMENSIONS = 384

@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO / "tests"))
 from figures import Figures, add_json_option  # noqa: E402
 from helpers.llm_servers import ScriptedOpenAIServer  # noqa: E402
 from quoteproof import Index  # noqa: E402
-from quoteproof.llm.extractive import extract_answer  # noqa: E402
+from quoteproof.llm.extractive import choose_extractive  # noqa: E402
 from quoteproof.llm.openai import OpenAIBackend  # noqa: E402
 from quoteproof.model import Answer, Chunk  # noqa: E402
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL, resolve_model  # noqa: E402
@@ -54,7 +54,8 @@ def questions() -> list[str]:
 
 def replies(question: str, sources: list[Chunk]) -> tuple[str, str, int] | None:
     """The two scripted replies for `question`, and how many passages they quote."""
-    chosen = list(dict.fromkeys(_QUOTED_REF.findall(extract_answer(question, tuple(sources)))))
+    reply = choose_extractive(question, tuple(sources)).reply
+    chosen = list(dict.fromkeys(_QUOTED_REF.findall(reply)))
     if not chosen:
         return None
     by_ref = {chunk.ref: chunk for chunk in sources}

@@ -19,6 +19,7 @@ from quoteproof.audit import answer_of, list_entries, record_answer, verify_log,
 from quoteproof.audit_key import audit_key_path, read_audit_key
 from quoteproof.keys import authenticate, create_key
 from quoteproof.store.audit_chain import GENESIS_HASH, audit_hash, head_signature
+from quoteproof.store.base import NewEntry
 from quoteproof.store.sqlite import DB_FILENAME
 
 QUESTIONS = ["What is the first sign of shingles?", "What is the remdesivir dose?"]
@@ -339,7 +340,7 @@ def test_unsigned_entries_written_before_signing_are_named(index_dir: Path) -> N
     with Index.open(index_dir) as index:
         for number in (1, 2):  # as an index of schema 4 holds them
             index.store.append_audit(
-                f"old{number}", f"2026-01-0{number}T00:00:00+00:00", None, ("*",), "{}"
+                NewEntry(f"old{number}", f"2026-01-0{number}T00:00:00+00:00", None, ("*",), "{}")
             )
     result = verify(index_dir)
     assert result.returncode == 0, result.stdout

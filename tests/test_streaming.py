@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from helpers.llm_servers import PIECE_CHARS, ScriptedAnthropicServer, ScriptedOpenAIServer
 from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
-from quoteproof.index import StoreLookup
 from quoteproof.model import Chunk
+from quoteproof.store_lookup import StoreLookup
 from quoteproof.streaming import (
     AnswerEvent,
     DraftStream,

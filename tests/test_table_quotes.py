@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from helpers.answers import as_recorded, make_answer, make_quote
 from helpers.table_docs import COLUMNS, ROWS, ingest_table_docs, quote_in, table_pdf
 from quoteproof import Index
-from quoteproof.index import StoreLookup
 from quoteproof.ingest.html.parse import parse_html
 from quoteproof.ingest.pdf.parse import parse_pdf
 from quoteproof.llm.quotable import quotable_units
@@ -23,6 +22,7 @@ from quoteproof.model import Document, QuotedRow, QuoteSegment, TableCell
 from quoteproof.receipts import check_quote, verify_recorded
 from quoteproof.render.markdown import render_markdown
 from quoteproof.render.table_quote import CARRIED_HEADER_NOTE, TableView, quote_parts
+from quoteproof.store_lookup import StoreLookup
 from quoteproof.tables.quoted import body_rows, quoted_tables
 
 

@@ -50,7 +50,7 @@ from quoteproof.store.audit_chain import (
     head_signature,
     parse_head,
 )
-from quoteproof.store.base import AuditEntry, Store
+from quoteproof.store.base import AuditEntry, NewEntry, Store
 
 if TYPE_CHECKING:
     from quoteproof.index import Index
@@ -93,7 +93,7 @@ def record_answer(
     body = canonical_json(answer_to_dict(answer))
     time = _now()
     key = index.signing_key()
-    entry = index.store.append_audit(uuid.uuid4().hex, time, user, scope, body, key)
+    entry = index.store.append_audit(NewEntry(uuid.uuid4().hex, time, user, scope, body), key)
     _record_signing(index, entry.seq)
     return entry
 

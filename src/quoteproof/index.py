@@ -21,9 +21,7 @@ from quoteproof.errors import RetrievalError, StoreError, UnfinishedIngestError
 from quoteproof.faithfulness import assess
 from quoteproof.llm.base import Backend
 from quoteproof.llm.capability import Capability
-from quoteproof.llm.extractive import ExtractiveBackend, ExtractiveChoice, choose_extractive
-from quoteproof.llm.quotable import quotable_units
-from quoteproof.llm.registry import IndexServices, bind_to_index
+from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.model import (
     DEFAULT_COLLECTION,
     Answer,
@@ -43,27 +41,16 @@ from quoteproof.retrieval.retriever import (
     RetrievalSettings,
     Retriever,
 )
-from quoteproof.retrieval.triplets import TripletHit, fuse_context, search_triplets
-from quoteproof.store.base import Store, embedding_space_mismatch
+from quoteproof.retrieval.triplets import TripletHit, search_triplets
+from quoteproof.store.base import Store
 from quoteproof.store.open import open_store
 from quoteproof.store.unfinished import mark_finished, mark_started, started_unfinished
-from quoteproof.store_lookup import StoreLookup
+from quoteproof.store.vectors import embedding_space_mismatch
+from quoteproof.strategies.compose import compose
 from quoteproof.strategies.context import (
-    answer_from_facts,
     check_context,
-    context_facts,
-    extract_facts,
-    whole_corpus,
 )
-from quoteproof.strategies.facts import combined_facts
 from quoteproof.strategies.options import AnswerOptions
-from quoteproof.strategies.registry import StrategyInputs, strategy_for
-from quoteproof.strategies.session import (
-    NO_RELEVANT_SOURCES,
-    NOT_IN_SOURCES,
-    AnswerSession,
-    refusal_notices,
-)
 from quoteproof.streaming import EventSink
 from quoteproof.terms import well_formed
 
@@ -73,11 +60,6 @@ if TYPE_CHECKING:
     from quoteproof.ingest.parsing import IngestSettings
     from quoteproof.ingest.pipeline import IngestResult
     from quoteproof.retrieval.embed_index import EmbedReport
-    from quoteproof.tables.session import TableSession
-
-SPARE_HITS = 2
-"""`ask` retrieves this many times `top_k` hits, so that sources with nothing to quote
-(`Index._quotable_first`) can give way to the next ones."""
 
 
 def changed_any(results: Sequence[IngestResult]) -> bool:
@@ -373,21 +355,6 @@ class Index(ClosedOnExit):
         applies and the key terms no retrieved source carries (`RefusalPolicy.check`)."""
         return self.refusal.check(question, retrieval)
 
-    def _quotable_first(self, hits: Sequence[Hit]) -> list[Hit]:
-        """`hits` in order, those with no quotable unit (a table of contents, a page of
-        headings) moved after the rest: a source that holds nothing to quote does not
-        take the place of one that does."""
-        rows = self.refusal.table_rows()
-        quotable = [bool(quotable_units(hit.chunk.text, rows(hit.chunk))) for hit in hits]
-        return [hits[i] for i in sorted(range(len(hits)), key=lambda i: not quotable[i])]
-
-    def _no_model(self, question: str) -> Callable[[Sequence[Chunk]], ExtractiveChoice]:
-        """The no-model answer to `question` from given sources (whose best units quote
-        mode offers a model, and which it falls back to when nothing the model chose
-        checks)."""
-        embed, rows = self.refusal.unit_embed(), self.refusal.table_rows()
-        return lambda sources: choose_extractive(question, sources, embed, rows)
-
     def ask(
         self,
         question: str,
@@ -441,69 +408,10 @@ class Index(ClosedOnExit):
         backend = backend or ExtractiveBackend()
         if Capability.MODEL in backend.capabilities:
             backend = TimedBackend(backend, timing)
-        answer = self._compose(well_formed(question), options, backend, events, collections, timing)
+        answer = compose(self, well_formed(question), options, backend, events, collections, timing)
         answer = assess(answer, backend, options.faithfulness)
         timing.total_s = time.perf_counter() - start
         return answer
-
-    def _compose(
-        self,
-        question: str,
-        options: AnswerOptions,
-        backend: Backend,
-        events: EventSink | None,
-        collections: Collection[str] | None,
-        timing: AnswerTiming,
-    ) -> Answer:
-        """The answer of `ask`, before its faithfulness is assessed."""
-        top_k, mode, context = options.top_k, options.mode, options.context
-        chosen = strategy_for(backend, mode)
-        backend = bind_to_index(
-            backend, IndexServices(self.refusal.unit_embed, self.refusal.table_rows)
-        )
-        started = time.perf_counter()
-        retrieval = self.retrieve(question, top_k=SPARE_HITS * top_k, collections=collections)
-        retrieval = replace(retrieval, hits=self._quotable_first(retrieval.hits)[:top_k])
-        timing.retrieval_s = time.perf_counter() - started
-        info = self.refusal.check(question, retrieval)
-        with StoreLookup(self.store) as lookup:
-            hits, found, notice = list(retrieval.hits), [], None
-            if context == "whole":
-                whole, notice = whole_corpus(
-                    self.store, backend, question, collections, options.document, lookup
-                )
-                hits = whole or hits
-            elif context in ("triplets", "both"):
-                found = search_triplets(self.store, question, top_k, collections)
-                if context == "both":
-                    hits, found = fuse_context(hits, found, 2 * top_k)
-            session = AnswerSession(
-                question, hits, backend, lookup, mode, options.threshold, info, events
-            )
-            session.context = context
-            session.facts = context_facts(self.store, found)
-            session.notices.extend(refusal_notices(info))
-            if notice is not None:
-                session.notices.append(notice)
-            if info.below_threshold or not retrieval.hits:
-                return session.refuse(NO_RELEVANT_SOURCES)
-            if info.missing_terms:
-                return session.refuse(NOT_IN_SOURCES)
-            if context in ("triplets", "both"):
-                extracted = extract_facts(session, len(session.facts) + 1)
-                session.facts = combined_facts(session.facts, extracted)
-            if context == "triplets":
-                if not session.facts:
-                    return session.refuse(NO_RELEVANT_SOURCES)
-                return answer_from_facts(session)
-            search = self.search
-            inputs = StrategyInputs(
-                options,
-                lambda query: search(query, top_k=top_k, collections=collections),
-                lambda: self._tables(collections),
-                self._no_model(question) if Capability.MODEL in backend.capabilities else None,
-            )
-            return chosen.run(session, inputs)
 
     def import_graph(
         self,
@@ -526,12 +434,6 @@ class Index(ClosedOnExit):
         """The current triplets of `collections` (None: all), of `graph_file` only
         when given, by collection, graph file and row."""
         return self.store.list_triplets(collections, graph_file)
-
-    def _tables(self, collections: Collection[str] | None) -> TableSession:
-        """The tables of `collections` (None: all) for one answer's table tools."""
-        from quoteproof.tables.session import TableSession
-
-        return TableSession(self.store, collections=collections)
 
     def verify(self, answer: Answer | RecordedAnswer) -> list[QuoteCheck]:
         """Re-check every quote of `answer` (fresh or recorded) against this index

@@ -9,7 +9,7 @@ import numpy as np
 
 from quoteproof import Index
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL
-from quoteproof.store.base import EmbeddingSpace
+from quoteproof.store.vectors import EmbeddingSpace
 
 
 def test_copy_vectors_keeps_each_chunks_passages(pg_database: str, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from quoteproof.store.base import NewEntry
 from quoteproof.store.open import open_store
 
 
@@ -24,11 +25,13 @@ def append_worker(
         seqs = []
         for number in range(count):
             entry = store.append_audit(
-                f"w{worker}-{number}",
-                f"2026-01-01T00:00:{number:02d}+00:00",
-                f"user-{worker}",
-                ("default",),
-                f'{{"worker": {worker}, "number": {number}}}',
+                NewEntry(
+                    f"w{worker}-{number}",
+                    f"2026-01-01T00:00:{number:02d}+00:00",
+                    f"user-{worker}",
+                    ("default",),
+                    f'{{"worker": {worker}, "number": {number}}}',
+                ),
             )
             seqs.append(entry.seq)
             time.sleep(0.001 * (number % 3))  # let the other writers take turns

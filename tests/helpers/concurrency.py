@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from quoteproof import Index
-from quoteproof.store.base import EmbeddingSpace
 from quoteproof.store.open import open_store
+from quoteproof.store.vectors import EmbeddingSpace
 
 TOY_SPACE = EmbeddingSpace("toy-hash", 4)
 

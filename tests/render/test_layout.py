@@ -25,7 +25,7 @@ from quoteproof.model import (
     Statement,
     Usage,
 )
-from quoteproof.render import layout
+from quoteproof.render import layout, wording
 from quoteproof.render.html import render_answer_html
 from quoteproof.render.markdown import render_markdown
 from quoteproof.render.provenance import NO_MODEL_FACTS_NOTICE
@@ -145,53 +145,53 @@ def _refs(refs: tuple[str, ...]) -> str:
 def markers(block: layout.Block) -> list[str]:
     """The texts a block shows in every format, in order (the quoteproof wording)."""
     if isinstance(block, layout.Question):
-        return [f"{layout.QUESTION_LABEL}: {block.text}"]
+        return [f"{wording.QUESTION_LABEL}: {block.text}"]
     if isinstance(block, layout.Refusal):
-        return [f"{layout.REFUSED_LABEL}: {REFUSAL_TEXT} ({block.reason})"]
+        return [f"{wording.REFUSED_LABEL}: {REFUSAL_TEXT} ({block.reason})"]
     if isinstance(block, layout.Notice):
         return [f"{block.label}: {block.text}"]
     if isinstance(block, layout.Escalation):
-        return [f"{layout.ESCALATION_HEADING}. {layout.ESCALATION_LABEL} {block.reason}"]
+        return [f"{wording.ESCALATION_HEADING}. {wording.ESCALATION_LABEL} {block.reason}"]
     if isinstance(block, layout.Prose):
-        return [layout.GENERATED_LABEL, f"{block.text} {_refs(block.citations)}".strip()]
+        return [wording.GENERATED_LABEL, f"{block.text} {_refs(block.citations)}".strip()]
     if isinstance(block, layout.QuoteBox):
         return [block.text]
     if isinstance(block, layout.DataBox):
         fields = [text for field in block.fields for text in field]  # HTML: a <dl>, no ":"
         return [
-            f"{layout.DATA_LABEL} {block.source} — {layout.NOT_A_QUOTE}",
+            f"{wording.DATA_LABEL} {block.source} — {wording.NOT_A_QUOTE}",
             *fields,
             block.row_count,
         ]
     if isinstance(block, layout.Missing):
         return [f"Missing {block.what} {block.item_id} — not shown."]
     if isinstance(block, layout.Statements):
-        shown = [layout.STATEMENTS_LABEL]
+        shown = [wording.STATEMENTS_LABEL]
         for item in block.items:
             shown.append(
-                f"{item.id} · {item.verdict}" + (f" · {layout.REFINED_FLAG}" * item.refined)
+                f"{item.id} · {item.verdict}" + (f" · {wording.REFINED_FLAG}" * item.refined)
             )
             shown.append(f"{item.text} {_refs(item.refs)}".strip())
             if item.justification is not None:
-                shown.append(f"{layout.JUSTIFICATION_LABEL}: {item.justification}")
+                shown.append(f"{wording.JUSTIFICATION_LABEL}: {item.justification}")
             if item.original is not None:
-                shown.append(f"{layout.REFINED_FROM_LABEL}: {item.original}")
+                shown.append(f"{wording.REFINED_FROM_LABEL}: {item.original}")
         return shown
     if isinstance(block, layout.Facts):
         shown = [block.label]
         for fact in block.items:
-            shown += [f"{fact.id} · {fact.origin} — {layout.NOT_A_QUOTE}", fact.text]
+            shown += [f"{fact.id} · {fact.origin} — {wording.NOT_A_QUOTE}", fact.text]
             shown.append(f"From: {fact.provenance}")
             if fact.note is not None:
-                shown.append(f"{layout.NOTE_LABEL}: {fact.note}")
+                shown.append(f"{wording.NOTE_LABEL}: {fact.note}")
             if fact.source is not None:
-                shown += [f"{layout.FACT_SOURCE_LABEL}:", fact.source.text]
+                shown += [f"{wording.FACT_SOURCE_LABEL}:", fact.source.text]
         return shown
     if isinstance(block, layout.FaithfulnessView):
-        shown = [f"{layout.FAITHFULNESS_LABEL}: {block.summary} — {block.method}"]
+        shown = [f"{wording.FAITHFULNESS_LABEL}: {block.summary} — {block.method}"]
         return shown + [f"{text} — {why}" for text, why in block.unsupported]
     if isinstance(block, layout.Removed):
-        return [layout.REJECTED_HEADING, *(f"{item.raw} — {item.reason}" for item in block.items)]
+        return [wording.REJECTED_HEADING, *(f"{item.raw} — {item.reason}" for item in block.items)]
     assert isinstance(block, layout.Footer)
     return list(block.lines)
 
@@ -215,7 +215,7 @@ def test_every_format_shows_the_same_blocks_in_the_same_order(name: str, output:
         if isinstance(block, layout.Facts)
         for fact in block.items
     )
-    assert text.count(layout.VERBATIM_LABEL) == boxes
+    assert text.count(wording.VERBATIM_LABEL) == boxes
 
 
 def test_the_answers_cover_every_kind_of_block() -> None:
@@ -257,7 +257,7 @@ def test_layout_order_and_wording() -> None:
         "model: gpt-test (openai) · server: http://127.0.0.1:8080/v1",
     )
     partial = layout.answer_layout(ANSWERS["partial"])
-    assert isinstance(partial[1], layout.Notice) and partial[1].label == layout.PARTIAL_LABEL
+    assert isinstance(partial[1], layout.Notice) and partial[1].label == wording.PARTIAL_LABEL
 
 
 def test_refused_answers_show_no_segments_and_line_breaks_are_one_notion() -> None:
@@ -285,21 +285,21 @@ def test_the_removed_sentences_notice_counts_and_names_them() -> None:
     assert "…" in notice
     blocks = layout.answer_layout(ANSWERS["partial"])
     assert blocks[4] == layout.Notice(
-        "notice", layout.NOTE_LABEL, layout.removed_notice(ANSWERS["partial"].removed_sentences)
+        "notice", wording.NOTE_LABEL, layout.removed_notice(ANSWERS["partial"].removed_sentences)
     )
 
 
 def test_facts_without_a_model_are_found_not_cited_and_the_note_says_how() -> None:
     found = layout.answer_layout(ANSWERS["facts-without-a-model"], show_cited=True)
     cited = layout.answer_layout(ANSWERS["escalated"], show_cited=True)
-    assert [b.label for b in found if isinstance(b, layout.Facts)] == [layout.FACTS_FOUND_LABEL]
-    assert [b.label for b in cited if isinstance(b, layout.Facts)] == [layout.FACTS_LABEL]
+    assert [b.label for b in found if isinstance(b, layout.Facts)] == [wording.FACTS_FOUND_LABEL]
+    assert [b.label for b in cited if isinstance(b, layout.Facts)] == [wording.FACTS_LABEL]
     notes = [b.text for b in found if isinstance(b, layout.Notice) and b.kind == "no-model"]
     assert notes == [NO_MODEL_FACTS_NOTICE]
     for output in ("terminal", "markdown", "html"):
         text = shown_text(ANSWERS["facts-without-a-model"], output)
-        assert layout.FACTS_FOUND_LABEL in text and NO_MODEL_FACTS_NOTICE in text
-        assert layout.FACTS_LABEL not in text
+        assert wording.FACTS_FOUND_LABEL in text and NO_MODEL_FACTS_NOTICE in text
+        assert wording.FACTS_LABEL not in text
 
 
 def test_the_faithfulness_line_follows_the_prose_and_names_what_is_unsupported() -> None:

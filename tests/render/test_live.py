@@ -7,8 +7,8 @@ import io
 from rich.console import Console
 
 from helpers.answers import make_quote
-from quoteproof.render.layout import GENERATED_LABEL
 from quoteproof.render.live import Draft
+from quoteproof.render.wording import GENERATED_LABEL
 from quoteproof.streaming import AnswerEvent, ProseDelta, QuoteResolved, StageStarted
 
 SOURCE = "Acyclovir shortens the attack when started within 72 hours."

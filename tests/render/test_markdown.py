@@ -25,7 +25,6 @@ from quoteproof.model import (
     Usage,
 )
 from quoteproof.render.dataresult import preview_header
-from quoteproof.render.layout import GENERATED_LABEL
 from quoteproof.render.markdown import (
     code_span,
     escape_inline,
@@ -33,6 +32,7 @@ from quoteproof.render.markdown import (
     render_markdown,
 )
 from quoteproof.render.provenance import NO_MODEL_NOTICE
+from quoteproof.render.wording import GENERATED_LABEL
 
 SOURCE = "It was the best of times,\nit was the worst of times.\n\n<b>Age</b> of *wisdom* > 1"
 

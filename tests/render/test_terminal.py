@@ -25,14 +25,6 @@ from quoteproof.model import (
     Statement,
     Usage,
 )
-from quoteproof.render.layout import (
-    ESCALATION_HEADING,
-    ESCALATION_LABEL,
-    GENERATED_LABEL,
-    PARTIAL_NOTICE,
-    STATEMENTS_LABEL,
-    VERBATIM_LABEL,
-)
 from quoteproof.render.provenance import NO_MODEL_NOTICE
 from quoteproof.render.terminal import (
     DATA_GUTTER,
@@ -40,6 +32,14 @@ from quoteproof.render.terminal import (
     quote_panel,
     render_terminal,
     render_text,
+)
+from quoteproof.render.wording import (
+    ESCALATION_HEADING,
+    ESCALATION_LABEL,
+    GENERATED_LABEL,
+    PARTIAL_NOTICE,
+    STATEMENTS_LABEL,
+    VERBATIM_LABEL,
 )
 
 SOURCE = "Call me Ishmael. Some years ago [bold]never mind[/bold] how long precisely."

@@ -162,8 +162,8 @@ def test_an_index_of_truncated_vectors_says_it_needs_a_rebuild(
     """Vectors made before long chunks were embedded in passages (marked by the
     schema 7 migration) still search, with a notice saying what is missing."""
     from quoteproof.retrieval.retriever import Retriever
-    from quoteproof.store.base import TRUNCATED_VECTORS_SETTING, EmbeddingSpace
     from quoteproof.store.open import open_store
+    from quoteproof.store.vectors import TRUNCATED_VECTORS_SETTING, EmbeddingSpace
 
     monkeypatch.setattr(retriever_module, "dense_available", lambda: True)
     store = open_store(str(tmp_path / "index"), create=True)

@@ -15,7 +15,8 @@ from pathlib import Path
 from helpers.parsing import HANG, hang_on_marker
 from quoteproof.errors import StoreError
 from quoteproof.index import Index
-from quoteproof.server.jobs import FairQueue, Job, JobManager
+from quoteproof.server.job_queue import FairQueue, Job
+from quoteproof.server.jobs import JobManager
 from quoteproof.server.journal import JobJournal
 from quoteproof.store.base import Store
 

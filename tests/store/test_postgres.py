@@ -16,14 +16,8 @@ from quoteproof import Index
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import sha256_text
 from quoteproof.retrieval.retriever import RetrievalSettings
-from quoteproof.store.base import (
-    SCHEMA_VERSION,
-    EmbeddingSpace,
-    NewChunk,
-    NewDocument,
-    PendingEmbedding,
-    embedding_input,
-)
+from quoteproof.store.base import SCHEMA_VERSION, NewChunk, NewDocument, NewEntry
+from quoteproof.store.vectors import EmbeddingSpace, PendingEmbedding, embedding_input
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need psycopg")
 pytest.importorskip("pgvector", reason="PostgreSQL tests need pgvector")
@@ -337,10 +331,12 @@ def test_schema_3_index_is_migrated_in_place(pg_database: str) -> None:
             f"{doc.doc_id}.1"
         ]
         assert store.search_bm25("gout", 5, ["hr"]) == []
-        entry = store.append_audit("e1", "2026-01-01T00:00:00+00:00", None, (), "{}")
+        entry = store.append_audit(NewEntry("e1", "2026-01-01T00:00:00+00:00", None, (), "{}"))
         assert entry.seq == 1 and entry.signature is None
         assert store.get_setting("audit_head") == f"1:{entry.hash}"
-        signed = store.append_audit("e2", "2026-01-01T00:00:01+00:00", None, (), "{}", b"k")
+        signed = store.append_audit(
+            NewEntry("e2", "2026-01-01T00:00:01+00:00", None, (), "{}"), b"k"
+        )
         assert store.audit_entries() == [entry, signed] and signed.signature is not None
         with pytest.raises(psycopg.Error, match="append-only"):
             store._db.execute("DELETE FROM audit_log")

@@ -37,22 +37,26 @@ from quoteproof.store.audit_chain import (
 )
 from quoteproof.store.base import (
     SCHEMA_VERSION,
-    TRUNCATED_VECTORS_SETTING,
     ApiKey,
     DocumentSummary,
-    EmbeddingSpace,
     NewChunk,
     NewDocument,
-    PendingEmbedding,
+    NewEntry,
     Store,
     StoredDocument,
     check_collection_name,
-    embed_key,
-    embedding_input,
 )
 from quoteproof.store.open import is_postgres_url, open_store
 from quoteproof.store.refs import doc_id_candidates
-from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore, fts_table
+from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore
+from quoteproof.store.sqlite_schema import fts_table
+from quoteproof.store.vectors import (
+    TRUNCATED_VECTORS_SETTING,
+    EmbeddingSpace,
+    PendingEmbedding,
+    embed_key,
+    embedding_input,
+)
 
 
 @pytest.fixture
@@ -707,11 +711,13 @@ def test_labels_name_the_version_stored_when_another_writer_stored_one_meanwhile
 def test_audit_log_appends_a_hash_chain(store: Store) -> None:
     assert store.audit_entries() == [] and store.get_audit_entry("e1") is None
     assert store.get_setting(AUDIT_HEAD_SETTING) is None
-    first = store.append_audit("e1", "2026-01-01T10:00:00+00:00", None, (), '{"a": 1}')
+    first = store.append_audit(NewEntry("e1", "2026-01-01T10:00:00+00:00", None, (), '{"a": 1}'))
     second = store.append_audit(
-        "e2", "2026-01-01T10:00:01+00:00", "ann", ("hr", "Déjà"), '{"answer": "ü"}'
+        NewEntry("e2", "2026-01-01T10:00:01+00:00", "ann", ("hr", "Déjà"), '{"answer": "ü"}')
     )
-    third = store.append_audit("e3", "2026-01-01T10:00:02+00:00", "bob", ("default",), "{}")
+    third = store.append_audit(
+        NewEntry("e3", "2026-01-01T10:00:02+00:00", "bob", ("default",), "{}")
+    )
     assert (first.seq, second.seq, third.seq) == (1, 2, 3)
     assert first.prev_hash == GENESIS_HASH
     assert second.prev_hash == first.hash and third.prev_hash == second.hash
@@ -734,17 +740,21 @@ def test_audit_log_appends_a_hash_chain(store: Store) -> None:
     assert store.get_setting(AUDIT_HEAD_SETTING) == f"3:{third.hash}"
 
     with pytest.raises(StoreError, match="e2"):
-        store.append_audit("e2", "2026-01-01T10:00:03+00:00", None, (), "{}")
+        store.append_audit(NewEntry("e2", "2026-01-01T10:00:03+00:00", None, (), "{}"))
     assert store.get_setting(AUDIT_HEAD_SETTING) == f"3:{third.hash}"
-    fourth = store.append_audit("e4", "2026-01-01T10:00:04+00:00", None, (), "{}")
+    fourth = store.append_audit(NewEntry("e4", "2026-01-01T10:00:04+00:00", None, (), "{}"))
     assert (fourth.seq, fourth.prev_hash) == (4, third.hash)
 
 
 def test_audit_entries_and_head_are_signed_with_the_key(store: Store) -> None:
     key = b"k" * 32
-    unsigned = store.append_audit("e1", "2026-01-01T10:00:00+00:00", None, (), "{}")
-    first = store.append_audit("e2", "2026-01-01T10:00:01+00:00", "ann", ("hr",), "{}", key)
-    second = store.append_audit("e3", "2026-01-01T10:00:02+00:00", None, (), '{"a": 1}', key)
+    unsigned = store.append_audit(NewEntry("e1", "2026-01-01T10:00:00+00:00", None, (), "{}"))
+    first = store.append_audit(
+        NewEntry("e2", "2026-01-01T10:00:01+00:00", "ann", ("hr",), "{}"), key
+    )
+    second = store.append_audit(
+        NewEntry("e3", "2026-01-01T10:00:02+00:00", None, (), '{"a": 1}'), key
+    )
     assert unsigned.signature is None
     assert first.signature == entry_signature(key, first.hash)
     assert second.signature == entry_signature(key, second.hash) != first.signature
@@ -817,7 +827,7 @@ def test_schema_7_search_is_migrated_to_statistics_per_collection(location: str)
 
 def test_schema_4_audit_log_is_migrated_to_signatures(tmp_path: Path) -> None:
     store = SQLiteStore.open(tmp_path / "idx", create=True)
-    old = store.append_audit("e1", "2026-01-01T10:00:00+00:00", None, (), "{}")
+    old = store.append_audit(NewEntry("e1", "2026-01-01T10:00:00+00:00", None, (), "{}"))
     store.close()
     db = sqlite3.connect(tmp_path / "idx" / DB_FILENAME)
     db.execute("ALTER TABLE audit_log DROP COLUMN signature")  # back to schema 4
@@ -826,7 +836,9 @@ def test_schema_4_audit_log_is_migrated_to_signatures(tmp_path: Path) -> None:
     db.close()
     store = SQLiteStore.open(tmp_path / "idx")
     try:
-        signed = store.append_audit("e2", "2026-01-01T10:00:01+00:00", None, (), "{}", b"key")
+        signed = store.append_audit(
+            NewEntry("e2", "2026-01-01T10:00:01+00:00", None, (), "{}"), b"key"
+        )
         assert store.audit_entries() == [old, signed] and old.signature is None
         assert signed.signature == entry_signature(b"key", signed.hash)
     finally:
@@ -841,7 +853,7 @@ def test_schema_4_audit_log_is_migrated_to_signatures(tmp_path: Path) -> None:
 def test_audit_entries_cannot_be_changed_through_sql(
     location: str, store: Store, statement: str
 ) -> None:
-    entry = store.append_audit("e1", "2026-01-01T10:00:00+00:00", "ann", ("hr",), "{}")
+    entry = store.append_audit(NewEntry("e1", "2026-01-01T10:00:00+00:00", "ann", ("hr",), "{}"))
     with pytest.raises(Exception, match="append-only"):
         raw_execute(location, statement)
     if is_postgres_url(location):
@@ -973,9 +985,13 @@ def test_schema_3_index_is_migrated_into_the_default_collection(tmp_path: Path) 
         assert [h.chunk.ref for h in store.search_dense(unit(1, 0, 0), 5, ["default"])] == [
             "abc123.2.1"
         ]
-        entry = store.append_audit("e1", "2026-01-01T00:00:00+00:00", None, ("default",), "{}")
+        entry = store.append_audit(
+            NewEntry("e1", "2026-01-01T00:00:00+00:00", None, ("default",), "{}")
+        )
         assert entry.seq == 1
-        signed = store.append_audit("e2", "2026-01-01T00:00:01+00:00", None, (), "{}", b"key")
+        signed = store.append_audit(
+            NewEntry("e2", "2026-01-01T00:00:01+00:00", None, (), "{}"), b"key"
+        )
         assert store.audit_entries() == [entry, signed] and signed.signature is not None
         store.add_api_key(ApiKey("k", "n", "s" * 64, ("default",), "2026-01-01T00:00:00+00:00"))
         assert store.retire_document("abc123")

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from quoteproof import Index
 from quoteproof.cli import app
 from quoteproof.errors import StoreError
-from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore, fts_table
+from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore
+from quoteproof.store.sqlite_schema import fts_table
 
 Setup = Callable[[int], str]
 

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from quoteproof.model import sha256_text
-from quoteproof.store.base import EmbeddingSpace, NewChunk, NewDocument
+from quoteproof.store.base import NewChunk, NewDocument
 from quoteproof.store.sqlite import SQLiteStore
+from quoteproof.store.vectors import EmbeddingSpace
 
 pytest.importorskip("usearch", reason="the vector index needs usearch (the dense extra)")
 

@@ -10,11 +10,11 @@ from helpers.retrieval import ref_of
 from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
 from quoteproof.codec import answer_to_dict
-from quoteproof.index import StoreLookup
 from quoteproof.llm.extractive import OFFERED
 from quoteproof.model import Answer, ProseSegment, Rejected
 from quoteproof.quoting.prompt import OFFERED_NOTE
 from quoteproof.quoting.units import chunk_units
+from quoteproof.store_lookup import StoreLookup
 from quoteproof.strategies.quote import NO_MODEL_FALLBACK, answer_quote, no_model_added
 from quoteproof.strategies.session import (
     MAX_REPLY_CHARS,

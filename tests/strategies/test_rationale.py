@@ -11,8 +11,8 @@ import pytest
 from helpers.llm_servers import content_text
 from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
-from quoteproof.index import StoreLookup
 from quoteproof.model import Answer, Chunk, Hit, Statement
+from quoteproof.store_lookup import StoreLookup
 from quoteproof.strategies.rationale import (
     StatementLine,
     Verdict,

@@ -20,7 +20,7 @@ Rules, in order of precedence:
 6. with `embed_tokens` (a dense model's input limit, 256 for all-MiniLM-L6-v2; 0 by
    default: `retrieval.embed_index` uses this rule to cut a chunk into the
    passages it embeds), every chunk's embedding input
-   (`store.base.embedding_input`: the document title and section path, then the
+   (`store.vectors.embedding_input`: the document title and section path, then the
    chunk's text) fits in that many of the model's own
    tokens, special tokens included (`model_tokens.default_counter`): a section
    or window ends before it would overflow, and a sentence or table that alone
@@ -50,7 +50,7 @@ from quoteproof.defaults import DEFAULT_WINDOW_TOKENS as DEFAULT_WINDOW_TOKENS
 from quoteproof.errors import UsageError
 from quoteproof.ingest.model_tokens import TokenCounter, default_counter, tokens_between
 from quoteproof.model import Block, ParsedDocument
-from quoteproof.store.base import embedding_input
+from quoteproof.store.vectors import embedding_input
 from quoteproof.text.spans import sentence_spans, trim_span
 
 DEFAULT_MAX_CHARS = 20_000

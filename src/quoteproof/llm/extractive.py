@@ -47,7 +47,7 @@ from quoteproof.llm.answer_form import answer_kind, form_match
 from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextSink
 from quoteproof.llm.quotable import inline_headings, quotable_units
 from quoteproof.model import NO_MODEL_BACKEND, Chunk
-from quoteproof.store.base import Vectors
+from quoteproof.store.vectors import Vectors
 from quoteproof.terms import STOPWORDS, query_terms, stem, words
 
 MAX_QUOTES = 3
@@ -269,7 +269,7 @@ def best_unit_similarity(
     question: str, sources: Sequence[Chunk], embed: Embed, table_rows: TableRows | None = None
 ) -> float:
     """The highest cosine similarity between `question` and one quotable unit of
-    `sources` (the units `extract_answer` chooses among); 0.0 when none has one."""
+    `sources` (the units `choose_extractive` chooses among); 0.0 when none has one."""
     cores = [c.core for c in _candidates(sources, table_rows)]
     if not cores:
         return 0.0
@@ -326,16 +326,6 @@ def choose_extractive(
     return ExtractiveChoice("\n".join(dict.fromkeys(quotes)), offered)
 
 
-def extract_answer(
-    question: str,
-    sources: Sequence[Chunk],
-    embed: Embed | None = None,
-    table_rows: TableRows | None = None,
-) -> str:
-    """Return the protocol reply of `choose_extractive`."""
-    return choose_extractive(question, sources, embed, table_rows).reply
-
-
 class ExtractiveBackend:
     """A `Backend` that needs no model server: quotes the best-matching sentences
     (and table rows, where `table_rows` gives them), ranked with `embed` (an
@@ -356,8 +346,8 @@ class ExtractiveBackend:
 
     def complete(self, request: CompletionRequest) -> Completion:
         """Answer `request.question` from `request.sources` with quotes only."""
-        reply = extract_answer(request.question, request.sources, self.embed, self.table_rows)
-        return Completion(text=reply, model=None)
+        choice = choose_extractive(request.question, request.sources, self.embed, self.table_rows)
+        return Completion(text=choice.reply, model=None)
 
     def stream(self, request: CompletionRequest, on_text: TextSink) -> Completion:
         """Like `complete`; `on_text` is called once, with the whole reply."""

@@ -141,12 +141,15 @@ def build_messages(
     chunks: Sequence[Chunk],
     units: SourceUnits,
     offered: OfferedUnits | None = None,
+    *,
+    system: str = SYSTEM_PROMPT,
 ) -> tuple[Message, ...]:
-    """Return the system and user messages asking `question` over `chunks`, their
-    quotable `units` numbered; with `offered`, only the offered units are shown
-    (`format_offered`), with a note that says so."""
+    """Return the system message `system` (by default, quote mode's rules) and the
+    user message asking `question` over `chunks`, their quotable `units` numbered;
+    with `offered`, only the offered units are shown (`format_offered`), with a note
+    that says so."""
     user = f"{sources_block(chunks, units, offered)}\n\nQuestion: {question.strip()}"
-    return (Message("system", SYSTEM_PROMPT), Message("user", user))
+    return (Message("system", system), Message("user", user))
 
 
 def sources_block(

@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath, PureWindowsPath
 
 from quoteproof.model import Answer, DataResult, Quote
-from quoteproof.render import layout
+from quoteproof.render import layout, wording
 from quoteproof.render.table_quote import TableView, quote_parts
 from quoteproof.render.visible import visible
 from quoteproof.text.labels import fit_label
@@ -157,7 +157,7 @@ def label_span(label: str, css_class: str) -> str:
 
 def _figure(block: layout.QuoteBox, source_url: SourceUrl | None, element_id: str | None) -> str:
     caption = [
-        f'<span class="verbatim-label">{layout.VERBATIM_LABEL}</span>',
+        f'<span class="verbatim-label">{wording.VERBATIM_LABEL}</span>',
         f" — {label_span(block.label, 'quote-label')}",
     ]
     caption += [f' <span class="{kind}">· {_inline(note)}</span>' for kind, note in block.notes]
@@ -187,9 +187,9 @@ def render_quote_html(
 
 def _data_section(block: layout.DataBox) -> str:
     parts = [
-        f'<section class="data" aria-label="{layout.DATA_LABEL}">',
-        f'<p class="data-label"><strong>{layout.DATA_LABEL}</strong> '
-        f'<span class="data-table-name">{_inline(block.source)}</span> — {layout.NOT_A_QUOTE}</p>',
+        f'<section class="data" aria-label="{wording.DATA_LABEL}">',
+        f'<p class="data-label"><strong>{wording.DATA_LABEL}</strong> '
+        f'<span class="data-table-name">{_inline(block.source)}</span> — {wording.NOT_A_QUOTE}</p>',
         '<dl class="data-params">',
     ]
     parts += [f"<dt>{name}</dt><dd>{_inline(value)}</dd>" for name, value in block.fields]
@@ -259,15 +259,15 @@ class _Renderer:
         )
         head = f'<span class="statement-id">{_inline(statement.id)}</span> · {label}'
         if statement.refined:
-            head += f' · <span class="refined-flag">{layout.REFINED_FLAG}</span>'
+            head += f' · <span class="refined-flag">{wording.REFINED_FLAG}</span>'
         parts = [
             '<li class="statement">',
             f'<p class="statement-head">{head}</p>',
             f'<p class="prose">{_with_chips(statement.text, self.chips(statement.refs))}</p>',
         ]
         for css, label_text, value in (
-            ("justification", layout.JUSTIFICATION_LABEL, statement.justification),
-            ("refined-from", layout.REFINED_FROM_LABEL, statement.original),
+            ("justification", wording.JUSTIFICATION_LABEL, statement.justification),
+            ("refined-from", wording.REFINED_FROM_LABEL, statement.original),
         ):
             if value is not None:
                 field = f'<span class="field">{label_text}:</span>'
@@ -278,7 +278,7 @@ class _Renderer:
     def fact(self, fact: layout.FactView) -> str:
         """A cited triplet (generated or imported, never a quote: a list item, no
         figure), then the verbatim figure of the quote that supports it."""
-        origin = f'<span class="fact-origin">{fact.origin} — {layout.NOT_A_QUOTE}</span>'
+        origin = f'<span class="fact-origin">{fact.origin} — {wording.NOT_A_QUOTE}</span>'
         parts = [
             '<li class="fact">',
             f'<p class="fact-head"><span class="fact-id">{_inline(fact.id)}</span> · {origin}</p>',
@@ -286,10 +286,10 @@ class _Renderer:
             f'<p class="fact-from"><span class="field">From:</span> {_inline(fact.provenance)}</p>',
         ]
         if fact.note is not None:
-            note = f'<span class="field">{layout.NOTE_LABEL}:</span> {_inline(fact.note)}'
+            note = f'<span class="field">{wording.NOTE_LABEL}:</span> {_inline(fact.note)}'
             parts.append(f'<p class="fact-note">{note}</p>')
         if fact.source is not None:
-            parts.append(f'<p class="fact-support">{layout.FACT_SOURCE_LABEL}:</p>')
+            parts.append(f'<p class="fact-support">{wording.FACT_SOURCE_LABEL}:</p>')
             parts.append(_figure(fact.source, self.source_url, None))
         parts.append("</li>")
         return "".join(parts)
@@ -297,11 +297,11 @@ class _Renderer:
     def block(self, position: int, block: layout.Block) -> str:
         """The HTML of one layout block."""
         if isinstance(block, layout.Question):
-            label = f'<span class="question-label">{layout.QUESTION_LABEL}:</span>'
+            label = f'<span class="question-label">{wording.QUESTION_LABEL}:</span>'
             return f'<h2 class="question">{label} {_inline(block.text)}</h2>'
         if isinstance(block, layout.Refusal):
             return (
-                f'<div class="refusal" role="status"><strong>{layout.REFUSED_LABEL}:</strong> '
+                f'<div class="refusal" role="status"><strong>{wording.REFUSED_LABEL}:</strong> '
                 f'{block.text} <span class="reason">({_inline(block.reason)})</span></div>'
             )
         if isinstance(block, layout.Notice):
@@ -311,15 +311,15 @@ class _Renderer:
             )
         if isinstance(block, layout.Escalation):
             return (
-                f'<section class="escalation" aria-label="{layout.ESCALATION_HEADING}">'
-                f'<p class="escalation-label"><strong>{layout.ESCALATION_HEADING}.</strong> '
-                f"{layout.ESCALATION_LABEL}</p>"
+                f'<section class="escalation" aria-label="{wording.ESCALATION_HEADING}">'
+                f'<p class="escalation-label"><strong>{wording.ESCALATION_HEADING}.</strong> '
+                f"{wording.ESCALATION_LABEL}</p>"
                 f'<p class="prose">{escape(block.reason)}</p></section>'
             )
         if isinstance(block, layout.Prose):
             return (
-                f'<section class="generated" aria-label="{layout.GENERATED_LABEL}">'
-                f'<p class="generated-label">{layout.GENERATED_LABEL}</p>'
+                f'<section class="generated" aria-label="{wording.GENERATED_LABEL}">'
+                f'<p class="generated-label">{wording.GENERATED_LABEL}</p>'
                 f'<p class="prose">{_with_chips(block.text, self.chips(block.citations))}</p>'
                 "</section>"
             )
@@ -334,7 +334,7 @@ class _Renderer:
             )
         if isinstance(block, layout.Statements):
             statements = [self.statement(statement) for statement in block.items]
-            return _numbered_section("statement", layout.STATEMENTS_LABEL, statements)
+            return _numbered_section("statement", wording.STATEMENTS_LABEL, statements)
         if isinstance(block, layout.Facts):
             return _numbered_section("fact", block.label, [self.fact(f) for f in block.items])
         if isinstance(block, layout.FaithfulnessView):
@@ -346,8 +346,8 @@ class _Renderer:
                 for item in block.items
             )
             return (
-                f'<section class="rejected" aria-label="{layout.REJECTED_HEADING}">'
-                f"<h3>{layout.REJECTED_HEADING}</h3><ul>\n{items}\n</ul></section>"
+                f'<section class="rejected" aria-label="{wording.REJECTED_HEADING}">'
+                f"<h3>{wording.REJECTED_HEADING}</h3><ul>\n{items}\n</ul></section>"
             )
         return f'<p class="answer-meta">{_inline(" · ".join(block.lines))}</p>'
 
@@ -368,8 +368,8 @@ def _faithfulness_section(block: layout.FaithfulnessView) -> str:
     )
     listed = f'<ul class="unsupported">{items}</ul>' if items else ""
     return (
-        f'<section class="faithfulness" aria-label="{layout.FAITHFULNESS_LABEL}">'
-        f"<p><strong>{layout.FAITHFULNESS_LABEL}:</strong> "
+        f'<section class="faithfulness" aria-label="{wording.FAITHFULNESS_LABEL}">'
+        f"<p><strong>{wording.FAITHFULNESS_LABEL}:</strong> "
         f'<span class="faithfulness-score">{_inline(block.summary)}</span> — '
         f'<span class="faithfulness-method">{_inline(block.method)}</span></p>{listed}</section>'
     )

@@ -1,4 +1,5 @@
-"""An answer's layout: the blocks every format shows, in order, with all the wording.
+"""An answer's layout: the blocks every format shows, in order, with all the wording
+(the labels and notes named in capitals, `render.wording`).
 
 `answer_layout` walks an `Answer` once and returns its blocks: the question, the
 refusal, notices (partial answer, no language model, the answer's own notices, the
@@ -34,6 +35,7 @@ from quoteproof.model import (
     Statement,
 )
 from quoteproof.quoting.citations import excerpt
+from quoteproof.render import wording
 from quoteproof.render.dataresult import (
     cell_text,
     describe_aggregate,
@@ -47,29 +49,7 @@ from quoteproof.render.visible import normalise_breaks
 from quoteproof.text.labels import with_pages
 
 __all__ = [
-    "DATA_LABEL",
-    "DIFFERS_LABEL",
-    "ESCALATION_HEADING",
-    "ESCALATION_LABEL",
-    "FACTS_FOUND_LABEL",
-    "FACTS_LABEL",
-    "FAITHFULNESS_LABEL",
-    "GENERATED_LABEL",
-    "JUSTIFICATION_LABEL",
-    "NOTE_LABEL",
-    "NOT_A_QUOTE",
-    "OCR_NOTE",
-    "PARTIAL_LABEL",
-    "PARTIAL_NOTICE",
-    "QUESTION_LABEL",
-    "REFINED_FLAG",
-    "REFINED_FROM_LABEL",
-    "REFUSED_LABEL",
-    "REJECTED_HEADING",
     "REMOVED_SHOWN",
-    "STATEMENTS_LABEL",
-    "UNVERIFIED",
-    "VERBATIM_LABEL",
     "Block",
     "DataBox",
     "Escalation",
@@ -90,43 +70,6 @@ __all__ = [
     "removed_notice",
 ]
 
-QUESTION_LABEL = "Question"
-REFUSED_LABEL = "Refused"
-PARTIAL_LABEL = "Partial answer"
-PARTIAL_NOTICE = (
-    "sentences without a valid citation were removed, or the work stopped before it was complete."
-)
-NOTE_LABEL = "Note"
-ESCALATION_HEADING = "Escalated to a person"
-ESCALATION_LABEL = "The model's reason (generated — not a quote):"
-NO_REASON = "no reason given"
-GENERATED_LABEL = "Generated — not a quote"
-VERBATIM_LABEL = "Verbatim from source"
-OCR_NOTE = "OCR text: check against the page"
-DIFFERS_LABEL = "the model's words differed"
-DATA_LABEL = "Computed from table"
-NOT_A_QUOTE = "not a quote"
-STATEMENTS_LABEL = "Rationale statements (generated, checked by the model)"
-UNVERIFIED = "UNVERIFIED"
-NO_ID = "(no id)"
-REFINED_FLAG = "refined after the check"
-JUSTIFICATION_LABEL = "Justification"
-REFINED_FROM_LABEL = "Refined from"
-REJECTED_HEADING = "Removed (not verifiable)"
-FACTS_LABEL = "Facts cited (knowledge-graph triplets: not quotes)"
-FACTS_FOUND_LABEL = "Facts found by knowledge-graph search (triplets: not quotes)"
-"""The facts of an answer made without a language model: nothing cited them."""
-FACT_ORIGINS = {
-    "imported": "Imported fact",
-    "generated": "Generated fact — extracted by the model",
-}
-FACT_SOURCE_LABEL = "Supported by"
-FACT_QUOTE_GONE = "its supporting quote no longer verifies against the index"
-FAITHFULNESS_LABEL = "Faithfulness"
-FAITHFULNESS_METHODS = {
-    "deterministic": "deterministic checks: numbers, units, dates, names, negation",
-    "model": "judged by the model",
-}
 REMOVED_SHOWN = 10
 """Most removed sentences named in the notice (the JSON lists them all)."""
 
@@ -208,9 +151,9 @@ class QuoteBox:
         (`table_quote.table_notes`) (one line each)."""
         notes: list[tuple[Literal["ocr", "differs", "table"], str]] = []
         if self.quote.ocr:
-            notes.append(("ocr", OCR_NOTE))
+            notes.append(("ocr", wording.OCR_NOTE))
         if self.quote.differs:
-            notes.append(("differs", f"{DIFFERS_LABEL}: {self.quote.differs}"))
+            notes.append(("differs", f"{wording.DIFFERS_LABEL}: {self.quote.differs}"))
         notes.extend(("table", note) for note in table_notes(self.quote))
         return tuple(notes)
 
@@ -333,7 +276,7 @@ class Facts:
     cited them, `FACTS_FOUND_LABEL` when the graph search chose them (no model)."""
 
     items: tuple[FactView, ...]
-    label: str = FACTS_LABEL
+    label: str = wording.FACTS_LABEL
 
 
 @dataclass(frozen=True)
@@ -373,8 +316,8 @@ def _statement_view(statement: Statement) -> StatementView:
     elif label is not None and label.startswith("INCORRECT"):
         kind = "incorrect"
     return StatementView(
-        id=statement.id if statement.id.strip() else NO_ID,
-        verdict=UNVERIFIED if label is None else label,
+        id=statement.id if statement.id.strip() else wording.NO_ID,
+        verdict=wording.UNVERIFIED if label is None else label,
         verdict_kind=kind,
         refined=statement.original is not None,
         text=normalise_breaks(statement.text.strip()),
@@ -395,10 +338,10 @@ def _fact_view(answer: Answer, fact: Fact) -> FactView:
         try:
             source = QuoteBox(answer.quote(fact.quote_id))
         except KeyError:
-            note = FACT_QUOTE_GONE
+            note = wording.FACT_QUOTE_GONE
     text = " | ".join(" ".join(part.split()) for part in (fact.subject, fact.relation, fact.object))
     return FactView(
-        fact.id, FACT_ORIGINS.get(fact.origin, fact.origin), text, provenance, note, source
+        fact.id, wording.FACT_ORIGINS.get(fact.origin, fact.origin), text, provenance, note, source
     )
 
 
@@ -429,9 +372,9 @@ def _faithfulness(answer: Answer) -> FaithfulnessView | None:
         if not claim.supported and isinstance(segment, ProseSegment):
             why = claim.reason or "not supported"
             if claim.checked_by != found.method:
-                why += f" ({FAITHFULNESS_METHODS[claim.checked_by]})"
+                why += f" ({wording.FAITHFULNESS_METHODS[claim.checked_by]})"
             unsupported.append((excerpt(segment.text), why))
-    method = FAITHFULNESS_METHODS.get(found.method, found.method)
+    method = wording.FAITHFULNESS_METHODS.get(found.method, found.method)
     return FaithfulnessView(summary, method, tuple(unsupported))
 
 
@@ -486,18 +429,20 @@ def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
     """
     blocks: list[Block] = [Question(answer.question)]
     if answer.status == "refused":
-        blocks.append(Refusal(answer.refusal_reason or NO_REASON))
+        blocks.append(Refusal(answer.refusal_reason or wording.NO_REASON))
     if answer.partial:
-        blocks.append(Notice("partial", PARTIAL_LABEL, PARTIAL_NOTICE))
+        blocks.append(Notice("partial", wording.PARTIAL_LABEL, wording.PARTIAL_NOTICE))
     if not answer.llm.language_model:
         notice = NO_MODEL_FACTS_NOTICE if answer.context == "triplets" else NO_MODEL_NOTICE
-        blocks.append(Notice("no-model", NOTE_LABEL, notice))
-    blocks += [Notice("notice", NOTE_LABEL, notice) for notice in answer.notices]
+        blocks.append(Notice("no-model", wording.NOTE_LABEL, notice))
+    blocks += [Notice("notice", wording.NOTE_LABEL, notice) for notice in answer.notices]
     if answer.removed_sentences:
-        blocks.append(Notice("notice", NOTE_LABEL, removed_notice(answer.removed_sentences)))
+        blocks.append(
+            Notice("notice", wording.NOTE_LABEL, removed_notice(answer.removed_sentences))
+        )
     if answer.escalation is not None:
         reason = normalise_breaks(answer.escalation.strip())
-        blocks.append(Escalation(reason or f"({NO_REASON})"))
+        blocks.append(Escalation(reason or f"({wording.NO_REASON})"))
     if answer.status == "answered":
         blocks += _segments(answer, show_cited)
     faithfulness = _faithfulness(answer)
@@ -506,7 +451,7 @@ def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
     if answer.statements:
         blocks.append(Statements(tuple(map(_statement_view, answer.statements))))
     if answer.facts:
-        label = FACTS_LABEL if answer.llm.language_model else FACTS_FOUND_LABEL
+        label = wording.FACTS_LABEL if answer.llm.language_model else wording.FACTS_FOUND_LABEL
         blocks.append(Facts(tuple(_fact_view(answer, fact) for fact in answer.facts), label))
     if answer.rejected:
         blocks.append(Removed(answer.rejected))

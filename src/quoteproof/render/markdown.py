@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 
 from quoteproof.model import Answer
-from quoteproof.render import layout
+from quoteproof.render import layout, wording
 from quoteproof.render.table_quote import TableView, quote_parts
 from quoteproof.render.visible import BIDI_CONTROLS
 
@@ -199,7 +199,7 @@ def _quote_body(block: layout.QuoteBox) -> list[str]:
 def _quote_block(block: layout.QuoteBox) -> list[str]:
     """Header line, then the quote's body (`_quote_body`) inside a block quote, every
     line as `> line` (`>` for blank lines)."""
-    header = f"**{layout.VERBATIM_LABEL}** — {escape_inline(block.label)} "
+    header = f"**{wording.VERBATIM_LABEL}** — {escape_inline(block.label)} "
     header += f"({escape_inline(block.where)})"
     header += "".join(f" · {escape_inline(note)}" for _, note in block.notes)
     body = _quote_body(block)
@@ -212,7 +212,7 @@ def _table_row(cells: tuple[str, ...]) -> str:
 
 def _data_block(block: layout.DataBox) -> list[str]:
     """The data result's origin and parameters, then its preview rows as a table."""
-    lines = [f"**{layout.DATA_LABEL}** {escape_inline(block.source)} — {layout.NOT_A_QUOTE}"]
+    lines = [f"**{wording.DATA_LABEL}** {escape_inline(block.source)} — {wording.NOT_A_QUOTE}"]
     lines += [f"{name}: {escape_inline(value)}" for name, value in block.fields]
     lines += [escape_inline(block.row_count), ""]
     if block.header:
@@ -225,46 +225,46 @@ def _data_block(block: layout.DataBox) -> list[str]:
 
 def _statement_block(statement: layout.StatementView) -> list[str]:
     """`id · **VERDICT**`, its text with refs, justification, earlier version."""
-    refined = f" · {layout.REFINED_FLAG}" if statement.refined else ""
+    refined = f" · {wording.REFINED_FLAG}" if statement.refined else ""
     verdict = escape_inline(statement.verdict)
     lines = [f"{escape_inline(statement.id)} · **{verdict}**{refined}"]
     lines += _with_refs(_escape_lines(statement.text), statement.refs)
     if statement.justification is not None:
-        lines.append(f"{layout.JUSTIFICATION_LABEL}: {escape_inline(statement.justification)}")
+        lines.append(f"{wording.JUSTIFICATION_LABEL}: {escape_inline(statement.justification)}")
     if statement.original is not None:
-        lines.append(f"{layout.REFINED_FROM_LABEL}: {escape_inline(statement.original)}")
+        lines.append(f"{wording.REFINED_FROM_LABEL}: {escape_inline(statement.original)}")
     return [*lines, ""]
 
 
 def _fact_block(fact: layout.FactView) -> list[str]:
     """`TID-n · *origin — not a quote*`, the triplet, where it is from, its note,
     then its supporting quote as a block quote."""
-    lines = [f"{escape_inline(fact.id)} · *{fact.origin} — {layout.NOT_A_QUOTE}*  "]
+    lines = [f"{escape_inline(fact.id)} · *{fact.origin} — {wording.NOT_A_QUOTE}*  "]
     lines.append(f"{escape_inline(fact.text)}  ")
     lines.append(f"From: {escape_inline(fact.provenance)}")
     if fact.note is not None:
         lines[-1] += "  "
-        lines.append(f"{layout.NOTE_LABEL}: {escape_inline(fact.note)}")
+        lines.append(f"{wording.NOTE_LABEL}: {escape_inline(fact.note)}")
     lines.append("")
     if fact.source is not None:
-        lines += [f"{layout.FACT_SOURCE_LABEL}:", "", *_quote_block(fact.source)]
+        lines += [f"{wording.FACT_SOURCE_LABEL}:", "", *_quote_block(fact.source)]
     return lines
 
 
 def _lines(block: layout.Block) -> list[str]:
     """The Markdown of one layout block, ending with an empty line."""
     if isinstance(block, layout.Question):
-        return [f"**{layout.QUESTION_LABEL}:** {escape_inline(block.text)}", ""]
+        return [f"**{wording.QUESTION_LABEL}:** {escape_inline(block.text)}", ""]
     if isinstance(block, layout.Refusal):
-        return [f"**{layout.REFUSED_LABEL}:** {block.text} ({escape_inline(block.reason)})", ""]
+        return [f"**{wording.REFUSED_LABEL}:** {block.text} ({escape_inline(block.reason)})", ""]
     if isinstance(block, layout.Notice):
         return [f"**{block.label}:** {escape_inline(block.text)}", ""]
     if isinstance(block, layout.Escalation):
-        heading = f"**{layout.ESCALATION_HEADING}.** {layout.ESCALATION_LABEL}"
+        heading = f"**{wording.ESCALATION_HEADING}.** {wording.ESCALATION_LABEL}"
         return [heading, *_escape_lines(block.reason), ""]
     if isinstance(block, layout.Prose):
         lines = _with_refs(_escape_lines(block.text), block.citations)
-        return [f"*{layout.GENERATED_LABEL}:*", *lines, ""]
+        return [f"*{wording.GENERATED_LABEL}:*", *lines, ""]
     if isinstance(block, layout.QuoteBox):
         return _quote_block(block)
     if isinstance(block, layout.DataBox):
@@ -272,7 +272,7 @@ def _lines(block: layout.Block) -> list[str]:
     if isinstance(block, layout.Missing):
         return [f"**Missing {block.what}** {code_span(block.item_id)} — not shown.", ""]
     if isinstance(block, layout.Statements):
-        lines = [f"**{layout.STATEMENTS_LABEL}**", ""]
+        lines = [f"**{wording.STATEMENTS_LABEL}**", ""]
         for statement in block.items:
             lines += _statement_block(statement)
         return lines
@@ -282,7 +282,7 @@ def _lines(block: layout.Block) -> list[str]:
             lines += _fact_block(fact)
         return lines
     if isinstance(block, layout.FaithfulnessView):
-        head = f"**{layout.FAITHFULNESS_LABEL}:** {escape_inline(block.summary)}"
+        head = f"**{wording.FAITHFULNESS_LABEL}:** {escape_inline(block.summary)}"
         lines = [f"{head} — *{escape_inline(block.method)}*", ""]
         lines += [
             f"- ✗ {escape_inline(text)} — {escape_inline(why)}" for text, why in block.unsupported
@@ -290,7 +290,7 @@ def _lines(block: layout.Block) -> list[str]:
         return [*lines, ""] if block.unsupported else lines
     if isinstance(block, layout.Removed):
         items = [f"- {escape_inline(i.raw)} — {escape_inline(i.reason)}" for i in block.items]
-        return [f"**{layout.REJECTED_HEADING}**", "", *items, ""]
+        return [f"**{wording.REJECTED_HEADING}**", "", *items, ""]
     return [escape_inline(" · ".join(block.lines)), ""]
 
 

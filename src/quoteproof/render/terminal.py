@@ -57,7 +57,7 @@ from rich.table import Table
 from rich.text import Text
 
 from quoteproof.model import Answer, DataResult, Quote
-from quoteproof.render import layout
+from quoteproof.render import layout, wording
 from quoteproof.render.table_quote import TableView, quote_parts
 from quoteproof.render.visible import visible
 from quoteproof.text.labels import fit_label
@@ -121,7 +121,7 @@ def gutter(renderable: RenderableType, mark: str, style: str) -> RenderableType:
 
 def generated_marker() -> Text:
     """The dim "Generated — not a quote" line over generated prose."""
-    return Text(layout.GENERATED_LABEL, style="dim italic")
+    return Text(wording.GENERATED_LABEL, style="dim italic")
 
 
 def _source_table(view: TableView) -> RenderableType:
@@ -160,7 +160,7 @@ class QuotePanel:
         """The panel as drawn `width` columns wide: its text as `Text`, never markup;
         its body only the quote's source text (`_quote_body`)."""
         block = self.block
-        subtitle = Text(layout.VERBATIM_LABEL, style="blue")
+        subtitle = Text(wording.VERBATIM_LABEL, style="blue")
         for kind, note in block.notes:
             if kind != "table":
                 subtitle.append(f" · {_one_line(note)}", style="yellow")
@@ -206,12 +206,12 @@ def _statement(statement: layout.StatementView) -> RenderableType:
     head.append(" · ", style="dim")
     head.append(_one_line(statement.verdict), style=_VERDICT_STYLES[statement.verdict_kind])
     if statement.refined:
-        head.append(f" · {layout.REFINED_FLAG}", style="bold")
+        head.append(f" · {wording.REFINED_FLAG}", style="bold")
     parts: list[RenderableType] = [head, _with_refs(statement.text, statement.refs)]
     if statement.justification is not None:
-        parts.append(_labelled(layout.JUSTIFICATION_LABEL, statement.justification))
+        parts.append(_labelled(wording.JUSTIFICATION_LABEL, statement.justification))
     if statement.original is not None:
-        parts.append(_labelled(layout.REFINED_FROM_LABEL, statement.original))
+        parts.append(_labelled(wording.REFINED_FROM_LABEL, statement.original))
     return gutter(Group(*parts), PROSE_GUTTER, "dim")
 
 
@@ -219,14 +219,14 @@ def _fact(fact: layout.FactView) -> Iterable[RenderableType]:
     """A cited triplet behind the `┆ ` gutter (generated or imported: never a quote),
     then the verbatim panel of the quote that supports it."""
     head = Text(_one_line(fact.id), style="bold")
-    head.append(f" · {fact.origin} — {layout.NOT_A_QUOTE}", style="dim")
+    head.append(f" · {fact.origin} — {wording.NOT_A_QUOTE}", style="dim")
     parts: list[RenderableType] = [head, Text(visible(_one_line(fact.text)))]
     parts.append(_labelled("From", fact.provenance))
     if fact.note is not None:
-        parts.append(_labelled(layout.NOTE_LABEL, fact.note, "yellow"))
+        parts.append(_labelled(wording.NOTE_LABEL, fact.note, "yellow"))
     yield gutter(Group(*parts), PROSE_GUTTER, "dim")
     if fact.source is not None:
-        yield gutter(Text(f"{layout.FACT_SOURCE_LABEL}:", style="dim"), PROSE_GUTTER, "dim")
+        yield gutter(Text(f"{wording.FACT_SOURCE_LABEL}:", style="dim"), PROSE_GUTTER, "dim")
         yield QuotePanel(fact.source)
 
 
@@ -240,9 +240,9 @@ def _preview(block: layout.DataBox) -> Table:
 
 
 def _data(block: layout.DataBox) -> RenderableType:
-    heading = Text(f"{layout.DATA_LABEL} ", style="bold magenta")
+    heading = Text(f"{wording.DATA_LABEL} ", style="bold magenta")
     heading.append(_one_line(block.source), style="bold magenta")
-    heading.append(f" — {layout.NOT_A_QUOTE}", style="dim")
+    heading.append(f" — {wording.NOT_A_QUOTE}", style="dim")
     parts: list[RenderableType] = [heading]
     for name, value in block.fields:
         parts.append(_labelled(name, value, "bold" if name == "Value" else "dim"))
@@ -261,7 +261,7 @@ def data_block(result: DataResult) -> RenderableType:
 def _faithfulness(block: layout.FaithfulnessView) -> Iterable[RenderableType]:
     """The faithfulness line behind the `┆ ` gutter, then each unsupported sentence
     (generated text) with its reason."""
-    line = Text(f"{layout.FAITHFULNESS_LABEL}: ", style="bold")
+    line = Text(f"{wording.FAITHFULNESS_LABEL}: ", style="bold")
     line.append(block.summary)
     line.append(f" — {block.method}", style="dim")
     parts: list[RenderableType] = [line]
@@ -280,17 +280,17 @@ def _notice(text: Text, style: str) -> RenderableType:
 def _renderables(block: layout.Block) -> Iterable[RenderableType]:
     """The terminal drawing of one layout block."""
     if isinstance(block, layout.Question):
-        label = f"{layout.QUESTION_LABEL}: "
+        label = f"{wording.QUESTION_LABEL}: "
         yield _Gutter(Text(_one_line(block.text)), label, " " * len(label), "bold")
     elif isinstance(block, layout.Refusal):
-        refusal = Text(f"{layout.REFUSED_LABEL}: {block.text} ", style="bold yellow")
+        refusal = Text(f"{wording.REFUSED_LABEL}: {block.text} ", style="bold yellow")
         refusal.append(f"({_one_line(block.reason)})", style="yellow")
         yield _notice(refusal, "bold yellow")
     elif isinstance(block, layout.Notice):
         style = _NOTICE_STYLES[block.kind]
         yield _notice(Text(f"{block.label}: {_one_line(block.text)}", style=style), style)
     elif isinstance(block, layout.Escalation):
-        heading = f"{layout.ESCALATION_HEADING}. {layout.ESCALATION_LABEL}"
+        heading = f"{wording.ESCALATION_HEADING}. {wording.ESCALATION_LABEL}"
         yield _notice(Text(heading, style="bold magenta"), "bold magenta")
         yield gutter(Text(visible(block.reason)), PROSE_GUTTER, "dim")
     elif isinstance(block, layout.Prose):
@@ -307,7 +307,7 @@ def _renderables(block: layout.Block) -> Iterable[RenderableType]:
         yield _notice(missing, "red")
     elif isinstance(block, layout.Statements):
         yield Text("")
-        yield gutter(Text(layout.STATEMENTS_LABEL + ":", style="bold"), PROSE_GUTTER, "dim")
+        yield gutter(Text(wording.STATEMENTS_LABEL + ":", style="bold"), PROSE_GUTTER, "dim")
         yield from map(_statement, block.items)
     elif isinstance(block, layout.Facts):
         yield Text("")
@@ -318,7 +318,7 @@ def _renderables(block: layout.Block) -> Iterable[RenderableType]:
         yield from _faithfulness(block)
     elif isinstance(block, layout.Removed):
         yield Text("")
-        yield Text(layout.REJECTED_HEADING + ":", style="bold red")
+        yield Text(wording.REJECTED_HEADING + ":", style="bold red")
         for item in block.items:
             line = Text(_one_line(item.raw))
             line.append(" — ", style="dim")

@@ -21,7 +21,8 @@ from quoteproof.ingest.model_tokens import TokenCounter, WordPieceCounter, defau
 from quoteproof.model import Block, ParsedDocument
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL, Embedder, resolve_model
 from quoteproof.retrieval.onnx_model import max_seq_length
-from quoteproof.store.base import EmbeddingSpace, PendingEmbedding, Store, embedding_input
+from quoteproof.store.base import Store
+from quoteproof.store.vectors import EmbeddingSpace, PendingEmbedding, embedding_input
 
 EMBED_BLOCK = 512
 """Texts embedded and stored per step (at least; a chunk's passages stay in one

@@ -43,7 +43,7 @@ from quoteproof.retrieval.onnx_model import (
     unsupported_reason,
 )
 from quoteproof.retrieval.onnx_quantize import quantize_checked, quantized_path
-from quoteproof.store.base import Vectors
+from quoteproof.store.vectors import Vectors
 
 DEFAULT_EMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_BATCH_SIZE = 16

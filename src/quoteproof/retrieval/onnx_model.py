@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from quoteproof.retrieval.device import CUDA_PROVIDER, onnx_providers
-from quoteproof.store.base import Vectors
+from quoteproof.store.vectors import Vectors
 
 EXPORTER_VERSION = "2"
 """Part of the cache key: bump it when the exported graph changes."""

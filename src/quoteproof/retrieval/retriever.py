@@ -22,7 +22,8 @@ from quoteproof.retrieval.embedder import DENSE_EXTRA_HINT, Embedder, dense_avai
 from quoteproof.retrieval.evidence import BM25_COVERAGE, COSINE, term_coverage
 from quoteproof.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
 from quoteproof.retrieval.rerank import Reranker
-from quoteproof.store.base import TRUNCATED_VECTORS_SETTING, Store, embedding_space_mismatch
+from quoteproof.store.base import Store
+from quoteproof.store.vectors import TRUNCATED_VECTORS_SETTING, embedding_space_mismatch
 
 RetrieverName = Literal["bm25", "dense", "hybrid"]
 

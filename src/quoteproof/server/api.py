@@ -43,7 +43,7 @@ from quoteproof.server.api_bodies import (
     VersionBody,
 )
 from quoteproof.server.auth import optional_principal, principal
-from quoteproof.server.jobs import Job
+from quoteproof.server.job_queue import Job
 from quoteproof.server.json_body import StrictJSONRoute
 from quoteproof.server.state import AppState, AppStateDep
 from quoteproof.service import (

@@ -8,7 +8,7 @@ it had not stored yet, and finished jobs stay readable through `get`.
 One scheduler thread owns the index (one writer at a time) and a few parse
 workers (`ingest.parse_worker.ParseWorker`: each file in a child process the
 operating system limits by the file's size). It takes files one at a
-time in turn across API keys and their jobs (`FairQueue`), so a large upload does
+time in turn across API keys and their jobs (`job_queue.FairQueue`), so a large upload does
 not hold back another key's small one; a file whose parse runs past its memory,
 CPU-time or clock budget is stopped and fails with that cause. Each file is
 stored in one transaction (the index never holds half a document). `shutdown`
@@ -29,24 +29,23 @@ import uuid
 import warnings
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
 from multiprocessing import Pipe
 from multiprocessing.connection import wait
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
 from quoteproof.errors import StoreError
 from quoteproof.ingest.parse_worker import ParseFunction, ParseWorker
 from quoteproof.ingest.parsing import IngestSettings, Parsed, parse_and_chunk
 from quoteproof.ingest.pipeline import IngestResult, PendingFile, prepare_file, store_parsed
 from quoteproof.model import DEFAULT_COLLECTION
+from quoteproof.server.job_queue import FairQueue, Job, JobState, job_from_record
 from quoteproof.server.journal import JobJournal
 
 if TYPE_CHECKING:
     from quoteproof.index import Index
 
-JobState = Literal["queued", "running", "done", "failed"]
 MAX_KEPT_JOBS = 1000
 """Finished jobs kept for polling; the oldest are forgotten beyond this."""
 
@@ -59,162 +58,6 @@ allow less: `ingest.parse_limits`)."""
 
 HOLD_POLL_S = 0.1
 """How often a held scheduler looks whether the hold was lifted."""
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-@dataclass(frozen=True)
-class FileResult:
-    """What happened to one file of a job (`status` as in `IngestResult`)."""
-
-    path: str
-    status: str
-    error: str | None = None
-    doc_id: str | None = None
-    version: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "status": self.status,
-            "error": self.error,
-            "doc_id": self.doc_id,
-            "version": self.version,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> FileResult:
-        """The result `to_dict` gave."""
-        return cls(data["path"], data["status"], data["error"], data["doc_id"], data["version"])
-
-
-@dataclass
-class Job:
-    """One upload being ingested. Read it through `snapshot` (another thread
-    updates it)."""
-
-    id: str
-    collection: str
-    paths: tuple[str, ...]
-    user: str | None = None
-    state: JobState = "queued"
-    created: str = field(default_factory=_now)
-    finished: str | None = None
-    results: list[FileResult] = field(default_factory=list)
-    error: str | None = None
-    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
-
-    @property
-    def total(self) -> int:
-        return len(self.paths)
-
-    def snapshot(self) -> dict[str, Any]:
-        """The job as JSON: `{"job", "state", "collection", "total", "done",
-        "results": [{"path", "status", "error", "doc_id", "version"}], "error",
-        "created", "finished"}`."""
-        with self._lock:
-            return {
-                "job": self.id,
-                "state": self.state,
-                "collection": self.collection,
-                "total": self.total,
-                "done": len(self.results),
-                "results": [r.to_dict() for r in self.results],
-                "error": self.error,
-                "created": self.created,
-                "finished": self.finished,
-            }
-
-    def record(self) -> dict[str, Any]:
-        """The job as the journal keeps it: `snapshot` plus its user and files."""
-        return {**self.snapshot(), "user": self.user, "paths": list(self.paths)}
-
-    @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Job:
-        """The job a journal `record` describes."""
-        return cls(
-            id=record["job"],
-            collection=record["collection"],
-            paths=tuple(record["paths"]),
-            user=record.get("user"),
-            state=record["state"],
-            created=record["created"],
-            finished=record.get("finished"),
-            results=[FileResult.from_dict(r) for r in record.get("results", ())],
-            error=record.get("error"),
-        )
-
-    def pending(self) -> list[str]:
-        """The files without a result yet, in upload order."""
-        with self._lock:
-            done = {result.path for result in self.results}
-        return [path for path in self.paths if path not in done]
-
-    def _set(self, state: JobState, error: str | None = None) -> None:
-        with self._lock:
-            self.state = state
-            if error is not None:
-                self.error = error
-            if state in ("done", "failed"):
-                self.finished = _now()
-
-    def _add(self, result: IngestResult) -> None:
-        with self._lock:
-            self.results.append(
-                FileResult(result.path, result.status, result.error, result.doc_id, result.version)
-            )
-
-
-class FairQueue:
-    """Files waiting to be parsed, handed out in turn: API keys (users) take turns,
-    each key's jobs take turns, one file at a time, each job's files in order."""
-
-    def __init__(self) -> None:
-        self._users: OrderedDict[str, deque[Job]] = OrderedDict()
-        self._files: dict[str, deque[str]] = {}
-
-    def __bool__(self) -> bool:
-        return bool(self._users)
-
-    def add(self, job: Job, paths: Sequence[str]) -> None:
-        """Queue `paths` of `job` (after those of the jobs queued before)."""
-        if not paths:
-            return
-        self._files[job.id] = deque(paths)
-        self._users.setdefault(job.user or "", deque()).append(job)
-
-    def take(self, busy: Counter[str]) -> tuple[Job, str] | None:
-        """The next file and its job: from the first key in turn with no file in
-        progress (`busy`: files in progress per key), else the first key in turn;
-        None when nothing waits."""
-        if not self._users:
-            return None
-        user = next((name for name in self._users if not busy[name]), next(iter(self._users)))
-        jobs = self._users[user]
-        job = jobs.popleft()
-        files = self._files[job.id]
-        path = files.popleft()
-        if files:
-            jobs.append(job)
-        else:
-            del self._files[job.id]
-        if jobs:
-            self._users.move_to_end(user)
-        else:
-            del self._users[user]
-        return job, path
-
-    def drop(self, job: Job) -> None:
-        """Forget the files of `job` still waiting."""
-        if self._files.pop(job.id, None) is None:
-            return
-        user = job.user or ""
-        jobs = self._users[user]
-        jobs.remove(job)
-        if not jobs:
-            del self._users[user]
 
 
 class _Stopping(Exception):
@@ -306,7 +149,7 @@ class JobManager:
         process, else as the journal last recorded it (another process's job)."""
         with self._lock:
             job = self._jobs.get(job_id)
-        return job if job is not None else _from_record(self._journal.load(job_id))
+        return job if job is not None else job_from_record(self._journal.load(job_id))
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no job is queued or running; return False if `timeout` seconds
@@ -335,13 +178,13 @@ class JobManager:
         """Load the journal: unfinished jobs that no other process holds go back in
         the queue (lock held)."""
         for record in self._journal.load_all():
-            job = _from_record(record)
+            job = job_from_record(record)
             if job is None:
                 continue  # a record this version cannot read: left alone
             if job.state in ("queued", "running"):
                 if not self._journal.claim(job.id):
                     continue  # another process ingests it
-                job = _from_record(self._journal.load(job.id)) or job  # as it is now
+                job = job_from_record(self._journal.load(job.id)) or job  # as it is now
                 if job.state not in ("queued", "running"):
                     self._journal.release(job.id)
             self._jobs[job.id] = job
@@ -390,7 +233,7 @@ class JobManager:
         """Read `path` and hand it to `worker`, or record at once a file that is
         unchanged or cannot be read."""
         if job.state == "queued":
-            job._set("running")
+            job.set_state("running")
         try:
             settings = replace(self._settings, collection=job.collection)
             pending = prepare_file(self._index_now().store, path, settings)
@@ -445,7 +288,7 @@ class JobManager:
     def _record(self, job: Job, result: IngestResult) -> None:
         """Add a file's result to its job and the journal; a job with every file
         done is finished next."""
-        self._publish(job, lambda: job._add(result))
+        self._publish(job, lambda: job.add_result(result))
         if len(job.results) == job.total:
             self._to_finish.append(job)
 
@@ -496,7 +339,7 @@ class JobManager:
         (`_publish`), release its journal lock, wake waiters."""
         if self._on_end is not None:
             self._on_end(job, state)
-        self._publish(job, lambda: job._set(state, error))
+        self._publish(job, lambda: job.set_state(state, error))
         self._journal.release(job.id)
         with self._idle:
             self._idle.notify_all()
@@ -514,14 +357,3 @@ class JobManager:
             del self._jobs[job_id]
             self._journal.delete(job_id)
             excess -= 1
-
-
-def _from_record(record: dict[str, Any] | None) -> Job | None:
-    """The job a journal record describes, or None (no record, or one this version
-    cannot read)."""
-    if record is None:
-        return None
-    try:
-        return Job.from_record(record)
-    except (KeyError, TypeError, ValueError):
-        return None

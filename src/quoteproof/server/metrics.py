@@ -51,6 +51,11 @@ def collection_label(collections: Iterable[str] | None) -> str:
     return ALL if collections is None else ",".join(sorted(set(collections)))
 
 
+def _counter(registry: CollectorRegistry, what: str, documentation: str, *labels: str) -> Counter:
+    """A counter `quoteproof_{what}` by collection, then by `labels`."""
+    return Counter(f"quoteproof_{what}", documentation, ["collection", *labels], registry=registry)
+
+
 def _seconds(registry: CollectorRegistry, what: str, documentation: str) -> Histogram:
     """A histogram `quoteproof_{what}_seconds` by collection, buckets `SECONDS`."""
     return Histogram(
@@ -88,11 +93,13 @@ class Metrics:
             self._scraped = CollectorRegistry()
             MultiProcessCollector(self._scraped, path=str(directory))  # type: ignore[no-untyped-call]
         r = self.registry
-        self.answers = Counter(
-            "quoteproof_answers",
+        self.answers = _counter(
+            r,
+            "answers",
             "Answers recorded, by mode, status and refusal reason (none: answered).",
-            ["collection", "mode", "status", "refusal_reason"],
-            registry=r,
+            "mode",
+            "status",
+            "refusal_reason",
         )
         self.retrieval = _seconds(r, "retrieval", "Time spent retrieving an answer's sources.")
         self.model = _seconds(
@@ -101,17 +108,14 @@ class Metrics:
         self.total = _seconds(
             r, "answer", "Time to make an answer, from question to recorded answer's content."
         )
-        self.tokens = Counter(
-            "quoteproof_tokens",
-            "Tokens the model servers reported, by kind (prompt, completion).",
-            ["collection", "kind"],
-            registry=r,
+        self.tokens = _counter(
+            r, "tokens", "Tokens the model servers reported, by kind (prompt, completion).", "kind"
         )
-        self.rejected = Counter(
-            "quoteproof_quotes_rejected",
+        self.rejected = _counter(
+            r,
+            "quotes_rejected",
             "Model output not shown (quotes that did not resolve, ...), by reason.",
-            ["collection", "reason"],
-            registry=r,
+            "reason",
         )
         self.faithfulness = Histogram(
             "quoteproof_faithfulness",
@@ -120,24 +124,13 @@ class Metrics:
             buckets=SHARES,
             registry=r,
         )
-        self.verify_failures = Counter(
-            "quoteproof_verify_failures",
-            "Saved answers that failed verification (a quote or the seal).",
-            ["collection"],
-            registry=r,
+        self.verify_failures = _counter(
+            r, "verify_failures", "Saved answers that failed verification (a quote or the seal)."
         )
-        self.ingest_jobs = Counter(
-            "quoteproof_ingest_jobs",
-            "Ingest jobs ended, by state (done, failed).",
-            ["collection", "state"],
-            registry=r,
+        self.ingest_jobs = _counter(
+            r, "ingest_jobs", "Ingest jobs ended, by state (done, failed).", "state"
         )
-        self.ingest_failures = Counter(
-            "quoteproof_ingest_failures",
-            "Files of ingest jobs that failed.",
-            ["collection"],
-            registry=r,
-        )
+        self.ingest_failures = _counter(r, "ingest_failures", "Files of ingest jobs that failed.")
 
     def observe_answer(
         self, asked: Asked, collections: tuple[str, ...] | None, timing: AnswerTiming

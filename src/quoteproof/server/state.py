@@ -30,12 +30,8 @@ from quoteproof.ingest.parsing import IngestSettings
 from quoteproof.llm.base import Backend
 from quoteproof.llm.registry import BackendSpec, make_backend
 from quoteproof.retrieval.retriever import RetrievalSettings
-from quoteproof.server.jobs import (
-    DEFAULT_PARSE_TIMEOUT_S,
-    DEFAULT_PARSE_WORKERS,
-    Job,
-    JobManager,
-)
+from quoteproof.server.job_queue import Job
+from quoteproof.server.jobs import DEFAULT_PARSE_TIMEOUT_S, DEFAULT_PARSE_WORKERS, JobManager
 from quoteproof.server.journal import JOURNAL_FOLDER, JobJournal
 from quoteproof.server.metrics import Metrics
 from quoteproof.service import Principal, ScopedIndex

@@ -15,7 +15,7 @@ from markupsafe import Markup
 from quoteproof.server import csrf
 from quoteproof.server import web_page as pages
 from quoteproof.server.auth import cross_origin
-from quoteproof.server.jobs import Job
+from quoteproof.server.job_queue import Job
 from quoteproof.server.state import AppState
 from quoteproof.server.web_page import MaybePrincipal, StateDep, router
 from quoteproof.service import Principal, ScopedIndex

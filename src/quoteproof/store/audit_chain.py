@@ -21,10 +21,10 @@ import dataclasses
 import hashlib
 import hmac
 import json
-from typing import Any, NamedTuple
+from typing import Any
 
 from quoteproof.model import sha256_text
-from quoteproof.store.base import AuditEntry, setting_key
+from quoteproof.store.base import AuditEntry, NewEntry, setting_key
 from quoteproof.store.sql import Execute
 
 __all__ = [
@@ -33,7 +33,6 @@ __all__ = [
     "AUDIT_HEAD_SETTING",
     "GENESIS_HASH",
     "AuditHead",
-    "NewEntry",
     "append_entry",
     "audit_from_row",
     "audit_hash",
@@ -126,17 +125,6 @@ def audit_from_row(row: Any) -> AuditEntry:
     values = {field.name: row[field.name] for field in dataclasses.fields(AuditEntry)}
     values["collections"] = tuple(json.loads(values["collections"]))
     return AuditEntry(**values)
-
-
-class NewEntry(NamedTuple):
-    """What the store is given of an entry to append; the chain adds its `seq`, hashes
-    and signature (`append_entry`)."""
-
-    entry_id: str
-    time: str
-    user: str | None
-    collections: tuple[str, ...]
-    body: str
 
 
 def append_entry(execute: Execute, new: NewEntry, key: bytes | None = None) -> AuditEntry:

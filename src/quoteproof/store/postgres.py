@@ -51,13 +51,7 @@ from psycopg.rows import DictRow, dict_row
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Hit
 from quoteproof.store import postgres_bm25
-from quoteproof.store.base import (
-    SCHEMA_VERSION,
-    EmbeddingSpace,
-    NewDocument,
-    Vectors,
-    check_vectors,
-)
+from quoteproof.store.base import SCHEMA_VERSION, NewDocument
 from quoteproof.store.failures import store_error, store_errors
 from quoteproof.store.postgres_schema import (
     MIGRATIONS,
@@ -70,6 +64,7 @@ from quoteproof.store.postgres_schema import (
 )
 from quoteproof.store.sql import Cursor
 from quoteproof.store.sql_store import CHUNK_COLUMNS, CHUNK_FROM, SQLStore
+from quoteproof.store.vectors import EmbeddingSpace, Vectors, check_vectors
 from quoteproof.terms import query_terms
 
 CONNECT_TIMEOUT_S = 10

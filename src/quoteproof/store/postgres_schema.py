@@ -131,7 +131,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     5: ("ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS signature TEXT",),
     6: (_TABLES["doc_tables"],),
     7: (
-        # vectors made before are one per chunk, truncated (base.TRUNCATED_VECTORS_SETTING)
+        # vectors made before are one per chunk, truncated (vectors.TRUNCATED_VECTORS_SETTING)
         "INSERT INTO meta (key, value) SELECT 'setting:truncated_vectors', '1' "
         "WHERE EXISTS (SELECT 1 FROM embeddings) ON CONFLICT (key) DO NOTHING",
         *_SCHEMA_7_DDL.split(";\n"),

@@ -12,8 +12,8 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from quoteproof.errors import StoreError
-from quoteproof.store.audit_chain import AUDIT_COLUMNS, NewEntry, append_entry, audit_from_row
-from quoteproof.store.base import ApiKey, AuditEntry, setting_key
+from quoteproof.store.audit_chain import AUDIT_COLUMNS, append_entry, audit_from_row
+from quoteproof.store.base import ApiKey, AuditEntry, NewEntry, setting_key
 from quoteproof.store.sql import Cursor
 
 if TYPE_CHECKING:
@@ -79,24 +79,15 @@ class SQLRecords(ABC):
         with self._write():
             self._run("DELETE FROM meta WHERE key = ?", (setting_key(name),))
 
-    def append_audit(
-        self,
-        entry_id: str,
-        time: str,
-        user: str | None,
-        collections: tuple[str, ...],
-        body: str,
-        key: bytes | None = None,
-    ) -> AuditEntry:
-        """Append one entry to the audit log (`audit_chain.append_entry`, signed with
-        `key` when given) in one write transaction. Raises StoreError when
+    def append_audit(self, new: NewEntry, key: bytes | None = None) -> AuditEntry:
+        """Append `new` to the audit log (`audit_chain.append_entry`, signed with
+        `key` when given) in one write transaction. Raises StoreError when its
         `entry_id` is already taken."""
         try:
             with self._write():
-                new = NewEntry(entry_id, time, user, collections, body)
                 return append_entry(self._run, new, key)
         except self._TAKEN as exc:
-            raise StoreError(f"audit entry {entry_id!r} cannot be added: {exc}") from exc
+            raise StoreError(f"audit entry {new.entry_id!r} cannot be added: {exc}") from exc
 
     def audit_entries(self, after_seq: int = 0, limit: int | None = None) -> list[AuditEntry]:
         """Return the audit entries with `seq > after_seq`, in order, at most `limit`."""

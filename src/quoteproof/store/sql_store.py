@@ -22,21 +22,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from quoteproof.errors import StoreError
 from quoteproof.model import Chunk, Document, Hit, Layout, SourceTable, sha256_text
 from quoteproof.store.base import (
-    EMBEDDING_SPACE_SETTING,
     CurrentVersion,
     DocumentSummary,
-    EmbeddingSpace,
     IndexStats,
     NewChunk,
     NewDocument,
-    PendingEmbedding,
     StoredDocument,
     check_collection_name,
-    decode_space,
-    distinct_pending,
-    embed_key,
-    embedding_space_mismatch,
-    encode_space,
     setting_key,
 )
 from quoteproof.store.codec import (
@@ -49,6 +41,16 @@ from quoteproof.store.codec import (
 from quoteproof.store.kg import TripletStore
 from quoteproof.store.refs import chunk_ref
 from quoteproof.store.sql_records import SQLRecords, record
+from quoteproof.store.vectors import (
+    EMBEDDING_SPACE_SETTING,
+    EmbeddingSpace,
+    PendingEmbedding,
+    decode_space,
+    distinct_pending,
+    embed_key,
+    embedding_space_mismatch,
+    encode_space,
+)
 from quoteproof.store.versions import decide_version, latest_version
 
 if TYPE_CHECKING:

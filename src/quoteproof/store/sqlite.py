@@ -1,7 +1,8 @@
 """The default store: one SQLite file (WAL mode) with an FTS5 BM25 index over chunks.
 
 What both stores share is `sql_store.SQLStore` (and the tables, `sql_schema`);
-this module holds what is SQLite's own.
+this module holds what is SQLite's own, its schema and migrations aside
+(`sqlite_schema`).
 
 Dense search is exact while the index holds fewer than `ann.ANN_FROM` vectors: the
 vectors of current chunks are read into one matrix (with each row's collection),
@@ -43,146 +44,24 @@ import numpy as np
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Hit
 from quoteproof.store import ann
-from quoteproof.store.audit_chain import AUDIT_APPEND_ONLY
-from quoteproof.store.base import SCHEMA_VERSION, Vectors, check_vectors, embed_key
+from quoteproof.store.base import SCHEMA_VERSION
 from quoteproof.store.failures import store_error, store_errors
 from quoteproof.store.fts import fts_match_query
 from quoteproof.store.sql import Cursor
-from quoteproof.store.sql_schema import SchemaDialect, shared_tables
 from quoteproof.store.sql_store import CHUNK_COLUMNS, CHUNK_FROM, SQLStore, marks
+from quoteproof.store.sqlite_schema import (
+    MIGRATIONS,
+    SCHEMA,
+    SEARCH_TABLES_SINCE,
+    bm25_search_sql,
+    create_fts_sql,
+    embed_key_of_row,
+    explain,
+    fts_table,
+)
+from quoteproof.store.vectors import Vectors, check_vectors
 
 DB_FILENAME = "index.sqlite3"
-
-_SQLITE = SchemaDialect(
-    boolean="INTEGER",
-    false="0",
-    blob="BLOB",
-    row_id="INTEGER PRIMARY KEY",
-    audit_seq="INTEGER PRIMARY KEY",
-    ingested_at="TEXT NOT NULL",
-    text_list="TEXT",
-    int_list="TEXT",
-)
-"""SQLite's spelling of the shared tables: 0 and 1 for booleans, JSON text for lists."""
-
-_SCHEMA = (
-    *shared_tables(_SQLITE).values(),
-    "CREATE INDEX IF NOT EXISTS documents_by_path ON documents (source_path, version)",
-    "CREATE INDEX IF NOT EXISTS documents_by_collection ON documents (collection, is_current)",
-    "CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, doc_version, ordinal)",
-    "CREATE INDEX IF NOT EXISTS chunks_by_embed_key ON chunks (embed_key)",
-    "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL)",
-    *(
-        f"CREATE TRIGGER IF NOT EXISTS audit_log_no_{event.lower()} BEFORE {event} ON audit_log "
-        f"BEGIN SELECT RAISE(ABORT, '{AUDIT_APPEND_ONLY}'); END"
-        for event in ("UPDATE", "DELETE")
-    ),
-)
-"""The statements that make (or complete, after migrations) the current schema."""
-
-# Statements that bring an index of schema version N-1 to version N (for N >= 2);
-# tables new in N are created by _SCHEMA itself.
-_MIGRATIONS: dict[int, tuple[str, ...]] = {
-    2: (
-        "ALTER TABLE chunks ADD COLUMN language TEXT NOT NULL DEFAULT 'en'",
-        "ALTER TABLE chunks ADD COLUMN source_uri TEXT NOT NULL DEFAULT ''",
-        "ALTER TABLE chunks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0",
-    ),
-    3: (
-        "ALTER TABLE chunks ADD COLUMN embed_key TEXT NOT NULL DEFAULT ''",
-        "UPDATE chunks SET embed_key = qp_embed_key((SELECT d.title FROM documents d "
-        "WHERE d.doc_id = chunks.doc_id AND d.version = chunks.doc_version), section, text)",
-    ),
-    4: ("ALTER TABLE documents ADD COLUMN collection TEXT NOT NULL DEFAULT 'default'",),
-    5: (
-        # The log as schema 4 made it (an index of schema 3 has none yet), then signed.
-        "CREATE TABLE IF NOT EXISTS audit_log (seq INTEGER PRIMARY KEY, entry_id TEXT NOT NULL "
-        "UNIQUE, time TEXT NOT NULL, user TEXT, collections TEXT NOT NULL, body TEXT NOT NULL, "
-        "prev_hash TEXT NOT NULL, hash TEXT NOT NULL)",
-        "ALTER TABLE audit_log ADD COLUMN signature TEXT",
-    ),
-    6: (),  # doc_tables, created by _SCHEMA
-    # an embeddings blob may hold several vectors (a chunk's passages); vectors made
-    # before are one per chunk, truncated (base.TRUNCATED_VECTORS_SETTING)
-    7: (
-        # (an index of schema 2 or older has no embeddings table yet)
-        "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL)",
-        "INSERT OR IGNORE INTO meta (key, value) SELECT 'setting:truncated_vectors', '1' "
-        "WHERE EXISTS (SELECT 1 FROM embeddings)",
-    ),
-    # one full-text table per collection (`fts_table`), filled by `_fill_search_tables`
-    8: ("DROP TABLE IF EXISTS chunks_fts",),
-    9: (),  # kg_triplets, created by _SCHEMA
-    10: (),  # PostgreSQL's BM25 postings; nothing in SQLite
-}
-
-_SEARCH_TABLES_SINCE = 8
-"""The schema version from which each collection has a full-text table of its own."""
-
-# Column weights for bm25(): chunk text counts fully, the label (title, sections) less.
-_BM25_WEIGHTS = (1.0, 0.4)
-
-
-def _embed_key_of_row(title: str, section_json: str, text: str) -> str:
-    return embed_key(title, tuple(json.loads(section_json)), text)
-
-
-def fts_table(collection: str) -> str:
-    """The name of the FTS5 table of `collection`'s current chunks: the name written
-    in hex, so that every valid collection name makes a plain identifier."""
-    return "chunks_fts_" + collection.encode("utf-8").hex()
-
-
-def _create_fts_sql(collection: str) -> str:
-    return (
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {fts_table(collection)} USING fts5 ("
-        "text, label, content='chunks', content_rowid='id', "
-        "tokenize='porter unicode61 remove_diacritics 2')"
-    )
-
-
-def bm25_search_sql(limit: int, collections: Sequence[str]) -> str:
-    """Return the SQL of a BM25 search over the current chunks of `collections` (one
-    `?` per collection: the MATCH query), each scored with its own collection's
-    statistics, best first (ties by chunk id); only the best `limit` are joined to
-    their chunks."""
-    weights = ", ".join(str(w) for w in _BM25_WEIGHTS)
-    scored = " UNION ALL ".join(
-        f"SELECT rowid AS id, -bm25({table}, {weights}) AS score FROM {table} WHERE {table} MATCH ?"
-        for table in map(fts_table, collections)
-    )
-    best = f"SELECT id, score FROM ({scored}) ORDER BY score DESC, id LIMIT {int(limit)}"
-    return (
-        f"SELECT {CHUNK_COLUMNS}, s.score AS score FROM ({best}) s "
-        "JOIN chunks c ON c.id = s.id "
-        "JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version "
-        "ORDER BY s.score DESC, c.id"
-    )
-
-
-_CAUSES: dict[tuple[int, ...], str] = {
-    (13,): (  # SQLITE_FULL
-        "the disk is full (or the database reached its size limit); the change was not "
-        "made and the index holds what it held before"
-    ),
-    (5, 6): "the database is locked: another process kept it busy too long; try again",
-    (3, 8, 14): (  # SQLITE_PERM, SQLITE_READONLY, SQLITE_CANTOPEN
-        "the database cannot be opened for writing: is the index directory or its "
-        "database file read-only, or not accessible to this user?"
-    ),
-    (11, 26): "the database file is damaged or is not a quoteproof index",  # CORRUPT, NOTADB
-    (10,): "reading or writing the database file failed (a disk or file system error)",
-}
-"""Plain words for SQLite's primary result codes (`sqlite3.Error.sqlite_errorcode`)."""
-
-
-def _explain(exc: BaseException) -> str | None:
-    """The cause of a SQLite error in plain words, None for other errors."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is None:
-        return None
-    return next((cause for codes, cause in _CAUSES.items() if code & 0xFF in codes), None)
-
 
 _Matrix = tuple[str, np.ndarray, list[int], np.ndarray, dict[str, int], np.ndarray]
 """The cached vectors of current chunks: the search generation they were read at,
@@ -206,7 +85,7 @@ retirements, vectors), so that other writes (audit entries, keys, settings) keep
 every process's cached matrix."""
 
 
-@store_errors(sqlite3.Error, _explain, "SQLite")
+@store_errors(sqlite3.Error, explain, "SQLite")
 class SQLiteStore(SQLStore):
     """A `Store` in `DIR/index.sqlite3`. Use `SQLiteStore.open` to make one."""
 
@@ -250,9 +129,9 @@ class SQLiteStore(SQLStore):
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA foreign_keys=ON")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.create_function("qp_embed_key", 3, _embed_key_of_row, deterministic=True)
+            db.create_function("qp_embed_key", 3, embed_key_of_row, deterministic=True)
         except sqlite3.Error as exc:
-            raise store_error(str(directory), exc, _explain, "SQLite") from exc
+            raise store_error(str(directory), exc, explain, "SQLite") from exc
         store = cls(db, str(directory))
         try:
             store._migrate()
@@ -277,18 +156,18 @@ class SQLiteStore(SQLStore):
                         f"quoteproof understands ({SCHEMA_VERSION}); upgrade quoteproof"
                     )
                 for version in range(found + 1, SCHEMA_VERSION + 1):
-                    for statement in _MIGRATIONS[version]:
+                    for statement in MIGRATIONS[version]:
                         self._run(statement)
-                for statement in _SCHEMA:
+                for statement in SCHEMA:
                     self._run(statement)
-                if found < _SEARCH_TABLES_SINCE:
+                if found < SEARCH_TABLES_SINCE:
                     self._fill_search_tables()
                 self._run(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                     (str(SCHEMA_VERSION),),
                 )
         except sqlite3.Error as exc:
-            raise store_error(self.location, exc, _explain, "SQLite") from exc
+            raise store_error(self.location, exc, explain, "SQLite") from exc
 
     def _fill_search_tables(self) -> None:
         """Index the current chunks of every collection in that collection's own
@@ -296,7 +175,7 @@ class SQLiteStore(SQLStore):
         rows = self._run("SELECT DISTINCT collection FROM documents WHERE is_current = 1")
         for row in rows.fetchall():
             collection = row["collection"]
-            self._run(_create_fts_sql(collection))
+            self._run(create_fts_sql(collection))
             self._run(
                 f"INSERT INTO {fts_table(collection)} (rowid, text, label) "
                 f"SELECT c.id, c.text, c.label FROM {CHUNK_FROM} "
@@ -350,7 +229,7 @@ class SQLiteStore(SQLStore):
     def _index_version(self, doc_id: str, version: int, collection: str) -> None:
         """Add the version's chunks to its collection's full-text table."""
         self._searched_data_changed()
-        self._run(_create_fts_sql(collection))
+        self._run(create_fts_sql(collection))
         self._run(
             f"INSERT INTO {fts_table(collection)} (rowid, text, label) "
             "SELECT id, text, label FROM chunks WHERE doc_id = ? AND doc_version = ?",

@@ -25,9 +25,9 @@ from quoteproof.quoting.citations import (
 )
 from quoteproof.quoting.grammar import cite_grammar
 from quoteproof.quoting.parse import Item, ParsedOutput, ProseItem, parse_output
-from quoteproof.quoting.prompt import QUOTE_RULE, SOURCES_RULE, sources_block
+from quoteproof.quoting.prompt import QUOTE_RULE, SOURCES_RULE, build_messages
 from quoteproof.quoting.resolve import resolve_output
-from quoteproof.quoting.units import OfferedUnits, SourceUnits, source_units
+from quoteproof.quoting.units import SourceUnits, source_units
 from quoteproof.strategies.quote import NoModelChoice, answer_from_reply, fit_offer
 from quoteproof.strategies.session import VALIDATION_FAILED, AnswerSession
 
@@ -66,25 +66,12 @@ Rules, strictly enforced:
 """
 
 
-def cite_messages(
-    question: str,
-    sources: Sequence[Chunk],
-    units: SourceUnits,
-    offered: OfferedUnits | None = None,
-) -> tuple[Message, ...]:
-    """The first attempt's prompt: every sentence must cite; `units` numbered, only
-    the `offered` ones when given (`sources_block`)."""
-    user = f"{sources_block(sources, units, offered)}\n\nQuestion: {question.strip()}"
-    return (Message("system", CITE_SYSTEM_PROMPT), Message("user", user))
-
-
 def retry_messages(
     question: str, sources: Sequence[Chunk], units: SourceUnits, problems: Sequence[str]
 ) -> tuple[Message, ...]:
     """The retry's prompt: the failed checks, the allowed refs, only `sources`."""
     system = retry_system_prompt(problems, [chunk.ref for chunk in sources])
-    user = f"{sources_block(sources, units)}\n\nQuestion: {question.strip()}"
-    return (Message("system", system), Message("user", user))
+    return build_messages(question, sources, units, system=system)
 
 
 def _sentence_items(
@@ -166,10 +153,12 @@ def answer_cite(
         session,
         units,
         choice,
-        lambda chunks, shown: cite_messages(session.question, chunks, units, shown),
+        lambda chunks, shown: build_messages(
+            session.question, chunks, units, shown, system=CITE_SYSTEM_PROMPT
+        ),
     )
     sources = session.sources
-    messages = cite_messages(session.question, sources, units, offered)
+    messages = build_messages(session.question, sources, units, offered, system=CITE_SYSTEM_PROMPT)
     for stage in ("answer", "retry"):
         grammar = partial(cite_grammar, sources, units, session.fact_refs)
         completion = session.call(stage, messages, sources=sources, stream=True, grammar=grammar)

@@ -22,12 +22,12 @@ from quoteproof.llm.base import Backend, Capability, CompletionRequest
 from quoteproof.model import Answer, Chunk, Hit, Message
 from quoteproof.quoting.grammar import facts_grammar, triplet_grammar
 from quoteproof.quoting.parse import parse_output
-from quoteproof.quoting.prompt import SOURCES_RULE, format_sources
+from quoteproof.quoting.prompt import SOURCES_RULE, build_messages, format_sources
 from quoteproof.quoting.resolve import SourceLookup, resolve_output
 from quoteproof.quoting.units import SourceUnits, source_units
 from quoteproof.retrieval.triplets import TripletHit
 from quoteproof.store.base import DocumentSummary, Store
-from quoteproof.strategies.cite import cite_messages
+from quoteproof.strategies.cite import CITE_SYSTEM_PROMPT
 from quoteproof.strategies.facts import (
     FACTS_RULE,
     NO_MODEL_FACTS,
@@ -185,7 +185,9 @@ def whole_corpus(
     size = sum(len(chunk.text) for chunk in chunks)
     excess = size
     if size <= MAX_WHOLE_CHARS:
-        messages = cite_messages(question, chunks, source_units(chunks, lookup))
+        messages = build_messages(
+            question, chunks, source_units(chunks, lookup), system=CITE_SYSTEM_PROMPT
+        )
         excess = backend.excess_tokens(CompletionRequest(messages, question, tuple(chunks)))
     if excess > 0:
         over = (
