@@ -12,6 +12,7 @@ import pytest
 
 from helpers.cli import cli
 from quoteproof import Index
+from quoteproof.render.hits import FACT_FIELDS
 
 HEADER = "subject,relation,object,document,page,quote\n"
 GOOD = (
@@ -196,7 +197,7 @@ def test_context_options_a_mode_cannot_take_are_named_as_options(index_dir: Path
 def test_search_shows_the_triplets_it_matches_as_facts(index_dir: Path, tmp_path: Path) -> None:
     where = ("--index", str(index_dir))
     before = cli("search", "remdesivir dose", "--format", "json", *where)
-    assert before.returncode == 0 and "facts" not in json.loads(before.stdout)
+    assert before.returncode == 0 and json.loads(before.stdout)["facts"] == []
     plain = cli("search", "remdesivir dose", *where)
     assert "Facts:" not in plain.stdout
     graph = write(tmp_path, "graph.csv", GOOD)
@@ -219,7 +220,9 @@ def test_search_shows_the_triplets_it_matches_as_facts(index_dir: Path, tmp_path
         "200 mg on day 1",
     )
     assert (first["graph_file"], first["row"], second["row"]) == ("graph.csv", 2, 3)
+    assert list(first) == list(FACT_FIELDS) and first["origin"] == "imported"
+    assert first["claimed_quote"] == "The recommended dose is 200 mg"  # the file's claim
     elsewhere = cli(
         "search", "remdesivir dose", "--collection", "other", "--format", "json", *where
     )
-    assert "facts" not in json.loads(elsewhere.stdout)  # scoped like passages
+    assert json.loads(elsewhere.stdout)["facts"] == []  # scoped like passages

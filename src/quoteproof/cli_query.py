@@ -154,7 +154,8 @@ def search(
 
     With a reranker, at most --rerank-keep hits are shown. When the index has a
     knowledge graph (`kg import`), the triplets QUERY names follow the passages,
-    labelled as facts ("facts" in the JSON), never as quotes.
+    labelled as imported facts ("facts" in the JSON, empty without a graph), never
+    as quotes.
     """
     from quoteproof.render.hits import fact_hit_to_dict, facts_table, hit_to_dict, hits_table
     from quoteproof.service import read_queries, well_formed
@@ -178,9 +179,9 @@ def search(
         if facts:
             out.print(facts_table(facts))
     elif format is TextOrJson.json:
-        matched = {"facts": [fact_hit_to_dict(f) for f in facts]} if facts else {}
         shown = [hit_to_dict(h, with_text=True) for h in hits]
-        json_out({"query": text, "hits": shown, **matched}, indent=2)
+        matched = [fact_hit_to_dict(f) for f in facts]
+        json_out({"query": text, "hits": shown, "facts": matched}, indent=2)
     else:
         json_out({"id": None, "hits": [hit_to_dict(h) for h in hits]})
 

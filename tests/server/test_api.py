@@ -27,6 +27,7 @@ from quoteproof.audit import record_answer
 from quoteproof.index import Index
 from quoteproof.llm.extractive import ExtractiveBackend
 from quoteproof.model import ANSWER_SCHEMA
+from quoteproof.render.hits import FACT_FIELDS
 from quoteproof.server import is_loopback_host
 from quoteproof.server.app import json_safe, openapi_text
 from quoteproof.server.journal import JOURNAL_FOLDER
@@ -462,6 +463,49 @@ def test_search_returns_hits_with_text(server: Any) -> None:
     assert "120/80" in hit["text"]
 
 
+def test_search_gives_the_triplets_it_names_as_facts_in_scope(server: Any, tmp_path: Path) -> None:
+    """With a graph in A and one in B, A's key finds A's triplets as imported facts
+    (the fields and values of `quoteproof search --format json`), B's key B's; a
+    collection without a graph gives none."""
+    client, query = server.client, {"q": "shingles rash", "top_k": 5}
+    assert client.get("/v1/search", params=query, headers=server.a).json()["facts"] == []
+    (tmp_path / "a.csv").write_text(
+        "subject,relation,object,document,quote\n"
+        "shingles,causes,painful rash,a.md,Shingles causes a painful rash\n"
+        "painful rash,appears_on,one side of the body,,\n",
+        "utf-8",
+    )
+    (tmp_path / "b.csv").write_text(
+        "subject,relation,object\nshingles,studied_by,Bluebird\n", "utf-8"
+    )
+    with Index.open(server.index_dir) as index:
+        index.import_graph(tmp_path / "a.csv", collection="A")
+        index.import_graph(tmp_path / "b.csv", collection="B")
+    response = client.get("/v1/search", params=query, headers=server.a)
+    assert response.status_code == 200, response.text
+    facts = response.json()["facts"]
+    assert [(f["subject"], f["relation"], f["object"], f["match"]) for f in facts] == [
+        ("shingles", "causes", "painful rash", "exact"),
+        ("painful rash", "appears_on", "one side of the body", "hop"),
+    ]
+    assert {(f["origin"], f["collection"], f["graph_file"]) for f in facts} == {
+        ("imported", "A", "a.csv")
+    }
+    assert facts[0]["doc_id"] == server.a_doc and facts[0]["row"] == 2
+    assert facts[0]["claimed_quote"] == "Shingles causes a painful rash"
+    assert "Bluebird" not in response.text
+    ran = subprocess.run(
+        [sys.executable, "-m", "quoteproof", "search", "shingles rash", "--index",
+         str(server.index_dir), "--collection", "A", "--top-k", "5", "--format", "json"],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert facts == json.loads(ran.stdout)["facts"]
+    b_facts = client.get("/v1/search", params=query, headers=server.b).json()["facts"]
+    assert [(f["object"], f["collection"]) for f in b_facts] == [("Bluebird", "B")]
+    hidden = client.get("/v1/search", params={**query, "collection": "B"}, headers=server.a)
+    assert hidden.status_code == 403 and "Bluebird" not in hidden.text
+
+
 def test_sources_span_with_context_and_bounds(server: Any) -> None:
     client = server.client
     A_TEXT = client.get(f"/v1/sources/{server.a_doc}", headers=server.a).json()["text"]
@@ -644,6 +688,11 @@ def test_openapi_describes_the_endpoints(server: Any) -> None:
         assert path in paths, path
     upload_body = paths["/v1/documents"]["post"]["requestBody"]["content"]
     assert "multipart/form-data" in upload_body
+    bodies = schema["components"]["schemas"]
+    assert bodies["SearchBody"]["required"] == ["query", "hits", "facts"]
+    fact = bodies["FactHitBody"]
+    assert list(fact["properties"]) == list(FACT_FIELDS) == fact["required"]
+    assert fact["properties"]["origin"]["enum"] == ["imported", "generated"]
 
 
 def test_ask_with_triplets_shows_only_the_keys_collection_facts(

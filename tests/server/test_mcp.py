@@ -102,7 +102,7 @@ def check_receipt(index: Path, quote: dict[str, Any]) -> None:
 
 
 def find_ref(client: Client, query: str, needle: str) -> dict[str, Any]:
-    hits = client.data("search", query=query)["result"]
+    hits = client.data("search", query=query)["hits"]
     return next(hit for hit in hits if needle in hit["text"])
 
 
@@ -114,10 +114,15 @@ def test_lists_three_described_tools(client: Client) -> None:
     assert "label" in (tools["quote"].description or "")
     assert tools["quote"].input_schema["required"] == ["ref"]
     assert tools["search"].input_schema["required"] == ["query"]
+    output = tools["search"].output_schema or {}
+    assert set(output["properties"]) == {"hits", "facts"}
+    assert "never quotations" in (tools["search"].description or "")
 
 
 def test_search_finds_a_chunk(client: Client, mcp_index: Path) -> None:
-    hits = client.data("search", query="shingles antiviral acyclovir", top_k=3)["result"]
+    found = client.data("search", query="shingles antiviral acyclovir", top_k=3)
+    assert set(found) == {"hits", "facts"} and found["facts"] == []  # no graph
+    hits = found["hits"]
     assert 1 <= len(hits) <= 3
     assert set(hits[0]) == {"ref", "label", "source_path", "score", "text"}
     assert any("acyclovir" in hit["text"] for hit in hits)
@@ -218,7 +223,7 @@ def test_ask_gives_the_context_asked_for(client: Client, mcp_index: Path, tmp_pa
 
 def test_collection_scope_hides_other_collections(mcp_index: Path) -> None:
     with mcp_client("--index", str(mcp_index), "--collection", "elsewhere") as scoped:
-        assert scoped.data("search", query="shingles acyclovir")["result"] == []
+        assert scoped.data("search", query="shingles acyclovir") == {"hits": [], "facts": []}
         with Index.open(mcp_index) as idx:
             ref = idx.search("acyclovir", top_k=1)[0].chunk.ref
         result = scoped.call("quote", ref=ref)
@@ -226,6 +231,48 @@ def test_collection_scope_hides_other_collections(mcp_index: Path) -> None:
         assert f"no passage with ref '{ref}' in collection elsewhere" in error_text(result)
         answer = scoped.data("ask", question="How is shingles treated?")
         assert answer["status"] == "refused" and answer["quotes"] == []
+
+
+GRAPH_A = (
+    "subject,relation,object,document,quote\n"
+    "remdesivir,has_dose,200 mg on day 1,dosing.txt,The recommended dose is 200 mg on day 1\n"
+    "remdesivir,treats,COVID-19,,\n"
+)
+GRAPH_B = "subject,relation,object\nremdesivir,tested_in,Project Bluebird\n"
+
+
+def test_search_gives_the_triplets_it_names_as_facts_in_scope(tmp_path: Path) -> None:
+    """A graph in each of two collections: a server for A finds A's triplets as
+    imported facts (the fields and values of `quoteproof search --format json`),
+    never B's, and never among the passages."""
+    location = tmp_path / "index"
+    (tmp_path / "a.csv").write_text(GRAPH_A, "utf-8")
+    (tmp_path / "b.csv").write_text(GRAPH_B, "utf-8")
+    with Index.open(location, create=True) as index:
+        index.ingest([write_corpus(tmp_path)], embed=False, collection="A")
+        index.import_graph(tmp_path / "a.csv", collection="A")
+        index.import_graph(tmp_path / "b.csv", collection="B")
+    query = "remdesivir dose"
+    with mcp_client("--index", str(location), "--collection", "A") as scoped:
+        found = scoped.data("search", query=query, top_k=5)
+    facts = found["facts"]
+    assert [(f["subject"], f["relation"], f["object"]) for f in facts] == [
+        ("remdesivir", "has_dose", "200 mg on day 1"),
+        ("remdesivir", "treats", "COVID-19"),
+    ]
+    assert {(f["origin"], f["collection"], f["graph_file"]) for f in facts} == {
+        ("imported", "A", "a.csv")
+    }
+    assert facts[0]["claimed_quote"] == "The recommended dose is 200 mg on day 1"
+    assert "quote" not in facts[0] and "Bluebird" not in json.dumps(found)
+    passage_fields = {"ref", "label", "source_path", "score", "text"}
+    assert all(set(hit) == passage_fields for hit in found["hits"])
+    ran = subprocess.run(
+        [sys.executable, "-m", "quoteproof", "search", query, "--index", str(location),
+         "--collection", "A", "--top-k", "5", "--format", "json"],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert facts == json.loads(ran.stdout)["facts"]
 
 
 def test_missing_index_exits_2_before_serving(tmp_path: Path) -> None:
@@ -277,7 +324,7 @@ def test_another_collection_is_invisible_to_every_tool(
 ) -> None:
     with Index.open(two_collections) as idx:
         secret_ref = idx.search("Bluebird codename", top_k=1)[0].chunk.ref
-    assert client_a.data("search", query="Bluebird codename confidential")["result"] == []
+    assert client_a.data("search", query="Bluebird codename confidential")["hits"] == []
     unknown = client_a.call("quote", ref="zzzzzz.1")
     hidden = client_a.call("quote", ref=secret_ref)
     assert hidden.is_error and unknown.is_error
@@ -342,7 +389,7 @@ def test_malformed_and_oversized_arguments_are_tool_errors(
     message = error_text(result)
     assert problem in message and len(message) < 2000
     assert audit_count(two_collections) == before
-    assert client_a.data("search", query="acyclovir", top_k=1)["result"]
+    assert client_a.data("search", query="acyclovir", top_k=1)["hits"]
 
 
 class RawClient:

@@ -28,6 +28,9 @@ knowledge-graph triplets, both, or every chunk of the documents in scope."""
 FactOrigin = Literal["imported", "generated"]
 """Where a triplet comes from: an imported graph file, or the model's extraction
 from a paragraph."""
+EntityMatch = Literal["exact", "normalized", "fuzzy", "hop"]
+"""How triplet search found a triplet: an entity the question names, matched
+exactly, after normalising (stemming) or fuzzily, or one hop from such a triplet."""
 Role = Literal["system", "user", "assistant", "tool"]
 FaithfulnessMethod = Literal["deterministic", "model"]
 """How an answer's claims are checked against the passages they cite

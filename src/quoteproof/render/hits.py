@@ -97,16 +97,41 @@ FACTS_TITLE = "Facts: knowledge-graph triplets (imported, not quotes)"
 not the documents' words."""
 
 
+FACT_FIELDS = (
+    "rank",
+    "score",
+    "match",
+    "entity",
+    "origin",
+    "triplet_id",
+    "collection",
+    "subject",
+    "relation",
+    "object",
+    "graph_file",
+    "row",
+    "doc_id",
+    "page",
+    "claimed_quote",
+)
+"""The fields of a matched triplet in search JSON, in order: the same in `search
+--format json`, `GET /v1/search` and the MCP `search` tool."""
+
+
 def fact_hit_to_dict(hit: TripletHit) -> dict[str, Any]:
-    """A matched triplet: its rank, score, how it matched (`match`: exact,
-    normalized, fuzzy or hop) and through which entity, then the stored triplet's
-    fields (`quote` is what its graph file claims, not a quote of the documents)."""
+    """A matched triplet, with the fields `FACT_FIELDS` names: its rank, score, how
+    it matched (`match`: exact, normalized, fuzzy or hop) and through which entity,
+    `origin` (always `imported`: search finds only the triplets of imported graph
+    files; the model extracts triplets only while answering), then the stored
+    triplet's fields. `claimed_quote` is the supporting words its graph file claims,
+    unchecked: not a quote of the documents, and never shown as one."""
     t = hit.triplet
     return {
         "rank": hit.rank,
         "score": round(hit.score, 6),
         "match": hit.match,
         "entity": hit.entity,
+        "origin": "imported",
         "triplet_id": t.triplet_id,
         "collection": t.collection,
         "subject": t.subject,
@@ -116,7 +141,7 @@ def fact_hit_to_dict(hit: TripletHit) -> dict[str, Any]:
         "row": t.row,
         "doc_id": t.doc_id,
         "page": t.page,
-        "quote": t.quote,
+        "claimed_quote": t.quote,
     }
 
 

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from rapidfuzz import fuzz, process
 
 from quoteproof.defaults import DEFAULT_RRF_K
-from quoteproof.model import Hit, Triplet
+from quoteproof.model import EntityMatch, Hit, Triplet
 from quoteproof.store.base import Store
 from quoteproof.store.kg import entity_key
 from quoteproof.terms import STOPWORDS, stem, words
@@ -43,8 +42,6 @@ FUZZY_CUTOFF = 88.0
 _FUZZY_MIN_CHARS = 5
 _RELATION_WEIGHT = 0.3
 _HOP_FACTOR = 0.5
-
-EntityMatch = Literal["exact", "normalized", "fuzzy", "hop"]
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from starlette.datastructures import FormData, UploadFile
 from quoteproof.defaults import DEFAULT_SEARCH_TOP_K
 from quoteproof.errors import AccessDeniedError, UsageError
 from quoteproof.model import DEFAULT_COLLECTION
-from quoteproof.render.hits import hit_to_dict
+from quoteproof.render.hits import fact_hit_to_dict, hit_to_dict
 from quoteproof.server.api_bodies import (
     ERRORS,
     MAX_TOP_K,
@@ -173,9 +173,17 @@ def search(
         list[str] | None, Query(description="Only these collections (repeat for several)")
     ] = None,
 ) -> dict[str, Any]:
-    """Return the best `top_k` chunks for `q`, with their text."""
-    hits = state.view(who).search(q, top_k=top_k, collections=collection)
-    return {"query": q, "hits": [hit_to_dict(hit, with_text=True) for hit in hits]}
+    """Return the best `top_k` chunks for `q`, with their text, and the best `top_k`
+    knowledge-graph triplets it names (`facts`, imported, never quotes), both from
+    the key's collections (or those of them named in `collection`)."""
+    view = state.view(who)
+    hits = view.search(q, top_k=top_k, collections=collection)
+    facts = view.search_facts(q, top_k=top_k, collections=collection)
+    return {
+        "query": q,
+        "hits": [hit_to_dict(hit, with_text=True) for hit in hits],
+        "facts": [fact_hit_to_dict(fact) for fact in facts],
+    }
 
 
 @router.get(

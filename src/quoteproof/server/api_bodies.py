@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_type_hints
 
 from pydantic import BaseModel, Field, create_model
 
+from quoteproof.model import EntityMatch, FactOrigin
 from quoteproof.service import (
     MAX_QUESTION_CHARS,
     AnswerOptions,
@@ -86,9 +87,37 @@ class HitBody(BaseModel):
     text: str
 
 
+class FactHitBody(BaseModel):
+    """A knowledge-graph triplet the query names (as a fact of `quoteproof search
+    --format json`): an imported fact, never a quote. `match` says how it was found
+    (exact, normalized, fuzzy or hop, through `entity`); `graph_file` and `row` are
+    where it was imported from; `claimed_quote` is the supporting words its graph
+    file claims, unchecked, never to be shown as a quotation."""
+
+    rank: int
+    score: float
+    match: EntityMatch
+    entity: str
+    origin: FactOrigin
+    triplet_id: str
+    collection: str
+    subject: str
+    relation: str
+    object: str
+    graph_file: str
+    row: int
+    doc_id: str | None
+    page: int | None
+    claimed_quote: str | None
+
+
 class SearchBody(BaseModel):
+    """The passages a query finds, best first, then the knowledge-graph triplets it
+    names (`facts`: empty when no graph of the key's collections has them)."""
+
     query: str
     hits: list[HitBody]
+    facts: list[FactHitBody]
 
 
 def _document_body() -> type[BaseModel]:

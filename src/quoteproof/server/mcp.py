@@ -1,7 +1,8 @@
 """`quoteproof mcp`: the index as a Model Context Protocol server over stdio.
 
 Three tools let a desktop assistant quote documents instead of paraphrasing them:
-`search` finds passages, `quote` turns a ref (and, optionally, the words the
+`search` finds passages (and the knowledge-graph triplets the query names, as
+facts, never quotes), `quote` turns a ref (and, optionally, the words the
 assistant means to quote) into the source's own words with a receipt, and `ask`
 answers a question as `quoteproof ask` does and records it in the audit log.
 Quotes come only from the resolver (every quoted word is source text read back
@@ -31,7 +32,8 @@ from typing_extensions import TypedDict
 from quoteproof import __version__
 from quoteproof.defaults import DEFAULT_THRESHOLD
 from quoteproof.errors import QuoteproofError
-from quoteproof.model import AnswerMode, ContextForm, Quote
+from quoteproof.model import AnswerMode, ContextForm, EntityMatch, FactOrigin, Quote
+from quoteproof.render.hits import fact_hit_to_dict
 from quoteproof.server.mcp_stdio import serve_stdio
 from quoteproof.service import (
     MAX_QUESTION_CHARS,
@@ -45,7 +47,16 @@ from quoteproof.service import (
     mode_help,
 )
 
-__all__ = ["MAX_SEARCH_TOP_K", "MCP_USER", "McpServer", "QuoteResult", "SearchHit", "Tools"]
+__all__ = [
+    "MAX_SEARCH_TOP_K",
+    "MCP_USER",
+    "FactHit",
+    "McpServer",
+    "QuoteResult",
+    "SearchHit",
+    "SearchResult",
+    "Tools",
+]
 
 MCP_USER = "mcp"
 """The user the audit log records for answers asked through MCP."""
@@ -65,10 +76,15 @@ present your own paraphrase or recollection as a quotation. `ask` answers a \
 question in one call, with verbatim quotes and their receipts."""
 
 SEARCH_DESCRIPTION = """\
-Find passages in the indexed documents, best first. Each hit has `ref` (pass it to \
-`quote`), `label` (document › section › page: cite this), `source_path`, `score` \
-(higher is better) and `text`, the passage as stored. To quote a passage to the \
-user, call `quote`: it returns the exact words with a receipt."""
+Find passages in the indexed documents, best first (`hits`). Each hit has `ref` \
+(pass it to `quote`), `label` (document › section › page: cite this), \
+`source_path`, `score` (higher is better) and `text`, the passage as stored. To \
+quote a passage to the user, call `quote`: it returns the exact words with a \
+receipt. When the documents have a knowledge graph, `facts` lists the triplets the \
+query names (`subject`, `relation`, `object`; `origin` "imported": from graph file \
+`graph_file`, line `row`): facts, never quotations. A fact's `claimed_quote` is \
+what its graph file claims as support, unchecked: never present it as a \
+quotation; to quote the document, search for those words and call `quote`."""
 
 QUOTE_DESCRIPTION = """\
 Get the exact words of a source passage, with a receipt. Give `ref` alone for the \
@@ -107,6 +123,35 @@ class SearchHit(TypedDict):
     source_path: str
     score: float
     text: str
+
+
+class FactHit(TypedDict):
+    """A knowledge-graph triplet a `search` names: the fields of
+    `render.hits.FACT_FIELDS`, as `quoteproof search --format json` gives them."""
+
+    rank: int
+    score: float
+    match: EntityMatch
+    entity: str
+    origin: FactOrigin
+    triplet_id: str
+    collection: str
+    subject: str
+    relation: str
+    object: str
+    graph_file: str
+    row: int
+    doc_id: str | None
+    page: int | None
+    claimed_quote: str | None
+
+
+class SearchResult(TypedDict):
+    """The `search` tool's reply: passages best first, then the triplets the query
+    names (empty without a knowledge graph)."""
+
+    hits: list[SearchHit]
+    facts: list[FactHit]
 
 
 class QuoteResult(TypedDict):
@@ -159,14 +204,16 @@ class Tools:
         collections = self.view.principal.collections
         return "the index" if collections is None else "collection " + ", ".join(collections)
 
-    def search(self, query: str, top_k: int) -> list[SearchHit]:
-        """The `top_k` passages most relevant to `query`, best first."""
+    def search(self, query: str, top_k: int) -> SearchResult:
+        """The `top_k` passages most relevant to `query`, best first, and the `top_k`
+        knowledge-graph triplets it names (facts, never quotes)."""
         _require_words(query, "query")
         try:
             hits = self.view.search(query, top_k=top_k)
+            facts = self.view.search_facts(query, top_k=top_k)
         except QuoteproofError as exc:
             raise ToolError(str(exc)) from exc
-        return [
+        passages = [
             SearchHit(
                 ref=hit.chunk.ref,
                 label=hit.chunk.label,
@@ -176,6 +223,9 @@ class Tools:
             )
             for hit in hits
         ]
+        return SearchResult(
+            hits=passages, facts=[cast(FactHit, fact_hit_to_dict(fact)) for fact in facts]
+        )
 
     def quote(self, ref: str, words: str | None) -> QuoteResult:
         """The whole passage `ref`, or the span of it (or of its neighbours) that
@@ -278,9 +328,14 @@ class McpServer(ClosedOnExit):
                 Field(max_length=MAX_QUESTION_CHARS, description="What to look for, in words."),
             ],
             top_k: Annotated[
-                int, Field(ge=1, le=MAX_SEARCH_TOP_K, description="How many passages to return.")
+                int,
+                Field(
+                    ge=1,
+                    le=MAX_SEARCH_TOP_K,
+                    description="How many passages (and at most how many facts) to return.",
+                ),
             ] = 5,
-        ) -> list[SearchHit]:
+        ) -> SearchResult:
             return await self._call(tools.search, query, top_k)
 
         async def quote(
