@@ -123,6 +123,7 @@ def ef_search(fetch: int) -> int:
     within `_EF_SEARCH_MIN` and `_EF_SEARCH_MAX`."""
     return min(max(_EF_SEARCH_MIN, 2 * fetch), _EF_SEARCH_MAX)
 
+
 _CAUSES: dict[str, str] = {
     "53": (  # insufficient resources: disk full, out of memory, too many connections
         "the database server is out of disk space or another resource; the change was "
