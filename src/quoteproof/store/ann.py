@@ -22,11 +22,11 @@ Embedding rows are never deleted, so rowids only grow.
 Search breadth (usearch's `expansion_search`, the candidates a graph search keeps)
 is chosen from the data each time the file is written (`calibrate`): the smallest of
 `BREADTHS` at which searches for a sample of the stored vectors find `TARGET_RECALL`
-of their exact 10 nearest neighbours, recorded under `BREADTH_KEY`. Vectors of real
-embedding models are clustered and need the smallest (benchmarks/ann_recall.py: on
-clustered vectors recall@10 is 1.00 at 64 at 100,000 vectors); unclustered random
-vectors, whose neighbours are barely nearer than the rest, need thousands (0.94 at
-4,096) and get the largest breadth that still reaches the target, `BREADTHS[-1]` at
+of their exact 10 nearest neighbours, recorded under `BREADTH_KEY`. Clustered
+vectors, as embedding models make them, need the smallest (benchmarks/ann_recall.py:
+recall@10 1.00 at 64 at 100,000 vectors); unclustered random
+vectors, whose neighbours are barely nearer than the rest, need thousands (4,096
+chosen at 100,000 of them, where noisy questions reach 0.93), `BREADTHS[-1]` at
 most.
 """
 
@@ -62,8 +62,9 @@ TARGET_RECALL = 0.95
 """The recall@10 against exact search that `calibrate` looks for."""
 
 BREADTHS = (64, 128, 256, 512, 1024, 2048, 4096, 8192)
-"""The search breadths `calibrate` tries, smallest first: 8,192 costs ~100 ms per
-search at 100,000 vectors on two busy cores, within the hybrid p95 budget (500 ms)."""
+"""The search breadths `calibrate` tries, smallest first: 8,192 cost 135-167 ms per
+search (p50) at 100,000 vectors on two cores under load, within the hybrid p95
+budget (500 ms)."""
 
 _CONNECTIVITY = 16
 _EXPANSION_ADD = 128
