@@ -25,7 +25,10 @@ in-process after one warm-up: BM25 top 10, dense top 10, hybrid (BM25 and dense
 at depth 100, fused by RRF, as `ask` does). Recall@10 of dense search against exact
 cosine search over the same vectors (numpy); on PostgreSQL also the overlap@10 of
 bounded BM25 with the full scan. Cold `ask` (extractive, no LLM): one process per
-run after a warm-up run; its wall time and peak RSS (`wait4`), hybrid and BM25.
+run after a warm-up run; its wall time and peak RSS (GNU time), hybrid and BM25.
+`serve`: a real `quoteproof serve --no-auth` process over the index answers
+`SERVE_ASKS` questions through `POST /v1/ask`; its peak RSS is the high-water mark
+(VmHWM in /proc) of its process tree, read before it is stopped.
 PostgreSQL: `--postgres URL`, or `auto` (a throwaway pgserver). Exit status 1 when
 a target checked at the sizes run is missed.
 """
@@ -33,12 +36,15 @@ a target checked at the sizes run is missed.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -66,6 +72,7 @@ TARGET_RSS_MB = 1024
 TARGET_HYBRID_P95_MS = {"postgres": 250.0, "sqlite": 500.0}  # at 1M chunks
 TARGET_GROWTH = 3.0  # search latency, 100k -> 1M
 TOPICS = 1000
+SERVE_ASKS = 5
 CHUNK_NOISE, QUESTION_NOISE = 0.8, 1.0
 _WORD = re.compile(r"[a-z][a-z0-9-]+")
 
@@ -139,6 +146,7 @@ class Row:
     ask_s: float
     ask_rss_mb: float
     ask_bm25_rss_mb: float
+    serve_rss_mb: float
 
 
 class Growing:
@@ -284,6 +292,79 @@ def cold_ask(location: str, question: str, retriever: str) -> tuple[float, float
     return result
 
 
+def tree_peak_kb(pid: int) -> int:
+    """The sum of the peak resident memory (VmHWM, kB) of process `pid` and its
+    living descendants, from /proc; 0 for a process that is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0
+    peak = next(
+        (int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), 0
+    )
+    return peak + sum(tree_peak_kb(int(child)) for child in children)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def serve_rss(location: str, questions: Sequence[str]) -> float:
+    """Peak RSS (MB) of a `quoteproof serve --no-auth` process over `location` that
+    has answered `questions` (`POST /v1/ask`, one after another, each answered 200).
+
+    RuntimeError when the server does not start within 180 s or an ask fails."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "quoteproof", "serve", "--index", location, "--no-auth",
+               "--host", "127.0.0.1", "--port", str(port)]  # fmt: skip
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    with tempfile.TemporaryFile() as log:
+        server = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
+        try:
+            _wait_healthy(url, server)
+            for question in questions:
+                body = json.dumps({"question": question}).encode()
+                request = urllib.request.Request(
+                    f"{url}/v1/ask", body, {"Content-Type": "application/json"}
+                )
+                with urllib.request.urlopen(request, timeout=300) as response:
+                    response.read()
+            return tree_peak_kb(server.pid) / 1024
+        except Exception as exc:
+            log.seek(0)
+            tail = log.read().decode(errors="replace").splitlines()[-5:]
+            raise RuntimeError(f"serve failed: {exc}; {tail}") from exc
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, 9)
+                server.wait()
+
+
+def _wait_healthy(url: str, server: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            with urllib.request.urlopen(f"{url}/v1/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"the server at {url} did not start")
+
+
 def measure(index: Growing, ingest_rate: float, queries: list[Question]) -> Row:
     print(f"  {index.name} {len(index.chunks):,}: searching ...", file=sys.stderr, flush=True)
     times = measure_search(index, queries)
@@ -293,18 +374,19 @@ def measure(index: Growing, ingest_rate: float, queries: list[Question]) -> Row:
     question = queries[0].text
     ask_s, ask_rss = cold_ask(index.location, question, "hybrid")
     _, bm25_rss = cold_ask(index.location, question, "bm25")
+    serve_mb = serve_rss(index.location, [q.text for q in queries[:SERVE_ASKS]])
     p = {k: (percentile(v, 50), percentile(v, 95)) for k, v in times.items()}
     return Row(
         index.name, len(index.chunks), ingest_rate, index.disk_mb(),
         *p["bm25"], *p["dense"], *p["hybrid"], recall, recall_depth, overlap,
-        ask_s, ask_rss, bm25_rss,
+        ask_s, ask_rss, bm25_rss, serve_mb,
     )  # fmt: skip
 
 
 HEADER = (
     f"{'store':9} {'chunks':>9} {'ingest/s':>8} {'disk MB':>8} {'bm25 p50/p95':>13} "
     f"{'dense p50/p95':>13} {'hybrid p50/p95':>14} {'recall':>6} {'@d100':>6} {'bm25 ov':>7} "
-    f"{'ask s':>6} {'ask MB':>6} {'bm25 MB':>7}"
+    f"{'ask s':>6} {'ask MB':>6} {'bm25 MB':>7} {'serve MB':>8}"
 )
 
 
@@ -315,7 +397,8 @@ def line(row: Row) -> str:
         f"{row.bm25_p50:6.1f}/{row.bm25_p95:6.1f} {row.dense_p50:6.1f}/{row.dense_p95:6.1f} "
         f"{row.hybrid_p50:7.1f}/{row.hybrid_p95:6.1f} {row.dense_recall:6.3f} "
         f"{row.dense_recall_depth:6.3f} {overlap} "
-        f"{row.ask_s:6.2f} {row.ask_rss_mb:6.0f} {row.ask_bm25_rss_mb:7.0f}"
+        f"{row.ask_s:6.2f} {row.ask_rss_mb:6.0f} {row.ask_bm25_rss_mb:7.0f} "
+        f"{row.serve_rss_mb:8.0f}"
     )
 
 
@@ -331,6 +414,7 @@ def growth_lines(rows: list[Row]) -> list[str]:
                 ("bm25 p95", "bm25_p95"),
                 ("dense p95", "dense_p95"),
                 ("ask RSS", "ask_rss_mb"),
+                ("serve RSS", "serve_rss_mb"),
                 ("disk", "disk_mb"),
             )
         )
@@ -360,6 +444,7 @@ def figures(rows: list[Row]) -> Figures:
             out.add(f"{label}: bounded BM25 overlap@10", row.bm25_overlap, "")
         out.add(f"{label}: cold ask, s", row.ask_s, "s")
         out.add(f"{label}: ask peak RSS, MB", row.ask_rss_mb, "MB")
+        out.add(f"{label}: serve peak RSS, MB", row.serve_rss_mb, "MB")
         out.target(f"{label}: ask peak RSS <= {TARGET_RSS_MB} MB", row.ask_rss_mb <= TARGET_RSS_MB)
         if row.chunks >= 1_000_000:
             goal = TARGET_HYBRID_P95_MS[row.store]
@@ -436,7 +521,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("(ms per search; recall: dense recall@10 against exact search, of a top-10 search")
     print(" and @d100 of the top 10 of a depth-100 search as hybrid makes; bm25 ov: bounded")
     print(" BM25's overlap@10 with the full scan, 'exact' where the full scan ran; ask MB:")
-    print(" peak RSS of a cold `ask`, hybrid and --retriever bm25)")
+    print(" peak RSS of a cold `ask`, hybrid and --retriever bm25; serve MB: peak RSS of a")
+    print(f" `serve` process after {SERVE_ASKS} asks)")
     for growth in growth_lines(rows):
         print(growth)
     out = figures(rows)

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from helpers.bench_scripts import load_script
+from quoteproof.store.sqlite import SQLiteStore
 
 scale = load_script("scale")
 
@@ -27,9 +30,24 @@ def test_a_small_index_is_searched_exactly_and_reproducibly(tmp_path: Path) -> N
     second.store.close()
 
 
+def test_serve_memory_is_read_from_a_real_server_that_answered(tmp_path: Path) -> None:
+    index = scale.Growing("sqlite", str(tmp_path / "a"), scale.TextModel())
+    index.grow(100)
+    index.store.close()
+    questions = [index.question(i).text for i in (0, 99)]
+    peak = scale.serve_rss(index.location, questions)
+    assert 30 < peak < 2048  # MB: a Python web server with its index open
+    store = SQLiteStore.open(tmp_path / "a")
+    assert len(store.audit_entries()) == 2  # both asks were answered and recorded
+    store.close()
+    (tmp_path / "not-an-index").write_text("a file where the index directory should be")
+    with pytest.raises(RuntimeError, match="serve failed"):
+        scale.serve_rss(str(tmp_path / "not-an-index"), questions)
+
+
 def row(store: str, chunks: int, hybrid_p95: float, rss: float = 300.0) -> object:
     return scale.Row(
-        store, chunks, 100.0, 10.0, 1, 2, 1, 2, 3, hybrid_p95, 1.0, 1.0, None, 2.0, rss, rss
+        store, chunks, 100.0, 10.0, 1, 2, 1, 2, 3, hybrid_p95, 1.0, 1.0, None, 2.0, rss, rss, rss
     )
 
 

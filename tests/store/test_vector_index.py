@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from quoteproof.model import sha256_text
+from quoteproof.store import ann
 from quoteproof.store.base import NewChunk, NewDocument
 from quoteproof.store.sqlite import SQLiteStore
 from quoteproof.store.vectors import EmbeddingSpace
@@ -116,3 +117,38 @@ def test_a_chunk_is_scored_by_its_best_passage(store: SQLiteStore) -> None:
     hits = store.search_dense(query, 5)
     assert [h.chunk.text for h in hits] == sorted(best, key=lambda t: -best[t])[:5]
     assert hits[0].score == pytest.approx(float(best[hits[0].chunk.text]), abs=1e-6)
+
+
+def index_of(vectors: np.ndarray) -> object:
+    index = ann.new_index(vectors.shape[1])
+    index.add(np.arange(len(vectors), dtype=np.uint64), vectors)
+    return index
+
+
+def test_the_search_breadth_is_chosen_from_the_data() -> None:
+    rng = np.random.default_rng(5)
+    dims, count = 384, 10_000
+    topics = rng.normal(size=(20, dims))
+    clustered = topics[rng.integers(20, size=count)] + rng.normal(size=(count, dims)) * 0.05
+    clustered = (clustered / np.linalg.norm(clustered, axis=1, keepdims=True)).astype(np.float32)
+    scattered = rng.normal(size=(count, dims)).astype(np.float32)
+    scattered /= np.linalg.norm(scattered, axis=1, keepdims=True)
+    keys = np.arange(0, count, 200, dtype=np.uint64)
+    assert ann.calibrate(index_of(clustered), keys, clustered[keys]) == ann.BREADTHS[0]
+    # unclustered vectors need a broader search (512 in runs with seeds 5-7)
+    assert ann.calibrate(index_of(scattered), keys, scattered[keys]) >= 256
+
+
+def test_the_breadth_is_recorded_with_the_file_and_used_by_readers(
+    store: SQLiteStore, tmp_path: Path
+) -> None:
+    store.add_document(doc("/a.txt", [f"a{i}" for i in range(120)]))
+    vectors = embed(store, np.random.default_rng(6))
+    breadth = ann.recorded_breadth(store._db)
+    assert breadth in ann.BREADTHS
+    other = SQLiteStore.open(tmp_path / "idx")
+    query = unit_rows(np.random.default_rng(7), 1)[0]
+    hits = other.search_dense(query, 10)
+    assert [h.chunk.text for h in hits] == exact(vectors, query, 10)
+    assert other._ann is not None and other._ann.breadth == breadth
+    other.close()

@@ -323,7 +323,9 @@ class SQLiteStore(SQLStore):
         if upto == self._ann_upto:
             return
         try:
-            self._ann = ann.VectorIndex(ann.index_path(Path(self.location), upto)) if upto else None
+            path = ann.index_path(Path(self.location), upto)
+            breadth = ann.recorded_breadth(self._db)
+            self._ann = ann.VectorIndex(path, breadth) if upto else None
         except (OSError, RuntimeError):  # removed by a writer since: the next write records one
             self._ann = None
         self._ann_upto = upto if self._ann is not None else 0
@@ -461,11 +463,13 @@ class SQLiteStore(SQLStore):
                 every=self.ann_every,
             )
 
-    def _record_vector_index(self, upto: int) -> None:
-        """Record the vector index file covering embeddings rows up to `upto`."""
+    def _record_vector_index(self, upto: int, breadth: int) -> None:
+        """Record the vector index file covering embeddings rows up to `upto` and
+        its search breadth."""
         with self._write():
-            self._run(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (ann.UPTO_KEY, str(upto))
+            self._run_many(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                [(ann.UPTO_KEY, str(upto)), (ann.BREADTH_KEY, str(breadth))],
             )
             self._searched_data_changed()
 

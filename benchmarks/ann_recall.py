@@ -1,0 +1,231 @@
+"""Recall of the approximate vector indexes against exact search, by search breadth:
+usearch's `expansion_search` (the SQLite store's vector index file) and pgvector's
+`hnsw.ef_search` (the PostgreSQL store's HNSW index).
+
+    python benchmarks/ann_recall.py [--chunks 100000] [--stores sqlite,postgres]
+                                    [--data clustered,random] [--queries 50]
+                                    [--breadths 64,128,...] [--postgres auto|URL|none]
+
+Vectors (384 dimensions, seeded): `clustered` as benchmarks/scale.py makes them
+(each chunk its topic's direction plus noise, 1,000 topics); `random`: unclustered
+unit vectors, whose nearest neighbours are barely nearer than the rest (the worst
+case of every graph index; no embedding model makes them). A question is a stored
+vector plus noise (cosine ~0.7 to it), as in scale.py.
+
+Each index is built as the stores build theirs: usearch through `ann.new_index`,
+calibrated (`ann.calibrate`: the breadth the store records for it), saved and
+memory-mapped (`ann.VectorIndex`); pgvector's `hnsw (vector_cosine_ops)`
+with its defaults (m 16, ef_construction 64), built after loading the rows (the store
+builds it as rows arrive; the graph is of the same kind). A search fetches as the
+stores do, 4 passages per chunk wanted (40 for a top-10 search, 400 for hybrid's
+depth 100), and the candidates are re-scored exactly; recall@10 is the share of the
+exact top 10 among the re-scored top 10. Milliseconds are the index search alone,
+one question at a time. `*` marks the breadth the store uses by default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from figures import Figures, add_json_option
+from quoteproof.store import ann
+from quoteproof.store.postgres import ef_search
+from scale import CHUNK_NOISE, DIMENSIONS, QUESTION_NOISE, TOPICS, postgres_url
+
+TOP = 10
+FETCH_PER_CHUNK = 4  # the stores' _PASSAGES_FETCHED
+MODES = {"top 10": TOP, "depth 100": 100}  # chunks wanted -> passages fetched x4
+PG_MAX_EF = 1000
+
+
+def unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=-1, keepdims=True)).astype(np.float32)
+
+
+def make_data(kind: str, count: int, queries: int, seed: int = 29) -> tuple[np.ndarray, np.ndarray]:
+    """`count` stored unit vectors of `kind` and `queries` question vectors near some."""
+    rng = np.random.default_rng(seed)
+    scale = 1 / np.sqrt(DIMENSIONS)
+    if kind == "clustered":
+        topics = unit(rng.standard_normal((TOPICS, DIMENSIONS)))
+        chosen = topics[rng.integers(TOPICS, size=count)]
+        stored = unit(chosen + rng.standard_normal((count, DIMENSIONS)) * CHUNK_NOISE * scale)
+    else:
+        stored = unit(rng.standard_normal((count, DIMENSIONS)))
+    sources = stored[rng.integers(count, size=queries)]
+    asked = unit(sources + rng.standard_normal(sources.shape) * QUESTION_NOISE * scale)
+    return stored, asked
+
+
+Search = Callable[[np.ndarray, int, int], Sequence[int]]
+"""(question, passages fetched, breadth) -> stored row numbers, nearest first."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """Recall and latency of one index at one breadth."""
+
+    store: str
+    data: str
+    chunks: int
+    mode: str
+    breadth: int
+    recall: float
+    p50: float
+    p95: float
+    default: bool  # the breadth the store uses
+
+    def line(self) -> str:
+        mark = "*" if self.default else " "
+        return (
+            f"{self.store:9} {self.data:9} {self.chunks:8,} {self.mode:9} {self.breadth:7d}{mark} "
+            f"{self.recall:9.3f} {self.p50:7.2f} {self.p95:7.2f}"
+        )
+
+
+HEADER = (
+    f"{'store':9} {'data':9} {'chunks':>8} {'search':9} {'breadth':>8} "
+    f"{'recall@10':>9} {'p50 ms':>7} {'p95 ms':>7}"
+)
+
+
+def sweep(
+    search: Search,
+    stored: np.ndarray,
+    asked: np.ndarray,
+    breadths: list[int],
+    default: Callable[[int], int],
+) -> Iterator[tuple[str, int, float, float, float, bool]]:
+    """(mode, breadth, recall@10, p50 ms, p95 ms, is the default) for each mode and
+    each breadth at least the passages fetched (and the store's default breadth)."""
+    exact = [set(np.argsort(-(stored @ q), kind="stable")[:TOP].tolist()) for q in asked]
+    for mode, wanted in MODES.items():
+        fetch = FETCH_PER_CHUNK * wanted
+        chosen = default(fetch)
+        for breadth in sorted({*(b for b in breadths if b >= fetch), chosen}):
+            found, times = 0, []
+            for question, truth in zip(asked, exact, strict=True):
+                started = time.perf_counter()
+                rows = search(question, fetch, breadth)
+                times.append((time.perf_counter() - started) * 1000)
+                candidates = np.fromiter(rows, dtype=np.int64)
+                order = np.argsort(-(stored[candidates] @ question), kind="stable")
+                found += len(truth & set(candidates[order[:TOP]].tolist()))
+            p50, p95 = np.percentile(times, [50, 95])
+            recall = found / (TOP * len(asked))
+            yield mode, breadth, recall, float(p50), float(p95), breadth == chosen
+
+
+def usearch_search(stored: np.ndarray, folder: Path) -> tuple[Search, Callable[[int], int]]:
+    """A usearch index of `stored` (keys = row numbers) built, calibrated, saved and
+    mapped as the SQLite store's vector index file is; and its default breadth by
+    passages fetched."""
+    index = ann.new_index(DIMENSIONS)
+    keys = np.arange(len(stored), dtype=np.uint64)
+    index.add(keys, stored)
+    step = max(1, len(stored) // 50)
+    breadth = ann.calibrate(index, keys[::step], stored[::step])
+    path = folder / "vectors.usearch"
+    index.save(str(path))
+    mapped = ann.VectorIndex(path, breadth)
+
+    def search(question: np.ndarray, fetch: int, breadth: int) -> list[int]:
+        return mapped.search(question, fetch, breadth)
+
+    return search, lambda fetch: max(breadth, fetch)
+
+
+def pgvector_search(stored: np.ndarray, url: str, table: str) -> Search:
+    """A pgvector HNSW index of `stored` in `table` (ids = row numbers)."""
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    db = psycopg.connect(url, autocommit=True)
+    db.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    register_vector(db)
+    db.execute(f"DROP TABLE IF EXISTS {table}")
+    db.execute(f"CREATE TABLE {table} (id integer PRIMARY KEY, vector vector({DIMENSIONS}))")
+    with (
+        db.cursor() as cursor,
+        cursor.copy(f"COPY {table} (id, vector) FROM STDIN WITH (FORMAT BINARY)") as copy,
+    ):
+        copy.set_types(["int4", "vector"])
+        for number, row in enumerate(stored):
+            copy.write_row((number, row))
+    db.execute("SET maintenance_work_mem = '1GB'")
+    db.execute(f"CREATE INDEX ON {table} USING hnsw (vector vector_cosine_ops)")
+    db.execute("SET enable_seqscan = off")
+
+    def search(question: np.ndarray, fetch: int, breadth: int) -> list[int]:
+        db.execute(f"SET hnsw.ef_search = {int(breadth)}")
+        rows = db.execute(
+            f"SELECT id FROM {table} ORDER BY vector <=> %s LIMIT %s", (question, fetch)
+        ).fetchall()
+        return [row[0] for row in rows]
+
+    return search
+
+
+def indexes(
+    stores: str, stored: np.ndarray, kind: str, folder: Path, url: str | None, breadths: list[int]
+) -> Iterator[tuple[str, Search, Callable[[int], int], list[int]]]:
+    """(store, search, its default breadth by passages fetched, breadths to try) of
+    each store asked for, built over `stored`."""
+    if "sqlite" in stores:
+        print(f"  building usearch ({kind}) ...", file=sys.stderr, flush=True)
+        search, default = usearch_search(stored, folder)
+        yield "sqlite", search, default, breadths
+    if url is not None:
+        print(f"  building pgvector ({kind}) ...", file=sys.stderr, flush=True)
+        search = pgvector_search(stored, url, f"recall_{kind}")
+        yield "postgres", search, ef_search, [b for b in breadths if b <= PG_MAX_EF]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=100_000, help="Vectors indexed.")
+    parser.add_argument("--stores", default="sqlite,postgres", help="sqlite, postgres or both.")
+    parser.add_argument("--data", default="clustered,random", help="clustered, random or both.")
+    parser.add_argument("--queries", type=int, default=50, help="Questions per breadth.")
+    parser.add_argument(
+        "--breadths", default="64,128,256,512,1000,2048,4096,8192", help="Breadths tried."
+    )
+    parser.add_argument("--postgres", default="auto", help="URL, 'auto' (pgserver) or 'none'.")
+    add_json_option(parser)
+    args = parser.parse_args(argv)
+    breadths = [int(b) for b in args.breadths.split(",")]
+    points: list[Point] = []
+    print(HEADER, flush=True)
+    postgres = args.postgres if "postgres" in args.stores else "none"
+    with tempfile.TemporaryDirectory() as folder, postgres_url(postgres) as url:
+        for kind in args.data.split(","):
+            stored, asked = make_data(kind, args.chunks, args.queries)
+            for store, search, default, tried in indexes(
+                args.stores, stored, kind, Path(folder), url, breadths
+            ):
+                for figures in sweep(search, stored, asked, tried, default):
+                    points.append(Point(store, kind, args.chunks, *figures))
+                    print(points[-1].line(), flush=True)
+    print("(breadth: usearch expansion_search / pgvector hnsw.ef_search; * the store's")
+    print(" default; recall@10 of the passages fetched, 40 for a top-10 search and 400 for")
+    print(" hybrid's depth 100, re-scored exactly; ms: the index search alone)")
+    out = Figures("ann_recall")
+    for point in points:
+        label = f"{point.store} {point.data} {point.chunks:,} {point.mode} at {point.breadth}"
+        out.add(f"{label}: recall@10", point.recall, "")
+        out.add(f"{label}: p95, ms", point.p95, "ms")
+    out.data = [asdict(point) for point in points]
+    out.write(args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
