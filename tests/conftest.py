@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -13,6 +14,12 @@ from pathlib import Path
 import pytest
 
 from helpers.llm_servers import ScriptedAnthropicServer, ScriptedOpenAIServer
+
+# A process that loads usearch before ONNX Runtime crashes when it loads ONNX Runtime;
+# quoteproof loads them in the safe order (`store.ann`), and so do the tests, some of
+# which import usearch themselves, whatever order they are collected in.
+with contextlib.suppress(ImportError):
+    import onnxruntime  # noqa: F401
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"

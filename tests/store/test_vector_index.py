@@ -3,6 +3,8 @@ tiny one), extended as vectors arrive, and answering as exact search does."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -152,3 +154,18 @@ def test_the_breadth_is_recorded_with_the_file_and_used_by_readers(
     assert [h.chunk.text for h in hits] == exact(vectors, query, 10)
     assert other._ann is not None and other._ann.breadth == breadth
     other.close()
+
+
+def test_onnx_runtime_loads_after_the_vector_index_library() -> None:
+    """usearch loaded first makes a later ONNX Runtime load crash the process; the
+    store loads them in the order that works."""
+    pytest.importorskip("onnxruntime", reason="the crash needs ONNX Runtime (the dense extra)")
+    script = (
+        "from quoteproof.store import ann\n"
+        "assert ann.available()\n"
+        "import onnxruntime\n"
+        "print(onnxruntime.get_available_providers()[-1])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "CPUExecutionProvider"

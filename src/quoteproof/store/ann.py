@@ -36,7 +36,7 @@ import fcntl
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +74,22 @@ _TOP = 10
 _FETCH = 40  # the vectors a top-10 search asks for (four per chunk wanted)
 
 
+def _usearch_index() -> Any:
+    """usearch's `Index` class, loaded after ONNX Runtime when that is installed: a
+    process that loads usearch first crashes when it then loads ONNX Runtime (a clash
+    of their native libraries; the other order works). Raises ImportError without
+    usearch."""
+    with suppress(ImportError):
+        import onnxruntime  # noqa: F401
+    from usearch.index import Index
+
+    return Index
+
+
 def available() -> bool:
     """Whether usearch is installed (without it search stays exact)."""
     try:
-        import usearch.index  # noqa: F401
+        _usearch_index()
     except ImportError:
         return False
     return True
@@ -105,7 +117,7 @@ class VectorIndex:
     """A memory-mapped vector index file: `search` returns embeddings rowids."""
 
     def __init__(self, path: Path, breadth: int = BREADTHS[0]) -> None:
-        from usearch.index import Index
+        Index = _usearch_index()
 
         self._index: Any = Index.restore(str(path), view=True)
         if self._index is None:
@@ -211,7 +223,7 @@ def _nearest(matches: Any, keys: np.ndarray) -> list[list[int]]:
 
 
 def _load_or_create(directory: Path, upto: int, dimensions: int) -> Any:
-    from usearch.index import Index
+    Index = _usearch_index()
 
     if upto:
         loaded = Index.restore(str(index_path(directory, upto)))
@@ -223,7 +235,7 @@ def _load_or_create(directory: Path, upto: int, dimensions: int) -> Any:
 def new_index(dimensions: int) -> Any:
     """An empty usearch index as `fold` builds them (cosine, float16, several vectors
     per key, the graph's connectivity and build breadth of this module)."""
-    from usearch.index import Index
+    Index = _usearch_index()
 
     return Index(
         ndim=dimensions,
