@@ -388,9 +388,10 @@ class SQLiteStore(SQLStore):
         while True:
             keys = self._ann.search(query, fetch)
             scores = self._scored(query, "e.rowid IN (" + marks(len(keys)) + ")", keys, wanted)
-            if len(scores) >= limit or fetch >= self._ann.size:
+            if len(scores) >= limit:
                 break
-            if fetch >= _PASSAGES_FETCHED * limit * _FETCH_GROWTH**2:
+            # a graph search is not sure to reach every vector, even when asked for all
+            if fetch >= min(self._ann.size, _PASSAGES_FETCHED * limit * _FETCH_GROWTH**2):
                 scores = self._scored(query, "e.rowid <= ?", [self._ann_upto], wanted, limit)
                 break
             fetch *= _FETCH_GROWTH
