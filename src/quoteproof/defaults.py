@@ -12,6 +12,9 @@ import os
 DEFAULT_INDEX = ".quoteproof"
 DEFAULT_SEARCH_TOP_K = 10
 DEFAULT_ASK_TOP_K = 5
+SPARE_HITS = 2
+"""`ask` retrieves this many times `top_k` hits, so that sources with nothing to quote
+can give way to the next ones (`RefusalPolicy.answer_sources`)."""
 DEFAULT_COLLECTION = "default"
 """The collection documents go to when none is named."""
 

@@ -10,9 +10,9 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from quoteproof.defaults import DEFAULT_ASK_TOP_K
+from quoteproof.defaults import DEFAULT_ASK_TOP_K, SPARE_HITS
 from quoteproof.errors import RetrievalNotice
-from quoteproof.llm.extractive import Embed, TableRows, best_unit_similarity
+from quoteproof.llm.extractive import Embed, TableRows, best_unit_similarity, quotable_first
 from quoteproof.model import Chunk, RetrievalInfo, SourceTable
 from quoteproof.retrieval.auto_threshold import corpus_fingerprint, estimate_threshold
 from quoteproof.retrieval.evidence import (
@@ -88,8 +88,10 @@ class RefusalPolicy:
         return estimate
 
     def _evidence(self, question: str) -> tuple[float | None, str]:
-        retrieval = self._retriever().search(well_formed(question), DEFAULT_ASK_TOP_K, None)
-        info = self.evidence(question, retrieval)
+        retrieved = self._retriever().search(
+            well_formed(question), SPARE_HITS * DEFAULT_ASK_TOP_K, None
+        )
+        info = self.evidence(question, self.answer_sources(retrieved, DEFAULT_ASK_TOP_K))
         return info.evidence, info.evidence_kind or ""
 
     def evidence(self, question: str, retrieval: Retrieval) -> RetrievalInfo:
@@ -103,6 +105,13 @@ class RefusalPolicy:
         sources = [hit.chunk for hit in retrieval.hits[:DEFAULT_ASK_TOP_K]]
         best = best_unit_similarity(question, sources, embed, self.table_rows())
         return with_sentence_evidence(retrieval.info, best)
+
+    def answer_sources(self, retrieval: Retrieval, top_k: int) -> Retrieval:
+        """`retrieval` with the `top_k` hits an answer is given and judged on: those
+        with something to quote first (`quotable_first`), so that a table of contents
+        or a page of headings does not take the place of a passage (ask retrieves
+        SPARE_HITS times `top_k` hits for this)."""
+        return replace(retrieval, hits=quotable_first(retrieval.hits, self.table_rows())[:top_k])
 
     def unit_embed(self) -> Embed | None:
         """The retriever's embedding, which ranks quotable units for the unit evidence

@@ -46,7 +46,7 @@ import numpy as np
 from quoteproof.llm.answer_form import answer_kind, form_match
 from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextSink
 from quoteproof.llm.quotable import inline_headings, quotable_units
-from quoteproof.model import NO_MODEL_BACKEND, Chunk
+from quoteproof.model import NO_MODEL_BACKEND, Chunk, Hit
 from quoteproof.store.vectors import Vectors
 from quoteproof.terms import STOPWORDS, query_terms, stem, words
 
@@ -263,6 +263,14 @@ def _candidates(sources: Sequence[Chunk], table_rows: TableRows | None) -> list[
         for rank, chunk in enumerate(sources)
         for unit in quotable_units(chunk.text, table_rows(chunk) if table_rows else ())
     ]
+
+
+def quotable_first(hits: Sequence[Hit], table_rows: TableRows | None = None) -> list[Hit]:
+    """`hits` in order, those whose chunk has no quotable unit (a table of contents,
+    a page of headings; `table_rows` gives a chunk's table rows) moved after the
+    rest."""
+    quotable = [bool(_candidates([hit.chunk], table_rows)) for hit in hits]
+    return [hits[i] for i in sorted(range(len(hits)), key=lambda i: not quotable[i])]
 
 
 def best_unit_similarity(

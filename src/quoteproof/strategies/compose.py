@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from quoteproof.answer_timing import AnswerTiming
+from quoteproof.defaults import SPARE_HITS
 from quoteproof.llm.base import Backend
 from quoteproof.llm.capability import Capability
-from quoteproof.llm.extractive import ExtractiveChoice, TableRows, choose_extractive
-from quoteproof.llm.quotable import quotable_units
+from quoteproof.llm.extractive import ExtractiveChoice, choose_extractive
 from quoteproof.llm.registry import IndexServices, bind_to_index
-from quoteproof.model import Answer, Chunk, Hit
+from quoteproof.model import Answer, Chunk
 from quoteproof.retrieval.retriever import Retrieval
 from quoteproof.retrieval.triplets import fuse_context, search_triplets
 from quoteproof.store.base import Store
@@ -40,10 +39,6 @@ from quoteproof.streaming import EventSink
 if TYPE_CHECKING:
     from quoteproof.refusal import RefusalPolicy
     from quoteproof.tables.session import TableSession
-
-SPARE_HITS = 2
-"""`compose` retrieves this many times `top_k` hits, so that sources with nothing to
-quote (`quotable_first`) can give way to the next ones."""
 
 
 class AnsweredIndex(Protocol):
@@ -76,9 +71,8 @@ def compose(
     refusal, store = index.refusal, index.store
     backend = bind_to_index(backend, IndexServices(refusal.unit_embed, refusal.table_rows))
     started = time.perf_counter()
-    retrieval = index.retrieve(question, top_k=SPARE_HITS * top_k, collections=collections)
-    hits = quotable_first(retrieval.hits, refusal.table_rows())[:top_k]
-    retrieval = replace(retrieval, hits=hits)
+    retrieved = index.retrieve(question, top_k=SPARE_HITS * top_k, collections=collections)
+    retrieval = refusal.answer_sources(retrieved, top_k)
     timing.retrieval_s = time.perf_counter() - started
     info = refusal.check(question, retrieval)
     with StoreLookup(store) as lookup:
@@ -118,14 +112,6 @@ def compose(
             _no_model(refusal, question) if Capability.MODEL in backend.capabilities else None,
         )
         return chosen.run(session, inputs)
-
-
-def quotable_first(hits: Sequence[Hit], rows: TableRows) -> list[Hit]:
-    """`hits` in order, those with no quotable unit (a table of contents, a page of
-    headings; `rows` gives a chunk's table rows) moved after the rest: a source that
-    holds nothing to quote does not take the place of one that does."""
-    quotable = [bool(quotable_units(hit.chunk.text, rows(hit.chunk))) for hit in hits]
-    return [hits[i] for i in sorted(range(len(hits)), key=lambda i: not quotable[i])]
 
 
 def _no_model(
