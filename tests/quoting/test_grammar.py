@@ -127,6 +127,18 @@ def test_prose_is_bounded(checker: GrammarChecker) -> None:
     )
 
 
+def test_a_run_of_digits_is_bounded_like_a_word(checker: GrammarChecker) -> None:
+    """A tiny model once wrote "8.2000000000000037546222..." for 871 tokens: numbers
+    chained one after another inside the sentence rule."""
+    quote = quote_grammar(SOURCES, UNITS)
+    start = pointer("doc.1", 1)
+    for sentence in ["It is 2.5 mg [doc.1].", "Below 120/80 [doc.1].", "About 1,500 ml [doc.1]."]:
+        assert checker.accepts(quote, f"{start} {sentence}")
+    assert not checker.accepts(quote, f"{start} It is 8.2{'2' * 40} [doc.1].")
+    assert not checker.accepts(quote, f"{start} It is {'1' * 7} [doc.1].")
+    assert not checker.accepts(quote, f"{start} It is 8.20000 [doc.1].")
+
+
 def test_triplet_extraction_lines_name_an_existing_sentence(checker: GrammarChecker) -> None:
     grammar = triplet_grammar(SOURCES, UNITS)
     assert checker.parses(grammar)

@@ -7,12 +7,17 @@ from typing import Any
 
 import pytest
 
+from helpers.llm_servers import ScriptedOpenAIServer
 from helpers.retrieval import ref_of
 from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
+from quoteproof.llm.base import CompletionRequest
 from quoteproof.llm.extractive import OFFERED
+from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.model import Answer, ProseSegment, QuoteSegment
+from quoteproof.quoting.grammar import CITE_REPLY_TOKENS
 from quoteproof.quoting.prompt import OFFERED_NOTE
+from quoteproof.strategies.cite import CUT_AT_BUDGET
 
 QUESTION = (
     "How is shingles treated, what are its symptoms, what is the remdesivir dose "
@@ -163,3 +168,32 @@ def test_the_first_prompt_shows_the_best_units_and_the_retry_whole_sources(
     shown = re.findall(r"^\{(\d+)\} ", first, re.MULTILINE)
     assert OFFERED_NOTE in first and 1 <= len(shown) <= OFFERED
     assert OFFERED_NOTE not in retry
+
+
+def test_a_constrained_reply_cut_by_its_token_budget_loses_only_its_last_sentence(
+    index: Index, openai_server: ScriptedOpenAIServer
+) -> None:
+    """Under the cite grammar every sentence ends with a citation, so text after the
+    last one is a sentence the reply's token budget cut: it is dropped and listed,
+    and the finished sentences are the answer at once (strict mode, no retry)."""
+    treat = ref_of(index, QUESTION, "acyclovir")
+    openai_server.script = [
+        f"Antivirals such as acyclovir help if started early [{treat}]. It starts with bur"
+    ]
+    backend = OpenAIBackend(model="m", base_url=openai_server.base_url, max_retries=0, grammar=True)
+    answer = index.ask(QUESTION, backend=backend, mode="cite")
+    assert answer.status == "answered" and len(openai_server.requests) == 1
+    assert openai_server.requests[0]["max_tokens"] == CITE_REPLY_TOKENS
+    assert [s.text for s in prose(answer)] == [
+        "Antivirals such as acyclovir help if started early."
+    ]
+    assert [(r.raw, r.reason) for r in answer.rejected] == [("It starts with bur", CUT_AT_BUDGET)]
+    # without a grammar nothing marks a cut: the uncited sentence fails the check
+    openai_server.requests.clear()
+    first = f"Acyclovir helps [{treat}]. It starts"
+    openai_server.script = [first, "<no-answer/>"]
+    plain = OpenAIBackend(model="m", base_url=openai_server.base_url, max_retries=0)
+    refused = index.ask(QUESTION, backend=plain, mode="cite")
+    assert len(openai_server.requests) == 2 and refused.status == "refused"
+    assert openai_server.requests[0]["max_tokens"] == CompletionRequest.max_tokens
+    assert refused.calls[0].output == first

@@ -6,12 +6,16 @@ from __future__ import annotations
 import json
 import re
 
+from helpers.llm_servers import ScriptedOpenAIServer
 from helpers.retrieval import ref_of
 from helpers.scripted_model import ScriptedModel
 from quoteproof import Index
 from quoteproof.codec import answer_to_dict
+from quoteproof.llm.base import CompletionRequest
 from quoteproof.llm.extractive import OFFERED
+from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.model import Answer, ProseSegment, Rejected
+from quoteproof.quoting.grammar import QUOTE_REPLY_TOKENS
 from quoteproof.quoting.prompt import OFFERED_NOTE
 from quoteproof.quoting.units import chunk_units
 from quoteproof.store_lookup import StoreLookup
@@ -204,3 +208,22 @@ def test_the_answer_holds_the_no_model_answer_after_the_models_own_choice(
     same = index.ask(QUESTION, backend=llm.backend())
     assert [q.text for q in same.quotes] == [q.text for q in no_model.quotes]
     assert not any("chosen without the model" in n for n in same.notices)
+
+
+def test_a_constrained_quote_reply_has_a_small_token_budget(
+    index: Index, openai_server: ScriptedOpenAIServer
+) -> None:
+    """Under the quote grammar a reply is a few pointers and one short sentence, so
+    the request asks for at most `QUOTE_REPLY_TOKENS` (a tiny model once looped on
+    digits for 871 tokens); a model without a grammar keeps the default budget, as
+    it may spell its quotes out."""
+    for grammar, budget in [(True, QUOTE_REPLY_TOKENS), (False, CompletionRequest.max_tokens)]:
+        openai_server.requests.clear()
+        openai_server.script = ["<no-answer/>"]
+        backend = OpenAIBackend(
+            model="m", base_url=openai_server.base_url, max_retries=0, grammar=grammar
+        )
+        index.ask(QUESTION, backend=backend)
+        (request,) = openai_server.requests
+        assert request["max_tokens"] == budget
+        assert ("grammar" in request) is grammar

@@ -31,8 +31,11 @@ from quoteproof.model import Chunk
 from quoteproof.quoting.units import OfferedUnits, SourceUnits
 
 __all__ = [
+    "CITE_REPLY_TOKENS",
+    "QUOTE_REPLY_TOKENS",
     "cite_grammar",
     "facts_grammar",
+    "finished_items",
     "quote_grammar",
     "statement_grammar",
     "triplet_grammar",
@@ -47,6 +50,14 @@ SENTENCE_CHARS = 300
 QUOTE_MODE_SENTENCE_CHARS = 150
 """A `quote` mode reply's one sentence only adds to its quotes: shorter than a `cite`
 sentence (and every token a model writes costs time)."""
+QUOTE_REPLY_TOKENS = 256
+"""The tokens a `quote` mode reply may take: room for `MAX_QUOTES` pointers and one
+sentence at about a token per character. A reply cut there loses only its sentence's
+citation, and an uncited sentence is never shown."""
+CITE_REPLY_TOKENS = 128
+"""The tokens a `cite` reply under the grammar may take: three short cited
+sentences (every token a local model writes costs it about 50 ms on two cores); the
+unfinished item a reply cut there ends with is dropped (`finished_items`)."""
 MAX_CITES = 3
 """Most citation markers after one sentence (a tiny model repeats them in a loop)."""
 JUSTIFICATION_CHARS = 300
@@ -54,16 +65,31 @@ JUSTIFICATION_CHARS = 300
 
 def _common(sentence_chars: int = SENTENCE_CHARS) -> str:
     """The rules every protocol grammar shares; a sentence's text is at most
-    `sentence_chars` + 1 letters and numbers."""
+    `sentence_chars` + 1 letters and numbers, and a number (at most 6 digits, then
+    at most 4 decimals) is followed by a letter, never by another number: a digit
+    run is bounded like a word."""
     return f"""
 no-answer ::= "<no-answer/>"
 sep ::= " " | "\\n"
 cite ::= " "? "[" ref "]"
 sentence ::= text cite{{1,{MAX_CITES}}} "."?
-text ::= (letter | number) (letter | number){{0,{sentence_chars}}}
+text ::= piece{{1,{sentence_chars + 1}}}
+piece ::= letter | number letter
 letter ::= [^<>\\[\\]\\n.!?0-9]
-number ::= [0-9]{{1,6}} ("." [0-9]{{1,6}})?
+number ::= [0-9]{{1,6}} ("." [0-9]{{1,4}})?
 """
+
+
+def finished_items(reply: str) -> tuple[str, str]:
+    """Split a reply written under a `quote` or `cite` grammar into its finished items
+    and the unfinished rest. Every item those grammars allow ends with a citation
+    marker (`]`, then perhaps `.`) or a pointer's `/>`, so text after the last such end
+    is an item the token budget cut before it was finished. O(len(reply))."""
+    pointer = reply.rfind("/>")
+    end = max(reply.rfind("]") + 1, pointer + 2 if pointer >= 0 else 0)
+    if end and reply[end : end + 1] == ".":
+        end += 1
+    return reply[:end], reply[end:].strip()
 
 
 def _choice(values: Sequence[str]) -> str:

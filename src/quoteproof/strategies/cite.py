@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
+from quoteproof.llm.capability import Capability
 from quoteproof.model import Answer, Chunk, Message, Rejected
 from quoteproof.quoting.citations import (
     UNCITED,
@@ -23,7 +24,7 @@ from quoteproof.quoting.citations import (
     sentence_problems,
     split_sentences,
 )
-from quoteproof.quoting.grammar import cite_grammar
+from quoteproof.quoting.grammar import CITE_REPLY_TOKENS, cite_grammar, finished_items
 from quoteproof.quoting.parse import Item, ParsedOutput, ProseItem, parse_output
 from quoteproof.quoting.prompt import QUOTE_RULE, SOURCES_RULE, build_messages
 from quoteproof.quoting.resolve import resolve_output
@@ -33,6 +34,7 @@ from quoteproof.strategies.session import VALIDATION_FAILED, AnswerSession
 
 RETRY_SOURCES = 3
 NOTHING_CITED = "the reply has no cited sentence and no quote that resolves"
+CUT_AT_BUDGET = "cut by the reply's token budget before its citation"
 
 CITE_SYSTEM_PROMPT = f"""\
 You answer questions using only the sources you are given. {SOURCES_RULE}
@@ -96,9 +98,14 @@ def _sentence_items(
 
 
 def check_reply(
-    session: AnswerSession, reply: str, sources: Sequence[Chunk], strictness: Strictness
+    session: AnswerSession,
+    reply: str,
+    sources: Sequence[Chunk],
+    strictness: Strictness,
+    dropped: Sequence[Rejected] = (),
 ) -> Answer | list[str]:
-    """Return the answer `reply` makes, or the problems that make it fail.
+    """Return the answer `reply` makes (listing `dropped`, what was taken from the
+    reply before, among its rejected parts), or the problems that make it fail.
 
     A `<no-answer/>` reply is a refusal, not a failure. A reply none of whose
     sentences and quotes can be shown (every sentence said what its passages do
@@ -124,7 +131,7 @@ def check_reply(
     answer = session.answer(
         resolution.segments,
         resolution.quotes,
-        resolution.rejected + tuple(uncited),
+        resolution.rejected + tuple(uncited) + tuple(dropped),
         partial=bool(uncited),
     )
     if answer.status == "refused":
@@ -144,8 +151,9 @@ def answer_cite(
     context window; with `no_model`, the first attempt shows only the units the
     no-model answer ranked best (as `quote` mode does: a prompt of a few hundred
     tokens instead of whole sources). A backend that can constrain its output gets
-    the cite grammar (refs and units of that attempt's sources). Raises
-    `BackendError` when the model fails.
+    the cite grammar (refs and units of that attempt's sources) and at most
+    `CITE_REPLY_TOKENS` tokens; the unfinished sentence a reply cut there ends with is
+    dropped and listed in `rejected`. Raises `BackendError` when the model fails.
     """
     units = source_units(session.sources, session.lookup)
     choice = no_model(session.sources) if no_model is not None and session.offers else None
@@ -159,10 +167,20 @@ def answer_cite(
     )
     sources = session.sources
     messages = build_messages(session.question, sources, units, offered, system=CITE_SYSTEM_PROMPT)
+    constrained = Capability.CONSTRAINED in session.backend.capabilities
     for stage in ("answer", "retry"):
         grammar = partial(cite_grammar, sources, units, session.fact_refs)
-        completion = session.call(stage, messages, sources=sources, stream=True, grammar=grammar)
-        outcome = check_reply(session, completion.text, sources, strictness)
+        completion = session.call(
+            stage,
+            messages,
+            sources=sources,
+            stream=True,
+            grammar=grammar,
+            grammar_tokens=CITE_REPLY_TOKENS,
+        )
+        reply, cut = finished_items(completion.text) if constrained else (completion.text, "")
+        cut_off = (Rejected(cut, CUT_AT_BUDGET),) if cut else ()
+        outcome = check_reply(session, reply, sources, strictness, cut_off)
         if isinstance(outcome, Answer):
             return outcome
         session.reject_last_call(outcome)

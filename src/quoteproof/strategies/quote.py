@@ -17,7 +17,7 @@ from quoteproof.model import (
     Rejected,
     Statement,
 )
-from quoteproof.quoting.grammar import quote_grammar
+from quoteproof.quoting.grammar import QUOTE_REPLY_TOKENS, quote_grammar
 from quoteproof.quoting.parse import parse_output
 from quoteproof.quoting.prompt import build_messages
 from quoteproof.quoting.resolve import Resolution, resolve_output
@@ -196,7 +196,8 @@ def answer_quote(session: AnswerSession, no_model: NoModelChoice | None = None) 
     `<no-answer/>` stands. Without `no_model`, or when the no-model answer found no
     unit, every source is shown with its quotable units numbered, cut to the model's
     context window. A backend that can constrain its output gets the quote grammar
-    (pointers to the units shown). Raises `BackendError` when the model fails.
+    (pointers to the units shown) and at most `QUOTE_REPLY_TOKENS` tokens. Raises
+    `BackendError` when the model fails.
     """
     choice = no_model(session.sources) if no_model is not None and session.offers else None
     units = source_units(session.sources, session.lookup)
@@ -208,7 +209,9 @@ def answer_quote(session: AnswerSession, no_model: NoModelChoice | None = None) 
     )
     messages = build_messages(session.question, session.sources, units, offered)
     grammar = partial(quote_grammar, session.sources, units, offered, session.fact_refs)
-    completion = session.call("answer", messages, stream=True, grammar=grammar)
+    completion = session.call(
+        "answer", messages, stream=True, grammar=grammar, grammar_tokens=QUOTE_REPLY_TOKENS
+    )
     model = resolve_reply(session, completion.text)
     answer = answer_from_resolution(session, model)
     nothing_checked = answer.refusal_reason == NOTHING_VERIFIABLE

@@ -256,6 +256,7 @@ class AnswerSession:
         recorded: tuple[Message, ...] | None = None,
         grammar: Grammar | None = None,
         facts: bool = True,
+        grammar_tokens: int = CompletionRequest.max_tokens,
     ) -> Completion:
         """Send `messages` to the model and record the call under `stage`.
 
@@ -264,10 +265,12 @@ class AnswerSession:
         are the messages kept in the answer for this call (default: all of them);
         `grammar` makes the grammar that constrains the reply (see `quoting.grammar`),
         called only when the backend can constrain. With `facts` the session's facts
-        are added to the prompt (`facts.with_facts`). The reply is cut by
-        `bounded_reply` (a notice of the answer says so), the draft stream too. The
-        reply returned names `sources` by ref where it wrote `PID-n`, the n-th of
-        them (`parse.with_source_refs`); the call records it as written.
+        are added to the prompt (`facts.with_facts`); `grammar_tokens` bounds a reply
+        constrained by the grammar (an unconstrained one keeps the default bound).
+        The reply is cut by `bounded_reply` (a notice of the answer says so), the
+        draft stream too. The reply returned names `sources` by ref where it wrote
+        `PID-n`, the n-th of them (`parse.with_source_refs`); the call records it as
+        written.
         Raises `BackendError` when the model fails.
         """
         chunks = tuple(self.sources if sources is None else sources)
@@ -282,6 +285,8 @@ class AnswerSession:
             tools=tools,
             grammar=grammar() if grammar is not None and constrained else None,
         )
+        if request.grammar is not None:
+            request = replace(request, max_tokens=grammar_tokens)
         if self.events is not None:
             self.events(StageStarted(stage))
         if stream and self.events is not None:
