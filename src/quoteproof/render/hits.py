@@ -13,8 +13,9 @@ from typing import Any
 
 from rich.table import Table
 from rich.text import Text
+from typing_extensions import TypedDict
 
-from quoteproof.model import Hit, Via
+from quoteproof.model import EntityMatch, FactOrigin, Hit, Via
 from quoteproof.render.visible import visible_line
 from quoteproof.retrieval.triplets import TripletHit
 
@@ -97,28 +98,33 @@ FACTS_TITLE = "Facts: knowledge-graph triplets (imported, not quotes)"
 not the documents' words."""
 
 
-FACT_FIELDS = (
-    "rank",
-    "score",
-    "match",
-    "entity",
-    "origin",
-    "triplet_id",
-    "collection",
-    "subject",
-    "relation",
-    "object",
-    "graph_file",
-    "row",
-    "doc_id",
-    "page",
-    "claimed_quote",
-)
-"""The fields of a matched triplet in search JSON, in order: the same in `search
---format json`, `GET /v1/search` and the MCP `search` tool."""
+class FactHit(TypedDict):
+    """A knowledge-graph triplet a search names, as search JSON gives it: the same
+    fields, in this order, in `search --format json`, `GET /v1/search` and the MCP
+    `search` tool (`fact_hit_to_dict`)."""
+
+    rank: int
+    score: float
+    match: EntityMatch
+    entity: str
+    origin: FactOrigin
+    triplet_id: str
+    collection: str
+    subject: str
+    relation: str
+    object: str
+    graph_file: str
+    row: int
+    doc_id: str | None
+    page: int | None
+    claimed_quote: str | None
 
 
-def fact_hit_to_dict(hit: TripletHit) -> dict[str, Any]:
+FACT_FIELDS = tuple(FactHit.__annotations__)
+"""The fields of a matched triplet in search JSON, in order (`FactHit`)."""
+
+
+def fact_hit_to_dict(hit: TripletHit) -> FactHit:
     """A matched triplet, with the fields `FACT_FIELDS` names: its rank, score, how
     it matched (`match`: exact, normalized, fuzzy or hop) and through which entity,
     `origin` (always `imported`: search finds only the triplets of imported graph

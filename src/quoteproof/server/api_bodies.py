@@ -1,6 +1,7 @@
 """The bodies of the JSON API (`server.api`): its requests and replies, for
-validation and the OpenAPI schema. `AskRequest` is made from `AnswerOptions`, so
-an answer option is declared once."""
+validation and the OpenAPI schema. `AskRequest` is made from `AnswerOptions`,
+`FactHitBody` from `render.hits.FactHit` and `DocumentBody` from `DocumentSummary`,
+so each field is declared once."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_type_hints
 
 from pydantic import BaseModel, Field, create_model
 
-from quoteproof.model import EntityMatch, FactOrigin
+from quoteproof.render.hits import FactHit
 from quoteproof.service import (
     MAX_QUESTION_CHARS,
     AnswerOptions,
@@ -87,28 +88,31 @@ class HitBody(BaseModel):
     text: str
 
 
-class FactHitBody(BaseModel):
-    """A knowledge-graph triplet the query names (as a fact of `quoteproof search
-    --format json`): an imported fact, never a quote. `match` says how it was found
-    (exact, normalized, fuzzy or hop, through `entity`); `graph_file` and `row` are
-    where it was imported from; `claimed_quote` is the supporting words its graph
-    file claims, unchecked, never to be shown as a quotation."""
+def _required_body(name: str, doc: str, source: type) -> type[BaseModel]:
+    """A body named `name` (docstring `doc`) with the annotated fields of `source`
+    (a dataclass or TypedDict), in their order, each required."""
+    required: dict[str, Any] = {
+        field: (kind, ...) for field, kind in get_type_hints(source).items()
+    }
+    return create_model(name, __doc__=doc, **required)
 
-    rank: int
-    score: float
-    match: EntityMatch
-    entity: str
-    origin: FactOrigin
-    triplet_id: str
-    collection: str
-    subject: str
-    relation: str
-    object: str
-    graph_file: str
-    row: int
-    doc_id: str | None
-    page: int | None
-    claimed_quote: str | None
+
+if TYPE_CHECKING:
+
+    class FactHitBody(BaseModel):
+        """A fact of `GET /v1/search`: the fields of `render.hits.FactHit`, each
+        required (made by `_required_body`)."""
+
+else:
+    FactHitBody = _required_body(
+        "FactHitBody",
+        "A knowledge-graph triplet the query names (as a fact of `quoteproof search\n"
+        "--format json`): an imported fact, never a quote. `match` says how it was found\n"
+        "(exact, normalized, fuzzy or hop, through `entity`); `graph_file` and `row` are\n"
+        "where it was imported from; `claimed_quote` is the supporting words its graph\n"
+        "file claims, unchecked, never to be shown as a quotation.",
+        FactHit,
+    )
 
 
 class SearchBody(BaseModel):
@@ -120,25 +124,16 @@ class SearchBody(BaseModel):
     facts: list[FactHitBody]
 
 
-def _document_body() -> type[BaseModel]:
-    """A document of `GET /v1/documents`: the fields of `DocumentSummary`, each
-    required."""
-    types = get_type_hints(DocumentSummary)
-    required: dict[str, Any] = {f.name: (types[f.name], ...) for f in fields(DocumentSummary)}
-    return create_model(
-        "DocumentBody",
-        __doc__="The current version of a document, without its text.",
-        **required,
-    )
-
-
 if TYPE_CHECKING:
 
     class DocumentBody(BaseModel):
-        """A document of `GET /v1/documents` (made by `_document_body`)."""
+        """A document of `GET /v1/documents`: the fields of `DocumentSummary`, each
+        required (made by `_required_body`)."""
 
 else:
-    DocumentBody = _document_body()
+    DocumentBody = _required_body(
+        "DocumentBody", "The current version of a document, without its text.", DocumentSummary
+    )
 
 
 class DocumentsBody(BaseModel):

@@ -32,8 +32,8 @@ from typing_extensions import TypedDict
 from quoteproof import __version__
 from quoteproof.defaults import DEFAULT_THRESHOLD
 from quoteproof.errors import QuoteproofError
-from quoteproof.model import AnswerMode, ContextForm, EntityMatch, FactOrigin, Quote
-from quoteproof.render.hits import fact_hit_to_dict
+from quoteproof.model import AnswerMode, ContextForm, Quote
+from quoteproof.render.hits import FactHit, fact_hit_to_dict
 from quoteproof.server.mcp_stdio import serve_stdio
 from quoteproof.service import (
     MAX_QUESTION_CHARS,
@@ -125,27 +125,6 @@ class SearchHit(TypedDict):
     text: str
 
 
-class FactHit(TypedDict):
-    """A knowledge-graph triplet a `search` names: the fields of
-    `render.hits.FACT_FIELDS`, as `quoteproof search --format json` gives them."""
-
-    rank: int
-    score: float
-    match: EntityMatch
-    entity: str
-    origin: FactOrigin
-    triplet_id: str
-    collection: str
-    subject: str
-    relation: str
-    object: str
-    graph_file: str
-    row: int
-    doc_id: str | None
-    page: int | None
-    claimed_quote: str | None
-
-
 class SearchResult(TypedDict):
     """The `search` tool's reply: passages best first, then the triplets the query
     names (empty without a knowledge graph)."""
@@ -223,9 +202,7 @@ class Tools:
             )
             for hit in hits
         ]
-        return SearchResult(
-            hits=passages, facts=[cast(FactHit, fact_hit_to_dict(fact)) for fact in facts]
-        )
+        return SearchResult(hits=passages, facts=[fact_hit_to_dict(fact) for fact in facts])
 
     def quote(self, ref: str, words: str | None) -> QuoteResult:
         """The whole passage `ref`, or the span of it (or of its neighbours) that
