@@ -131,8 +131,11 @@ def usearch_search(stored: np.ndarray, folder: Path) -> tuple[Search, Callable[[
     index = ann.new_index(DIMENSIONS)
     keys = np.arange(len(stored), dtype=np.uint64)
     index.add(keys, stored)
-    step = max(1, len(stored) // 50)
+    step = max(1, len(stored) // ann.SAMPLES)
+    started = time.perf_counter()
     breadth = ann.calibrate(index, keys[::step], stored[::step])
+    seconds = time.perf_counter() - started
+    print(f"  calibrated: breadth {breadth} in {seconds:.1f} s", file=sys.stderr, flush=True)
     path = folder / "vectors.usearch"
     index.save(str(path))
     mapped = ann.VectorIndex(path, breadth)
