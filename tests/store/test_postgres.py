@@ -291,6 +291,42 @@ def test_dense_search_with_a_collection_falls_back_to_exact_when_others_crowd(
     assert len(store.search_dense(query, 10, ["default"])) == 10
 
 
+def test_a_crowded_collection_gets_its_exact_top_10(
+    store: PostgresStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another collection's vectors fill the index's first candidates: pgvector 0.8 or
+    later scans on to the collection's own (no exact scan); earlier ones stop at
+    ef_search and the store scans exactly. The result is the exact top 10 either way."""
+    rng = np.random.default_rng(8)
+    query = np.ones(8, dtype=np.float32) / np.sqrt(8)
+    store.set_embedding_space(EmbeddingSpace("toy", 8))
+    store.add_document(paragraphs_doc("/crowd.txt", [f"crowd {i}" for i in range(300)]))
+    store.add_document(
+        dataclasses.replace(paragraphs_doc("/hr.txt", [f"hr {i}" for i in range(30)]), **HR)
+    )
+    pending = store.pending_embeddings()
+    near = query + rng.normal(size=(len(pending), 8)).astype(np.float32) * 0.1  # cosine > 0.9
+    vectors = np.where(
+        np.array(["crowd" in p.text for p in pending])[:, None],
+        near,
+        unit_rows(rng, len(pending), 8),
+    )
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store.add_embeddings([p.key for p in pending], vectors)
+    scores = {p.text: float(v @ query) for p, v in zip(pending, vectors, strict=True)}
+    store._db.execute("ANALYZE")
+    store._db.execute("SET enable_seqscan = off")  # the planner takes the HNSW index
+    store._db.execute("SET enable_sort = off")  # (not the collection's rows, sorted)
+    exact_scans = []
+    scan = store._exact_dense
+    monkeypatch.setattr(store, "_exact_dense", lambda *args: exact_scans.append(1) or scan(*args))
+    hits = store.search_dense(query, 10, ["hr"])
+    expected = sorted((t for t in scores if "hr" in t), key=lambda t: -scores[t])[:10]
+    assert [embedding_input("T", (), h.chunk.text) for h in hits] == expected
+    assert [h.score for h in hits] == pytest.approx([scores[t] for t in expected], abs=1e-5)
+    assert len(exact_scans) == (0 if store.iterative_scan else 1)
+
+
 HR = {"collection": "hr"}
 
 
