@@ -121,13 +121,14 @@ candidates (`hnsw.iterative_scan`), until the query has its rows or has read
 `hnsw.max_scan_tuples` (20,000 by default)."""
 
 
-def _iterative_scan(db: psycopg.Connection[DictRow]) -> bool:
+def scans_iteratively(db: psycopg.Connection[Any]) -> bool:
     """Whether the `vector` extension installed in `db` scans iteratively
     (`ITERATIVE_SCAN_FROM`)."""
     row = db.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
     if row is None:
         return False
-    version = tuple(int(part) for part in row["extversion"].split(".")[:2] if part.isdigit())
+    found = row["extversion"] if isinstance(row, dict) else row[0]
+    version = tuple(int(part) for part in str(found).split(".")[:2] if part.isdigit())
     return version >= ITERATIVE_SCAN_FROM
 
 
@@ -252,7 +253,7 @@ class PostgresStore(SQLStore):
                         (str(SCHEMA_VERSION),),
                     )
             register_vector(self._db)
-            self.iterative_scan = _iterative_scan(self._db)
+            self.iterative_scan = scans_iteratively(self._db)
         except psycopg.Error as exc:
             raise store_error(self.location, exc, _explain, "PostgreSQL") from exc
 
