@@ -15,16 +15,17 @@ vector plus noise (cosine ~0.7 to it), as in scale.py.
 
 Each index is built as the stores build theirs: usearch through `ann.new_index`,
 calibrated (`ann.calibrate`: the breadth the store records for it), saved and
-memory-mapped (`ann.VectorIndex`); pgvector's `hnsw (vector_cosine_ops)`
-with its defaults (m 16, ef_construction 64), built after loading the rows (the store
-builds it as rows arrive; the graph is of the same kind). A search fetches as the
-stores do, 4 passages per chunk wanted (40 for a top-10 search, 400 for hybrid's
-depth 100), and the candidates are re-scored exactly; recall@10 is the share of the
-exact top 10 among the re-scored top 10. PostgreSQL also searches a tenth of the
-rows (`1/10 rows`: a WHERE after the index's ORDER BY, as a collection filter is):
-with pgvector 0.8 or later the scan goes on past ef_search (the store's
-`hnsw.iterative_scan`; `--no-iterative` measures without it), and an answer of fewer
-than 10 rows is replaced by an exact scan, as the store does. Milliseconds are the
+memory-mapped (`ann.VectorIndex`); pgvector's `hnsw (vector_cosine_ops)` with its
+defaults (m 16, ef_construction 64), built after loading the rows (the store builds
+it as rows arrive; the graph is of the same kind). A search fetches as the stores
+do, 4 passages per chunk wanted (40 for a top-10 search, 400 for hybrid's depth
+100), and the candidates are re-scored exactly; recall@10 is the share of the exact
+top 10 among the re-scored top 10. PostgreSQL also searches a tenth of the rows
+(`1/10 rows`: a WHERE after the index's ORDER BY, as a collection filter is; the
+store's breadth for it is that of ten times the passages): with pgvector 0.8 or
+later the scan goes on past ef_search (the store's `hnsw.iterative_scan`;
+`--no-iterative` measures without it), and an answer of fewer than 40 (while more
+qualify) is replaced by an exact scan, as the store does. Milliseconds are the
 search alone (with that exact scan), one question at a time. `*` marks the breadth
 the store uses by default. The SQLite calibration's seconds are printed to stderr.
 """
@@ -124,7 +125,7 @@ def sweep(
             set(rows[np.argsort(-(stored[rows] @ q), kind="stable")[:TOP]].tolist()) for q in asked
         ]
         fetch = FETCH_PER_CHUNK * wanted
-        chosen = default(fetch)
+        chosen = default(fetch * share)  # the store widens a filtered search
         for breadth in sorted({*(b for b in breadths if b >= fetch), chosen}):
             found, times = 0, []
             for question, truth in zip(asked, exact, strict=True):
@@ -194,7 +195,7 @@ def pgvector_search(stored: np.ndarray, url: str, table: str, iterative: bool) -
         where = f"mod(id, {int(share)}) = 0"
         sql = f"SELECT id FROM {table} WHERE {where} ORDER BY vector <=> %s LIMIT %s"
         rows = db.execute(sql, (question, fetch)).fetchall()
-        if len(rows) < fetch // FETCH_PER_CHUNK:  # the store's exact scan
+        if len(rows) < min(fetch, -(-len(stored) // share)):  # cut short: the exact scan
             with db.transaction():
                 db.execute("SET LOCAL enable_indexscan = off")
                 db.execute("SET LOCAL enable_seqscan = on")
