@@ -200,7 +200,8 @@ def pgvector_search(stored: np.ndarray, url: str, table: str, iterative: bool) -
                 db.execute("SET LOCAL enable_indexscan = off")
                 db.execute("SET LOCAL enable_seqscan = on")
                 db.execute("SET LOCAL enable_sort = on")
-                rows = db.execute(sql, (question, fetch)).fetchall()
+                # unprepared: a plan cached for the index query ignores the settings
+                rows = db.execute(sql, (question, fetch), prepare=False).fetchall()
         return [row[0] for row in rows]
 
     return search
