@@ -5,6 +5,7 @@ usearch's `expansion_search` (the SQLite store's vector index file) and pgvector
     python benchmarks/ann_recall.py [--chunks 100000] [--stores sqlite,postgres]
                                     [--data clustered,random] [--queries 50]
                                     [--breadths 64,128,...] [--postgres auto|URL|none]
+                                    [--no-iterative]
 
 Vectors (384 dimensions, seeded): `clustered` as benchmarks/scale.py makes them
 (each chunk its topic's direction plus noise, 1,000 topics); `random`: unclustered
@@ -14,13 +15,19 @@ vector plus noise (cosine ~0.7 to it), as in scale.py.
 
 Each index is built as the stores build theirs: usearch through `ann.new_index`,
 calibrated (`ann.calibrate`: the breadth the store records for it), saved and
-memory-mapped (`ann.VectorIndex`); pgvector's `hnsw (vector_cosine_ops)`
-with its defaults (m 16, ef_construction 64), built after loading the rows (the store
-builds it as rows arrive; the graph is of the same kind). A search fetches as the
-stores do, 4 passages per chunk wanted (40 for a top-10 search, 400 for hybrid's
-depth 100), and the candidates are re-scored exactly; recall@10 is the share of the
-exact top 10 among the re-scored top 10. Milliseconds are the index search alone,
-one question at a time. `*` marks the breadth the store uses by default.
+memory-mapped (`ann.VectorIndex`); pgvector's `hnsw (vector_cosine_ops)` with its
+defaults (m 16, ef_construction 64), built after loading the rows (the store builds
+it as rows arrive; the graph is of the same kind). A search fetches as the stores
+do, 4 passages per chunk wanted (40 for a top-10 search, 400 for hybrid's depth
+100), and the candidates are re-scored exactly; recall@10 is the share of the exact
+top 10 among the re-scored top 10. PostgreSQL also searches a tenth of the rows
+(`1/10 rows`: a WHERE after the index's ORDER BY, as a collection filter is; the
+store's breadth for it is that of ten times the passages): with pgvector 0.8 or
+later the scan goes on past ef_search (the store's `hnsw.iterative_scan`;
+`--no-iterative` measures without it), and an answer of fewer than 40 (while more
+qualify) is replaced by an exact scan, as the store does. Milliseconds are the
+search alone (with that exact scan), one question at a time. `*` marks the breadth
+the store uses by default. The SQLite calibration's seconds are printed to stderr.
 """
 
 from __future__ import annotations
@@ -37,12 +44,16 @@ import numpy as np
 
 from figures import Figures, add_json_option
 from quoteproof.store import ann
-from quoteproof.store.postgres import ef_search
+from quoteproof.store.postgres import ef_search, scans_iteratively
 from scale import CHUNK_NOISE, DIMENSIONS, QUESTION_NOISE, TOPICS, postgres_url
 
 TOP = 10
 FETCH_PER_CHUNK = 4  # the stores' _PASSAGES_FETCHED
-MODES = {"top 10": TOP, "depth 100": 100}  # chunks wanted -> passages fetched x4
+MODES = {"top 10": (TOP, 1), "depth 100": (100, 1)}
+"""Search -> (chunks wanted, 1 in how many rows qualify): passages fetched x4."""
+FILTERED = {"1/10 rows": (TOP, 10)}
+"""PostgreSQL's filtered search: only every 10th row qualifies (a collection of a
+tenth of the index), tested by the WHERE clause after the index's ORDER BY."""
 PG_MAX_EF = 1000
 
 
@@ -65,8 +76,9 @@ def make_data(kind: str, count: int, queries: int, seed: int = 29) -> tuple[np.n
     return stored, asked
 
 
-Search = Callable[[np.ndarray, int, int], Sequence[int]]
-"""(question, passages fetched, breadth) -> stored row numbers, nearest first."""
+Search = Callable[[np.ndarray, int, int, int], Sequence[int]]
+"""(question, passages fetched, breadth, 1 in how many rows qualify) -> stored row
+numbers, nearest first."""
 
 
 @dataclass(frozen=True)
@@ -103,20 +115,24 @@ def sweep(
     asked: np.ndarray,
     breadths: list[int],
     default: Callable[[int], int],
+    modes: dict[str, tuple[int, int]] = MODES,
 ) -> Iterator[tuple[str, int, float, float, float, bool]]:
-    """(mode, breadth, recall@10, p50 ms, p95 ms, is the default) for each mode and
-    each breadth at least the passages fetched (and the store's default breadth)."""
-    exact = [set(np.argsort(-(stored @ q), kind="stable")[:TOP].tolist()) for q in asked]
-    for mode, wanted in MODES.items():
+    """(mode, breadth, recall@10, p50 ms, p95 ms, is the default) for each of `modes`
+    and each breadth at least the passages fetched (and the store's default breadth)."""
+    for mode, (wanted, share) in modes.items():
+        rows = np.arange(0, len(stored), share)  # those that qualify
+        exact = [
+            set(rows[np.argsort(-(stored[rows] @ q), kind="stable")[:TOP]].tolist()) for q in asked
+        ]
         fetch = FETCH_PER_CHUNK * wanted
-        chosen = default(fetch)
+        chosen = default(fetch * share)  # the store widens a filtered search
         for breadth in sorted({*(b for b in breadths if b >= fetch), chosen}):
             found, times = 0, []
             for question, truth in zip(asked, exact, strict=True):
                 started = time.perf_counter()
-                rows = search(question, fetch, breadth)
+                answer = search(question, fetch, breadth, share)
                 times.append((time.perf_counter() - started) * 1000)
-                candidates = np.fromiter(rows, dtype=np.int64)
+                candidates = np.fromiter(answer, dtype=np.int64)
                 order = np.argsort(-(stored[candidates] @ question), kind="stable")
                 found += len(truth & set(candidates[order[:TOP]].tolist()))
             p50, p95 = np.percentile(times, [50, 95])
@@ -131,20 +147,26 @@ def usearch_search(stored: np.ndarray, folder: Path) -> tuple[Search, Callable[[
     index = ann.new_index(DIMENSIONS)
     keys = np.arange(len(stored), dtype=np.uint64)
     index.add(keys, stored)
-    step = max(1, len(stored) // 50)
+    step = max(1, len(stored) // ann.SAMPLES)
+    started = time.perf_counter()
     breadth = ann.calibrate(index, keys[::step], stored[::step])
+    seconds = time.perf_counter() - started
+    print(f"  calibrated: breadth {breadth} in {seconds:.1f} s", file=sys.stderr, flush=True)
     path = folder / "vectors.usearch"
     index.save(str(path))
     mapped = ann.VectorIndex(path, breadth)
 
-    def search(question: np.ndarray, fetch: int, breadth: int) -> list[int]:
+    def search(question: np.ndarray, fetch: int, breadth: int, share: int) -> list[int]:
+        assert share == 1, "the SQLite store's file is searched unfiltered"
         return mapped.search(question, fetch, breadth)
 
     return search, lambda fetch: max(breadth, fetch)
 
 
-def pgvector_search(stored: np.ndarray, url: str, table: str) -> Search:
-    """A pgvector HNSW index of `stored` in `table` (ids = row numbers)."""
+def pgvector_search(stored: np.ndarray, url: str, table: str, iterative: bool) -> Search:
+    """A pgvector HNSW index of `stored` in `table` (ids = row numbers), searched as
+    the store searches: the WHERE after the index's ORDER BY, an iterative scan where
+    pgvector has it (and `iterative`), an exact scan when the index answers short."""
     import psycopg
     from pgvector.psycopg import register_vector
 
@@ -163,30 +185,48 @@ def pgvector_search(stored: np.ndarray, url: str, table: str) -> Search:
     db.execute("SET maintenance_work_mem = '1GB'")
     db.execute(f"CREATE INDEX ON {table} USING hnsw (vector vector_cosine_ops)")
     db.execute("SET enable_seqscan = off")
+    db.execute("SET enable_sort = off")  # the index answers, as at scale
+    if iterative and scans_iteratively(db):
+        db.execute("SET hnsw.iterative_scan = strict_order")
+    print(f"  pgvector: iterative scan {iterative and scans_iteratively(db)}", file=sys.stderr)
 
-    def search(question: np.ndarray, fetch: int, breadth: int) -> list[int]:
+    def search(question: np.ndarray, fetch: int, breadth: int, share: int) -> list[int]:
         db.execute(f"SET hnsw.ef_search = {int(breadth)}")
-        rows = db.execute(
-            f"SELECT id FROM {table} ORDER BY vector <=> %s LIMIT %s", (question, fetch)
-        ).fetchall()
+        where = f"mod(id, {int(share)}) = 0"
+        sql = f"SELECT id FROM {table} WHERE {where} ORDER BY vector <=> %s LIMIT %s"
+        rows = db.execute(sql, (question, fetch)).fetchall()
+        if len(rows) < min(fetch, -(-len(stored) // share)):  # cut short: the exact scan
+            with db.transaction():
+                db.execute("SET LOCAL enable_indexscan = off")
+                db.execute("SET LOCAL enable_seqscan = on")
+                db.execute("SET LOCAL enable_sort = on")
+                # unprepared: a plan cached for the index query ignores the settings
+                rows = db.execute(sql, (question, fetch), prepare=False).fetchall()
         return [row[0] for row in rows]
 
     return search
 
 
 def indexes(
-    stores: str, stored: np.ndarray, kind: str, folder: Path, url: str | None, breadths: list[int]
-) -> Iterator[tuple[str, Search, Callable[[int], int], list[int]]]:
-    """(store, search, its default breadth by passages fetched, breadths to try) of
-    each store asked for, built over `stored`."""
+    stores: str,
+    stored: np.ndarray,
+    kind: str,
+    folder: Path,
+    url: str | None,
+    breadths: list[int],
+    iterative: bool = True,
+) -> Iterator[tuple[str, Search, Callable[[int], int], list[int], dict[str, tuple[int, int]]]]:
+    """(store, search, its default breadth by passages fetched, breadths to try, search
+    modes) of each store asked for, built over `stored`."""
     if "sqlite" in stores:
         print(f"  building usearch ({kind}) ...", file=sys.stderr, flush=True)
         search, default = usearch_search(stored, folder)
-        yield "sqlite", search, default, breadths
+        yield "sqlite", search, default, breadths, MODES
     if url is not None:
         print(f"  building pgvector ({kind}) ...", file=sys.stderr, flush=True)
-        search = pgvector_search(stored, url, f"recall_{kind}")
-        yield "postgres", search, ef_search, [b for b in breadths if b <= PG_MAX_EF]
+        search = pgvector_search(stored, url, f"recall_{kind}", iterative)
+        tried = [b for b in breadths if b <= PG_MAX_EF]
+        yield "postgres", search, ef_search, tried, MODES | FILTERED
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -199,6 +239,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--breadths", default="64,128,256,512,1000,2048,4096,8192", help="Breadths tried."
     )
     parser.add_argument("--postgres", default="auto", help="URL, 'auto' (pgserver) or 'none'.")
+    parser.add_argument(
+        "--no-iterative", action="store_true", help="No pgvector iterative scan (as before 0.8)."
+    )
     add_json_option(parser)
     args = parser.parse_args(argv)
     breadths = [int(b) for b in args.breadths.split(",")]
@@ -208,10 +251,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as folder, postgres_url(postgres) as url:
         for kind in args.data.split(","):
             stored, asked = make_data(kind, args.chunks, args.queries)
-            for store, search, default, tried in indexes(
-                args.stores, stored, kind, Path(folder), url, breadths
+            for store, search, default, tried, modes in indexes(
+                args.stores, stored, kind, Path(folder), url, breadths, not args.no_iterative
             ):
-                for figures in sweep(search, stored, asked, tried, default):
+                for figures in sweep(search, stored, asked, tried, default, modes):
                     points.append(Point(store, kind, args.chunks, *figures))
                     print(points[-1].line(), flush=True)
     print("(breadth: usearch expansion_search / pgvector hnsw.ef_search; * the store's")

@@ -1,5 +1,6 @@
 """benchmarks/ann_recall.py: recall@10 of a real usearch index, built and calibrated as
-the SQLite store builds its file, by search breadth. No timing is asserted."""
+the SQLite store builds its file, and of a real pgvector index (whole and filtered
+searches), by search breadth. No timing is asserted."""
 
 from __future__ import annotations
 
@@ -30,3 +31,14 @@ def nearest_cosine(vectors: object) -> float:
     similarity = vectors[:50] @ vectors.T  # type: ignore[index, attr-defined]
     similarity[range(50), range(50)] = -1.0
     return float(similarity.max(axis=1).mean())
+
+
+def test_postgres_recall_by_breadth_with_a_filtered_search(pg_database: str) -> None:
+    stored, asked = ann_recall.make_data("clustered", 2000, 10)
+    search = ann_recall.pgvector_search(stored, pg_database, "recall_test", iterative=True)
+    modes = ann_recall.MODES | ann_recall.FILTERED
+    points = list(ann_recall.sweep(search, stored, asked, [160, 1000], ann_recall.ef_search, modes))
+    assert {mode for mode, *_ in points} == {"top 10", "depth 100", "1/10 rows"}
+    # a tenth of the rows qualify: the answer holds only those, and near the exact top 10
+    assert all(row % 10 == 0 for row in search(asked[0], 40, 160, 10))
+    assert all(recall >= 0.95 for _, breadth, recall, *_ in points if breadth == 1000)

@@ -291,6 +291,61 @@ def test_dense_search_with_a_collection_falls_back_to_exact_when_others_crowd(
     assert len(store.search_dense(query, 10, ["default"])) == 10
 
 
+@pytest.mark.parametrize(
+    ("crowd", "nearest", "exact_before_0_8"),
+    [(1200, 0, 1), (1200, 12, 1), (300, 12, 0)],
+    ids=["none-first", "12-first", "widened"],
+)
+def test_a_crowded_collection_gets_its_exact_top_10(
+    store: PostgresStore,
+    monkeypatch: pytest.MonkeyPatch,
+    crowd: int,
+    nearest: int,
+    exact_before_0_8: int,
+) -> None:
+    """`crowd` chunks of another collection are nearer than all but the `nearest` few
+    of the collection's 30. Its search widens ef_search by the share of chunks it holds
+    (30/330: 880, above the index's 330 rows; 30/1230: 1,000, pgvector's most). When
+    fewer than the 40 passages fetched qualify among those candidates, pgvector 0.8 or
+    later scans on to the collection's own (no exact scan), and earlier ones stop, so
+    the store scans exactly (even when 10 chunks qualified). The result is the exact
+    top 10 either way."""
+    rng = np.random.default_rng(8)
+    query = np.ones(8, dtype=np.float32) / np.sqrt(8)
+    store.set_embedding_space(EmbeddingSpace("toy", 8))
+    store.add_document(paragraphs_doc("/crowd.txt", [f"crowd {i}" for i in range(crowd)]))
+    store.add_document(
+        dataclasses.replace(paragraphs_doc("/hr.txt", [f"hr {i}" for i in range(30)]), **HR)
+    )
+    pending = store.pending_embeddings()
+    near = query + rng.normal(size=(len(pending), 8)).astype(np.float32) * 0.1  # cosine > 0.9
+    first = {f"hr {i}" for i in range(nearest)}
+    vectors = np.stack(
+        [
+            query + (near[i] - query) * 0.3  # nearer than any of the crowd
+            if p.text.split("\n")[-1] in first
+            else near[i]
+            if "crowd" in p.text
+            else unit_rows(rng, 1, 8)[0]
+            for i, p in enumerate(pending)
+        ]
+    )
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store.add_embeddings([p.key for p in pending], vectors)
+    scores = {p.text: float(v @ query) for p, v in zip(pending, vectors, strict=True)}
+    store._db.execute("ANALYZE")
+    store._db.execute("SET enable_seqscan = off")  # the planner takes the HNSW index
+    store._db.execute("SET enable_sort = off")  # (not the collection's rows, sorted)
+    exact_scans = []
+    scan = store._exact_dense
+    monkeypatch.setattr(store, "_exact_dense", lambda *args: exact_scans.append(1) or scan(*args))
+    hits = store.search_dense(query, 10, ["hr"])
+    expected = sorted((t for t in scores if "hr" in t), key=lambda t: -scores[t])[:10]
+    assert [embedding_input("T", (), h.chunk.text) for h in hits] == expected
+    assert [h.score for h in hits] == pytest.approx([scores[t] for t in expected], abs=1e-5)
+    assert len(exact_scans) == (0 if store.iterative_scan else exact_before_0_8)
+
+
 HR = {"collection": "hr"}
 
 
