@@ -54,9 +54,9 @@ QUOTE_REPLY_TOKENS = 256
 """The tokens a `quote` mode reply may take: room for `MAX_QUOTES` pointers and one
 sentence at about a token per character. A reply cut there loses only its sentence's
 citation, and an uncited sentence is never shown."""
-CITE_REPLY_TOKENS = 128
-"""The tokens a `cite` reply under the grammar may take: three short cited
-sentences (every token a local model writes costs it about 50 ms on two cores); the
+CITE_REPLY_TOKENS = 96
+"""The tokens a `cite` reply under the grammar may take: two or three short cited
+sentences (every token a local model writes costs it 25-50 ms on two cores); the
 unfinished item a reply cut there ends with is dropped (`finished_items`)."""
 MAX_CITES = 3
 """Most citation markers after one sentence (a tiny model repeats them in a loop)."""

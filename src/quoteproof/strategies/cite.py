@@ -4,9 +4,10 @@ The model writes prose ending each sentence with `[REF]` markers (and may quote)
 The reply is split into sentences and checked (`quoting.citations`): strict mode
 wants a marker naming a retrieved source on every sentence; lenient mode drops the
 sentences without one and marks the answer partial. A reply that fails is retried
-once with the top 3 sources and a stricter prompt that lists what was wrong; a
-second failure is a refusal (`validation_failed`) with both attempts kept in
-`Answer.calls`.
+once with the top 3 sources (the top 3 of those offered, showing their offered
+units, when the first attempt was offered units) and a stricter prompt that lists
+what was wrong; a second failure is a refusal (`validation_failed`) with both
+attempts kept in `Answer.calls`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from quoteproof.quoting.grammar import CITE_REPLY_TOKENS, cite_grammar, finished
 from quoteproof.quoting.parse import Item, ParsedOutput, ProseItem, parse_output
 from quoteproof.quoting.prompt import QUOTE_RULE, SOURCES_RULE, build_messages
 from quoteproof.quoting.resolve import resolve_output
-from quoteproof.quoting.units import SourceUnits, source_units
+from quoteproof.quoting.units import OfferedUnits, SourceUnits, source_units
 from quoteproof.strategies.quote import NoModelChoice, answer_from_reply, fit_offer
 from quoteproof.strategies.session import VALIDATION_FAILED, AnswerSession
 
@@ -69,11 +70,28 @@ Rules, strictly enforced:
 
 
 def retry_messages(
-    question: str, sources: Sequence[Chunk], units: SourceUnits, problems: Sequence[str]
+    question: str,
+    sources: Sequence[Chunk],
+    units: SourceUnits,
+    problems: Sequence[str],
+    offered: OfferedUnits | None = None,
 ) -> tuple[Message, ...]:
-    """The retry's prompt: the failed checks, the allowed refs, only `sources`."""
+    """The retry's prompt: the failed checks, the allowed refs, only `sources` (with
+    `offered`, only their offered units)."""
     system = retry_system_prompt(problems, [chunk.ref for chunk in sources])
-    return build_messages(question, sources, units, system=system)
+    return build_messages(question, sources, units, offered, system=system)
+
+
+def retry_sources(
+    sources: Sequence[Chunk], offered: OfferedUnits
+) -> tuple[tuple[Chunk, ...], OfferedUnits]:
+    """The retry's sources and the units it shows: the first `RETRY_SOURCES` sources
+    that hold offered units, with those units; when no unit was offered, the first
+    `RETRY_SOURCES` sources, whole."""
+    holding = tuple(chunk for chunk in sources if chunk.ref in offered)[:RETRY_SOURCES]
+    if not holding:
+        return tuple(sources[:RETRY_SOURCES]), {}
+    return holding, {chunk.ref: offered[chunk.ref] for chunk in holding}
 
 
 def _sentence_items(
@@ -150,10 +168,11 @@ def answer_cite(
     The sources are shown with their quotable units numbered and cut to the model's
     context window; with `no_model`, the first attempt shows only the units the
     no-model answer ranked best (as `quote` mode does: a prompt of a few hundred
-    tokens instead of whole sources). A backend that can constrain its output gets
-    the cite grammar (refs and units of that attempt's sources) and at most
-    `CITE_REPLY_TOKENS` tokens; the unfinished sentence a reply cut there ends with is
-    dropped and listed in `rejected`. Raises `BackendError` when the model fails.
+    tokens instead of whole sources), and so does the retry (`retry_sources`). A
+    backend that can constrain its output gets the cite grammar (refs and units of
+    that attempt's sources) and at most `CITE_REPLY_TOKENS` tokens; the unfinished
+    sentence a reply cut there ends with is dropped and listed in `rejected`. Raises
+    `BackendError` when the model fails.
     """
     units = source_units(session.sources, session.lookup)
     choice = no_model(session.sources) if no_model is not None and session.offers else None
@@ -184,8 +203,8 @@ def answer_cite(
         if isinstance(outcome, Answer):
             return outcome
         session.reject_last_call(outcome)
-        sources = session.sources[:RETRY_SOURCES]
-        messages = retry_messages(session.question, sources, units, outcome)
+        sources, shown = retry_sources(session.sources, offered)
+        messages = retry_messages(session.question, sources, units, outcome, shown)
     failed = [problem for call in session.calls for problem in call.problems]
     return session.refuse(
         VALIDATION_FAILED, [Rejected(problem, "citation check failed") for problem in failed]
