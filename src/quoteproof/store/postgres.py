@@ -473,20 +473,23 @@ class PostgresStore(SQLStore):
     def _qualifying(self, at_most: int, collections: list[str] | None) -> int:
         """The number of passages of current chunks (of `collections`, when given),
         counted up to `at_most`."""
-        row = self._db.execute(
-            "SELECT count(*) AS n FROM (SELECT 1 FROM embeddings e JOIN chunks c "
-            "ON c.embed_key = e.key WHERE c.is_current "
-            "AND (%s::text[] IS NULL OR c.collection = ANY (%s)) LIMIT %s) found",
-            (collections, collections, at_most),
-        ).fetchone()
-        return int(row["n"]) if row is not None else 0
+        rows = "embeddings e JOIN chunks c ON c.embed_key = e.key WHERE c.is_current"
+        return self._count_up_to(rows, at_most, collections)
 
     def _embedded_current(self, at_most: int, collections: list[str] | None = None) -> int:
         """The number of current chunks (of `collections`, when given) that have
         vectors, counted up to `at_most`."""
+        rows = (
+            "chunks c WHERE c.is_current "
+            "AND EXISTS (SELECT 1 FROM embeddings e WHERE e.key = c.embed_key)"
+        )
+        return self._count_up_to(rows, at_most, collections)
+
+    def _count_up_to(self, rows: str, at_most: int, collections: list[str] | None) -> int:
+        """How many of `rows` (a FROM ... WHERE clause over chunks `c`) there are, of
+        `collections` when given, counted up to `at_most`."""
         row = self._db.execute(
-            "SELECT count(*) AS n FROM (SELECT 1 FROM chunks c WHERE c.is_current "
-            "AND EXISTS (SELECT 1 FROM embeddings e WHERE e.key = c.embed_key) "
+            f"SELECT count(*) AS n FROM (SELECT 1 FROM {rows} "
             "AND (%s::text[] IS NULL OR c.collection = ANY (%s)) LIMIT %s) found",
             (collections, collections, at_most),
         ).fetchone()
