@@ -55,6 +55,7 @@ from pathlib import Path
 import numpy as np
 
 from figures import Figures, add_json_option
+from process_memory import tree_memory_kb
 from quoteproof.model import sha256_text
 from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL
 from quoteproof.retrieval.fusion import reciprocal_rank_fusion
@@ -292,20 +293,6 @@ def cold_ask(location: str, question: str, retriever: str) -> tuple[float, float
     return result
 
 
-def tree_peak_kb(pid: int) -> int:
-    """The sum of the peak resident memory (VmHWM, kB) of process `pid` and its
-    living descendants, from /proc; 0 for a process that is gone."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return 0
-    peak = next(
-        (int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), 0
-    )
-    return peak + sum(tree_peak_kb(int(child)) for child in children)
-
-
 def _free_port() -> int:
     import socket
 
@@ -338,7 +325,7 @@ def serve_rss(location: str, questions: Sequence[str]) -> float:
                 )
                 with urllib.request.urlopen(request, timeout=300) as response:
                     response.read()
-            return tree_peak_kb(server.pid) / 1024
+            return tree_memory_kb(server.pid, "VmHWM") / 1024
         except Exception as exc:
             log.seek(0)
             tail = log.read().decode(errors="replace").splitlines()[-5:]

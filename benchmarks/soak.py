@@ -57,6 +57,7 @@ from helpers.load import (  # noqa: E402
     start_server,
     wait_until_healthy,
 )
+from process_memory import tree_memory_kb  # noqa: E402
 from quoteproof import Index  # noqa: E402
 from quoteproof.audit import LogCheck, verify_log  # noqa: E402
 from quoteproof.retrieval.embedder import dense_available  # noqa: E402
@@ -135,20 +136,6 @@ class Server:
             self.process.kill()
             self.process.wait()
         self._log.close()
-
-
-def tree_rss(pid: int) -> int:
-    """Resident memory (bytes) of process `pid` and its descendants, from /proc; 0
-    for a process that is gone."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return 0
-    kilobytes = next(
-        (int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0
-    )
-    return kilobytes * 1024 + sum(tree_rss(int(child)) for child in children)
 
 
 @dataclass
@@ -269,7 +256,7 @@ def _client(server: Server, soak: Soak, number: int, seed: int, stop: float) -> 
 
 def _sample_memory(server: Server, soak: Soak, done: threading.Event) -> None:
     while not done.wait(SAMPLE_SECONDS):
-        soak.peak_rss = max(soak.peak_rss, tree_rss(server.process.pid))
+        soak.peak_rss = max(soak.peak_rss, tree_memory_kb(server.process.pid, "VmRSS") * 1024)
 
 
 def _settle(server: Server, soak: Soak, seconds: float) -> dict[str, str]:
