@@ -413,3 +413,28 @@ def test_a_year_is_no_quantity() -> None:
     assert not form_match("quantity", "The program began in January 2015 with a partner.", question)
     assert form_match("quantity", "Smoking fell from 49.5% in 2015 to 41.5% in 2017.", question)
     assert form_match("when", "The program began in January 2015.", "When did it begin?")
+
+
+def test_a_number_counts_as_an_amount_only_near_what_is_asked() -> None:
+    question = "How much weight loss slows type 2 diabetes?"
+    far = (
+        "Weight loss slows type 2 diabetes, as the program's counsellors, nurses and "
+        "dietitians told the families who came to the clinic in 38 towns."
+    )
+    near = "Weight loss of 5 to 7 percent slows type 2 diabetes in most adults at risk."
+    assert not form_match("quantity", far, question)
+    assert form_match("quantity", near, question)
+    assert form_match("quantity", "It fell by 12 percent.", question)  # no term: by meaning
+    source = chunk("w", f"{far}\n\nThe clinic opened on a Monday.\n\n{near}")
+    assert quoted(extract_answer(question, (source,)))[0][1] == near
+
+
+def test_a_who_question_prefers_the_sentence_that_names_someone() -> None:
+    question = "Who argued for the petitioner?"
+    assert answer_kind(question) == "who"
+    unnamed = "The petitioner argued that the statute did not apply to the sale."
+    named = "Jane Roe, Esq., argued the case for the petitioner on appeal."
+    source = chunk("c", f"{unnamed}\n\nThe court sat in the spring.\n\n{named}")
+    assert quoted(extract_answer(question, (source,)))[0][1] == named
+    assert form_match("who", "ORAL ARGUMENT OF JOHN P. ELWOOD ON BEHALF OF THE STATE", question)
+    assert not form_match("who", "Comments were received by the closing date.", question)

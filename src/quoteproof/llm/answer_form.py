@@ -20,7 +20,10 @@ A question's type is read from its wording (pure rules, no model):
   the answer is the statement itself, a rule that says what may, must or must not be
   done ("not", "should", "required", "only") or a finding that says what was found
   or shown ("found", "indicate", "increased", "reduced");
-- `other`: anything else (which, who); no form is expected.
+- `who`: who, whom, whose: the answer names someone: an honorific ("Mr.", "Dr.",
+  "Justice", "Esq."), or two or more capitalised words in a row past the start of a
+  sentence ("Jane Doe", "JOHN P. ELWOOD", "Food and Drug Administration");
+- `other`: anything else (which, what ... without a form above); no form is expected.
 
 `form_match(kind, text)` is True when `text` has the form `kind` asks for (always
 False for `other`). The rules are shallow on purpose: a match only lifts a passage
@@ -34,7 +37,9 @@ from typing import Literal
 
 from quoteproof.terms import query_terms, stem, words
 
-AnswerKind = Literal["quantity", "frequency", "when", "cause", "definition", "yes_no", "other"]
+AnswerKind = Literal[
+    "quantity", "frequency", "when", "cause", "who", "definition", "yes_no", "other"
+]
 
 _QUANTITY_QUESTION = re.compile(
     r"\bhow (?:much|many|long|far|fast|large|high|low)\b|"
@@ -51,6 +56,7 @@ _YES_NO_QUESTION = re.compile(
     r"(?:can|could|do|does|did|is|are|was|were|should|must|may|might|will|would|has|have)\b",
     re.IGNORECASE,
 )
+_WHO_QUESTION = re.compile(r"^\s*(?:[^?]*?[.,]\s+)?(?:who|whom|whose)\b", re.IGNORECASE)
 _WH_WORD = re.compile(r"\b(?:what|which|who|whom|whose|how|when|where|why)\b", re.IGNORECASE)
 _CAUSE_QUESTION = re.compile(
     r"\bwhy\b|\bwhat (?:causes?|leads? to|triggers?|makes?)\b|\bcaus(?:e|es|ed)\b|"
@@ -94,6 +100,13 @@ _STATEMENT = re.compile(
 )
 """A rule (what may, must or must not be done) or a finding (what was found, shown,
 increased or reduced): what a yes/no question is answered by."""
+_NAME = re.compile(
+    r"\b(?:Mr|Mrs|Ms|Dr|Prof|Justice|Judge|Esq|Hon)\b\.?|"
+    r"(?<![.!?:]\s)(?<!^)\b[A-Z][A-Za-z'-]*\.?(?:\s+(?:of|and|for|the|[A-Z]\.))*"
+    r"\s+[A-Z][A-Za-z'-]+"
+)
+"""Someone named: an honorific, or capitalised words in a row that do not start the
+text or a sentence (a name, an agency)."""
 _CAUSE = re.compile(
     r"\b(?:because|due to|caused by|results? from|"
     r"as a result|owing to|since|therefore|thus|so that|"
@@ -109,21 +122,27 @@ _EFFECT = re.compile(
 """A cause named before its effect ("smoking causes cancer"): the form of an answer
 only when the effect after it is what the question asks about."""
 
+NEAR_WORDS = 10
+_NEAR_KINDS = frozenset({"quantity", "frequency", "when", "who"})
+
 _FORMS: dict[AnswerKind, re.Pattern[str]] = {
     "quantity": _NUMBER,
     "frequency": _FREQUENCY,
     "when": _TIME,
     "cause": _CAUSE,
     "yes_no": _STATEMENT,
+    "who": _NAME,
 }
 
 
 def answer_kind(question: str) -> AnswerKind:
     """The form of answer `question` asks for (see the module docstring); the first
-    of cause, when, frequency, yes/no, quantity and definition that its wording
+    of cause, who, when, frequency, yes/no, quantity and definition that its wording
     names, else `other`."""
     if _CAUSE_QUESTION.search(question):
         return "cause"
+    if _WHO_QUESTION.search(question):
+        return "who"
     if _WHEN_QUESTION.search(question):
         return "when"
     if _FREQUENCY_QUESTION.search(question):
@@ -161,11 +180,25 @@ def _causes_what_is_asked(text: str, question: str) -> bool:
     return False
 
 
+def _near_asked(text: str, start: int, end: int, asked: set[str]) -> bool:
+    """True when a word of `text` whose stem is in `asked` stands within NEAR_WORDS
+    words of the span `start`-`end`, or when `text` has no such word (nothing to be
+    near: it matched the question by meaning)."""
+    present = [
+        m for m in re.finditer(r"[A-Za-z][A-Za-z'-]*", text) if stem(m.group().lower()) in asked
+    ]
+    gaps = (text[m.end() : start] if m.end() <= start else text[end : m.start()] for m in present)
+    return not present or any(len(words(gap)) <= NEAR_WORDS for gap in gaps)
+
+
 def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
     """True when `text` has the form of answer `kind` (False for `other`); a match
     that `question` itself holds ("type 2" in "type 2 diabetes") does not count, nor
     does a number that names a table, section or study ("Table 11", "(2.2)"), nor a
-    year for a quantity ("in 2015")."""
+    year for a quantity ("in 2015"). For a quantity, frequency, time or name, the
+    match must also stand near what is asked (term proximity): within NEAR_WORDS
+    words of a word of `question` (a number at the far end of a sentence about
+    something else does not answer "how much")."""
     if kind == "definition":
         return _defines(text, question)
     if kind == "cause" and _causes_what_is_asked(text, question):
@@ -176,4 +209,9 @@ def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
     asked = {m.group().lower() for m in pattern.finditer(question)}
     if kind == "quantity":
         text = _YEAR.sub(" ", _REFERENCE.sub(" ", text))
-    return any(m.group().lower() not in asked for m in pattern.finditer(text))
+    terms = {stem(word) for word in query_terms(question)} if kind in _NEAR_KINDS else set()
+    return any(
+        m.group().lower() not in asked
+        and (not terms or _near_asked(text, m.start(), m.end(), terms))
+        for m in pattern.finditer(text)
+    )
