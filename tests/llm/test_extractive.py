@@ -178,6 +178,22 @@ def test_a_lead_in_is_quoted_with_the_paragraphs_of_its_list_never_alone() -> No
     assert quoted(reply)[0] == ("h", HEART[HEART.index("The most common") :])
 
 
+def test_the_sentences_before_a_lead_in_are_units_and_items_keep_only_the_lead_in() -> None:
+    stated = "Gloves, surgical masks, goggles and gowns are considered essential equipment."
+    text = (
+        f"{stated} Respirators should also be available in all the "
+        "facilities of a region. All protective equipment should be:\n\n"
+        "• Available close to the point of use and readily accessible.\n\n"
+        "• Stored in a clean and dry area until it is needed."
+    )
+    units = quotable_units(text)
+    assert stated in [text[u.start : u.end] for u in units]
+    lead_in = text.index("All protective")
+    assert all(u.start in (lead_in, u.core_start) for u in units)
+    reply = extract_answer("Which equipment is considered essential?", (chunk("p", text),))
+    assert quoted(reply)[0] == ("p", stated)
+
+
 def test_a_lead_in_with_nothing_after_it_is_no_unit() -> None:
     text = "Nothing follows here. The warning symptoms of a heart attack are:"
     assert [text[u.start : u.end] for u in quotable_units(text)] == []

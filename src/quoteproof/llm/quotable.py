@@ -12,9 +12,10 @@ and disclaimer lines). A heading run into the start of a sentence in the source
 ("Antivirals and Other Treatments At the early stage...") and stray closing brackets
 before it are left out of the sentence.
 
-A lead-in ("Risk factors include:", at least MIN_LEAD_IN_WORDS words: a form's
-"Petitioner :" is none) is never a unit alone: it is quoted with the
-list that follows it (its item lines, or up to LIST_PARAGRAPHS paragraphs that fit
+A lead-in (the last sentence of a paragraph that ends with ":", "Risk factors
+include:", at least MIN_LEAD_IN_WORDS words: a form's "Petitioner :" is none; the
+sentences before it are units of their own) is never a unit alone: it is quoted
+with the list that follows it (its item lines, or up to LIST_PARAGRAPHS paragraphs that fit
 in LIST_CHARS); a lead-in with nothing after it in the text is left out. A list item
 keeps its lead-in when both fit in CONTEXT_CHARS, so the quote reads on its own. A
 table row whose structure is known (its span given) is a unit of its own, so a quote
@@ -318,12 +319,15 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
         if lead_in is None and _FOOTNOTE.match(line):
             continue  # "a. Administered as a 30-minute infusion": a note, not a list item
         if line.endswith(":"):  # a lead-in: quoted with its list, never alone
+            lead = _sentences(text, start, end)
+            first = lead[-1][0] if lead else start
+            units += [  # the sentences before the lead-in are sentences of their own
+                Unit(s, e, s, e) for s, e in lead[:-1] if worth_quoting(text[s:e], line)
+            ]
             list_end = _list_after(lines, i, text)
-            if list_end > end and _words(line) >= MIN_LEAD_IN_WORDS:
-                lead = _sentences(text, start, end)
-                first = lead[-1][0] if lead else start
+            if list_end > end and _words(text[first:end]) >= MIN_LEAD_IN_WORDS:
                 units.append(Unit(first, list_end, first, end))
-            lead_in = (start, end)
+            lead_in = (first, end)
             continue
         sentences = [
             (s, e)
