@@ -454,3 +454,14 @@ def test_a_who_question_prefers_the_sentence_that_names_someone() -> None:
     assert quoted(extract_answer(question, (source,)))[0][1] == named
     assert form_match("who", "ORAL ARGUMENT OF JOHN P. ELWOOD ON BEHALF OF THE STATE", question)
     assert not form_match("who", "Comments were received by the closing date.", question)
+
+
+def test_no_further_quote_without_a_number_when_the_best_answers_how_much() -> None:
+    question = "How much weight loss slows the onset of type 2 diabetes in older adults?"
+    numbered = "A weight loss of 5 to 7 percent slowed type 2 diabetes in adults at risk."
+    plain = "Weight loss through diet changes slowed the onset of type 2 diabetes in older adults."
+    source = chunk("w", f"{numbered}\n\nThe clinic opened on a Monday.\n\n{plain}")
+    assert quoted(extract_answer(question, (source,))) == [("w", numbered)]
+    # a form that is no value (a rule or finding for yes/no) keeps every close quote
+    asked = "Does weight loss slow the onset of type 2 diabetes in older adults?"
+    assert len(quoted(extract_answer(asked, (source,)))) == 2

@@ -25,9 +25,11 @@ scored on:
 
 A unit made of the words of its document's title or section heading is no answer.
 Up to MAX_QUOTES units scoring within RELATIVE_CUTOFF of the best are quoted, best
-first, none repeating another (the same text, one inside another, or the same
-sentence with one word changed: the better-ranked is kept); adjacent units of a
-source are joined.
+first; when the question asks for a value (VALUE_KINDS: an amount, a time, a
+frequency) and the best unit holds one, a unit without one is not quoted beside it
+(a sentence with no number does not answer "how much"); none repeating another
+(the same text, one inside another, or the same sentence with one word changed:
+the better-ranked is kept); adjacent units of a source are joined.
 
 The same ranking offers a model its candidates (`ExtractiveChoice.offered`): up to
 OFFERED units, best first, none repeating a better one, so that a model in `quote`
@@ -67,6 +69,8 @@ MIN_NEAR_WORDS = 5
 SAME_WORDS_SHARE = 0.85
 LONG_WORDS = 12
 OFFERED = 6
+VALUE_KINDS = frozenset({"quantity", "frequency", "when"})
+"""Answer kinds whose form is a value (a number, a time, a frequency) an answer holds."""
 
 Embed = Callable[[Sequence[str]], Vectors]
 """Texts to unit-length vectors, one row per text (e.g. `Embedder.embed`)."""
@@ -141,12 +145,21 @@ def _only_label(core: str, chunk: Chunk) -> bool:
     return bool(said) and sum(w in label for w in said) >= LABEL_SHARE * len(said)
 
 
-def _scores(question: str, candidates: Sequence[_Candidate], embed: Embed | None) -> list[float]:
+def _forms(question: str, candidates: Sequence[_Candidate]) -> tuple[list[bool], bool]:
+    """Whether each candidate has the form of answer `question` asks for
+    (`answer_form.form_match`; all False when it asks for none), and whether that
+    form is a concrete value (`VALUE_KINDS`)."""
+    kind = answer_kind(question)
+    return [form_match(kind, c.core, question) for c in candidates], kind in VALUE_KINDS
+
+
+def _scores(
+    question: str, candidates: Sequence[_Candidate], embed: Embed | None, forms: Sequence[bool]
+) -> list[float]:
     terms = {stem(t) for t in query_terms(question)}
     lexical = _term_evidence([c.core for c in candidates], terms)
     ranks = np.array([c.rank for c in candidates], dtype=float)
-    kind = answer_kind(question)
-    form = np.array([form_match(kind, c.core, question) for c in candidates], dtype=float)
+    form = np.array(forms, dtype=float)
     generic = np.array([_new_words(c.core, terms) < NEW_WORDS for c in candidates], dtype=float)
     negated = np.array([_negated(c.core) for c in candidates], dtype=float) * _negated(question)
     paths = [_section(c.chunk, c.start) for c in candidates]
@@ -209,10 +222,13 @@ def near_duplicate(a: str, b: str) -> bool:
     return max(len(wa), len(wb)) - head - tail <= 1
 
 
-def _choose(candidates: Sequence[_Candidate], scores: Sequence[float]) -> list[_Candidate]:
+def _choose(
+    candidates: Sequence[_Candidate], scores: Sequence[float], forms: Sequence[bool]
+) -> list[_Candidate]:
     """The best candidates within RELATIVE_CUTOFF of the best, at most MAX_QUOTES,
-    none overlapping or repeating another (`near_duplicate`); adjacent ones of a
-    chunk joined, best first."""
+    none overlapping or repeating another (`near_duplicate`), and none without the
+    answer's form (`forms`) when the best has it (a sentence with no number does not
+    answer "how much"); adjacent ones of a chunk joined, best first."""
     order = sorted(range(len(candidates)), key=lambda i: -scores[i])
     if not order or scores[order[0]] == -np.inf:
         return []
@@ -221,6 +237,8 @@ def _choose(candidates: Sequence[_Candidate], scores: Sequence[float]) -> list[_
         c = candidates[i]
         if len(chosen) == MAX_QUOTES or scores[i] < scores[order[0]] - RELATIVE_CUTOFF:
             break
+        if forms[order[0]] and not forms[i]:
+            continue
         text = c.chunk.text[c.start : c.end]
         if any(
             near_duplicate(text, o.chunk.text[o.start : o.end])
@@ -322,8 +340,9 @@ def choose_extractive(
     docstring) as a protocol reply, and the units offered to a model.
     `table_rows` gives each source's table rows (each row a unit of its own)."""
     candidates = _candidates(sources, table_rows)
-    scores = _scores(question, candidates, embed) if candidates else []
-    chosen = _choose(candidates, scores)
+    forms, valued = _forms(question, candidates)
+    scores = _scores(question, candidates, embed, forms) if candidates else []
+    chosen = _choose(candidates, scores, forms if valued else [False] * len(candidates))
     offered = tuple((c.chunk.ref, c.start, c.end) for c in _offered(candidates, scores))
     if not chosen:
         return ExtractiveChoice("<no-answer/>", offered)
