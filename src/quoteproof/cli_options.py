@@ -17,10 +17,11 @@ the settings objects are built by importing their modules when a command runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, fields, make_dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, get_args, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args, get_type_hints
 
 import typer
 
@@ -31,6 +32,8 @@ from quoteproof.retrieval_settings import RetrievalSettings
 from quoteproof.retrieval_settings import RetrieverName as RetrieverKind
 from quoteproof.strategies.options import AnswerOptions
 from quoteproof.strategies.registry import mode_help, modes, strategy
+
+T = TypeVar("T")
 
 
 class AnswerFormat(StrEnum):
@@ -141,41 +144,40 @@ AuditKeyOption = Annotated[
 ]
 
 
-def _retrieval_settings(self: Any) -> RetrievalSettings:
-    """The retrieval settings these options name."""
-    return RetrievalSettings(
-        **{**asdict(self), "retriever": self.retriever and str(self.retriever)}
-    )
-
-
-def _retrieval_options() -> type:
-    """`RetrievalSettings` as an option group: each field an option with the flags,
-    help and bounds its field carries (`retrieval_settings`), `--retriever`'s
-    choices `RetrieverName`. `settings()` gives the `RetrievalSettings` they name."""
-    kinds = {
-        "retriever": RetrieverName | None,
-        "embed_model": str | None,
-        "rerank_model": str | None,
-    }
-    spread = _options_of(RetrievalSettings, kinds)
-    group = make_dataclass(
-        "RetrievalOptions", spread, namespace={"settings": _retrieval_settings}, frozen=True
-    )
-    group.__doc__ = "`--retriever`, `--embed-model`, the reranker's and fusion's options."
+def _group(name: str, doc: str, spread: list[tuple[str, Any, Any]], **made: Any) -> type:
+    """The option group `name` with the docstring `doc` and the fields `spread`
+    (`(name, type, default)`); `made` as `make_dataclass` takes it (bases, namespace)."""
+    group = make_dataclass(name, spread, frozen=True, **made)
+    group.__doc__ = doc
     return option_group(group)
 
 
-if TYPE_CHECKING:
+def _options_from(settings: type, kinds: dict[str, Any]) -> Callable[[type[T]], type[T]]:
+    """A class decorator: the class, made an option group whose fields are those of
+    the options object `settings` (`_options_of`, with `kinds`); its docstring and
+    methods stay."""
 
-    class RetrievalOptions:
-        """How to retrieve (see `_retrieval_options`)."""
+    def made(cls: type[T]) -> type[T]:
+        spread = _options_of(settings, kinds)
+        return _group(cls.__name__, cls.__doc__ or "", spread, bases=(cls,))
 
-        def settings(self) -> RetrievalSettings:
-            """The retrieval settings these options name."""
-            ...
+    return made
 
-else:
-    RetrievalOptions = _retrieval_options()
+
+@_options_from(
+    RetrievalSettings,
+    {"retriever": RetrieverName | None, "embed_model": str | None, "rerank_model": str | None},
+)
+class RetrievalOptions:
+    """`--retriever`, `--embed-model`, the reranker's and fusion's options: the fields
+    of `RetrievalSettings`, each with the option its field carries (`retrieval_settings`),
+    `--retriever`'s choices `RetrieverName`."""
+
+    def settings(self) -> RetrievalSettings:
+        """The retrieval settings these options name."""
+        chosen = {f.name: getattr(self, f.name) for f in fields(RetrievalSettings)}
+        retriever = chosen["retriever"]
+        return RetrievalSettings(**{**chosen, "retriever": retriever and str(retriever)})
 
 
 def _backend_options() -> type[BackendSpec]:
@@ -195,9 +197,8 @@ def _backend_options() -> type[BackendSpec]:
             show_default=text.show_default,
         )
         spread.append((spec_field.name, Annotated[kind, option], spec_field.default))
-    group = make_dataclass("BackendOptions", spread, bases=(BackendSpec,), frozen=True)
-    group.__doc__ = "The backend options (`llm.registry.BackendSpec`): `--llm`, `--model`, ..."
-    return option_group(group)
+    doc = "The backend options (`llm.registry.BackendSpec`): `--llm`, `--model`, ..."
+    return _group("BackendOptions", doc, spread, bases=(BackendSpec,))
 
 
 if TYPE_CHECKING:
@@ -263,9 +264,8 @@ def _grader_options() -> type:
         )
         name = GRADER_PREFIX + spec_field.name
         spread.append((name, Annotated[kind, option], spec_field.default))
-    group = make_dataclass("GraderOptions", spread, namespace={"spec": _grader_spec}, frozen=True)
-    group.__doc__ = "The grader of `eval`: `--grader`, `--grader-llm`, `--grader-model`, ..."
-    return option_group(group)
+    doc = "The grader of `eval`: `--grader`, `--grader-llm`, `--grader-model`, ..."
+    return _group("GraderOptions", doc, spread, namespace={"spec": _grader_spec})
 
 
 if TYPE_CHECKING:
@@ -315,11 +315,8 @@ def _answer_choices() -> type:
         (ANSWER_PARAMETERS.get(name, name), kind, default)
         for name, kind, default in _options_of(AnswerOptions, kinds, chosen, {"mode": mode_help()})
     ]
-    group = make_dataclass(
-        "AnswerChoices", spread, namespace={"options": _answer_options}, frozen=True
-    )
-    group.__doc__ = "How to answer: the fields of `AnswerOptions`, as options of the same names."
-    return option_group(group)
+    doc = "How to answer: the fields of `AnswerOptions`, as options of the same names."
+    return _group("AnswerChoices", doc, spread, namespace={"options": _answer_options})
 
 
 if TYPE_CHECKING:
