@@ -17,7 +17,7 @@ the settings objects are built by importing their modules when a command runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, fields, make_dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -51,28 +51,22 @@ class TextOrJson(StrEnum):
     jsonl = "jsonl"
 
 
-LLMName = StrEnum("LLMName", [(name, name) for name in backend_names()])  # type: ignore[misc]
+def _choices(name: str, values: Iterable[str]) -> Any:
+    """An option's choices: the StrEnum `name` with one member per value of `values`,
+    named as its value."""
+    return StrEnum(name, [(value, value) for value in values])
+
+
+LLMName = _choices("LLMName", backend_names())
 """`--llm`'s choices: the registry's backends (`llm.registry`)."""
-
-
-ModeName = StrEnum("ModeName", [(mode, mode) for mode in modes()])  # type: ignore[misc]
+ModeName = _choices("ModeName", modes())
 """`--mode`'s choices: the registry's modes (`strategies.registry`)."""
 DEFAULT_MODE = ModeName(modes()[0])
-
-
-class ContextName(StrEnum):
-    paragraphs = "paragraphs"
-    triplets = "triplets"
-    both = "both"
-    whole = "whole"
-
-
-class StrictnessName(StrEnum):
-    strict = "strict"
-    lenient = "lenient"
-
-
-RetrieverName = StrEnum("RetrieverName", [(name, name) for name in get_args(RetrieverKind)])  # type: ignore[misc]
+ContextName = _choices("ContextName", ("paragraphs", "triplets", "both", "whole"))
+"""`--context`'s choices: the context forms (`model.ContextForm`)."""
+StrictnessName = _choices("StrictnessName", ("strict", "lenient"))
+"""`--strictness`'s choices (`quoting.citations.Strictness`)."""
+RetrieverName = _choices("RetrieverName", get_args(RetrieverKind))
 """`--retriever`'s choices: the retrievers (`retrieval_settings`)."""
 
 
