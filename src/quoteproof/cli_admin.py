@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,12 +23,13 @@ from quoteproof.cli_app import (
     open_view,
     say,
 )
+from quoteproof.cli_groups import option_group
 from quoteproof.cli_options import AuditKeyOption, CollectionsOption, IndexOption
 from quoteproof.defaults import DEFAULT_INDEX
 from quoteproof.render.visible import visible_line
 
 if TYPE_CHECKING:
-    from quoteproof.service.admin import LogReport
+    from quoteproof.service.admin import Admin, LogReport
 
 
 @command("list", documents_app)
@@ -92,29 +93,40 @@ WitnessOption = Annotated[
 ]
 
 
-def _verify_audit(index: str, audit_key: Path | None, witness: Path | None) -> LogReport:
-    """Verify the log of `index` with its audit key and the witness file; print every
-    problem (`INVALID ...`) and note (`note: ...`)."""
-    from quoteproof.service.admin import Admin
+@option_group
+@dataclass(frozen=True)
+class AuditLog:
+    """The audit log of `--index`, its signatures checked with the `--audit-key`."""
 
-    with Admin.open(index, audit_key=audit_key) as admin:
-        report = admin.verify_log(witness)
-    check = report.check
-    for problem in check.problems:
-        print(visible_line(f"INVALID {problem}"))
-    for line in check.notes:
-        print(visible_line(f"note: {line}"))
-    if report.missing_key is not None and check.entries:
-        print(visible_line(f"note: no audit key at {report.missing_key} (--audit-key)"))
-    return report
+    index: IndexOption = DEFAULT_INDEX
+    audit_key: AuditKeyOption = None
+
+    def admin(self) -> Admin:
+        """The index's administration, with this audit key (`Admin.open`)."""
+        from quoteproof.service.admin import Admin
+
+        return Admin.open(self.index, audit_key=self.audit_key)
+
+    def verify(self, witness: Path | None) -> LogReport:
+        """Verify the log with the audit key and the `witness` file; print every
+        problem (`INVALID ...`) and note (`note: ...`)."""
+        with self.admin() as admin:
+            report = admin.verify_log(witness)
+        check = report.check
+        for problem in check.problems:
+            print(visible_line(f"INVALID {problem}"))
+        for line in check.notes:
+            print(visible_line(f"note: {line}"))
+        if report.missing_key is not None and check.entries:
+            print(visible_line(f"note: no audit key at {report.missing_key} (--audit-key)"))
+        return report
+
+
+AUDIT_LOG = AuditLog()
 
 
 @command("verify", audit_app)
-def audit_verify(
-    index: IndexOption = DEFAULT_INDEX,
-    audit_key: AuditKeyOption = None,
-    witness: WitnessOption = None,
-) -> None:
+def audit_verify(log: AuditLog = AUDIT_LOG, witness: WitnessOption = None) -> None:
     """Check that no audit entry was edited, added, deleted or cut off; exit 1 if one was.
 
     Every entry's hash chain and signature (made with the audit key) is checked,
@@ -122,8 +134,8 @@ def audit_verify(
     """
     if witness is not None and not witness.is_file():
         fail(f"{witness}: no such witness file")
-    check = _verify_audit(index, audit_key, witness).check
-    where = visible_line(index)
+    check = log.verify(witness).check
+    where = visible_line(log.index)
     if not check.intact:
         print(f"audit log of {where}: {len(check.problems)} problem(s) in {check.entries} entries")
         raise typer.Exit(1)
@@ -132,8 +144,7 @@ def audit_verify(
 
 @command("head", audit_app)
 def audit_head(
-    index: IndexOption = DEFAULT_INDEX,
-    audit_key: AuditKeyOption = None,
+    log: AuditLog = AUDIT_LOG,
     export: Annotated[
         Path | None,
         typer.Option(
@@ -149,16 +160,14 @@ def audit_head(
     The log is verified first (as `audit verify`, against the heads already in the
     --export file): the head of a log that does not verify is never exported (exit 1).
     """
-    from quoteproof.service.admin import Admin
-
-    check = _verify_audit(index, audit_key, export).check
+    check = log.verify(export).check
     if not check.intact:
-        print(f"audit log of {visible_line(index)}: not intact, no head exported")
+        print(f"audit log of {visible_line(log.index)}: not intact, no head exported")
         raise typer.Exit(1)
     print(f"{check.entries} {check.head}")
     if export is not None:
         try:
-            with Admin.open(index, audit_key=audit_key) as admin:
+            with log.admin() as admin:
                 admin.export_head(check, export)
         except OSError as exc:
             fail(f"{export}: cannot append the head: {exc}")

@@ -17,27 +17,23 @@ the settings objects are built by importing their modules when a command runs.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, make_dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, fields, make_dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args, get_type_hints
 
 import typer
 
 from quoteproof.cli_groups import option_group
-from quoteproof.defaults import (
-    DEFAULT_DEPTH,
-    DEFAULT_RERANK_CANDIDATES,
-    DEFAULT_RERANK_KEEP,
-    DEFAULT_RRF_K,
-)
-from quoteproof.llm.registry import BackendSpec, OptionText, backend_names, option_help
+from quoteproof.llm.registry import BackendSpec, backend_names, option_help
+from quoteproof.option_text import OptionText
+from quoteproof.retrieval_settings import RetrievalSettings
+from quoteproof.retrieval_settings import RetrieverName as RetrieverKind
 from quoteproof.strategies.options import AnswerOptions
 from quoteproof.strategies.registry import mode_help, modes, strategy
 
-if TYPE_CHECKING:
-    from quoteproof.service import RetrievalSettings
-    from quoteproof.service import RetrieverName as RetrieverKind
+T = TypeVar("T")
 
 
 class AnswerFormat(StrEnum):
@@ -55,31 +51,23 @@ class TextOrJson(StrEnum):
     jsonl = "jsonl"
 
 
-LLMName = StrEnum("LLMName", [(name, name) for name in backend_names()])  # type: ignore[misc]
+def _choices(name: str, values: Iterable[str]) -> Any:
+    """An option's choices: the StrEnum `name` with one member per value of `values`,
+    named as its value."""
+    return StrEnum(name, [(value, value) for value in values])
+
+
+LLMName = _choices("LLMName", backend_names())
 """`--llm`'s choices: the registry's backends (`llm.registry`)."""
-
-
-ModeName = StrEnum("ModeName", [(mode, mode) for mode in modes()])  # type: ignore[misc]
+ModeName = _choices("ModeName", modes())
 """`--mode`'s choices: the registry's modes (`strategies.registry`)."""
 DEFAULT_MODE = ModeName(modes()[0])
-
-
-class ContextName(StrEnum):
-    paragraphs = "paragraphs"
-    triplets = "triplets"
-    both = "both"
-    whole = "whole"
-
-
-class StrictnessName(StrEnum):
-    strict = "strict"
-    lenient = "lenient"
-
-
-class RetrieverName(StrEnum):
-    bm25 = "bm25"
-    dense = "dense"
-    hybrid = "hybrid"
+ContextName = _choices("ContextName", ("paragraphs", "triplets", "both", "whole"))
+"""`--context`'s choices: the context forms (`model.ContextForm`)."""
+StrictnessName = _choices("StrictnessName", ("strict", "lenient"))
+"""`--strictness`'s choices (`quoting.citations.Strictness`)."""
+RetrieverName = _choices("RetrieverName", get_args(RetrieverKind))
+"""`--retriever`'s choices: the retrievers (`retrieval_settings`)."""
 
 
 CollectionsOption = Annotated[
@@ -101,20 +89,13 @@ IndexOption = Annotated[
 MaxFileOption = Annotated[
     float, typer.Option("--max-file-mb", min=0.001, help="Refuse files larger than this (MB).")
 ]
-EmbedModelOption = Annotated[
-    str | None,
-    typer.Option(
-        "--embed-model",
-        help="Embedding model (local directory or name). Default: the index's, or "
-        "all-MiniLM-L6-v2 for a new index.",
-    ),
-]
 
 
-def _answer_option(name: str, help: str | None = None) -> Any:
-    """The option of the `AnswerOptions` field `name`: its flags, help (or `help`)
-    and bounds."""
-    text = next(f for f in fields(AnswerOptions) if f.name == name).metadata["option"]
+def _field_option(settings: type, name: str, help: str | None = None) -> Any:
+    """The option of the field `name` of the options object `settings`
+    (`AnswerOptions`, `RetrievalSettings`): the flags, help (or `help`) and bounds
+    its `OptionText` gives."""
+    text = next(f for f in fields(settings) if f.name == name).metadata["option"]
     return typer.Option(
         *text.flags,
         help=help or text.help,
@@ -124,7 +105,27 @@ def _answer_option(name: str, help: str | None = None) -> Any:
     )
 
 
-ThresholdOption = Annotated[float, _answer_option("threshold")]
+def _options_of(
+    settings: type,
+    kinds: dict[str, Any],
+    defaults: dict[str, Any] | None = None,
+    helps: dict[str, str] | None = None,
+) -> list[tuple[str, Any, Any]]:
+    """The fields of the options object `settings` as an option group's
+    (`make_dataclass`'s `(name, type, default)`): each annotated with its option
+    (`_field_option`, its help from `helps` where given), of the type `kinds` gives
+    (else its default's), with the default `defaults` gives (else its own)."""
+    spread = []
+    for setting in fields(settings):
+        name = setting.name
+        option = _field_option(settings, name, (helps or {}).get(name))
+        kind = kinds.get(name, type(setting.default))
+        spread.append((name, Annotated[kind, option], (defaults or {}).get(name, setting.default)))
+    return spread
+
+
+EmbedModelOption = Annotated[str | None, _field_option(RetrievalSettings, "embed_model")]
+ThresholdOption = Annotated[float, _field_option(AnswerOptions, "threshold")]
 AuditKeyOption = Annotated[
     Path | None,
     typer.Option(
@@ -137,50 +138,40 @@ AuditKeyOption = Annotated[
 ]
 
 
-@option_group
-@dataclass(frozen=True)
+def _group(name: str, doc: str, spread: list[tuple[str, Any, Any]], **made: Any) -> type:
+    """The option group `name` with the docstring `doc` and the fields `spread`
+    (`(name, type, default)`); `made` as `make_dataclass` takes it (bases, namespace)."""
+    group = make_dataclass(name, spread, frozen=True, **made)
+    group.__doc__ = doc
+    return option_group(group)
+
+
+def _options_from(settings: type, kinds: dict[str, Any]) -> Callable[[type[T]], type[T]]:
+    """A class decorator: the class, made an option group whose fields are those of
+    the options object `settings` (`_options_of`, with `kinds`); its docstring and
+    methods stay."""
+
+    def made(cls: type[T]) -> type[T]:
+        spread = _options_of(settings, kinds)
+        return _group(cls.__name__, cls.__doc__ or "", spread, bases=(cls,))
+
+    return made
+
+
+@_options_from(
+    RetrievalSettings,
+    {"retriever": RetrieverName | None, "embed_model": str | None, "rerank_model": str | None},
+)
 class RetrievalOptions:
-    """`--retriever`, `--embed-model`, the reranker's and fusion's options."""
-
-    retriever: Annotated[
-        RetrieverName | None,
-        typer.Option(
-            "--retriever",
-            help="bm25, dense or hybrid (RRF of both). Default: hybrid when the index has vectors.",
-        ),
-    ] = None
-    embed_model: EmbedModelOption = None
-    rerank_model: Annotated[
-        str | None,
-        typer.Option("--rerank-model", help="Local cross-encoder directory to rerank with."),
-    ] = None
-    rerank_candidates: Annotated[
-        int, typer.Option("--rerank-candidates", min=1, help="Fused hits the reranker reorders.")
-    ] = DEFAULT_RERANK_CANDIDATES
-    rerank_keep: Annotated[
-        int, typer.Option("--rerank-keep", min=1, help="Reranked hits kept.")
-    ] = DEFAULT_RERANK_KEEP
-    rrf_k: Annotated[int, typer.Option("--rrf-k", min=0, help="RRF constant k.")] = DEFAULT_RRF_K
-    bm25_weight: Annotated[
-        float, typer.Option("--bm25-weight", min=0.0, help="Weight of the BM25 list in fusion.")
-    ] = 1.0
-    dense_weight: Annotated[
-        float, typer.Option("--dense-weight", min=0.0, help="Weight of the dense list in fusion.")
-    ] = 1.0
-    depth: Annotated[
-        int, typer.Option("--fusion-depth", min=1, help="Hits each list contributes to fusion.")
-    ] = DEFAULT_DEPTH
-
-    @property
-    def retriever_name(self) -> RetrieverKind | None:
-        """The retriever asked for, or None for the index's default."""
-        return self.retriever.value if self.retriever else None
+    """`--retriever`, `--embed-model`, the reranker's and fusion's options: the fields
+    of `RetrievalSettings`, each with the option its field carries (`retrieval_settings`),
+    `--retriever`'s choices `RetrieverName`."""
 
     def settings(self) -> RetrievalSettings:
         """The retrieval settings these options name."""
-        from quoteproof.service import RetrievalSettings
-
-        return RetrievalSettings(**{**asdict(self), "retriever": self.retriever_name})
+        chosen = {f.name: getattr(self, f.name) for f in fields(RetrievalSettings)}
+        retriever = chosen["retriever"]
+        return RetrievalSettings(**{**chosen, "retriever": retriever and str(retriever)})
 
 
 def _backend_options() -> type[BackendSpec]:
@@ -200,9 +191,8 @@ def _backend_options() -> type[BackendSpec]:
             show_default=text.show_default,
         )
         spread.append((spec_field.name, Annotated[kind, option], spec_field.default))
-    group = make_dataclass("BackendOptions", spread, bases=(BackendSpec,), frozen=True)
-    group.__doc__ = "The backend options (`llm.registry.BackendSpec`): `--llm`, `--model`, ..."
-    return option_group(group)
+    doc = "The backend options (`llm.registry.BackendSpec`): `--llm`, `--model`, ..."
+    return _group("BackendOptions", doc, spread, bases=(BackendSpec,))
 
 
 if TYPE_CHECKING:
@@ -268,9 +258,8 @@ def _grader_options() -> type:
         )
         name = GRADER_PREFIX + spec_field.name
         spread.append((name, Annotated[kind, option], spec_field.default))
-    group = make_dataclass("GraderOptions", spread, namespace={"spec": _grader_spec}, frozen=True)
-    group.__doc__ = "The grader of `eval`: `--grader`, `--grader-llm`, `--grader-model`, ..."
-    return option_group(group)
+    doc = "The grader of `eval`: `--grader`, `--grader-llm`, `--grader-model`, ..."
+    return _group("GraderOptions", doc, spread, namespace={"spec": _grader_spec})
 
 
 if TYPE_CHECKING:
@@ -316,18 +305,12 @@ def _answer_choices() -> type:
         "strictness": StrictnessName.strict,
         "context": ContextName.paragraphs,
     }
-    spread = []
-    for answer_field in fields(AnswerOptions):
-        name = answer_field.name
-        option = _answer_option(name, mode_help() if name == "mode" else None)
-        kind = kinds.get(name, type(answer_field.default))
-        default = chosen.get(name, answer_field.default)
-        spread.append((ANSWER_PARAMETERS.get(name, name), Annotated[kind, option], default))
-    group = make_dataclass(
-        "AnswerChoices", spread, namespace={"options": _answer_options}, frozen=True
-    )
-    group.__doc__ = "How to answer: the fields of `AnswerOptions`, as options of the same names."
-    return option_group(group)
+    spread = [
+        (ANSWER_PARAMETERS.get(name, name), kind, default)
+        for name, kind, default in _options_of(AnswerOptions, kinds, chosen, {"mode": mode_help()})
+    ]
+    doc = "How to answer: the fields of `AnswerOptions`, as options of the same names."
+    return _group("AnswerChoices", doc, spread, namespace={"options": _answer_options})
 
 
 if TYPE_CHECKING:

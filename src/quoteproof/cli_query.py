@@ -340,7 +340,7 @@ def eval_set(
             make_backend(backend_options),
             choices.options(),
             collections=tuple(collection) if collection else None,
-            retriever=retrieval.retriever_name,
+            retriever=retrieval.settings().retriever,
             on_start=progress.start,
             on_item=progress.item_done,
             grader=grading,

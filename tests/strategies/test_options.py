@@ -5,7 +5,7 @@ fields (flags, help, defaults, bounds), so a change there reaches every face."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 import typer
@@ -13,9 +13,17 @@ from typer.testing import CliRunner
 
 from quoteproof.cli import app
 from quoteproof.cli_groups import with_option_groups
-from quoteproof.cli_options import ANSWER, ANSWER_PARAMETERS, AnswerChoices
+from quoteproof.cli_options import (
+    ANSWER,
+    ANSWER_PARAMETERS,
+    AnswerChoices,
+    ContextName,
+    RetrieverName,
+    StrictnessName,
+)
+from quoteproof.retrieval_settings import RetrieverName as RetrieverKind
 from quoteproof.server.api_bodies import ASK_LIMITS, SERVER_KEEPS, AskRequest
-from quoteproof.strategies.options import AnswerOptions
+from quoteproof.strategies.options import AnswerOptions, answer_field_types
 from quoteproof.strategies.registry import mode_help
 
 FIELDS = dataclasses.fields(AnswerOptions)
@@ -70,3 +78,10 @@ def test_the_cli_choices_give_the_answer_options_they_name() -> None:
     assert result.exit_code == 0, result.output
     assert seen == [AnswerOptions("cite", "lenient", 3, 7, 80.0)]
     assert type(seen[0].mode) is str and type(seen[0].strictness) is str
+
+
+def test_the_cli_choices_are_the_values_the_library_takes() -> None:
+    kinds = answer_field_types()
+    for name, choices in (("context", ContextName), ("strictness", StrictnessName)):
+        assert [choice.value for choice in choices] == list(get_args(kinds[name]))
+    assert [choice.value for choice in RetrieverName] == list(get_args(RetrieverKind))

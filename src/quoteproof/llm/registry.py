@@ -23,6 +23,7 @@ from quoteproof.defaults import DEFAULT_CONTEXT
 from quoteproof.errors import BackendConfigError, Hint
 from quoteproof.llm.capability import Capability
 from quoteproof.llm.servers import DEFAULT_TIMEOUT_S, OLLAMA_URL
+from quoteproof.option_text import OptionText
 
 if TYPE_CHECKING:
     from quoteproof.llm.base import Backend
@@ -40,20 +41,6 @@ __all__ = [
     "make_backend",
     "option_help",
 ]
-
-
-@dataclass(frozen=True)
-class OptionText:
-    """How a field of an options object (`BackendSpec`, `AnswerOptions`) is given on
-    the command line: its `flags`, a short `help`, the environment variable it may
-    come from, its least and greatest values."""
-
-    flags: tuple[str, ...]
-    help: str
-    envvar: str | None = None
-    minimum: float | None = None
-    show_default: bool = True
-    maximum: float | None = None
 
 
 def _option(

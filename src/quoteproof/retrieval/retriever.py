@@ -10,7 +10,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from quoteproof.defaults import DEFAULT_DEPTH as DEFAULT_DEPTH
 from quoteproof.defaults import DEFAULT_RERANK_CANDIDATES as DEFAULT_RERANK_CANDIDATES
@@ -20,34 +19,12 @@ from quoteproof.errors import RetrievalNotice as RetrievalNotice
 from quoteproof.model import Hit, RetrievalInfo, Via
 from quoteproof.retrieval.embedder import DENSE_EXTRA_HINT, Embedder, dense_available
 from quoteproof.retrieval.evidence import BM25_COVERAGE, COSINE, term_coverage
-from quoteproof.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
+from quoteproof.retrieval.fusion import reciprocal_rank_fusion
 from quoteproof.retrieval.rerank import Reranker
+from quoteproof.retrieval_settings import RetrievalSettings as RetrievalSettings
+from quoteproof.retrieval_settings import RetrieverName as RetrieverName
 from quoteproof.store.base import Store
 from quoteproof.store.vectors import TRUNCATED_VECTORS_SETTING, embedding_space_mismatch
-
-RetrieverName = Literal["bm25", "dense", "hybrid"]
-
-
-@dataclass(frozen=True)
-class RetrievalSettings:
-    """How to retrieve. `retriever` None picks hybrid when possible, else BM25.
-
-    `rrf_k`, `bm25_weight` and `dense_weight` tune the fusion; `depth` is how many
-    hits each list contributes to it. `embed_model` must match the model the index
-    was embedded with (None: that model). With `rerank_model` (a local
-    cross-encoder), the fused top `rerank_candidates` are reordered and the best
-    `rerank_keep` kept.
-    """
-
-    retriever: RetrieverName | None = None
-    rrf_k: int = DEFAULT_RRF_K
-    bm25_weight: float = 1.0
-    dense_weight: float = 1.0
-    depth: int = DEFAULT_DEPTH
-    embed_model: str | None = None
-    rerank_model: str | None = None
-    rerank_candidates: int = DEFAULT_RERANK_CANDIDATES
-    rerank_keep: int = DEFAULT_RERANK_KEEP
 
 
 @dataclass(frozen=True)

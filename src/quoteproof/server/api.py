@@ -15,11 +15,13 @@ import re
 import shutil
 import unicodedata
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 
@@ -67,9 +69,28 @@ StateDep = AppStateDep
 
 _NOT_FOUND = "not found"
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 
 def _not_found() -> HTTPException:
     return HTTPException(404, _NOT_FOUND)
+
+
+def _route(
+    method: str,
+    path: str,
+    summary: str,
+    model: type[BaseModel],
+    errors: dict[int | str, dict[str, Any]] | None = None,
+    **more: Any,
+) -> Callable[[F], F]:
+    """The `router` route for `method` (GET, POST, ...) at `path`: its `summary`, the
+    `model` of its reply, and the error replies it may give: those of every route
+    (`ERRORS`), then its own `errors`; `more` as `APIRouter.api_route` takes it."""
+    responses = {**ERRORS, **(errors or {})}
+    return router.api_route(
+        path, methods=[method], summary=summary, response_model=model, responses=responses, **more
+    )
 
 
 # --- answers ---
@@ -95,12 +116,7 @@ def ask(body: AskRequest, who: PrincipalDep, state: StateDep) -> JSONResponse:
     )
 
 
-@router.get(
-    "/answers/{answer_id}",
-    summary="An answer from the audit log",
-    response_model=AnswerRecordBody,
-    responses=ERRORS,
-)
+@_route("GET", "/answers/{answer_id}", "An answer from the audit log", AnswerRecordBody)
 def get_answer(answer_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     """Return a recorded answer; 404 unless the key may see every collection it was
     asked over."""
@@ -117,11 +133,12 @@ def get_answer(answer_id: str, who: PrincipalDep, state: StateDep) -> dict[str, 
     }
 
 
-@router.post(
+@_route(
+    "POST",
     "/verify",
-    summary="Re-check a saved answer: its quotes and its seal",
-    response_model=VerifyBody,
-    responses={**ERRORS, 400: {"model": ErrorBody, "description": "Not an answer JSON"}},
+    "Re-check a saved answer: its quotes and its seal",
+    VerifyBody,
+    {400: {"model": ErrorBody, "description": "Not an answer JSON"}},
 )
 def verify(
     answer: Annotated[dict[str, Any], Body(description="An answer JSON (`quoteproof.answer/1`)")],
@@ -161,9 +178,7 @@ def verify(
 # --- search and sources ---
 
 
-@router.get(
-    "/search", summary="Search the key's documents", response_model=SearchBody, responses=ERRORS
-)
+@_route("GET", "/search", "Search the key's documents", SearchBody)
 def search(
     who: PrincipalDep,
     state: StateDep,
@@ -186,11 +201,12 @@ def search(
     }
 
 
-@router.get(
+@_route(
+    "GET",
     "/sources/{doc_id}",
-    summary="A span of a stored document",
-    response_model=SourceBody,
-    responses={**ERRORS, 400: {"model": ErrorBody, "description": "Offsets out of range"}},
+    "A span of a stored document",
+    SourceBody,
+    {400: {"model": ErrorBody, "description": "Offsets out of range"}},
 )
 def source(
     doc_id: str,
@@ -234,9 +250,7 @@ def source(
 # --- documents and ingest jobs ---
 
 
-@router.get(
-    "/documents", summary="The key's documents", response_model=DocumentsBody, responses=ERRORS
-)
+@_route("GET", "/documents", "The key's documents", DocumentsBody)
 def list_documents(
     who: PrincipalDep,
     state: StateDep,
@@ -262,12 +276,7 @@ def list_documents(
     }
 
 
-@router.delete(
-    "/documents/{doc_id}",
-    summary="Retire a document",
-    response_model=RetiredBody,
-    responses=ERRORS,
-)
+@_route("DELETE", "/documents/{doc_id}", "Retire a document", RetiredBody)
 def retire(doc_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     """Take a document out of search and listing; its stored versions stay readable
     (old answers still verify)."""
@@ -365,19 +374,19 @@ _UPLOAD_BODY: dict[str, Any] = {
 }
 
 
-@router.post(
+@_route(
+    "POST",
     "/documents",
-    summary="Upload files to ingest",
-    status_code=202,
-    response_model=JobBody,
-    openapi_extra=_UPLOAD_BODY,
-    responses={
-        **ERRORS,
+    "Upload files to ingest",
+    JobBody,
+    {
         400: {"model": ErrorBody, "description": "No file, a bad name or collection"},
         413: {"model": ErrorBody, "description": "Larger than the upload limit"},
         415: {"model": ErrorBody, "description": "Unsupported or mislabelled file"},
         507: {"model": ErrorBody, "description": "No room to store it (nothing kept)"},
     },
+    status_code=202,
+    openapi_extra=_UPLOAD_BODY,
 )
 async def upload(
     request: Request, response: Response, who: PrincipalDep, state: StateDep
@@ -422,9 +431,7 @@ async def ingest_upload(form: FormData, who: Principal, state: AppState) -> Job:
     return await run_in_threadpool(_store_and_submit, checked, state, collection, who.name)
 
 
-@router.get(
-    "/jobs/{job_id}", summary="Progress of an ingest job", response_model=JobBody, responses=ERRORS
-)
+@_route("GET", "/jobs/{job_id}", "Progress of an ingest job", JobBody)
 def get_job(job_id: str, who: PrincipalDep, state: StateDep) -> dict[str, Any]:
     """Return an upload's ingest progress; 404 for another collection's job."""
     job = state.view(who).job(state.jobs.get, job_id)

@@ -8,24 +8,24 @@ log shows only the entries the principal may see (`audit.visible_to`).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
 from quoteproof.answer_timing import AnswerTiming
 from quoteproof.audit import answer_of, list_entries, record_answer, visible_to
 from quoteproof.codec import answer_to_dict
 from quoteproof.defaults import DEFAULT_COLLECTION
 from quoteproof.errors import AccessDeniedError, UsageError
-from quoteproof.index import DEFAULT_SEARCH_TOP_K, Index
+from quoteproof.index import Index
 from quoteproof.llm.base import Backend
 from quoteproof.model import (
     Answer,
     Chunk,
     Document,
-    Hit,
     Layout,
     Location,
     Quote,
@@ -37,7 +37,6 @@ from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, resolve_quote
 from quoteproof.receipts import AnswerCheck, verify_recorded, verify_saved
 from quoteproof.retrieval.evidence import Calibration
 from quoteproof.retrieval.retriever import RetrievalSettings
-from quoteproof.retrieval.triplets import TripletHit
 from quoteproof.seal import SEAL_KEY, seal_entry
 from quoteproof.service.catalog import ModeChoice, mode_choices
 from quoteproof.service.opened import OpenedIndex
@@ -58,6 +57,9 @@ if TYPE_CHECKING:
     from quoteproof.ingest.graph_file import GraphImport
 
 __all__ = ["AnswerObserver", "Asked", "HasCollection", "ScopedIndex", "Span", "SpanError"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,23 @@ class _ScopedStore:
         current = self._store.current_version(source_path)
         seen = current is not None and self.get_document(current.doc_id, current.version)
         return current if seen else None
+
+
+def _narrowed(
+    method: Callable[Concatenate[Index, P], R],
+) -> Callable[Concatenate[ScopedIndex, P], R]:
+    """The `Index` method `method` as a `ScopedIndex` one: the same call on the whole
+    index, with its `collections` keyword narrowed to the principal's
+    (`Principal.narrow`: None, the principal's own; one it lacks, `AccessDeniedError`)."""
+
+    @functools.wraps(method)
+    def scoped(view: ScopedIndex, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        asked = cast("Iterable[str] | None", kwargs.get("collections"))
+        kwargs["collections"] = view.principal.narrow(asked)
+        return method(view._index, *args, **kwargs)
+
+    scoped.__qualname__ = f"ScopedIndex.{method.__name__}"
+    return scoped
 
 
 class ScopedIndex(OpenedIndex):
@@ -247,28 +266,8 @@ class ScopedIndex(OpenedIndex):
             self._observer(asked, scope, timing)
         return asked
 
-    def search(
-        self,
-        query: str,
-        *,
-        top_k: int = DEFAULT_SEARCH_TOP_K,
-        collections: Iterable[str] | None = None,
-    ) -> list[Hit]:
-        """The `top_k` chunks most relevant to `query`, best first (`Index.search`)."""
-        scope = self.principal.narrow(collections)
-        return self._index.search(query, top_k=top_k, collections=scope)
-
-    def search_facts(
-        self,
-        query: str,
-        *,
-        top_k: int = DEFAULT_SEARCH_TOP_K,
-        collections: Iterable[str] | None = None,
-    ) -> list[TripletHit]:
-        """The `top_k` knowledge-graph triplets `query` names, best first
-        (`Index.search_facts`); [] without a graph in scope."""
-        scope = self.principal.narrow(collections)
-        return self._index.search_facts(query, top_k=top_k, collections=scope)
+    search = _narrowed(Index.search)
+    search_facts = _narrowed(Index.search_facts)
 
     def document(self, doc_id: str, version: int | None = None) -> Document | None:
         """A document version (default: the newest), or None when it does not exist

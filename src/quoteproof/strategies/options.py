@@ -1,6 +1,6 @@
 """`AnswerOptions`: how to answer, the one object every face hands, whole, through the
 service and the index to the strategies. Each field carries its command-line text
-(`llm.registry.OptionText`): the CLI's answer options and the HTTP API's request
+(`option_text.OptionText`): the CLI's answer options and the HTTP API's request
 fields are made from these fields, so an option is declared once, here."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from quoteproof.defaults import (
     DEFAULT_MAX_STEPS,
     DEFAULT_THRESHOLD,
 )
-from quoteproof.llm.registry import OptionText
+from quoteproof.option_text import OptionText
 
 if TYPE_CHECKING:  # the CLI's help reads these fields without loading the library
     from quoteproof.model import AnswerMode, ContextForm, FaithfulnessMethod
