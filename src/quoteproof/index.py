@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from quoteproof.answer_timing import AnswerTiming, TimedBackend
 from quoteproof.audit_key import audit_key_path, read_audit_key, signing_key
@@ -55,46 +55,11 @@ from quoteproof.streaming import EventSink
 from quoteproof.terms import well_formed
 
 if TYPE_CHECKING:
-    from mypy_extensions import DefaultNamedArg
-
     from quoteproof.ingest.files import Discovery
     from quoteproof.ingest.graph_file import GraphImport
     from quoteproof.ingest.parsing import IngestSettings
     from quoteproof.ingest.pipeline import IngestResult
     from quoteproof.retrieval.embed_index import EmbedReport
-
-
-R = TypeVar("R")
-
-
-def _query(
-    find: Callable[[Index, str, int, Collection[str] | None], R],
-) -> Callable[
-    [
-        Index,
-        str,
-        DefaultNamedArg(int, "top_k"),
-        DefaultNamedArg(Collection[str] | None, "collections"),
-    ],
-    R,
-]:
-    """The `Index` query method `find(index, query, top_k, collections)` called as
-    every query method is: `index.method(query, *, top_k=DEFAULT_SEARCH_TOP_K,
-    collections=None)`; it keeps `find`'s name and docstring."""
-
-    def method(
-        self: Index,
-        query: str,
-        *,
-        top_k: int = DEFAULT_SEARCH_TOP_K,
-        collections: Collection[str] | None = None,
-    ) -> R:
-        return find(self, query, top_k, collections)
-
-    method.__name__, method.__qualname__ = find.__name__, find.__qualname__
-    method.__doc__ = find.__doc__
-    method.__annotations__["return"] = find.__annotations__["return"]
-    return method
 
 
 def changed_any(results: Sequence[IngestResult]) -> bool:
@@ -319,8 +284,13 @@ class Index(ClosedOnExit):
             self._retriever = Retriever(self.store, self.retrieval)
         return self._retriever
 
-    @_query
-    def retrieve(self, query: str, top_k: int, collections: Collection[str] | None) -> Retrieval:
+    def retrieve(
+        self,
+        query: str,
+        *,
+        top_k: int = DEFAULT_SEARCH_TOP_K,
+        collections: Collection[str] | None = None,
+    ) -> Retrieval:
         """Return the `top_k` best hits for `query` with how they were found and the
         retrieval evidence; only from `collections` when given (None: all). Lone
         surrogates in `query` (undecodable bytes) are searched as U+FFFD
@@ -338,15 +308,23 @@ class Index(ClosedOnExit):
         """`retrieve` without the unfinished-ingest check (for `after_ingest`)."""
         return self.retriever.search(well_formed(query), top_k, collections)
 
-    @_query
-    def search(self, query: str, top_k: int, collections: Collection[str] | None) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int = DEFAULT_SEARCH_TOP_K,
+        collections: Collection[str] | None = None,
+    ) -> list[Hit]:
         """Return the `top_k` chunks most relevant to `query`, best first (only from
         `collections` when given)."""
         return self.retrieve(query, top_k=top_k, collections=collections).hits
 
-    @_query
     def search_facts(
-        self, query: str, top_k: int, collections: Collection[str] | None
+        self,
+        query: str,
+        *,
+        top_k: int = DEFAULT_SEARCH_TOP_K,
+        collections: Collection[str] | None = None,
     ) -> list[TripletHit]:
         """Return the `top_k` current knowledge-graph triplets whose entities `query`
         names (and those one hop away), best first, only from `collections` when

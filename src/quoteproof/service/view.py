@@ -167,7 +167,6 @@ def _narrowed(
         kwargs["collections"] = view.principal.narrow(asked)
         return method(view._index, *args, **kwargs)
 
-    scoped.__qualname__ = f"ScopedIndex.{method.__name__}"
     return scoped
 
 
