@@ -209,6 +209,15 @@ def test_a_heading_run_into_a_sentence_is_left_out_of_the_quote() -> None:
     )
     starts = [text[u.core_start : u.core_end].split()[0] for u in quotable_units(text)]
     assert starts == ["Press", "At", "The"]
+    named = (
+        "Respiratory Hygiene/Cough Etiquette is an element of Standard Precautions that "
+        "highlights prompt infection prevention measures. Initially, the Michigan Tobacco "
+        "Control Program contracted with 16 AIDS service organizations in the state."
+    )
+    assert [named[u.core_start : u.core_end].split()[0] for u in quotable_units(named)] == [
+        "Respiratory",
+        "Initially,",
+    ]
 
 
 def test_the_same_sentence_in_two_sources_is_quoted_once() -> None:
@@ -465,3 +474,14 @@ def test_no_further_quote_without_a_number_when_the_best_answers_how_much() -> N
     # a form that is no value (a rule or finding for yes/no) keeps every close quote
     asked = "Does weight loss slow the onset of type 2 diabetes in older adults?"
     assert len(quoted(extract_answer(asked, (source,)))) == 2
+
+
+def test_a_change_question_wants_a_number_that_moved() -> None:
+    question = "How did cigarette smoking change among clients of the program?"
+    assert answer_kind(question) == "change"
+    moved = "Cigarette smoking among clients fell from 49.5% in 2015 to 41.5% in 2017."
+    counted = "The program enrolled clients of 16 service organizations to stop smoking."
+    assert form_match("change", moved, question)
+    assert not form_match("change", counted, question)
+    source = chunk("m", f"{counted}\n\nThe clinic opened on a Monday.\n\n{moved}")
+    assert quoted(extract_answer(question, (source,)))[0] == ("m", moved)

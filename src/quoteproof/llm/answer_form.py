@@ -3,7 +3,9 @@
 A question's type is read from its wording (pure rules, no model):
 
 - `quantity`: how much / many / long / far, dose, rate, duration, percentage,
-  ratio, change ("how did X change"): the answer holds a number (not a year);
+  ratio: the answer holds a number (not a year);
+- `change`: how did (has, have) X change: the answer holds a number and says how it
+  moved ("decreased", "rose", "fell", "doubled", "from ... to");
 - `frequency`: how often / frequently: the answer holds a number or a frequency
   ("annually", "every", "daily", "upon hire");
 - `when`: when, how soon, at what time or stage: the answer holds a time or a
@@ -38,14 +40,17 @@ from typing import Literal
 from quoteproof.terms import query_terms, stem, words
 
 AnswerKind = Literal[
-    "quantity", "frequency", "when", "cause", "who", "definition", "yes_no", "other"
+    "quantity", "change", "frequency", "when", "cause", "who", "definition", "yes_no", "other"
 ]
 
 _QUANTITY_QUESTION = re.compile(
     r"\bhow (?:much|many|long|far|fast|large|high|low)\b|"
     r"\b(?:dose|dosage|doses|dosing|rate|rates|duration|percent(?:age)?|ratio|"
-    r"proportion|concentration|amount|number of|half-life|how did .{1,80} change)\b",
+    r"proportion|concentration|amount|number of|half-life)\b",
     re.IGNORECASE,
+)
+_CHANGE_QUESTION = re.compile(
+    r"\bhow (?:did|has|have|does|do) .{1,80} chang(?:e|ed)\b", re.IGNORECASE
 )
 _FREQUENCY_QUESTION = re.compile(r"\bhow (?:often|frequently)\b|\bfrequency\b", re.IGNORECASE)
 _WHEN_QUESTION = re.compile(
@@ -91,6 +96,12 @@ _FREQUENCY = re.compile(
     r"each|per|upon|regularly|periodic(?:ally)?|times)\b",
     re.IGNORECASE,
 )
+_MOVED = re.compile(
+    r"\b(?:increas|decreas|declin|rose|risen|rise|fell|fall|dropp|drop|grew|grow|reduc|"
+    r"doubl|tripl|halv|chang|from\b.{1,60}\bto\b)",
+    re.IGNORECASE,
+)
+"""Words that say how an amount moved (with a number: the form of a change)."""
 _STATEMENT = re.compile(
     r"\b(?:not|no|never|nor|cannot|should|must|shall|may|can|only|required|requires?|"
     r"recommended|avoid|allowed|permitted|contraindicated|suitable|safe|unsafe|"
@@ -137,7 +148,7 @@ _FORMS: dict[AnswerKind, re.Pattern[str]] = {
 
 def answer_kind(question: str) -> AnswerKind:
     """The form of answer `question` asks for (see the module docstring); the first
-    of cause, who, when, frequency, yes/no, quantity and definition that its wording
+    of cause, who, when, frequency, yes/no, change, quantity and definition that its wording
     names, else `other`."""
     if _CAUSE_QUESTION.search(question):
         return "cause"
@@ -150,6 +161,8 @@ def answer_kind(question: str) -> AnswerKind:
     opening = _YES_NO_QUESTION.search(question)
     if opening and not _WH_WORD.search(opening.group()):
         return "yes_no"
+    if _CHANGE_QUESTION.search(question):
+        return "change"
     if _QUANTITY_QUESTION.search(question):
         return "quantity"
     if _DEFINITION_QUESTION.search(question):
@@ -203,6 +216,8 @@ def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
         return _defines(text, question)
     if kind == "cause" and _causes_what_is_asked(text, question):
         return True
+    if kind == "change":
+        return _MOVED.search(text) is not None and form_match("quantity", text, question)
     pattern = _FORMS.get(kind)
     if pattern is None:
         return False

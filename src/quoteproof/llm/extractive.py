@@ -69,7 +69,7 @@ MIN_NEAR_WORDS = 5
 SAME_WORDS_SHARE = 0.85
 LONG_WORDS = 12
 OFFERED = 6
-VALUE_KINDS = frozenset({"quantity", "frequency", "when"})
+VALUE_KINDS = frozenset({"quantity", "change", "frequency", "when"})
 """Answer kinds whose form is a value (a number, a time, a frequency) an answer holds."""
 
 Embed = Callable[[Sequence[str]], Vectors]

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from quoteproof.sentences import sentence_bounds
+from quoteproof.terms import STOPWORDS
 
 MIN_WORDS = 5
 HEADING_WORDS = 12
@@ -145,8 +146,10 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
 def glued_heading(sentence: str) -> int:
     """The length of a heading run into the start of `sentence` ("Shingles Vaccine The
     vaccine is..." -> the length of "Shingles Vaccine "): two or more capitalised words
-    (connectors such as "and" between them) followed by a capitalised word and a
-    lower-case one; 0 when there is none."""
+    (connectors such as "and" between them) followed by a capitalised function word
+    that opens the sentence ("The", "At", "Most") and a lower-case word; 0 when there
+    is none (a capitalised term that is the sentence's subject, "Respiratory
+    Hygiene/Cough Etiquette is...", is no heading)."""
     tokens = list(re.finditer(r"\S+", sentence))
     run = 0
     while run < len(tokens) and (
@@ -158,6 +161,7 @@ def glued_heading(sentence: str) -> int:
         opener, follower = tokens[k].group(), tokens[k + 1].group() if k + 1 < len(tokens) else ""
         if (
             opener[0].isupper()
+            and opener.lower() in STOPWORDS
             and follower[:1].islower()
             and tokens[k - 1].group()[0].isupper()
             and not tokens[k - 1].group().endswith((".", ":", ";", ","))
