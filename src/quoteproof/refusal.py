@@ -12,7 +12,13 @@ from dataclasses import replace
 
 from quoteproof.defaults import DEFAULT_ASK_TOP_K, SPARE_HITS
 from quoteproof.errors import RetrievalNotice
-from quoteproof.llm.extractive import Embed, TableRows, best_unit_similarity, quotable_first
+from quoteproof.llm.extractive import (
+    Embed,
+    Following,
+    TableRows,
+    best_unit_similarity,
+    quotable_first,
+)
 from quoteproof.model import Chunk, RetrievalInfo, SourceTable
 from quoteproof.retrieval.auto_threshold import corpus_fingerprint, estimate_threshold
 from quoteproof.retrieval.evidence import (
@@ -111,7 +117,8 @@ class RefusalPolicy:
         with something to quote first (`quotable_first`), so that a table of contents
         or a page of headings does not take the place of a passage (ask retrieves
         SPARE_HITS times `top_k` hits for this)."""
-        return replace(retrieval, hits=quotable_first(retrieval.hits, self.table_rows())[:top_k])
+        hits = quotable_first(retrieval.hits, self.table_rows(), self.following())
+        return replace(retrieval, hits=hits[:top_k])
 
     def unit_embed(self) -> Embed | None:
         """The retriever's embedding, which ranks quotable units for the unit evidence
@@ -132,6 +139,17 @@ class RefusalPolicy:
             return chunk_rows(read[key], chunk)
 
         return rows
+
+    def following(self) -> Following:
+        """The chunk after a chunk in its document version, from the store (None at
+        the end), so that a unit may run from a chunk into the next."""
+
+        def after(chunk: Chunk) -> Chunk | None:
+            return next(
+                (c for c in self.store.neighbours(chunk) if c.ordinal == chunk.ordinal + 1), None
+            )
+
+        return after
 
     def check(self, question: str, retrieval: Retrieval) -> RetrievalInfo:
         """Return `evidence` with the refusal threshold that applies (the user's

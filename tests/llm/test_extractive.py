@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
@@ -20,6 +20,7 @@ from quoteproof.llm.extractive import (
 from quoteproof.llm.quotable import quotable_units
 from quoteproof.model import Chunk
 from quoteproof.quoting.parse import QuoteItem, parse_output
+from quoteproof.quoting.passages import JOIN, Passage
 from quoteproof.quoting.prompt import build_messages
 from quoteproof.store.vectors import Vectors
 
@@ -485,3 +486,68 @@ def test_a_change_question_wants_a_number_that_moved() -> None:
     assert not form_match("change", counted, question)
     source = chunk("m", f"{counted}\n\nThe clinic opened on a Monday.\n\n{moved}")
     assert quoted(extract_answer(question, (source,)))[0] == ("m", moved)
+
+
+PAGE_BREAK_DOC = (
+    "Alcohol hand rub is the preferred method of hand hygiene in clinics, as the agency "
+    "recommends\n\n9\n\nVersion 2.3\n\nbecause it kills more germs than soap and takes less "
+    "time at the bedside. Gloves do not replace hand hygiene in any setting.\n\n"
+    "Reactions reported in fewer than 2% of patients are listed below:\n\n12\n\n"
+    "• Generalized seizure\n\n• Rash"
+)
+
+
+def split_chunks(
+    text: str, pieces: Sequence[str], section: tuple[str, ...] = ("S",)
+) -> list[Chunk]:
+    """Consecutive chunks of one document version, one per piece of `text` (in order)."""
+    chunks, at = [], 0
+    for ordinal, piece in enumerate(pieces):
+        start = text.index(piece, at)
+        at = start + len(piece)
+        chunks.append(Chunk(f"d.{ordinal}", "d", 1, ordinal, start, at, piece, section, "L", "/d"))
+    return chunks
+
+
+def following_in(chunks: Sequence[Chunk]) -> Callable[[Chunk], Chunk | None]:
+    by_ordinal = {c.ordinal: c for c in chunks}
+    return lambda c: by_ordinal.get(c.ordinal + 1)
+
+
+def test_a_sentence_cut_by_page_furniture_is_quoted_whole_from_both_chunks() -> None:
+    first = PAGE_BREAK_DOC[: PAGE_BREAK_DOC.index("\n\n9")]
+    second = PAGE_BREAK_DOC[PAGE_BREAK_DOC.index("because") : PAGE_BREAK_DOC.index("\n\nReac")]
+    chunks = split_chunks(PAGE_BREAK_DOC, [first, second])
+    question = "Why is alcohol hand rub preferred over soap?"
+    alone = quoted(choose_extractive(question, chunks).reply)
+    assert all(not text.startswith("Alcohol") or "because" not in text for _, text in alone)
+    reply = choose_extractive(question, chunks, following=following_in(chunks)).reply
+    [(ref, text), *_] = quoted(reply)
+    assert ref == "d.0"
+    assert text == first + JOIN + second  # a short paragraph is quoted whole
+    passage = Passage.join(chunks)
+    assert passage is not None and text in passage.text  # what resolving searches
+    # the piece the second chunk holds alone is not quoted beside it
+    assert all(not t.startswith("because") for _, t in quoted(reply))
+
+
+def test_a_lead_in_at_a_chunk_end_is_quoted_with_the_list_in_the_next_chunk() -> None:
+    lead = PAGE_BREAK_DOC[PAGE_BREAK_DOC.index("Reactions") : PAGE_BREAK_DOC.index("\n\n12")]
+    items = PAGE_BREAK_DOC[PAGE_BREAK_DOC.index("• Gen") :]
+    chunks = split_chunks(PAGE_BREAK_DOC, [lead, items])
+    question = "Which reactions were reported in fewer than 2% of patients?"
+    reply = choose_extractive(question, chunks, following=following_in(chunks)).reply
+    assert quoted(reply)[0] == ("d.0", lead + JOIN + items)
+
+
+def test_chunks_are_not_joined_across_a_finished_sentence_or_a_new_section() -> None:
+    question = "Why is alcohol hand rub preferred over soap?"
+    finished = PAGE_BREAK_DOC.replace("recommends\n", "recommends.\n")
+    for doc, sections in ((PAGE_BREAK_DOC, ("S", "T")), (finished, ("S", "S"))):
+        first = doc[: doc.index("\n\n9")]
+        second = doc[doc.index("because") : doc.index("\n\nReac")]
+        chunks = [
+            split_chunks(doc, [first, second], (section,))[n] for n, section in enumerate(sections)
+        ]
+        reply = choose_extractive(question, chunks, following=following_in(chunks)).reply
+        assert quoted(reply) and all(JOIN not in text for _, text in quoted(reply))

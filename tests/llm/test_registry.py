@@ -71,10 +71,14 @@ def test_the_no_model_backend_takes_the_index_services_through_its_entry() -> No
     def rows(chunk: Any) -> Sequence[tuple[int, int]]:
         return ()
 
+    def after(chunk: Any) -> Any:
+        return None
+
     made: list[str] = []
-    services = IndexServices(lambda: made.append("embed") or embed, lambda: rows)
+    services = IndexServices(lambda: made.append("embed") or embed, lambda: rows, lambda: after)
     bound = bind_to_index(ExtractiveBackend(), services)
-    assert isinstance(bound, ExtractiveBackend) and (bound.embed, bound.table_rows) == (embed, rows)
+    assert isinstance(bound, ExtractiveBackend)
+    assert (bound.embed, bound.table_rows, bound.following) == (embed, rows, after)
     own = ExtractiveBackend(embed=len)  # type: ignore[arg-type]
     assert bind_to_index(own, services).embed is len  # type: ignore[attr-defined]
     assert made == ["embed"]  # the index's model is made only when it is taken
@@ -85,4 +89,4 @@ def test_a_backend_made_outside_the_registry_is_bound_unchanged() -> None:
         name = "outside"
 
     outside: Any = Outside()
-    assert bind_to_index(outside, IndexServices(lambda: None, lambda: len)) is outside
+    assert bind_to_index(outside, IndexServices(lambda: None, lambda: len, lambda: len)) is outside

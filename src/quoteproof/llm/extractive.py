@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -49,6 +49,7 @@ from quoteproof.llm.answer_form import answer_kind, form_match
 from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextSink
 from quoteproof.llm.quotable import inline_headings, quotable_units
 from quoteproof.model import NO_MODEL_BACKEND, Chunk, Hit
+from quoteproof.quoting.passages import JOIN
 from quoteproof.store.vectors import Vectors
 from quoteproof.terms import STOPWORDS, query_terms, stem, words
 
@@ -78,6 +79,18 @@ Embed = Callable[[Sequence[str]], Vectors]
 TableRows = Callable[[Chunk], Sequence[tuple[int, int]]]
 """A chunk's table body rows, as spans of its text, in order."""
 
+Following = Callable[[Chunk], Chunk | None]
+"""The chunk after a chunk in its document version (None at the end)."""
+
+_LEAD_IN_SPLIT = "\n\n"
+_SENTENCE_SPLIT = " "
+"""What stands between a chunk's text and the next chunk's in the text their
+straddling units are found in: a paragraph break after a lead-in (it ends its line,
+the list follows), a space inside a sentence."""
+_RUNS_ON = re.compile(r"[a-z][a-z'-]+\b(?![.)])")
+"""The start of a text that goes on with the sentence before it: a word in lower case
+(not a list marker such as "a." or "iv)")."""
+
 
 @dataclass(frozen=True)
 class _Candidate:
@@ -87,6 +100,19 @@ class _Candidate:
     end: int
     core: str
     header: tuple[int, int] | None = None
+    cut: int | None = None
+    """For a unit that runs into the next chunk: where `chunk.text` (then the chunk's
+    text, `split` and the next chunk's text) passes to the next chunk."""
+    split: str = ""
+
+    def quoted(self, start: int, end: int) -> str:
+        """The text of `chunk.text[start:end]` as a quote of it reads: across the
+        chunk boundary, `passages.JOIN` in place of `split` (the quote is found in
+        the chunk joined with the next, `quoting.passages.Passage.join`)."""
+        text = self.chunk.text
+        if self.cut is not None and start < self.cut < end:
+            return text[start : self.cut] + JOIN + text[self.cut + len(self.split) : end]
+        return text[start:end]
 
 
 def _stems(text: str) -> set[str]:
@@ -239,9 +265,9 @@ def _choose(
             break
         if forms[order[0]] and not forms[i]:
             continue
-        text = c.chunk.text[c.start : c.end]
+        text = c.quoted(c.start, c.end)
         if any(
-            near_duplicate(text, o.chunk.text[o.start : o.end])
+            near_duplicate(text, o.quoted(o.start, o.end))
             and not (o.chunk.ref == c.chunk.ref and o.start < c.end and c.start < o.end)
             for o in chosen
         ):
@@ -252,13 +278,16 @@ def _choose(
                 continue
             gap = c.chunk.text[min(other.end, c.end) : max(other.start, c.start)]
             if (c.start < other.end and other.start < c.end) or not gap.strip():
+                longer = c if len(c.chunk.text) >= len(other.chunk.text) else other
                 chosen[j] = _Candidate(
-                    c.chunk,
+                    longer.chunk,
                     c.rank,
                     min(c.start, other.start),
                     max(c.end, other.end),
                     other.core,
                     other.header,
+                    longer.cut,
+                    longer.split,
                 )
                 merged = True
                 break
@@ -267,27 +296,81 @@ def _choose(
     return chosen
 
 
-def _candidates(sources: Sequence[Chunk], table_rows: TableRows | None) -> list[_Candidate]:
-    """The quotable units of `sources`, in order, each with its source's rank."""
+def _unit_candidates(chunk: Chunk, rank: int, rows: Sequence[tuple[int, int]]) -> list[_Candidate]:
+    """The quotable units of `chunk` (`rows`: its table rows), with its rank."""
     return [
         _Candidate(
-            chunk,
-            rank,
-            unit.start,
-            unit.end,
-            chunk.text[unit.core_start : unit.core_end],
+            chunk, rank, unit.start, unit.end, chunk.text[unit.core_start : unit.core_end],
             unit.header,
         )
-        for rank, chunk in enumerate(sources)
-        for unit in quotable_units(chunk.text, table_rows(chunk) if table_rows else ())
+        for unit in quotable_units(chunk.text, rows)
+    ]  # fmt: skip
+
+
+def _straddling(
+    chunk: Chunk, rank: int, following: Following
+) -> tuple[Chunk | None, list[_Candidate]]:
+    """The units that run from the end of `chunk` into the next chunk: when `chunk`
+    stops at a lead-in's colon, or mid-sentence with the next going on in lower case
+    (page furniture or the chunk size cut it there), and the next chunk of its
+    section follows after a gap (`following`),
+    the units of the two texts joined that cross the boundary, as units of `chunk`
+    whose text is both texts (`_Candidate.cut` says where the next one starts);
+    and the next chunk (None, and no units, where nothing runs on)."""
+    tail = chunk.text.rstrip()
+    if tail.endswith((".", "!", "?")):
+        return None, []
+    after = following(chunk)
+    if after is None or after.section != chunk.section or after.start <= chunk.end:
+        return None, []
+    if tail.endswith(":"):
+        split = _LEAD_IN_SPLIT
+    elif _RUNS_ON.match(after.text):
+        split = _SENTENCE_SPLIT
+    else:
+        return None, []
+    cut = len(chunk.text)
+    joined = replace(chunk, text=chunk.text + split + after.text, end=after.end)
+    units = [
+        replace(c, cut=cut, split=split)
+        for c in _unit_candidates(joined, rank, ())
+        if c.start < cut and c.end > cut + len(split)
+    ]
+    return after, units
+
+
+def _candidates(
+    sources: Sequence[Chunk], table_rows: TableRows | None, following: Following | None = None
+) -> list[_Candidate]:
+    """The quotable units of `sources`, in order, each with its source's rank; with
+    `following`, also the units that run into the next chunk (`_straddling`), which
+    replace the pieces of them each chunk holds alone."""
+    candidates: list[_Candidate] = []
+    covered: dict[str, list[tuple[int, int]]] = {}
+    for rank, chunk in enumerate(sources):
+        candidates += _unit_candidates(chunk, rank, table_rows(chunk) if table_rows else ())
+        after, straddling = _straddling(chunk, rank, following) if following else (None, [])
+        for c in straddling:
+            cut = len(chunk.text)
+            candidates.append(c)
+            covered.setdefault(chunk.ref, []).append((c.start, cut))
+            if after is not None:
+                covered.setdefault(after.ref, []).append((0, c.end - cut - len(c.split)))
+    return [
+        c
+        for c in candidates
+        if c.cut is not None
+        or not any(lo <= c.start and c.end <= hi for lo, hi in covered.get(c.chunk.ref, ()))
     ]
 
 
-def quotable_first(hits: Sequence[Hit], table_rows: TableRows | None = None) -> list[Hit]:
+def quotable_first(
+    hits: Sequence[Hit], table_rows: TableRows | None = None, following: Following | None = None
+) -> list[Hit]:
     """`hits` in order, those whose chunk has no quotable unit (a table of contents,
-    a page of headings; `table_rows` gives a chunk's table rows) moved after the
-    rest."""
-    quotable = [bool(_candidates([hit.chunk], table_rows)) for hit in hits]
+    a page of headings; `table_rows` gives a chunk's table rows, `following` the next
+    chunk, into which a unit may run) moved after the rest."""
+    quotable = [bool(_candidates([hit.chunk], table_rows, following)) for hit in hits]
     return [hits[i] for i in sorted(range(len(hits)), key=lambda i: not quotable[i])]
 
 
@@ -324,8 +407,10 @@ def _offered(candidates: Sequence[_Candidate], scores: Sequence[float]) -> list[
         c = candidates[i]
         if len(offered) == OFFERED or scores[i] == -np.inf:
             break
-        text = c.chunk.text[c.start : c.end]
-        if not any(near_duplicate(text, o.chunk.text[o.start : o.end]) for o in offered):
+        if c.cut is not None:  # a model points at units of one chunk
+            continue
+        text = c.quoted(c.start, c.end)
+        if not any(near_duplicate(text, o.quoted(o.start, o.end)) for o in offered):
             offered.append(c)
     return offered
 
@@ -335,11 +420,13 @@ def choose_extractive(
     sources: Sequence[Chunk],
     embed: Embed | None = None,
     table_rows: TableRows | None = None,
+    following: Following | None = None,
 ) -> ExtractiveChoice:
     """Return the units of `sources` that answer `question` best (see the module
     docstring) as a protocol reply, and the units offered to a model.
-    `table_rows` gives each source's table rows (each row a unit of its own)."""
-    candidates = _candidates(sources, table_rows)
+    `table_rows` gives each source's table rows (each row a unit of its own);
+    `following` the chunk after a source, for units that run into it."""
+    candidates = _candidates(sources, table_rows, following)
     forms, valued = _forms(question, candidates)
     scores = _scores(question, candidates, embed, forms) if candidates else []
     chosen = _choose(candidates, scores, forms if valued else [False] * len(candidates))
@@ -349,13 +436,14 @@ def choose_extractive(
     quotes = []  # a laid-out table's header line once, before its first chosen row
     for c in chosen:
         spans = [c.header, (c.start, c.end)] if c.header else [(c.start, c.end)]
-        quotes += [f'<quote ref="{c.chunk.ref}">{c.chunk.text[s:e]}</quote>' for s, e in spans]
+        quotes += [f'<quote ref="{c.chunk.ref}">{c.quoted(s, e)}</quote>' for s, e in spans]
     return ExtractiveChoice("\n".join(dict.fromkeys(quotes)), offered)
 
 
 class ExtractiveBackend:
     """A `Backend` that needs no model server: quotes the best-matching sentences
-    (and table rows, where `table_rows` gives them), ranked with `embed` (an
+    (and table rows, where `table_rows` gives them, and sentences and lists that run
+    into the next chunk, where `following` gives it), ranked with `embed` (an
     embedding model) when given, else by shared words."""
 
     name = NO_MODEL_BACKEND
@@ -363,9 +451,15 @@ class ExtractiveBackend:
     server: str | None = None
     capabilities: frozenset[Capability] = frozenset()
 
-    def __init__(self, embed: Embed | None = None, table_rows: TableRows | None = None) -> None:
+    def __init__(
+        self,
+        embed: Embed | None = None,
+        table_rows: TableRows | None = None,
+        following: Following | None = None,
+    ) -> None:
         self.embed = embed
         self.table_rows = table_rows
+        self.following = following
 
     def excess_tokens(self, request: CompletionRequest) -> int:
         """0: the context window is not known here."""
@@ -373,7 +467,9 @@ class ExtractiveBackend:
 
     def complete(self, request: CompletionRequest) -> Completion:
         """Answer `request.question` from `request.sources` with quotes only."""
-        choice = choose_extractive(request.question, request.sources, self.embed, self.table_rows)
+        choice = choose_extractive(
+            request.question, request.sources, self.embed, self.table_rows, self.following
+        )
         return Completion(text=choice.reply, model=None)
 
     def stream(self, request: CompletionRequest, on_text: TextSink) -> Completion:

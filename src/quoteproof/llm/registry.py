@@ -27,7 +27,7 @@ from quoteproof.option_text import OptionText
 
 if TYPE_CHECKING:
     from quoteproof.llm.base import Backend
-    from quoteproof.llm.extractive import Embed, TableRows
+    from quoteproof.llm.extractive import Embed, Following, TableRows
 
 __all__ = [
     "BACKENDS",
@@ -127,10 +127,11 @@ class BackendSpec:
 class IndexServices:
     """What a backend may take from the index it answers from, each made only when
     called: `embed`, the embedding model that ranks quotes (None without one), and
-    `table_rows`, the table rows of a chunk."""
+    `table_rows`, the table rows of a chunk; `following`, the chunk after a chunk."""
 
     embed: Callable[[], Embed | None]
     table_rows: Callable[[], TableRows]
+    following: Callable[[], Following]
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,9 @@ def _bind_extractive(backend: Backend, services: IndexServices) -> Backend:
 
     given = cast(ExtractiveBackend, backend)
     return ExtractiveBackend(
-        given.embed or services.embed(), given.table_rows or services.table_rows()
+        given.embed or services.embed(),
+        given.table_rows or services.table_rows(),
+        given.following or services.following(),
     )
 
 

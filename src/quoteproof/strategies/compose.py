@@ -69,7 +69,9 @@ def compose(
     top_k, mode, context = options.top_k, options.mode, options.context
     chosen = strategy_for(backend, mode)
     refusal, store = index.refusal, index.store
-    backend = bind_to_index(backend, IndexServices(refusal.unit_embed, refusal.table_rows))
+    backend = bind_to_index(
+        backend, IndexServices(refusal.unit_embed, refusal.table_rows, refusal.following)
+    )
     started = time.perf_counter()
     retrieved = index.retrieve(question, top_k=SPARE_HITS * top_k, collections=collections)
     retrieval = refusal.answer_sources(retrieved, top_k)
@@ -120,8 +122,8 @@ def _no_model(
     """The no-model answer to `question` from given sources (whose best units quote
     mode offers a model, and which it falls back to when nothing the model chose
     checks)."""
-    embed, rows = refusal.unit_embed(), refusal.table_rows()
-    return lambda sources: choose_extractive(question, sources, embed, rows)
+    embed, rows, following = refusal.unit_embed(), refusal.table_rows(), refusal.following()
+    return lambda sources: choose_extractive(question, sources, embed, rows, following)
 
 
 def _tables(store: Store, collections: Collection[str] | None) -> TableSession:
