@@ -4,8 +4,16 @@ asserted."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from helpers.bench_scripts import load_script
@@ -45,9 +53,84 @@ def test_serve_memory_is_read_from_a_real_server_that_answered(tmp_path: Path) -
         scale.serve_rss(str(tmp_path / "not-an-index"), questions)
 
 
-def row(store: str, chunks: int, hybrid_p95: float, rss: float = 300.0) -> object:
+def test_chunk_words_follow_the_corpus_frequencies() -> None:
+    model = scale.TextModel()
+    draws = np.concatenate([model.chunk() for _ in range(2000)])
+    assert all(60 <= len(model.chunk()) <= 160 for _ in range(100))
+    assert draws.min() >= 0 and draws.max() < len(model.words)
+    seen = np.bincount(draws, minlength=len(model.words)) / len(draws)
+    top = np.argsort(-model.p)[:20]  # the commonest words, each drawn thousands of times
+    assert seen[top] == pytest.approx(model.p[top], rel=0.1)
+
+
+def test_a_serve_that_fails_leaves_the_size_s_other_figures(tmp_path: Path) -> None:
+    (tmp_path / "not-an-index").write_text("a file where the index directory should be")
+    peak, error = scale.serve_figure(str(tmp_path / "not-an-index"), ["a question"])
+    assert peak is None and error is not None and error.startswith("serve failed")
+    rows = [row("sqlite", 10_000, 10.0), row("sqlite", 100_000, 20.0, serve=None)]
+    rows[1].serve_error = error
+    assert scale.line(rows[1]).endswith("  failed")
+    assert scale.line(rows[0]).endswith("     300")
+    assert "serve RSS failed, disk 1.00x" in scale.growth_lines(rows)[0]
+    out = scale.figures(rows)
+    assert out.notes[0] == f"sqlite 100,000: serve failed: {error}"
+    served = {f.name: f.value for f in out.figures if "serve" in f.name}
+    assert served == {
+        "sqlite 10,000: serve peak RSS, MB": 300.0,
+        "sqlite 100,000: serve peak RSS, MB": None,
+    }
+    assert out.data[1]["hybrid_p95"] == 20.0 and out.data[1]["serve_error"] == error
+
+
+class SlowHealth(BaseHTTPRequestHandler):
+    """Answers 200 after `delay` seconds, as a server opening a large index does."""
+
+    delay = 0.0
+
+    def do_GET(self) -> None:
+        time.sleep(self.delay)
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def slow_health() -> Iterator[str]:
+    """The URL of a server whose health check takes 3 s to answer."""
+    handler = type("Slow", (SlowHealth,), {"delay": 3.0})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_a_slow_health_check_is_waited_for(
+    slow_health: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        started = time.monotonic()
+        scale._wait_healthy(slow_health, process)  # one check, answered after 3 s
+        assert 3.0 <= time.monotonic() - started < scale.HEALTH_WAIT_S
+        monkeypatch.setattr(scale, "HEALTH_WAIT_S", 1.0)
+        monkeypatch.setattr(scale, "SERVE_START_S", 2.5)
+        with pytest.raises(RuntimeError, match="did not start"):
+            scale._wait_healthy(slow_health, process)  # each check gives up after 1 s
+    finally:
+        process.kill()
+        process.wait()
+
+
+def row(
+    store: str, chunks: int, hybrid_p95: float, rss: float = 300.0, serve: float | None = 300.0
+) -> Any:
     return scale.Row(
-        store, chunks, 100.0, 10.0, 1, 2, 1, 2, 3, hybrid_p95, 1.0, 1.0, None, 2.0, rss, rss, rss
+        store, chunks, 100.0, 10.0, 1, 2, 1, 2, 3, hybrid_p95, 1.0, 1.0, None, 2.0, rss, rss, serve
     )
 
 

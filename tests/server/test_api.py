@@ -32,6 +32,7 @@ from quoteproof.server import is_loopback_host
 from quoteproof.server.app import json_safe, openapi_text
 from quoteproof.server.journal import JOURNAL_FOLDER
 from quoteproof.server.security import CONTENT_SECURITY_POLICY
+from quoteproof.store.sqlite import SQLiteStore
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -640,14 +641,35 @@ def test_upload_names_cannot_leave_the_upload_folder(server: Any, tmp_path: Path
 # --- service endpoints, headers, schema ---
 
 
-def test_health_and_version(server: Any) -> None:
+def refuse_reading_beyond_the_document_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the store's chunk statistics and document list fail: the health check
+    answers within a client's wait at any size, counting only visible documents."""
+
+    def refused(*args: object) -> None:
+        raise AssertionError("the health check read more than the document count")
+
+    monkeypatch.setattr(SQLiteStore, "stats", refused)
+    monkeypatch.setattr(SQLiteStore, "list_documents", refused)
+
+
+def test_health_and_version(server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     client = server.client
+    refuse_reading_beyond_the_document_count(monkeypatch)
     assert client.get("/v1/health").json() == {"status": "ok", "documents": None}
     assert client.get("/v1/health", headers=server.a).json() == {"status": "ok", "documents": 2}
     assert client.get("/v1/health", headers=server.b).json()["documents"] == 1
     version = client.get("/v1/version").json()
     assert version["answer_schema"] == ANSWER_SCHEMA and version["api"] == "v1"
     assert version["version"]
+
+
+def test_health_counts_every_document_without_auth(
+    server_with: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with server_with(auth=False) as server:
+        refuse_reading_beyond_the_document_count(monkeypatch)
+        health = server.client.get("/v1/health")
+        assert health.json() == {"status": "ok", "documents": 3}
 
 
 def test_security_headers_on_every_response(server: Any) -> None:

@@ -104,7 +104,7 @@ def test_tables_are_stored_with_their_document_version(store: Store) -> None:
 
 
 def test_list_documents_lists_current_versions_by_path(store: Store) -> None:
-    assert store.list_documents() == []
+    assert store.list_documents() == [] and store.count_documents() == 0
     b1 = store.add_document(new_doc("/b.csv", ["x,y", "1,2"], title="b"))
     a1 = store.add_document(new_doc("/a.txt", ["Aspirin."], title="A"))
     b2 = store.add_document(new_doc("/b.csv", ["x,y", "1,3"], title="b"))
@@ -114,6 +114,7 @@ def test_list_documents_lists_current_versions_by_path(store: Store) -> None:
         DocumentSummary(d.doc_id, d.version, d.source_path, d.title, d.format, d.sha256)
         for d in (upper, a1, b2)  # code-point order: "/Z" < "/a" < "/b"
     ]
+    assert store.count_documents() == 3  # the current versions only
 
 
 def test_refs_are_unique_short_and_stable(store: Store) -> None:
@@ -476,7 +477,9 @@ def test_documents_keep_their_collection(store: Store) -> None:
     assert store.get_document(eng.doc_id, 1) == eng
 
     def listed(*names: str) -> list[str]:
-        return [d.source_path for d in store.list_documents(names)]
+        paths = [d.source_path for d in store.list_documents(names)]
+        assert store.count_documents(iter(names)) == len(paths)  # counts what it lists
+        return paths
 
     assert [d.collection for d in store.list_documents()] == [DEFAULT_COLLECTION, "eng.v2", "hr"]
     assert listed("hr") == ["/hr.txt"]
@@ -574,6 +577,7 @@ def test_retired_documents_leave_search_and_listing_but_stay_readable(store: Sto
     assert store.search_bm25("warfarin", 10, ["default"]) == []
     assert {h.chunk.doc_id for h in store.search_dense(unit(1, 0, 0), 10)} == {other.doc_id}
     assert [d.doc_id for d in store.list_documents()] == [other.doc_id]
+    assert store.count_documents() == 1 and store.count_documents(["default"]) == 1
     assert store.get_document(v1.doc_id, 1) == v1
     assert store.get_document(v1.doc_id) == v2
     assert all(store.get_chunk(ref) is not None for ref in old_refs)

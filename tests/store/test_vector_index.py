@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -187,6 +188,53 @@ def test_the_breadth_is_recorded_with_the_file_and_used_by_readers(
     assert_near_exact([h.chunk.text for h in hits], vectors, query)
     assert other._ann is not None and other._ann.breadth == breadth
     other.close()
+
+
+def test_the_breadth_is_chosen_again_only_after_the_file_grew_by_a_quarter(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calibration is the costly part of a fold: a fold that grows the file by less
+    than `RECALIBRATE_GROWTH` keeps the recorded breadth, a larger one chooses again."""
+    sizes: list[int] = []
+    choices = iter([64, 512])
+
+    def calibrate(index: Any, keys: np.ndarray, vectors: np.ndarray) -> int:
+        sizes.append(len(index))
+        return next(choices)
+
+    monkeypatch.setattr(ann, "calibrate", calibrate)
+    rng = np.random.default_rng(8)
+
+    def grow(name: str, count: int) -> tuple[int, int, int]:
+        """Add `count` vectors; the file's vectors, breadth and calibration count."""
+        store.add_document(doc(f"/{name}.txt", [f"{name}{i}" for i in range(count)]))
+        embed(store, rng, block=count)
+        upto = ann.recorded_upto(store._db)
+        size = ann.VectorIndex(ann.index_path(Path(store.location), upto)).size
+        return size, ann.recorded_breadth(store._db), ann.recorded_calibration(store._db)
+
+    assert grow("a", 100) == (100, 64, 100) and sizes == [100]  # the file is built
+    assert grow("b", 20) == (120, 64, 100) and sizes == [100]  # 20% larger: kept
+    assert grow("c", 20) == (140, 512, 140) and sizes == [100, 140]  # 40%: chosen again
+    assert grow("d", 30) == (170, 512, 140) and sizes == [100, 140]  # 21% since: kept
+    reader = SQLiteStore.open(Path(store.location))
+    reader.search_dense(unit_rows(rng, 1)[0], 10)
+    assert reader._ann is not None and reader._ann.breadth == 512
+    reader.close()
+
+
+def test_a_file_without_a_recorded_calibration_is_calibrated_at_its_next_fold(
+    store: SQLiteStore,
+) -> None:
+    """A file written before calibrations were recorded gets its breadth chosen again."""
+    rng = np.random.default_rng(9)
+    store.add_document(doc("/a.txt", [f"a{i}" for i in range(100)]))
+    embed(store, rng)
+    store._db.execute("DELETE FROM meta WHERE key = ?", (ann.CALIBRATED_KEY,))
+    assert ann.recorded_calibration(store._db) == 0
+    store.add_document(doc("/b.txt", [f"b{i}" for i in range(20)]))
+    embed(store, rng)
+    assert ann.recorded_calibration(store._db) == 120
 
 
 def test_onnx_runtime_loads_after_the_vector_index_library() -> None:

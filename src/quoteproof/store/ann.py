@@ -20,16 +20,23 @@ is removed (a process that still maps it keeps reading it until it reopens).
 Embedding rows are never deleted, so rowids only grow.
 
 Search breadth (usearch's `expansion_search`, the candidates a graph search keeps)
-is chosen from the data each time the file is written (`calibrate`): the smallest of
-`BREADTHS` at which searches for `SAMPLES` of the stored vectors find
-`CALIBRATION_RECALL` of their exact 10 nearest neighbours, recorded under
-`BREADTH_KEY`. The margin over `TARGET_RECALL` covers the sample's error: with 50
-vectors, 100,000 unclustered random ones measured 0.954 at 4,096 where questions
-then found 0.934 (256 vectors measured 0.939). Clustered vectors, as embedding
-models make them, need the smallest (benchmarks/ann_recall.py: recall@10 1.00 at 64
-at 100,000 vectors); unclustered random vectors, whose neighbours are barely nearer
-than the rest, need thousands (8,192 at 100,000 of them, where questions reach
-0.99), `BREADTHS[-1]` at most.
+is chosen from the data (`calibrate`): the smallest of `BREADTHS` at which searches
+for `SAMPLES` of the new vectors find `CALIBRATION_RECALL` of their exact 10 nearest
+neighbours, recorded under `BREADTH_KEY` with the file's vector count then under
+`CALIBRATED_KEY`. A fold chooses it again only when the file has grown by
+`RECALIBRATE_GROWTH` since (or none is recorded); otherwise the file keeps the
+recorded breadth. Calibration searches the sample at every breadth up to the one
+chosen, which at a million unclustered vectors takes minutes: doing it at every fold
+(each `FOLD_EVERY` rows) made it most of the ingest time, while the breadth a graph
+needs changes only as the graph grows by a good part of itself.
+
+The margin of `CALIBRATION_RECALL` over `TARGET_RECALL` covers the sample's error:
+with 50 vectors, 100,000 unclustered random ones measured 0.954 at 4,096 where
+questions then found 0.934 (256 vectors measured 0.939). Clustered vectors, as
+embedding models make them, need the smallest (benchmarks/ann_recall.py: recall@10
+1.00 at 64 at 100,000 vectors); unclustered random vectors, whose neighbours are
+barely nearer than the rest, need thousands (8,192 at 100,000 of them, where
+questions reach 0.99), `BREADTHS[-1]` at most.
 """
 
 from __future__ import annotations
@@ -59,6 +66,14 @@ UPTO_KEY = "vector_index_upto"
 
 BREADTH_KEY = "vector_index_breadth"
 """The `meta` key holding the search breadth `calibrate` chose for the file."""
+
+CALIBRATED_KEY = "vector_index_calibrated"
+"""The `meta` key holding the number of vectors the file held when `calibrate` last
+chose its breadth."""
+
+RECALIBRATE_GROWTH = 0.25
+"""The growth of the file since its breadth was chosen (a share of the vectors it
+held then) from which a fold chooses the breadth again."""
 
 TARGET_RECALL = 0.95
 """The recall@10 against exact search that searches should reach."""
@@ -121,6 +136,19 @@ def recorded_breadth(db: sqlite3.Connection) -> int:
     return int(row[0]) if row is not None else BREADTHS[0]
 
 
+def recorded_calibration(db: sqlite3.Connection) -> int:
+    """The number of vectors the file held when its breadth was chosen (0: not
+    recorded, as for a file written before it was)."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (CALIBRATED_KEY,)).fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def due_for_calibration(vectors: int, calibrated: int) -> bool:
+    """Whether a file of `vectors` vectors, whose breadth was chosen at `calibrated`
+    vectors (0: never), needs its breadth chosen again (`RECALIBRATE_GROWTH`)."""
+    return calibrated <= 0 or vectors >= calibrated * (1 + RECALIBRATE_GROWTH)
+
+
 class VectorIndex:
     """A memory-mapped vector index file: `search` returns embeddings rowids."""
 
@@ -166,13 +194,15 @@ def fold(
     db: sqlite3.Connection,
     directory: Path,
     dimensions: int,
-    record: Callable[[int, int], None],
+    record: Callable[[int, int, int], None],
     *,
     start: int = ANN_FROM,
     every: int = FOLD_EVERY,
 ) -> bool:
     """Build or extend the vector index file when due (see the module) and choose
-    its search breadth; `record(upto, breadth)` stores both (and whatever else marks
+    its search breadth when due (`due_for_calibration`; else the recorded one is
+    kept); `record(upto, breadth, calibrated)` stores the file's last rowid, its
+    breadth and the vector count at which that was chosen (and whatever else marks
     the change) in one transaction. Returns whether a new file was written."""
     if not available():
         return False
@@ -193,11 +223,16 @@ def fold(
             index.add(keys, vectors)
             sample_keys.append(keys[::step])
             samples.append(vectors[::step])
-        breadth = calibrate(index, np.concatenate(sample_keys), np.concatenate(samples))
+        calibrated = recorded_calibration(db) if upto else 0
+        if due_for_calibration(len(index), calibrated):
+            breadth = calibrate(index, np.concatenate(sample_keys), np.concatenate(samples))
+            calibrated = len(index)
+        else:
+            breadth = recorded_breadth(db)
         temporary = directory / f".vectors-{last}.usearch.tmp"
         index.save(str(temporary))
         os.replace(temporary, index_path(directory, last))
-        record(last, breadth)
+        record(last, breadth, calibrated)
         for old in directory.glob("vectors-*.usearch"):
             if old.name != index_path(directory, last).name:
                 old.unlink(missing_ok=True)

@@ -225,6 +225,11 @@ class Store(Protocol):
         given. Retired documents are not listed."""
         ...
 
+    def count_documents(self, collections: Iterable[str] | None = None) -> int:
+        """Return how many documents `list_documents(collections)` lists, counted
+        without reading them (or any chunk)."""
+        ...
+
     def retire_document(self, doc_id: str) -> bool:
         """Take every version of `doc_id` out of search and listing, keeping the stored
         versions readable (`get_document`, so old receipts still verify). Ingesting

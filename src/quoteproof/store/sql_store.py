@@ -289,6 +289,18 @@ class SQLStore(TripletStore, SQLRecords):
         rows = self._run(f"{sql} ORDER BY source_path{self._CODE_POINT_ORDER}", wanted)
         return [record(DocumentSummary, row) for row in rows.fetchall()]
 
+    def count_documents(self, collections: Iterable[str] | None = None) -> int:
+        """Return how many current documents there are (of `collections` only, when
+        given): one count over the documents table."""
+        sql = "SELECT count(*) AS n FROM documents WHERE is_current = TRUE"
+        wanted: tuple[str, ...] = ()
+        if collections is not None:
+            wanted = tuple(collections)
+            if not wanted:
+                return 0
+            sql += f" AND collection IN ({marks(len(wanted))})"
+        return int(self._run(sql, wanted).fetchone()["n"])
+
     def retire_document(self, doc_id: str) -> bool:
         """Take every version of `doc_id` out of search and listing (they stay
         readable); False when `doc_id` has no current version."""

@@ -464,13 +464,17 @@ class SQLiteStore(SQLStore):
                 every=self.ann_every,
             )
 
-    def _record_vector_index(self, upto: int, breadth: int) -> None:
-        """Record the vector index file covering embeddings rows up to `upto` and
-        its search breadth."""
+    def _record_vector_index(self, upto: int, breadth: int, calibrated: int) -> None:
+        """Record the vector index file covering embeddings rows up to `upto`, its
+        search breadth and the vector count at which that was chosen."""
         with self._write():
             self._run_many(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                [(ann.UPTO_KEY, str(upto)), (ann.BREADTH_KEY, str(breadth))],
+                [
+                    (ann.UPTO_KEY, str(upto)),
+                    (ann.BREADTH_KEY, str(breadth)),
+                    (ann.CALIBRATED_KEY, str(calibrated)),
+                ],
             )
             self._searched_data_changed()
 
