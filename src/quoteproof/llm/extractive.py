@@ -6,8 +6,11 @@ answers go through the same parse and resolve path as a real model's.
 
 Each quotable unit of the sources (`llm.quotable`: sentences, short paragraphs, a
 lead-in with its list, and the body rows of tables whose structure the index keeps,
-with headings, contents lines, captions, fragments and front matter left out) is
-scored on:
+with headings, contents lines, captions, fragments and front matter left out), and each
+unit that runs from the end of a source into the next chunk of its document (a
+sentence or a lead-in's list cut by page furniture or the chunk size: the source
+stops mid-sentence and the next chunk goes on in lower case, or it stops at a
+lead-in's colon), quoted from both chunks, is scored on:
 
 - term evidence: how much of the question it shares, each word weighted by rarity;
 - meaning, when an embedding model is given: its cosine similarity to the question,
@@ -32,7 +35,7 @@ frequency) and the best unit holds one, a unit without one is not quoted beside 
 the better-ranked is kept); adjacent units of a source are joined.
 
 The same ranking offers a model its candidates (`ExtractiveChoice.offered`): up to
-OFFERED units, best first, none repeating a better one, so that a model in `quote`
+OFFERED units of one chunk each, best first, none repeating a better one, so that a model in `quote`
 mode chooses among the passages this backend found instead of among every unit.
 """
 
