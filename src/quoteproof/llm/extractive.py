@@ -35,8 +35,9 @@ frequency) and the best unit holds one, a unit without one is not quoted beside 
 the better-ranked is kept); adjacent units of a source are joined.
 
 The same ranking offers a model its candidates (`ExtractiveChoice.offered`): up to
-OFFERED units of one chunk each, best first, none repeating a better one, so that a model in `quote`
-mode chooses among the passages this backend found instead of among every unit.
+OFFERED units of one chunk each, best first, none repeating a better one, so that a
+model in `quote` mode chooses among the passages this backend found instead of among
+every unit.
 """
 
 from __future__ import annotations
