@@ -211,7 +211,7 @@ def ask_set(index: Index, qset: QuestionSet, tally: Tally, backend: Backend | No
     """Ask every question of `qset` in quote mode with `backend` (None: the no-model
     backend) and add to `tally`."""
     for item in qset.items:
-        answer: Answer = index.ask(item["question"], backend=backend)
+        answer: Answer = index.ask(item["question"], backend=backend, faithfulness="deterministic")
         quotes = list(answer.quotes)
         texts = [q.text for q in quotes]
         refused = answer.status == "refused"

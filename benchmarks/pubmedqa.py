@@ -20,10 +20,11 @@ Columns:
 - faithful %: the mean faithfulness of the answers given that make claims of their
   own (`Answer.faithfulness.score`: the share of the answer's generated sentences,
   those removed counted too, that the passages they cite support), as RAGAS
-  defines faithfulness; checked by `--faithfulness deterministic` (the default:
-  numbers, units, dates, names and negations must be in the cited passages; no
-  model call) or `model` (the answering model judges each claim: one more call per
-  answer, as the published figure was judged). Without passages (`none`) there is
+  defines faithfulness; checked by `--faithfulness deterministic` (numbers, units,
+  dates, names and negations must be in the cited passages; no model call: this
+  benchmark's default, unlike `quoteproof ask`'s, so that its figures compare with
+  earlier runs) or `model` (the answering model judges each claim: one more call
+  per answer, as the published figure was judged). Without passages (`none`) there is
   nothing to be faithful to: no figure;
 - grade: the grader's mean grade, 1-5 (`quoteproof eval --grader`, docs/grading.md),
   against the reference answer (the gold decision and PubMedQA's long answer);

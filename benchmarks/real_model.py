@@ -151,7 +151,11 @@ def run_row(
     index: Index, name: str, backend: Backend, mode: AnswerMode, items: list[EvalItem], top_k: int
 ) -> Row:
     timed = TimedBackend(backend)
-    run = run_eval(index, items, AskOptions(backend=timed, mode=mode, top_k=top_k))
+    run = run_eval(
+        index,
+        items,
+        AskOptions(backend=timed, mode=mode, top_k=top_k, faithfulness="deterministic"),
+    )
     return Row(name, run, timed.seconds)
 
 

@@ -37,6 +37,8 @@ from quoteproof.retrieval.retriever import RetrievalNotice  # noqa: E402
 
 QUESTIONS = REPO / "examples" / "questions.txt"
 CALIBRATION = REPO / "examples" / "calibration.jsonl"
+FAITHFULNESS = "deterministic"
+"""No judging call: the completion tokens counted are the answer's own, as before."""
 _QUOTED_REF = re.compile(r'<quote ref="([^"]+)"')
 
 
@@ -98,9 +100,9 @@ def main() -> None:
                     continue
                 by_reference, in_full, passages = scripted
                 server.script = [by_reference]
-                ours = index.ask(question, backend=backend)
+                ours = index.ask(question, backend=backend, faithfulness=FAITHFULNESS)
                 server.script = [in_full]
-                theirs = index.ask(question, backend=backend)
+                theirs = index.ask(question, backend=backend, faithfulness=FAITHFULNESS)
                 shown = sum(len(q.text) for q in ours.quotes)
                 rows.append(
                     (question, passages, shown, completion_tokens(ours), completion_tokens(theirs))

@@ -124,15 +124,20 @@ def test_cite_json_retries_an_uncited_reply_and_verify_marks_cited_passages(
     openai_server.script = [
         f"Acyclovir treats shingles [{treat}]. Everyone recovers within a day.",
         f'The first dose is 200 mg [{dose}]. <quote ref="{dose}">{DOSE}</quote>',
+        "C1: SUPPORTED — the passage gives the dose.",
     ]
     result = ask_openai(index_dir, openai_server, QUESTION, "--mode", "cite", "--format", "json")
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
     assert answer["mode"] == "cite" and answer["status"] == "answered"
-    assert [call["stage"] for call in answer["calls"]] == ["answer", "retry"]
+    # by default the model judges the claims too, in one more call
+    assert [call["stage"] for call in answer["calls"]] == ["answer", "retry", "faithfulness"]
     assert "cites no source" in answer["calls"][0]["problems"][0]
-    assert answer["usage"] == {"prompt_tokens": 20, "completion_tokens": 10}
-    assert len(openai_server.requests) == 2
+    assert answer["usage"] == {"prompt_tokens": 30, "completion_tokens": 15}
+    assert len(openai_server.requests) == 3
+    faithfulness = answer["faithfulness"]
+    assert (faithfulness["method"], faithfulness["score"]) == ("model", 1.0)
+    assert [claim["checked_by"] for claim in faithfulness["claims"]] == ["model"]
     assert [c["ref"] for c in answer["cited"]] == [dose]
     for cited in answer["cited"]:
         assert cited["match"] == "ref" and cited["text"] == chunk_text(index_dir, cited["ref"])
@@ -190,7 +195,10 @@ def test_forced_stream_on_a_pipe_prints_the_final_answer_once(
         f'Everyone recovers within a day. <quote ref="{sign}">burning or tingling pain</quote>',
         f'The first dose is 200 mg [{dose}].\n<quote ref="{dose}">{DOSE}</quote>',
     ]
-    result = ask_openai(index_dir, openai_server, QUESTION, "--mode", "cite", "--stream")
+    result = ask_openai(
+        index_dir, openai_server, QUESTION, "--mode", "cite", "--stream",
+        "--faithfulness", "deterministic",
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert [body.get("stream") for body in openai_server.requests] == [True, True]
     out = result.stdout
@@ -282,6 +290,7 @@ def test_rationale_through_anthropic_with_the_key_from_the_environment(
     result = run(
         "ask", RATIONALE_QUESTION, "--index", str(index_dir), "--mode", "rationale",
         "--llm", "anthropic", "--base-url", anthropic_server.base_url, "--model", "m",
+        "--faithfulness", "deterministic",
         env=clean_env(ANTHROPIC_API_KEY="sk-from-the-environment"),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -357,7 +366,10 @@ def test_agent_composes_table_results_and_a_note(
         ToolReply([("finish", {})]),
     ]
     openai_server.script = list(script)
-    text = ask_openai(index, openai_server, AGENT_QUESTION, "--mode", "agent", "--max-steps", "6")
+    text = ask_openai(
+        index, openai_server, AGENT_QUESTION, "--mode", "agent", "--max-steps", "6",
+        "--faithfulness", "deterministic",
+    )  # fmt: skip
     assert text.returncode == 0, text.stderr
     assert len(openai_server.requests) == 4
     lines = [line.rstrip() for line in text.stdout.splitlines()]
@@ -450,7 +462,7 @@ def test_a_streamed_answer_from_triplets_alone_prints_its_facts_once(
     openai_server.script = ["No fact here.", "Remdesivir is given at 200 mg on day 1 [TID-1]."]
     result = ask_openai(
         index_dir, openai_server, "What is the remdesivir dose?",
-        "--mode", "cite", "--context", "triplets", "--stream",
+        "--mode", "cite", "--context", "triplets", "--stream", "--faithfulness", "deterministic",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert [body.get("stream") for body in openai_server.requests] == [None, True]

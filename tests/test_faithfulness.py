@@ -15,7 +15,13 @@ from helpers.llm_servers import ScriptedOpenAIServer
 from helpers.retrieval import ref_of
 from quoteproof import Index
 from quoteproof.codec import answer_from_dict, answer_to_dict
-from quoteproof.faithfulness import NO_CITATION, STAGE, deterministic_verdicts, parse_judgements
+from quoteproof.faithfulness import (
+    FAITHFULNESS_SYSTEM_PROMPT,
+    NO_CITATION,
+    STAGE,
+    deterministic_verdicts,
+    parse_judgements,
+)
 from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.model import Answer, LLMInfo, ProseSegment
 from quoteproof.render.html import render_answer_html
@@ -61,7 +67,7 @@ def test_deterministic_faithfulness_counts_the_claims_supported(
 ) -> None:
     treat, signs = refs(index)
     server.script = [f'{two_sentences(treat, signs, invented=invented)} <quote ref="{treat}"/>']
-    answer = ask(index, server, mode="quote")
+    answer = ask(index, server, mode="quote", faithfulness="deterministic")
     assert answer.status == "answered" and answer.quotes
     found = answer.faithfulness
     assert found is not None and found.method == "deterministic"
@@ -89,7 +95,7 @@ def test_the_model_judges_each_claim_and_quotes_stay_as_they_are(
 ) -> None:
     treat, signs = refs(index)
     server.script = [two_sentences(treat, signs)]
-    plain = ask(index, server)
+    plain = ask(index, server, faithfulness="deterministic")
     server.script = [two_sentences(treat, signs), verdicts(*labels)]
     judged = ask(index, server, faithfulness="model")
     found = judged.faithfulness
@@ -114,6 +120,39 @@ def test_the_model_judges_each_claim_and_quotes_stay_as_they_are(
         plain.cited,
     )
     assert judged.llm.raw_output == plain.llm.raw_output
+
+
+def test_by_default_the_configured_model_judges_the_claims(
+    index: Index, server: ScriptedOpenAIServer
+) -> None:
+    treat, signs = refs(index)
+    server.script = [two_sentences(treat, signs), verdicts("SUPPORTED", "UNSUPPORTED")]
+    answer = ask(index, server)  # no faithfulness option: the default
+    found = answer.faithfulness
+    assert found is not None and (found.method, found.score) == ("model", 0.5)
+    assert [claim.checked_by for claim in found.claims] == ["model", "model"]
+    assert [call.stage for call in answer.calls] == ["answer", STAGE]
+    assert len(server.requests) == 2
+    assert server.requests[-1]["messages"][0]["content"] == FAITHFULNESS_SYSTEM_PROMPT
+
+
+def test_by_default_an_answer_without_cited_prose_makes_no_judging_call(
+    index: Index, server: ScriptedOpenAIServer
+) -> None:
+    treat, _ = refs(index)
+    server.script = [f'<quote ref="{treat}"/>', verdicts("SUPPORTED")]
+    answer = ask(index, server, mode="quote")
+    assert answer.status == "answered" and answer.quotes
+    assert answer.faithfulness is not None and answer.faithfulness.score is None
+    assert [call.stage for call in answer.calls] == ["answer"]
+    assert len(server.requests) == 1
+
+
+def test_by_default_an_answer_without_a_model_is_checked_deterministically(index: Index) -> None:
+    answer = index.ask(QUESTION)
+    assert answer.status == "answered" and answer.faithfulness is not None
+    assert answer.faithfulness.method == "deterministic"
+    assert STAGE not in [call.stage for call in answer.calls]
 
 
 def test_a_claim_the_model_leaves_without_verdict_keeps_its_deterministic_one(

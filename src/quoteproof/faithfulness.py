@@ -9,17 +9,18 @@ they are the source's own words, read from the store.
 
 Two methods (`FaithfulnessMethod`):
 
-- `deterministic` (the default, and always for an answer made without a language
-  model): each shown sentence is checked by `quoting.support` against the passages
-  it cites (numbers with their units, dates, names, negation). No model call; it
-  costs microseconds per sentence.
-- `model`: the answering backend judges every shown sentence in one extra call
-  (`FAITHFULNESS_SYSTEM_PROMPT`; grammar-constrained for backends that take a
-  grammar): `C1: SUPPORTED — why` or `C1: UNSUPPORTED — why`. The call is recorded
-  in `Answer.calls` (stage `faithfulness`) and its tokens in `Answer.usage`. A
-  sentence the model gives no verdict for keeps its deterministic verdict
-  (`checked_by` says so), and when the call fails every sentence does, with a
-  notice; a verdict is never guessed.
+- `model` (the default): the answering backend judges every shown sentence that
+  cites a passage in one extra call (`FAITHFULNESS_SYSTEM_PROMPT`;
+  grammar-constrained for backends that take a grammar): `C1: SUPPORTED — why` or
+  `C1: UNSUPPORTED — why`. The call is recorded in `Answer.calls` (stage
+  `faithfulness`) and its tokens in `Answer.usage`; no call is made when no shown
+  sentence cites a passage (quotes only, a refusal). A sentence the model gives no
+  verdict for keeps its deterministic verdict (`checked_by` says so), and when the
+  call fails every sentence does, with a notice; a verdict is never guessed.
+- `deterministic` (asked for, and always for an answer made without a language
+  model, whatever was asked): each shown sentence is checked by `quoting.support`
+  against the passages it cites (numbers with their units, dates, names, negation).
+  No model call; it costs microseconds per sentence.
 
 It never changes what is shown: segments, quotes and cited passages stay as they
 are. Pure functions but for the one model call; O(length of the claims and of the

@@ -1,5 +1,6 @@
 """The web page shows an answer's faithfulness beside its generated prose, as text,
-never inside a verbatim box: streamed and through htmx, with a scripted model."""
+never inside a verbatim box: streamed and through htmx, with a scripted model that
+judges the claims (the page's default)."""
 
 from __future__ import annotations
 
@@ -52,13 +53,14 @@ def test_the_faithfulness_figure_is_beside_the_prose_never_in_a_box(
     ref = top_ref(page, hostile.scripted)
     hostile.model.script = [
         f"Sleep apnea is explained in the source [{ref}]. "
-        f'It affects 97 million sleepers [{ref}]. <quote ref="{ref}"/>'
+        f'It affects 97 million sleepers [{ref}]. <quote ref="{ref}"/>',
+        "C1: SUPPORTED — the source explains it.",  # the page's default: the model judges
     ]
     result = ask(page, hostile.scripted, QUESTION, stream=stream)
     faith = result.locator("section.faithfulness")
     expect(faith).to_be_visible()
     assert " ".join(faith.inner_text().split()).startswith(FIGURE)
-    assert "deterministic checks" in faith.inner_text()
+    assert "judged by the model" in faith.inner_text()
     place: dict[str, Any] = page.evaluate(PLACE)
     assert place["sameArticle"] and not place["inBox"] and place["boxesHolding"] == 0, place
     assert "generated" in place["before"], place  # it follows the prose it scores
@@ -66,6 +68,8 @@ def test_the_faithfulness_figure_is_beside_the_prose_never_in_a_box(
     for box in result.locator("figure.verbatim").all():
         assert "Faithfulness" not in box.inner_text()
     # the page's figure is the recorded one
-    found = recorded(page, hostile.scripted)["faithfulness"]
-    assert found["score"] == 0.5 and found["removed"] == 1
+    answer = recorded(page, hostile.scripted)
+    found = answer["faithfulness"]
+    assert found["score"] == 0.5 and found["removed"] == 1 and found["method"] == "model"
+    assert [call["stage"] for call in answer["calls"]][-1] == "faithfulness"
     shoot(page, f"40-faithfulness-{'streamed' if stream else 'htmx'}")

@@ -50,7 +50,7 @@ def run_eval(
 def test_eval_reports_each_answers_faithfulness_and_the_mean_per_mode(
     index_dir: Path, tmp_path: Path, openai_server: ScriptedOpenAIServer
 ) -> None:
-    # the model judges the claims: all supported, half, none
+    # the model judges the claims (eval's default): all supported, half, none
     answers = replies(index_dir)
     openai_server.script = [
         answers[0], "C1: SUPPORTED — the passage says so",
@@ -58,7 +58,7 @@ def test_eval_reports_each_answers_faithfulness_and_the_mean_per_mode(
         answers[2], "C1: UNSUPPORTED — no value is given",
     ]  # fmt: skip
     out = tmp_path / "run.json"
-    output, report = run_eval(index_dir, tmp_path, openai_server, out, "--faithfulness", "model")
+    output, report = run_eval(index_dir, tmp_path, openai_server, out)
 
     found = {item["id"]: item["faithfulness"] for item in report["items"]}
     assert found["shingles-sign"] == {
@@ -107,7 +107,7 @@ def test_faithfulness_drift_is_compared_and_an_older_run_still_reads(
     first = [replies(index_dir)[0], priced]
     openai_server.script = [*first, "No."]
     old = tmp_path / "old.json"
-    _, report = run_eval(index_dir, tmp_path, openai_server, old)
+    _, report = run_eval(index_dir, tmp_path, openai_server, old, "--faithfulness", "deterministic")
     dose = {item["id"]: item for item in report["items"]}["dose"]["faithfulness"]
     assert dose == {
         "score": 0.5, "method": "deterministic", "claims": 1, "supported": 1, "removed": 1
@@ -116,8 +116,9 @@ def test_faithfulness_drift_is_compared_and_an_older_run_still_reads(
     # the next run's dose answer drops its price: 1.0 instead of 0.5
     openai_server.script = [first[0], priced.split(" It costs")[0], "No."]
     _, report = run_eval(
-        index_dir, tmp_path, openai_server, tmp_path / "new.json", "--compare", str(old)
-    )
+        index_dir, tmp_path, openai_server, tmp_path / "new.json",
+        "--compare", str(old), "--faithfulness", "deterministic",
+    )  # fmt: skip
     assert report["metrics"]["faithfulness"]["mean"] == 1.0
     change = next(c for c in report["compare"]["metrics"] if c["key"] == "faithfulness")
     assert (change["old"], change["verdict"], change["delta_text"]) == (0.75, "better", "+25.0 pp")

@@ -53,7 +53,15 @@ def ref_of(index: Index, words: str) -> str:
 
 
 def ask(index: Index, llm: ScriptedModel, max_steps: int = 8) -> Answer:
-    return index.ask(QUESTION, backend=llm.backend(), mode="agent", max_steps=max_steps)
+    """The agent's answer, without the judging call of the faithfulness check (the
+    mode's own calls are counted here; tests/test_faithfulness.py tests the check)."""
+    return index.ask(
+        QUESTION,
+        backend=llm.backend(),
+        mode="agent",
+        max_steps=max_steps,
+        faithfulness="deterministic",
+    )
 
 
 def test_query_aggregate_through_a_pointer_and_finish(index: Index, llm: ScriptedModel) -> None:

@@ -31,7 +31,10 @@ def best_ref(index: Index) -> str:
 
 
 def ask(index: Index, llm: ScriptedModel, **options: Any) -> Answer:
-    return index.ask(QUESTION, backend=llm.backend(), mode="cite", **options)
+    """The cite answer, without the judging call of the faithfulness check (the
+    mode's own calls are counted here; tests/test_faithfulness.py tests the check)."""
+    choices: dict[str, Any] = {"faithfulness": "deterministic"} | options
+    return index.ask(QUESTION, backend=llm.backend(), mode="cite", **choices)
 
 
 def prose(answer: Answer) -> list[ProseSegment]:
@@ -186,7 +189,7 @@ def test_a_constrained_reply_cut_by_its_token_budget_loses_only_its_last_sentenc
         f"Antivirals such as acyclovir help if started early [{treat}]. It starts with bur"
     ]
     backend = OpenAIBackend(model="m", base_url=openai_server.base_url, max_retries=0, grammar=True)
-    answer = index.ask(QUESTION, backend=backend, mode="cite")
+    answer = index.ask(QUESTION, backend=backend, mode="cite", faithfulness="deterministic")
     assert answer.status == "answered" and len(openai_server.requests) == 1
     assert openai_server.requests[0]["max_tokens"] == CITE_REPLY_TOKENS
     assert [s.text for s in prose(answer)] == [
@@ -198,7 +201,7 @@ def test_a_constrained_reply_cut_by_its_token_budget_loses_only_its_last_sentenc
     first = f"Acyclovir helps [{treat}]. It starts"
     openai_server.script = [first, "<no-answer/>"]
     plain = OpenAIBackend(model="m", base_url=openai_server.base_url, max_retries=0)
-    refused = index.ask(QUESTION, backend=plain, mode="cite")
+    refused = index.ask(QUESTION, backend=plain, mode="cite", faithfulness="deterministic")
     assert len(openai_server.requests) == 2 and refused.status == "refused"
     assert openai_server.requests[0]["max_tokens"] == CompletionRequest.max_tokens
     assert refused.calls[0].output == first

@@ -86,7 +86,9 @@ def test_a_cited_imported_triplet_is_shown_with_its_quote_found_by_lookup(
 ) -> None:
     import_graph(index, tmp_path)
     llm.script = [NOTHING_EXTRACTED, "The dose of remdesivir is 200 mg on day 1 [TID-1]."]
-    answer = index.ask(DOSE, backend=llm.backend(), mode="cite", context="both")
+    answer = index.ask(
+        DOSE, backend=llm.backend(), mode="cite", context="both", faithfulness="deterministic"
+    )
     assert [c.stage for c in answer.calls] == ["extract", "answer"]
     prompt = user_prompt(llm, 1)
     assert tid_lines(prompt)[0] == "TID-1: remdesivir | has_dose | 200 mg on day 1"
@@ -155,7 +157,9 @@ def test_triplets_alone_give_the_model_no_paragraph(
         NOTHING_EXTRACTED,
         "Remdesivir must not be used with known hypersensitivity [TID-2].",
     ]
-    answer = index.ask(DOSE, backend=llm.backend(), mode="cite", context="triplets")
+    answer = index.ask(
+        DOSE, backend=llm.backend(), mode="cite", context="triplets", faithfulness="deterministic"
+    )
     assert [c.stage for c in answer.calls] == ["extract", "answer"]
     prompt = user_prompt(llm, 1)
     assert "<source" not in prompt and len(tid_lines(prompt)) == 2
@@ -184,7 +188,9 @@ def test_triplets_are_extracted_from_paragraphs_with_their_sentence(
         "zzzzzz.1 #1: a | b | c",
         "Do not give remdesivir with known hypersensitivity [TID-1].",
     ]
-    answer = index.ask(DOSE, backend=llm.backend(), mode="cite", context="both")
+    answer = index.ask(
+        DOSE, backend=llm.backend(), mode="cite", context="both", faithfulness="deterministic"
+    )
     assert [c.stage for c in answer.calls] == ["extract", "answer"]
     assert "REF #N: subject | relation | object" in llm.system(0)
     assert tid_lines(user_prompt(llm, 1)) == [
@@ -209,7 +215,9 @@ def test_imported_and_extracted_triplets_are_combined_the_imported_kept_of_equal
         f"{ref} #1: remdesivir | has_maintenance_dose | 100 mg once daily",
         "Remdesivir is not for known hypersensitivity [TID-2]. Then 100 mg once daily [TID-3].",
     ]
-    answer = index.ask(DOSE, backend=llm.backend(), mode="cite", context="both")
+    answer = index.ask(
+        DOSE, backend=llm.backend(), mode="cite", context="both", faithfulness="deterministic"
+    )
     assert [c.stage for c in answer.calls] == ["extract", "answer"]
     assert tid_lines(user_prompt(llm, 1)) == [
         "TID-1: remdesivir | has_dose | 200 mg on day 1",
@@ -291,7 +299,12 @@ def test_an_answer_from_triplets_alone_streams_its_prose_and_no_quote(
     llm.script = [NOTHING_EXTRACTED, reply]
     events: list[AnswerEvent] = []
     answer = index.ask(
-        DOSE, backend=llm.backend(), mode="cite", context="triplets", events=events.append
+        DOSE,
+        backend=llm.backend(),
+        mode="cite",
+        context="triplets",
+        events=events.append,
+        faithfulness="deterministic",
     )
     assert [e.stage for e in events if isinstance(e, StageStarted)] == ["extract", "answer"]
     assert "".join(e.text for e in events if isinstance(e, ProseDelta)) == reply

@@ -43,8 +43,9 @@ class AnswerOptions:
     model is given (`strategies.context`) and, for `context="whole"`, the one
     `document` (an id or source path) given whole instead of every document in
     scope. `faithfulness` is how the answer's claims are checked against the
-    passages they cite (`quoteproof.faithfulness`): `model` costs one more model
-    call per answer with prose."""
+    passages they cite (`quoteproof.faithfulness`): `model`, the default, costs one
+    more model call per answer with cited prose and falls back to `deterministic`
+    without a language model."""
 
     # AnswerMode and Strictness are Literals of strings: immutable defaults.
     mode: AnswerMode = _option("quote", "--mode", "The answer mode.")  # noqa: RUF009
@@ -75,11 +76,12 @@ class AnswerOptions:
         show_default=False,
     )
     faithfulness: FaithfulnessMethod = _option(  # noqa: RUF009
-        "deterministic",
+        "model",
         "--faithfulness",
-        "How each generated sentence is checked against the passages it cites: "
-        "deterministic (numbers, units, dates, names, negation; no model call) or model "
-        "(the answering model judges them: one more call per answer).",
+        "How each generated sentence is checked against the passages it cites: model (the "
+        "default: the answering model judges them, one more call per answer with cited "
+        "prose; without a language model, deterministic) or deterministic (numbers, units, "
+        "dates, names, negation; no model call).",
     )
 
 
