@@ -144,6 +144,7 @@ def test_by_default_an_answer_without_cited_prose_makes_no_judging_call(
     answer = ask(index, server, mode="quote")
     assert answer.status == "answered" and answer.quotes
     assert answer.faithfulness is not None and answer.faithfulness.score is None
+    assert answer.faithfulness.method == "deterministic"  # the model judged nothing
     assert [call.stage for call in answer.calls] == ["answer"]
     assert len(server.requests) == 1
 
@@ -177,6 +178,7 @@ def test_a_failed_judging_call_keeps_the_deterministic_verdicts_with_a_notice(
     assert answer.status == "answered" and answer.faithfulness is not None
     assert answer.faithfulness.score == 1.0
     assert {c.checked_by for c in answer.faithfulness.claims} == {"deterministic"}
+    assert answer.faithfulness.method == "deterministic"
     assert any("faithfulness check used the deterministic checks" in n for n in answer.notices)
 
 

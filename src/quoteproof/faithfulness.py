@@ -215,7 +215,8 @@ def _judged(
 
 def assess(answer: Answer, backend: Backend, method: FaithfulnessMethod) -> Answer:
     """Return `answer` with its `faithfulness`: every claim's verdict by `method`
-    (`deterministic` when `backend` is no language model) and the share supported
+    (`deterministic` when `backend` is no language model, or when the model judged
+    no claim: none cites a passage, or its reply gave no verdict) and the share supported
     (None when it makes no claim). With `model`, a failed judging call keeps the
     deterministic verdicts and adds a notice. Segments and quotes are unchanged."""
     claims = deterministic_verdicts(answer)
@@ -229,6 +230,8 @@ def assess(answer: Answer, backend: Backend, method: FaithfulnessMethod) -> Answ
                 f"the faithfulness check used the deterministic checks: the model failed ({exc})"
             )
             answer = replace(answer, notices=(*answer.notices, notice))
+    if not any(claim.checked_by == "model" for claim in claims):
+        method = "deterministic"  # nothing was judged by the model: say what checked
     removed = len(answer.removed_sentences)
     total = len(claims) + removed
     score = sum(claim.supported for claim in claims) / total if total else None
