@@ -55,7 +55,11 @@ def test_the_context_chosen_reaches_the_model_and_cited_facts_are_no_quotes(
     shoot(page, "40-context-menu", full_page=False)
 
     for stream in (True, False):
-        graph_model.model.script = ["No fact here helps.", cite_the_contraindication]
+        graph_model.model.script = [
+            "No fact here helps.",
+            cite_the_contraindication,
+            "C1: SUPPORTED — the fact says so.",  # the page's default: the model judges
+        ]
         asked = len(graph_model.model.requests)
         page.goto(f"{graph_model.origin}/")
         page.locator("#question").fill(QUESTION)
@@ -66,7 +70,7 @@ def test_the_context_chosen_reaches_the_model_and_cited_facts_are_no_quotes(
         result = page.locator("#answer .answer-result")
         result.wait_for()
         assert posted[-1]["context"] == ["both"] and posted[-1]["mode"] == ["cite"]
-        (extract, request) = graph_model.model.requests[asked:]  # triplets extracted too
+        (extract, request, _judge) = graph_model.model.requests[asked:]  # triplets extracted too
         assert "knowledge-graph triplets" in content_text(extract["messages"][0]["content"])
         prompt = "\n".join(content_text(m.get("content")) for m in request["messages"])
         assert "<facts>" in prompt and "<source ref=" in prompt

@@ -22,6 +22,7 @@ from quoteproof.llm.base import Backend
 from quoteproof.llm.local import LocalBackend
 from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.model import Answer, AnswerMode, Quote, QuoteSegment
+from quoteproof.quoting.grammar import finished_items
 from quoteproof.quoting.parse import MalformedItem, ProseItem, QuoteItem, parse_output
 from quoteproof.quoting.units import chunk_units
 from quoteproof.receipts import verify_recorded
@@ -86,9 +87,13 @@ def assert_safe(answer: Answer, index: Index) -> None:
 
 def assert_protocol(answer: Answer) -> None:
     """Under a grammar, the answer call's reply is the protocol: nothing malformed,
-    quotes only of retrieved refs, every sentence of prose cited."""
+    quotes only of retrieved refs, every sentence of prose cited. (A cite reply cut
+    at its token budget ends with an unfinished item, which cite mode drops: only its
+    finished items are read, as the strategy reads them.)"""
     retrieved = {source.ref for source in answer.sources}
     reply = next(call.output for call in answer.calls if call.stage == "answer")
+    if answer.mode == "cite":
+        reply, _ = finished_items(reply)
     parsed = parse_output(reply)
     assert parsed.no_answer or parsed.items
     for item in parsed.items:
