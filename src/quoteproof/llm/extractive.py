@@ -108,6 +108,7 @@ class _Candidate:
     """For a unit that runs into the next chunk: where `chunk.text` (then the chunk's
     text, `split` and the next chunk's text) passes to the next chunk."""
     split: str = ""
+    """What stands between the two texts there (`_LEAD_IN_SPLIT`, `_SENTENCE_SPLIT`)."""
 
     def quoted(self, start: int, end: int) -> str:
         """The text of `chunk.text[start:end]` as a quote of it reads: across the
@@ -304,11 +305,15 @@ def _unit_candidates(chunk: Chunk, rank: int, rows: Sequence[tuple[int, int]]) -
     """The quotable units of `chunk` (`rows`: its table rows), with its rank."""
     return [
         _Candidate(
-            chunk, rank, unit.start, unit.end, chunk.text[unit.core_start : unit.core_end],
+            chunk,
+            rank,
+            unit.start,
+            unit.end,
+            chunk.text[unit.core_start : unit.core_end],
             unit.header,
         )
         for unit in quotable_units(chunk.text, rows)
-    ]  # fmt: skip
+    ]
 
 
 def _straddling(
@@ -317,10 +322,10 @@ def _straddling(
     """The units that run from the end of `chunk` into the next chunk: when `chunk`
     stops at a lead-in's colon, or mid-sentence with the next going on in lower case
     (page furniture or the chunk size cut it there), and the next chunk of its
-    section follows after a gap (`following`),
-    the units of the two texts joined that cross the boundary, as units of `chunk`
-    whose text is both texts (`_Candidate.cut` says where the next one starts);
-    and the next chunk (None, and no units, where nothing runs on)."""
+    section (`following`) follows after a gap, the units of the two texts joined
+    that cross the boundary, as units of `chunk` whose text is both texts
+    (`_Candidate.cut` says where the next one starts); and the next chunk (None, and
+    no units, where nothing runs on)."""
     tail = chunk.text.rstrip()
     if tail.endswith((".", "!", "?")):
         return None, []
