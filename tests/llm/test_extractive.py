@@ -16,9 +16,10 @@ from quoteproof.llm.extractive import (
     TableRows,
     best_unit_similarity,
     choose_extractive,
+    quotable_first,
 )
 from quoteproof.llm.quotable import quotable_units
-from quoteproof.model import Chunk
+from quoteproof.model import Chunk, Hit
 from quoteproof.quoting.parse import QuoteItem, parse_output
 from quoteproof.quoting.passages import JOIN, Passage
 from quoteproof.quoting.prompt import build_messages
@@ -538,6 +539,13 @@ def test_a_lead_in_at_a_chunk_end_is_quoted_with_the_list_in_the_next_chunk() ->
     question = "Which reactions were reported in fewer than 2% of patients?"
     reply = choose_extractive(question, chunks, following=following_in(chunks)).reply
     assert quoted(reply)[0] == ("d.0", lead + JOIN + items)
+    # a chunk whose only unit runs into the next is not moved behind the others
+    hits = [
+        Hit(source, 1.0, rank) for rank, source in enumerate((chunks[0], chunk("other", FLU)), 1)
+    ]
+    assert [h.chunk.ref for h in quotable_first(hits)] == ["other", "d.0"]
+    moved = quotable_first(hits, following=following_in(chunks))
+    assert [h.chunk.ref for h in moved] == ["d.0", "other"]
 
 
 def test_chunks_are_not_joined_across_a_finished_sentence_or_a_new_section() -> None:

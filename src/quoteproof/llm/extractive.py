@@ -359,8 +359,8 @@ def _candidates(
     for rank, chunk in enumerate(sources):
         candidates += _unit_candidates(chunk, rank, table_rows(chunk) if table_rows else ())
         after, straddling = _straddling(chunk, rank, following) if following else (None, [])
+        cut = len(chunk.text)
         for c in straddling:
-            cut = len(chunk.text)
             candidates.append(c)
             covered.setdefault(chunk.ref, []).append((c.start, cut))
             if after is not None:
@@ -379,7 +379,11 @@ def quotable_first(
     """`hits` in order, those whose chunk has no quotable unit (a table of contents,
     a page of headings; `table_rows` gives a chunk's table rows, `following` the next
     chunk, into which a unit may run) moved after the rest."""
-    quotable = [bool(_candidates([hit.chunk], table_rows, following)) for hit in hits]
+    quotable = [
+        bool(_candidates([hit.chunk], table_rows))
+        or (following is not None and bool(_straddling(hit.chunk, 0, following)[1]))
+        for hit in hits
+    ]  # the next chunk is read only for a chunk with no unit of its own
     return [hits[i] for i in sorted(range(len(hits)), key=lambda i: not quotable[i])]
 
 
