@@ -35,6 +35,7 @@ a little among passages that already match the question's words and meaning.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
 from quoteproof.terms import query_terms, stem, words
@@ -146,28 +147,32 @@ _FORMS: dict[AnswerKind, re.Pattern[str]] = {
 }
 
 
-def answer_kind(question: str) -> AnswerKind:
-    """The form of answer `question` asks for (see the module docstring); the first
-    of cause, who, when, frequency, yes/no, change, quantity and definition that its wording
-    names, else `other`."""
-    if _CAUSE_QUESTION.search(question):
-        return "cause"
-    if _WHO_QUESTION.search(question):
-        return "who"
-    if _WHEN_QUESTION.search(question):
-        return "when"
-    if _FREQUENCY_QUESTION.search(question):
-        return "frequency"
+def _opens_with_verb(question: str) -> bool:
+    """True when `question` opens with a verb (also after a clause), not after a
+    wh-word: a yes/no question."""
     opening = _YES_NO_QUESTION.search(question)
-    if opening and not _WH_WORD.search(opening.group()):
-        return "yes_no"
-    if _CHANGE_QUESTION.search(question):
-        return "change"
-    if _QUANTITY_QUESTION.search(question):
-        return "quantity"
-    if _DEFINITION_QUESTION.search(question):
-        return "definition"
-    return "other"
+    return opening is not None and not _WH_WORD.search(opening.group())
+
+
+_ASKS: tuple[tuple[AnswerKind, Callable[[str], object]], ...] = (
+    ("cause", _CAUSE_QUESTION.search),
+    ("who", _WHO_QUESTION.search),
+    ("when", _WHEN_QUESTION.search),
+    ("frequency", _FREQUENCY_QUESTION.search),
+    ("yes_no", _opens_with_verb),
+    ("change", _CHANGE_QUESTION.search),
+    ("quantity", _QUANTITY_QUESTION.search),
+    ("definition", _DEFINITION_QUESTION.search),
+)
+"""Each form a question's wording can name, with the test that finds it (true when
+it does), in the order `answer_kind` tries them."""
+
+
+def answer_kind(question: str) -> AnswerKind:
+    """The form of answer `question` asks for (see the module docstring): the first
+    form of `_ASKS` (cause, who, when, frequency, yes/no, change, quantity,
+    definition) that its wording names, else `other`."""
+    return next((kind for kind, asks in _ASKS if asks(question)), "other")
 
 
 def _defines(text: str, question: str) -> bool:
