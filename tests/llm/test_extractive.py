@@ -288,6 +288,10 @@ def test_question_kinds_read_from_the_wording() -> None:
         "How much weight loss helps?": "quantity",
         "Which drugs interact?": "other",
         "Which drugs, if any, are safe?": "other",
+        "Why is hand rub preferred?": "cause",
+        "What are the risk factors for sepsis?": "cause",
+        "Does the drug cause birth defects?": "yes_no",
+        "Is obesity a risk factor for wheezing?": "yes_no",
     }
     assert {question: answer_kind(question) for question in kinds} == kinds
     assert form_match("frequency", "Training is repeated annually.", "How often is training?")
@@ -425,6 +429,20 @@ def test_a_list_never_ends_on_an_item_that_leads_in_a_list_of_its_own() -> None:
     units = quotable_units(text)
     assert units and not any(text[u.start : u.end].endswith(":") for u in units)
     assert any(text[u.start : u.end].endswith("test your blood.") for u in units)
+
+
+def test_a_why_question_prefers_the_sentence_that_gives_the_reason() -> None:
+    """A sentence that restates the question shares more of its words than the one
+    that gives the reason; the reason's causal form outweighs them."""
+    text = (
+        "Otherwise, the preferred method of hand hygiene in clinical situations is with an "
+        "alcohol-based hand rub.\n\n"
+        "Hand rub is recommended because it acts against a broad spectrum of pathogens and "
+        "takes less time than washing."
+    )
+    question = "Why is alcohol-based hand rub preferred for hand hygiene in clinical situations?"
+    reply = extract_answer(question, (chunk("h", text),))
+    assert quoted(reply)[0] == ("h", text.split("\n\n")[1])
 
 
 def test_a_cause_answer_causes_what_is_asked_not_something_else() -> None:

@@ -10,7 +10,8 @@ A question's type is read from its wording (pure rules, no model):
   ("annually", "every", "daily", "upon hire");
 - `when`: when, how soon, at what time or stage: the answer holds a time or a
   condition ("before", "after", "within 72 hours", "immediately", a date);
-- `cause`: what causes, why, what leads to, risk factors: the answer states a
+- `cause`: what causes, why, what leads to, risk factors (but "Does X cause Y?",
+  "Is X a risk factor for Y?" are yes/no questions): the answer states a
   cause ("because", "due to", "caused by", "as a result"), or says that something
   causes or leads to what the question asks about (a word of the question after
   "causes", "leads to", "results in": "sleep apnea is a leading cause of
@@ -154,8 +155,14 @@ def _opens_with_verb(question: str) -> bool:
     return opening is not None and not _WH_WORD.search(opening.group())
 
 
+def _asks_cause(question: str) -> bool:
+    """True when `question` asks for a cause ("why", "what causes", risk factors),
+    not whether something causes something (a yes/no question: "Does X cause Y?")."""
+    return _CAUSE_QUESTION.search(question) is not None and not _opens_with_verb(question)
+
+
 _ASKS: tuple[tuple[AnswerKind, Callable[[str], object]], ...] = (
-    ("cause", _CAUSE_QUESTION.search),
+    ("cause", _asks_cause),
     ("who", _WHO_QUESTION.search),
     ("when", _WHEN_QUESTION.search),
     ("frequency", _FREQUENCY_QUESTION.search),

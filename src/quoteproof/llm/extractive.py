@@ -15,8 +15,11 @@ lead-in's colon), quoted from both chunks, is scored on:
 - term evidence: how much of the question it shares, each word weighted by rarity;
 - meaning, when an embedding model is given: its cosine similarity to the question,
   plus that of its section heading and of its whole passage (the retrieved chunk);
-- answer form (`llm.answer_form`): a number for "how much", a time for "when", a
-  cause for "why" lifts it by FORM_WEIGHT;
+- answer form (`llm.answer_form`): a number for "how much", a time for "when"
+  lifts it by FORM_WEIGHT; a cause for "why" by CAUSE_FORM_WEIGHT, twice as much:
+  numbers and times stand in most sentences of technical text, while a causal
+  connective ("because", "due to", "caused by") or a cause of what is asked is rare
+  outside the sentences that give a reason;
 - the heading it stands under: when that heading (the last part of its section
   path) holds at least HEADING_SHARE of the question's terms, and no candidate's
   heading holds more, the unit is lifted by HEADING_WEIGHT (the text under "What
@@ -63,6 +66,7 @@ TERM_WEIGHT = 0.3
 SECTION_WEIGHT = 0.3
 PASSAGE_WEIGHT = 0.2
 FORM_WEIGHT = 0.15
+CAUSE_FORM_WEIGHT = 0.3
 HEADING_WEIGHT = 0.1
 HEADING_SHARE = 0.75
 GENERIC_PENALTY = 0.1
@@ -190,7 +194,8 @@ def _scores(
     terms = {stem(t) for t in query_terms(question)}
     lexical = _term_evidence([c.core for c in candidates], terms)
     ranks = np.array([c.rank for c in candidates], dtype=float)
-    form = np.array(forms, dtype=float)
+    weight = CAUSE_FORM_WEIGHT if answer_kind(question) == "cause" else FORM_WEIGHT
+    form = np.array(forms, dtype=float) * weight
     generic = np.array([_new_words(c.core, terms) < NEW_WORDS for c in candidates], dtype=float)
     negated = np.array([_negated(c.core) for c in candidates], dtype=float) * _negated(question)
     paths = [_section(c.chunk, c.start) for c in candidates]
@@ -214,7 +219,7 @@ def _scores(
         + TERM_WEIGHT * lexical
         + SECTION_WEIGHT * section
         + PASSAGE_WEIGHT * passage
-        + FORM_WEIGHT * form
+        + form
         + HEADING_WEIGHT * heading
         + NEGATION_WEIGHT * negated
         - GENERIC_PENALTY * generic
