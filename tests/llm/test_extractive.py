@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 
-from quoteproof.llm.answer_form import answer_kind, form_match
+from quoteproof.llm.answer_form import answer_kind, form_match, specific_form
 from quoteproof.llm.base import CompletionRequest
 from quoteproof.llm.extractive import (
     OFFERED,
@@ -443,6 +443,29 @@ def test_a_why_question_prefers_the_sentence_that_gives_the_reason() -> None:
     question = "Why is alcohol-based hand rub preferred for hand hygiene in clinical situations?"
     reply = extract_answer(question, (chunk("h", text),))
     assert quoted(reply)[0] == ("h", text.split("\n\n")[1])
+
+
+def test_a_dose_question_prefers_the_drug_amount_to_other_numbers() -> None:
+    """A sentence about the dosing regimen with ages and body weights shares more of
+    the question's words; the one with a drug amount (mg) answers it."""
+    text = (
+        "Using modeling, the recommended dosing regimen is expected to give adults of 12 years "
+        "of age and older and weighing at least 40 kg the exposures observed in healthy "
+        "adults.\n\n"
+        "• Adults: a single loading dose of 200 mg on Day 1, then 100 mg once daily."
+    )
+    question = "What is the recommended dose of remdesivir for adults?"
+    assert specific_form(question) and not specific_form("How many patients were enrolled?")
+    assert not form_match("quantity", text.split("\n\n")[0], question)
+    reply = extract_answer(question, (chunk("d", text),))
+    assert quoted(reply)[0] == ("d", text.split("\n\n")[1])
+
+
+def test_a_duration_is_a_number_with_a_unit_of_time() -> None:
+    question = "Over how long should the drug be infused?"
+    assert form_match("quantity", "Infuse over 30 to 120 minutes.", question)
+    assert not form_match("quantity", "Dilute in 250 mL of saline.", question)
+    assert form_match("quantity", "Dilute in 250 mL of saline.", "How much saline is used?")
 
 
 def test_a_cause_answer_causes_what_is_asked_not_something_else() -> None:

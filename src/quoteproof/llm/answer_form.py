@@ -3,7 +3,8 @@
 A question's type is read from its wording (pure rules, no model):
 
 - `quantity`: how much / many / long / far, dose, rate, duration, percentage,
-  ratio: the answer holds a number (not a year);
+  ratio: the answer holds a number (not a year); for a dose, an amount of a drug
+  ("200 mg"), for a duration ("how long"), a length of time ("10 days");
 - `change`: how did (has, have) X change: the answer holds a number and says how it
   moved ("decreased", "rose", "fell", "doubled", "from ... to");
 - `frequency`: how often / frequently: the answer holds a number or a frequency
@@ -77,6 +78,19 @@ _DEFINITION_QUESTION = re.compile(
 _NUMBER = re.compile(
     r"\d+(?:[.,]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twice|half)\b"
 )
+_DOSE_QUESTION = re.compile(r"\b(?:dose|doses|dosage|dosing)\b", re.IGNORECASE)
+_DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b", re.IGNORECASE)
+_AMOUNT = r"(?:\d+(?:[.,]\d+)*|one|two|three|four|five|six|seven|eight|nine|ten|twelve)"
+_DOSE = re.compile(rf"\b{_AMOUNT}\s*(?:mg|mcg|µg|μg|g|mL|L|units?|IU|mEq|mmol)\b", re.IGNORECASE)
+"""An amount of a drug: a number with a unit of mass, volume or activity ("200 mg",
+"5 mL", "10 units"; "40 kg" is a body weight, not a dose)."""
+_DURATION = re.compile(
+    rf"\b{_AMOUNT}(?:\s*(?:to|-|–|or)\s*{_AMOUNT})?\s*"
+    r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?)\b",
+    re.IGNORECASE,
+)
+"""A length of time: a number (or a range) with a unit of time ("10 days", "30 to
+120 minutes")."""
 _REFERENCE = re.compile(
     r"\b(?:Table|Figure|Fig\.|Section|Study|Reference ID:?|No\.|page|Chapter|Appendix)\s*"
     r"[\w.-]*\d[\w.-]*|\(\d+(?:\.\d+)*\)",
@@ -216,6 +230,25 @@ def _near_asked(text: str, start: int, end: int, asked: set[str]) -> bool:
     return not present or any(len(words(gap)) <= NEAR_WORDS for gap in gaps)
 
 
+def _quantity_form(question: str) -> re.Pattern[str]:
+    """What a number answering the quantity `question` looks like: an amount of a
+    drug for a dose, a length of time for a duration, else any number."""
+    if _DOSE_QUESTION.search(question):
+        return _DOSE
+    if _DURATION_QUESTION.search(question):
+        return _DURATION
+    return _NUMBER
+
+
+def specific_form(question: str) -> bool:
+    """True when the form `question` asks for is one few sentences have by chance:
+    a cause (a causal connective, or a cause of what is asked), a dose (a number with
+    a drug unit) or a duration (a number with a unit of time); False for a bare number,
+    a time, a name or a statement, which most sentences of technical text hold."""
+    kind = answer_kind(question)
+    return kind == "cause" or (kind == "quantity" and _quantity_form(question) is not _NUMBER)
+
+
 def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
     """True when `text` has the form of answer `kind` (False for `other`); a match
     that `question` itself holds ("type 2" in "type 2 diabetes") does not count, nor
@@ -230,7 +263,7 @@ def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
         return True
     if kind == "change":
         return _MOVED.search(text) is not None and form_match("quantity", text, question)
-    pattern = _FORMS.get(kind)
+    pattern = _quantity_form(question) if kind == "quantity" else _FORMS.get(kind)
     if pattern is None:
         return False
     asked = {m.group().lower() for m in pattern.finditer(question)}

@@ -16,10 +16,11 @@ lead-in's colon), quoted from both chunks, is scored on:
 - meaning, when an embedding model is given: its cosine similarity to the question,
   plus that of its section heading and of its whole passage (the retrieved chunk);
 - answer form (`llm.answer_form`): a number for "how much", a time for "when"
-  lifts it by FORM_WEIGHT; a cause for "why" by CAUSE_FORM_WEIGHT, twice as much:
-  numbers and times stand in most sentences of technical text, while a causal
-  connective ("because", "due to", "caused by") or a cause of what is asked is rare
-  outside the sentences that give a reason;
+  lifts it by FORM_WEIGHT; a specific form (`answer_form.specific_form`: a cause for
+  "why", a drug amount for a dose, a length of time for a duration) by
+  SPECIFIC_FORM_WEIGHT, twice as much: numbers and times stand in most sentences of
+  technical text, while a causal connective ("because", "due to") or "200 mg" is
+  rare outside the sentences that give a reason or a dose;
 - the heading it stands under: when that heading (the last part of its section
   path) holds at least HEADING_SHARE of the question's terms, and no candidate's
   heading holds more, the unit is lifted by HEADING_WEIGHT (the text under "What
@@ -52,7 +53,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from quoteproof.llm.answer_form import answer_kind, form_match
+from quoteproof.llm.answer_form import answer_kind, form_match, specific_form
 from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextSink
 from quoteproof.llm.quotable import inline_headings, quotable_units
 from quoteproof.model import NO_MODEL_BACKEND, Chunk, Hit
@@ -66,7 +67,7 @@ TERM_WEIGHT = 0.3
 SECTION_WEIGHT = 0.3
 PASSAGE_WEIGHT = 0.2
 FORM_WEIGHT = 0.15
-CAUSE_FORM_WEIGHT = 0.3
+SPECIFIC_FORM_WEIGHT = 0.3
 HEADING_WEIGHT = 0.1
 HEADING_SHARE = 0.75
 GENERIC_PENALTY = 0.1
@@ -194,7 +195,7 @@ def _scores(
     terms = {stem(t) for t in query_terms(question)}
     lexical = _term_evidence([c.core for c in candidates], terms)
     ranks = np.array([c.rank for c in candidates], dtype=float)
-    weight = CAUSE_FORM_WEIGHT if answer_kind(question) == "cause" else FORM_WEIGHT
+    weight = SPECIFIC_FORM_WEIGHT if specific_form(question) else FORM_WEIGHT
     form = np.array(forms, dtype=float) * weight
     generic = np.array([_new_words(c.core, terms) < NEW_WORDS for c in candidates], dtype=float)
     negated = np.array([_negated(c.core) for c in candidates], dtype=float) * _negated(question)
