@@ -600,3 +600,14 @@ def test_chunks_are_not_joined_across_a_finished_sentence_or_a_new_section() -> 
         ]
         reply = choose_extractive(question, chunks, following=following_in(chunks)).reply
         assert quoted(reply) and all(JOIN not in text for _, text in quoted(reply))
+
+
+def test_an_item_that_is_only_a_name_and_a_cross_reference_is_a_fragment() -> None:
+    """An item whose lead-in is on an earlier page says nothing alone once its
+    pointer to another section is set aside; a sentence with a pointer still does."""
+    text = (
+        "• Hypersensitivity reactions [see Warnings and Precautions (5.1)].\n\n"
+        "• Stop the infusion at once if a severe reaction occurs (see Warnings) (5.1)."
+    )
+    units = [text[u.start : u.end] for u in quotable_units(text)]
+    assert units == [text.split("\n\n")[1]]

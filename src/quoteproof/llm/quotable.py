@@ -1,16 +1,16 @@
 """Quotable units of a passage: its sentences and list items, with what is not worth
 quoting left out, for the extractive backend to choose from.
 
-A chunk's text is split into paragraphs (lines), then each into sentences, each
-sentence a unit; in a short paragraph (at most SHORT_PARAGRAPH_WORDS words) a
-sentence's unit is the paragraph whole, scored on that sentence. Left out: fragments
-under MIN_WORDS words, lines that read as headings (no closing punctuation, and short
-or title-cased), table-of-contents lines, table and figure captions, form check boxes
-("Yes No Yes No"), sentences about the document rather than its subject ("This article
-focuses on...", "The animation below shows..."), and front matter (citation, author
-and disclaimer lines). A heading run into the start of a sentence in the source
-("Antivirals and Other Treatments At the early stage...") and stray closing brackets
-before it are left out of the sentence.
+A chunk's text is split into paragraphs (lines), then each into sentences, each sentence
+a unit; in a short paragraph (at most SHORT_PARAGRAPH_WORDS words) a sentence's unit is
+the paragraph whole, scored on that sentence. Left out: fragments under MIN_WORDS words
+(not counting cross-references such as "[see Warnings (5.1)]"), lines that read as
+headings (no closing punctuation, and short or title-cased), table-of-contents lines,
+table and figure captions, form check boxes ("Yes No Yes No"), sentences about the
+document rather than its subject ("This article focuses on...", "The animation below
+shows..."), and front matter (citation, author and disclaimer lines). A heading run into
+the start of a sentence in the source ("Antivirals and Other Treatments At the early
+stage...") and stray closing brackets before it are left out of the sentence.
 
 A lead-in (the last sentence of a paragraph that ends with ":", "Risk factors
 include:", at least MIN_LEAD_IN_WORDS words: a form's "Petitioner :" is none; the
@@ -70,6 +70,12 @@ _ABOUT_THE_DOCUMENT = re.compile(
     r"\b(?:animation|video)\b|\bclick\b|\bto learn more\b|\bsee the chapter\b",
     re.IGNORECASE,
 )
+_CROSS_REFERENCE = re.compile(
+    r"\[\s*see\b[^\]]*\]|\(\s*see\b[^)]*\)|\(\d+(?:\.\d+)*(?:,\s*\d+(?:\.\d+)*)*\)",
+    re.IGNORECASE,
+)
+"""A pointer to another place of the document ("[see Warnings and Precautions (5.1)]",
+"(2.2, 2.4)"): not words of what the sentence says."""
 _FOOTNOTE = re.compile(r"^\s*(?:[a-z]\.|[*†‡§¶])\s")
 _CONNECTORS = frozenset("a an and as at by for in of on or the to with".split())
 _LEADING_CLOSERS = ")]}.,;:"
@@ -124,11 +130,13 @@ def _lines(text: str) -> list[tuple[int, int]]:
 
 
 def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
-    """False for a sentence not worth quoting alone: a fragment, a heading-like line
+    """False for a sentence not worth quoting alone: a fragment (under MIN_WORDS
+    words besides its cross-references: "Hypersensitivity reactions [see Warnings and
+    Precautions (5.1)]."), a heading-like line
     (unless it is an item of a list, `in_list`), a contents line, a caption or front
     matter (also any sentence of a line that opens as front matter: "Source:
     https://..."). `line` is the line the sentence is in."""
-    if _words(sentence) < MIN_WORDS:
+    if _words(_CROSS_REFERENCE.sub(" ", sentence)) < MIN_WORDS:
         return False
     stripped = line.strip()
     open_ended = not stripped.endswith(_CLOSING)
