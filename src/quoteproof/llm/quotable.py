@@ -70,15 +70,15 @@ _ABOUT_THE_DOCUMENT = re.compile(
     r"\b(?:animation|video)\b|\bclick\b|\bto learn more\b|\bsee the chapter\b",
     re.IGNORECASE,
 )
+_FOOTNOTE = re.compile(r"^\s*(?:[a-z]\.|[*†‡§¶])\s")
+_CONNECTORS = frozenset("a an and as at by for in of on or the to with".split())
+_LEADING_CLOSERS = ")]}.,;:"
 _CROSS_REFERENCE = re.compile(
     r"\[\s*see\b[^\]]*\]|\(\s*see\b[^)]*\)|\(\d+(?:\.\d+)*(?:,\s*\d+(?:\.\d+)*)*\)",
     re.IGNORECASE,
 )
 """A pointer to another place of the document ("[see Warnings and Precautions (5.1)]",
 "(2.2, 2.4)"): not words of what the sentence says."""
-_FOOTNOTE = re.compile(r"^\s*(?:[a-z]\.|[*†‡§¶])\s")
-_CONNECTORS = frozenset("a an and as at by for in of on or the to with".split())
-_LEADING_CLOSERS = ")]}.,;:"
 
 
 @dataclass(frozen=True)
