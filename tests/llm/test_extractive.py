@@ -611,3 +611,19 @@ def test_an_item_that_is_only_a_name_and_a_cross_reference_is_a_fragment() -> No
     )
     units = [text[u.start : u.end] for u in quotable_units(text)]
     assert units == [text.split("\n\n")[1]]
+
+
+def test_a_form_row_is_quoted_without_its_answer_boxes() -> None:
+    """A checklist row's "Yes No" boxes are no words of the source's rule; a data
+    cell that says "Yes" is kept."""
+    text = (
+        "B. Policies are re-assessed at least annually, and updated if appropriate. | Yes No |\n"
+        "Penicillin allergy reported by the patient | Yes"
+    )
+    first = text.index("\n")
+    rows = [(0, first), (first + 1, len(text))]
+    units = [text[u.start : u.end] for u in quotable_units(text, rows)]
+    assert units == [
+        "B. Policies are re-assessed at least annually, and updated if appropriate.",
+        "Penicillin allergy reported by the patient | Yes",
+    ]

@@ -12,17 +12,18 @@ shows..."), and front matter (citation, author and disclaimer lines). A heading 
 the start of a sentence in the source ("Antivirals and Other Treatments At the early
 stage...") and stray closing brackets before it are left out of the sentence.
 
-A lead-in (the last sentence of a paragraph that ends with ":", "Risk factors
-include:", at least MIN_LEAD_IN_WORDS words: a form's "Petitioner :" is none; the
-sentences before it are units of their own) is never a unit alone: it is quoted
-with the list that follows it (its item lines, or up to LIST_PARAGRAPHS paragraphs that fit
-in LIST_CHARS); a lead-in with nothing after it in the text is left out. A list item
-keeps its lead-in when both fit in CONTEXT_CHARS, so the quote reads on its own. A
-table row whose structure is known (its span given) is a unit of its own, so a quote
-of a table is the rows that answer, not the table; other text of a paragraph holding
-table rows (its header row, section lines) is not quoted alone. So is each line of
-a table laid out by whitespace (a paragraph of at least ROW_LINES lines, most of
-them with ROW_NUMBERS numbers or more), rather than the paragraph as one sentence.
+A lead-in (the last sentence of a paragraph that ends with ":", "Risk factors include:",
+at least MIN_LEAD_IN_WORDS words: a form's "Petitioner :" is none; the sentences before
+it are units of their own) is never a unit alone: it is quoted with the list that
+follows it (its item lines, or up to LIST_PARAGRAPHS paragraphs that fit in LIST_CHARS);
+a lead-in with nothing after it in the text is left out. A list item keeps its lead-in
+when both fit in CONTEXT_CHARS, so the quote reads on its own. A table row whose
+structure is known (its span given) is a unit of its own (without a form's answer boxes
+at its end, "| Yes No |"), so a quote of a table is the rows that answer, not the table;
+other text of a paragraph holding table rows (its header row, section lines) is not
+quoted alone. So is each line of a table laid out by whitespace (a paragraph of at least
+ROW_LINES lines, most of them with ROW_NUMBERS numbers or more), rather than the
+paragraph as one sentence.
 
 Paragraphs are split at blank lines, except where a paragraph stops mid-sentence
 and the next starts in lower case (a sentence or list item wrapped across a blank
@@ -79,6 +80,9 @@ _CROSS_REFERENCE = re.compile(
 )
 """A pointer to another place of the document ("[see Warnings and Precautions (5.1)]",
 "(2.2, 2.4)"): not words of what the sentence says."""
+_BOXES_AT_END = re.compile(r"[\s|]*\bYes\s+No(?:\s+Not applicable)?[\s|]*$")
+"""A form's answer boxes closing a table row ("... if appropriate. | Yes No |"): one
+cell that holds both "Yes" and "No" is a box to tick, not data."""
 
 
 @dataclass(frozen=True)
@@ -304,6 +308,15 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
     return ends[-1]
 
 
+def _row(text: str, start: int, end: int) -> Unit:
+    """The unit of the table row `text[start:end]`, without a form's answer boxes at
+    its end (`_BOXES_AT_END`) when words are left before them."""
+    boxes = _BOXES_AT_END.search(text, start, end)
+    if boxes is not None and _words(text[start : boxes.start()]):
+        end = boxes.start()
+    return Unit(start, end, start, end)
+
+
 def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit]:
     """Return the units of `text` worth quoting, in text order (see the module
     docstring): sentences, a lead-in line with the list it leads in, each list item
@@ -316,7 +329,7 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
     for i, (start, end) in enumerate(lines):
         inside = [(lo, hi) for lo, hi in rows if lo < end and start < hi]
         if inside:
-            units += [Unit(lo, hi, lo, hi) for lo, hi in inside if _words(text[lo:hi])]
+            units += [_row(text, lo, hi) for lo, hi in inside if _words(text[lo:hi])]
             lead_in = None
             continue
         line = text[start:end]
