@@ -35,19 +35,20 @@ embedding is never a stored vector, and a graph finds the neighbours of its own
 points more easily than those of a point between them, so a stored-vector sample
 overestimates the recall questions get: on 200,000 clustered vectors (those of
 benchmarks/ann_recall.py) stored vectors found all their 10 nearest at 64, where
-questions found 0.946 (now 128 is chosen: 1.000), and the scale benchmark's
-questions found 0.935 at 1,000,000 at the breadth such a sample chose. Each sampled
-vector is moved off the stored points by isotropic Gaussian noise of its own
-length (`QUESTION_NOISE`), so a question's cosine to the vector it was made from is
-about 0.71, and the noise lowers its similarity to every other stored vector alike,
-so its nearest neighbours stand out from the rest less than a stored vector's do,
-as a question's do. Real questions sit that far from what they find: with the
-default model (all-MiniLM-L6-v2), the questions of evalsets/nurse.jsonl and
-labels.jsonl have cosine 0.55 / 0.69 / 0.81 (p10, median, p90) to their gold
-quotes, and the scale and recall benchmarks make their questions the same way
-(cosine ~0.7 to a stored vector). Noise in every direction is the
-pessimistic case: a real question differs from its passage along the directions
-its model gives meaning, where the stored vectors lie too.
+questions found 0.946 (now 128 is chosen: 1.000); on 400,000, 0.984 at 64, where
+questions found 0.853 (128 now: 0.959); the scale benchmark's questions found 0.935
+at 1,000,000 at the breadth such a sample chose. Each sampled vector is moved off
+the stored points by isotropic Gaussian noise of its own length (`QUESTION_NOISE`),
+so a question's cosine to the vector it was made from is about 0.71, and the noise
+lowers its similarity to every other stored vector alike, so its nearest neighbours
+stand out from the rest less than a stored vector's do, as a question's do. Real
+questions sit that far from what they find: with the default model
+(all-MiniLM-L6-v2), the questions of evalsets/nurse.jsonl and labels.jsonl have
+cosine 0.55 / 0.69 / 0.81 (p10, median, p90) to their gold quotes, and the scale and
+recall benchmarks make their questions the same way (cosine ~0.7 to a stored
+vector). Noise in every direction is the pessimistic case: a real question differs
+from its passage along the directions its model gives meaning, where the stored
+vectors lie too.
 
 The margin of `CALIBRATION_RECALL` over `TARGET_RECALL` covers the sample's error:
 with 50 stored vectors (before issue 29), 100,000 unclustered random ones measured
