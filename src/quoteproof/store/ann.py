@@ -35,7 +35,7 @@ embedding is never a stored vector, and a graph finds the neighbours of its own
 points more easily than those of a point between them, so a stored-vector sample
 overestimates the recall questions get: on 200,000 clustered vectors (those of
 benchmarks/ann_recall.py) stored vectors found all their 10 nearest at 64, where
-questions found 0.946 (now 128 is chosen: 1.000); on 400,000, 0.984 at 64, where
+questions found 0.946 (its graph now gets 128: 1.000); on 400,000, 0.984 at 64, where
 questions found 0.853 (128 now: 0.959); the scale benchmark's questions found 0.935
 at 1,000,000 at the breadth such a sample chose. Each sampled vector is moved off
 the stored points by isotropic Gaussian noise of its own length (`QUESTION_NOISE`),
