@@ -149,7 +149,7 @@ def usearch_search(stored: np.ndarray, folder: Path) -> tuple[Search, Callable[[
     index.add(keys, stored)
     step = max(1, len(stored) // ann.SAMPLES)
     started = time.perf_counter()
-    breadth = ann.calibrate(index, keys[::step], stored[::step])
+    breadth = ann.calibrate(index, stored[::step])
     seconds = time.perf_counter() - started
     print(f"  calibrated: breadth {breadth} in {seconds:.1f} s", file=sys.stderr, flush=True)
     path = folder / "vectors.usearch"
