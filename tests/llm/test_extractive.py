@@ -292,6 +292,7 @@ def test_question_kinds_read_from_the_wording() -> None:
         "What are the risk factors for sepsis?": "cause",
         "Does the drug cause birth defects?": "yes_no",
         "Is obesity a risk factor for wheezing?": "yes_no",
+        "In what strengths is the injection available?": "quantity",
     }
     assert {question: answer_kind(question) for question in kinds} == kinds
     assert form_match("frequency", "Training is repeated annually.", "How often is training?")
@@ -456,6 +457,7 @@ def test_a_dose_question_prefers_the_drug_amount_to_other_numbers() -> None:
     )
     question = "What is the recommended dose of remdesivir for adults?"
     assert specific_form(question) and not specific_form("How many patients were enrolled?")
+    assert specific_form("In what strengths is the injection available?")
     assert not form_match("quantity", text.split("\n\n")[0], question)
     reply = extract_answer(question, (chunk("d", text),))
     assert quoted(reply)[0] == ("d", text.split("\n\n")[1])

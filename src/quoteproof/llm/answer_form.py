@@ -3,8 +3,9 @@
 A question's type is read from its wording (pure rules, no model):
 
 - `quantity`: how much / many / long / far, dose, rate, duration, percentage,
-  ratio: the answer holds a number (not a year); for a dose, an amount of a drug
-  ("200 mg"), for a duration ("how long"), a length of time ("10 days");
+  ratio, strength: the answer holds a number (not a year); for a dose or a
+  strength, an amount of a drug ("200 mg"), for a duration ("how long"), a length
+  of time ("10 days");
 - `change`: how did (has, have) X change: the answer holds a number and says how it
   moved ("decreased", "rose", "fell", "doubled", "from ... to");
 - `frequency`: how often / frequently: the answer holds a number or a frequency
@@ -48,7 +49,7 @@ AnswerKind = Literal[
 
 _QUANTITY_QUESTION = re.compile(
     r"\bhow (?:much|many|long|far|fast|large|high|low)\b|"
-    r"\b(?:dose|dosage|doses|dosing|rate|rates|duration|percent(?:age)?|ratio|"
+    r"\b(?:dose|dosage|doses|dosing|strengths?|rate|rates|duration|percent(?:age)?|ratio|"
     r"proportion|concentration|amount|number of|half-life)\b",
     re.IGNORECASE,
 )
@@ -78,7 +79,7 @@ _DEFINITION_QUESTION = re.compile(
 _NUMBER = re.compile(
     r"\d+(?:[.,]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twice|half)\b"
 )
-_DOSE_QUESTION = re.compile(r"\b(?:dose|doses|dosage|dosing)\b", re.IGNORECASE)
+_DOSE_QUESTION = re.compile(r"\b(?:dose|doses|dosage|dosing|strengths?)\b", re.IGNORECASE)
 _DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b", re.IGNORECASE)
 _AMOUNT = r"(?:\d+(?:[.,]\d+)*|one|two|three|four|five|six|seven|eight|nine|ten|twelve)"
 _DOSE = re.compile(rf"\b{_AMOUNT}\s*(?:mg|mcg|µg|μg|g|mL|L|units?|IU|mEq|mmol)\b", re.IGNORECASE)
