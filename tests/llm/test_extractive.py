@@ -629,3 +629,21 @@ def test_a_form_row_is_quoted_without_its_answer_boxes() -> None:
         "B. Policies are re-assessed at least annually, and updated if appropriate.",
         "Penicillin allergy reported by the patient | Yes",
     ]
+
+
+def test_a_form_laid_out_as_text_is_quoted_without_its_header_and_boxes() -> None:
+    """In a checklist laid out as text, an item's sentence starts at its marker: not
+    with the column header run into it, nor with the answer boxes of the item before."""
+    text = (
+        "Elements to be assessed Assessment Notes/Areas for\nImprovement\n"
+        "K. Devices are dried thoroughly prior to reuse.\nYes No\nNot applicable\n"
+        "L. After high-level disinfection, devices are stored to protect them.\n"
+        "Yes No\nNot applicable\n"
+        "M. Facility maintains a log for each endoscopy procedure with the patient's name.\n"
+        "Yes No\nNot applicable"
+    )
+    units = [text[u.start : u.end] for u in quotable_units(text)]
+    assert units[0] == "K. Devices are dried thoroughly prior to reuse."
+    log = "M. Facility maintains a log for each endoscopy procedure with the patient's name."
+    assert log in units
+    assert not any(u.startswith(("Elements", "Yes", "No", "Not applicable")) for u in units)

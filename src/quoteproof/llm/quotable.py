@@ -10,7 +10,9 @@ table and figure captions, form check boxes ("Yes No Yes No"), sentences about t
 document rather than its subject ("This article focuses on...", "The animation below
 shows..."), and front matter (citation, author and disclaimer lines). A heading run into
 the start of a sentence in the source ("Antivirals and Other Treatments At the early
-stage...") and stray closing brackets before it are left out of the sentence.
+stage...") and stray closing brackets before it are left out of the sentence; so, in a
+form laid out as text, are the answer-box lines of the item before ("Yes No", "Not
+applicable") and a column header run into the line that opens the item ("K. ...").
 
 A lead-in (the last sentence of a paragraph that ends with ":", "Risk factors include:",
 at least MIN_LEAD_IN_WORDS words: a form's "Petitioner :" is none; the sentences before
@@ -83,6 +85,11 @@ _CROSS_REFERENCE = re.compile(
 _BOXES_AT_END = re.compile(r"[\s|]*\bYes\s+No(?:\s+Not applicable)?[\s|]*$")
 """A form's answer boxes closing a table row ("... if appropriate. | Yes No |"): one
 cell that holds both "Yes" and "No" is a box to tick, not data."""
+_BOX_LINE = re.compile(r"[ \t]*(?:(?:Yes|No|Not applicable|N/A)\b[ \t]*)+\n")
+"""A line of a form laid out as text that holds only its answer boxes ("Yes No",
+"Not applicable"), closing the item before the next one."""
+_ITEM_LINE = re.compile(r"\n[ \t]*(?:[A-Z]|\d{1,2}|[a-z])[.)][ \t]+[A-Z]")
+"""A line that opens a lettered or numbered item ("K. Devices are dried ...")."""
 
 
 @dataclass(frozen=True)
@@ -194,10 +201,24 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
         while s < e and text[s] in _LEADING_CLOSERS:
             s += 1
         s += len(text[s:e]) - len(text[s:e].lstrip())
+        s = _own_start(text, s, e)
         s += glued_heading(text[s:e])
         if e > s:
             spans.append((s, e))
     return spans
+
+
+def _own_start(text: str, start: int, end: int) -> int:
+    """Where the sentence `text[start:end]` itself starts, in a form laid out as text:
+    after the answer-box lines of the item before it (`_BOX_LINE`), and after the
+    header lines run into it, lines without closing punctuation before the line that
+    opens its item ("Elements to be assessed Assessment Notes\nK. Devices are ...")."""
+    while box := _BOX_LINE.match(text, start, end):
+        start = box.end()
+    item = _ITEM_LINE.search(text, start, end)
+    if item is not None and not text[start : item.start()].rstrip().endswith(_CLOSING):
+        start = item.start() + len(item.group()) - len(item.group().lstrip())
+    return start
 
 
 def _title_case(line: str) -> bool:
