@@ -19,7 +19,10 @@ Sets (`--sets`, default all):
   human answers) and its unanswerable probes, over `examples/corpus`;
 - `nurse`: a nurse's and pharmacist's questions (`evalsets/nurse.jsonl`) over the
   Veklury label and the CDC and WHO infection-prevention guides;
-- `labels`: `evalsets/labels.jsonl` over the same three PDFs.
+- `labels`: `evalsets/labels.jsonl` over the same three PDFs;
+- `articles`: factoid questions written by hand (`evalsets/articles.jsonl`) over 16
+  CDC Preventing Chronic Disease 2024 research articles (HTML), with unanswerable
+  look-alikes and off-topic questions; its corpus has no calibration file.
 
 With `--llm local`, every set is also answered in quote mode by the bundled SmolLM2
 (the model chooses among the numbered quotable units; when nothing it chose checks,
@@ -29,9 +32,11 @@ the same questions, index and retrieval.
 Each corpus is ingested once into a temporary index (with vectors unless `--no-embed`).
 Every set is asked twice: with the automatic refusal threshold (no calibration file),
 then after `quoteproof calibrate` with the corpus' calibration file
-(`examples/calibration.jsonl`, `evalsets/labels-calibration.jsonl`).
+(`examples/calibration.jsonl`, `evalsets/labels-calibration.jsonl`). A corpus without
+a calibration file (`articles`) is asked once, and the report notes that its calibrated
+pass was skipped.
 
-    python benchmarks/answers.py [--sets nurse,labels] [--no-embed] [--per-question]
+    python benchmarks/answers.py [--sets nurse,labels,articles] [--no-embed] [--per-question]
                                  [--llm local] [--json FILE]
 """
 
@@ -68,11 +73,12 @@ _WORD = re.compile(r"\w+")
 
 @dataclass(frozen=True)
 class Corpus:
-    """Files to ingest into one index, and the calibration file for it."""
+    """Files to ingest into one index, and the calibration file for it (None: the
+    corpus has none, and its sets are asked with the automatic threshold only)."""
 
     name: str
     paths: tuple[Path, ...]
-    calibration: Path
+    calibration: Path | None
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,16 @@ LABELS = Corpus(
     ),
     REPO / "evalsets" / "labels-calibration.jsonl",
 )
+ARTICLE_FILES = (
+    "22_0411", "23_0162", "23_0166", "23_0277", "23_0315", "23_0324", "23_0335", "23_0354",
+    "23_0433", "24_0016", "24_0028", "24_0087", "24_0137", "24_0187", "24_0313", "24_0332",
+)  # fmt: skip
+"""The CDC PCD 2024 articles of the `articles` set (none of them in `examples/corpus`)."""
+ARTICLES = Corpus(
+    "articles",
+    tuple(DATA / "cdc-pcd-2024-html" / "html" / f"{name}.htm" for name in ARTICLE_FILES),
+    None,
+)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -107,6 +123,7 @@ SETS: dict[str, tuple[Corpus, str]] = {
     "medquad": (DEMO, "demo.jsonl"),
     "nurse": (LABELS, "nurse.jsonl"),
     "labels": (LABELS, "labels.jsonl"),
+    "articles": (ARTICLES, "articles.jsonl"),
 }
 """Each set's corpus and its file under evalsets/."""
 
@@ -302,9 +319,9 @@ def build_index(corpus: Corpus, root: Path, embed: bool) -> Path:
     return path
 
 
-def calibrate(index_path: Path, corpus: Corpus) -> None:
-    """Calibrate the index with the corpus' calibration file (`quoteproof calibrate`)."""
-    command = [sys.executable, "-m", "quoteproof", "calibrate", str(corpus.calibration),
+def calibrate(index_path: Path, calibration: Path) -> None:
+    """Calibrate the index with the `calibration` file (`quoteproof calibrate`)."""
+    command = [sys.executable, "-m", "quoteproof", "calibrate", str(calibration),
                "--index", str(index_path)]  # fmt: skip
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
@@ -333,7 +350,12 @@ def main() -> int:
             sets = [s for s in chosen if s.corpus == corpus]
             for calibrated in (False, True):
                 if calibrated:
-                    calibrate(index_path, corpus)
+                    if corpus.calibration is None:
+                        line = f"{corpus.name}: no calibration file, calibrated pass skipped"
+                        print(f"\n{line}")
+                        out.note(line)
+                        continue
+                    calibrate(index_path, corpus.calibration)
                 with Index.open(str(index_path)) as index:
                     for qset in sets:
                         label = f"{qset.name} ({'calibrated' if calibrated else 'automatic'})"

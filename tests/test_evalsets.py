@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 EVALSETS = REPO / "evalsets"
 DATA = REPO.parent / "shared" / "data"
 DEMO_CORPUS = REPO / "examples" / "corpus"
-QUESTION_SETS = ("demo", "labels", "scifact", "pubmedqa", "nurse", "demo-answers")
+QUESTION_SETS = ("demo", "labels", "scifact", "pubmedqa", "nurse", "demo-answers", "articles")
 QUESTION_FIELDS = {
     "id",
     "question",
@@ -270,6 +270,23 @@ def test_labels_gold_quotes_are_verbatim(build: ModuleType, tmp_path: Path) -> N
             golds = [item.get("gold_answer", ""), *item.get("gold_quotes", [])]
             for quote in filter(None, golds):
                 assert any(quote in texts[ref] for ref in item["gold_refs"]), (item["id"], quote)
+
+
+@needs_data
+def test_articles_gold_answers_are_verbatim(tmp_path: Path) -> None:
+    """The hand-written articles set: 3 typed answerable questions on each of 16 CDC
+    articles, each gold answer in the canonical text of its article; 16 unanswerable."""
+    items = read("articles")
+    answerable = [item for item in items if item["answerable"]]
+    assert len(answerable) == 48 and len(items) - len(answerable) == 16
+    refs = Counter(ref for item in answerable for ref in item["gold_refs"])
+    assert len(refs) == 16 and set(refs.values()) == {3}
+    html = DATA / "cdc-pcd-2024-html" / "html"
+    ingested = _ingest(tmp_path, [html / ref for ref in sorted(refs)])
+    texts = {Path(path).name: text for path, (text, _) in ingested.items()}
+    for item in answerable:
+        assert item["type"] in {"quantity", "when", "who", "cause", "what", "where"}, item["id"]
+        assert item["gold_answer"] in texts[item["gold_refs"][0]], item["id"]
 
 
 def test_demo_answers_are_verbatim_in_the_demo_corpus(tmp_path: Path) -> None:

@@ -3,6 +3,8 @@ hold, repeated quotes, and quotes that start inside a word."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from helpers.bench_scripts import load_script
 
 answers = load_script("answers")
@@ -37,3 +39,10 @@ def test_a_quote_starts_inside_a_word_only_between_two_letters_or_digits() -> No
     assert answers.starts_inside_word(text, 3)
     assert not answers.starts_inside_word(text, 0)
     assert not answers.starts_inside_word(text, text.index("and"))
+
+
+def test_the_articles_corpus_holds_every_article_its_set_names() -> None:
+    items = answers.load_set("articles").items
+    refs = {ref for item in items for ref in item.get("gold_refs", [])}
+    assert refs == {Path(path).name for path in answers.ARTICLES.paths}
+    assert answers.ARTICLES.calibration is None
