@@ -13,7 +13,6 @@ version it speaks answers HTTP 400 to one.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal, TypedDict
 
@@ -32,7 +31,6 @@ from anthropic.types import (
 )
 from anthropic.types import Message as AnthropicMessage
 
-from quoteproof.errors import BackendConfigError, Hint
 from quoteproof.llm.base import (
     Completion,
     CompletionRequest,
@@ -44,8 +42,7 @@ from quoteproof.llm.base import (
     model_capabilities,
 )
 from quoteproof.llm.errors import checked, read_replies, reply_errors
-from quoteproof.llm.sdk_backend import SdkBackend
-from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, server_url
+from quoteproof.llm.sdk_backend import SdkBackend, spec_connection
 
 if TYPE_CHECKING:
     from quoteproof.llm.registry import BackendSpec
@@ -176,49 +173,20 @@ def _completion(message: AnthropicMessage) -> Completion:
 
 
 class AnthropicBackend(SdkBackend):
-    """Messages through the official `anthropic` SDK.
+    """Messages through the official `anthropic` SDK, made with an `SdkConnection`.
 
     The API key is `api_key`, else `$ANTHROPIC_API_KEY`; without either the
-    constructor raises `BackendConfigError`. `base_url` is the server's URL
-    (`llm.servers.server_url` chooses one); it is kept as `server` (without credentials:
-    `public_url`), the URL recorded in each answer. One request may take `timeout`
-    seconds in all, retries included, from sending it to the reply's last byte
-    (`llm.deadline`); past that it raises `BackendTimeoutError`. Connection failures
-    (after `max_retries` retries) raise `BackendUnavailableError`; error replies from
-    the server, and replies that are not valid JSON of the protocol, raise
-    `BackendError`.
+    constructor raises `BackendConfigError`. The server, deadline and errors are as
+    `SdkBackend` says.
     """
 
     name = "anthropic"
     capabilities = model_capabilities(constrained=False)
+    key_variable = API_KEY_VARIABLE
+    _sdk = anthropic
+    _sdk_error = anthropic.AnthropicError
+    _sdk_client = anthropic.Anthropic
     _client: anthropic.Anthropic
-
-    def __init__(
-        self,
-        *,
-        model: str,
-        base_url: str,
-        api_key: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT_S,
-        max_retries: int = DEFAULT_RETRIES,
-    ) -> None:
-        key = api_key or os.environ.get(API_KEY_VARIABLE)
-        if not key:
-            raise BackendConfigError(
-                f"the anthropic backend needs an API key: set {API_KEY_VARIABLE} or give one",
-                hint=Hint.API_KEY,
-                facts={"backend": "anthropic", "variable": API_KEY_VARIABLE},
-            )
-        super().__init__(
-            model,
-            base_url,
-            timeout,
-            anthropic,
-            anthropic.AnthropicError,
-            client=anthropic.Anthropic,
-            api_key=key,
-            max_retries=max_retries,
-        )
 
     def complete(self, request: CompletionRequest) -> Completion:
         """Send the request (with its tools, if any) and return the reply's text, tool
@@ -245,11 +213,7 @@ class AnthropicBackend(SdkBackend):
 
 
 def from_spec(spec: BackendSpec) -> AnthropicBackend:
-    """The `anthropic` backend of `spec` (`llm.registry`): its model, on the server
-    `llm.servers.server_url` chooses (raises `BackendConfigError` when none is named)."""
-    return AnthropicBackend(
-        model=spec.model or "",
-        base_url=server_url("anthropic", spec.base_url, cloud=spec.cloud),
-        api_key=spec.api_key,
-        timeout=spec.timeout,
-    )
+    """The `anthropic` backend of `spec` (`llm.registry`), connected as
+    `sdk_backend.spec_connection` says (raises `BackendConfigError` when no server is
+    named)."""
+    return AnthropicBackend(**spec_connection("anthropic", spec))

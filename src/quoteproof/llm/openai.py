@@ -7,9 +7,8 @@ Speaks chat completions through the official `openai` SDK, with tool calling
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 import openai
 from openai.types.chat import (
@@ -38,8 +37,7 @@ from quoteproof.llm.base import (
     model_capabilities,
 )
 from quoteproof.llm.errors import checked, read_replies, reply_errors
-from quoteproof.llm.sdk_backend import SdkBackend
-from quoteproof.llm.servers import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, server_url
+from quoteproof.llm.sdk_backend import SdkBackend, SdkConnection, spec_connection
 from quoteproof.llm.tool_grammar import fold_tools, unfold_tool_call
 
 if TYPE_CHECKING:
@@ -188,45 +186,27 @@ class _StreamedReply:
 
 
 class OpenAIBackend(SdkBackend):
-    """Chat completions through the official `openai` SDK.
+    """Chat completions through the official `openai` SDK, made with an
+    `SdkConnection`.
 
-    `base_url` is the server's URL (`llm.servers.server_url` chooses one); it is
-    kept as `server` (without credentials: `public_url`), the URL recorded in each
-    answer.
-    With `grammar` (for servers that read llama.cpp's `grammar` field: llama.cpp's
-    server, `llama_cpp.server`), requests carry their grammar and tool calls are made
-    through one (`llm.tool_grammar`); without it grammars are never sent.
-    One request may take `timeout` seconds in all, retries included, from sending
-    it to the reply's last byte (`llm.deadline`); past that it raises
-    `BackendTimeoutError`. Connection failures (after `max_retries` retries) raise
-    `BackendUnavailableError`; error replies from the server, and replies that are
-    not valid JSON of the protocol, raise `BackendError`.
+    The API key is `api_key`, else `$OPENAI_API_KEY`, else `PLACEHOLDER_API_KEY`
+    (local servers take any). With `grammar` (for servers that read llama.cpp's
+    `grammar` field: llama.cpp's server, `llama_cpp.server`), requests carry their
+    grammar and tool calls are made through one (`llm.tool_grammar`); without it
+    grammars are never sent. The server, deadline and errors are as `SdkBackend`
+    says.
     """
 
     name = "openai"
+    key_variable = "OPENAI_API_KEY"
+    placeholder_key = PLACEHOLDER_API_KEY
+    _sdk = openai
+    _sdk_error = openai.OpenAIError
+    _sdk_client = openai.OpenAI
     _client: openai.OpenAI
 
-    def __init__(
-        self,
-        *,
-        model: str,
-        base_url: str,
-        api_key: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT_S,
-        max_retries: int = DEFAULT_RETRIES,
-        grammar: bool = False,
-    ) -> None:
-        key = api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY
-        super().__init__(
-            model,
-            base_url,
-            timeout,
-            openai,
-            openai.OpenAIError,
-            client=openai.OpenAI,
-            api_key=key,
-            max_retries=max_retries,
-        )
+    def __init__(self, *, grammar: bool = False, **connection: Unpack[SdkConnection]) -> None:
+        super().__init__(**connection)
         self.capabilities = model_capabilities(constrained=grammar)
         self._constrained = grammar
 
@@ -283,12 +263,6 @@ class OpenAIBackend(SdkBackend):
 
 
 def from_spec(spec: BackendSpec) -> OpenAIBackend:
-    """The `openai` backend of `spec` (`llm.registry`): its model, on the server
-    `llm.servers.server_url` chooses, sending grammars only with `spec.grammar`."""
-    return OpenAIBackend(
-        model=spec.model or "",
-        base_url=server_url("openai", spec.base_url, cloud=spec.cloud),
-        api_key=spec.api_key,
-        timeout=spec.timeout,
-        grammar=bool(spec.grammar),
-    )
+    """The `openai` backend of `spec` (`llm.registry`), connected as
+    `sdk_backend.spec_connection` says, sending grammars only with `spec.grammar`."""
+    return OpenAIBackend(**spec_connection("openai", spec), grammar=bool(spec.grammar))
