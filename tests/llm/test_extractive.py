@@ -647,3 +647,38 @@ def test_a_form_laid_out_as_text_is_quoted_without_its_header_and_boxes() -> Non
     log = "M. Facility maintains a log for each endoscopy procedure with the patient's name."
     assert log in units
     assert not any(u.startswith(("Elements", "Yes", "No", "Not applicable")) for u in units)
+
+
+def test_captions_table_titles_footnotes_and_reference_entries_are_no_units() -> None:
+    """An article's caption split at its number ("Table 2." then the title), a table
+    title run into a year with its footnote mark, a table footnote marked "a" and an
+    entry of its reference list are not quoted; the finding is."""
+    finding = "Overall, 29.3% of children and 25.9% of adolescents ate 5 or more servings a day."
+    text = "\n\n".join(
+        (
+            "Table 2. Prevalence Ratios Comparing Consumption of 5 or More Servings of Fruits "
+            "and Vegetables Among Children and Adolescents, California Health Interview Surveya",
+            "Trends in Inadequate and Excessive Weight Gain Among Live Full Term Singleton "
+            "Births, Unadjusted and Adjusted for Lifestyle Factors, South Carolina, 2015–2021b",
+            "a Based on combined 2-year data files from the California Health Interview Survey.",
+            "Ugai T, Sasamoto N, Lee HY, et al. . Is early-onset cancer an emerging global "
+            "epidemic? Nat Rev Clin Oncol. 2022;19(10):656–673. PubMed doi:10.1038/s41571",
+            "US Census Bureau. National Survey of Children's Health frequently asked questions. "
+            "Published October 2022. Accessed October 6, 2022. https://www.census.gov/nsch",
+            finding,
+        )
+    )
+    units = [text[u.start : u.end] for u in quotable_units(text)]
+    assert units == [finding]
+
+
+def test_a_reference_list_is_no_answer() -> None:
+    """Nothing under a "References" heading is quoted, however well it matches."""
+    entry = "Kentsis A. Why do young people get cancer, and how often do they get it now?"
+    finding = "Young adults get cancer more often in the southern states than elsewhere."
+    sources = (
+        chunk("r", entry, ("Cancer in young adults", "References")),
+        chunk("f", finding, ("Cancer in young adults", "Results")),
+    )
+    reply = extract_answer("Why do young people get cancer?", sources)
+    assert quoted(reply) == [("f", finding)]

@@ -30,7 +30,8 @@ lead-in's colon), quoted from both chunks, is scored on:
   loses GENERIC_PENALTY;
 - the source's rank: lower-ranked sources lose RANK_PENALTY per place.
 
-A unit made of the words of its document's title or section heading is no answer.
+A unit made of the words of its document's title or section heading is no answer, nor
+is one under a reference list's heading ("References").
 Up to MAX_QUOTES units scoring within RELATIVE_CUTOFF of the best are quoted, best
 first; when the question asks for a value (VALUE_KINDS: an amount, a time, a
 frequency) and the best unit holds one, a unit without one is not quoted beside it
@@ -307,8 +308,18 @@ def _choose(
     return chosen
 
 
+_REFERENCE_LIST = re.compile(
+    r"(?:\d+\.?\s*)?(?:references?(?: cited| list)?|bibliography|works cited|literature cited)",
+    re.IGNORECASE,
+)
+"""The heading of a document's list of references: its entries are no answer."""
+
+
 def _unit_candidates(chunk: Chunk, rank: int, rows: Sequence[tuple[int, int]]) -> list[_Candidate]:
-    """The quotable units of `chunk` (`rows`: its table rows), with its rank."""
+    """The quotable units of `chunk` (`rows`: its table rows), with its rank; none for
+    a chunk under a reference list's heading (`_REFERENCE_LIST`)."""
+    if chunk.section and _REFERENCE_LIST.fullmatch(chunk.section[-1].strip()):
+        return []
     return [
         _Candidate(
             chunk,

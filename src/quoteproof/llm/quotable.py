@@ -6,7 +6,8 @@ a unit; in a short paragraph (at most SHORT_PARAGRAPH_WORDS words) a sentence's 
 the paragraph whole, scored on that sentence. Left out: fragments under MIN_WORDS words
 (not counting cross-references such as "[see Warnings (5.1)]"), lines that read as
 headings (no closing punctuation, and short or title-cased), table-of-contents lines,
-table and figure captions, form check boxes ("Yes No Yes No"), sentences about the
+table and figure captions, entries of reference lists (a line with a journal's
+"2022;19(10):656", a DOI or an access date), form check boxes ("Yes No Yes No"), sentences about the
 document rather than its subject ("This article focuses on...", "The animation below
 shows..."), and front matter (citation, author and disclaimer lines). A heading run into
 the start of a sentence in the source ("Antivirals and Other Treatments At the early
@@ -62,6 +63,12 @@ _FRONT_MATTER = re.compile(
     r"copyright|all rights reserved|revised:|accessed|(?:source|retrieved from):?\s+https?://)",
     re.IGNORECASE,
 )
+_CITATION = re.compile(
+    r"\b(?:1[89]|20)\d\d\s*;\s*\d+\s*(?:\([\w\s-]+\))?\s*:\s*[eS]?\d+|\bdoi:\s*10\.\d|"
+    r"\bAccessed\s+(?:on\s+)?(?:\d{1,2}\s+)?[A-Z][a-z]+\.?\s+\d"
+)
+"""An entry of a reference list: a journal's year;volume(issue):pages, a DOI, or the
+date a web page was accessed."""
 _DEGREES = re.compile(r"\b(?:PhD|MD|MPH|MS|MSc|DrPH|RN|MBChB|BSN|MA|BA)\b")
 _BULLET = re.compile(r"^\s*(?:[•▪◦·\-*–]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+")
 _WORD = re.compile(r"\w+")
@@ -73,7 +80,7 @@ _ABOUT_THE_DOCUMENT = re.compile(
     r"\b(?:animation|video)\b|\bclick\b|\bto learn more\b|\bsee the chapter\b",
     re.IGNORECASE,
 )
-_FOOTNOTE = re.compile(r"^\s*(?:[a-z]\.|[*†‡§¶])\s")
+_FOOTNOTE = re.compile(r"^\s*(?:[a-z]\.|[*†‡§¶])\s|^[a-z] (?=[A-Z])")
 _CONNECTORS = frozenset("a an and as at by for in of on or the to with".split())
 _LEADING_CLOSERS = ")]}.,;:"
 _CROSS_REFERENCE = re.compile(
@@ -145,8 +152,9 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
     words besides its cross-references: "Hypersensitivity reactions [see Warnings and
     Precautions (5.1)]."), a heading-like line
     (unless it is an item of a list, `in_list`), a contents line, a caption or front
-    matter (also any sentence of a line that opens as front matter: "Source:
-    https://..."). `line` is the line the sentence is in."""
+    matter (also any sentence of a line that opens as a caption or front matter:
+    "Table 2. Prevalence Ratios ...", "Source: https://..."), or a sentence of an entry
+    of a reference list (`_CITATION`). `line` is the line the sentence is in."""
     if _words(_CROSS_REFERENCE.sub(" ", sentence)) < MIN_WORDS:
         return False
     stripped = line.strip()
@@ -154,7 +162,9 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
     heading_like = open_ended and (_words(stripped) <= HEADING_WORDS or _title_case(stripped))
     if heading_like and not in_list and not _BULLET.match(stripped):
         return False
-    if _CONTENTS.search(sentence) or _CAPTION.match(sentence.strip()):
+    if _CONTENTS.search(sentence) or _CAPTION.match(sentence.strip()) or _CAPTION.match(stripped):
+        return False
+    if _CITATION.search(stripped):
         return False
     if _CHECK_BOXES.search(sentence) or _ABOUT_THE_DOCUMENT.search(sentence):
         return False
@@ -222,8 +232,9 @@ def _own_start(text: str, start: int, end: int) -> int:
 
 
 def _title_case(line: str) -> bool:
-    """True when every word of four or more letters starts with a capital."""
-    long_words = [w for w in _WORD.findall(line) if len(w) >= 4]
+    """True when every word of four or more letters starts with a capital (numbers,
+    "2015" or a year with its footnote mark "2023b", are no words here)."""
+    long_words = [w for w in _WORD.findall(line) if len(w) >= 4 and w[0].isalpha()]
     return bool(long_words) and all(w[0].isupper() for w in long_words)
 
 
@@ -287,8 +298,9 @@ def _in_list(
 
 def _continues(before: str, line: str) -> bool:
     """True when the paragraph `line` carries on the paragraph `before`: that one
-    stops mid-sentence (no closing punctuation) and `line` starts in lower case."""
-    return not before.endswith(_CLOSING) and line[:1].islower()
+    stops mid-sentence (no closing punctuation) and `line` starts in lower case, but
+    not as a footnote does ("a Based on ...", `_FOOTNOTE`)."""
+    return not before.endswith(_CLOSING) and line[:1].islower() and not _FOOTNOTE.match(line)
 
 
 def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
