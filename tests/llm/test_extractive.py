@@ -293,6 +293,8 @@ def test_question_kinds_read_from_the_wording() -> None:
         "Does the drug cause birth defects?": "yes_no",
         "Is obesity a risk factor for wheezing?": "yes_no",
         "In what strengths is the injection available?": "quantity",
+        "What share of adults owned their homes?": "quantity",
+        "Where were the vulnerable counties mostly found?": "where",
     }
     assert {question: answer_kind(question) for question in kinds} == kinds
     assert form_match("frequency", "Training is repeated annually.", "How often is training?")
@@ -682,3 +684,35 @@ def test_a_reference_list_is_no_answer() -> None:
     )
     reply = extract_answer("Why do young people get cancer?", sources)
     assert quoted(reply) == [("f", finding)]
+
+
+def test_a_share_is_a_percentage_and_a_place_is_named() -> None:
+    """ "What share" asks for a part of a whole, not for any number; "where" for a
+    place, near what is asked."""
+    question = "What percentage of the survey respondents were homeowners?"
+    assert specific_form(question)
+    assert form_match("quantity", "Most respondents (66.8%) were homeowners.", question)
+    assert form_match("quantity", "One in 5 respondents were homeowners.", question)
+    assert not form_match("quantity", "We analyzed data from 401,958 respondents.", question)
+    where = "Where were the counties without a dental shortage designation found?"
+    assert form_match("where", "These counties were mostly in the southern United States.", where)
+    assert not form_match("where", "These counties were overlooked by the program.", where)
+
+
+def test_a_statement_of_a_study_aim_loses_to_its_finding() -> None:
+    """ "The objective of this study was to examine X" repeats the topic of a question
+    about X; the sentence that says what was found answers it, unless the question
+    asks for the aim."""
+    aim = (
+        "The objective of this study was to examine the association between household "
+        "energy insecurity and diabetes prevalence across states."
+    )
+    finding = (
+        "Household energy insecurity was highest in Mississippi and lowest in Vermont, "
+        "and diabetes prevalence followed the same pattern."
+    )
+    sources = (chunk("a", aim), chunk("f", finding))
+    question = "What did the study show on household energy insecurity and diabetes prevalence?"
+    assert quoted(extract_answer(question, sources))[0] == ("f", finding)
+    asked = "What was the objective of the household energy insecurity and diabetes study?"
+    assert quoted(extract_answer(asked, sources))[0] == ("a", aim)

@@ -3,15 +3,18 @@
 A question's type is read from its wording (pure rules, no model):
 
 - `quantity`: how much / many / long / far, dose, rate, duration, percentage,
-  ratio, strength: the answer holds a number (not a year); for a dose or a
+  share, ratio, strength: the answer holds a number (not a year); for a dose or a
   strength, an amount of a drug ("200 mg"), for a duration ("how long"), a length
-  of time ("10 days");
+  of time ("10 days"), for a percentage, proportion or share, a share of a whole
+  ("66.8%", "1 in 5");
 - `change`: how did (has, have) X change: the answer holds a number and says how it
   moved ("decreased", "rose", "fell", "doubled", "from ... to");
 - `frequency`: how often / frequently: the answer holds a number or a frequency
   ("annually", "every", "daily", "upon hire");
 - `when`: when, how soon, at what time or stage: the answer holds a time or a
   condition ("before", "after", "within 72 hours", "immediately", a date);
+- `where`: where: the answer names a place, a region or kind of place ("southern
+  states", "rural counties") or a name after "in", "at", "from" ("in Mississippi");
 - `cause`: what causes, why, what leads to, risk factors (but "Does X cause Y?",
   "Is X a risk factor for Y?" are yes/no questions): the answer states a
   cause ("because", "due to", "caused by", "as a result"), or says that something
@@ -44,13 +47,22 @@ from typing import Literal
 from quoteproof.terms import query_terms, stem, words
 
 AnswerKind = Literal[
-    "quantity", "change", "frequency", "when", "cause", "who", "definition", "yes_no", "other"
+    "quantity",
+    "change",
+    "frequency",
+    "when",
+    "where",
+    "cause",
+    "who",
+    "definition",
+    "yes_no",
+    "other",
 ]
 
 _QUANTITY_QUESTION = re.compile(
     r"\bhow (?:much|many|long|far|fast|large|high|low)\b|"
     r"\b(?:dose|dosage|doses|dosing|strengths?|rate|rates|duration|percent(?:age)?|ratio|"
-    r"proportion|concentration|amount|number of|half-life)\b",
+    r"proportion|share|fraction|concentration|amount|number of|half-life)\b",
     re.IGNORECASE,
 )
 _CHANGE_QUESTION = re.compile(
@@ -81,6 +93,11 @@ _NUMBER = re.compile(
 )
 _DOSE_QUESTION = re.compile(r"\b(?:dose|doses|dosage|dosing|strengths?)\b", re.IGNORECASE)
 _DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b", re.IGNORECASE)
+_SHARE_QUESTION = re.compile(
+    r"\b(?:percent(?:age)?|proportion|share|fraction)\b|\bhow many (?:of|in) (?:every|each)\b",
+    re.IGNORECASE,
+)
+_WHERE_QUESTION = re.compile(r"^\s*(?:[^?]*?[.,]\s+)?where\b", re.IGNORECASE)
 _AMOUNT = r"(?:\d+(?:[.,]\d+)*|one|two|three|four|five|six|seven|eight|nine|ten|twelve)"
 _DOSE = re.compile(rf"\b{_AMOUNT}\s*(?:mg|mcg|µg|μg|g|mL|L|units?|IU|mEq|mmol)\b", re.IGNORECASE)
 """An amount of a drug: a number with a unit of mass, volume or activity ("200 mg",
@@ -92,6 +109,20 @@ _DURATION = re.compile(
 )
 """A length of time: a number (or a range) with a unit of time ("10 days", "30 to
 120 minutes")."""
+_SHARE = re.compile(
+    rf"\b\d+(?:[.,]\d+)?\s*(?:%|percent\b|per cent\b)|\b{_AMOUNT} (?:in|of|out of) "
+    rf"(?:every )?{_AMOUNT}\b|\b(?:half|a third|a quarter)\b",
+    re.IGNORECASE,
+)
+"""A share of a whole: a percentage ("66.8%", "25 percent"), "1 in 5", "half"."""
+_PLACE = re.compile(
+    r"\b(?:(?:north|south|east|west)(?:ern|east|west)?(?:ern)?|central|midwest(?:ern)?|"
+    r"rural|urban|region|county|counties|state|states|province|city|country|countries|"
+    r"nationwide|abroad)\b|(?<![.!?:]\s)(?<!^)\b(?:in|at|from|across|near) [A-Z][a-z]+",
+    re.IGNORECASE,
+)
+"""A place: a region or kind of place ("southern states", "rural counties"), or a
+capitalised name after "in", "at", "from" ("in Mississippi")."""
 _REFERENCE = re.compile(
     r"\b(?:Table|Figure|Fig\.|Section|Study|Reference ID:?|No\.|page|Chapter|Appendix)\s*"
     r"[\w.-]*\d[\w.-]*|\(\d+(?:\.\d+)*\)",
@@ -151,7 +182,7 @@ _EFFECT = re.compile(
 only when the effect after it is what the question asks about."""
 
 NEAR_WORDS = 10
-_NEAR_KINDS = frozenset({"quantity", "frequency", "when", "who"})
+_NEAR_KINDS = frozenset({"quantity", "frequency", "when", "who", "where"})
 
 _FORMS: dict[AnswerKind, re.Pattern[str]] = {
     "quantity": _NUMBER,
@@ -160,6 +191,7 @@ _FORMS: dict[AnswerKind, re.Pattern[str]] = {
     "cause": _CAUSE,
     "yes_no": _STATEMENT,
     "who": _NAME,
+    "where": _PLACE,
 }
 
 
@@ -181,6 +213,7 @@ _ASKS: tuple[tuple[AnswerKind, Callable[[str], object]], ...] = (
     ("who", _WHO_QUESTION.search),
     ("when", _WHEN_QUESTION.search),
     ("frequency", _FREQUENCY_QUESTION.search),
+    ("where", _WHERE_QUESTION.search),
     ("yes_no", _opens_with_verb),
     ("change", _CHANGE_QUESTION.search),
     ("quantity", _QUANTITY_QUESTION.search),
@@ -233,18 +266,22 @@ def _near_asked(text: str, start: int, end: int, asked: set[str]) -> bool:
 
 def _quantity_form(question: str) -> re.Pattern[str]:
     """What a number answering the quantity `question` looks like: an amount of a
-    drug for a dose, a length of time for a duration, else any number."""
+    drug for a dose, a length of time for a duration, a share of a whole for a
+    percentage or proportion, else any number."""
     if _DOSE_QUESTION.search(question):
         return _DOSE
     if _DURATION_QUESTION.search(question):
         return _DURATION
+    if _SHARE_QUESTION.search(question):
+        return _SHARE
     return _NUMBER
 
 
 def specific_form(question: str) -> bool:
     """True when the form `question` asks for is one few sentences have by chance:
     a cause (a causal connective, or a cause of what is asked), a dose (a number with
-    a drug unit) or a duration (a number with a unit of time); False for a bare number,
+    a drug unit), a duration (a number with a unit of time) or a share (a percentage);
+    False for a bare number,
     a time, a name or a statement, which most sentences of technical text hold."""
     kind = answer_kind(question)
     return kind == "cause" or (kind == "quantity" and _quantity_form(question) is not _NUMBER)

@@ -27,7 +27,8 @@ lead-in's colon), quoted from both chunks, is scored on:
   causes sleep apnea?" answers "What causes obstructive sleep apnea?");
 - what it says beyond the question: a unit with fewer than NEW_WORDS content words
   that the question lacks only repeats the topic ("This article focuses on X") and
-  loses GENERIC_PENALTY;
+  loses GENERIC_PENALTY, as does a statement of what a study set out to do ("The
+  objective of this study was to examine X") unless the question asks for an aim;
 - the source's rank: lower-ranked sources lose RANK_PENALTY per place.
 
 A unit made of the words of its document's title or section heading is no answer, nor
@@ -166,6 +167,19 @@ def _new_words(text: str, terms: set[str]) -> int:
     return len({stem(w) for w in words(text) if w not in STOPWORDS and not w.isdigit()} - terms)
 
 
+_STUDY_AIM = re.compile(
+    r"\b(?:this|our|the present|the current) (?:study|analysis|paper|report|review|work)\b"
+    r"(?:\s+\w+){0,4}?\s+(?:aim|aimed|aims|sought|seeks|set out|was designed|is designed|"
+    r"intend(?:s|ed)?|examine[sd]?|explore[sd]?|investigate[sd]?|assess(?:es|ed)?|"
+    r"evaluate[sd]?|describe[sd]?|provides?|reports?(?: on)?|focus(?:es|ed)? on)\b|"
+    r"\b(?:objective|aim|purpose|goal)s? of (?:this|our|the) (?:study|analysis|paper|report|"
+    r"review|work)\b",
+    re.IGNORECASE,
+)
+"""A sentence that says what a study sets out to do ("The objective of this study was to
+examine ...", "This study aimed to identify ..."), not what it found."""
+_ASKS_AIM = re.compile(r"\b(?:aims?|purpose|objectives?|goals?|set out|designed)\b", re.I)
+"""A question about a study's aim, which such a sentence answers."""
 _NEGATION = re.compile(r"\b(?:not|no|never|without|nor|cannot)\b|n't\b", re.IGNORECASE)
 
 
@@ -198,7 +212,15 @@ def _scores(
     ranks = np.array([c.rank for c in candidates], dtype=float)
     weight = SPECIFIC_FORM_WEIGHT if specific_form(question) else FORM_WEIGHT
     form = np.array(forms, dtype=float) * weight
-    generic = np.array([_new_words(c.core, terms) < NEW_WORDS for c in candidates], dtype=float)
+    about_aim = _ASKS_AIM.search(question) is not None
+    generic = np.array(
+        [
+            _new_words(c.core, terms) < NEW_WORDS
+            or (not about_aim and _STUDY_AIM.search(c.core) is not None)
+            for c in candidates
+        ],
+        dtype=float,
+    )
     negated = np.array([_negated(c.core) for c in candidates], dtype=float) * _negated(question)
     paths = [_section(c.chunk, c.start) for c in candidates]
     heading = _heading_match(paths, terms)
