@@ -694,6 +694,8 @@ def test_a_share_is_a_percentage_and_a_place_is_named() -> None:
     assert form_match("quantity", "Most respondents (66.8%) were homeowners.", question)
     assert form_match("quantity", "One in 5 respondents were homeowners.", question)
     assert not form_match("quantity", "We analyzed data from 401,958 respondents.", question)
+    odds = "Renters had 1.38 higher odds of kidney disease than homeowners (95% CI, 1.22-1.56)."
+    assert not form_match("quantity", odds, question)
     where = "Where were the counties without a dental shortage designation found?"
     assert form_match("where", "These counties were mostly in the southern United States.", where)
     assert not form_match("where", "These counties were overlooked by the program.", where)

@@ -110,11 +110,12 @@ _DURATION = re.compile(
 """A length of time: a number (or a range) with a unit of time ("10 days", "30 to
 120 minutes")."""
 _SHARE = re.compile(
-    rf"\b\d+(?:[.,]\d+)?\s*(?:%|percent\b|per cent\b)|\b{_AMOUNT} (?:in|of|out of) "
-    rf"(?:every )?{_AMOUNT}\b|\b(?:half|a third|a quarter)\b",
+    r"\b\d+(?:[.,]\d+)?\s*(?:%|percent\b|per cent\b)(?!\s*(?:CI\b|confidence\b))|"
+    rf"\b{_AMOUNT} (?:in|of|out of) (?:every )?{_AMOUNT}\b|\b(?:half|a third|a quarter)\b",
     re.IGNORECASE,
 )
-"""A share of a whole: a percentage ("66.8%", "25 percent"), "1 in 5", "half"."""
+"""A share of a whole: a percentage ("66.8%", "25 percent"; "95% CI" is a confidence
+level), "1 in 5", "half"."""
 _PLACE = re.compile(
     r"\b(?:(?:north|south|east|west)(?:ern|east|west)?(?:ern)?|central|midwest(?:ern)?|"
     r"rural|urban|region|county|counties|state|states|province|city|country|countries|"
