@@ -663,6 +663,8 @@ def test_captions_table_titles_footnotes_and_reference_entries_are_no_units() ->
             "Trends in Inadequate and Excessive Weight Gain Among Live Full Term Singleton "
             "Births, Unadjusted and Adjusted for Lifestyle Factors, South Carolina, 2015–2021b",
             "a Based on combined 2-year data files from the California Health Interview Survey.",
+            "Weighted estimates are shown. b Data were from the COMPASS study, "
+            "which annually collects survey data from approximately 60,000 students.",
             "Ugai T, Sasamoto N, Lee HY, et al. . Is early-onset cancer an emerging global "
             "epidemic? Nat Rev Clin Oncol. 2022;19(10):656–673. PubMed doi:10.1038/s41571",
             "US Census Bureau. National Survey of Children's Health frequently asked questions. "

@@ -80,7 +80,9 @@ _ABOUT_THE_DOCUMENT = re.compile(
     r"\b(?:animation|video)\b|\bclick\b|\bto learn more\b|\bsee the chapter\b",
     re.IGNORECASE,
 )
-_FOOTNOTE = re.compile(r"^\s*(?:[a-z]\.|[*†‡§¶])\s|^[a-z] (?=[A-Z])")
+_NOTE_MARK = r"^[a-z] (?=[A-Z])"
+"""A table note's letter before its first word ("a Data were from ...")."""
+_FOOTNOTE = re.compile(rf"^\s*(?:[a-z]\.|[*†‡§¶])\s|{_NOTE_MARK}")
 _CONNECTORS = frozenset("a an and as at by for in of on or the to with".split())
 _LEADING_CLOSERS = ")]}.,;:"
 _CROSS_REFERENCE = re.compile(
@@ -153,8 +155,9 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
     Precautions (5.1)]."), a heading-like line
     (unless it is an item of a list, `in_list`), a contents line, a caption or front
     matter (also any sentence of a line that opens as a caption or front matter:
-    "Table 2. Prevalence Ratios ...", "Source: https://..."), or a sentence of an entry
-    of a reference list (`_CITATION`). `line` is the line the sentence is in."""
+    "Table 2. Prevalence Ratios ...", "Source: https://..."), a sentence of an entry
+    of a reference list (`_CITATION`), or a table note run on after other notes
+    ("... beverage. a Data were from ..."). `line` is the line the sentence is in."""
     if _words(_CROSS_REFERENCE.sub(" ", sentence)) < MIN_WORDS:
         return False
     stripped = line.strip()
@@ -164,7 +167,7 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
         return False
     if _CONTENTS.search(sentence) or _CAPTION.match(sentence.strip()) or _CAPTION.match(stripped):
         return False
-    if _CITATION.search(stripped):
+    if _CITATION.search(stripped) or re.match(_NOTE_MARK, sentence.strip()):
         return False
     if _CHECK_BOXES.search(sentence) or _ABOUT_THE_DOCUMENT.search(sentence):
         return False
