@@ -17,7 +17,7 @@ from quoteproof.llm.openai import OpenAIBackend
 from quoteproof.model import Answer, ProseSegment, QuoteSegment
 from quoteproof.quoting.grammar import CITE_REPLY_TOKENS
 from quoteproof.quoting.prompt import OFFERED_NOTE
-from quoteproof.strategies.cite import CUT_AT_BUDGET
+from quoteproof.strategies.cite import CITE_NO_MODEL_FALLBACK, CUT_AT_BUDGET
 
 QUESTION = (
     "How is shingles treated, what are its symptoms, what is the remdesivir dose "
@@ -205,3 +205,23 @@ def test_a_constrained_reply_cut_by_its_token_budget_loses_only_its_last_sentenc
     assert len(openai_server.requests) == 2 and refused.status == "refused"
     assert openai_server.requests[0]["max_tokens"] == CompletionRequest.max_tokens
     assert refused.calls[0].output == first
+
+
+def test_a_constrained_reply_that_fails_the_check_gives_the_no_model_answer_at_once(
+    index: Index, openai_server: ScriptedOpenAIServer
+) -> None:
+    """Under the cite grammar a reply cannot fail on its form, only on what it says:
+    it is not retried (one call); the no-model answer stands, with a notice, and the
+    failed sentence is listed, never shown."""
+    treat = ref_of(index, QUESTION, "acyclovir")
+    invented = f"Acyclovir cures shingles in 97.3 percent of patients [{treat}]."
+    openai_server.script = [invented]
+    backend = OpenAIBackend(model="m", base_url=openai_server.base_url, max_retries=0, grammar=True)
+    answer = index.ask(QUESTION, backend=backend, mode="cite", faithfulness="deterministic")
+    assert len(openai_server.requests) == 1
+    assert answer.status == "answered" and CITE_NO_MODEL_FALLBACK in answer.notices
+    assert answer.quotes and all(check.valid for check in index.verify(answer))
+    assert prose(answer) == [] and "97.3" not in " ".join(q.text for q in answer.quotes)
+    assert any("97.3" in r.raw for r in answer.rejected)
+    no_model = index.ask(QUESTION, faithfulness="deterministic")
+    assert [q.text for q in answer.quotes] == [q.text for q in no_model.quotes]

@@ -7,7 +7,11 @@ sentences without one and marks the answer partial. A reply that fails is retrie
 once with the top 3 sources (the top 3 of those offered, showing their offered
 units, when the first attempt was offered units) and a stricter prompt that lists
 what was wrong; a second failure is a refusal (`validation_failed`) with both
-attempts kept in `Answer.calls`.
+attempts kept in `Answer.calls`. A reply written under the cite grammar (a backend
+that constrains its output) cannot fail on its form, only on what it says (an
+uncited or unsupported sentence): it is not retried, the same model would read the
+same sources again; the no-model answer stands instead, with a notice, when there is
+one (else the refusal).
 """
 
 from __future__ import annotations
@@ -30,12 +34,22 @@ from quoteproof.quoting.parse import Item, ParsedOutput, ProseItem, parse_output
 from quoteproof.quoting.prompt import QUOTE_RULE, SOURCES_RULE, build_messages
 from quoteproof.quoting.resolve import resolve_output
 from quoteproof.quoting.units import OfferedUnits, SourceUnits, source_units
-from quoteproof.strategies.quote import NoModelChoice, answer_from_reply, fit_offer
+from quoteproof.strategies.quote import (
+    NoModelChoice,
+    answer_from_reply,
+    answer_from_resolution,
+    fit_offer,
+    resolve_reply,
+)
 from quoteproof.strategies.session import VALIDATION_FAILED, AnswerSession
 
 RETRY_SOURCES = 3
 NOTHING_CITED = "the reply has no cited sentence and no quote that resolves"
 CUT_AT_BUDGET = "cut by the reply's token budget before its citation"
+CITE_NO_MODEL_FALLBACK = (
+    "The model's sentences did not pass the citation check (they are listed as "
+    "removed); the answer below is the no-model answer (passages chosen without the model)."
+)
 
 CITE_SYSTEM_PROMPT = f"""\
 You answer questions using only the sources you are given. {SOURCES_RULE}
@@ -158,12 +172,32 @@ def check_reply(
     return answer
 
 
+def _failed_checks(session: AnswerSession) -> list[Rejected]:
+    """What failed the citation check in the session's model calls, one per problem."""
+    return [
+        Rejected(problem, "citation check failed")
+        for call in session.calls
+        for problem in call.problems
+    ]
+
+
+def _no_model_answer(session: AnswerSession, reply: str) -> Answer:
+    """The no-model answer (`reply`, its protocol reply) in place of a constrained
+    reply that failed the citation check, with `CITE_NO_MODEL_FALLBACK`; the failed
+    checks are listed in `rejected`."""
+    session.notices.append(CITE_NO_MODEL_FALLBACK)
+    return answer_from_resolution(
+        session, resolve_reply(session, reply), rejected=_failed_checks(session)
+    )
+
+
 def answer_cite(
     session: AnswerSession,
     strictness: Strictness = "strict",
     no_model: NoModelChoice | None = None,
 ) -> Answer:
-    """Ask for citation-mandatory prose; check it, retry once, else refuse.
+    """Ask for citation-mandatory prose; check it, retry once, else refuse (a
+    constrained reply that fails: the no-model answer, see the module docstring).
 
     The sources are shown with their quotable units numbered and cut to the model's
     context window; with `no_model`, the first attempt shows only the units the
@@ -203,9 +237,8 @@ def answer_cite(
         if isinstance(outcome, Answer):
             return outcome
         session.reject_last_call(outcome)
+        if constrained and choice is not None and choice.offered:
+            return _no_model_answer(session, choice.reply)
         sources, shown = retry_sources(session.sources, offered)
         messages = retry_messages(session.question, sources, units, outcome, shown)
-    failed = [problem for call in session.calls for problem in call.problems]
-    return session.refuse(
-        VALIDATION_FAILED, [Rejected(problem, "citation check failed") for problem in failed]
-    )
+    return session.refuse(VALIDATION_FAILED, _failed_checks(session))
