@@ -140,6 +140,12 @@ def sweep(
             yield mode, breadth, recall, float(p50), float(p95), breadth == chosen
 
 
+def batches(keys: np.ndarray, stored: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """`keys` and `stored` 4,096 rows at a time, as the store reads them."""
+    for at in range(0, len(stored), 4096):
+        yield keys[at : at + 4096], stored[at : at + 4096]
+
+
 def usearch_search(stored: np.ndarray, folder: Path) -> tuple[Search, Callable[[int], int]]:
     """A usearch index of `stored` (keys = row numbers) built, calibrated, saved and
     mapped as the SQLite store's vector index file is; and its default breadth by
@@ -147,9 +153,9 @@ def usearch_search(stored: np.ndarray, folder: Path) -> tuple[Search, Callable[[
     index = ann.new_index(DIMENSIONS)
     keys = np.arange(len(stored), dtype=np.uint64)
     index.add(keys, stored)
-    step = max(1, len(stored) // ann.SAMPLES)
+    sample = np.unique(np.linspace(0, len(stored) - 1, ann.SAMPLES).round().astype(np.int64))
     started = time.perf_counter()
-    breadth = ann.calibrate(index, stored[::step])
+    breadth = ann.calibrate(index, stored[sample], lambda: batches(keys, stored))
     seconds = time.perf_counter() - started
     print(f"  calibrated: breadth {breadth} in {seconds:.1f} s", file=sys.stderr, flush=True)
     path = folder / "vectors.usearch"
