@@ -60,18 +60,22 @@ it when all the questions still leave it undecided. The standard error is that o
 mean over questions (the spread of one question's recall over the square root of
 their number): a question's 10 neighbours are found or missed together, so the
 binomial error of its 10 hits counted as independent ones understates the error
-about threefold (at 200,000 clustered vectors and breadth 64 one question's recall
-spreads by 0.19-0.21, where 10 independent hits at 0.96 spread by 0.06); that
+2.5-3.5 times (at 200,000 clustered vectors and breadth 64 one question's recall
+spreads by 0.15-0.21, where 10 independent hits at 0.96 spread by 0.06); that
 binomial spread at the target is the least taken. With up to four looks at 3
 standard errors a breadth whose recall over all questions is below the target
 passes with odds under 0.6%; 2,048 questions near 0.96 have a standard error of
 about 0.004, so a breadth passes when the sample finds about 0.963 or more. Before,
 256 questions had to find 0.97: their error is about 0.012 there, and five such
 samples of one 200,000-vector graph measured 0.947-0.978 at breadth 64, so a
-lucky sample could pass a breadth at which questions find under 0.95 (one 200,000
-build chose 64 where 200 benchmark questions found 0.941). Asking a quarter of
-the sample first keeps the cost down where the answer is clear: a breadth far
-above or below the target is decided on 256 questions. Before that: with 50 stored
+lucky sample could pass a breadth at which questions find under 0.95. On a
+400,000-vector graph (benchmarks/ann_recall.py's clustered data) where 3,000
+questions found 0.953 +- 0.004 at 128 and 0.989 at 256, one of three 256-question
+samples passed 128; three 2,048-question ones chose 256, in 18-22 s on two loaded
+cores against 14-17 s before (docs/benchmarks.md, "Vector search breadth").
+Asking an eighth of the sample first keeps the cost down where the answer is
+clear: a breadth far above or below the target is decided on 256 questions, and
+the exact search is done only for the questions asked. Before that: with 50 stored
 vectors as questions (an earlier calibration), 100,000 unclustered random ones
 measured 0.954 at 4,096 where questions then found 0.934 (256 vectors measured
 0.939). Clustered vectors, as
