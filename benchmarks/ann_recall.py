@@ -109,6 +109,17 @@ HEADER = (
 )
 
 
+def exact_top(qualifying: np.ndarray, asked: np.ndarray, rows: np.ndarray) -> list[set[int]]:
+    """The row numbers (`rows`) of the `TOP` of `qualifying` nearest to each of
+    `asked`, 64 questions to a matrix product."""
+    exact = []
+    for at in range(0, len(asked), 64):
+        scores = asked[at : at + 64] @ qualifying.T
+        top = np.argpartition(-scores, TOP - 1, axis=1)[:, :TOP]
+        exact += [set(rows[found].tolist()) for found in top]
+    return exact
+
+
 def sweep(
     search: Search,
     stored: np.ndarray,
@@ -121,9 +132,7 @@ def sweep(
     and each breadth at least the passages fetched (and the store's default breadth)."""
     for mode, (wanted, share) in modes.items():
         rows = np.arange(0, len(stored), share)  # those that qualify
-        exact = [
-            set(rows[np.argsort(-(stored[rows] @ q), kind="stable")[:TOP]].tolist()) for q in asked
-        ]
+        exact = exact_top(stored[rows], asked, rows)
         fetch = FETCH_PER_CHUNK * wanted
         chosen = default(fetch * share)  # the store widens a filtered search
         for breadth in sorted({*(b for b in breadths if b >= fetch), chosen}):
@@ -140,6 +149,12 @@ def sweep(
             yield mode, breadth, recall, float(p50), float(p95), breadth == chosen
 
 
+def batches(keys: np.ndarray, stored: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """`keys` and `stored` 4,096 rows at a time, as the store reads them."""
+    for at in range(0, len(stored), 4096):
+        yield keys[at : at + 4096], stored[at : at + 4096]
+
+
 def usearch_search(stored: np.ndarray, folder: Path) -> tuple[Search, Callable[[int], int]]:
     """A usearch index of `stored` (keys = row numbers) built, calibrated, saved and
     mapped as the SQLite store's vector index file is; and its default breadth by
@@ -147,9 +162,9 @@ def usearch_search(stored: np.ndarray, folder: Path) -> tuple[Search, Callable[[
     index = ann.new_index(DIMENSIONS)
     keys = np.arange(len(stored), dtype=np.uint64)
     index.add(keys, stored)
-    step = max(1, len(stored) // ann.SAMPLES)
+    sample = np.unique(np.linspace(0, len(stored) - 1, ann.SAMPLES).round().astype(np.int64))
     started = time.perf_counter()
-    breadth = ann.calibrate(index, stored[::step])
+    breadth = ann.calibrate(index, stored[sample], lambda: batches(keys, stored))
     seconds = time.perf_counter() - started
     print(f"  calibrated: breadth {breadth} in {seconds:.1f} s", file=sys.stderr, flush=True)
     path = folder / "vectors.usearch"

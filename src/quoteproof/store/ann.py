@@ -21,14 +21,17 @@ Embedding rows are never deleted, so rowids only grow.
 
 Search breadth (usearch's `expansion_search`, the candidates a graph search keeps)
 is chosen from the data (`calibrate`): the smallest of `BREADTHS` at which searches
-for questions made from `SAMPLES` of the new vectors find `CALIBRATION_RECALL` of
-their exact 10 nearest neighbours, recorded under `BREADTH_KEY` with the file's
-vector count then under `CALIBRATED_KEY`. A fold chooses it again only when the file
-has grown by `RECALIBRATE_GROWTH` since (or none is recorded); otherwise the file
-keeps the recorded breadth. Calibration searches the sample at every breadth up to
-the one chosen, which at a million unclustered vectors takes minutes: doing it at
-every fold (each `FOLD_EVERY` rows) made it most of the ingest time, while the
-breadth a graph needs changes only as the graph grows by a good part of itself.
+for questions made from `SAMPLES` of the file's vectors (spread evenly over all of
+its rows, not only those just added) reach `TARGET_RECALL` of their exact 10 nearest
+neighbours by a margin of the sample's error (below), recorded under `BREADTH_KEY`
+with the file's vector count then under `CALIBRATED_KEY`. A fold chooses it again
+only when the file has grown by `RECALIBRATE_GROWTH` since (or none is recorded);
+otherwise the file keeps the recorded breadth. Calibration searches the sample at
+every breadth up to the one chosen and finds the sample's exact neighbours by
+reading every vector of the file once per doubling of the questions it asks:
+doing it at every fold (each `FOLD_EVERY` rows) made it most of the ingest time,
+while the breadth a graph needs changes only as the graph grows by a good part of
+itself.
 
 The questions are not the stored vectors themselves: a question's embedding is never
 a stored vector, and a graph finds the neighbours of its own points more easily than
@@ -49,12 +52,33 @@ their questions the same way (cosine ~0.7 to a stored vector). Noise in every
 direction is the pessimistic case: a real question differs from its passage along
 the directions its model gives meaning, where the stored vectors lie too.
 
-The margin of `CALIBRATION_RECALL` over `TARGET_RECALL` is meant to cover the
-sample's error, and does not always: five 256-question samples of one 400,000-vector
-graph measured 0.948-0.972 at 128, so a lucky sample can pass a breadth at which
-questions find 0.94-0.95. Before: with 50 stored vectors as questions (an earlier
-calibration), 100,000 unclustered random ones measured 0.954 at 4,096 where
-questions then found 0.934 (256 vectors measured 0.939). Clustered vectors, as
+The rule for a breadth: ask the first `_FIRST` questions (in a fixed mixed order of
+the sample), then twice as many each time up to all `SAMPLES`; pass the breadth
+once their mean recall@10 less `MARGIN_ERRORS` (3) standard errors reaches
+`TARGET_RECALL`, fail it once the mean plus 3 standard errors stays below, and fail
+it when all the questions still leave it undecided. The standard error is that of a
+mean over questions (the spread of one question's recall over the square root of
+their number): a question's 10 neighbours are found or missed together, so the
+binomial error of its 10 hits counted as independent ones understates the error
+2.5-3.5 times (at 200,000 clustered vectors and breadth 64 one question's recall
+spreads by 0.15-0.21, where 10 independent hits at 0.96 spread by 0.06); that
+binomial spread at the target is the least taken. With up to four looks at 3
+standard errors a breadth whose recall over all questions is below the target
+passes with odds under 0.6%; 2,048 questions near 0.96 have a standard error of
+about 0.004, so a breadth passes when the sample finds about 0.963 or more. Before,
+256 questions had to find 0.97: their error is about 0.012 there, and five such
+samples of one 200,000-vector graph measured 0.947-0.978 at breadth 64, so a
+lucky sample could pass a breadth at which questions find under 0.95. On a
+400,000-vector graph (benchmarks/ann_recall.py's clustered data) where 3,000
+questions found 0.953 +- 0.004 at 128 and 0.989 at 256, one of three 256-question
+samples passed 128; three 2,048-question ones chose 256, in 18-22 s on two loaded
+cores against 14-17 s before (docs/benchmarks.md, "Vector search breadth").
+Asking an eighth of the sample first keeps the cost down where the answer is
+clear: a breadth far above or below the target is decided on 256 questions, and
+the exact search is done only for the questions asked. Before that: with 50 stored
+vectors as questions (an earlier calibration), 100,000 unclustered random ones
+measured 0.954 at 4,096 where questions then found 0.934 (256 vectors measured
+0.939). Clustered vectors, as
 embedding models make them, need the smallest while each cluster is small
 (benchmarks/ann_recall.py: questions' recall@10 0.99-1.00 at 64 at 100,000 vectors,
 100 to a cluster), more as clusters fill with near neighbours (128 at 200,000, a
@@ -66,9 +90,10 @@ of them, where questions reach 0.99), `BREADTHS[-1]` at most.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -102,13 +127,20 @@ held then) from which a fold chooses the breadth again."""
 TARGET_RECALL = 0.95
 """The recall@10 against exact search that searches should reach."""
 
-CALIBRATION_RECALL = 0.97
-"""The recall@10 that `calibrate` asks of its sample: `TARGET_RECALL` plus a margin
-of about four standard errors of a `SAMPLES`-vector estimate near 0.95."""
+MARGIN_ERRORS = 3.0
+"""How many standard errors of its sample's recall `calibrate` asks above (to pass
+a breadth) or finds below (to fail one) `TARGET_RECALL`: with its four looks at a
+growing sample, a breadth whose recall over all questions is below the target
+passes with odds under 0.6% (see the module)."""
 
-SAMPLES = 256
-"""The stored vectors `calibrate` makes its questions from (spread evenly over the
-new rows)."""
+SAMPLES = 2048
+"""The most stored vectors `calibrate` makes its questions from (spread evenly over
+the file's rows); the standard error of their recall near 0.96 is about 0.004, so
+a breadth passes at a sample recall of about 0.963."""
+
+_FIRST = 256
+"""The questions `calibrate` asks first at a breadth (then twice as many each time,
+up to `SAMPLES`, while the sample's recall leaves the breadth undecided)."""
 
 QUESTION_NOISE = 1.0
 """The length of the noise `questions` adds to a vector, as a share of its length:
@@ -252,14 +284,12 @@ def fold(
         if new == 0 or new < (every if upto else start):
             return False
         index = _load_or_create(directory, upto, dimensions)
-        step = max(1, new // SAMPLES)
-        samples = []
         for keys, vectors in _rows(db, upto, last, dimensions):
             index.add(keys, vectors)
-            samples.append(vectors[::step])
         calibrated = recorded_calibration(db) if upto else 0
         if due_for_calibration(len(index), calibrated):
-            breadth = calibrate(index, np.concatenate(samples))
+            sample = _sample(db, last, dimensions)
+            breadth = calibrate(index, sample, lambda: _rows(db, 0, last, dimensions))
             calibrated = len(index)
         else:
             breadth = recorded_breadth(db)
@@ -273,23 +303,79 @@ def fold(
         return True
 
 
-def calibrate(index: Any, vectors: np.ndarray) -> int:
-    """The smallest of `BREADTHS` at which `sampled_recall` of `vectors` (stored
-    vectors of `index`) reaches `CALIBRATION_RECALL`; the largest when none does."""
-    asked = questions(vectors)
-    exact = _nearest(index, asked)
+Batches = Callable[[], Iterable[tuple[np.ndarray, np.ndarray]]]
+"""Every (keys, vectors) of an index, in batches, each call from the start."""
+
+
+def calibrate(index: Any, sample: np.ndarray, stored: Batches) -> int:
+    """The smallest of `BREADTHS` at which the `questions` of `sample` (vectors of
+    `index`, in an order `_order` mixes) pass `_passes`'s test, the largest when none
+    does; `stored` gives every vector of `index` (for exact search, which is done
+    only for as many questions as the test asks for)."""
+    asked = questions(sample)[_order(len(sample))]
+    exact: list[list[int]] = []
+
+    def nearest(count: int) -> list[list[int]]:
+        if len(exact) < count:
+            exact.extend(_exact_nearest(asked[len(exact) : count], stored()))
+        return exact[:count]
+
     for breadth in BREADTHS:
-        if _recall(index, asked, exact, breadth) >= CALIBRATION_RECALL:
+        if _passes(index, asked, nearest, breadth):
             return breadth
     return BREADTHS[-1]
 
 
-def sampled_recall(index: Any, vectors: np.ndarray, breadth: int) -> float:
-    """The share of the 10 nearest keys that exact search finds for the `questions`
-    of `vectors` that a search of `index` at `breadth` finds among the first 10 of
-    the 40 vectors a top-10 search asks for."""
-    asked = questions(vectors)
-    return _recall(index, asked, _nearest(index, asked), breadth)
+def sampled_recall(
+    index: Any, sample: np.ndarray, stored: Batches, breadth: int
+) -> tuple[float, float]:
+    """The recall@10 of searches of `index` at `breadth` for the `questions` of all
+    of `sample` (the mean over questions of the share of its exact 10 nearest keys
+    found among the first 10 of the 40 vectors a top-10 search asks for) and its
+    standard error; `stored` as for `calibrate`."""
+    asked = questions(sample)
+    return _estimate(_recalls(index, asked, _exact_nearest(asked, stored()), breadth))
+
+
+def _passes(
+    index: Any, asked: np.ndarray, nearest: Callable[[int], list[list[int]]], breadth: int
+) -> bool:
+    """Whether searches at `breadth` reach `TARGET_RECALL` for the questions `asked`
+    by the module's rule: the first `_FIRST` of them, then twice as many each time
+    (`nearest(count)`: the exact nearest keys of the first `count`), until the
+    recall of those asked lies `MARGIN_ERRORS` standard errors above the target
+    (passed) or below it (failed); still undecided with all of them: failed."""
+    found: list[float] = []
+    done, count = 0, _FIRST
+    while True:
+        count = min(count, len(asked))
+        found += _recalls(index, asked[done:count], nearest(count)[done:], breadth)
+        done = count
+        recall, error = _estimate(found)
+        if recall - MARGIN_ERRORS * error >= TARGET_RECALL:
+            return True
+        if recall + MARGIN_ERRORS * error < TARGET_RECALL or done == len(asked):
+            return False
+        count *= 2
+
+
+def _order(count: int) -> np.ndarray:
+    """A fixed mixed order of `count` sampled rows, so that the first questions
+    `_passes` asks come from all over the file, not from its first rows."""
+    return np.random.default_rng(_QUESTION_SEED).permutation(count)
+
+
+def _estimate(found: list[float]) -> tuple[float, float]:
+    """The mean of the questions' recalls `found` and its standard error: the spread
+    of one question's recall over the square root of their number, the spread taken
+    as measured but at least that of `_TOP` independent hits at `TARGET_RECALL` (so
+    that a few questions that all found everything do not pass as certain)."""
+    recalls = np.asarray(found, dtype=np.float64)
+    if not len(recalls):
+        return 1.0, 0.0
+    least = np.sqrt(TARGET_RECALL * (1 - TARGET_RECALL) / _TOP)
+    spread = max(float(recalls.std(ddof=1)) if len(recalls) > 1 else 0.0, least)
+    return float(recalls.mean()), spread / np.sqrt(len(recalls))
 
 
 def questions(vectors: np.ndarray) -> np.ndarray:
@@ -304,27 +390,54 @@ def questions(vectors: np.ndarray) -> np.ndarray:
     return asked
 
 
-def _recall(index: Any, asked: np.ndarray, exact: list[list[int]], breadth: int) -> float:
-    """`sampled_recall` of the questions `asked`, given their exact nearest keys."""
-    approximate = _nearest(index, asked, breadth)
-    hits = sum(len(set(a) & set(e)) for a, e in zip(approximate, exact, strict=True))
-    wanted = sum(len(found) for found in exact)
-    return hits / wanted if wanted else 1.0
-
-
-def _nearest(index: Any, asked: np.ndarray, breadth: int | None = None) -> list[list[int]]:
-    """The first 10 distinct keys of each of `asked` among the 40 vectors a top-10
-    search finds: a search of `index` at `breadth`, exact search without one."""
-    if breadth is None:
-        matches = index.search(asked, _FETCH, exact=True)
-    else:
-        index.expansion_search = breadth
-        matches = index.search(asked, _FETCH)
+def _recalls(index: Any, asked: np.ndarray, exact: list[list[int]], breadth: int) -> list[float]:
+    """Each question's share of its exact nearest keys `exact` that a search of
+    `index` at `breadth` finds (questions without any are left out)."""
+    index.expansion_search = breadth
+    matches = index.search(asked, _FETCH)
     if len(asked) == 1:  # usearch answers a batch of one unbatched
         rows = [matches.keys]
     else:
         rows = [matches.keys[row][: matches.counts[row]] for row in range(len(asked))]
-    return [list(dict.fromkeys(map(int, found)))[:_TOP] for found in rows]
+    found = [list(dict.fromkeys(map(int, keys)))[:_TOP] for keys in rows]
+    return [len(set(a) & set(e)) / len(e) for a, e in zip(found, exact, strict=True) if e]
+
+
+def _exact_nearest(
+    asked: np.ndarray, stored: Iterable[tuple[np.ndarray, np.ndarray]]
+) -> list[list[int]]:
+    """The first 10 distinct keys of each of `asked` among its 40 most similar
+    vectors of `stored` ((keys, unit vectors) batches): a matrix product per batch,
+    so memory holds one batch's scores (`len(asked)` x the batch's rows) at a time."""
+    best = np.empty((len(asked), 0), dtype=np.float32)
+    keys = np.empty((len(asked), 0), dtype=np.uint64)
+    for batch_keys, vectors in stored:
+        scores = asked @ np.asarray(vectors, dtype=np.float32).T
+        if scores.shape[1] > _FETCH:
+            top = np.argpartition(scores, -_FETCH, axis=1)[:, -_FETCH:]
+        else:
+            top = np.broadcast_to(np.arange(scores.shape[1]), scores.shape)
+        best = np.concatenate([best, np.take_along_axis(scores, top, axis=1)], axis=1)
+        keys = np.concatenate([keys, np.asarray(batch_keys, dtype=np.uint64)[top]], axis=1)
+        if best.shape[1] > _FETCH:
+            kept = np.argpartition(best, -_FETCH, axis=1)[:, -_FETCH:]
+            best = np.take_along_axis(best, kept, axis=1)
+            keys = np.take_along_axis(keys, kept, axis=1)
+    order = np.argsort(-best, axis=1, kind="stable")
+    ranked = np.take_along_axis(keys, order, axis=1)
+    return [list(dict.fromkeys(map(int, row)))[:_TOP] for row in ranked]
+
+
+def _sample(db: sqlite3.Connection, last: int, dimensions: int) -> np.ndarray:
+    """The first vectors of `SAMPLES` embeddings rows spread evenly over the rowids
+    up to `last` (all of the rows when there are fewer)."""
+    first = db.execute("SELECT min(rowid) FROM embeddings").fetchone()[0] or 1
+    rowids = np.unique(np.linspace(first, last, SAMPLES).round().astype(np.int64))
+    rows = db.execute(
+        "SELECT vector FROM embeddings WHERE rowid IN (SELECT value FROM json_each(?))",
+        (json.dumps(rowids.tolist()),),
+    ).fetchall()
+    return np.stack([np.frombuffer(r[0], dtype="<f4", count=dimensions) for r in rows])
 
 
 def _load_or_create(directory: Path, upto: int, dimensions: int) -> Any:
