@@ -295,6 +295,8 @@ def test_question_kinds_read_from_the_wording() -> None:
         "In what strengths is the injection available?": "quantity",
         "What share of adults owned their homes?": "quantity",
         "Where were the vulnerable counties mostly found?": "where",
+        "What do the two clinics share?": "other",
+        "What counted as uncontrolled asthma in the study?": "definition",
     }
     assert {question: answer_kind(question) for question in kinds} == kinds
     assert form_match("frequency", "Training is repeated annually.", "How often is training?")
@@ -720,3 +722,19 @@ def test_a_statement_of_a_study_aim_loses_to_its_finding() -> None:
     assert quoted(extract_answer(question, sources))[0] == ("f", finding)
     asked = "What was the objective of the household energy insecurity and diabetes study?"
     assert quoted(extract_answer(asked, sources))[0] == ("a", aim)
+
+
+def test_what_counts_as_something_is_answered_by_its_definition() -> None:
+    """"What counted as X?" and "How was X decided?" ask for a criterion: the sentence
+    that defines or classifies it, not one that only uses the term."""
+    question = "What counted as uncontrolled asthma in the cost-savings study?"
+    uses = (
+        "We projected cost savings of the home visiting model for all children with "
+        "uncontrolled asthma in the state."
+    )
+    defines = "Uncontrolled asthma was defined as 2 or more asthma-related emergency visits."
+    assert specific_form(question)
+    assert form_match("definition", defines, question)
+    assert not form_match("definition", uses, question)
+    reply = extract_answer(question, (chunk("u", uses), chunk("d", defines)))
+    assert quoted(reply)[0] == ("d", defines)

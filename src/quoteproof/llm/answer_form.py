@@ -22,7 +22,9 @@ A question's type is read from its wording (pure rules, no model):
   "causes", "leads to", "results in": "sleep apnea is a leading cause of
   sleepiness" does not say what causes sleep apnea);
 - `definition`: "what is X?": the answer defines X ("X is...", "X are...", "X refers
-  to...");
+  to..."); "what counted as X?", "how was X defined?", "how did they decide that
+  someone had X?": the answer states the criterion ("defined as", "classified as
+  having"), a specific form;
 - `yes_no`: a question that opens with a verb ("Can ...", "Do ...", "Should I ...",
   "Is ...", also after a clause: "After X, should I ...", but not after a wh-word):
   the answer is the statement itself, a rule that says what may, must or must not be
@@ -62,7 +64,7 @@ AnswerKind = Literal[
 _QUANTITY_QUESTION = re.compile(
     r"\bhow (?:much|many|long|far|fast|large|high|low)\b|"
     r"\b(?:dose|dosage|doses|dosing|strengths?|rate|rates|duration|percent(?:age)?|ratio|"
-    r"proportion|share|fraction|concentration|amount|number of|half-life)\b",
+    r"proportion|fraction|concentration|amount|number of|half-life)\b|\bshare of\b",
     re.IGNORECASE,
 )
 _CHANGE_QUESTION = re.compile(
@@ -88,13 +90,28 @@ _CAUSE_QUESTION = re.compile(
 _DEFINITION_QUESTION = re.compile(
     r"^\s*what (?:is|are)(?: an?| the)? (?P<subject>[^?]{2,80}?)\s*\??\s*$", re.IGNORECASE
 )
+_CRITERION_QUESTION = re.compile(
+    r"\bwhat (?:counted|counts|qualified|qualifies|was considered|is considered) as\b|"
+    r"\bhow (?:was|were|is|are) .{1,80}? defined\b|\bdefinition of\b|"
+    r"\bhow did .{1,80}? (?:decide|determine|classify|define)\b",
+    re.IGNORECASE,
+)
+"""A question about what makes something count as what it names ("What counted as
+uncontrolled asthma?", "How was obesity defined?")."""
+_CRITERION = re.compile(
+    r"\b(?:defined|classified|categorized|considered|counted|identified|designated)"
+    r"(?:\s+\S+){0,3}?\s+as\b|\bdefin(?:ed|ition)\b|\brefers? to\b",
+    re.IGNORECASE,
+)
+"""A sentence that states a definition or a criterion ("X was defined as ...",
+"were classified as having ...")."""
 _NUMBER = re.compile(
     r"\d+(?:[.,]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twice|half)\b"
 )
 _DOSE_QUESTION = re.compile(r"\b(?:dose|doses|dosage|dosing|strengths?)\b", re.IGNORECASE)
 _DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b", re.IGNORECASE)
 _SHARE_QUESTION = re.compile(
-    r"\b(?:percent(?:age)?|proportion|share|fraction)\b|\bhow many (?:of|in) (?:every|each)\b",
+    r"\b(?:percent(?:age)?|proportion|fraction|share of)\b|\bhow many (?:of|in) (?:every|each)\b",
     re.IGNORECASE,
 )
 _WHERE_QUESTION = re.compile(r"^\s*(?:[^?]*?[.,]\s+)?where\b", re.IGNORECASE)
@@ -203,6 +220,12 @@ def _opens_with_verb(question: str) -> bool:
     return opening is not None and not _WH_WORD.search(opening.group())
 
 
+def _asks_definition(question: str) -> bool:
+    """True when `question` asks what something is ("What is X?") or what counts as
+    it (`_CRITERION_QUESTION`)."""
+    return bool(_DEFINITION_QUESTION.search(question) or _CRITERION_QUESTION.search(question))
+
+
 def _asks_cause(question: str) -> bool:
     """True when `question` asks for a cause ("why", "what causes", risk factors),
     not whether something causes something (a yes/no question: "Does X cause Y?")."""
@@ -218,7 +241,7 @@ _ASKS: tuple[tuple[AnswerKind, Callable[[str], object]], ...] = (
     ("yes_no", _opens_with_verb),
     ("change", _CHANGE_QUESTION.search),
     ("quantity", _QUANTITY_QUESTION.search),
-    ("definition", _DEFINITION_QUESTION.search),
+    ("definition", _asks_definition),
 )
 """Each form a question's wording can name, with the test that finds it (true when
 it does), in the order `answer_kind` tries them."""
@@ -281,11 +304,15 @@ def _quantity_form(question: str) -> re.Pattern[str]:
 def specific_form(question: str) -> bool:
     """True when the form `question` asks for is one few sentences have by chance:
     a cause (a causal connective, or a cause of what is asked), a dose (a number with
-    a drug unit), a duration (a number with a unit of time) or a share (a percentage);
-    False for a bare number,
+    a drug unit), a duration (a number with a unit of time), a share (a percentage)
+    or a criterion ("defined as"); False for a bare number,
     a time, a name or a statement, which most sentences of technical text hold."""
     kind = answer_kind(question)
-    return kind == "cause" or (kind == "quantity" and _quantity_form(question) is not _NUMBER)
+    return (
+        kind == "cause"
+        or (kind == "quantity" and _quantity_form(question) is not _NUMBER)
+        or _CRITERION_QUESTION.search(question) is not None
+    )
 
 
 def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
@@ -297,7 +324,8 @@ def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
     words of a word of `question` (a number at the far end of a sentence about
     something else does not answer "how much")."""
     if kind == "definition":
-        return _defines(text, question)
+        criterion = _CRITERION_QUESTION.search(question) is not None
+        return _defines(text, question) or (criterion and _CRITERION.search(text) is not None)
     if kind == "cause" and _causes_what_is_asked(text, question):
         return True
     if kind == "change":
