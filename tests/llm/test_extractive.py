@@ -725,7 +725,7 @@ def test_a_statement_of_a_study_aim_loses_to_its_finding() -> None:
 
 
 def test_what_counts_as_something_is_answered_by_its_definition() -> None:
-    """"What counted as X?" and "How was X decided?" ask for a criterion: the sentence
+    """ "What counted as X?" and "How was X decided?" ask for a criterion: the sentence
     that defines or classifies it, not one that only uses the term."""
     question = "What counted as uncontrolled asthma in the cost-savings study?"
     uses = (
