@@ -705,12 +705,13 @@ def test_a_share_is_a_percentage_and_a_place_is_named() -> None:
     assert not form_match("where", "These counties were overlooked by the program.", where)
 
 
-def test_a_statement_of_a_study_aim_loses_to_its_finding() -> None:
-    """ "The objective of this study was to examine X" repeats the topic of a question
-    about X; the sentence that says what was found answers it, unless the question
-    asks for the aim."""
+@pytest.mark.parametrize("work", ["study", "audit"])
+def test_a_statement_of_a_study_aim_loses_to_its_finding(work: str) -> None:
+    """ "The objective of this study (audit) was to examine X" repeats the topic of a
+    question about X; the sentence that says what was found answers it, unless the
+    question asks for the aim."""
     aim = (
-        "The objective of this study was to examine the association between household "
+        f"The objective of this {work} was to examine the association between household "
         "energy insecurity and diabetes prevalence across states."
     )
     finding = (
@@ -718,9 +719,9 @@ def test_a_statement_of_a_study_aim_loses_to_its_finding() -> None:
         "and diabetes prevalence followed the same pattern."
     )
     sources = (chunk("a", aim), chunk("f", finding))
-    question = "What did the study show on household energy insecurity and diabetes prevalence?"
+    question = f"What did the {work} show on household energy insecurity and diabetes prevalence?"
     assert quoted(extract_answer(question, sources))[0] == ("f", finding)
-    asked = "What was the objective of the household energy insecurity and diabetes study?"
+    asked = f"What was the objective of the household energy insecurity and diabetes {work}?"
     assert quoted(extract_answer(asked, sources))[0] == ("a", aim)
 
 

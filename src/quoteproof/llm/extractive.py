@@ -168,12 +168,13 @@ def _new_words(text: str, terms: set[str]) -> int:
 
 
 _STUDY_AIM = re.compile(
-    r"\b(?:this|our|the present|the current) (?:study|analysis|paper|report|review|work)\b"
+    r"\b(?:this|our|the present|the current) (?:study|analysis|paper|report|review|work|"
+    r"audit|survey|trial|evaluation|project)\b"
     r"(?:\s+\w+){0,4}?\s+(?:aim|aimed|aims|sought|seeks|set out|was designed|is designed|"
     r"intend(?:s|ed)?|examine[sd]?|explore[sd]?|investigate[sd]?|assess(?:es|ed)?|"
     r"evaluate[sd]?|describe[sd]?|provides?|reports?(?: on)?|focus(?:es|ed)? on)\b|"
     r"\b(?:objective|aim|purpose|goal)s? of (?:this|our|the) (?:study|analysis|paper|report|"
-    r"review|work)\b",
+    r"review|work|audit|survey|trial|evaluation|project)\b",
     re.IGNORECASE,
 )
 """A sentence that says what a study sets out to do ("The objective of this study was to
