@@ -30,18 +30,18 @@ if TYPE_CHECKING:
     from quoteproof.service import Principal, ScopedIndex
 
 
-def _group(help: str) -> typer.Typer:
-    """A command group whose help reads at 80 columns (`cli_help`)."""
-    return typer.Typer(help=help, no_args_is_help=True, rich_markup_mode=None, cls=HelpGroup)
+def _group(help: str, **settings: Any) -> typer.Typer:
+    """A command group whose help reads at 80 columns (`cli_help`) and that shows it
+    when called without a command; `settings` as `typer.Typer` takes them."""
+    return typer.Typer(
+        help=help, no_args_is_help=True, rich_markup_mode=None, cls=HelpGroup, **settings
+    )
 
 
-app = typer.Typer(
-    help="Answers from your documents in which every quotation is verbatim source text.",
-    no_args_is_help=True,
+app = _group(
+    "Answers from your documents in which every quotation is verbatim source text.",
     add_completion=False,
     pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    cls=HelpGroup,
 )
 documents_app = _group("The documents in the index: list them, retire one.")
 audit_app = _group("The audit log: every answer asked, append-only, hash-chained and signed.")
