@@ -19,8 +19,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from quoteproof.errors import IngestError
+from quoteproof.model import NewTriplet
 from quoteproof.store.base import Store, check_collection_name
-from quoteproof.store.kg import ImportOutcome, NewTriplet
+from quoteproof.store.kg import ImportOutcome
 
 __all__ = [
     "GRAPH_SUFFIXES",

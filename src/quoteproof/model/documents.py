@@ -336,25 +336,32 @@ class SourceInfo:
 
 
 @dataclass(frozen=True)
-class Triplet:
-    """A knowledge-graph triplet as stored: `subject` `relation` `object` of one
-    collection, imported from row `row` of the graph file `graph_file` (its name).
+class NewTriplet:
+    """A knowledge-graph triplet as its graph file gives it: `subject` `relation`
+    `object` from row `row`, with the provenance the file gives (each None when
+    absent): `doc_id`, `page` and `quote`, the file's claim of the supporting words,
+    never shown as a quote until it is found in the document."""
 
-    `triplet_id` is stable for the same row content of the same file and
-    collection. `doc_id`, `page` and `quote` are the provenance the file gives (each
-    None when absent): `quote` is the file's claim of the supporting words, never
-    shown as a quote until it is found in the document. `is_current` is False once
-    retired (or replaced by a later import of the file).
-    """
-
-    triplet_id: str
-    collection: str
     subject: str
     relation: str
     object: str
-    graph_file: str
     row: int
     doc_id: str | None = None
     page: int | None = None
     quote: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Triplet(NewTriplet):
+    """A knowledge-graph triplet as stored: a `NewTriplet` of one collection, imported
+    from the graph file `graph_file` (its name).
+
+    `triplet_id` is stable for the same row content of the same file and
+    collection. `is_current` is False once retired (or replaced by a later import of
+    the file).
+    """
+
+    triplet_id: str
+    collection: str
+    graph_file: str
     is_current: bool = True

@@ -20,8 +20,8 @@ from quoteproof.store.vectors import EmbeddingSpace, PendingEmbedding, Vectors
 from quoteproof.store.versions import VersionOutcome
 
 if TYPE_CHECKING:
-    from quoteproof.model import Triplet
-    from quoteproof.store.kg import ImportOutcome, NewTriplet
+    from quoteproof.model import NewTriplet, Triplet
+    from quoteproof.store.kg import ImportOutcome
 
 SCHEMA_VERSION = 10
 

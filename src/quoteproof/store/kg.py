@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from quoteproof.model import Triplet, sha256_text
+from quoteproof.model import NewTriplet, Triplet, sha256_text
 from quoteproof.store.base import check_collection_name
 from quoteproof.store.sql import Cursor
 from quoteproof.store.sql_records import record
@@ -39,21 +39,6 @@ def entity_key(name: str) -> str:
     "remdesivir" give the same key)."""
     folded = unicodedata.normalize("NFKC", name).casefold()
     return _NOT_WORD.sub(" ", folded).strip()
-
-
-@dataclass(frozen=True)
-class NewTriplet:
-    """A triplet about to be stored: row `row` of its graph file, with the
-    provenance the file gives (`doc_id` already checked to name a document of the
-    collection)."""
-
-    subject: str
-    relation: str
-    object: str
-    row: int
-    doc_id: str | None = None
-    page: int | None = None
-    quote: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,7 +81,8 @@ class TripletStore:
         """Make `triplets` the current triplets of `graph_file` (a file name) in
         `collection`, in one transaction: rows of its previous import that are not
         among them are retired, rows already stored are kept (a retired one made
-        current again). Raises ValueError for an invalid collection name."""
+        current again). Each `doc_id` must already be checked to name a document of
+        the collection. Raises ValueError for an invalid collection name."""
         check_collection_name(collection)
         ids = {triplet_id(collection, graph_file, new): new for new in triplets}
         added = unchanged = 0
