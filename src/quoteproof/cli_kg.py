@@ -4,6 +4,7 @@ collection, list the current triplets, retire some (through the local user's vie
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,11 +20,6 @@ def _graph_file(which: str) -> Any:
     """`--file`, a graph file by its name; its help starts with `which` triplets."""
     return typer.Option("--file", help=f"{which} this graph file (its name).", show_default=False)
 
-
-_JSON_FIELDS = (
-    "triplet_id collection subject relation object graph_file row doc_id page quote is_current"
-).split()
-"""The fields of a triplet (`model.Triplet`) in `kg list --json`, in order."""
 
 kg_app = _group("Knowledge-graph triplets: import a graph file, list them, retire some.")
 app.add_typer(kg_app, name="kg")
@@ -76,9 +72,7 @@ def kg_list(
     with open_view(index) as view:
         triplets = view.triplets(collection, graph_file)
     if as_json:
-        json_out(
-            {"triplets": [{k: getattr(t, k) for k in _JSON_FIELDS} for t in triplets]}, indent=2
-        )
+        json_out({"triplets": [asdict(t) for t in triplets]}, indent=2)
         return
     for t in triplets:
         where = (
