@@ -297,6 +297,12 @@ def test_question_kinds_read_from_the_wording() -> None:
         "Where were the vulnerable counties mostly found?": "where",
         "What do the two clinics share?": "other",
         "What counted as uncontrolled asthma in the study?": "definition",
+        "What experiences counted as energy insecurity?": "definition",
+        "Which enzymes and transporters does the drug inhibit?": "list",
+        "What are the usual five parts of a multimodal strategy?": "list",
+        "What are the symptoms of shingles?": "list",
+        "What are bed bugs?": "definition",
+        "What happens after the infusion?": "other",
     }
     assert {question: answer_kind(question) for question in kinds} == kinds
     assert form_match("frequency", "Training is repeated annually.", "How often is training?")
@@ -480,6 +486,31 @@ def test_a_cause_answer_causes_what_is_asked_not_something_else() -> None:
     assert not form_match("cause", reverse, question)
     assert form_match("cause", "Extra weight often leads to obstructive sleep apnea.", question)
     assert form_match("cause", "The airway closes because the throat muscles relax.", question)
+
+
+def test_a_reason_or_a_purpose_answers_why() -> None:
+    """ "Why" is answered by a purpose ("to avoid", "in order to") as well as by a
+    cause, and a question's own "reason" still marks the sentence that gives one."""
+    why = "Why were the trends computed only up to 2019?"
+    purpose = "Trends were computed before the pandemic to avoid the effect of postponed diagnoses."
+    assert form_match("cause", purpose, why)
+    assert not form_match("cause", "Trends were computed from 2015 through 2019.", why)
+    reason = "What was the main reason students did not respond to the survey?"
+    assert form_match("cause", "Absenteeism was the primary reason for nonresponse.", reason)
+    assert not form_match("cause", "Students completed the survey during class time.", reason)
+
+
+def test_a_question_for_several_things_is_answered_by_a_list_of_them() -> None:
+    """ "Which X does Y inhibit?" asks for the things named, not for a sentence that
+    mentions them as a class."""
+    question = "Which drug-metabolizing enzymes and transporters does the drug inhibit?"
+    vague = "The drug is an inhibitor of certain drug-metabolizing enzymes and transporters."
+    named = "In vitro, the drug inhibits CYP3A4, OATP1B1, OATP1B3, and MATE1."
+    assert form_match("list", named, question)
+    assert form_match("list", "Harm came from 1) shared syringes, 2) reused vials.", question)
+    assert not form_match("list", vague, question)
+    reply = extract_answer(question, (chunk("v", vague), chunk("n", named)))
+    assert quoted(reply)[0] == ("n", named)
 
 
 def test_a_year_is_no_quantity() -> None:

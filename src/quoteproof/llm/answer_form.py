@@ -15,16 +15,21 @@ A question's type is read from its wording (pure rules, no model):
   condition ("before", "after", "within 72 hours", "immediately", a date);
 - `where`: where: the answer names a place, a region or kind of place ("southern
   states", "rural counties") or a name after "in", "at", "from" ("in Mississippi");
-- `cause`: what causes, why, what leads to, risk factors (but "Does X cause Y?",
-  "Is X a risk factor for Y?" are yes/no questions): the answer states a
-  cause ("because", "due to", "caused by", "as a result"), or says that something
-  causes or leads to what the question asks about (a word of the question after
-  "causes", "leads to", "results in": "sleep apnea is a leading cause of
-  sleepiness" does not say what causes sleep apnea);
+- `cause`: what causes, why, what leads to, risk factors, the reason (but "Does X
+  cause Y?", "Is X a risk factor for Y?" are yes/no questions): the answer states a
+  cause ("because", "due to", "caused by", "as a result", "the reason") or a purpose
+  ("in order to", "to avoid"), or says that something causes or leads to what the
+  question asks about (a word of the question after "causes", "leads to", "results
+  in": "sleep apnea is a leading cause of sleepiness" does not say what causes sleep
+  apnea);
+- `list`: several things asked for by name ("Which enzymes does X inhibit?", "What
+  are the symptoms of X?", "What are the five parts of X?"): the answer names them,
+  items marked "1)", "(ii)", "•", or three or more in a row separated by commas or
+  semicolons, the last after "and" or "or";
 - `definition`: "what is X?": the answer defines X ("X is...", "X are...", "X refers
-  to..."); "what counted as X?", "how was X defined?", "how did they decide that
-  someone had X?": the answer states the criterion ("defined as", "classified as
-  having"), a specific form;
+  to..."); "what counted as X?", "what experiences counted as X?", "how was X
+  defined?", "how did they decide that someone had X?": the answer states the
+  criterion ("defined as", "classified as having"), a specific form;
 - `yes_no`: a question that opens with a verb ("Can ...", "Do ...", "Should I ...",
   "Is ...", also after a clause: "After X, should I ...", but not after a wh-word):
   the answer is the statement itself, a rule that says what may, must or must not be
@@ -58,6 +63,7 @@ AnswerKind = Literal[
     "who",
     "definition",
     "yes_no",
+    "list",
     "other",
 ]
 
@@ -91,7 +97,8 @@ _DEFINITION_QUESTION = re.compile(
     r"^\s*what (?:is|are)(?: an?| the)? (?P<subject>[^?]{2,80}?)\s*\??\s*$", re.IGNORECASE
 )
 _CRITERION_QUESTION = re.compile(
-    r"\bwhat (?:counted|counts|qualified|qualifies|was considered|is considered) as\b|"
+    r"\bwhat (?:[\w-]+ ){0,2}?(?:counted|counts|qualified|qualifies|was considered|is considered) "
+    r"as\b|"
     r"\bhow (?:was|were|is|are) .{1,80}? defined\b|\bdefinition of\b|"
     r"\bhow did .{1,80}? (?:decide|determine|classify|define)\b",
     re.IGNORECASE,
@@ -141,6 +148,21 @@ _PLACE = re.compile(
 )
 """A place: a region or kind of place ("southern states", "rural counties"), or a
 capitalised name after "in", "at", "from" ("in Mississippi")."""
+_LIST_QUESTION = re.compile(
+    r"^\s*(?:[^?]*?[.,]\s+)?(?:"
+    r"what (?:are|were) the (?:[\w-]+ ){0,4}?[\w-]+[^\Wsu]s"
+    r"(?: (?:of|for|in|on|to|that|used|at|with|from|by)\b|\s*\??\s*$)|"
+    r"(?:which|what) (?:[\w-]+ (?:and )?){0,4}?[\w-]+[^\Wsu]s "
+    r"(?:do|does|did|are|were|have|has|had|can|could|should|must|may|might|will|would)\b)",
+    re.IGNORECASE,
+)
+"""A question that asks for several things: "What are the symptoms of X?" (a plural
+after "what are the"), "Which enzymes does X inhibit?" (a plural after "which" or
+"what", then a verb that opens a question)."""
+_ITEM_MARK = re.compile(r"(?:^|\s)(?:\(?(?:[ivx]{1,4}|\d{1,2}|[a-h])\)|\d{1,2}\.\s|[•▪●◦‣·]\s)")
+_SERIES = re.compile(r"(?:[^,;:.]{1,60}[,;]\s+){2,}(?:and|or)\s")
+"""Several things named in a row: items marked "1)", "(ii)", "•", or three or more
+separated by commas or semicolons, the last after "and" or "or"."""
 _REFERENCE = re.compile(
     r"\b(?:Table|Figure|Fig\.|Section|Study|Reference ID:?|No\.|page|Chapter|Appendix)\s*"
     r"[\w.-]*\d[\w.-]*|\(\d+(?:\.\d+)*\)",
@@ -187,7 +209,7 @@ text or a sentence (a name, an agency)."""
 _CAUSE = re.compile(
     r"\b(?:because|due to|caused by|results? from|"
     r"as a result|owing to|since|therefore|thus|so that|"
-    r"risk factors?|blocked|reason)\b",
+    r"risk factors?|blocked|reason|(?:in order|so as) to|to (?:avoid|ensure|allow))\b",
     re.IGNORECASE,
 )
 """A cause named before what it explains ("X happens because ...", "due to")."""
@@ -241,6 +263,7 @@ _ASKS: tuple[tuple[AnswerKind, Callable[[str], object]], ...] = (
     ("yes_no", _opens_with_verb),
     ("change", _CHANGE_QUESTION.search),
     ("quantity", _QUANTITY_QUESTION.search),
+    ("list", _LIST_QUESTION.search),
     ("definition", _asks_definition),
 )
 """Each form a question's wording can name, with the test that finds it (true when
@@ -249,8 +272,8 @@ it does), in the order `answer_kind` tries them."""
 
 def answer_kind(question: str) -> AnswerKind:
     """The form of answer `question` asks for (see the module docstring): the first
-    form of `_ASKS` (cause, who, when, frequency, yes/no, change, quantity,
-    definition) that its wording names, else `other`."""
+    form of `_ASKS` (cause, who, when, frequency, where, yes/no, change, quantity,
+    list, definition) that its wording names, else `other`."""
     return next((kind for kind, asks in _ASKS if asks(question)), "other")
 
 
@@ -317,23 +340,26 @@ def specific_form(question: str) -> bool:
 
 def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
     """True when `text` has the form of answer `kind` (False for `other`); a match
-    that `question` itself holds ("type 2" in "type 2 diabetes") does not count, nor
-    does a number that names a table, section or study ("Table 11", "(2.2)"), nor a
-    year for a quantity ("in 2015"). For a quantity, frequency, time or name, the
-    match must also stand near what is asked (term proximity): within NEAR_WORDS
-    words of a word of `question` (a number at the far end of a sentence about
-    something else does not answer "how much")."""
+    that `question` itself holds ("type 2" in "type 2 diabetes") does not count
+    (a cause's does: "the reason" answers "what was the reason"), nor does a number
+    that names a table, section or study ("Table 11", "(2.2)"), nor a year for a
+    quantity ("in 2015"). For a quantity, frequency, time or name, the match must
+    also stand near what is asked (term proximity): within NEAR_WORDS words of a
+    word of `question` (a number at the far end of a sentence about something else
+    does not answer "how much")."""
     if kind == "definition":
         criterion = _CRITERION_QUESTION.search(question) is not None
         return _defines(text, question) or (criterion and _CRITERION.search(text) is not None)
     if kind == "cause" and _causes_what_is_asked(text, question):
         return True
+    if kind == "list":
+        return len(_ITEM_MARK.findall(text)) >= 2 or _SERIES.search(text) is not None
     if kind == "change":
         return _MOVED.search(text) is not None and form_match("quantity", text, question)
     pattern = _quantity_form(question) if kind == "quantity" else _FORMS.get(kind)
     if pattern is None:
         return False
-    asked = {m.group().lower() for m in pattern.finditer(question)}
+    asked = set() if kind == "cause" else {m.group().lower() for m in pattern.finditer(question)}
     if kind == "quantity":
         text = _YEAR.sub(" ", _REFERENCE.sub(" ", text))
     terms = {stem(word) for word in query_terms(question)} if kind in _NEAR_KINDS else set()
