@@ -4,6 +4,7 @@ functions, no dependencies)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -77,3 +78,36 @@ def stem(word: str) -> str:
             word = word[: -len(suffix)]
             break
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+_DECLARED_NAME = re.compile(r"\b([A-Z][A-Z0-9-]{2,})\s*[®™]?\s*\(([a-z][a-z0-9-]{3,})\)")
+"""A brand name declared with its generic name, as a drug label's title gives them:
+"VEKLURY® (remdesivir)"."""
+
+
+def declared_names(labels: Iterable[str]) -> dict[str, str]:
+    """The names `labels` (document titles, passage labels) declare the same: each
+    brand and generic name of a "BRAND® (generic)" pair, lower-cased, mapped to the
+    other as written ({"veklury": "remdesivir", "remdesivir": "VEKLURY"})."""
+    names: dict[str, str] = {}
+    for label in labels:
+        for brand, generic in _DECLARED_NAME.findall(label):
+            names[brand.lower()] = generic
+            names[generic.lower()] = brand
+    return names
+
+
+def renamed(text: str, names: Mapping[str, str]) -> str | None:
+    """`text` with each word that `names` declares (`declared_names`) replaced by the
+    other name of its pair, or None when it holds none ("dose of remdesivir" ->
+    "dose of VEKLURY")."""
+    found = False
+
+    def other(word: re.Match[str]) -> str:
+        nonlocal found
+        name = names.get(word.group().lower())
+        found = found or name is not None
+        return name or word.group()
+
+    text = _WORD.sub(other, text)
+    return text if found else None

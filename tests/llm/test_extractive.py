@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -511,6 +512,19 @@ def test_a_question_for_several_things_is_answered_by_a_list_of_them() -> None:
     assert not form_match("list", vague, question)
     reply = extract_answer(question, (chunk("v", vague), chunk("n", named)))
     assert quoted(reply)[0] == ("n", named)
+
+
+def test_a_brand_name_carries_the_generic_name_its_title_declares() -> None:
+    """A label says "ZENTRIX" where a user asks about valorimab: under a title that
+    declares "ZENTRIX® (valorimab)", a sentence naming the brand holds the generic
+    name's word."""
+    section = ("Use",)
+    label = Chunk("l", "l", 1, 1, 0, 0, "", section, "ZENTRIX® (valorimab) label › Use", "/l.txt")
+    brand = "Give ZENTRIX 200 mg to adults once a day."
+    generic = "Single valorimab vials hold 100 mg."
+    sources = (chunk("g", generic, section), replace(label, text=brand, end=len(brand)))
+    reply = extract_answer("What dose of valorimab do adults get?", sources)
+    assert quoted(reply)[0] == ("l", brand)
 
 
 def test_a_year_is_no_quantity() -> None:

@@ -231,3 +231,29 @@ def test_recent_texts_are_embedded_once_and_the_cache_holds_under_threads(
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(ask, range(4)))
     assert len(embedder._recent) <= 8
+
+
+def test_a_question_by_generic_name_also_searches_the_brand_its_title_declares(
+    tmp_path: Path,
+) -> None:
+    """A label says "ZENTRIX" where a user asks about valorimab: when a found
+    document's title declares "ZENTRIX® (valorimab)", the question is also searched
+    with the other name, and the hits say so."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    sections = "\n\n".join(
+        f"## {heading}\n\n{text}"
+        for heading, text in [
+            ("Description", "Valorimab is a monoclonal antibody made in hamster ovary cells."),
+            ("Dosage", "The recommended dosage of ZENTRIX for adults is 200 mg on day 1."),
+            ("Storage", "Store ZENTRIX vials below 30 °C in the original carton."),
+        ]
+    )
+    (folder / "label.md").write_text(f"# ZENTRIX® (valorimab) injection\n\n{sections}\n")
+    with Index.open(tmp_path / "index", create=True) as index:
+        index.ingest([folder], embed=True)
+        hits = index.search("What is the recommended dose of valorimab for adults?", top_k=3)
+        plain = index.search("How should the storage room be lit?", top_k=3)
+    assert "200 mg" in hits[0].chunk.text
+    assert {"bm25 as ZENTRIX", "dense as ZENTRIX"} <= {v.retriever for v in hits[0].via}
+    assert all(v.retriever in ("bm25", "dense") for hit in plain for v in hit.via)

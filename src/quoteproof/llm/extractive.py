@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -61,7 +61,7 @@ from quoteproof.llm.quotable import inline_headings, quotable_units
 from quoteproof.model import NO_MODEL_BACKEND, Chunk, Hit
 from quoteproof.quoting.passages import JOIN
 from quoteproof.store.vectors import Vectors
-from quoteproof.terms import STOPWORDS, query_terms, stem, words
+from quoteproof.terms import STOPWORDS, declared_names, query_terms, renamed, stem, words
 
 MAX_QUOTES = 3
 RELATIVE_CUTOFF = 0.1
@@ -131,10 +131,21 @@ def _stems(text: str) -> set[str]:
     return {stem(w) for w in words(text)}
 
 
-def _term_evidence(texts: Sequence[str], terms: set[str]) -> np.ndarray:
+def _carried(text: str, names: Mapping[str, str]) -> set[str]:
+    """The stems of the words of `text`, and of the other name of each that `names`
+    pairs."""
+    said = words(text)
+    return {stem(w) for w in said} | {stem(names[w].lower()) for w in said if w in names}
+
+
+def _term_evidence(
+    texts: Sequence[str], terms: set[str], names: Mapping[str, str] | None = None
+) -> np.ndarray:
     """For each text, the share (0-1) of the question `terms` it contains, each term
-    weighted by its rarity among `texts` (a term every text has counts little)."""
-    present = [_stems(text) & terms for text in texts]
+    weighted by its rarity among `texts` (a term every text has counts little); a
+    name of a pair `names` declares the same (`terms.declared_names`: "VEKLURY"
+    and "remdesivir") carries the other."""
+    present = [_carried(text, names or {}) & terms for text in texts]
     weights = {t: np.log(1 + len(texts) / (1 + sum(t in p for p in present))) for t in terms}
     total = sum(weights.values())
     if not total:
@@ -208,8 +219,9 @@ def _forms(question: str, candidates: Sequence[_Candidate]) -> tuple[list[bool],
 def _scores(
     question: str, candidates: Sequence[_Candidate], embed: Embed | None, forms: Sequence[bool]
 ) -> list[float]:
+    names = declared_names(dict.fromkeys(c.chunk.label for c in candidates))
     terms = {stem(t) for t in query_terms(question)}
-    lexical = _term_evidence([c.core for c in candidates], terms)
+    lexical = _term_evidence([c.core for c in candidates], terms, names)
     ranks = np.array([c.rank for c in candidates], dtype=float)
     weight = SPECIFIC_FORM_WEIGHT if specific_form(question) else FORM_WEIGHT
     form = np.array(forms, dtype=float) * weight
@@ -231,7 +243,9 @@ def _scores(
     else:
         sections = list(dict.fromkeys(paths))
         chunks = list(dict.fromkeys(c.chunk.text for c in candidates))
-        vectors = embed([question, *sections, *chunks, *(c.core for c in candidates)])
+        other = renamed(question, names)
+        asked = question if other is None else f"{question} {other}"
+        vectors = embed([asked, *sections, *chunks, *(c.core for c in candidates)])
         similarity = vectors[1:] @ vectors[0]
         by_section = dict(zip(sections, similarity[: len(sections)], strict=True))
         section = np.array([by_section[path] for path in paths])

@@ -25,6 +25,7 @@ from quoteproof.retrieval_settings import RetrievalSettings as RetrievalSettings
 from quoteproof.retrieval_settings import RetrieverName as RetrieverName
 from quoteproof.store.base import Store
 from quoteproof.store.vectors import TRUNCATED_VECTORS_SETTING, embedding_space_mismatch
+from quoteproof.terms import declared_names, renamed, words
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,7 @@ class Retriever:
             lists["dense"] = self.store.search_dense(vector, depth, collections)
         if self.name == "hybrid":
             weights = {"bm25": settings.bm25_weight, "dense": settings.dense_weight}
+            lists, weights = self._with_declared_names(query, lists, weights, depth, collections)
             hits = reciprocal_rank_fusion(lists, k=settings.rrf_k, weights=weights, limit=wanted)
         else:
             hits = [
@@ -128,3 +130,30 @@ class Retriever:
             evidence = hits[0].score if hits else None
             kind = f"rerank:{self._reranker.model}"
         return Retrieval(hits[:top_k], RetrievalInfo(self.name, evidence, kind))
+
+    def _with_declared_names(
+        self,
+        query: str,
+        lists: dict[str, Sequence[Hit]],
+        weights: dict[str, float],
+        depth: int,
+        collections: Collection[str] | None,
+    ) -> tuple[dict[str, Sequence[Hit]], dict[str, float]]:
+        """`lists` and their `weights` with, when `query` names a drug by one of the
+        two names a found document's title declares the same ("VEKLURY®
+        (remdesivir)": `terms.declared_names`), the BM25 and dense lists of the query
+        with the other name (`bm25 as VEKLURY`, weighted as BM25 and dense): a label
+        says "VEKLURY" where a user asks about remdesivir."""
+        labels = (hit.chunk.label for found in lists.values() for hit in found)
+        names = declared_names(labels)
+        other = renamed(query, names)
+        if other is None or self.embedder is None:
+            return lists, weights
+        alias = ", ".join(sorted({names[w] for w in words(query) if w in names}))
+        bm25, dense = f"bm25 as {alias}", f"dense as {alias}"
+        vector = self.embedder.embed_query(other)
+        more = {
+            bm25: self.store.search_bm25(other, depth, collections),
+            dense: self.store.search_dense(vector, depth, collections),
+        }
+        return lists | more, weights | {bm25: weights["bm25"], dense: weights["dense"]}
