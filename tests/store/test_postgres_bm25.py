@@ -15,6 +15,7 @@ from quoteproof.store.base import NewChunk, NewDocument
 pytest.importorskip("psycopg", reason="PostgreSQL tests need psycopg")
 pytest.importorskip("pgvector", reason="PostgreSQL tests need pgvector")
 
+from quoteproof.store import postgres_bm25
 from quoteproof.store.postgres import PostgresStore
 
 WORDS = [f"w{i}" for i in range(60)]
@@ -86,3 +87,16 @@ def test_postings_follow_retirement_and_new_versions(store: PostgresStore) -> No
         "WHERE NOT c.is_current"
     ).fetchone()
     assert row is not None and row["n"] == 0
+
+
+def test_the_migration_fill_writes_the_postings_every_write_keeps(store: PostgresStore) -> None:
+    """Schema 10's migration makes the postings and document frequencies afresh; they
+    are those the writes kept (impacts aside: a write's are at its time's statistics)."""
+    postings = "SELECT chunk_id, lexeme, collection, tf, length FROM bm25_postings ORDER BY 1, 2"
+    terms = "SELECT collection, lexeme, chunks FROM bm25_terms WHERE chunks > 0 ORDER BY 1, 2"
+    kept = [store._db.execute(sql).fetchall() for sql in (postings, terms)]
+    with store._db.transaction():
+        for statement in postgres_bm25.FILL:
+            store._db.execute(statement)
+    assert [store._db.execute(sql).fetchall() for sql in (postings, terms)] == kept
+    assert len(kept[0]) > 100 and len(kept[1]) > 60

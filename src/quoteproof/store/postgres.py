@@ -333,20 +333,16 @@ class PostgresStore(SQLStore):
 
     def _index_version(self, doc_id: str, version: int, collection: str) -> None:
         """Count the version's chunks in its collection's BM25 statistics (its
-        chunks were written current, so their search index has them) and give its
-        chunks their postings."""
+        chunks were written current, so their search index has them), then give its
+        chunks their postings and count them in the document frequencies."""
         self._count_for_bm25(doc_id, version, 1)
-        for statement, params in (
-            (postgres_bm25.ADD_POSTINGS, (doc_id, version)),
-            (postgres_bm25.COUNT_TERMS, (1, doc_id, version)),
-        ):
-            self._db.execute(statement, params)
+        self._db.execute(postgres_bm25.ADD_POSTINGS, (doc_id, version))
 
     def _unindex_version(self, doc_id: str, version: int) -> None:
         """Mark the version's chunks not current and take them out of the BM25
         statistics and postings."""
         self._count_for_bm25(doc_id, version, -1)
-        self._db.execute(postgres_bm25.COUNT_TERMS, (-1, doc_id, version))
+        self._db.execute(postgres_bm25.UNCOUNT_TERMS, (doc_id, version))
         self._db.execute(postgres_bm25.DROP_POSTINGS, (doc_id, version))
         self._run(
             "UPDATE chunks SET is_current = false WHERE doc_id = ? AND doc_version = ?",

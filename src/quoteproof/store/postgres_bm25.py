@@ -73,34 +73,41 @@ DDL = (
 
 _VERSION = "AND c.doc_id = %s AND c.doc_version = %s"
 
-ADD_POSTINGS = f"""INSERT INTO bm25_postings (chunk_id, lexeme, collection, tf, length, impact)
-SELECT x.id, x.lexeme, x.collection, x.tf, x.length, {_part("x")}
-FROM (
-    SELECT c.id, u.lexeme, c.collection, {_TF} AS tf, length(c.search_text) AS length
-    FROM chunks c, LATERAL unnest(c.search_text) u
-    WHERE c.is_current {_VERSION}
-) x JOIN bm25_collection_stats s ON s.collection = x.collection"""
+ADD_POSTINGS = f"""WITH added AS (
+    INSERT INTO bm25_postings (chunk_id, lexeme, collection, tf, length, impact)
+    SELECT x.id, x.lexeme, x.collection, x.tf, x.length, {_part("x")}
+    FROM (
+        SELECT c.id, u.lexeme, c.collection, {_TF} AS tf,
+            count(*) OVER (PARTITION BY c.id) AS length
+        FROM chunks c, LATERAL unnest(c.search_text) u
+        WHERE c.is_current {_VERSION}
+    ) x JOIN bm25_collection_stats s ON s.collection = x.collection
+    RETURNING collection, lexeme
+)
+INSERT INTO bm25_terms (collection, lexeme, chunks)
+SELECT collection, lexeme, count(*) FROM added GROUP BY collection, lexeme
+ON CONFLICT (collection, lexeme) DO UPDATE SET chunks = bm25_terms.chunks + EXCLUDED.chunks"""
 """Postings of one version's chunks, their impacts at the collection's statistics
-with the version counted."""
+with the version counted, and the version's chunks added to the document
+frequencies: one statement. A chunk's length is its number of lexemes (what
+`length(search_text)` counts), taken as the count of its unnested rows so that its
+tsvector is read once per chunk rather than once per posting; the subquery (not
+flattened, for its window) computes each posting's `tf` once."""
 
-COUNT_TERMS = """INSERT INTO bm25_terms (collection, lexeme, chunks)
-SELECT collection, lexeme, %s * count(*) FROM bm25_postings
+UNCOUNT_TERMS = """INSERT INTO bm25_terms (collection, lexeme, chunks)
+SELECT collection, lexeme, -count(*) FROM bm25_postings
 WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = %s AND doc_version = %s)
 GROUP BY collection, lexeme
 ON CONFLICT (collection, lexeme) DO UPDATE SET chunks = bm25_terms.chunks + EXCLUDED.chunks"""
-"""Add (sign 1) or remove (-1) one version's chunks to the document frequencies."""
+"""Take one version's chunks (their postings still there) out of the document
+frequencies."""
 
 DROP_POSTINGS = """DELETE FROM bm25_postings
 WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = %s AND doc_version = %s)"""
 
-FILL = (
-    "DELETE FROM bm25_terms",
-    "DELETE FROM bm25_postings",
-    ADD_POSTINGS.replace(_VERSION, ""),
-    "INSERT INTO bm25_terms (collection, lexeme, chunks) SELECT collection, lexeme, count(*) "
-    "FROM bm25_postings GROUP BY collection, lexeme",
-)
-"""Postings of every current chunk, made afresh (the migration to schema 10)."""
+FILL = ("DELETE FROM bm25_terms", "DELETE FROM bm25_postings", ADD_POSTINGS.replace(_VERSION, ""))
+"""Postings and document frequencies of every current chunk, made afresh (the
+migration to schema 10)."""
 
 SEARCHED_CHUNKS = (
     "SELECT coalesce(sum(chunks), 0) AS n FROM bm25_collection_stats "
