@@ -304,6 +304,7 @@ def test_question_kinds_read_from_the_wording() -> None:
         "What are the symptoms of shingles?": "list",
         "What are bed bugs?": "definition",
         "What happens after the infusion?": "other",
+        "Which US region had the lowest lung cancer incidence?": "extreme",
     }
     assert {question: answer_kind(question) for question in kinds} == kinds
     assert form_match("frequency", "Training is repeated annually.", "How often is training?")
@@ -525,6 +526,20 @@ def test_a_brand_name_carries_the_generic_name_its_title_declares() -> None:
     sources = (chunk("g", generic, section), replace(label, text=brand, end=len(brand)))
     reply = extract_answer("What dose of valorimab do adults get?", sources)
     assert quoted(reply)[0] == ("l", brand)
+
+
+def test_a_question_for_the_highest_or_lowest_is_answered_by_the_extreme() -> None:
+    """ "Which region had the lowest incidence?" is answered by the sentence that
+    names the lowest, not by one about incidence in general."""
+    question = "Which US region had the lowest lung cancer incidence?"
+    general = "State and regional trends in lung cancer incidence have not been described."
+    extreme = "The lowest incidence and fastest declines were observed in the West."
+    assert specific_form(question)
+    assert form_match("extreme", extreme, question)
+    assert not form_match("extreme", general, question)
+    assert not form_match("extreme", "The highest incidence was in the South.", question)
+    reply = extract_answer(question, (chunk("g", general), chunk("e", extreme)))
+    assert quoted(reply)[0] == ("e", extreme)
 
 
 def test_a_year_is_no_quantity() -> None:

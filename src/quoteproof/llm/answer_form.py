@@ -26,6 +26,9 @@ A question's type is read from its wording (pure rules, no model):
   are the symptoms of X?", "What are the five parts of X?"): the answer names them,
   items marked "1)", "(ii)", "•", or three or more in a row separated by commas or
   semicolons, the last after "and" or "or";
+- `extreme`: the highest, lowest, largest ... of something ("Which region had the
+  lowest incidence?"): the answer names the same superlative ("the lowest incidence
+  was in the West"), a specific form;
 - `definition`: "what is X?": the answer defines X ("X is...", "X are...", "X refers
   to..."); "what counted as X?", "what experiences counted as X?", "how was X
   defined?", "how did they decide that someone had X?": the answer states the
@@ -64,6 +67,7 @@ AnswerKind = Literal[
     "definition",
     "yes_no",
     "list",
+    "extreme",
     "other",
 ]
 
@@ -163,6 +167,14 @@ _ITEM_MARK = re.compile(r"(?:^|\s)(?:\(?(?:[ivx]{1,4}|\d{1,2}|[a-h])\)|\d{1,2}\.
 _SERIES = re.compile(r"(?:[^,;:.]{1,60}[,;]\s+){2,}(?:and|or)\s")
 """Several things named in a row: items marked "1)", "(ii)", "•", or three or more
 separated by commas or semicolons, the last after "and" or "or"."""
+_EXTREME = re.compile(
+    r"\b(?:highest|lowest|largest|smallest|greatest|fewest|fastest|slowest|biggest|"
+    r"strongest|weakest|longest|shortest|earliest|best|worst)\b",
+    re.IGNORECASE,
+)
+"""A superlative: what a question for the extreme of something names, and its answer
+repeats ("Which region had the lowest incidence?": "the lowest incidence was in the
+West")."""
 _REFERENCE = re.compile(
     r"\b(?:Table|Figure|Fig\.|Section|Study|Reference ID:?|No\.|page|Chapter|Appendix)\s*"
     r"[\w.-]*\d[\w.-]*|\(\d+(?:\.\d+)*\)",
@@ -262,6 +274,7 @@ _ASKS: tuple[tuple[AnswerKind, Callable[[str], object]], ...] = (
     ("where", _WHERE_QUESTION.search),
     ("yes_no", _opens_with_verb),
     ("change", _CHANGE_QUESTION.search),
+    ("extreme", _EXTREME.search),
     ("quantity", _QUANTITY_QUESTION.search),
     ("list", _LIST_QUESTION.search),
     ("definition", _asks_definition),
@@ -272,8 +285,8 @@ it does), in the order `answer_kind` tries them."""
 
 def answer_kind(question: str) -> AnswerKind:
     """The form of answer `question` asks for (see the module docstring): the first
-    form of `_ASKS` (cause, who, when, frequency, where, yes/no, change, quantity,
-    list, definition) that its wording names, else `other`."""
+    form of `_ASKS` (cause, who, when, frequency, where, yes/no, change, extreme,
+    quantity, list, definition) that its wording names, else `other`."""
     return next((kind for kind, asks in _ASKS if asks(question)), "other")
 
 
@@ -327,12 +340,12 @@ def _quantity_form(question: str) -> re.Pattern[str]:
 def specific_form(question: str) -> bool:
     """True when the form `question` asks for is one few sentences have by chance:
     a cause (a causal connective, or a cause of what is asked), a dose (a number with
-    a drug unit), a duration (a number with a unit of time), a share (a percentage)
-    or a criterion ("defined as"); False for a bare number,
+    a drug unit), a duration (a number with a unit of time), a share (a percentage),
+    a criterion ("defined as") or an extreme ("the lowest"); False for a bare number,
     a time, a name or a statement, which most sentences of technical text hold."""
     kind = answer_kind(question)
     return (
-        kind == "cause"
+        kind in ("cause", "extreme")
         or (kind == "quantity" and _quantity_form(question) is not _NUMBER)
         or _CRITERION_QUESTION.search(question) is not None
     )
@@ -354,6 +367,9 @@ def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
         return True
     if kind == "list":
         return len(_ITEM_MARK.findall(text)) >= 2 or _SERIES.search(text) is not None
+    if kind == "extreme":
+        asked = {m.group().lower() for m in _EXTREME.finditer(question)}
+        return any(m.group().lower() in asked for m in _EXTREME.finditer(text))
     if kind == "change":
         return _MOVED.search(text) is not None and form_match("quantity", text, question)
     pattern = _quantity_form(question) if kind == "quantity" else _FORMS.get(kind)
