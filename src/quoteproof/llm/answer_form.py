@@ -164,7 +164,7 @@ _LIST_QUESTION = re.compile(
 after "what are the"), "Which enzymes does X inhibit?" (a plural after "which" or
 "what", then a verb that opens a question)."""
 _ITEM_MARK = re.compile(r"(?:^|\s)(?:\(?(?:[ivx]{1,4}|\d{1,2}|[a-h])\)|\d{1,2}\.\s|[•▪●◦‣·]\s)")
-_SERIES = re.compile(r"(?:[^,;:.]{1,60}[,;]\s+){2,}(?:and|or)\s")
+_SERIES = re.compile(r"(?:[^,;:.]{1,60}[,;]\s+){2}(?:and|or)\s")
 """Several things named in a row: items marked "1)", "(ii)", "•", or three or more
 separated by commas or semicolons, the last after "and" or "or"."""
 _EXTREME = re.compile(
