@@ -1,5 +1,5 @@
-"""Question text made well formed, and its words that matter for matching (pure
-functions, no dependencies)."""
+"""Question text made well formed, its words that matter for matching, and the names
+a document's title declares the same (pure functions, no dependencies)."""
 
 from __future__ import annotations
 
