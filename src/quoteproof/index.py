@@ -378,7 +378,8 @@ class Index(ClosedOnExit):
         only. The answer is a refusal, and the model is not
         called, when nothing is retrieved or the retrieval evidence is below the refusal
         threshold (`no_relevant_sources`; see `refusal_check`), or when a key term of the
-        question (a name, code or number) is in no retrieved source (`not_in_sources`).
+        question (a name, code or number) is in no retrieved source (`not_in_sources`,
+        the reason given when both hold: it names what the documents lack).
         `options.context` is what the model is given (`model.ContextForm`):
         `paragraphs`; `triplets` (the knowledge-graph triplets whose entities the
         question names, `retrieval.triplets`, and, with a model, those it extracts

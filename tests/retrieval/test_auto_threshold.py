@@ -54,6 +54,11 @@ def test_a_fresh_index_refuses_off_topic_and_look_alike_questions(
         assert (status, reason) == ("refused", "not_in_sources")
         assert "No retrieved source mentions 'simvastatin'." in notices
         assert ask(index, "What is the recommended dose of remdesivir?")[0] == "answered"
+        question = "How many moons does the planet Zorblax have?"  # off-topic, and a name
+        answer = index.ask(question)
+        assert answer.retrieval is not None and answer.retrieval.below_threshold
+        assert (answer.status, answer.refusal_reason) == ("refused", "not_in_sources")
+        assert answer.notices == ("No retrieved source mentions 'zorblax'.",)
         stored = index.automatic_threshold()
         assert stored is not None and stored.source == "automatic"
         index.calibrate(

@@ -96,10 +96,10 @@ def compose(
         session.notices.extend(refusal_notices(info))
         if notice is not None:
             session.notices.append(notice)
+        if info.missing_terms and retrieval.hits:  # the more telling reason comes first
+            return session.refuse(NOT_IN_SOURCES)
         if info.below_threshold or not retrieval.hits:
             return session.refuse(NO_RELEVANT_SOURCES)
-        if info.missing_terms:
-            return session.refuse(NOT_IN_SOURCES)
         if context in ("triplets", "both"):
             extracted = extract_facts(session, len(session.facts) + 1)
             session.facts = combined_facts(session.facts, extracted)

@@ -119,8 +119,10 @@ def _first_chars(sink: TextSink, limit: int) -> TextSink:
 
 def refusal_notices(info: RetrievalInfo) -> list[str]:
     """Return what an answer must say about the refusal check behind it: key terms
-    no source carries, a refusal that rests on the automatic threshold, evidence
-    within CLOSE_CALL of the threshold, or no threshold at all."""
+    no source carries (then, when the evidence is below the threshold too, nothing
+    more: the refusal names the missing term, and no rephrasing finds it), a
+    refusal that rests on the automatic threshold, evidence within CLOSE_CALL of the
+    threshold, or no threshold at all."""
     notices = []
     if info.missing_terms:
         terms = ", ".join(f"'{term}'" for term in info.missing_terms)
@@ -133,6 +135,8 @@ def refusal_notices(info: RetrievalInfo) -> list[str]:
                 "labelled questions sets a threshold)."
             )
         return notices
+    if info.missing_terms and info.below_threshold:
+        return notices  # refused for the missing term: a rephrased question cannot help
     gap = info.evidence - info.threshold
     if info.below_threshold and info.threshold_source == "automatic":
         notices.append(
@@ -142,14 +146,14 @@ def refusal_notices(info: RetrievalInfo) -> list[str]:
         )
     elif info.below_threshold and -gap < CLOSE_CALL:
         notices.append(
-            f"Close call: the best match ({info.evidence:.2f}) is just below the refusal "
-            f"threshold ({info.threshold:.2f}); the documents may still answer a rephrased "
+            f"Close call: the best match ({info.evidence:.3f}) is just below the refusal "
+            f"threshold ({info.threshold:.3f}); the documents may still answer a rephrased "
             "question."
         )
     elif not info.below_threshold and gap < CLOSE_CALL:
         notices.append(
-            f"Close call: the best match ({info.evidence:.2f}) is just above the refusal "
-            f"threshold ({info.threshold:.2f}); check that the quotes answer the question."
+            f"Close call: the best match ({info.evidence:.3f}) is just above the refusal "
+            f"threshold ({info.threshold:.3f}); check that the quotes answer the question."
         )
     return notices
 
