@@ -56,12 +56,12 @@ def score_source(hit: Hit) -> str:
     return "rrf"
 
 
-def via_text(hit: Hit) -> str:
-    """How each retriever behind a fused or reranked hit ranked it, in order:
-    `bm25 #2 · dense #1`; "" for a single retriever's own hit."""
+def via_text(hit: Hit, separator: str = " · ") -> str:
+    """How each retriever behind a fused or reranked hit ranked it, in order, parts
+    joined by `separator`: `bm25 #2 · dense #1`; "" for a single retriever's own hit."""
     if len(hit.via) < 2:
         return ""
-    return " · ".join(f"{via.retriever} #{via.rank}" for via in hit.via)
+    return separator.join(f"{via.retriever} #{via.rank}" for via in hit.via)
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
@@ -72,7 +72,8 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 
 def hits_table(query: str, hits: list[Hit]) -> Table:
     """Return a rich table of hits: rank, score (`score_text` and `score_source`;
-    under it, how each retriever ranked the hit: `via_text`), ref, the full label
+    under it, how each retriever ranked the hit: `via_text`, one line each, so that
+    the column stays narrow), ref, the full label
     and a snippet. Query and cell text are shown with `visible_line` (control characters
     visible) and never parsed as markup."""
     title = Text(f"Search: {visible_line(query)}")
@@ -83,7 +84,7 @@ def hits_table(query: str, hits: list[Hit]) -> Table:
     table.add_column("where / text")
     for hit in hits:
         score = " ".join(filter(None, (score_text(hit.score), score_source(hit))))
-        via = via_text(hit)
+        via = via_text(hit, "\n")
         table.add_row(
             str(hit.rank),
             Text(score + (f"\n{via}" if via else "")),
