@@ -129,3 +129,21 @@ def test_an_interrupted_ingest_says_what_it_did_and_the_index_answers_nothing_un
     assert finished.returncode == 0
     assert "1 added · 0 updated · 1 unchanged" in said(finished)
     assert quoteproof("search", "Australia", "--index", str(index)).returncode == 0
+
+
+def test_an_ingest_whose_every_file_fails_names_them_and_gives_no_retrieval_advice(
+    tmp_path: Path,
+) -> None:
+    # Every file failing left an empty index, and the threshold estimate then said
+    # "retrieval is BM25 alone: ... has no vectors (ingest again with the dense extra
+    # installed ...)", although the extra was installed and the files were the cause.
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "empty.txt").write_bytes(b"")
+    (folder / "invalid.txt").write_bytes(b"hello \xff\xfe world\n")
+    result = quoteproof("ingest", str(folder), "--index", str(tmp_path / "idx"))
+    assert result.returncode == 1
+    text = said(result)
+    assert f"{folder / 'empty.txt'}: empty file (0 bytes)" in text
+    assert f"{folder / 'invalid.txt'}: not valid UTF-8 (byte offset 6)" in text
+    assert "BM25 alone" not in text and "dense extra" not in text

@@ -209,13 +209,14 @@ class Index(ClosedOnExit):
         (`on_embedded(n)` after each block of n chunks; an exception it raises
         stops embedding, the blocks done stay stored); when `changed` (a document
         was added or changed) or an unfinished ingest was recorded, estimate the
-        automatic refusal threshold again. Then record that no ingest is unfinished
+        automatic refusal threshold again (not in an index that holds no document:
+        there is nothing to estimate on). Then record that no ingest is unfinished
         (`store.unfinished`): the index answers questions again."""
         unfinished = started_unfinished(self.store) is not None
         changed = changed or unfinished
         if embed or (embed is None and dense_available()):
             self.embed(on_progress=on_embedded)
-        if changed:
+        if changed and self.store.count_documents():
             try:
                 self.refusal.automatic_threshold()
             except RetrievalError as error:  # the documents are stored: estimate on first ask
