@@ -34,7 +34,7 @@ from quoteproof.retrieval.key_terms import missing_terms
 from quoteproof.retrieval.retriever import Retrieval, Retriever
 from quoteproof.store.base import Store
 from quoteproof.tables.quoted import chunk_rows
-from quoteproof.terms import well_formed
+from quoteproof.terms import declared_names, renamed, well_formed
 
 
 class RefusalPolicy:
@@ -103,13 +103,19 @@ class RefusalPolicy:
     def evidence(self, question: str, retrieval: Retrieval) -> RetrievalInfo:
         """`retrieval.info` with the evidence `question` is judged on: with dense
         retrieval, the passage cosine averaged with the best cosine of one quotable
-        unit of the first DEFAULT_ASK_TOP_K hits (`evidence.with_sentence_evidence`);
-        other evidence as retrieved."""
+        unit of the first DEFAULT_ASK_TOP_K hits (`evidence.with_sentence_evidence`),
+        for the question as asked or with the other name its sources' titles declare
+        for a drug it names (`terms.declared_names`); other evidence as retrieved."""
         embed = self.unit_embed()
         if embed is None:
             return retrieval.info
         sources = [hit.chunk for hit in retrieval.hits[:DEFAULT_ASK_TOP_K]]
-        best = best_unit_similarity(question, sources, embed, self.table_rows())
+        other = renamed(question, declared_names(c.label for c in sources))
+        best = max(
+            best_unit_similarity(asked, sources, embed, self.table_rows())
+            for asked in (question, other)
+            if asked is not None
+        )
         return with_sentence_evidence(retrieval.info, best)
 
     def answer_sources(self, retrieval: Retrieval, top_k: int) -> Retrieval:

@@ -238,7 +238,7 @@ def test_a_question_by_generic_name_also_searches_the_brand_its_title_declares(
 ) -> None:
     """A label says "ZENTRIX" where a user asks about valorimab: when a found
     document's title declares "ZENTRIX® (valorimab)", the question is also searched
-    with the other name, and the hits say so."""
+    with the other name, the hits say so, and the evidence is the better wording's."""
     folder = tmp_path / "docs"
     folder.mkdir()
     sections = "\n\n".join(
@@ -254,6 +254,24 @@ def test_a_question_by_generic_name_also_searches_the_brand_its_title_declares(
         index.ingest([folder], embed=True)
         hits = index.search("What is the recommended dose of valorimab for adults?", top_k=3)
         plain = index.search("How should the storage room be lit?", top_k=3)
+        question = "What dose of valorimab do adults get?"
+        retrieval = index.retrieve(question, top_k=DEFAULT_ASK_TOP_K)
+        judged = index.refusal_check(question, retrieval)
+        embed = index.retriever.embedder
+        assert embed is not None
+        sources = [hit.chunk for hit in retrieval.hits]
+        units = [
+            best_unit_similarity(asked, sources, embed.embed)
+            for asked in (question, "What dose of ZENTRIX do adults get?")
+        ]
     assert "200 mg" in hits[0].chunk.text
     assert {"bm25 as ZENTRIX", "dense as ZENTRIX"} <= {v.retriever for v in hits[0].via}
+    best = {  # each dense list's best cosine: the evidence is the best of either wording
+        name: max(v.score for hit in retrieval.hits for v in hit.via if v.retriever == name)
+        for name in ("dense", "dense as ZENTRIX")
+    }
+    assert best["dense as ZENTRIX"] > best["dense"]
+    assert retrieval.info.evidence == pytest.approx(best["dense as ZENTRIX"])
+    assert units[1] > units[0]  # the sentence evidence, too, is the better wording's
+    assert judged.evidence == pytest.approx((best["dense as ZENTRIX"] + units[1]) / 2, abs=1e-5)
     assert all(v.retriever in ("bm25", "dense") for hit in plain for v in hit.via)

@@ -118,8 +118,12 @@ class Retriever:
                 for h in lists[self.name]
             ]
         if self.embedder is not None:
-            dense = lists["dense"]
-            evidence: float | None = dense[0].score if dense else None
+            tops = [
+                found[0].score
+                for name, found in lists.items()
+                if name.startswith("dense") and found
+            ]
+            evidence: float | None = max(tops, default=None)
             kind = f"{COSINE}:{self.embedder.model}"
         else:
             evidence, kind = term_coverage(query, lists["bm25"]), BM25_COVERAGE
@@ -143,7 +147,8 @@ class Retriever:
         two names a found document's title declares the same ("VEKLURY®
         (remdesivir)": `terms.declared_names`), the BM25 and dense lists of the query
         with the other name (`bm25 as VEKLURY`, weighted as BM25 and dense): a label
-        says "VEKLURY" where a user asks about remdesivir."""
+        says "VEKLURY" where a user asks about remdesivir. The retrieval evidence is
+        then the best cosine of either wording."""
         labels = (hit.chunk.label for found in lists.values() for hit in found)
         names = declared_names(labels)
         other = renamed(query, names)
