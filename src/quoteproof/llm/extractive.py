@@ -134,8 +134,7 @@ def _stems(text: str) -> set[str]:
 def _carried(text: str, names: Mapping[str, str]) -> set[str]:
     """The stems of the words of `text`, and of the other name of each that `names`
     pairs."""
-    said = words(text)
-    return {stem(w) for w in said} | {stem(names[w].lower()) for w in said if w in names}
+    return _stems(text) | {stem(names[w].lower()) for w in words(text) if w in names}
 
 
 def _term_evidence(

@@ -119,14 +119,13 @@ def _first_chars(sink: TextSink, limit: int) -> TextSink:
 
 def refusal_notices(info: RetrievalInfo) -> list[str]:
     """Return what an answer must say about the refusal check behind it: key terms
-    no source carries (then, when the evidence is below the threshold too, nothing
-    more: the refusal names the missing term, and no rephrasing finds it), a
-    refusal that rests on the automatic threshold, evidence within CLOSE_CALL of the
-    threshold, or no threshold at all."""
+    no source carries (then nothing more: the answer is refused for them, and no
+    rephrasing or threshold changes that), a refusal that rests on the automatic
+    threshold, evidence within CLOSE_CALL of the threshold, or no threshold at all."""
     notices = []
-    if info.missing_terms:
+    if info.missing_terms:  # refused for the missing term: nothing else bears on it
         terms = ", ".join(f"'{term}'" for term in info.missing_terms)
-        notices.append(f"No retrieved source mentions {terms}.")
+        return [f"No retrieved source mentions {terms}."]
     if info.threshold is None or info.evidence is None:
         if info.threshold is None:
             notices.append(
@@ -135,8 +134,6 @@ def refusal_notices(info: RetrievalInfo) -> list[str]:
                 "labelled questions sets a threshold)."
             )
         return notices
-    if info.missing_terms and info.below_threshold:
-        return notices  # refused for the missing term: a rephrased question cannot help
     gap = info.evidence - info.threshold
     if info.below_threshold and info.threshold_source == "automatic":
         notices.append(

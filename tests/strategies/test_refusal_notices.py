@@ -1,0 +1,22 @@
+"""What an answer says about the refusal check behind it."""
+
+from __future__ import annotations
+
+from quoteproof.model import RetrievalInfo
+from quoteproof.strategies.session import refusal_notices
+
+
+def test_a_missing_key_term_is_all_a_refusal_for_it_says() -> None:
+    """A question whose name no source carries is refused for that name; a close
+    call, above or below the threshold, would only suggest a rephrasing that cannot
+    find it."""
+    for evidence in (0.49, 0.51):
+        info = RetrievalInfo("hybrid", evidence, "cosine:m", 0.5, "calibrated", ("paxlovid",))
+        assert refusal_notices(info) == ["No retrieved source mentions 'paxlovid'."]
+
+
+def test_a_close_call_says_so_with_figures_that_differ() -> None:
+    info = RetrievalInfo("hybrid", 0.5312, "cosine:m", 0.5338, "calibrated")
+    (notice,) = refusal_notices(info)
+    assert notice.startswith("Close call: the best match (0.531) is just below")
+    assert "(0.534)" in notice
