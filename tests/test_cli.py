@@ -236,10 +236,10 @@ def test_ingest_size_limit_and_summary(tmp_path: Path, corpus: Path) -> None:
     assert result.returncode == 1
     stderr = " ".join(result.stderr.split())
     assert f"failed: {corpus / 'big.txt'}: file is 1.5 MB, over the 1 MB limit" in stderr
-    assert "Ingest summary" in stderr and "Failed files" in stderr
+    assert "Ingest summary" in stderr and "1 failed (above)" in stderr
     assert "0 added · 0 updated · 0 unchanged · 1 failed" not in stderr
     assert "3 added · 0 updated · 0 unchanged · 1 failed" in stderr
     ok = run(
         "ingest", "--no-embed", str(corpus), "--index", str(tmp_path / "idx"), "--max-file-mb", "2"
     )
-    assert ok.returncode == 0 and "Failed files" not in ok.stderr
+    assert ok.returncode == 0 and "0 failed ·" in " ".join(ok.stderr.split())

@@ -145,5 +145,5 @@ def test_an_ingest_whose_every_file_fails_names_them_and_gives_no_retrieval_advi
     assert result.returncode == 1
     text = said(result)
     assert f"{folder / 'empty.txt'}: empty file (0 bytes)" in text
-    assert f"{folder / 'invalid.txt'}: not valid UTF-8 (byte offset 6)" in text
+    assert f"{folder / 'invalid.txt'}: not valid UTF-8 (byte offset 6: 0xFF, line 1)" in text
     assert "BM25 alone" not in text and "dense extra" not in text

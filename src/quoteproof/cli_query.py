@@ -97,9 +97,9 @@ def ingest(
         json_out(shown.ingest_to_dict(results, run.location, stats), indent=2)
     else:
         err.print(shown.summary_table(results, elapsed, run.location, stats, embedding))
-        for table in (shown.skipped_table(results), shown.failures_table(results)):
-            if table is not None:
-                err.print(table)
+        skipped = shown.skipped_table(results)
+        if skipped is not None:
+            err.print(skipped)
     if any(result.status == "failed" for result in results):
         raise typer.Exit(1)
 

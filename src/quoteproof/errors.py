@@ -207,3 +207,27 @@ class ModeUnavailableError(BackendConfigError):
             facts={"mode": mode},
         )
         self.mode = mode
+
+
+def undecodable_cause(charset: str, raw: bytes, error: UnicodeDecodeError) -> str:
+    """The `IngestError` cause for bytes `raw` that `charset` cannot decode (`error`):
+    where ("not valid UTF-8 (byte offset 3: 0xE9, line 1)"), then what to do: save
+    the file as UTF-8. When UTF-8 failed and the bytes read as Windows-1252, the
+    advice says the file may be Latin-1 or Windows-1252 text; quoteproof itself never
+    guesses an encoding."""
+    offset = error.start
+    line = raw.count(b"\n", 0, offset) + 1
+    where = f"byte offset {offset}: 0x{raw[offset]:02X}, line {line}"
+    advice = "save it as UTF-8 and ingest it again"
+    if charset == "utf-8" and _decodes(raw, "cp1252"):
+        advice = f"it may be Latin-1 or Windows-1252 text: {advice}"
+    return f"not valid {charset.upper()} ({where}); {advice}"
+
+
+def _decodes(raw: bytes, charset: str) -> bool:
+    """Whether `raw` decodes as `charset` without error."""
+    try:
+        raw.decode(charset)
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -180,7 +180,9 @@ def test_permission_denied(tmp_path: Path) -> None:
 
 
 def test_parse_bytes_reports_decoding_errors(tmp_path: Path) -> None:
-    with pytest.raises(IngestError, match=r"bad\.txt: not valid UTF-8 \(byte offset 1\)"):
+    with pytest.raises(
+        IngestError, match=r"bad\.txt: not valid UTF-8 \(byte offset 1: 0xFF, line 1\)"
+    ):
         parse_bytes(b"a\xff", tmp_path / "bad.txt")
 
 

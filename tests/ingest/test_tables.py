@@ -203,8 +203,12 @@ def test_chunks_are_whole_rows_of_the_file(tmp_path: Path) -> None:
 
 
 BAD_FILES = [
-    ("bytes.csv", b"a,b\n\xff\xfe,2\n", "not valid UTF-8 (byte offset 4)"),
-    ("latin1.json", '[{"city": "Montréal"}]'.encode("latin-1"), "not valid UTF-8 (byte offset 16)"),
+    ("bytes.csv", b"a,b\n\xff\xfe,2\n", "not valid UTF-8 (byte offset 4: 0xFF, line 2)"),
+    (
+        "latin1.json",
+        '[{"city": "Montréal"}]'.encode("latin-1"),
+        "not valid UTF-8 (byte offset 16: 0xE9, line 1)",
+    ),
     ("blank.csv", b"\n \n\n", "no header row"),
     ("zero.csv", b"", "empty file (0 bytes)"),
     ("wide.csv", b"a,b\n1,2\n3,4,5\n", "line 3 has 3 cells, more than the header's 2"),

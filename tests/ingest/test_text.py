@@ -25,8 +25,24 @@ def test_invalid_utf8_names_file_and_offset() -> None:
     with pytest.raises(IngestError) as info:
         decode_plain_text(b"abc\xffdef", "notes/bad.txt")
     assert info.value.path == "notes/bad.txt"
-    assert info.value.cause == "not valid UTF-8 (byte offset 3)"
-    assert str(info.value) == "notes/bad.txt: not valid UTF-8 (byte offset 3)"
+    assert str(info.value).startswith(
+        "notes/bad.txt: not valid UTF-8 (byte offset 3: 0xFF, line 1); "
+    )
+
+
+def test_invalid_utf8_says_where_and_what_a_latin1_file_may_be() -> None:
+    latin1 = "Policy\ncaf\u00e9 na\u00efve\n".encode("latin-1")
+    with pytest.raises(IngestError) as info:
+        decode_plain_text(latin1, "policy.txt")
+    assert info.value.cause == (
+        "not valid UTF-8 (byte offset 10: 0xE9, line 2); it may be Latin-1 or "
+        "Windows-1252 text: save it as UTF-8 and ingest it again"
+    )
+    with pytest.raises(IngestError) as info:
+        decode_plain_text(b"ok\n\x81\x8d", "odd.txt")  # undefined in Windows-1252
+    assert info.value.cause == (
+        "not valid UTF-8 (byte offset 3: 0x81, line 2); save it as UTF-8 and ingest it again"
+    )
 
 
 def test_parse_text_paragraphs_and_offsets() -> None:

@@ -130,6 +130,8 @@ def test_ingest_reports_the_device_it_embedded_on(
         report = index.embed()
     assert report.embedded >= 1 and report.device == f"onnx on {onnx_here}"
     table = summary_table([], 1.0, "index", IndexStats(1, 1, 1), report)
-    console = Console(width=200, record=True)
+    console = Console(width=80, record=True)
     console.print(table)
-    assert f"(onnx on {onnx_here})" in console.export_text()
+    rows = console.export_text().splitlines()
+    (model,) = [row for row in rows if "model" in row]
+    assert f"{report.model} (onnx on {onnx_here})" in model  # whole, on one line at 80 columns

@@ -111,12 +111,14 @@ def summary_table(
     stats: IndexStats,
     embedding: EmbedReport | None = None,
 ) -> Table:
-    """The table that ends an ingest run: files per status, pages and speed, new
-    chunks, vectors computed, and the index totals (`visible_line`, never markup)."""
+    """The table that ends an ingest run: files per status (failed files are named
+    with their causes above it, by `IngestProgress`), pages and speed, new chunks,
+    vectors computed, the embedding model, and the index totals (`visible_line`,
+    never markup). Each row fits 80 columns unless a name is longer."""
     table = Table(title="Ingest summary", title_justify="left", show_header=False)
     table.add_column(style="bold")
     table.add_column()
-    counts = " · ".join(f"{sum(r.status == s for r in results)} {s}" for s in STATUSES)
+    counts = " · ".join(_count(results, status) for status in STATUSES)
     pages = sum(r.pages for r in results)
     speed = f" ({pages / elapsed:,.0f} pages/s)" if elapsed > 0 and pages else ""
     table.add_row("files", counts)
@@ -126,10 +128,17 @@ def summary_table(
         rate = f" ({embedding.per_second:,.0f}/s)" if embedding.embedded else ""
         done = f"{embedding.embedded:,} computed in {embedding.seconds:.1f} s{rate}"
         where = f" ({embedding.device})" if embedding.device else ""
-        table.add_row("vectors", Text(f"{done} · {visible_line(embedding.model)}{where}"))
+        table.add_row("vectors", done)
+        table.add_row("model", Text(f"{visible_line(embedding.model)}{where}"))
     totals = f"{visible_line(location)}: {stats.documents} documents, {stats.chunks} chunks"
     table.add_row("index", Text(f"{totals}, {stats.embedded} with vectors"))
     return table
+
+
+def _count(results: Sequence[IngestResult], status: str) -> str:
+    """`3 failed (above)`: how many of `results` have `status`, failures pointed to."""
+    count = sum(r.status == status for r in results)
+    return f"{count} {status}" + (" (above)" if status == "failed" and count else "")
 
 
 def skipped_table(results: Sequence[IngestResult]) -> Table | None:
@@ -209,10 +218,3 @@ def interrupted_message(
         f"an ingest into {visible_line(location)} finishes, it answers no question: run "
         "the same `quoteproof ingest` again (files already stored are skipped)."
     )
-
-
-def failures_table(results: Sequence[IngestResult]) -> Table | None:
-    """A table of the files that failed and why (`visible_line`, never markup), or
-    None when none failed."""
-    failed = [(r.path, r.error or "unknown") for r in results if r.status == "failed"]
-    return _files_table("Failed files", "cause", failed)

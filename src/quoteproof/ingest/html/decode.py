@@ -6,7 +6,7 @@ from __future__ import annotations
 import codecs
 import re
 
-from quoteproof.errors import IngestError
+from quoteproof.errors import IngestError, undecodable_cause
 
 _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
 _HEAD_END = re.compile(rb"</head\s*>", re.I)
@@ -58,5 +58,5 @@ def decode_html(raw: bytes, path: str) -> str:
     except LookupError:  # unknown name, or a codec that is not a text encoding
         raise IngestError(path, f"unknown charset {charset!r} declared in <meta>") from None
     except UnicodeDecodeError as exc:
-        raise IngestError(path, f"not valid {charset.upper()} (byte offset {exc.start})") from None
+        raise IngestError(path, undecodable_cause(charset, raw, exc)) from None
     return text.removeprefix("\ufeff")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from quoteproof.errors import IngestError
+from quoteproof.errors import IngestError, undecodable_cause
 from quoteproof.model import Block, ParsedDocument
 from quoteproof.text.spans import trim_span
 
@@ -26,13 +26,13 @@ def decode_plain_text(raw: bytes, path: str) -> str:
 
     Decodes `raw` strictly as UTF-8 (a BOM is kept as the character U+FEFF), then
     replaces `\\r\\n` and then every remaining `\\r` with `\\n`. Raises
-    `IngestError(path, "not valid UTF-8 (byte offset N)")` naming the first bad byte.
-    O(len(raw)).
+    `IngestError(path, undecodable_cause("utf-8", raw, error))` naming the first bad
+    byte and what to do. O(len(raw)).
     """
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise IngestError(path, f"not valid UTF-8 (byte offset {exc.start})") from None
+        raise IngestError(path, undecodable_cause("utf-8", raw, exc)) from None
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
