@@ -799,3 +799,21 @@ def test_what_counts_as_something_is_answered_by_its_definition() -> None:
     assert not form_match("definition", uses, question)
     reply = extract_answer(question, (chunk("u", uses), chunk("d", defines)))
     assert quoted(reply)[0] == ("d", defines)
+
+
+def test_a_passage_about_another_population_is_no_answer() -> None:
+    label = (
+        "The recommended dosage in adults is 400 mg every 4 weeks.\n\n"
+        "Store the vials refrigerated at 2 to 8 degrees."
+    )
+    pediatric = "The recommended dosage is 10 mg/kg every 4 weeks."
+    sources = (chunk("a", label), chunk("p", pediatric, ("8.4 Pediatric Use",)))
+    for_children = quoted(extract_answer("What is the recommended dosage for children?", sources))
+    assert for_children == [("p", pediatric)]  # its heading names the population
+    adult_only = sources[:1]
+    children = extract_answer("What is the recommended dosage for children?", adult_only)
+    assert "400 mg" not in children
+    adults = quoted(extract_answer("What is the recommended dosage in adults?", sources))
+    assert adults == [("a", "The recommended dosage in adults is 400 mg every 4 weeks.")]
+    anyone = quoted(extract_answer("What is the recommended dosage?", adult_only))
+    assert anyone == [("a", "The recommended dosage in adults is 400 mg every 4 weeks.")]

@@ -32,7 +32,9 @@ lead-in's colon), quoted from both chunks, is scored on:
 - the source's rank: lower-ranked sources lose RANK_PENALTY per place.
 
 A unit made of the words of its document's title or section heading is no answer, nor
-is one under a reference list's heading ("References").
+is one under a reference list's heading ("References"), nor one that names a patient
+population (with its section heading) other than the one the question asks about
+(`llm.population`: the adult dose is no answer to "the dose for children").
 Up to MAX_QUOTES units scoring within RELATIVE_CUTOFF of the best are quoted, best
 first; when the question asks for a value (VALUE_KINDS: an amount, a time, a
 frequency) and the best unit holds one, a unit without one is not quoted beside it
@@ -57,6 +59,7 @@ import numpy as np
 
 from quoteproof.llm.answer_form import answer_kind, form_match, specific_form
 from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextSink
+from quoteproof.llm.population import about_another_population, populations
 from quoteproof.llm.quotable import inline_headings, quotable_units
 from quoteproof.model import NO_MODEL_BACKEND, Chunk, Hit
 from quoteproof.quoting.passages import JOIN
@@ -265,8 +268,14 @@ def _scores(
     )
     if embed is None:  # without a model a unit must share a question word to count
         scores = np.where(lexical > 0, scores, -np.inf)
-    labels = np.array([_only_label(c.core, c.chunk) for c in candidates])
-    return [float(s) for s in np.where(labels, -np.inf, scores)]
+    asked = populations(question)
+    no_answer = np.array(
+        [
+            _only_label(c.core, c.chunk) or about_another_population(asked, f"{path} {c.core}")
+            for c, path in zip(candidates, paths, strict=True)
+        ]
+    )
+    return [float(s) for s in np.where(no_answer, -np.inf, scores)]
 
 
 def near_duplicate(a: str, b: str) -> bool:

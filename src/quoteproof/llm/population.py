@@ -1,0 +1,45 @@
+"""Who a passage is about: the patient populations a text names (children, adults,
+older adults, pregnancy), so that a question about one is not answered by a passage
+about another.
+
+A drug label gives an adult dose and a pediatric dose in sentences that share every
+other word; "What is the dose for children?" answered with "The recommended dosage
+in adults is 400 mg" quotes the label truly and answers wrongly. A unit that names a
+population, none of them the one asked about, is therefore no answer
+(`about_another_population`). A unit that names no population is left alone: it may
+hold for everyone, and its section heading ("Pediatric Use") is read with it.
+"""
+
+from __future__ import annotations
+
+import re
+
+_POPULATIONS = {
+    "children": re.compile(
+        r"\b(?:child(?:ren|hood)?|p(?:a)?ediatrics?|infants?|infancy|neonat(?:es?|al)|"
+        r"newborns?|adolescents?|adolescence|toddlers?|kids?|juveniles?)\b",
+        re.IGNORECASE,
+    ),
+    "adults": re.compile(r"\badults?\b", re.IGNORECASE),
+    "older adults": re.compile(
+        r"\b(?:elderly|geriatrics?|older (?:adults|patients|people|persons|subjects))\b",
+        re.IGNORECASE,
+    ),
+    "pregnancy": re.compile(
+        r"\b(?:pregnan(?:t|cy|cies)|lactati(?:ng|on)|breast-?feeding|nursing mothers)\b",
+        re.IGNORECASE,
+    ),
+}
+"""Each population and the words that name it ("older adults" names adults too)."""
+
+
+def populations(text: str) -> frozenset[str]:
+    """The populations (keys of `_POPULATIONS`) that `text` names."""
+    return frozenset(name for name, pattern in _POPULATIONS.items() if pattern.search(text))
+
+
+def about_another_population(asked: frozenset[str], text: str) -> bool:
+    """Whether `text` names a population and none of those `asked` about (the
+    `populations` of a question): False when the question names none, or `text` none."""
+    named = populations(text)
+    return bool(asked) and bool(named) and not named & asked
