@@ -268,10 +268,11 @@ def _scores(
     )
     if embed is None:  # without a model a unit must share a question word to count
         scores = np.where(lexical > 0, scores, -np.inf)
-    asked = populations(question)
+    asked_about = populations(question)
     no_answer = np.array(
         [
-            _only_label(c.core, c.chunk) or about_another_population(asked, f"{path} {c.core}")
+            _only_label(c.core, c.chunk)
+            or about_another_population(asked_about, f"{path} {c.core}")
             for c, path in zip(candidates, paths, strict=True)
         ]
     )
