@@ -19,6 +19,7 @@ from quoteproof.llm.extractive import (
     best_unit_similarity,
     quotable_first,
 )
+from quoteproof.llm.population import missing_populations
 from quoteproof.model import Chunk, RetrievalInfo, SourceTable
 from quoteproof.retrieval.auto_threshold import corpus_fingerprint, estimate_threshold
 from quoteproof.retrieval.evidence import (
@@ -161,7 +162,8 @@ class RefusalPolicy:
         """Return `evidence` with the refusal threshold that applies (the user's
         calibration when made on this retrieval's kind of evidence, else the automatic
         one; a warning when a calibration is set aside) and the question's key terms
-        that no retrieved source carries."""
+        that no retrieved source carries, with the population it asks about when the
+        sources name only others (`population.missing_populations`)."""
         info = self.evidence(question, retrieval)
         chosen = self.calibration()
         if chosen is not None and chosen.evidence_kind != info.evidence_kind:
@@ -178,4 +180,5 @@ class RefusalPolicy:
         if chosen is not None and chosen.evidence_kind == info.evidence_kind:
             info = replace(info, threshold=chosen.threshold, threshold_source=chosen.source)
         texts = [f"{hit.chunk.label}\n{hit.chunk.text}" for hit in retrieval.hits]
-        return replace(info, missing_terms=missing_terms(question, texts))
+        missing = missing_terms(question, texts) + missing_populations(question, texts)
+        return replace(info, missing_terms=missing)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
 import pytest
 
-from quoteproof.llm.population import about_another_population, populations
+from quoteproof import Index
+from quoteproof.llm.population import about_another_population, missing_populations, populations
 
 
 @pytest.mark.parametrize(
@@ -31,3 +35,32 @@ def test_another_population_only_when_both_name_one_and_they_differ() -> None:
     assert not about_another_population(children, "In adults and children the dose is 4 mg/kg.")
     assert not about_another_population(children, "The dose is 400 mg.")  # names none
     assert not about_another_population(frozenset(), "The dose in adults is 400 mg.")
+
+
+def test_missing_populations_in_the_question_s_own_words() -> None:
+    adult_label = ["The recommended dosage in adults is 400 mg.", "Store refrigerated."]
+    assert missing_populations("What is the dose for pediatric patients?", adult_label) == (
+        "pediatric",
+    )
+    assert missing_populations("What is the dose in adults?", adult_label) == ()
+    assert missing_populations("What is the dose for children?", ["Store it cold."]) == ()
+    assert missing_populations("What is the dose?", adult_label) == ()
+
+
+def test_an_index_that_speaks_only_of_adults_refuses_a_question_about_children(
+    tmp_path: Path,
+) -> None:
+    label = tmp_path / "zentrix.md"
+    label.write_text(
+        "# ZENTRIX (valorimab) injection\n\n## Recommended Dosage\n\n"
+        "The recommended dosage of ZENTRIX in adults is 400 mg every 4 weeks.\n\n"
+        "## Dosage Modifications\n\nWithhold ZENTRIX for Grade 3 infusion reactions.\n"
+    )
+    with Index.open(tmp_path / "index", create=True) as index, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # BM25 alone: no threshold
+        index.ingest([label], embed=False)
+        children = index.ask("What is the dose of valorimab for children?")
+        assert (children.status, children.refusal_reason) == ("refused", "not_in_sources")
+        assert "No retrieved source mentions 'children'." in children.notices
+        adults = index.ask("What is the dose of valorimab for adults?")
+        assert adults.status == "answered" and "400 mg" in adults.quotes[0].text

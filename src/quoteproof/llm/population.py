@@ -7,12 +7,15 @@ other word; "What is the dose for children?" answered with "The recommended dosa
 in adults is 400 mg" quotes the label truly and answers wrongly. A unit that names a
 population, none of them the one asked about, is therefore no answer
 (`about_another_population`). A unit that names no population is left alone: it may
-hold for everyone, and its section heading ("Pediatric Use") is read with it.
+hold for everyone, and its section heading ("Pediatric Use") is read with it. When
+the retrieved sources name populations and never the one asked about, the question
+is refused as a missing key term is (`missing_populations`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 _POPULATIONS = {
     "children": re.compile(
@@ -43,3 +46,15 @@ def about_another_population(asked: frozenset[str], text: str) -> bool:
     `populations` of a question): False when the question names none, or `text` none."""
     named = populations(text)
     return bool(asked) and bool(named) and not named & asked
+
+
+def missing_populations(question: str, texts: Iterable[str]) -> tuple[str, ...]:
+    """The words of `question` that name a population (as it writes them, lower-cased)
+    when `texts` name some population and none of those the question asks about; ()
+    when the question names none, or `texts` name none (they may hold for everyone)."""
+    asked = populations(question)
+    named = frozenset().union(*(populations(text) for text in texts))
+    if not asked or not named or asked & named:
+        return ()
+    found = (_POPULATIONS[name].search(question) for name in sorted(asked))
+    return tuple(dict.fromkeys(match.group(0).lower() for match in found if match))
