@@ -46,9 +46,13 @@ def test_a_fresh_index_refuses_off_topic_and_look_alike_questions(
     with Index.open(location) as index, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert index.calibration() is None
-        status, reason, notices = ask(index, "How many moons does Jupiter have?")
+        status, reason, notices = ask(index, "How many moons does the largest planet have?")
         assert (status, reason) == ("refused", "no_relevant_sources")
         assert any("estimated automatically" in n for n in notices)
+        status, reason, notices = ask(index, "How many moons does Jupiter have?")  # a name
+        assert (status, reason, notices) == (
+            "refused", "not_in_sources", ("No retrieved source mentions 'jupiter'.",),
+        )  # fmt: skip
         question = "What is the recommended dose of remdesivir with simvastatin?"
         status, reason, notices = ask(index, question)
         assert (status, reason) == ("refused", "not_in_sources")

@@ -133,7 +133,7 @@ def test_calibrated_threshold_refuses_without_calling_the_model(
         assert calibration.evidence_kind == f"cosine+sentence:{DEFAULT_EMBED_MODEL}"
     with Index.open(embedded_copy) as index:  # stored in the index
         assert index.calibration() == calibration
-        answer = index.ask("What is the capital of Mongolia?", backend=model)
+        answer = index.ask("Which mountain is the tallest on the planet?", backend=model)
     assert answer.status == "refused" and answer.refusal_reason == "no_relevant_sources"
     assert openai_server.requests == []
     info = answer.retrieval
@@ -152,7 +152,7 @@ def test_a_threshold_for_other_evidence_is_not_applied(embedded_copy: Path) -> N
         open_with(embedded_copy, retriever="bm25") as index,
         pytest.warns(RetrievalNotice, match="not applied"),
     ):
-        answer = index.ask("What is the capital of Mongolia?")
+        answer = index.ask("Which mountain is the tallest on the planet?")
     assert answer.retrieval is not None and answer.retrieval.threshold is None
 
 

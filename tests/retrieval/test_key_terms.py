@@ -39,3 +39,14 @@ def test_a_lower_case_compound_of_general_words_is_general_a_name_or_prefixed_te
     assert key_terms("What did Westbrook report?") == ["westbrook"]  # a name, capitalised
     assert key_terms("Which dose in hypertension?") == ["hypertension"]  # hyper- is a prefix
     assert key_terms("Are microorganisms killed?") == ["microorganisms"]
+
+
+def test_a_capitalised_word_inside_the_question_is_a_name_even_when_general() -> None:
+    question = "What was the prevalence of energy insecurity in Puerto Rico in 2020?"
+    assert key_terms(question) == ["2020", "insecurity", "puerto", "rico"]
+    assert key_terms("Which rural women in Indiana drove farthest?") == ["indiana"]
+    assert key_terms("Indiana: how far? Rural women drove farthest.") == []  # sentence openers
+    illinois = ["Access to birthing hospitals in Illinois declined from 2016 to 2023."]
+    assert missing_terms("How far did women in Indiana drive in 2023?", illinois) == ("indiana",)
+    carolina = ["Gestational weight gain rose among mothers in South Carolina."]
+    assert missing_terms("Did weight gain rise in North Carolina?", carolina) == ("north",)

@@ -10,7 +10,10 @@ count: "warfarin" is specific although "warfare" is listed. A word written in lo
 case in the question that joins two listed words ("fingerstick", "outpatient",
 "bloodstream": the first of at least SHORTEST_BASE letters and no bound prefix such as
 "hyper" or "micro", the second of at least COMPOUND_TAIL letters) is general too;
-a capitalised one ("Westbrook") stays a key term, as a name. A key term is
+a capitalised one ("Westbrook") stays a key term, as a name. So does any word
+written capitalised inside the question, not opening it or one of its sentences:
+place and program names ("Oregon", "Puerto Rico", "North Carolina") are in the word
+list, but passages about Illinois do not answer a question about Indiana. A key term is
 *carried* by a passage that has a word beginning with the term less its last two
 letters (at least four), so "diagnosed" carries "diagnose"; a number is carried by
 the same number ("3.5", not "3" and "5").
@@ -42,6 +45,8 @@ BOUND_PREFIXES = frozenset(
 """Prefixes that make a technical term of a general word ("hypertension"), not a compound."""
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _LOWER_WORD = re.compile(r"\b[a-z]+\b")
+_NAME_WORD = re.compile(r"(?<!^)(?<![.?!:]\s)\b[A-Z][a-z]+\b")
+"""A capitalised word that does not open the question or a sentence of it: a name."""
 
 
 @cache
@@ -77,14 +82,18 @@ def is_general_compound(word: str) -> bool:
 
 def key_terms(question: str) -> list[str]:
     """Return the key terms of `question` (lower-cased, in first-seen order): its
-    numbers ("3.5" whole), and words of SHORTEST_KEY or more letters that are not
-    general English, nor compounds of general words written in lower case."""
+    numbers ("3.5" whole), and words of SHORTEST_KEY or more letters that are names
+    (capitalised inside the question, not opening it or a sentence of it: "Oregon",
+    "Puerto Rico", even though general English lists them) or not general English,
+    nor compounds of general words written in lower case."""
     found = _NUMBER.findall(question)
     lower_case = set(_LOWER_WORD.findall(question))
+    names = {match.group(0).lower() for match in _NAME_WORD.finditer(question.strip())}
     for term in query_terms(question):
         has_digit = any(ch.isdigit() for ch in term)
         compound = term in lower_case and is_general_compound(term)
-        if not has_digit and len(term) >= SHORTEST_KEY and not is_general(term) and not compound:
+        specific = term in names or (not is_general(term) and not compound)
+        if not has_digit and len(term) >= SHORTEST_KEY and specific:
             found.append(term)
     return list(dict.fromkeys(found))
 
