@@ -143,27 +143,18 @@ def _count(results: Sequence[IngestResult], status: str) -> str:
 
 def skipped_table(results: Sequence[IngestResult]) -> Table | None:
     """A table of the files the folder walks left out and why, the first
-    `MAX_SKIPPED_SHOWN` of them and how many more (`visible_line`, never markup), or
-    None when none was."""
+    `MAX_SKIPPED_SHOWN` of them and a line saying how many more (`visible_line`,
+    never markup), or None when none was."""
     skipped = [(r.path, r.reason or "") for r in results if r.status == "skipped"]
-    return _files_table("Skipped files", "reason", skipped, MAX_SKIPPED_SHOWN)
-
-
-def _files_table(
-    title: str, column: str, rows: Sequence[tuple[str, str]], shown: int | None = None
-) -> Table | None:
-    """A table of files (path, and `column`: why) titled `title`, at most `shown`
-    rows and a line saying how many more (`visible_line`, never markup); None when
-    `rows` is empty."""
-    if not rows:
+    if not skipped:
         return None
-    table = Table(title=title, title_justify="left")
+    table = Table(title="Skipped files", title_justify="left")
     table.add_column("file")
-    table.add_column(column)
-    for path, why in rows[:shown]:
+    table.add_column("reason")
+    for path, why in skipped[:MAX_SKIPPED_SHOWN]:
         table.add_row(Text(visible_line(path)), Text(visible_line(why)))
-    if shown is not None and len(rows) > shown:
-        more = len(rows) - shown
+    if len(skipped) > MAX_SKIPPED_SHOWN:
+        more = len(skipped) - MAX_SKIPPED_SHOWN
         table.add_row(Text(f"… and {more} more (all with --format json)"), Text(""))
     return table
 
