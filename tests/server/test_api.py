@@ -616,6 +616,11 @@ def test_unsupported_and_mislabelled_files_are_415(server: Any) -> None:
         assert response.status_code == 415, name
         assert cause in response.json()["error"]
     assert files_under(server.upload_dir) == []  # one bad file: nothing stored
+    two_bad = [("fine.txt", b"fine"), ("tool.exe", b"MZ"), ("letter.docx", b"plain text")]
+    error = upload(server, two_bad, server.a).json()["error"]
+    assert "tool.exe: unsupported file type '.exe'" in error
+    assert "letter.docx: named .docx but the content is plain text" in error
+    assert "nothing of this upload was stored" in error
 
 
 def test_upload_names_cannot_leave_the_upload_folder(server: Any, tmp_path: Path) -> None:

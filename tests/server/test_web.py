@@ -796,6 +796,27 @@ def test_library_lists_uploads_and_deletes(fresh_client: TestClient, tmp_path: P
     assert fresh_client.get(retire).status_code == 404
 
 
+def test_a_finished_upload_counts_its_failed_files(fresh_client: TestClient) -> None:
+    response = fresh_client.post(
+        "/library/upload",
+        files=[
+            ("file", ("ok.txt", b"Oxygen is given by mask.\n", "text/plain")),
+            ("file", ("latin.txt", "Fi\u00e8vre.\n".encode("latin-1"), "text/plain")),
+        ],
+        data=with_token(fresh_client, {"collection": "default"}),
+        headers={"HX-Request": "true"},
+    )
+    assert response.status_code == 202, response.text
+    poll = "/library/jobs/" + parse(response.text).iter()[1].attrs["id"].removeprefix("job-")
+    deadline = time.monotonic() + 60
+    while "hx-get" in (node := parse(fresh_client.get(poll).text).iter()[1]).attrs:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    summary = " ".join(node.text().split())
+    assert "Ingested 1 of 2 files into collection default; 1 failed" in summary
+    assert "latin.txt: failed — not valid UTF-8" in summary
+
+
 def test_upload_checks_are_the_apis(fresh_client: TestClient) -> None:
     bad_type = fresh_client.post(
         "/library/upload",

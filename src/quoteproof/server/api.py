@@ -311,16 +311,23 @@ def upload_path(upload_dir: Path, name: str) -> Path:
     return path
 
 
-async def _checked_file(item: UploadFile) -> tuple[str, UploadFile]:
-    """The safe name of an uploaded file after checking its type; 415 with the cause
-    for an unsupported suffix or content that is another kind of file."""
-    name = safe_name(item.filename)
-    head = await item.read(SNIFF_BYTES)
-    await item.seek(0)
-    problem = upload_problem(name, head)
-    if problem is not None:
-        raise HTTPException(415, problem)
-    return name, item
+async def _checked_files(items: list[UploadFile]) -> list[tuple[str, UploadFile]]:
+    """The safe names of uploaded files after checking their types; 415 naming every
+    file of an unsupported suffix or whose content is another kind of file, with its
+    cause, and that nothing of the upload was stored."""
+    checked, problems = [], []
+    for item in items:
+        name = safe_name(item.filename)
+        head = await item.read(SNIFF_BYTES)
+        await item.seek(0)
+        problem = upload_problem(name, head)
+        if problem is not None:
+            problems.append(problem)
+        checked.append((name, item))
+    if problems:
+        others = " (nothing of this upload was stored: upload the other files without it)"
+        raise HTTPException(415, "; ".join(problems) + (others if len(items) > 1 else ""))
+    return checked
 
 
 def _store_and_submit(
@@ -425,7 +432,7 @@ async def ingest_upload(form: FormData, who: Principal, state: AppState) -> Job:
     items = [item for _, item in form.multi_items() if isinstance(item, UploadFile)]
     if not items:
         raise HTTPException(400, "no file uploaded (multipart field 'file')")
-    checked = [await _checked_file(item) for item in items]
+    checked = await _checked_files(items)
     # The files, and the job's journal record, are written before the 202: off the
     # event loop.
     return await run_in_threadpool(_store_and_submit, checked, state, collection, who.name)
