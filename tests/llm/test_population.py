@@ -20,7 +20,8 @@ from quoteproof.llm.population import about_another_population, missing_populati
         ("Recommended dosage in adults and pediatric patients", {"adults", "children"}),
         ("No adjustment is needed in elderly patients", {"older adults"}),
         ("in older adults", {"older adults", "adults"}),
-        ("Use during pregnancy and lactation", {"pregnancy"}),
+        ("Use during pregnancy and lactation", {"pregnancy", "breastfeeding"}),
+        ("Is it safe while breastfeeding?", {"breastfeeding"}),
         ("Patients with renal impairment", set()),
         ("the childish handwriting of the kidney report", set()),  # whole words only
     ],
@@ -45,6 +46,8 @@ def test_missing_populations_in_the_question_s_own_words() -> None:
     assert missing_populations("What is the dose in adults?", adult_label) == ()
     assert missing_populations("What is the dose for children?", ["Store it cold."]) == ()
     assert missing_populations("What is the dose?", adult_label) == ()
+    pregnancy = ["Use during pregnancy only if the benefit justifies the risk."]
+    assert missing_populations("Is it safe while breastfeeding?", pregnancy) == ("breastfeeding",)
 
 
 def test_an_index_that_speaks_only_of_adults_refuses_a_question_about_children(

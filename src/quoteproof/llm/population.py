@@ -1,5 +1,5 @@
 """Who a passage is about: the patient populations a text names (children, adults,
-older adults, pregnancy), so that a question about one is not answered by a passage
+older adults, pregnancy, breastfeeding), so that a question about one is not answered by a passage
 about another.
 
 A drug label gives an adult dose and a pediatric dose in sentences that share every
@@ -28,9 +28,9 @@ _POPULATIONS = {
         r"\b(?:elderly|geriatrics?|older (?:adults|patients|people|persons|subjects))\b",
         re.IGNORECASE,
     ),
-    "pregnancy": re.compile(
-        r"\b(?:pregnan(?:t|cy|cies)|lactati(?:ng|on)|breast-?feeding|nursing mothers)\b",
-        re.IGNORECASE,
+    "pregnancy": re.compile(r"\b(?:pregnan(?:t|cy|cies))\b", re.IGNORECASE),
+    "breastfeeding": re.compile(
+        r"\b(?:lactati(?:ng|on)|breast-?(?:feeding|fed|milk)|nursing mothers)\b", re.IGNORECASE
     ),
 }
 """Each population and the words that name it ("older adults" names adults too)."""

@@ -139,7 +139,9 @@ def refusal_notices(info: RetrievalInfo) -> list[str]:
         notices.append(
             f"Refused because the best match ({info.evidence:.2f}) is below a threshold "
             f"({info.threshold:.2f}) estimated automatically from off-topic questions; "
-            "the index was not calibrated with questions about its own documents."
+            "the index was not calibrated with questions about its own documents "
+            "(`quoteproof calibrate QUESTIONS.jsonl`, answerable questions and not, "
+            "fits the threshold to them)."
         )
     elif info.below_threshold and -gap < CLOSE_CALL:
         notices.append(
