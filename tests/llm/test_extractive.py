@@ -19,7 +19,7 @@ from quoteproof.llm.extractive import (
     choose_extractive,
     quotable_first,
 )
-from quoteproof.llm.quotable import quotable_units
+from quoteproof.llm.quotable import quotable_units, worth_quoting
 from quoteproof.model import Chunk, Hit
 from quoteproof.quoting.parse import QuoteItem, parse_output
 from quoteproof.quoting.passages import JOIN, Passage
@@ -238,6 +238,14 @@ def test_a_title_repeated_in_the_text_is_no_answer() -> None:
     assert extract_answer(
         "What was the effect of the tobacco use reduction program?", (source,)
     ) == ("<no-answer/>")
+
+
+def test_a_question_in_the_source_is_no_answer() -> None:
+    question = "Who Should Not Get the Vaccine?"
+    assert not worth_quoting(question, question)
+    assert not worth_quoting('Did the "new policy" work?"', "x")
+    said = "You should not get the shingles vaccine if you have shingles."
+    assert worth_quoting(said, said)
 
 
 def test_a_how_much_question_prefers_a_sentence_with_a_number_it_did_not_ask_about() -> None:

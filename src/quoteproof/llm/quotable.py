@@ -157,8 +157,11 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
     matter (also any sentence of a line that opens as a caption or front matter:
     "Table 2. Prevalence Ratios ...", "Source: https://..."), a sentence of an entry
     of a reference list (`_CITATION`), or a table note run on after other notes
-    ("... beverage. a Data were from ..."). `line` is the line the sentence is in."""
+    ("... beverage. a Data were from ..."), or a question (it asks, it does not
+    answer: "Who Should Not Get the Vaccine?"). `line` is the line the sentence is in."""
     if _words(_CROSS_REFERENCE.sub(" ", sentence)) < MIN_WORDS:
+        return False
+    if sentence.rstrip().rstrip("\"')]\u201d\u2019").endswith("?"):
         return False
     stripped = line.strip()
     open_ended = not stripped.endswith(_CLOSING)
