@@ -21,20 +21,39 @@ a search, per collection searched (`bounded_scores`):
 4. Ranks the union by score, ties by chunk id.
 
 What is left out: chunks that hold only common phrases. One of them ranks above the
-chunks found only when several common terms outweigh a rarer one; on the benchmark's
-synthetic text the top 10 was the full scan's 100% at 100,000 chunks and 99.6% at
-1,000,000 (`benchmarks/scale.py`'s `bm25 ov` measures it). When no phrase is in
-`CANDIDATE_ROWS` chunks or fewer, the rarest one alone is the rare one: its chunks
-are then scored whatever their number, still far fewer than the full scan's.
+chunks found only when several common terms outweigh a rarer one. When no phrase is
+in `CANDIDATE_ROWS` chunks or fewer, the rarest one alone is the rare one: its chunks
+are then scored whatever their number (still fewer than the full scan's), so those
+questions are not bounded.
 
-Considered and left: document frequencies from an `fts5vocab` 'row' table (its
-`term = ?` lookup seeks to the term but counts its chunks by reading the term's whole
-doclist, ~4 ms for a term in 68% of 100,000 chunks, growing with the corpus; the
-limited MATCH count stops at `CANDIDATE_ROWS`, and phrases need no lexeme: FTS5
-tokenizes them itself, so no stemmer of ours can disagree with it), and adding the
-common terms' part in Python for the best few hundred chunks by the rare part
-(tokenizing them again cost ~10 ms, and chunks below that cut that hold the rare term
-and several common ones were missed: 57% overlap at 1,000,000 chunks against 99.6%).
+Measured with the scale benchmark's text model (`benchmarks/scale.py`'s
+`TextModel`: 50 questions of 2-5 words, over bare FTS5 tables of its chunks) on a
+busy 2-core machine:
+
+    chunks      full scan p50/p95   bounded p50/p95   top-10 overlap   score error
+    100,000         20 / 42 ms         13 / 23 ms          1.000           4e-15
+    1,000,000      222 / 645 ms        44 / 116 ms         0.996           4e-15
+
+From 100k to 1M the full scan's p95 grew 15x and the bounded search's 5x. What
+still grows: the questions without a rare phrase (5 of the 50 at 1M: the rarest
+phrase in 25,000-110,000 chunks, 100-270 ms), and FTS5's own count of the chunks
+holding each common phrase, which `bm25()` makes for its idf in both MATCHes (it
+reads the phrase's whole doclist). `CANDIDATE_ROWS` 10,000 gave 0.964 overlap and
+a p95 of 145 ms at 1M, 50,000 gave 1.000 and 175 ms (a busier machine then: its full
+scan's p95 800-830 ms). Removing the rest needs document frequencies and postings
+of our own, as PostgreSQL keeps (`postgres_bm25`).
+
+Considered and left:
+
+- Document frequencies from an `fts5vocab` 'row' table: its `term = ?` lookup seeks
+  to the term, but counts its chunks by reading the term's whole doclist (~4 ms for
+  a term in 68% of 100,000 chunks, growing with the corpus); the `LIMIT`-ed MATCH
+  count stops at `CANDIDATE_ROWS`. Phrases also need no lexeme of ours: FTS5
+  tokenizes them itself (porter stemming included), so nothing can disagree with it.
+- Adding the common phrases' part in Python (FTS5's formula, lengths from the
+  `_docsize` shadow table, term frequencies by tokenizing again) for the few hundred
+  best chunks by the rare part: ~10 ms more per question, and chunks below that cut
+  that hold a rare phrase and several common ones were missed (overlap 0.57 at 1M).
 """
 
 from __future__ import annotations
