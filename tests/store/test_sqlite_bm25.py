@@ -128,6 +128,15 @@ def test_the_rarest_term_alone_is_scored_when_none_is_rare(store: SQLiteStore) -
     assert_same(search(store, True, "c1 c3", 1000), expected)
 
 
+def test_a_term_of_no_token_is_left_out(store: SQLiteStore) -> None:
+    """FTS5 makes no token of "_" (a word to `query_terms`): it matches no chunk and
+    adds nothing to a score, and is not taken for the rare term."""
+    assert search(store, False, "_", 10) == []
+    bounded = search(store, True, "_ c1 c3", 1000)
+    assert bounded and len(bounded) < len(search(store, False, "_ c1 c3", 1000))
+    assert_same(bounded, search(store, True, "c1 c3", 1000))
+
+
 def test_collections_are_scored_by_their_own_statistics_and_merged(store: SQLiteStore) -> None:
     query = "zebra yak xenon c1"
     other = holding(store, "zebra yak xenon c1 c2 c3 c4", ["other"])

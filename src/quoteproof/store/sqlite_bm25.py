@@ -10,7 +10,8 @@ a search, per collection searched (`bounded_scores`):
 
 1. Counts the chunks that hold each phrase, but no more than `CANDIDATE_ROWS` of
    them (a MATCH of that phrase alone, `LIMIT`-ed: FTS5 walks the phrase's doclist
-   without scoring anything and stops there).
+   without scoring anything and stops there). A phrase in no chunk (one of no
+   token, such as "_") adds 0 to every score and is left out.
 2. Takes as *rare* the rarest phrases whose chunks add up to no more than
    `CANDIDATE_ROWS`; the others are *common*.
 3. Scores every chunk that holds a rare phrase, with all the question's phrases, in
@@ -120,6 +121,9 @@ def bounded_scores(
         ).fetchone()[0]
         for one in phrases
     }
+    phrases = [one for one in phrases if held[one]]  # in no chunk: adds 0 to every score
+    if not phrases:
+        return []
     rare: set[str] = set()
     total = 0
     for one in sorted(phrases, key=lambda p: (held[p], p)):
