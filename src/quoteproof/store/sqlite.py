@@ -216,6 +216,20 @@ class SQLiteStore(SQLStore):
             raise
         self._writes += 1
 
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """A read transaction: the block's statements all see the index as it was
+        when the first of them ran (within an open transaction, that one)."""
+        if self._db.in_transaction:
+            yield
+            return
+        self._db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self._db.in_transaction:
+                self._db.execute("COMMIT")  # nothing written: ends the read
+
     def _encode_list(self, values: Sequence[Any]) -> str:
         """A list column as JSON text."""
         return json.dumps(list(values), ensure_ascii=False)
@@ -275,13 +289,14 @@ class SQLiteStore(SQLStore):
             rows = self._run(bm25_search_sql(limit, searched), (match,) * len(searched))
             return self._hits(rows.fetchall())
         phrases = fts_phrases(query)
-        ranked = [
-            pair
-            for table in tables
-            for pair in bounded_scores(self._db, table, phrases, limit, self.bm25_candidates)
-        ]
-        ranked.sort(key=lambda pair: (-pair[1], pair[0]))
-        return self._ranked_hits(ranked[:limit])
+        with self._snapshot():  # several statements: one state of the index
+            ranked = [
+                pair
+                for table in tables
+                for pair in bounded_scores(self._db, table, phrases, limit, self.bm25_candidates)
+            ]
+            ranked.sort(key=lambda pair: (-pair[1], pair[0]))
+            return self._ranked_hits(ranked[:limit])
 
     def _searched_collections(self, collections: Iterable[str] | None) -> list[str]:
         """The collections among `collections` (None: all) that hold current
