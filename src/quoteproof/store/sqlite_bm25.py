@@ -35,14 +35,17 @@ busy 2-core machine:
     100,000         20 / 42 ms         13 / 23 ms          1.000           4e-15
     1,000,000      222 / 645 ms        44 / 116 ms         0.996           4e-15
 
-From 100k to 1M the full scan's p95 grew 15x and the bounded search's 5x. What
-still grows: the questions without a rare phrase (5 of the 50 at 1M: the rarest
-phrase in 25,000-110,000 chunks, 100-270 ms), and FTS5's own count of the chunks
-holding each common phrase, which `bm25()` makes for its idf in both MATCHes (it
-reads the phrase's whole doclist). `CANDIDATE_ROWS` 10,000 gave 0.964 overlap and
-a p95 of 145 ms at 1M, 50,000 gave 1.000 and 175 ms (a busier machine then: its full
-scan's p95 800-830 ms). Removing the rest needs document frequencies and postings
-of our own, as PostgreSQL keeps (`postgres_bm25`).
+From 100k to 1M the full scan's p95 grew 15x and the bounded search's 5x. In the
+scale benchmark itself (its own 50 questions, the whole store, a quieter machine)
+BM25 p95 was 25 ms at 100k and 85 ms at 1M (3.3x; the full scan's 385 ms at 1M),
+with the full scan's top 10 at both sizes. What still grows: the questions without
+a rare phrase (5 of the 50 at 1M: the rarest phrase in 25,000-110,000 chunks,
+100-270 ms), and FTS5's own count of the chunks holding each common phrase, which
+`bm25()` makes for its idf in both MATCHes (it reads the phrase's whole doclist).
+`CANDIDATE_ROWS` 10,000 gave 0.964 overlap and a p95 of 145 ms at 1M, 50,000 gave
+1.000 and 175 ms (a busier machine then: its full scan's p95 800-830 ms). Removing
+the rest needs document frequencies and postings of our own, as PostgreSQL keeps
+(`postgres_bm25`).
 
 Considered and left:
 
