@@ -11,7 +11,11 @@ def fts_match_query(text: str) -> str | None:
     Each term is double-quoted, so FTS5 operators and punctuation in the question
     are never interpreted.
     """
-    terms = query_terms(text)
-    if not terms:
-        return None
-    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+    phrases = fts_phrases(text)
+    return " OR ".join(phrases) if phrases else None
+
+
+def fts_phrases(text: str) -> list[str]:
+    """Return the terms of `text` (`query_terms`) as FTS5 phrases: each double-quoted
+    (quotes doubled), so that FTS5 operators and punctuation are never interpreted."""
+    return ['"' + term.replace('"', '""') + '"' for term in query_terms(text)]

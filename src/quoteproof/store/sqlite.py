@@ -21,6 +21,9 @@ its current chunks, so BM25 statistics (FTS5's: chunk count, average length, a
 term's document frequency) are those of a chunk's own collection. A chunk's score
 depends neither on the collections searched with it nor on what other collections
 hold: a key scoped to some collections learns nothing of the others from scores.
+From `sqlite_bm25.BOUNDED_FROM` current chunks searched, a question scores only the
+chunks holding one of its rarer terms, each exactly as the full scan would
+(`sqlite_bm25`), so its cost does not grow with the chunks that hold common terms.
 
 The audit log is a table that triggers keep append-only; an entry's `seq` is the
 last one's plus one, read and written in one `BEGIN IMMEDIATE` transaction.
@@ -43,12 +46,13 @@ import numpy as np
 
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Hit
-from quoteproof.store import ann
+from quoteproof.store import ann, sqlite_bm25
 from quoteproof.store.base import SCHEMA_VERSION
 from quoteproof.store.failures import store_error, store_errors
-from quoteproof.store.fts import fts_match_query
+from quoteproof.store.fts import fts_match_query, fts_phrases
 from quoteproof.store.sql import Cursor
 from quoteproof.store.sql_store import CHUNK_COLUMNS, CHUNK_FROM, SQLStore, marks
+from quoteproof.store.sqlite_bm25 import bounded_scores, table_rows
 from quoteproof.store.sqlite_schema import (
     MIGRATIONS,
     SCHEMA,
@@ -105,6 +109,8 @@ class SQLiteStore(SQLStore):
         self.ann_start = ann.ANN_FROM
         self.ann_every = ann.FOLD_EVERY
         self._seen: tuple[int, int] | None = None  # (_writes, data_version) last checked
+        self.bm25_bounded_from = sqlite_bm25.BOUNDED_FROM
+        self.bm25_candidates = sqlite_bm25.CANDIDATE_ROWS
 
     @classmethod
     def open(cls, directory: str | Path, *, create: bool = False) -> SQLiteStore:
@@ -210,6 +216,20 @@ class SQLiteStore(SQLStore):
             raise
         self._writes += 1
 
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """A read transaction: the block's statements all see the index as it was
+        when the first of them ran (within an open transaction, that one)."""
+        if self._db.in_transaction:
+            yield
+            return
+        self._db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self._db.in_transaction:
+                self._db.execute("COMMIT")  # nothing written: ends the read
+
     def _encode_list(self, values: Sequence[Any]) -> str:
         """A list column as JSON text."""
         return json.dumps(list(values), ensure_ascii=False)
@@ -254,13 +274,29 @@ class SQLiteStore(SQLStore):
         self, query: str, limit: int, collections: Iterable[str] | None = None
     ) -> list[Hit]:
         """Return up to `limit` current chunks ranked by BM25 for `query`, best first
-        (of documents in `collections` only, when given)."""
+        (of documents in `collections` only, when given).
+
+        From `bm25_bounded_from` current chunks in the collections searched, each
+        collection's chunks that hold one of the question's rarer terms (at most
+        `bm25_candidates` of them, unless its rarest term alone is commoner) are
+        scored, exactly (`sqlite_bm25`); below, every chunk holding any term."""
         match = fts_match_query(query)
         searched = self._searched_collections(collections)
         if match is None or limit <= 0 or not searched:
             return []
-        rows = self._run(bm25_search_sql(limit, searched), (match,) * len(searched))
-        return self._hits(rows.fetchall())
+        tables = [fts_table(name) for name in searched]
+        if sum(table_rows(self._db, table) for table in tables) < self.bm25_bounded_from:
+            rows = self._run(bm25_search_sql(limit, searched), (match,) * len(searched))
+            return self._hits(rows.fetchall())
+        phrases = fts_phrases(query)
+        with self._snapshot():  # several statements: one state of the index
+            ranked = [
+                pair
+                for table in tables
+                for pair in bounded_scores(self._db, table, phrases, limit, self.bm25_candidates)
+            ]
+            ranked.sort(key=lambda pair: (-pair[1], pair[0]))
+            return self._ranked_hits(ranked[:limit])
 
     def _searched_collections(self, collections: Iterable[str] | None) -> list[str]:
         """The collections among `collections` (None: all) that hold current
@@ -358,9 +394,9 @@ class SQLiteStore(SQLStore):
         count = min(limit, available)
         best = np.argpartition(-scores, count - 1)[:count]
         best = best[np.argsort(-scores[best], kind="stable")]
-        return self._dense_hits([(ids[i], float(scores[i])) for i in best])
+        return self._ranked_hits([(ids[i], float(scores[i])) for i in best])
 
-    def _dense_hits(self, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
+    def _ranked_hits(self, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
         """Hits of (chunk row id, score) pairs, ranked in their order."""
         chosen = [chunk_id for chunk_id, _ in ranked]
         rows = self._run(
@@ -407,7 +443,7 @@ class SQLiteStore(SQLStore):
                 chunk_id = ids[position]
                 scores[chunk_id] = max(scores.get(chunk_id, -np.inf), float(similarity[position]))
         ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))[:limit]
-        return self._dense_hits(ranked)
+        return self._ranked_hits(ranked)
 
     def _scored(
         self,

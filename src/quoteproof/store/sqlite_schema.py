@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from quoteproof.store.audit_chain import AUDIT_APPEND_ONLY
 from quoteproof.store.sql_schema import SchemaDialect, shared_tables
 from quoteproof.store.sql_store import CHUNK_COLUMNS
+from quoteproof.store.sqlite_bm25 import TOKENIZE, scores_sql
 from quoteproof.store.vectors import embed_key
 
 _SQLITE = SchemaDialect(
@@ -84,9 +85,6 @@ tables new in N are made by `SCHEMA` itself."""
 SEARCH_TABLES_SINCE = 8
 """The schema version from which each collection has a full-text table of its own."""
 
-# Column weights for bm25(): chunk text counts fully, the label (title, sections) less.
-_BM25_WEIGHTS = (1.0, 0.4)
-
 
 def embed_key_of_row(title: str, section_json: str, text: str) -> str:
     """`vectors.embed_key` of a chunk row (its section as the JSON text SQLite keeps);
@@ -105,7 +103,7 @@ def create_fts_sql(collection: str) -> str:
     return (
         f"CREATE VIRTUAL TABLE IF NOT EXISTS {fts_table(collection)} USING fts5 ("
         "text, label, content='chunks', content_rowid='id', "
-        "tokenize='porter unicode61 remove_diacritics 2')"
+        f"tokenize='{TOKENIZE}')"
     )
 
 
@@ -114,11 +112,7 @@ def bm25_search_sql(limit: int, collections: Sequence[str]) -> str:
     `?` per collection: the MATCH query), each scored with its own collection's
     statistics, best first (ties by chunk id); only the best `limit` are joined to
     their chunks."""
-    weights = ", ".join(str(w) for w in _BM25_WEIGHTS)
-    scored = " UNION ALL ".join(
-        f"SELECT rowid AS id, -bm25({table}, {weights}) AS score FROM {table} WHERE {table} MATCH ?"
-        for table in map(fts_table, collections)
-    )
+    scored = " UNION ALL ".join(map(scores_sql, map(fts_table, collections)))
     best = f"SELECT id, score FROM ({scored}) ORDER BY score DESC, id LIMIT {int(limit)}"
     return (
         f"SELECT {CHUNK_COLUMNS}, s.score AS score FROM ({best}) s "
