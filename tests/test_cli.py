@@ -237,6 +237,8 @@ def test_ingest_size_limit_and_summary(tmp_path: Path, corpus: Path) -> None:
     stderr = " ".join(result.stderr.split())
     assert f"failed: {corpus / 'big.txt'}: file is 1.5 MB, over the 1 MB limit" in stderr
     assert "Ingest summary" in stderr and "1 failed (above)" in stderr
+    summary = stderr.split("Ingest summary")[1]
+    assert "pages" not in summary and " time " in summary  # no PDF: no page count
     assert "0 added · 0 updated · 0 unchanged · 1 failed" not in stderr
     assert "3 added · 0 updated · 0 unchanged · 1 failed" in stderr
     ok = run(

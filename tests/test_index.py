@@ -185,7 +185,9 @@ def test_a_failed_document_leaves_the_index_unchanged(tmp_path: Path, corpus: Pa
         (corpus / "fake.pdf").write_text("<html><body>not a pdf</body></html>")
         results = {Path(r.path).name: r for r in index.ingest([corpus])}
         assert results["dosing.txt"].status == "failed"
-        assert results["fake.pdf"].error == "named .pdf but the content is HTML"
+        assert results["fake.pdf"].error == (
+            "named .pdf but the content is HTML: rename it to .html if that is what it is"
+        )
         assert index_rows(index.store.location) == before
 
 

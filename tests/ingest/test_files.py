@@ -208,9 +208,13 @@ def test_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
         (
             "page.pdf",
             b"<!doctype html><html><p>hi</p></html>",
-            "named .pdf but the content is HTML",
+            "named .pdf but the content is HTML: rename it to .html if that is what it is",
         ),
-        ("label.docx", b"%PDF-1.7\n", "named .docx but the content is a PDF"),
+        (
+            "label.docx",
+            b"%PDF-1.7\n",
+            "named .docx but the content is a PDF: rename it to .pdf if that is what it is",
+        ),
         (
             "notes.txt",
             b"PK\x03\x04\x14\x00",

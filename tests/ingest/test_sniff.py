@@ -30,9 +30,18 @@ def test_sniff(raw: bytes, kind: str) -> None:
 
 def test_mislabel_cause() -> None:
     html = b"<!doctype html><html><body>x</body></html>"
-    assert mislabel_cause(html, ".pdf") == "named .pdf but the content is HTML"
-    assert mislabel_cause(b"%PDF-1.4", ".docx") == "named .docx but the content is a PDF"
-    assert mislabel_cause(b"%PDF-1.4", ".txt") == "named .txt but the content is a PDF"
+    assert mislabel_cause(html, ".pdf") == (
+        "named .pdf but the content is HTML: rename it to .html if that is what it is"
+    )
+    assert mislabel_cause(b"%PDF-1.4", ".docx") == (
+        "named .docx but the content is a PDF: rename it to .pdf if that is what it is"
+    )
+    assert mislabel_cause(b"%PDF-1.4", ".txt") == (
+        "named .txt but the content is a PDF: rename it to .pdf if that is what it is"
+    )
+    assert mislabel_cause(b"PK\x03\x04", ".pdf") == (
+        "named .pdf but the content is a ZIP archive (e.g. DOCX)"  # no one sure suffix
+    )
     assert mislabel_cause(b"PK\x03\x04", ".html") is not None
     assert mislabel_cause(b"%PDF-1.4", ".pdf") is None
     assert mislabel_cause(html, ".md") is None

@@ -23,6 +23,10 @@ _DESCRIPTIONS: dict[ContentKind, str] = {
     "binary": "binary data",
 }
 
+_SUFFIXES: dict[ContentKind, str] = {"pdf": ".pdf", "html": ".html", "text": ".txt"}
+"""The suffix a mislabelled file of each kind may be renamed to (the kinds of one
+sure format)."""
+
 
 def sniff(raw: bytes) -> ContentKind:
     """Return the kind of content in `raw`, a `ContentKind`, from its first bytes.
@@ -57,12 +61,15 @@ def sniff(raw: bytes) -> ContentKind:
 
 
 def mislabel_cause(raw: bytes, suffix: str) -> str | None:
-    """Say why `raw` cannot be a `suffix` file (`"named .pdf but the content is HTML"`),
-    or return None when its content kind fits the suffix (or the suffix is unknown)."""
+    """Say why `raw` cannot be a `suffix` file (`"named .pdf but the content is HTML:
+    rename it to .html if that is what it is"`), or return None when its content kind
+    fits the suffix (or the suffix is unknown)."""
     named = format_for(suffix)
     if named is None:
         return None
     kind = sniff(raw)
     if kind in named.content:
         return None
-    return f"named {suffix} but the content is {_DESCRIPTIONS[kind]}"
+    cause = f"named {suffix} but the content is {_DESCRIPTIONS[kind]}"
+    rename = _SUFFIXES.get(kind)
+    return f"{cause}: rename it to {rename} if that is what it is" if rename else cause

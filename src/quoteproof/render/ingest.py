@@ -122,7 +122,10 @@ def summary_table(
     pages = sum(r.pages for r in results)
     speed = f" ({pages / elapsed:,.0f} pages/s)" if elapsed > 0 and pages else ""
     table.add_row("files", counts)
-    table.add_row("pages", f"{pages:,} in {elapsed:.1f} s{speed}")
+    if pages:
+        table.add_row("pages", f"{pages:,} in {elapsed:.1f} s{speed}")
+    else:  # no PDF: pages are not counted
+        table.add_row("time", f"{elapsed:.1f} s")
     table.add_row("chunks", f"{sum(r.chunks for r in results):,} new")
     if embedding is not None:
         rate = f" ({embedding.per_second:,.0f}/s)" if embedding.embedded else ""
