@@ -50,3 +50,10 @@ def test_a_capitalised_word_inside_the_question_is_a_name_even_when_general() ->
     assert missing_terms("How far did women in Indiana drive in 2023?", illinois) == ("indiana",)
     carolina = ["Gestational weight gain rose among mothers in South Carolina."]
     assert missing_terms("Did weight gain rise in North Carolina?", carolina) == ("north",)
+
+
+def test_a_code_of_letters_and_digits_is_one_key_term_a_number_with_a_unit_is_its_number() -> None:
+    assert key_terms("Is ward 9a open?") == ["9a"]
+    assert key_terms("Do n95 masks fit at 100mg on the 1st day?") == ["100", "1", "n95"]
+    assert missing_terms("What is the policy of ward 9a?", ["The policy of ward 9B."]) == ("9a",)
+    assert missing_terms("Do n95 masks fit?", ["Fit-test N95 respirators."]) == ()

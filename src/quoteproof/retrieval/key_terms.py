@@ -16,7 +16,8 @@ place and program names ("Oregon", "Puerto Rico", "North Carolina") are in the w
 list, but passages about Illinois do not answer a question about Indiana. A key term is
 *carried* by a passage that has a word beginning with the term less its last two
 letters (at least four), so "diagnosed" carries "diagnose"; a number is carried by
-the same number ("3.5", not "3" and "5").
+the same number ("3.5", not "3" and "5"), a code of letters and digits by the same
+code ("Ward 9A" is not carried by "Ward 9B", nor named "9" in the refusal).
 """
 
 from __future__ import annotations
@@ -44,6 +45,13 @@ BOUND_PREFIXES = frozenset(
 )
 """Prefixes that make a technical term of a general word ("hypertension"), not a compound."""
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_CODE = re.compile(r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z\d]+\b")
+"""A word of letters and digits: a code ("9A", "N95", "H1N1", "B12"), or a number with
+its unit or ordinal ending ("100mg", "1st", `_NUMBER_WITH_UNIT`)."""
+_NUMBER_WITH_UNIT = re.compile(
+    r"\d+(?:mg|g|kg|mcg|ug|ml|l|dl|mmol|mmhg|h|hrs?|min|s|d|wks?|y|yrs?|iu|u|cm|mm|m|km|"
+    r"ft|lbs?|oz|x|st|nd|rd|th)"
+)
 _LOWER_WORD = re.compile(r"\b[a-z]+\b")
 _NAME_WORD = re.compile(r"(?<!^)(?<![.?!:]\s)\b[A-Z][a-z]+\b")
 """A capitalised word that does not open the question or a sentence of it: a name."""
@@ -82,11 +90,17 @@ def is_general_compound(word: str) -> bool:
 
 def key_terms(question: str) -> list[str]:
     """Return the key terms of `question` (lower-cased, in first-seen order): its
-    numbers ("3.5" whole), and words of SHORTEST_KEY or more letters that are names
+    numbers ("3.5" whole; "100" of "100mg"), its codes of letters and digits ("9a",
+    "n95", whole), and words of SHORTEST_KEY or more letters that are names
     (capitalised inside the question, not opening it or a sentence of it: "Oregon",
     "Puerto Rico", even though general English lists them) or not general English,
     nor compounds of general words written in lower case."""
-    found = _NUMBER.findall(question)
+    codes = [w.lower() for w in _CODE.findall(question)]
+    codes = [code for code in codes if not _NUMBER_WITH_UNIT.fullmatch(code)]
+    uncoded = _CODE.sub(
+        lambda word: "" if word.group().lower() in codes else word.group(), question
+    )
+    found = _NUMBER.findall(uncoded) + codes
     lower_case = set(_LOWER_WORD.findall(question))
     names = {match.group(0).lower() for match in _NAME_WORD.finditer(question.strip())}
     for term in query_terms(question):
@@ -112,7 +126,12 @@ def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     present = set(words(joined))
     missing = []
     for term in key_terms(question):
-        carried = term in numbers if term[0].isdigit() else carries(present, term)
+        if _CODE.fullmatch(term):
+            carried = term in present
+        elif term[0].isdigit():
+            carried = term in numbers
+        else:
+            carried = carries(present, term)
         if not carried:
             missing.append(term)
     return tuple(missing)
