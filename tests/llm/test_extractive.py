@@ -825,3 +825,12 @@ def test_a_passage_about_another_population_is_no_answer() -> None:
     assert adults == [("a", "The recommended dosage in adults is 400 mg every 4 weeks.")]
     anyone = quoted(extract_answer("What is the recommended dosage?", adult_only))
     assert anyone == [("a", "The recommended dosage in adults is 400 mg every 4 weeks.")]
+
+
+def test_a_heading_on_the_first_line_of_a_paragraph_is_left_out_of_its_units() -> None:
+    text = "Purpose\nThis policy describes how nurses on Ward 7B prevent patient falls."
+    assert [text[u.start : u.end] for u in quotable_units(text)] == [text[8:]]
+    wrapped = "Remdesivir is a\nnucleotide analog that inhibits viral RNA synthesis."
+    assert [wrapped[u.start : u.end] for u in quotable_units(wrapped)] == [wrapped]
+    sentence = "Patients who fall at\nNight are checked every hour by the nurse."  # "at" ends it
+    assert [sentence[u.start : u.end] for u in quotable_units(sentence)] == [sentence]

@@ -128,6 +128,28 @@ def inline_headings(text: str) -> list[tuple[int, int]]:
     ]
 
 
+def _after_heading_line(text: str, start: int, end: int) -> int:
+    """Where the paragraph `text[start:end]` goes on after a heading on its first line
+    ("Purpose\nThis policy describes ...", as plain-text files write a heading over
+    its paragraph): the first line of at most HEADING_WORDS words, opening with a
+    capital or a digit, ending with no punctuation nor a function word, and followed
+    by a line that opens with a capital; else `start`."""
+    first_end = text.find("\n", start, end)
+    if first_end < 0:
+        return start
+    first = text[start:first_end].rstrip()
+    rest = text[first_end:end].lstrip()
+    last_word = first.rsplit(None, 1)[-1].lower() if first else ""
+    heading = (
+        (first[:1].isupper() or first[:1].isdigit())
+        and _words(first) <= HEADING_WORDS
+        and not first.endswith((*_CLOSING, ",", "-"))
+    )
+    if heading and last_word not in STOPWORDS and rest[:1].isupper() and not _BULLET.match(first):
+        return end - len(rest)
+    return start
+
+
 def _words(text: str) -> int:
     return len(_WORD.findall(text))
 
@@ -371,12 +393,13 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
             units += [_row(text, lo, hi) for lo, hi in inside if _words(text[lo:hi])]
             lead_in = None
             continue
-        line = text[start:end]
         laid_out, header = _laid_out_rows(text, start, end)
         if laid_out:
             units += [Unit(lo, hi, lo, hi, header) for lo, hi in laid_out]
             lead_in = None
             continue
+        start = _after_heading_line(text, start, end)
+        line = text[start:end]
         item = _is_item(line, lead_in is not None)
         if not item:
             lead_in = None
