@@ -152,7 +152,7 @@ def skipped_table(results: Sequence[IngestResult]) -> Table | None:
     if not skipped:
         return None
     table = Table(title="Skipped files", title_justify="left")
-    table.add_column("file")
+    table.add_column("file", overflow="fold")  # a name is never cut
     table.add_column("reason")
     for path, why in skipped[:MAX_SKIPPED_SHOWN]:
         table.add_row(Text(visible_line(path)), Text(visible_line(why)))

@@ -1,0 +1,36 @@
+"""The ingest summary and the skipped-files table at 80 columns."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from quoteproof.ingest.pipeline import IngestResult
+from quoteproof.render.ingest import skipped_table, summary_table
+from quoteproof.store.base import IndexStats
+
+LONG = "/scans/a-very-long-image-file-name-from-the-scanner-2024-11-29-final-version.png"
+
+
+def shown(table: object) -> str:
+    console = Console(width=80, record=True)
+    console.print(table)
+    return console.export_text()
+
+
+def test_a_skipped_file_s_long_name_wraps_and_is_never_cut() -> None:
+    table = skipped_table([IngestResult(LONG, "skipped", reason="unsupported file type '.png'")])
+    text = shown(table)
+    assert "…" not in text
+    flat = "".join(line.split("│")[1].strip() for line in text.splitlines() if "│" in line)
+    assert LONG in flat
+
+
+def test_the_summary_counts_failures_above_and_the_time_when_no_page_was_read() -> None:
+    results = [
+        IngestResult("a.txt", "added", chunks=2),
+        IngestResult("b.txt", "failed", error="not valid UTF-8"),
+    ]
+    text = shown(summary_table(results, 0.6, "idx", IndexStats(1, 2, 0)))
+    assert "1 added · 0 updated · 0 unchanged · 1 failed (above) · 0 skipped" in text
+    assert "pages" not in text and "0.6 s" in text
+    assert all(len(line) <= 80 for line in text.splitlines())
