@@ -28,3 +28,22 @@ def raw_execute(location: str, sql: str) -> None:
 def sql_text(value: str) -> str:
     """`value` as an SQL string literal."""
     return "'" + value.replace("'", "''") + "'"
+
+
+def back_to_one_search_table(location: str, collections: tuple[str, ...]) -> None:
+    """Make a SQLite index at `location` as schema 7 kept it: one full-text table
+    (`chunks_fts`) for every collection instead of one per collection, and the schema
+    version 7, so that opening it migrates it again."""
+    from quoteproof.store.sqlite_schema import fts_table
+
+    for collection in collections:
+        raw_execute(location, f"DROP TABLE {fts_table(collection)}")
+    raw_execute(
+        location,
+        "CREATE VIRTUAL TABLE chunks_fts USING fts5 (text, label, content='chunks', "
+        "content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')",
+    )
+    raw_execute(
+        location, "INSERT INTO chunks_fts (rowid, text, label) SELECT id, text, label FROM chunks"
+    )
+    raw_execute(location, "UPDATE meta SET value = '7' WHERE key = 'schema_version'")

@@ -9,28 +9,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from quoteproof.model import sha256_text
-from quoteproof.store.base import NewChunk, NewDocument
-
 pytest.importorskip("psycopg", reason="PostgreSQL tests need psycopg")
 pytest.importorskip("pgvector", reason="PostgreSQL tests need pgvector")
 
+from helpers.paragraph_docs import paragraph_doc
 from quoteproof.store import postgres_bm25
 from quoteproof.store.postgres import PostgresStore
 
 WORDS = [f"w{i}" for i in range(60)]
-
-
-def doc(path: str, paragraphs: list[str], collection: str = "default") -> NewDocument:
-    text = "\n\n".join(paragraphs)
-    chunks, offset = [], 0
-    for paragraph in paragraphs:
-        label = "label " + paragraph.split()[0]
-        chunks.append(NewChunk(offset, offset + len(paragraph), (), label))
-        offset += len(paragraph) + 2
-    return NewDocument(
-        path, "T", "text", text, sha256_text(text), tuple(chunks), collection=collection
-    )
 
 
 @pytest.fixture
@@ -41,8 +27,10 @@ def store(pg_database: str) -> Iterator[PostgresStore]:
         paragraphs = [
             " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 30))) for _ in range(10)
         ]
-        opened.add_document(doc(f"/d{n}.txt", paragraphs, "default" if n % 3 else "other"))
-    opened.add_document(doc("/d1.txt", ["w1 w2 w3 replaced"]))  # retires a version
+        opened.add_document(
+            paragraph_doc(f"/d{n}.txt", paragraphs, "default" if n % 3 else "other")
+        )
+    opened.add_document(paragraph_doc("/d1.txt", ["w1 w2 w3 replaced"]))  # retires a version
     yield opened
     opened.close()
 
@@ -74,7 +62,7 @@ def test_at_most_the_candidates_of_each_term_are_scored(store: PostgresStore) ->
 
 
 def test_postings_follow_retirement_and_new_versions(store: PostgresStore) -> None:
-    store.add_document(doc("/d2.txt", ["zebra w1"]))
+    store.add_document(paragraph_doc("/d2.txt", ["zebra w1"]))
     assert [ref for ref, _ in search(store, True, "zebra", 10, None)] == [
         ref for ref, _ in search(store, False, "zebra", 10, None)
     ]

@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers.raw_sql import raw_execute
-from quoteproof.model import sha256_text
-from quoteproof.store.base import NewChunk, NewDocument
+from helpers.paragraph_docs import paragraph_doc
+from helpers.raw_sql import back_to_one_search_table
+from quoteproof.store.base import NewDocument
 from quoteproof.store.sqlite import SQLiteStore
-from quoteproof.store.sqlite_schema import fts_table
 
 COMMON = ["c1", "c2", "c3", "c4"]  # each in about 30% of the chunks
 RARE = {"zebra": [0, 15, 37], "yak": [3, 45, 31, 88], "xenon": [7, 50, 101]}
@@ -23,19 +22,6 @@ RARE = {"zebra": [0, 15, 37], "yak": [3, 45, 31, 88], "xenon": [7, 50, 101]}
 6 and 9 are in collection 'other'); the first two of each hold every common word
 too; in odd chunks the word comes first, so it is in the label as well."""
 CANDIDATES = 10  # the rare words' chunks fit; any common word's do not
-
-
-def doc(path: str, paragraphs: list[str], collection: str) -> NewDocument:
-    """A document of `paragraphs`, each a chunk labelled with its first word."""
-    text = "\n\n".join(paragraphs)
-    chunks, offset = [], 0
-    for paragraph in paragraphs:
-        label = "label " + paragraph.split()[0]
-        chunks.append(NewChunk(offset, offset + len(paragraph), (), label))
-        offset += len(paragraph) + 2
-    return NewDocument(
-        path, "T", "text", text, sha256_text(text), tuple(chunks), collection=collection
-    )
 
 
 def corpus() -> list[NewDocument]:
@@ -54,7 +40,7 @@ def corpus() -> list[NewDocument]:
         for place in places[:2]:
             paragraphs[place] += COMMON
     return [
-        doc(
+        paragraph_doc(
             f"/d{n}.txt",
             [" ".join(words) for words in paragraphs[n * 10 : n * 10 + 10]],
             "other" if n % 3 == 0 else "default",
@@ -68,7 +54,9 @@ def store(tmp_path: Path) -> Iterator[SQLiteStore]:
     opened = SQLiteStore.open(tmp_path / "idx", create=True)
     for new in corpus():
         opened.add_document(new)
-    opened.add_document(doc("/d1.txt", ["zebra c1 replaced"], "default"))  # retires a version
+    opened.add_document(
+        paragraph_doc("/d1.txt", ["zebra c1 replaced"], "default")
+    )  # retires a version
     opened.bm25_candidates = CANDIDATES
     yield opened
     opened.close()
@@ -169,17 +157,7 @@ def test_an_index_made_before_is_searched_bounded(tmp_path: Path) -> None:
     made_now = search(store, True, "zebra yak c2", 1000)
     store.close()
     location = str(tmp_path / "idx")
-    for collection in ("default", "other"):
-        raw_execute(location, f"DROP TABLE {fts_table(collection)}")
-    raw_execute(
-        location,
-        "CREATE VIRTUAL TABLE chunks_fts USING fts5 (text, label, content='chunks', "
-        "content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')",
-    )
-    raw_execute(
-        location, "INSERT INTO chunks_fts (rowid, text, label) SELECT id, text, label FROM chunks"
-    )
-    raw_execute(location, "UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+    back_to_one_search_table(location, ("default", "other"))
     store = SQLiteStore.open(location)
     try:
         store.bm25_candidates = CANDIDATES

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from helpers.audit import append_worker
-from helpers.raw_sql import raw_execute
+from helpers.raw_sql import back_to_one_search_table, raw_execute
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.ingest.pipeline import ingest_file
 from quoteproof.model import (
@@ -49,7 +49,6 @@ from quoteproof.store.base import (
 from quoteproof.store.open import is_postgres_url, open_store
 from quoteproof.store.refs import doc_id_candidates
 from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore
-from quoteproof.store.sqlite_schema import fts_table
 from quoteproof.store.vectors import (
     TRUNCATED_VECTORS_SETTING,
     EmbeddingSpace,
@@ -806,19 +805,9 @@ def test_schema_7_search_is_migrated_to_statistics_per_collection(location: str)
             "FROM chunks WHERE is_current",
         )
         raw_execute(location, "DROP TABLE bm25_collection_stats")
+        raw_execute(location, "UPDATE meta SET value = '7' WHERE key = 'schema_version'")
     else:  # back to one full-text table for the whole index
-        for collection in ("default", "hr"):
-            raw_execute(location, f"DROP TABLE {fts_table(collection)}")
-        raw_execute(
-            location,
-            "CREATE VIRTUAL TABLE chunks_fts USING fts5 (text, label, content='chunks', "
-            "content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')",
-        )
-        raw_execute(
-            location,
-            "INSERT INTO chunks_fts (rowid, text, label) SELECT id, text, label FROM chunks",
-        )
-    raw_execute(location, "UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+        back_to_one_search_table(location, ("default", "hr"))
     store = open_store(location)
     try:
         migrated = store.search_bm25("gout toe", 5)
