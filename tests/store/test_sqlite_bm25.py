@@ -6,6 +6,7 @@ term alone when none is rare; indexes made before it are searched the same way."
 from __future__ import annotations
 
 import random
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +15,9 @@ import pytest
 from helpers.paragraph_docs import paragraph_doc
 from helpers.raw_sql import back_to_one_search_table
 from quoteproof.store.base import NewDocument
-from quoteproof.store.sqlite import SQLiteStore
+from quoteproof.store.sqlite import DB_FILENAME, SQLiteStore
+from quoteproof.store.sqlite_bm25 import table_rows
+from quoteproof.store.sqlite_schema import fts_table
 
 COMMON = ["c1", "c2", "c3", "c4"]  # each in about 30% of the chunks
 RARE = {"zebra": [0, 15, 37], "yak": [3, 45, 31, 88], "xenon": [7, 50, 101]}
@@ -165,3 +168,19 @@ def test_an_index_made_before_is_searched_bounded(tmp_path: Path) -> None:
         assert len(made_now) < len(search(store, False, "zebra yak c2", 1000))
     finally:
         store.close()
+
+
+def test_the_row_count_read_from_fts5_is_the_collection_s_current_chunks(
+    store: SQLiteStore, tmp_path: Path
+) -> None:
+    db = sqlite3.connect(tmp_path / "idx" / DB_FILENAME)
+    try:
+        for collection in ("default", "other"):
+            current = db.execute(
+                "SELECT count(*) FROM chunks c JOIN documents d ON d.doc_id = c.doc_id "
+                "AND d.version = c.doc_version WHERE d.is_current = 1 AND d.collection = ?",
+                (collection,),
+            ).fetchone()[0]
+            assert current > 0 and table_rows(db, fts_table(collection)) == current
+    finally:
+        db.close()
