@@ -118,7 +118,10 @@ def summary_table(
     table = Table(title="Ingest summary", title_justify="left", show_header=False)
     table.add_column(style="bold")
     table.add_column()
-    counts = " · ".join(_count(results, status) for status in STATUSES)
+    counted = status_counts(results)
+    counts = " · ".join(
+        f"{counted[s]} {s}" + (" (above)" if s == "failed" and counted[s] else "") for s in STATUSES
+    )  # failed files are named, with their causes, as they fail
     pages = sum(r.pages for r in results)
     speed = f" ({pages / elapsed:,.0f} pages/s)" if elapsed > 0 and pages else ""
     table.add_row("files", counts)
@@ -138,10 +141,9 @@ def summary_table(
     return table
 
 
-def _count(results: Sequence[IngestResult], status: str) -> str:
-    """`3 failed (above)`: how many of `results` have `status`, failures pointed to."""
-    count = sum(r.status == status for r in results)
-    return f"{count} {status}" + (" (above)" if status == "failed" and count else "")
+def status_counts(results: Sequence[IngestResult]) -> dict[str, int]:
+    """How many of `results` have each of STATUSES, in that order."""
+    return {status: sum(r.status == status for r in results) for status in STATUSES}
 
 
 def skipped_table(results: Sequence[IngestResult]) -> Table | None:
@@ -176,7 +178,7 @@ def ingest_to_dict(
     files it did not ingest."""
     return {
         "finished": finished,
-        "counts": {status: sum(r.status == status for r in results) for status in STATUSES},
+        "counts": status_counts(results),
         "files": [{**asdict(r), "warnings": list(r.warnings)} for r in results],
         "not_done": list(not_done),
         "index": {
@@ -203,9 +205,7 @@ def interrupted_message(
     by status, how many it did not ingest (`not_done`), what the `stage` it stopped at (a key of
     `INTERRUPTED_STAGES`) left undone, and that the index answers no question until
     an ingest into it finishes (`visible_line`)."""
-    counts = ", ".join(
-        f"{n} {status}" for status in STATUSES if (n := sum(r.status == status for r in done))
-    )
+    counts = ", ".join(f"{n} {status}" for status, n in status_counts(done).items() if n)
     return (
         f"interrupted: {len(done)} of {len(done) + not_done} files done "
         f"({counts or 'none'}), {not_done} not ingested; {INTERRUPTED_STAGES[stage]}. Until "

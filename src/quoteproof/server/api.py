@@ -325,7 +325,8 @@ async def _checked_files(items: list[UploadFile]) -> list[tuple[str, UploadFile]
             problems.append(problem)
         checked.append((name, item))
     if problems:
-        others = " (nothing of this upload was stored: upload the other files without it)"
+        them = "them" if len(problems) > 1 else "it"
+        others = f" (nothing of this upload was stored: upload the other files without {them})"
         raise HTTPException(415, "; ".join(problems) + (others if len(items) > 1 else ""))
     return checked
 
