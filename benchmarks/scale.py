@@ -4,6 +4,7 @@ time and peak memory of a cold `ask`, with the growth from one size to the next.
 
     python benchmarks/scale.py [--sizes 10000,100000] [--stores sqlite,postgres]
                                [--postgres auto|URL|none] [--queries 50] [--json FILE]
+                               [--keep FOLDER] [--grow-only] [--bulk]
 
 Text: chunks of 60-160 words drawn from the unigram distribution of the SciFact
 corpus (its ~30k words and their frequencies), 20 chunks per document, so term
@@ -35,6 +36,17 @@ shows the serve figure as failed, with the reason in a note.
 Synthetic words are drawn by a search of the cumulative word distribution
 (`TextModel.chunk`): a million chunks' words in ~20 s here, where `rng.choice` with
 the frequencies took ~4 minutes.
+A million chunks take hours to store on two cores, so an index can be grown in
+steps: `--keep FOLDER` keeps it (SQLite's folder, and with `--postgres auto` the
+pgserver's data) and a later run with the same folder grows on from what it holds
+(the seeded generator draws the stored chunks again, writing nothing, and stores
+any vectors a stopped run left out); `--grow-only` grows to the largest size and
+measures nothing; sizes the kept index has passed are skipped, and a size it holds
+is measured with its ingest rate shown as `kept`. `--bulk` (PostgreSQL) grows
+without the HNSW index and builds it before each measurement, as pgvector advises
+for bulk loads; the build's seconds are printed apart and ingest/s then leaves the
+index's upkeep out. Questions come from a generator of their own, so a grown
+index is the same whatever was measured on the way.
 PostgreSQL: `--postgres URL`, or `auto` (a throwaway pgserver). Exit status 1 when
 a target checked at the sizes run is missed or a serve measurement failed.
 """
@@ -57,6 +69,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -67,6 +80,7 @@ from quoteproof.retrieval.embedder import DEFAULT_EMBED_MODEL
 from quoteproof.retrieval.fusion import reciprocal_rank_fusion
 from quoteproof.store.base import NewChunk, NewDocument, Store
 from quoteproof.store.open import open_store
+from quoteproof.store.postgres_schema import embedding_ddl
 from quoteproof.store.vectors import EmbeddingSpace, embed_key
 from scifact import corpus
 
@@ -79,6 +93,7 @@ TARGET_RSS_MB = 1024
 TARGET_HYBRID_P95_MS = {"postgres": 250.0, "sqlite": 500.0}  # at 1M chunks
 TARGET_GROWTH = 3.0  # search latency, 100k -> 1M
 TOPICS = 1000
+BULK_BUILD_MEMORY = "2GB"  # maintenance_work_mem of a --bulk HNSW build: the graph fits
 SERVE_ASKS = 5
 SERVE_START_S = 180  # for `serve` to answer its health check
 HEALTH_WAIT_S = 30  # for one health check's answer
@@ -106,6 +121,9 @@ class TextModel:
             np.float32
         )
         self.rng = np.random.default_rng(seed)
+        self.asking = np.random.default_rng(seed + 1)
+        """The questions' own generator: the corpus drawn from `rng` is the same
+        whatever was asked on the way, so a kept index can be grown further."""
         self.topics = np.stack([self.noisy(np.zeros(DIMENSIONS), 1.0) for _ in range(TOPICS)])
 
     def chunk(self) -> np.ndarray:
@@ -119,12 +137,16 @@ class TextModel:
         """2-5 distinct words of `chunk`, rarer words likelier."""
         unique = np.unique(chunk)
         weights = self.idf[unique] + 1e-3
-        size = min(len(unique), int(self.rng.integers(2, 6)))
-        return self.rng.choice(unique, size=size, replace=False, p=weights / weights.sum())
+        size = min(len(unique), int(self.asking.integers(2, 6)))
+        return self.asking.choice(unique, size=size, replace=False, p=weights / weights.sum())
 
-    def noisy(self, vector: np.ndarray, size: float) -> np.ndarray:
-        """`vector` plus random noise of length about `size`, as a float32 unit vector."""
-        moved = vector + self.rng.standard_normal(DIMENSIONS) * size / np.sqrt(DIMENSIONS)
+    def noisy(
+        self, vector: np.ndarray, size: float, rng: np.random.Generator | None = None
+    ) -> np.ndarray:
+        """`vector` plus random noise of length about `size` (drawn from `rng`, the
+        corpus generator when None), as a float32 unit vector."""
+        draw = (rng or self.rng).standard_normal(DIMENSIONS)
+        moved = vector + draw * size / np.sqrt(DIMENSIONS)
         return (moved / np.linalg.norm(moved)).astype(np.float32)
 
     def text(self, words: np.ndarray) -> str:
@@ -145,7 +167,8 @@ class Row:
 
     store: str
     chunks: int
-    ingest_per_s: float
+    ingest_per_s: float | None
+    """None where a kept index already held the chunks (`--keep`)."""
     disk_mb: float
     bm25_p50: float
     bm25_p95: float
@@ -167,35 +190,79 @@ class Row:
 class Growing:
     """One index grown to each size in turn, with the chunks and vectors it holds."""
 
-    def __init__(self, name: str, location: str, model: TextModel) -> None:
+    def __init__(self, name: str, location: str, model: TextModel, bulk: bool = False) -> None:
         self.name, self.location, self.model = name, location, model
+        self.bulk = bulk and name == "postgres"
         self.store: Store = open_store(location, create=True)
         self.store.set_embedding_space(EmbeddingSpace(DEFAULT_EMBED_MODEL, DIMENSIONS))
         self.chunks: list[np.ndarray] = []
         self.vectors: list[np.ndarray] = []
+        self._replay(self.store.count_documents())
 
     def grow(self, size: int) -> float:
-        """Add documents until the index holds `size` chunks; chunks stored per second."""
+        """Add documents until the index holds `size` chunks; chunks stored per second.
+        With `bulk`, PostgreSQL's vector index is dropped first (`build_vector_index`
+        builds it again)."""
+        if self.bulk:
+            self._sql("DROP INDEX IF EXISTS embeddings_hnsw")
         started, added = time.perf_counter(), 0
         while len(self.chunks) < size:
             keys, vectors = [], []
             for _ in range(BLOCK_DOCS):
                 if len(self.chunks) >= size:
                     break
-                new, words = self._document(len(self.chunks) // CHUNKS_PER_DOC)
+                new, doc_keys, doc_vectors = self._next_document()
                 self.store.add_document(new)
-                topic = self.model.topics[self.model.rng.integers(TOPICS)]
-                for chunk in new.chunks:
-                    assert isinstance(chunk, NewChunk)
-                    keys.append(
-                        embed_key(new.title, chunk.section, new.text[chunk.start : chunk.end])
-                    )
-                    vectors.append(self.model.noisy(topic, CHUNK_NOISE))
-                self.chunks.extend(words)
-                added += len(words)
+                keys += doc_keys
+                vectors += doc_vectors
+                added += len(doc_keys)
             self.store.add_embeddings(keys, np.stack(vectors))
-            self.vectors.extend(vectors)
         return added / (time.perf_counter() - started)
+
+    def build_vector_index(self) -> float | None:
+        """With `bulk`: build PostgreSQL's HNSW index over every vector, as the store
+        makes it, and return the seconds it took (None without `bulk`)."""
+        if not self.bulk:
+            return None
+        started = time.perf_counter()
+        self._sql(f"SET maintenance_work_mem = '{BULK_BUILD_MEMORY}'")
+        self._sql(embedding_ddl(DIMENSIONS)[1].replace("INDEX", "INDEX IF NOT EXISTS", 1))
+        return time.perf_counter() - started
+
+    def _sql(self, statement: str) -> None:
+        """Run one statement on the PostgreSQL store's own connection and commit it."""
+        connection = self.store._db  # type: ignore[attr-defined]
+        connection.execute(statement)
+        connection.commit()
+
+    def _next_document(self) -> tuple[NewDocument, list[str], list[np.ndarray]]:
+        """The next document of the corpus with its chunks' vector keys and vectors,
+        its chunks' words and vectors kept (nothing is written)."""
+        new, words = self._document(len(self.chunks) // CHUNKS_PER_DOC)
+        topic = self.model.topics[self.model.rng.integers(TOPICS)]
+        keys, vectors = [], []
+        for chunk in new.chunks:
+            assert isinstance(chunk, NewChunk)
+            keys.append(embed_key(new.title, chunk.section, new.text[chunk.start : chunk.end]))
+            vectors.append(self.model.noisy(topic, CHUNK_NOISE))
+        self.chunks.extend(words)
+        self.vectors.extend(vectors)
+        return new, keys, vectors
+
+    def _replay(self, documents: int) -> None:
+        """Draw again the `documents` documents a kept index holds (the generator is
+        seeded, so they are the ones stored), and store the vectors of those a
+        stopped run left without them."""
+        if not documents:
+            return
+        print(f"  {self.name}: {documents:,} documents kept, drawn again ...", file=sys.stderr)
+        pending = {p.key for p in self.store.pending_embeddings()}
+        missing: dict[str, np.ndarray] = {}
+        for _ in range(documents):
+            _, keys, vectors = self._next_document()
+            missing.update((k, v) for k, v in zip(keys, vectors, strict=True) if k in pending)
+        if missing:
+            self.store.add_embeddings(list(missing), np.stack(list(missing.values())))
 
     def _document(self, number: int) -> tuple[NewDocument, list[np.ndarray]]:
         words = [self.model.chunk() for _ in range(CHUNKS_PER_DOC)]
@@ -214,9 +281,8 @@ class Growing:
     def question(self, number: int) -> Question:
         """A question about chunk `number`: some of its words, a vector near its own."""
         words = self.model.question(self.chunks[number])
-        return Question(
-            self.model.text(words), self.model.noisy(self.vectors[number], QUESTION_NOISE)
-        )
+        vector = self.model.noisy(self.vectors[number], QUESTION_NOISE, self.model.asking)
+        return Question(self.model.text(words), vector)
 
     def disk_mb(self) -> float:
         if self.name == "sqlite":
@@ -380,7 +446,7 @@ def _wait_healthy(url: str, server: subprocess.Popen[bytes]) -> None:
     raise RuntimeError(f"the server at {url} did not start")
 
 
-def measure(index: Growing, ingest_rate: float, queries: list[Question]) -> Row:
+def measure(index: Growing, ingest_rate: float | None, queries: list[Question]) -> Row:
     print(f"  {index.name} {len(index.chunks):,}: searching ...", file=sys.stderr, flush=True)
     times = measure_search(index, queries)
     recall = dense_recall(index, queries[:20])
@@ -408,7 +474,9 @@ HEADER = (
 def line(row: Row) -> str:
     overlap = f"{row.bm25_overlap:7.2f}" if row.bm25_overlap is not None else f"{'exact':>7}"
     return (
-        f"{row.store:9} {row.chunks:9,} {row.ingest_per_s:8.0f} {row.disk_mb:8.0f} "
+        f"{row.store:9} {row.chunks:9,} "
+        + (f"{row.ingest_per_s:8.0f}" if row.ingest_per_s is not None else f"{'kept':>8}")
+        + f" {row.disk_mb:8.0f} "
         f"{row.bm25_p50:6.1f}/{row.bm25_p95:6.1f} {row.dense_p50:6.1f}/{row.dense_p95:6.1f} "
         f"{row.hybrid_p50:7.1f}/{row.hybrid_p95:6.1f} {row.dense_recall:6.3f} "
         f"{row.dense_recall_depth:6.3f} {overlap} "
@@ -484,35 +552,63 @@ def figures(rows: list[Row]) -> Figures:
 
 
 @contextmanager
-def postgres_url(option: str) -> Iterator[str | None]:
-    """The PostgreSQL URL of `--postgres`: the URL given, a throwaway pgserver's for
-    `auto` (None when pgserver is not installed), None for `none`."""
-    if option != "auto":
-        yield None if option == "none" else option
-        return
-    try:
-        import pgserver
-    except ImportError:
-        print("pgserver is not installed: PostgreSQL skipped", file=sys.stderr)
-        yield None
-        return
-    with tempfile.TemporaryDirectory() as folder:
-        server = pgserver.get_server(folder, cleanup_mode="stop")
+def postgres_url(option: str, keep: Path | None = None) -> Iterator[str | None]:
+    """The PostgreSQL URL of `--postgres`: the URL given, a pgserver's for `auto`
+    (None when pgserver is not installed), None for `none`. The pgserver's data
+    lives in `keep`/postgres when given (and stays), else in a throwaway folder."""
+    if keep is not None and option == "auto":
+        server = pgserver_for(keep / "postgres")
         try:
             yield server.get_uri()
         finally:
             server.cleanup()
+        return
+    if option != "auto":
+        yield None if option == "none" else option
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        server = pgserver_for(Path(folder))
+        try:
+            yield server.get_uri() if server is not None else None
+        finally:
+            if server is not None:
+                server.cleanup()
 
 
-def run_store(name: str, location: str, sizes: list[int], queries_wanted: int) -> Iterator[Row]:
-    """Grow one index through `sizes` and measure it at each."""
+def pgserver_for(folder: Path) -> Any:
+    """A running pgserver over the data in `folder` (made when missing), stopped
+    by its `cleanup()`; None, said on stderr, when pgserver is not installed."""
+    try:
+        import pgserver
+    except ImportError:
+        print("pgserver is not installed: PostgreSQL skipped", file=sys.stderr)
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    return pgserver.get_server(folder, cleanup_mode="stop")
+
+
+def run_store(
+    name: str, location: str, sizes: list[int], args: argparse.Namespace
+) -> Iterator[Row]:
+    """Grow one index through `sizes` and measure it at each (`--grow-only`: grow
+    to the last and measure nothing); a size a kept index has passed is skipped."""
     model = TextModel()
-    index = Growing(name, location, model)
+    index = Growing(name, location, model, bulk=args.bulk)
     try:
         for size in sizes:
-            print(f"  {name}: growing to {size:,} chunks ...", file=sys.stderr, flush=True)
-            rate = index.grow(size)
-            picks = model.rng.integers(0, len(index.chunks), size=queries_wanted)
+            if len(index.chunks) > size:
+                print(f"  {name}: {size:,} skipped, the kept index holds more", file=sys.stderr)
+                continue
+            rate = None
+            if len(index.chunks) < size:
+                print(f"  {name}: growing to {size:,} chunks ...", file=sys.stderr, flush=True)
+                rate = index.grow(size)
+            if args.grow_only:
+                continue
+            built = index.build_vector_index()
+            if built is not None:
+                print(f"{name} {size:,}: HNSW index built in {built:.0f} s (--bulk)", flush=True)
+            picks = model.asking.integers(0, len(index.chunks), size=args.queries)
             queries = [index.question(int(i)) for i in picks]
             row = measure(index, rate, queries)
             print(line(row), flush=True)
@@ -527,19 +623,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--stores", default="sqlite,postgres", help="sqlite, postgres or both.")
     parser.add_argument("--postgres", default="auto", help="URL, 'auto' (pgserver) or 'none'.")
     parser.add_argument("--queries", type=int, default=50, help="Questions timed per size.")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="Keep the indexes in this folder (SQLite's, and with --postgres auto the "
+        "pgserver's data) and grow on from what they hold in a later run.",
+    )
+    parser.add_argument(
+        "--grow-only", action="store_true", help="Grow to the largest size; measure nothing."
+    )
+    parser.add_argument(
+        "--bulk",
+        action="store_true",
+        help="PostgreSQL: grow without the HNSW index and build it before measuring, "
+        "as pgvector advises for bulk loads (ingest/s then leaves its upkeep out).",
+    )
     add_json_option(parser)
     args = parser.parse_args(argv)
     sizes = sorted(int(size) for size in args.sizes.split(","))
     stores = args.stores.split(",")
     rows: list[Row] = []
     print(HEADER, flush=True)
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or Path(scratch)
         if "sqlite" in stores:
-            rows += run_store("sqlite", str(Path(folder) / "sqlite"), sizes, args.queries)
+            rows += run_store("sqlite", str(folder / "sqlite"), sizes, args)
         if "postgres" in stores:
-            with postgres_url(args.postgres) as url:
+            with postgres_url(args.postgres, args.keep) as url:
                 if url is not None:
-                    rows += run_store("postgres", url, sizes, args.queries)
+                    rows += run_store("postgres", url, sizes, args)
     print("(ms per search; recall: dense recall@10 against exact search, of a top-10 search")
     print(" and @d100 of the top 10 of a depth-100 search as hybrid makes; bm25 ov: bounded")
     print(" BM25's overlap@10 with the full scan, 'exact' where the full scan ran; ask MB:")

@@ -38,6 +38,48 @@ def test_a_small_index_is_searched_exactly_and_reproducibly(tmp_path: Path) -> N
     second.store.close()
 
 
+def test_a_kept_index_grows_on_as_one_grown_at_once(tmp_path: Path) -> None:
+    kept = scale.Growing("sqlite", str(tmp_path / "kept"), scale.TextModel())
+    kept.grow(100)
+    kept.question(3)  # questions asked on the way do not change what is drawn next
+    stopped, _, _ = kept._next_document()  # a run stopped before this one's vectors
+    kept.store.add_document(stopped)
+    kept.store.close()
+    resumed = scale.Growing("sqlite", str(tmp_path / "kept"), scale.TextModel())
+    assert len(resumed.chunks) == 120 and resumed.store.pending_embeddings() == []
+    resumed.grow(200)
+    at_once = scale.Growing("sqlite", str(tmp_path / "at-once"), scale.TextModel())
+    at_once.grow(200)
+    assert [resumed.model.text(w) for w in resumed.chunks] == [
+        at_once.model.text(w) for w in at_once.chunks
+    ]
+    assert np.array_equal(np.stack(resumed.vectors), np.stack(at_once.vectors))
+    for number in (5, 110, 199):  # stored before, by the stopped run, after
+        vector = at_once.vectors[number]
+        assert [h.chunk.ref for h in resumed.store.search_dense(vector, 5)] == [
+            h.chunk.ref for h in at_once.store.search_dense(vector, 5)
+        ]
+    resumed.store.close()
+    at_once.store.close()
+
+
+def test_bulk_growth_builds_the_vector_index_postgresql_makes(pg_database: str) -> None:
+    index = scale.Growing("postgres", pg_database, scale.TextModel(), bulk=True)
+    index.grow(60)
+
+    def hnsw() -> list[Any]:
+        return index.store._db.execute(  # type: ignore[attr-defined, no-any-return]
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'embeddings_hnsw'"
+        ).fetchall()
+
+    assert hnsw() == []  # grown without it
+    assert index.build_vector_index() is not None
+    assert "USING hnsw (vector vector_cosine_ops)" in hnsw()[0]["indexdef"]
+    queries = [index.question(i) for i in (0, 30, 59)]
+    assert scale.dense_recall(index, queries) == 1.0
+    index.store.close()
+
+
 def test_serve_memory_is_read_from_a_real_server_that_answered(tmp_path: Path) -> None:
     index = scale.Growing("sqlite", str(tmp_path / "a"), scale.TextModel())
     index.grow(100)
@@ -71,6 +113,8 @@ def test_a_serve_that_fails_leaves_the_size_s_other_figures(tmp_path: Path) -> N
     rows[1].serve_error = error
     assert scale.line(rows[1]).endswith("  failed")
     assert scale.line(rows[0]).endswith("     300")
+    rows[0].ingest_per_s = None  # a size a kept index already held
+    assert scale.line(rows[0]).startswith("sqlite       10,000     kept ")
     assert "serve RSS failed, disk 1.00x" in scale.growth_lines(rows)[0]
     out = scale.figures(rows)
     assert out.notes[0] == f"sqlite 100,000: serve failed: {error}"
