@@ -483,6 +483,24 @@ def test_a_dose_question_prefers_the_drug_amount_to_other_numbers() -> None:
     assert quoted(reply)[0] == ("d", text.split("\n\n")[1])
 
 
+def test_a_when_question_prefers_a_day_s_date_to_a_time_any_sentence_holds() -> None:
+    """Both sentences have a time ("before", "by") and the question's word; the one
+    that gives the day answers, though the other comes first and says it twice."""
+    general = (
+        "Before acting on this proposal, the agency will consider all comments received "
+        "by the closing date for comments."
+    )
+    deadline = "The agency must receive comments on this action by September 21, 2020."
+    question = "When is the comment deadline?"
+    assert not specific_form(question) and specific_form(question, deadline)
+    assert specific_form("When does the clinic open?", "It opens at 8:30 a.m. daily.")
+    assert specific_form("When was it signed?", "Signed 2020-09-21.")
+    assert not specific_form("When should gloves be worn?", "Wear them before contact.")
+    assert not specific_form("How many comments came?", "By September 21, 2020, 12 came.")
+    reply = extract_answer(question, (chunk("g", general), chunk("d", deadline)))
+    assert quoted(reply)[0] == ("d", deadline)
+
+
 def test_a_duration_is_a_number_with_a_unit_of_time() -> None:
     question = "Over how long should the drug be infused?"
     assert form_match("quantity", "Infuse over 30 to 120 minutes.", question)

@@ -12,7 +12,9 @@ A question's type is read from its wording (pure rules, no model):
 - `frequency`: how often / frequently: the answer holds a number or a frequency
   ("annually", "every", "daily", "upon hire");
 - `when`: when, how soon, at what time or stage: the answer holds a time or a
-  condition ("before", "after", "within 72 hours", "immediately", a date);
+  condition ("before", "after", "within 72 hours", "immediately", a date); a day's
+  date ("September 21, 2020", "21 September 2020", "2020-09-21", "9/21/2020") or a
+  clock time ("5 p.m.") is a specific form;
 - `where`: where: the answer names a place, a region or kind of place ("southern
   states", "rural counties") or a name after "in", "at", "from" ("in Mississippi");
 - `cause`: what causes, why, what leads to, risk factors, the reason (but "Does X
@@ -191,6 +193,17 @@ _TIME = re.compile(
     r"December)\b|\d{4}",
     re.IGNORECASE,
 )
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+_DAY_OR_HOUR = re.compile(
+    rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|"
+    rf"\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b|"
+    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|"
+    r"\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)"
+)
+"""A day's date or a clock time: the specific form of a time ("when")."""
 _FREQUENCY = re.compile(
     r"\d+(?:[.,]\d+)*|\b(?:once|twice|daily|weekly|monthly|annually|yearly|hourly|every|"
     r"each|per|upon|regularly|periodic(?:ally)?|times)\b",
@@ -337,17 +350,21 @@ def _quantity_form(question: str) -> re.Pattern[str]:
     return _NUMBER
 
 
-def specific_form(question: str) -> bool:
+def specific_form(question: str, text: str = "") -> bool:
     """True when the form `question` asks for is one few sentences have by chance:
     a cause (a causal connective, or a cause of what is asked), a dose (a number with
     a drug unit), a duration (a number with a unit of time), a share (a percentage),
     a criterion ("defined as") or an extreme ("the lowest"); False for a bare number,
-    a time, a name or a statement, which most sentences of technical text hold."""
+    a time, a name or a statement, which most sentences of technical text hold. For a
+    time ("when"), also True when `text` holds a day's date or a clock time, which
+    few sentences hold by chance ("by September 21, 2020"; "before acting" is a time
+    of any sentence)."""
     kind = answer_kind(question)
     return (
         kind in ("cause", "extreme")
         or (kind == "quantity" and _quantity_form(question) is not _NUMBER)
         or _CRITERION_QUESTION.search(question) is not None
+        or (kind == "when" and _DAY_OR_HOUR.search(text) is not None)
     )
 
 

@@ -17,7 +17,8 @@ lead-in's colon), quoted from both chunks, is scored on:
   plus that of its section heading and of its whole passage (the retrieved chunk);
 - answer form (`llm.answer_form`): a number for "how much", a time for "when"
   lifts it by FORM_WEIGHT; a specific form (`answer_form.specific_form`: a cause for
-  "why", a drug amount for a dose, a length of time for a duration) by
+  "why", a drug amount for a dose, a length of time for a duration, a day's date
+  or a clock time for "when") by
   SPECIFIC_FORM_WEIGHT, twice as much: numbers and times stand in most sentences of
   technical text, while a causal connective ("because", "due to") or "200 mg" is
   rare outside the sentences that give a reason or a dose;
@@ -225,8 +226,12 @@ def _scores(
     terms = {stem(t) for t in query_terms(question)}
     lexical = _term_evidence([c.core for c in candidates], terms, names)
     ranks = np.array([c.rank for c in candidates], dtype=float)
-    weight = SPECIFIC_FORM_WEIGHT if specific_form(question) else FORM_WEIGHT
-    form = np.array(forms, dtype=float) * weight
+    form = np.array(
+        [
+            (SPECIFIC_FORM_WEIGHT if specific_form(question, c.core) else FORM_WEIGHT) * has
+            for c, has in zip(candidates, forms, strict=True)
+        ]
+    )
     about_aim = _ASKS_AIM.search(question) is not None
     generic = np.array(
         [
