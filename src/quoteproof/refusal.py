@@ -12,13 +12,8 @@ from dataclasses import replace
 
 from quoteproof.defaults import DEFAULT_ASK_TOP_K, SPARE_HITS
 from quoteproof.errors import RetrievalNotice
-from quoteproof.llm.extractive import (
-    Embed,
-    Following,
-    TableRows,
-    best_unit_similarity,
-    quotable_first,
-)
+from quoteproof.llm.extractive import Embed, best_unit_similarity
+from quoteproof.llm.extractive_units import Following, TableRows, quotable_first
 from quoteproof.llm.population import missing_populations
 from quoteproof.model import Chunk, RetrievalInfo, SourceTable
 from quoteproof.retrieval.auto_threshold import corpus_fingerprint, estimate_threshold

@@ -14,11 +14,10 @@ from quoteproof.llm.extractive import (
     OFFERED,
     Embed,
     ExtractiveBackend,
-    TableRows,
     best_unit_similarity,
     choose_extractive,
-    quotable_first,
 )
+from quoteproof.llm.extractive_units import TableRows, quotable_first
 from quoteproof.llm.quotable import quotable_units, worth_quoting
 from quoteproof.model import Chunk, Hit
 from quoteproof.quoting.parse import QuoteItem, parse_output

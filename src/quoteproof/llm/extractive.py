@@ -4,13 +4,9 @@ It reads the question and the retrieved sources directly (not the prompt) and
 replies in the model-facing protocol with the sentences that answer best, so its
 answers go through the same parse and resolve path as a real model's.
 
-Each quotable unit of the sources (`llm.quotable`: sentences, short paragraphs, a
-lead-in with its list, and the body rows of tables whose structure the index keeps,
-with headings, contents lines, captions, fragments and front matter left out), and each
-unit that runs from the end of a source into the next chunk of its document (a
-sentence or a lead-in's list cut by page furniture or the chunk size: the source
-stops mid-sentence and the next chunk goes on in lower case, or it stops at a
-lead-in's colon), quoted from both chunks, is scored on:
+Each unit of the sources (`llm.extractive_units`: the quotable units of each
+source, and those that run from the end of a source into the next chunk of its
+document, quoted from both chunks) is scored on:
 
 - term evidence: how much of the question it shares, each word weighted by rarity;
 - meaning, when an embedding model is given: its cosine similarity to the question,
@@ -32,10 +28,10 @@ lead-in's colon), quoted from both chunks, is scored on:
   objective of this study was to examine X") unless the question asks for an aim;
 - the source's rank: lower-ranked sources lose RANK_PENALTY per place.
 
-A unit made of the words of its document's title or section heading is no answer, nor
-is one under a reference list's heading ("References"), nor one that names a patient
-population (with its section heading) other than the one the question asks about
-(`llm.population`: the adult dose is no answer to "the dose for children").
+A unit made of the words of its document's title or section heading is no answer,
+nor one that names a patient population (with its section heading) other than the
+one the question asks about (`llm.population`: the adult dose is no answer to "the
+dose for children"); a chunk under a reference list's heading has no units.
 Up to MAX_QUOTES units scoring within RELATIVE_CUTOFF of the best are quoted, best
 first; when the question asks for a value (VALUE_KINDS: an amount, a time, a
 frequency) and the best unit holds one, a unit without one is not quoted beside it
@@ -54,16 +50,16 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from quoteproof.llm.answer_form import answer_kind, form_match, specific_form
 from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextSink
+from quoteproof.llm.extractive_units import Candidate, Following, TableRows, candidates_of
 from quoteproof.llm.population import about_another_population, populations
-from quoteproof.llm.quotable import inline_headings, quotable_units
-from quoteproof.model import NO_MODEL_BACKEND, Chunk, Hit
-from quoteproof.quoting.passages import JOIN
+from quoteproof.llm.quotable import inline_headings
+from quoteproof.model import NO_MODEL_BACKEND, Chunk
 from quoteproof.store.vectors import Vectors
 from quoteproof.terms import STOPWORDS, declared_names, query_terms, renamed, stem, words
 
@@ -90,45 +86,6 @@ VALUE_KINDS = frozenset({"quantity", "change", "frequency", "when"})
 
 Embed = Callable[[Sequence[str]], Vectors]
 """Texts to unit-length vectors, one row per text (e.g. `Embedder.embed`)."""
-
-TableRows = Callable[[Chunk], Sequence[tuple[int, int]]]
-"""A chunk's table body rows, as spans of its text, in order."""
-
-Following = Callable[[Chunk], Chunk | None]
-"""The chunk after a chunk in its document version (None at the end)."""
-
-_LEAD_IN_SPLIT = "\n\n"
-_SENTENCE_SPLIT = " "
-"""What stands between a chunk's text and the next chunk's in the text their
-straddling units are found in: a paragraph break after a lead-in (it ends its line,
-the list follows), a space inside a sentence."""
-_RUNS_ON = re.compile(r"[a-z][a-z'-]+\b(?![.)])")
-"""The start of a text that goes on with the sentence before it: a word in lower case
-(not a list marker such as "a." or "iv)")."""
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    chunk: Chunk
-    rank: int
-    start: int
-    end: int
-    core: str
-    header: tuple[int, int] | None = None
-    cut: int | None = None
-    """For a unit that runs into the next chunk: where `chunk.text` (then the chunk's
-    text, `split` and the next chunk's text) passes to the next chunk."""
-    split: str = ""
-    """What stands between the two texts there (`_LEAD_IN_SPLIT`, `_SENTENCE_SPLIT`)."""
-
-    def quoted(self, start: int, end: int) -> str:
-        """The text of `chunk.text[start:end]` as a quote of it reads: across the
-        chunk boundary, `passages.JOIN` in place of `split` (the quote is found in
-        the chunk joined with the next, `quoting.passages.Passage.join`)."""
-        text = self.chunk.text
-        if self.cut is not None and start < self.cut < end:
-            return text[start : self.cut] + JOIN + text[self.cut + len(self.split) : end]
-        return text[start:end]
 
 
 def _stems(text: str) -> set[str]:
@@ -211,7 +168,7 @@ def _only_label(core: str, chunk: Chunk) -> bool:
     return bool(said) and sum(w in label for w in said) >= LABEL_SHARE * len(said)
 
 
-def _forms(question: str, candidates: Sequence[_Candidate]) -> tuple[list[bool], bool]:
+def _forms(question: str, candidates: Sequence[Candidate]) -> tuple[list[bool], bool]:
     """Whether each candidate has the form of answer `question` asks for
     (`answer_form.form_match`; all False when it asks for none), and whether that
     form is a concrete value (`VALUE_KINDS`)."""
@@ -220,7 +177,7 @@ def _forms(question: str, candidates: Sequence[_Candidate]) -> tuple[list[bool],
 
 
 def _scores(
-    question: str, candidates: Sequence[_Candidate], embed: Embed | None, forms: Sequence[bool]
+    question: str, candidates: Sequence[Candidate], embed: Embed | None, forms: Sequence[bool]
 ) -> list[float]:
     names = declared_names(dict.fromkeys(c.chunk.label for c in candidates))
     terms = {stem(t) for t in query_terms(question)}
@@ -312,8 +269,8 @@ def near_duplicate(a: str, b: str) -> bool:
 
 
 def _choose(
-    candidates: Sequence[_Candidate], scores: Sequence[float], forms: Sequence[bool]
-) -> list[_Candidate]:
+    candidates: Sequence[Candidate], scores: Sequence[float], forms: Sequence[bool]
+) -> list[Candidate]:
     """The best candidates within RELATIVE_CUTOFF of the best, at most MAX_QUOTES,
     none overlapping or repeating another (`near_duplicate`), and none without the
     answer's form (`forms`) when the best has it (a sentence with no number does not
@@ -321,7 +278,7 @@ def _choose(
     order = sorted(range(len(candidates)), key=lambda i: -scores[i])
     if not order or scores[order[0]] == -np.inf:
         return []
-    chosen: list[_Candidate] = []
+    chosen: list[Candidate] = []
     for i in order:
         c = candidates[i]
         if len(chosen) == MAX_QUOTES or scores[i] < scores[order[0]] - RELATIVE_CUTOFF:
@@ -342,7 +299,7 @@ def _choose(
             gap = c.chunk.text[min(other.end, c.end) : max(other.start, c.start)]
             if (c.start < other.end and other.start < c.end) or not gap.strip():
                 longer = c if len(c.chunk.text) >= len(other.chunk.text) else other
-                chosen[j] = _Candidate(
+                chosen[j] = Candidate(
                     longer.chunk,
                     c.rank,
                     min(c.start, other.start),
@@ -359,108 +316,12 @@ def _choose(
     return chosen
 
 
-_REFERENCE_LIST = re.compile(
-    r"(?:\d+\.?\s*)?(?:references?(?: cited| list)?|bibliography|works cited|literature cited)",
-    re.IGNORECASE,
-)
-"""The heading of a document's list of references: its entries are no answer."""
-
-
-def _unit_candidates(chunk: Chunk, rank: int, rows: Sequence[tuple[int, int]]) -> list[_Candidate]:
-    """The quotable units of `chunk` (`rows`: its table rows), with its rank; none for
-    a chunk under a reference list's heading (`_REFERENCE_LIST`)."""
-    if chunk.section and _REFERENCE_LIST.fullmatch(chunk.section[-1].strip()):
-        return []
-    return [
-        _Candidate(
-            chunk,
-            rank,
-            unit.start,
-            unit.end,
-            chunk.text[unit.core_start : unit.core_end],
-            unit.header,
-        )
-        for unit in quotable_units(chunk.text, rows)
-    ]
-
-
-def _straddling(
-    chunk: Chunk, rank: int, following: Following
-) -> tuple[Chunk | None, list[_Candidate]]:
-    """The units that run from the end of `chunk` into the next chunk: when `chunk`
-    stops at a lead-in's colon, or mid-sentence with the next going on in lower case
-    (page furniture or the chunk size cut it there), and the next chunk of its
-    section (`following`) follows after a gap, the units of the two texts joined
-    that cross the boundary, as units of `chunk` whose text is both texts
-    (`_Candidate.cut` says where the next one starts); and the next chunk (None, and
-    no units, where nothing runs on)."""
-    tail = chunk.text.rstrip()
-    if tail.endswith((".", "!", "?")):
-        return None, []
-    after = following(chunk)
-    if after is None or after.section != chunk.section or after.start <= chunk.end:
-        return None, []
-    if tail.endswith(":"):
-        split = _LEAD_IN_SPLIT
-    elif _RUNS_ON.match(after.text):
-        split = _SENTENCE_SPLIT
-    else:
-        return None, []
-    cut = len(chunk.text)
-    joined = replace(chunk, text=chunk.text + split + after.text, end=after.end)
-    units = [
-        replace(c, cut=cut, split=split)
-        for c in _unit_candidates(joined, rank, ())
-        if c.start < cut and c.end > cut + len(split)
-    ]
-    return after, units
-
-
-def _candidates(
-    sources: Sequence[Chunk], table_rows: TableRows | None, following: Following | None = None
-) -> list[_Candidate]:
-    """The quotable units of `sources`, in order, each with its source's rank; with
-    `following`, also the units that run into the next chunk (`_straddling`), which
-    replace the pieces of them each chunk holds alone."""
-    candidates: list[_Candidate] = []
-    covered: dict[str, list[tuple[int, int]]] = {}
-    for rank, chunk in enumerate(sources):
-        candidates += _unit_candidates(chunk, rank, table_rows(chunk) if table_rows else ())
-        after, straddling = _straddling(chunk, rank, following) if following else (None, [])
-        cut = len(chunk.text)
-        for c in straddling:
-            candidates.append(c)
-            covered.setdefault(chunk.ref, []).append((c.start, cut))
-            if after is not None:
-                covered.setdefault(after.ref, []).append((0, c.end - cut - len(c.split)))
-    return [
-        c
-        for c in candidates
-        if c.cut is not None
-        or not any(lo <= c.start and c.end <= hi for lo, hi in covered.get(c.chunk.ref, ()))
-    ]
-
-
-def quotable_first(
-    hits: Sequence[Hit], table_rows: TableRows | None = None, following: Following | None = None
-) -> list[Hit]:
-    """`hits` in order, those whose chunk has no quotable unit (a table of contents,
-    a page of headings; `table_rows` gives a chunk's table rows, `following` the next
-    chunk, into which a unit may run) moved after the rest."""
-    quotable = [
-        bool(_candidates([hit.chunk], table_rows))
-        or (following is not None and bool(_straddling(hit.chunk, 0, following)[1]))
-        for hit in hits
-    ]  # the next chunk is read only for a chunk with no unit of its own
-    return [hits[i] for i in sorted(range(len(hits)), key=lambda i: not quotable[i])]
-
-
 def best_unit_similarity(
     question: str, sources: Sequence[Chunk], embed: Embed, table_rows: TableRows | None = None
 ) -> float:
     """The highest cosine similarity between `question` and one quotable unit of
     `sources` (the units `choose_extractive` chooses among); 0.0 when none has one."""
-    cores = [c.core for c in _candidates(sources, table_rows)]
+    cores = [c.core for c in candidates_of(sources, table_rows)]
     if not cores:
         return 0.0
     vectors = embed([question, *cores])
@@ -480,10 +341,10 @@ class ExtractiveChoice:
     unit qualifies."""
 
 
-def _offered(candidates: Sequence[_Candidate], scores: Sequence[float]) -> list[_Candidate]:
+def _offered(candidates: Sequence[Candidate], scores: Sequence[float]) -> list[Candidate]:
     """Up to OFFERED of `candidates` by score, best first, none with a score of -inf
     and none repeating a better one."""
-    offered: list[_Candidate] = []
+    offered: list[Candidate] = []
     for i in sorted(range(len(candidates)), key=lambda i: -scores[i]):
         c = candidates[i]
         if len(offered) == OFFERED or scores[i] == -np.inf:
@@ -507,7 +368,7 @@ def choose_extractive(
     docstring) as a protocol reply, and the units offered to a model.
     `table_rows` gives each source's table rows (each row a unit of its own);
     `following` the chunk after a source, for units that run into it."""
-    candidates = _candidates(sources, table_rows, following)
+    candidates = candidates_of(sources, table_rows, following)
     forms, valued = _forms(question, candidates)
     scores = _scores(question, candidates, embed, forms) if candidates else []
     chosen = _choose(candidates, scores, forms if valued else [False] * len(candidates))

@@ -27,7 +27,8 @@ from quoteproof.option_text import OptionText
 
 if TYPE_CHECKING:
     from quoteproof.llm.base import Backend
-    from quoteproof.llm.extractive import Embed, Following, TableRows
+    from quoteproof.llm.extractive import Embed
+    from quoteproof.llm.extractive_units import Following, TableRows
 
 __all__ = [
     "BACKENDS",
