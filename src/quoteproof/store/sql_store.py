@@ -142,6 +142,19 @@ class SQLStore(TripletStore, SQLRecords):
             for rank, row in enumerate(rows, start=1)
         ]
 
+    def _ranked_hits(self, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
+        """Hits of (chunk row id, score) pairs, ranked in their order."""
+        chosen = [chunk_id for chunk_id, _ in ranked]
+        rows = self._run(
+            f"SELECT c.id, {CHUNK_COLUMNS} FROM {CHUNK_FROM} WHERE c.id IN ({marks(len(chosen))})",
+            chosen,
+        ).fetchall()
+        by_id = {row["id"]: row for row in rows}
+        return [
+            Hit(chunk=self._chunk(by_id[chunk_id]), score=score, rank=rank)
+            for rank, (chunk_id, score) in enumerate(ranked, start=1)
+        ]
+
     def current_version(self, source_path: str) -> CurrentVersion | None:
         """Return the current version of `source_path`, or None (never ingested, or retired)."""
         row = self._run(
