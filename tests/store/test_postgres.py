@@ -23,7 +23,7 @@ psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need psycopg")
 pytest.importorskip("pgvector", reason="PostgreSQL tests need pgvector")
 
 from quoteproof.store.postgres import PostgresStore  # noqa: E402
-from quoteproof.store.postgres_schema import redact_url, scrub  # noqa: E402
+from quoteproof.store.postgres_connection import redact_url, scrub  # noqa: E402
 
 
 @pytest.fixture

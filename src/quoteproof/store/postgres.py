@@ -1,7 +1,8 @@
 """A `Store` in a PostgreSQL database: full-text search and pgvector HNSW search.
 
 What both stores share is `sql_store.SQLStore`; this module holds what is
-PostgreSQL's own (the schema is in `postgres_schema`). Every write is one
+PostgreSQL's own (the schema is in `postgres_schema`, the connection and the
+server's errors in plain words in `postgres_connection`). Every write is one
 transaction holding an advisory lock, so writers in many processes queue up and
 never lose or duplicate a document, while readers are never blocked.
 
@@ -45,7 +46,6 @@ database) leave the store as `StoreError`s saying the cause
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -53,66 +53,26 @@ from typing import Any
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
-from psycopg.conninfo import conninfo_to_dict
-from psycopg.rows import DictRow, dict_row
+from psycopg.rows import DictRow
 
 from quoteproof.errors import IndexNotFoundError, StoreError
 from quoteproof.model import Hit
 from quoteproof.store import postgres_bm25
 from quoteproof.store.base import SCHEMA_VERSION, NewDocument
 from quoteproof.store.failures import store_error, store_errors
+from quoteproof.store.postgres_connection import connect, explain, redact_url
 from quoteproof.store.postgres_schema import (
     MIGRATIONS,
     SCHEMA_DDL,
     TEXT_SEARCH_CONFIG,
     WRITE_LOCK,
     embedding_ddl,
-    redact_url,
-    scrub,
 )
 from quoteproof.store.sql import Cursor
+from quoteproof.store.sql_schema import check_schema_version, migration_statements
 from quoteproof.store.sql_store import CHUNK_COLUMNS, CHUNK_FROM, SQLStore
 from quoteproof.store.vectors import EmbeddingSpace, Vectors, check_vectors
 from quoteproof.terms import query_terms
-
-CONNECT_TIMEOUT_S = 10
-"""Seconds to wait for the server unless the URL or PGCONNECT_TIMEOUT says otherwise."""
-
-_BM25_K1, _BM25_B = postgres_bm25.BM25_K1, postgres_bm25.BM25_B
-_LABEL_WEIGHT = postgres_bm25.LABEL_WEIGHT
-
-# Okapi BM25 over the matching current chunks of the collections searched, each
-# scored with its own collection's statistics: a term's frequency is read from the
-# chunk's tsvector (its positions, label ones weighted), its document frequency is
-# counted among the collection's matches (every chunk holding a query term matches),
-# and the collection's size and average length come from `bm25_collection_stats`.
-# `{only}` keeps the chunks of the collections asked for.
-_BM25_SQL = f"""
-WITH q AS (SELECT {{tsquery}} AS query),
-matched AS (
-    SELECT c.id, c.collection, length(c.search_text)::float8 AS length, u.lexeme,
-        (SELECT sum(CASE w WHEN 'A' THEN 1.0 ELSE {_LABEL_WEIGHT} END) FROM unnest(u.weights) w)
-            AS tf
-    FROM chunks c, q, LATERAL unnest(c.search_text) u
-    WHERE c.is_current AND c.search_text @@ q.query
-        AND u.lexeme = ANY (SELECT lexeme FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', %s)))
-        AND {{only}}
-),
-df AS (SELECT collection, lexeme, count(*)::float8 AS n FROM matched GROUP BY collection, lexeme),
-scored AS (
-    SELECT m.id, sum(
-        ln(1 + (s.chunks - df.n + 0.5) / (df.n + 0.5)) * m.tf * {_BM25_K1 + 1}
-        / (m.tf + {_BM25_K1} * (1 - {_BM25_B} + {_BM25_B} * m.length
-            / greatest(s.tokens::float8 / greatest(s.chunks, 1), 1)))
-    ) AS score
-    FROM matched m JOIN df USING (collection, lexeme)
-        JOIN bm25_collection_stats s USING (collection)
-    GROUP BY m.id
-)
-SELECT {{columns}}, scored.score FROM scored JOIN chunks c ON c.id = scored.id
-    JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version
-ORDER BY scored.score DESC, c.id LIMIT %s
-"""
 
 _EF_SEARCH_MIN, _EF_SEARCH_MAX = 160, 1000
 """Bounds of `hnsw.ef_search` (pgvector allows at most 1,000). Measured with
@@ -143,34 +103,6 @@ def ef_search(fetch: int) -> int:
     return min(max(_EF_SEARCH_MIN, 2 * fetch), _EF_SEARCH_MAX)
 
 
-_CAUSES: dict[str, str] = {
-    "53": (  # insufficient resources: disk full, out of memory, too many connections
-        "the database server is out of disk space or another resource; the change was "
-        "not made and the index holds what it held before"
-    ),
-    "08": "the connection to the PostgreSQL server was lost (is the server running?)",
-    "57": (
-        "the PostgreSQL server ended the connection or cancelled the work (a shutdown, "
-        "or an administrator's command)"
-    ),
-    "25006": "the database is read-only (a standby server, or read-only transactions)",
-    "42501": "the database user lacks the permission to do this",
-    "55P03": "the database is locked by another session; try again",
-    "XX": "the database server reports damaged data or an internal error",
-}
-"""Plain words for SQLSTATE codes and classes (their first two characters)."""
-
-
-def _explain(exc: BaseException) -> str | None:
-    """The cause of a psycopg error in plain words, None when there is nothing to add."""
-    state = getattr(exc, "sqlstate", None)
-    if state:
-        return _CAUSES.get(state) or _CAUSES.get(state[:2])
-    if isinstance(exc, (psycopg.OperationalError, psycopg.InterfaceError)):
-        return _CAUSES["08"]  # a closed or broken connection carries no SQLSTATE
-    return None
-
-
 _PASSAGES_FETCHED = 4
 """Passages the HNSW search fetches per chunk wanted (a chunk has one vector per
 passage; fewer distinct chunks than wanted fall back to an exact scan)."""
@@ -192,19 +124,7 @@ def _collection_list(collections: Iterable[str] | None) -> list[str] | None:
     return None if collections is None else list(collections)
 
 
-def _connect(url: str, location: str) -> psycopg.Connection[DictRow]:
-    """Open an autocommit connection, or raise StoreError saying why not (no password)."""
-    try:
-        options: dict[str, Any] = {}
-        if "connect_timeout" not in conninfo_to_dict(url) and "PGCONNECT_TIMEOUT" not in os.environ:
-            options["connect_timeout"] = CONNECT_TIMEOUT_S
-        return psycopg.connect(url, autocommit=True, row_factory=dict_row, **options)
-    except psycopg.Error as exc:
-        reason = scrub(str(exc), url) or type(exc).__name__
-        raise StoreError(f"cannot connect to PostgreSQL at {location}: {reason}") from None
-
-
-@store_errors(psycopg.Error, _explain, "PostgreSQL")
+@store_errors(psycopg.Error, explain, "PostgreSQL")
 class PostgresStore(SQLStore):
     """A `Store` in a PostgreSQL database. Use `PostgresStore.open` to make one."""
 
@@ -231,7 +151,7 @@ class PostgresStore(SQLStore):
         show the URL with its password masked.
         """
         location = redact_url(url)
-        store = cls(_connect(url, location), location)
+        store = cls(connect(url, location), location)
         try:
             store._prepare(create)
         except BaseException:
@@ -251,7 +171,8 @@ class PostgresStore(SQLStore):
                     if found is None:
                         self._db.execute(SCHEMA_DDL)
                     else:
-                        self._migrate(found)
+                        for statement in migration_statements(self.location, found, MIGRATIONS):
+                            self._db.execute(statement)
                     self._db.execute(
                         "INSERT INTO meta (key, value) VALUES ('schema_version', %s) "
                         "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
@@ -260,7 +181,7 @@ class PostgresStore(SQLStore):
             register_vector(self._db)
             self.iterative_scan = scans_iteratively(self._db)
         except psycopg.Error as exc:
-            raise store_error(self.location, exc, _explain, "PostgreSQL") from exc
+            raise store_error(self.location, exc, explain, "PostgreSQL") from exc
 
     def _schema_version(self) -> int | None:
         """The index's schema version, None when the database holds no index."""
@@ -270,20 +191,7 @@ class PostgresStore(SQLStore):
         row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if row is None:
             raise StoreError(f"{self.location} has a table `meta` that is not a quoteproof index")
-        found = int(row["value"])
-        if found > SCHEMA_VERSION:
-            raise StoreError(
-                f"index {self.location} has schema {found}, newer than this "
-                f"quoteproof understands ({SCHEMA_VERSION}); upgrade quoteproof"
-            )
-        return found
-
-    def _migrate(self, found: int) -> None:
-        for version in range(found + 1, SCHEMA_VERSION + 1):
-            if version not in MIGRATIONS:
-                raise StoreError(f"index {self.location} has schema {found}, which cannot be read")
-            for statement in MIGRATIONS[version]:
-                self._db.execute(statement)
+        return check_schema_version(self.location, int(row["value"]))
 
     @contextmanager
     def _schema_lock(self) -> Iterator[None]:
@@ -399,7 +307,9 @@ class PostgresStore(SQLStore):
         tsquery = " || ".join([f"plainto_tsquery('{TEXT_SEARCH_CONFIG}', %s)"] * len(terms))
         only = "true" if wanted is None else "c.collection = ANY (%s)"
         rows = self._db.execute(
-            _BM25_SQL.format(tsquery=tsquery, columns=CHUNK_COLUMNS, only=only),
+            postgres_bm25.FULL_SQL.format(
+                tsquery=tsquery, config=TEXT_SEARCH_CONFIG, columns=CHUNK_COLUMNS, only=only
+            ),
             (*terms, " ".join(terms), *([] if wanted is None else [wanted]), limit),
         )
         return self._hits(rows.fetchall())

@@ -22,7 +22,7 @@ formula as the full scan). A term held by no more chunks than that is read whole
 its candidates are exactly the full scan's; for commoner terms (low IDF) a chunk
 outside every term's top list can be missed: the benchmark measures the overlap.
 Collections with fewer current chunks than `BOUNDED_FROM` are scored by the full
-scan (`postgres._BM25_SQL`), so small indexes rank exactly as before.
+scan (`FULL_SQL`), so small indexes rank exactly as before.
 """
 
 from __future__ import annotations
@@ -108,6 +108,37 @@ WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = %s AND doc_version = %s)
 FILL = ("DELETE FROM bm25_terms", "DELETE FROM bm25_postings", ADD_POSTINGS.replace(_VERSION, ""))
 """Postings and document frequencies of every current chunk, made afresh (the
 migration to schema 10)."""
+
+FULL_SQL = f"""
+WITH q AS (SELECT {{tsquery}} AS query),
+matched AS (
+    SELECT c.id, c.collection, length(c.search_text)::float8 AS length, u.lexeme, {_TF} AS tf
+    FROM chunks c, q, LATERAL unnest(c.search_text) u
+    WHERE c.is_current AND c.search_text @@ q.query
+        AND u.lexeme = ANY (SELECT lexeme FROM unnest(to_tsvector('{{config}}', %s)))
+        AND {{only}}
+),
+df AS (SELECT collection, lexeme, count(*)::float8 AS n FROM matched GROUP BY collection, lexeme),
+scored AS (
+    SELECT m.id, sum(ln(1 + (s.chunks - df.n + 0.5) / (df.n + 0.5)) * {_part("m")}) AS score
+    FROM matched m JOIN df USING (collection, lexeme)
+        JOIN bm25_collection_stats s USING (collection)
+    GROUP BY m.id
+)
+SELECT {{columns}}, scored.score FROM scored JOIN chunks c ON c.id = scored.id
+    JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version
+ORDER BY scored.score DESC, c.id LIMIT %s
+"""
+"""Okapi BM25 over every matching current chunk of the collections searched (the
+full scan), each scored with its own collection's statistics: a term's frequency is
+read from the chunk's tsvector (its positions, label ones weighted), its document
+frequency is counted among the collection's matches (every chunk holding a question
+term matches), and the collection's size and average length come from
+`bm25_collection_stats`. To fill in: `{tsquery}` (the question's terms OR-ed, one
+`%s` each), `{config}` (the text search configuration), `{only}` (a condition on
+`c.collection` keeping the collections asked for, `true` for all) and `{columns}`
+(the chunk columns); parameters: each term, the terms as one text, the collections
+when `{only}` takes them, the limit."""
 
 SEARCHED_CHUNKS = (
     "SELECT coalesce(sum(chunks), 0) AS n FROM bm25_collection_stats "

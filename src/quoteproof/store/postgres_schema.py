@@ -1,4 +1,4 @@
-"""The PostgreSQL schema of a quoteproof index, and masking of passwords in URLs.
+"""The PostgreSQL schema of a quoteproof index.
 
 The tables both stores keep are written once (`sql_schema.shared_tables`); here
 PostgreSQL spells them with native types (arrays, booleans, bytea, timestamps) and
@@ -22,9 +22,6 @@ unless the URL sets `options=-csearch_path=...`).
 """
 
 from __future__ import annotations
-
-import re
-from urllib.parse import unquote
 
 from quoteproof.store.audit_chain import AUDIT_APPEND_ONLY
 from quoteproof.store.postgres_bm25 import DDL as BM25_POSTINGS_DDL
@@ -157,24 +154,3 @@ def embedding_ddl(dimensions: int) -> list[str]:
             "CREATE INDEX embeddings_hnsw ON embeddings USING hnsw (vector vector_cosine_ops)"
         )
     return statements
-
-
-_URL_PASSWORD = re.compile(r"^(\w+://[^:/?#@]*):([^@/?#]+)@")
-_PARAM_PASSWORD = re.compile(r"([?&]password=)([^&#]*)", re.IGNORECASE)
-
-
-def redact_url(url: str) -> str:
-    """Return `url` with its password (after `user:` or in a `password=` parameter)
-    replaced by `***`; an empty password stays empty."""
-    url = _URL_PASSWORD.sub(r"\1:***@", url)
-    return _PARAM_PASSWORD.sub(lambda m: m[1] + ("***" if m[2] else ""), url)
-
-
-def scrub(message: str, url: str) -> str:
-    """Return `message` on one line, with any password of `url` in it masked."""
-    secrets = [m[2] for m in (_URL_PASSWORD.search(url), *_PARAM_PASSWORD.finditer(url)) if m]
-    for secret in secrets:
-        for form in (secret, unquote(secret)):
-            if form:
-                message = message.replace(form, "***")
-    return " ".join(line.strip() for line in message.splitlines() if line.strip())

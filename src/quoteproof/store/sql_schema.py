@@ -6,13 +6,47 @@ and triggers (`sqlite`), PostgreSQL's text search configuration, search columns,
 vector column, partial indexes and triggers (`postgres_schema`). Every statement
 is `CREATE ... IF NOT EXISTS`, so a migration may run it on an older index to add
 a table that index lacks.
+
+The rule of schema versions is both stores' too: an index of a newer schema than
+this quoteproof's (`base.SCHEMA_VERSION`) is refused (`check_schema_version`), an
+older one is brought up to it by each database's migrations, in order
+(`migration_statements`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["SchemaDialect", "shared_tables"]
+from quoteproof.errors import StoreError
+from quoteproof.store.base import SCHEMA_VERSION
+
+__all__ = ["SchemaDialect", "check_schema_version", "migration_statements", "shared_tables"]
+
+
+def check_schema_version(location: str, found: int) -> int:
+    """Return `found`, the schema version of the index at `location`; raise StoreError
+    when it is newer than this quoteproof understands (`SCHEMA_VERSION`)."""
+    if found > SCHEMA_VERSION:
+        raise StoreError(
+            f"index {location} has schema {found}, newer than this "
+            f"quoteproof understands ({SCHEMA_VERSION}); upgrade quoteproof"
+        )
+    return found
+
+
+def migration_statements(
+    location: str, found: int, migrations: Mapping[int, Sequence[str]]
+) -> list[str]:
+    """The statements, in order, that bring the index at `location` from schema
+    `found` to `SCHEMA_VERSION` (`migrations[N]` brings N-1 to N); raise StoreError
+    when a step is missing (no migration reads an index that old)."""
+    statements: list[str] = []
+    for version in range(found + 1, SCHEMA_VERSION + 1):
+        if version not in migrations:
+            raise StoreError(f"index {location} has schema {found}, which cannot be read")
+        statements += migrations[version]
+    return statements
 
 
 @dataclass(frozen=True)

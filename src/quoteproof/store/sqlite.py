@@ -38,6 +38,7 @@ from quoteproof.store.base import SCHEMA_VERSION
 from quoteproof.store.failures import store_error, store_errors
 from quoteproof.store.fts import fts_match_query, fts_phrases
 from quoteproof.store.sql import Cursor
+from quoteproof.store.sql_schema import check_schema_version, migration_statements
 from quoteproof.store.sql_store import CHUNK_FROM
 from quoteproof.store.sqlite_bm25 import bounded_scores, table_rows
 from quoteproof.store.sqlite_dense import SQLiteDense
@@ -114,14 +115,9 @@ class SQLiteStore(SQLiteDense):
                     else None
                 )
                 found = int(row["value"]) if row is not None else SCHEMA_VERSION
-                if found > SCHEMA_VERSION:
-                    raise StoreError(
-                        f"index {self.location} has schema {found}, newer than this "
-                        f"quoteproof understands ({SCHEMA_VERSION}); upgrade quoteproof"
-                    )
-                for version in range(found + 1, SCHEMA_VERSION + 1):
-                    for statement in MIGRATIONS[version]:
-                        self._run(statement)
+                check_schema_version(self.location, found)
+                for statement in migration_statements(self.location, found, MIGRATIONS):
+                    self._run(statement)
                 for statement in SCHEMA:
                     self._run(statement)
                 if found < SEARCH_TABLES_SINCE:
