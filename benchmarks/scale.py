@@ -604,6 +604,8 @@ def run_store(
                 print(f"  {name}: growing to {size:,} chunks ...", file=sys.stderr, flush=True)
                 rate = index.grow(size)
             if args.grow_only:
+                if rate is not None:
+                    print(f"{name} {size:,}: grown at {rate:.0f} chunks/s", flush=True)
                 continue
             built = index.build_vector_index()
             if built is not None:
