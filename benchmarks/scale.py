@@ -221,19 +221,25 @@ class Growing:
 
     def build_vector_index(self) -> float | None:
         """With `bulk`: build PostgreSQL's HNSW index over every vector, as the store
-        makes it, and return the seconds it took (None without `bulk`)."""
-        if not self.bulk:
+        makes it, and return the seconds it took (None without `bulk`, or when a
+        kept index has it already)."""
+        if not self.bulk or self._sql(
+            "SELECT 1 FROM pg_indexes WHERE indexname = 'embeddings_hnsw'"
+        ):
             return None
         started = time.perf_counter()
         self._sql(f"SET maintenance_work_mem = '{BULK_BUILD_MEMORY}'")
-        self._sql(embedding_ddl(DIMENSIONS)[1].replace("INDEX", "INDEX IF NOT EXISTS", 1))
+        self._sql(embedding_ddl(DIMENSIONS)[1])
         return time.perf_counter() - started
 
-    def _sql(self, statement: str) -> None:
-        """Run one statement on the PostgreSQL store's own connection and commit it."""
+    def _sql(self, statement: str) -> list[Any]:
+        """Run one statement on the PostgreSQL store's own connection, commit it, and
+        return the rows it gave."""
         connection = self.store._db  # type: ignore[attr-defined]
-        connection.execute(statement)
+        cursor = connection.execute(statement)
+        rows = cursor.fetchall() if cursor.description else []
         connection.commit()
+        return list(rows)
 
     def _next_document(self) -> tuple[NewDocument, list[str], list[np.ndarray]]:
         """The next document of the corpus with its chunks' vector keys and vectors,

@@ -75,6 +75,7 @@ def test_bulk_growth_builds_the_vector_index_postgresql_makes(pg_database: str) 
     assert hnsw() == []  # grown without it
     assert index.build_vector_index() is not None
     assert "USING hnsw (vector vector_cosine_ops)" in hnsw()[0]["indexdef"]
+    assert index.build_vector_index() is None  # there already
     queries = [index.question(i) for i in (0, 30, 59)]
     assert scale.dense_recall(index, queries) == 1.0
     index.store.close()
