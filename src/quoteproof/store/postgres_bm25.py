@@ -125,9 +125,11 @@ scored AS (
         JOIN bm25_collection_stats s USING (collection)
     GROUP BY m.id
 )
-SELECT {{columns}}, scored.score FROM scored JOIN chunks c ON c.id = scored.id
+SELECT {{columns}}, best.score FROM (
+    SELECT id, score FROM scored ORDER BY score DESC, id LIMIT %s
+) best JOIN chunks c ON c.id = best.id
     JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version
-ORDER BY scored.score DESC, c.id LIMIT %s
+ORDER BY best.score DESC, c.id
 """
 """Okapi BM25 over every matching current chunk of the collections searched (the
 full scan), each scored with its own collection's statistics: a term's frequency is
@@ -138,7 +140,7 @@ term matches), and the collection's size and average length come from
 `%s` each), `{config}` (the text search configuration), `{only}` (a condition on
 `c.collection` keeping the collections asked for, `true` for all) and `{columns}`
 (the chunk columns); parameters: each term, the terms as one text, the collections
-when `{only}` takes them, the limit."""
+when `{only}` takes them, the limit. Only the best `limit` chunks are read whole."""
 
 SEARCHED_CHUNKS = (
     "SELECT coalesce(sum(chunks), 0) AS n FROM bm25_collection_stats "
