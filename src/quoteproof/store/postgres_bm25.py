@@ -109,6 +109,15 @@ FILL = ("DELETE FROM bm25_terms", "DELETE FROM bm25_postings", ADD_POSTINGS.repl
 """Postings and document frequencies of every current chunk, made afresh (the
 migration to schema 10)."""
 
+_BEST_CHUNKS = """SELECT {columns}, best.score FROM (
+    SELECT id, score FROM scored ORDER BY score DESC, id LIMIT %s
+) best JOIN chunks c ON c.id = best.id
+    JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version
+ORDER BY best.score DESC, c.id
+"""
+"""The `limit` best of the `scored` chunks (`id`, `score`), best first, read whole
+(`{columns}`: the chunk columns) only once chosen."""
+
 FULL_SQL = f"""
 WITH q AS (SELECT {{tsquery}} AS query),
 matched AS (
@@ -125,12 +134,7 @@ scored AS (
         JOIN bm25_collection_stats s USING (collection)
     GROUP BY m.id
 )
-SELECT {{columns}}, best.score FROM (
-    SELECT id, score FROM scored ORDER BY score DESC, id LIMIT %s
-) best JOIN chunks c ON c.id = best.id
-    JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version
-ORDER BY best.score DESC, c.id
-"""
+{_BEST_CHUNKS}"""
 """Okapi BM25 over every matching current chunk of the collections searched (the
 full scan), each scored with its own collection's statistics: a term's frequency is
 read from the chunk's tsvector (its positions, label ones weighted), its document
@@ -173,12 +177,7 @@ scored AS (
         JOIN bm25_collection_stats s ON s.collection = p.collection
     GROUP BY p.chunk_id
 )
-SELECT {{columns}}, best.score FROM (
-    SELECT id, score FROM scored ORDER BY score DESC, id LIMIT %s
-) best JOIN chunks c ON c.id = best.id
-    JOIN documents d ON d.doc_id = c.doc_id AND d.version = c.doc_version
-ORDER BY best.score DESC, c.id
-"""
+{_BEST_CHUNKS}"""
 """BM25 over the top postings of each question lexeme (`{columns}`: the chunk
 columns); parameters: the text search configuration, the question's terms as one
 text, the collections (None: all) twice, the postings per term, the limit.
