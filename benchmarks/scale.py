@@ -562,18 +562,11 @@ def postgres_url(option: str, keep: Path | None = None) -> Iterator[str | None]:
     """The PostgreSQL URL of `--postgres`: the URL given, a pgserver's for `auto`
     (None when pgserver is not installed), None for `none`. The pgserver's data
     lives in `keep`/postgres when given (and stays), else in a throwaway folder."""
-    if keep is not None and option == "auto":
-        server = pgserver_for(keep / "postgres")
-        try:
-            yield server.get_uri()
-        finally:
-            server.cleanup()
-        return
     if option != "auto":
         yield None if option == "none" else option
         return
-    with tempfile.TemporaryDirectory() as folder:
-        server = pgserver_for(Path(folder))
+    with tempfile.TemporaryDirectory() as scratch:
+        server = pgserver_for(keep / "postgres" if keep is not None else Path(scratch))
         try:
             yield server.get_uri() if server is not None else None
         finally:
