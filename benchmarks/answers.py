@@ -22,7 +22,9 @@ Sets (`--sets`, default all):
 - `labels`: `evalsets/labels.jsonl` over the same three PDFs;
 - `articles`: factoid questions written by hand (`evalsets/articles.jsonl`) over 16
   CDC Preventing Chronic Disease 2024 research articles (HTML), with unanswerable
-  look-alikes and off-topic questions; its corpus has no calibration file.
+  look-alikes and off-topic questions; its corpus is calibrated with
+  `evalsets/articles-calibration.jsonl` (other questions than the set's, written by
+  hand without seeing quoteproof's scores).
 
 With `--llm local`, every set is also answered in quote mode by the bundled SmolLM2
 (the model chooses among the numbered quotable units; when nothing it chose checks,
@@ -32,9 +34,10 @@ the same questions, index and retrieval.
 Each corpus is ingested once into a temporary index (with vectors unless `--no-embed`).
 Every set is asked twice: with the automatic refusal threshold (no calibration file),
 then after `quoteproof calibrate` with the corpus' calibration file
-(`examples/calibration.jsonl`, `evalsets/labels-calibration.jsonl`). A corpus without
-a calibration file (`articles`) is asked once, and the report notes that its calibrated
-pass was skipped.
+(`examples/calibration.jsonl`, `evalsets/labels-calibration.jsonl`,
+`evalsets/articles-calibration.jsonl`). A corpus without a calibration file (none at
+present) would be asked once, and the report would note that its calibrated pass was
+skipped.
 
     python benchmarks/answers.py [--sets nurse,labels,articles] [--no-embed] [--per-question]
                                  [--llm local] [--json FILE]
@@ -108,7 +111,7 @@ ARTICLE_FILES = (
 ARTICLES = Corpus(
     "articles",
     tuple(DATA / "cdc-pcd-2024-html" / "html" / f"{name}.htm" for name in ARTICLE_FILES),
-    None,
+    REPO / "evalsets" / "articles-calibration.jsonl",
 )
 
 

@@ -289,6 +289,22 @@ def test_articles_gold_answers_are_verbatim(tmp_path: Path) -> None:
         assert item["gold_answer"] in texts[item["gold_refs"][0]], item["id"]
 
 
+def test_articles_calibration_is_apart_from_the_set() -> None:
+    """The articles corpus' calibration file (`quoteproof calibrate` lines only): 16
+    answerable and 8 unanswerable questions, none of them a question of `articles`."""
+    items = read("articles-calibration")
+    for item in items:
+        assert set(item) == {"question", "answerable"}, item
+        assert isinstance(item["question"], str) and item["question"].strip()
+        assert isinstance(item["answerable"], bool)
+    answerable = [item for item in items if item["answerable"]]
+    assert len(answerable) == 16 and len(items) - len(answerable) == 8
+    questions = [item["question"].strip().casefold() for item in items]
+    assert len(set(questions)) == len(questions)
+    asked = {item["question"].strip().casefold() for item in read("articles")}
+    assert not asked & set(questions)
+
+
 def test_demo_answers_are_verbatim_in_the_demo_corpus(tmp_path: Path) -> None:
     """The demo's questions, answered by hand: one item per sample question, each gold
     answer in the canonical text of the file it names."""
