@@ -24,7 +24,11 @@ Sets (`--sets`, default all):
   CDC Preventing Chronic Disease 2024 research articles (HTML), with unanswerable
   look-alikes and off-topic questions; its corpus is calibrated with
   `evalsets/articles-calibration.jsonl` (other questions than the set's, written by
-  hand without seeing quoteproof's scores).
+  hand without seeing quoteproof's scores);
+- `articles-held`: a held-out set of the same kind (`evalsets/articles-held.jsonl`),
+  written in November 2026 by a writer who had not seen quoteproof's answers and kept
+  fixed, over 16 other CDC Preventing Chronic Disease 2024 articles; no calibration
+  file.
 
 With `--llm local`, every set is also answered in quote mode by the bundled SmolLM2
 (the model chooses among the numbered quotable units; when nothing it chose checks,
@@ -35,8 +39,8 @@ Each corpus is ingested once into a temporary index (with vectors unless `--no-e
 Every set is asked twice: with the automatic refusal threshold (no calibration file),
 then after `quoteproof calibrate` with the corpus' calibration file
 (`examples/calibration.jsonl`, `evalsets/labels-calibration.jsonl`,
-`evalsets/articles-calibration.jsonl`). A corpus without a calibration file (none at
-present) would be asked once, and the report would note that its calibrated pass was
+`evalsets/articles-calibration.jsonl`). A corpus without a calibration file
+(`articles-held`) is asked once, and the report notes that its calibrated pass was
 skipped.
 
     python benchmarks/answers.py [--sets nurse,labels,articles] [--no-embed] [--per-question]
@@ -113,6 +117,17 @@ ARTICLES = Corpus(
     tuple(DATA / "cdc-pcd-2024-html" / "html" / f"{name}.htm" for name in ARTICLE_FILES),
     REPO / "evalsets" / "articles-calibration.jsonl",
 )
+ARTICLES_HELD = (
+    "23_0189", "23_0234", "23_0266", "23_0284", "23_0305", "23_0339", "23_0409", "23_0444",
+    "24_0027", "24_0052", "24_0068", "24_0109", "24_0136", "24_0171", "24_0221", "24_0362",
+)  # fmt: skip
+"""The CDC PCD 2024 articles of the held-out `articles-held` set (none of them in
+`examples/corpus` or in ARTICLE_FILES)."""
+ARTICLES_HELD_CORPUS = Corpus(
+    "articles-held",
+    tuple(DATA / "cdc-pcd-2024-html" / "html" / f"{name}.htm" for name in ARTICLES_HELD),
+    None,
+)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -127,6 +142,7 @@ SETS: dict[str, tuple[Corpus, str]] = {
     "nurse": (LABELS, "nurse.jsonl"),
     "labels": (LABELS, "labels.jsonl"),
     "articles": (ARTICLES, "articles.jsonl"),
+    "articles-held": (ARTICLES_HELD_CORPUS, "articles-held.jsonl"),
 }
 """Each set's corpus and its file under evalsets/."""
 

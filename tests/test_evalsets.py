@@ -23,7 +23,16 @@ REPO = Path(__file__).resolve().parent.parent
 EVALSETS = REPO / "evalsets"
 DATA = REPO.parent / "shared" / "data"
 DEMO_CORPUS = REPO / "examples" / "corpus"
-QUESTION_SETS = ("demo", "labels", "scifact", "pubmedqa", "nurse", "demo-answers", "articles")
+QUESTION_SETS = (
+    "demo",
+    "labels",
+    "scifact",
+    "pubmedqa",
+    "nurse",
+    "demo-answers",
+    "articles",
+    "articles-held",
+)
 QUESTION_FIELDS = {
     "id",
     "question",
@@ -303,6 +312,29 @@ def test_articles_calibration_is_apart_from_the_set() -> None:
     assert len(set(questions)) == len(questions)
     asked = {item["question"].strip().casefold() for item in read("articles")}
     assert not asked & set(questions)
+
+
+@needs_data
+def test_articles_held_gold_answers_are_verbatim(tmp_path: Path) -> None:
+    """The held-out articles set: 3 typed answerable questions on each of 16 other CDC
+    articles (none of `articles.jsonl`'s, none in `examples/corpus`), each gold answer in
+    the canonical text of its article, every type at least 4 times; 16 unanswerable."""
+    items = read("articles-held")
+    answerable = [item for item in items if item["answerable"]]
+    assert len(answerable) == 48 and len(items) - len(answerable) == 16
+    refs = Counter(ref for item in answerable for ref in item["gold_refs"])
+    assert len(refs) == 16 and set(refs.values()) == {3}
+    used = {ref for item in read("articles") for ref in item.get("gold_refs", [])}
+    assert not set(refs) & used
+    assert not set(refs) & {path.name for path in (DEMO_CORPUS / "cdc-pcd").glob("*.htm")}
+    types = Counter(item["type"] for item in answerable)
+    assert set(types) == {"quantity", "when", "who", "cause", "what", "where"}
+    assert min(types.values()) >= 4
+    html = DATA / "cdc-pcd-2024-html" / "html"
+    ingested = _ingest(tmp_path, [html / ref for ref in sorted(refs)])
+    texts = {Path(path).name: text for path, (text, _) in ingested.items()}
+    for item in answerable:
+        assert item["gold_answer"] in texts[item["gold_refs"][0]], item["id"]
 
 
 def test_demo_answers_are_verbatim_in_the_demo_corpus(tmp_path: Path) -> None:
