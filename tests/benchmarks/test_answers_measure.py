@@ -45,7 +45,7 @@ def test_the_articles_corpus_holds_every_article_its_set_names() -> None:
     items = answers.load_set("articles").items
     refs = {ref for item in items for ref in item.get("gold_refs", [])}
     assert refs == {Path(path).name for path in answers.ARTICLES.paths}
-    assert answers.ARTICLES.calibration is None
+    assert answers.ARTICLES.calibration is not None and answers.ARTICLES.calibration.is_file()
 
 
 def test_the_held_articles_corpus_holds_every_article_its_set_names() -> None:
