@@ -33,7 +33,8 @@ LIBRARY = (
     "quoteproof.index",
     "quoteproof.store",
     "quoteproof.audit",
-    "quoteproof.service",
+    "quoteproof.service.view",
+    "quoteproof.service.admin",
     "quoteproof.codec",
     "quoteproof.ingest",
     "quoteproof.retrieval",
@@ -43,8 +44,8 @@ LIBRARY = (
     "quoteproof.render.terminal",
 )
 """What the commands use, not their registration: the CLI's import and its help
-(option defaults from `quoteproof.defaults`, mode choices from the registry) load none
-of it."""
+(option defaults from `quoteproof.defaults`, mode choices and the other registries from
+`service.options`, which loads no other module of the service) load none of it."""
 
 PROBE = """
 import json, sys

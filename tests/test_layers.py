@@ -160,14 +160,14 @@ def test_the_map_reader_takes_units_outside_brackets(text: str, units: list[str]
 
 
 FACES = (
-    *("cli.py", "cli_app.py", "cli_query.py", "cli_admin.py", "cli_serve.py"),
+    *sorted(path.name for path in PACKAGE.glob("cli*.py")),
     *("server/api.py", "server/api_bodies.py", "server/mcp.py", "server/mcp_stdio.py"),
     *("server/web.py", "server/web_page.py", "server/web_ask.py", "server/web_sources.py"),
     *("server/web_library.py", "server/web_history.py", "server/web_login.py"),
 )
-"""The faces: they translate input and output and reach the library only through
-the service (the option groups, `cli_options` and `cli_command_options`, read the
-registries of modes and backends to make options of them)."""
+"""The faces: every module of the CLI (`cli*.py`, its option groups included) and
+the server's faces; they translate input and output and reach the library only
+through the service."""
 FACE_MAY_IMPORT = {"service", "render", "codec", "errors", "model", "defaults"}
 """What a face imports besides the faces' own modules (`cli_*`, `server`)."""
 

@@ -11,8 +11,8 @@ option groups (`cli_groups`) that turn several options into one settings object.
 `RETRIEVAL`, `BACKEND`, `ANSWER` and `GRADER` are the groups' defaults, for the commands'
 signatures (`param: RetrievalOptions = RETRIEVAL`).
 
-This module loads none of the library: defaults come from `quoteproof.defaults`, and
-the settings objects are built by importing their modules when a command runs.
+This module loads none of the library: the registries and options objects come from
+`service.options` (which loads none either), defaults from `quoteproof.defaults`.
 """
 
 from __future__ import annotations
@@ -26,12 +26,18 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args, get_type_hi
 import typer
 
 from quoteproof.cli_groups import option_group
-from quoteproof.llm.registry import BackendSpec, backend_names, option_help
-from quoteproof.option_text import OptionText
-from quoteproof.retrieval_settings import RetrievalSettings
-from quoteproof.retrieval_settings import RetrieverName as RetrieverKind
-from quoteproof.strategies.options import AnswerOptions
-from quoteproof.strategies.registry import mode_help, modes, strategy
+from quoteproof.service.options import (
+    AnswerOptions,
+    BackendSpec,
+    OptionText,
+    RetrievalSettings,
+    backend_names,
+    mode_help,
+    modes,
+    option_help,
+    strategy,
+)
+from quoteproof.service.options import RetrieverName as RetrieverKind
 
 T = TypeVar("T")
 

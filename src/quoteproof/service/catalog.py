@@ -1,5 +1,6 @@
-"""What a face may offer: the answer modes (from `strategies.registry`) and the
-context forms (`model.ContextForm`), with their help."""
+"""What a face's menus offer: the answer modes a backend can run (from
+`strategies.registry`) and the context forms (`model.ContextForm`), with their help.
+The registries a face makes its options of are in `service.options`."""
 
 from __future__ import annotations
 
@@ -8,18 +9,7 @@ from typing import get_args
 
 from quoteproof.llm.base import Backend
 from quoteproof.model import AnswerMode, ContextForm
-from quoteproof.strategies.registry import STRATEGIES, mode_help, modes, modes_for
-
-__all__ = [
-    "CONTEXT_CHOICES",
-    "ContextChoice",
-    "ModeChoice",
-    "context_forms",
-    "context_help",
-    "mode_choices",
-    "mode_help",
-    "modes",
-]
+from quoteproof.strategies.registry import STRATEGIES, modes_for
 
 
 @dataclass(frozen=True)
