@@ -27,8 +27,9 @@ Sets (`--sets`, default all):
   hand without seeing quoteproof's scores);
 - `articles-held`: a held-out set of the same kind (`evalsets/articles-held.jsonl`),
   written in November 2026 by a writer who had not seen quoteproof's answers and kept
-  fixed, over 16 other CDC Preventing Chronic Disease 2024 articles; no calibration
-  file.
+  fixed, over 16 other CDC Preventing Chronic Disease 2024 articles; its corpus is
+  calibrated with `evalsets/articles-held-calibration.jsonl` (other questions than the
+  set's, written by hand by another writer without seeing quoteproof's scores).
 
 With `--llm local`, every set is also answered in quote mode by the bundled SmolLM2
 (the model chooses among the numbered quotable units; when nothing it chose checks,
@@ -39,9 +40,9 @@ Each corpus is ingested once into a temporary index (with vectors unless `--no-e
 Every set is asked twice: with the automatic refusal threshold (no calibration file),
 then after `quoteproof calibrate` with the corpus' calibration file
 (`examples/calibration.jsonl`, `evalsets/labels-calibration.jsonl`,
-`evalsets/articles-calibration.jsonl`). A corpus without a calibration file
-(`articles-held`) is asked once, and the report notes that its calibrated pass was
-skipped.
+`evalsets/articles-calibration.jsonl`, `evalsets/articles-held-calibration.jsonl`).
+A corpus without a calibration file (none at present) would be asked once, and the
+report would note that its calibrated pass was skipped.
 
     python benchmarks/answers.py [--sets nurse,labels,articles] [--no-embed] [--per-question]
                                  [--llm local] [--json FILE]
@@ -126,7 +127,7 @@ ARTICLES_HELD = (
 ARTICLES_HELD_CORPUS = Corpus(
     "articles-held",
     tuple(DATA / "cdc-pcd-2024-html" / "html" / f"{name}.htm" for name in ARTICLES_HELD),
-    None,
+    REPO / "evalsets" / "articles-held-calibration.jsonl",
 )
 
 

@@ -298,10 +298,14 @@ def test_articles_gold_answers_are_verbatim(tmp_path: Path) -> None:
         assert item["gold_answer"] in texts[item["gold_refs"][0]], item["id"]
 
 
-def test_articles_calibration_is_apart_from_the_set() -> None:
-    """The articles corpus' calibration file (`quoteproof calibrate` lines only): 16
-    answerable and 8 unanswerable questions, none of them a question of `articles`."""
-    items = read("articles-calibration")
+@pytest.mark.parametrize(
+    ("calibration", "qset"),
+    [("articles-calibration", "articles"), ("articles-held-calibration", "articles-held")],
+)
+def test_articles_calibration_is_apart_from_the_set(calibration: str, qset: str) -> None:
+    """An articles corpus' calibration file (`quoteproof calibrate` lines only): 16
+    answerable and 8 unanswerable questions, none of them a question of its set."""
+    items = read(calibration)
     for item in items:
         assert set(item) == {"question", "answerable"}, item
         assert isinstance(item["question"], str) and item["question"].strip()
@@ -310,7 +314,7 @@ def test_articles_calibration_is_apart_from_the_set() -> None:
     assert len(answerable) == 16 and len(items) - len(answerable) == 8
     questions = [item["question"].strip().casefold() for item in items]
     assert len(set(questions)) == len(questions)
-    asked = {item["question"].strip().casefold() for item in read("articles")}
+    asked = {item["question"].strip().casefold() for item in read(qset)}
     assert not asked & set(questions)
 
 
