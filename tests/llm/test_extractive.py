@@ -851,3 +851,15 @@ def test_a_heading_on_the_first_line_of_a_paragraph_is_left_out_of_its_units() -
     assert [wrapped[u.start : u.end] for u in quotable_units(wrapped)] == [wrapped]
     sentence = "Patients who fall at\nNight are checked every hour by the nurse."  # "at" ends it
     assert [sentence[u.start : u.end] for u in quotable_units(sentence)] == [sentence]
+
+
+def test_a_statement_that_quotes_a_question_or_names_a_video_is_quotable() -> None:
+    quoting = (
+        "Diabetes status was based on self-report, ascertained with the question, "
+        "\u201cHas a doctor ever told you that you had diabetes?\u201d"
+    )
+    naming = "Meetings with legislative offices moved to an online video forum in 2020."
+    asking = "Has a doctor ever told you that you had diabetes?"
+    about_the_page = "Watch the video to learn how exercise helped one woman."
+    text = "\n\n".join((quoting, naming, asking, about_the_page))
+    assert [text[u.start : u.end] for u in quotable_units(text)] == [quoting, naming]

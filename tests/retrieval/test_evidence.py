@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from quoteproof.model import Chunk, Hit, RetrievalInfo
 from quoteproof.retrieval.evidence import (
     BM25_COVERAGE,
+    CALIBRATION_MARGIN,
     FALSE_REFUSAL_COST,
     choose_threshold,
     term_coverage,
@@ -17,8 +18,10 @@ from quoteproof.retrieval.evidence import (
 
 
 def test_threshold_sits_in_the_middle_of_the_gap() -> None:
+    # the gap runs from the highest unanswerable score to the lowest answerable one
+    # less CALIBRATION_MARGIN
     calibration = choose_threshold("cosine:m", [0.6, 0.7, 0.8], [0.1, 0.2, 0.3])
-    assert calibration.threshold == pytest.approx(0.45)
+    assert calibration.threshold == pytest.approx((0.3 + 0.6 - CALIBRATION_MARGIN) / 2)
     assert (calibration.false_refusals, calibration.missed_refusals) == (0, 0)
     assert calibration.accuracy == 1.0
     assert (calibration.answerable, calibration.unanswerable) == (3, 3)
@@ -35,7 +38,7 @@ def test_a_false_refusal_costs_more_than_a_missed_one() -> None:
     # look-alikes at 0.55 and 0.6 outscore the answerable 0.5: the threshold stays
     # below 0.5 (two missed refusals) rather than refuse it (one false refusal).
     calibration = choose_threshold("k", [0.5, 0.7, 0.9], [0.1, 0.55, 0.6])
-    assert calibration.threshold == pytest.approx(0.3)
+    assert calibration.threshold == pytest.approx((0.1 + 0.5 - CALIBRATION_MARGIN) / 2)
     assert (calibration.false_refusals, calibration.missed_refusals) == (0, 2)
     # more than FALSE_REFUSAL_COST look-alikes above it outweigh one answerable question
     look_alikes = [0.51 + 0.01 * n for n in range(FALSE_REFUSAL_COST + 1)]
@@ -48,16 +51,33 @@ def test_calibration_needs_both_kinds() -> None:
         choose_threshold("k", [0.5], [])
 
 
+def test_the_threshold_keeps_a_margin_below_the_answerable_questions() -> None:
+    # a look-alike scores just under the lowest answerable question: refusing it
+    # would leave that question less than the margin above the threshold
+    calibration = choose_threshold("k", [0.612, 0.7, 0.75], [0.2, 0.3, 0.563])
+    assert calibration.threshold <= 0.612 - CALIBRATION_MARGIN
+    assert (calibration.false_refusals, calibration.missed_refusals) == (0, 1)
+    # with room for the margin, the look-alike is refused
+    calibration = choose_threshold("k", [0.7, 0.75], [0.2, 0.3, 0.563])
+    assert 0.563 < calibration.threshold <= 0.7 - CALIBRATION_MARGIN
+    assert (calibration.false_refusals, calibration.missed_refusals) == (0, 0)
+
+
 @given(
     st.lists(st.floats(-5, 5), min_size=1, max_size=20),
     st.lists(st.floats(-5, 5), min_size=1, max_size=20),
 )
 def test_no_threshold_costs_less(answerable: list[float], unanswerable: list[float]) -> None:
+    # the cost counts an answerable question passed by less than the margin as refused
+    def cost(threshold: float) -> int:
+        refused = sum(a - CALIBRATION_MARGIN < threshold for a in answerable)
+        return FALSE_REFUSAL_COST * refused + sum(u >= threshold for u in unanswerable)
+
     chosen = choose_threshold("k", answerable, unanswerable)
-    for t in [*sorted(set(answerable + unanswerable)), 6.0]:
-        cost = FALSE_REFUSAL_COST * sum(a < t for a in answerable)
-        cost += sum(u >= t for u in unanswerable)
-        assert FALSE_REFUSAL_COST * chosen.false_refusals + chosen.missed_refusals <= cost
+    kept_below = [a - CALIBRATION_MARGIN for a in answerable]
+    for t in [*sorted(set(kept_below + unanswerable)), 6.0]:
+        assert cost(chosen.threshold) <= cost(t)
+    assert chosen.false_refusals == sum(a < chosen.threshold for a in answerable)
 
 
 def test_term_coverage_counts_question_words_in_the_top_hit() -> None:

@@ -7,9 +7,10 @@ the paragraph whole, scored on that sentence. Left out: fragments under MIN_WORD
 (not counting cross-references such as "[see Warnings (5.1)]"), lines that read as
 headings (no closing punctuation, and short or title-cased), table-of-contents lines,
 table and figure captions, entries of reference lists (a line with a journal's
-"2022;19(10):656", a DOI or an access date), form check boxes ("Yes No Yes No"), sentences about the
-document rather than its subject ("This article focuses on...", "The animation below
-shows..."), and front matter (citation, author and disclaimer lines). A heading run into
+"2022;19(10):656", a DOI or an access date), form check boxes ("Yes No Yes No"),
+sentences about the document rather than its subject ("This article focuses on...",
+"The animation below shows..."), questions (not a statement that quotes one), and
+front matter (citation, author and disclaimer lines). A heading run into
 the start of a sentence in the source ("Antivirals and Other Treatments At the early
 stage...") and stray closing brackets before it are left out of the sentence; so, in a
 form laid out as text, are the answer-box lines of the item before ("Yes No", "Not
@@ -76,10 +77,16 @@ _NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*(?![\w])")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
 _CHECK_BOXES = re.compile(r"\b(?:Yes\s+No|blank\s+blank)\b.*\b(?:Yes\s+No|blank\s+blank)\b", re.S)
 _ABOUT_THE_DOCUMENT = re.compile(
-    r"\b(?:this|the following|the next) (?:article|section|chapter|page|document|fact sheet)\b|"
-    r"\b(?:animation|video)\b|\bclick\b|\bto learn more\b|\bsee the chapter\b",
+    r"\b(?:this|the following|the next) "
+    r"(?:article|section|chapter|page|document|fact sheet|video|animation)\b|"
+    r"\b(?:animation|video|image|picture|diagram)s? (?:below|above)\b|"
+    r"\b(?:watch|play|enlarge|reduce|replay|pause) (?:the|this) (?:video|animation)\b|"
+    r"\bclick\b|\bto learn more\b|\bsee the chapter\b",
     re.IGNORECASE,
 )
+"""A sentence about the page rather than its subject: "This article focuses on ...",
+"The animation below shows ...", "Watch the video to ...", "click"; not one that only
+names a video ("... pivoted to an online video forum")."""
 _NOTE_MARK = r"^[a-z] (?=[A-Z])"
 """A table note's letter before its first word ("a Data were from ...")."""
 _FOOTNOTE = re.compile(rf"^\s*(?:[a-z]\.|[*†‡§¶])\s|{_NOTE_MARK}")
@@ -171,6 +178,21 @@ def _lines(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _asks(sentence: str) -> bool:
+    """Whether `sentence` is a question: it ends with "?" (before closing quotes and
+    brackets), unless that "?" closes a question the sentence quotes after words of
+    its own ("... ascertained with the question, \u201cHas a doctor ever told you that
+    you had diabetes?\u201d")."""
+    text = sentence.rstrip()
+    body = text.rstrip("\"')]\u201d\u2019")
+    if not body.endswith("?"):
+        return False
+    if not {'"', "\u201d"} & set(text[len(body) :]):
+        return True
+    opened = max(body.rfind("\u201c"), body.rfind('"'))
+    return not body[: max(opened, 0)].strip()
+
+
 def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
     """False for a sentence not worth quoting alone: a fragment (under MIN_WORDS
     words besides its cross-references: "Hypersensitivity reactions [see Warnings and
@@ -183,7 +205,7 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
     answer: "Who Should Not Get the Vaccine?"). `line` is the line the sentence is in."""
     if _words(_CROSS_REFERENCE.sub(" ", sentence)) < MIN_WORDS:
         return False
-    if sentence.rstrip().rstrip("\"')]\u201d\u2019").endswith("?"):
+    if _asks(sentence):
         return False
     stripped = line.strip()
     open_ended = not stripped.endswith(_CLOSING)
