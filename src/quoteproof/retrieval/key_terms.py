@@ -15,8 +15,7 @@ written capitalised inside the question, not opening it or one of its sentences:
 place and program names ("Oregon", "Puerto Rico", "North Carolina") are in the word
 list, but passages about Illinois do not answer a question about Indiana. A key term is
 *carried* by a passage that has a word beginning with the term less its last two
-letters or less one of its ENDINGS (at least four letters), so "diagnosed" carries
-"diagnose" and "New York" carries "New Yorkers"; a number is carried by
+letters (at least four), so "diagnosed" carries "diagnose"; a number is carried by
 the same number ("3.5", not "3" and "5"), a code of letters and digits by the same
 code ("Ward 9A" is not carried by "Ward 9B", nor named "9" in the refusal).
 """
@@ -115,15 +114,9 @@ def key_terms(question: str) -> list[str]:
 
 def carries(present: Iterable[str], term: str) -> bool:
     """Whether the lower-cased words `present` carry the lower-cased word `term`: one
-    of them begins with `term` less its last two letters, or less one of its ENDINGS
-    ("yorkers" is carried by "york", "bridging" by "bridge"), each at least
-    CARRIED_PREFIX letters."""
-    stems = {term[: max(CARRIED_PREFIX, len(term) - 2)]} | {
-        term[: -len(ending)]
-        for ending in ENDINGS
-        if term.endswith(ending) and len(term) - len(ending) >= CARRIED_PREFIX
-    }
-    return any(word.startswith(stem) for word in present for stem in stems)
+    of them begins with `term` less its last two letters (at least CARRIED_PREFIX)."""
+    stem = term[: max(CARRIED_PREFIX, len(term) - 2)]
+    return any(word.startswith(stem) for word in present)
 
 
 def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
