@@ -860,6 +860,12 @@ def test_a_statement_that_quotes_a_question_or_names_a_video_is_quotable() -> No
     )
     naming = "Meetings with legislative offices moved to an online video forum in 2020."
     asking = "Has a doctor ever told you that you had diabetes?"
-    about_the_page = "Watch the video to learn how exercise helped one woman."
-    text = "\n\n".join((quoting, naming, asking, about_the_page))
+    about_the_page = (
+        "Watch the video to learn how exercise helped one woman.",
+        "Watch this short video about inhaler technique.",
+        "In the video, a nurse shows how to hold the inhaler.",
+        "The above video shows proper handwashing at the sink.",
+    )
+    stray_quote = 'What did the "expert panel" decide about the new dosing schedule?"'
+    text = "\n\n".join((quoting, naming, asking, *about_the_page, stray_quote))
     assert [text[u.start : u.end] for u in quotable_units(text)] == [quoting, naming]

@@ -80,13 +80,16 @@ _ABOUT_THE_DOCUMENT = re.compile(
     r"\b(?:this|the following|the next) "
     r"(?:article|section|chapter|page|document|fact sheet|video|animation)\b|"
     r"\b(?:animation|video|image|picture|diagram)s? (?:below|above)\b|"
-    r"\b(?:watch|play|enlarge|reduce|replay|pause) (?:the|this) (?:video|animation)\b|"
+    r"\b(?:below|above) (?:animation|video|image|picture|diagram)s?\b|"
+    r"\b(?:watch|see|view|play|enlarge|reduce|replay|pause)\b(?:\s+[\w-]+){0,3}?\s+"
+    r"(?:videos?|animations?)\b|\bin (?:the|this) (?:video|animation)\b|"
     r"\bclick\b|\bto learn more\b|\bsee the chapter\b",
     re.IGNORECASE,
 )
 """A sentence about the page rather than its subject: "This article focuses on ...",
-"The animation below shows ...", "Watch the video to ...", "click"; not one that only
-names a video ("... pivoted to an online video forum")."""
+"The animation below shows ...", "Watch this short video", "In the video, a nurse
+...", "click"; not one that only names a video ("... pivoted to an online video
+forum")."""
 _NOTE_MARK = r"^[a-z] (?=[A-Z])"
 """A table note's letter before its first word ("a Data were from ...")."""
 _FOOTNOTE = re.compile(rf"^\s*(?:[a-z]\.|[*†‡§¶])\s|{_NOTE_MARK}")
@@ -189,8 +192,13 @@ def _asks(sentence: str) -> bool:
         return False
     if not {'"', "\u201d"} & set(text[len(body) :]):
         return True
-    opened = max(body.rfind("\u201c"), body.rfind('"'))
-    return not body[: max(opened, 0)].strip()
+    if body.rfind("\u201c") > body.rfind("\u201d"):
+        opened = body.rfind("\u201c")
+    elif body.count('"') % 2:  # an odd straight quote opens the quotation
+        opened = body.rfind('"')
+    else:  # the closing mark closes nothing the sentence opened
+        return True
+    return not body[:opened].strip()
 
 
 def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:

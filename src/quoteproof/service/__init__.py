@@ -161,3 +161,7 @@ if not TYPE_CHECKING:  # the type checker reads the imports above: a name not th
         value = getattr(importlib.import_module(_MODULE_OF[name]), name)
         globals()[name] = value
         return value
+
+    def __dir__() -> list[str]:
+        """The package's attributes, its names not yet imported included."""
+        return sorted(set(globals()) | set(__all__))
