@@ -30,6 +30,11 @@ Sets (`--sets`, default all):
   fixed, over 16 other CDC Preventing Chronic Disease 2024 articles; its corpus is
   calibrated with `evalsets/articles-held-calibration.jsonl` (other questions than the
   set's, written by hand by another writer without seeing quoteproof's scores).
+- `articles-held2`: a second held-out set of the same kind
+  (`evalsets/articles-held2.jsonl`), written on 2026-11-29 by a third writer blind to
+  how quoteproof answers and kept fixed, over 16 more CDC Preventing Chronic Disease 2024
+  articles; its corpus is calibrated with `evalsets/articles-held2-calibration.jsonl`
+  (other questions than the set's, by the same writer, equally blind).
 
 With `--llm local`, every set is also answered in quote mode by the bundled SmolLM2
 (the model chooses among the numbered quotable units; when nothing it chose checks,
@@ -40,7 +45,8 @@ Each corpus is ingested once into a temporary index (with vectors unless `--no-e
 Every set is asked twice: with the automatic refusal threshold (no calibration file),
 then after `quoteproof calibrate` with the corpus' calibration file
 (`examples/calibration.jsonl`, `evalsets/labels-calibration.jsonl`,
-`evalsets/articles-calibration.jsonl`, `evalsets/articles-held-calibration.jsonl`).
+`evalsets/articles-calibration.jsonl`, `evalsets/articles-held-calibration.jsonl`,
+`evalsets/articles-held2-calibration.jsonl`).
 A corpus without a calibration file (none at present) would be asked once, and the
 report would note that its calibrated pass was skipped.
 
@@ -129,6 +135,17 @@ ARTICLES_HELD_CORPUS = Corpus(
     tuple(DATA / "cdc-pcd-2024-html" / "html" / f"{name}.htm" for name in ARTICLES_HELD),
     REPO / "evalsets" / "articles-held-calibration.jsonl",
 )
+ARTICLES_HELD2 = (
+    "22_0341", "23_0181", "23_0211", "23_0221", "23_0257", "23_0283", "23_0297", "23_0329",
+    "23_0399", "23_0420", "24_0020", "24_0066", "24_0097", "24_0126", "24_0156", "24_0205",
+)  # fmt: skip
+"""The CDC PCD 2024 articles of the second held-out set, `articles-held2` (none of them in
+`examples/corpus`, ARTICLE_FILES or ARTICLES_HELD)."""
+ARTICLES_HELD2_CORPUS = Corpus(
+    "articles-held2",
+    tuple(DATA / "cdc-pcd-2024-html" / "html" / f"{name}.htm" for name in ARTICLES_HELD2),
+    REPO / "evalsets" / "articles-held2-calibration.jsonl",
+)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -144,6 +161,7 @@ SETS: dict[str, tuple[Corpus, str]] = {
     "labels": (LABELS, "labels.jsonl"),
     "articles": (ARTICLES, "articles.jsonl"),
     "articles-held": (ARTICLES_HELD_CORPUS, "articles-held.jsonl"),
+    "articles-held2": (ARTICLES_HELD2_CORPUS, "articles-held2.jsonl"),
 }
 """Each set's corpus and its file under evalsets/."""
 

@@ -32,6 +32,7 @@ QUESTION_SETS = (
     "demo-answers",
     "articles",
     "articles-held",
+    "articles-held2",
 )
 QUESTION_FIELDS = {
     "id",
@@ -300,7 +301,11 @@ def test_articles_gold_answers_are_verbatim(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("calibration", "qset"),
-    [("articles-calibration", "articles"), ("articles-held-calibration", "articles-held")],
+    [
+        ("articles-calibration", "articles"),
+        ("articles-held-calibration", "articles-held"),
+        ("articles-held2-calibration", "articles-held2"),
+    ],
 )
 def test_articles_calibration_is_apart_from_the_set(calibration: str, qset: str) -> None:
     """An articles corpus' calibration file (`quoteproof calibrate` lines only): 16
@@ -319,16 +324,26 @@ def test_articles_calibration_is_apart_from_the_set(calibration: str, qset: str)
 
 
 @needs_data
-def test_articles_held_gold_answers_are_verbatim(tmp_path: Path) -> None:
-    """The held-out articles set: 3 typed answerable questions on each of 16 other CDC
-    articles (none of `articles.jsonl`'s, none in `examples/corpus`), each gold answer in
-    the canonical text of its article, every type at least 4 times; 16 unanswerable."""
-    items = read("articles-held")
+@pytest.mark.parametrize(
+    ("qset", "before"),
+    [("articles-held", ("articles",)), ("articles-held2", ("articles", "articles-held"))],
+)
+def test_articles_held_gold_answers_are_verbatim(
+    tmp_path: Path, qset: str, before: tuple[str, ...]
+) -> None:
+    """A held-out articles set: 3 typed answerable questions on each of 16 other CDC
+    articles (none of the earlier articles sets' `before`, none in `examples/corpus`), each
+    gold answer in the canonical text of its article, every type at least 4 times; 16
+    unanswerable ones, with no gold fields."""
+    items = read(qset)
     answerable = [item for item in items if item["answerable"]]
     assert len(answerable) == 48 and len(items) - len(answerable) == 16
+    for item in items:
+        if not item["answerable"]:
+            assert not {"gold_refs", "gold_quotes", "gold_answer"} & set(item), item["id"]
     refs = Counter(ref for item in answerable for ref in item["gold_refs"])
     assert len(refs) == 16 and set(refs.values()) == {3}
-    used = {ref for item in read("articles") for ref in item.get("gold_refs", [])}
+    used = {ref for name in before for item in read(name) for ref in item.get("gold_refs", [])}
     assert not set(refs) & used
     assert not set(refs) & {path.name for path in (DEMO_CORPUS / "cdc-pcd").glob("*.htm")}
     types = Counter(item["type"] for item in answerable)

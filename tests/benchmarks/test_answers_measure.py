@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from helpers.bench_scripts import load_script
 
 answers = load_script("answers")
@@ -48,9 +50,19 @@ def test_the_articles_corpus_holds_every_article_its_set_names() -> None:
     assert answers.ARTICLES.calibration is not None and answers.ARTICLES.calibration.is_file()
 
 
-def test_the_held_articles_corpus_holds_every_article_its_set_names() -> None:
-    items = answers.load_set("articles-held").items
+@pytest.mark.parametrize("name", ["articles-held", "articles-held2"])
+def test_the_held_articles_corpus_holds_every_article_its_set_names(name: str) -> None:
+    corpus, _ = answers.SETS[name]
+    assert corpus.name == name
+    items = answers.load_set(name).items
     refs = {ref for item in items for ref in item.get("gold_refs", [])}
-    assert refs == {Path(path).name for path in answers.ARTICLES_HELD_CORPUS.paths}
-    calibration = answers.ARTICLES_HELD_CORPUS.calibration
-    assert calibration is not None and calibration.is_file()
+    assert refs == {Path(path).name for path in corpus.paths}
+    assert corpus.calibration is not None and corpus.calibration.is_file()
+    assert corpus.calibration.name == f"{name}-calibration.jsonl"
+
+
+def test_the_two_held_articles_corpora_share_no_article() -> None:
+    first = {Path(path).name for path in answers.ARTICLES_HELD_CORPUS.paths}
+    second = {Path(path).name for path in answers.ARTICLES_HELD2_CORPUS.paths}
+    assert len(second) == 16 and not first & second
+    assert not second & {Path(path).name for path in answers.ARTICLES.paths}
