@@ -160,6 +160,24 @@ def test_edited_prose_and_question_are_named_against_the_audit_entry(
     assert lines[-1] == "2 of 2 quotes verified; the answer is sealed and changed since it was made"
 
 
+def test_a_change_deep_in_a_long_text_shows_in_both_excerpts(
+    recorded: Recorded, tmp_path: Path
+) -> None:
+    """Both excerpts of a long text used to stop at the same 120 characters, before a
+    change further on, and read the same."""
+    answer = copy.deepcopy(recorded.answer)
+    original = answer["calls"][0]["messages"][1]["content"]
+    assert len(original) > 400
+    at = len(original) - 100
+    answer["calls"][0]["messages"][1]["content"] = original[:at] + "CHANGED" + original[at:]
+    result = verify(saved(tmp_path, answer), recorded.index)
+    assert result.returncode == 1, result.stdout
+    (line,) = [x for x in result.stdout.splitlines() if "calls[0].messages[1].content" in x]
+    said, recorded_text = line.split(", audit entry ")
+    assert "CHANGED" in said and "CHANGED" not in recorded_text
+    assert said.split("says ")[1][0] == recorded_text.split("recorded ")[1][0] == "…"
+
+
 def test_a_seal_remade_without_the_key_does_not_verify(recorded: Recorded, tmp_path: Path) -> None:
     answer = copy.deepcopy(recorded.answer)
     answer["question"] = "Is remdesivir safe?"

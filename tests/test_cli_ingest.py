@@ -147,3 +147,11 @@ def test_an_ingest_whose_every_file_fails_names_them_and_gives_no_retrieval_advi
     assert f"{folder / 'empty.txt'}: empty file (0 bytes)" in text
     assert f"{folder / 'invalid.txt'}: not valid UTF-8 (byte offset 6: 0xFF, line 1)" in text
     assert "BM25 alone" not in text and "dense extra" not in text
+    # asking the empty index said it had no vectors and advised calibrating
+    printed: dict[str, str] = {}
+    for command in ("ask", "search"):
+        run = quoteproof(command, "What is the dose?", "--index", str(tmp_path / "idx"))
+        printed[command] = " ".join((run.stdout + run.stderr).replace("!", "").split())
+        assert "BM25 alone" not in printed[command], printed[command]
+        assert "calibrat" not in printed[command], printed[command]
+    assert "The index holds no documents" in printed["ask"]

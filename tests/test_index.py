@@ -105,6 +105,29 @@ def test_no_retrieval_refuses_without_calling_the_model(
     assert openai_server.requests == []
 
 
+def test_an_empty_index_refuses_saying_it_holds_no_documents(
+    tmp_path: Path, index_dir: Path
+) -> None:
+    """A question to an index with no documents (in the collections asked) is refused
+    with a notice that the index is empty, not advice to calibrate or rephrase; an
+    index with documents that retrieves nothing does not say so."""
+    with Index.open(tmp_path / "empty", create=True) as index:
+        answer = index.ask("What is the dose?")
+    assert answer.status == "refused"
+    empty = [n for n in answer.notices if "holds no documents" in n]
+    assert empty == [
+        "The index holds no documents: there is nothing to answer from "
+        "(`quoteproof ingest PATH` adds documents)."
+    ]
+    assert not any("threshold" in n for n in answer.notices)
+    with Index.open(index_dir) as index:
+        scoped = index.ask("What is the dose?", collections=["nowhere"])
+        unmatched = index.ask("xylophone quantum zebra")
+    assert any("holds no documents in nowhere" in n for n in scoped.notices)
+    assert unmatched.status == "refused"
+    assert not any("holds no documents" in n for n in unmatched.notices)
+
+
 def test_model_quotes_resolve_to_source_words(index_dir: Path, openai_server: Any) -> None:
     with Index.open(index_dir) as index:
         ref = chunk_ref_containing(index, "Antiviral medicines")

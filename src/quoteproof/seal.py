@@ -204,7 +204,7 @@ def _differences(saved: Any, original: Any, path: str, where: str) -> Iterator[s
     elif isinstance(saved, list) and isinstance(original, list):
         yield from _list_differences(saved, original, path, where)
     elif saved != original or type(saved) is not type(original):
-        said, recorded = _shown(saved), _shown(original)
+        said, recorded = _shown_apart(saved, original)
         yield f"{path} differs: the answer says {said}, {where} recorded {recorded}"
 
 
@@ -229,7 +229,22 @@ def _list_differences(
         yield f"{path}[{head + offset}] was removed: {where} recorded {_shown(item)}"
 
 
-def _shown(value: Any) -> str:
-    """`value` as JSON, cut to `_SHOWN_CHARS` characters."""
+def _shown(value: Any, start: int = 0) -> str:
+    """`value` as JSON, from character `start` on (an ellipsis for what goes before),
+    cut to `_SHOWN_CHARS` characters."""
     text = json.dumps(value, ensure_ascii=False)
+    head = "…" if start > 0 else ""
+    text = head + text[start:]
     return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+
+
+def _shown_apart(saved: Any, original: Any) -> tuple[str, str]:
+    """`saved` and `original` as `_shown` gives them, both from a little before the
+    first character where their JSON differs, so that a change deep in a long text
+    shows in both excerpts."""
+    a, b = json.dumps(saved, ensure_ascii=False), json.dumps(original, ensure_ascii=False)
+    first = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    start = first - _SHOWN_CHARS // 3 if first >= _SHOWN_CHARS // 2 else 0
+    return _shown(saved, start), _shown(original, start)

@@ -64,10 +64,11 @@ class Retriever:
             _notice(f"retrieval is BM25 alone: dense retrieval needs {DENSE_EXTRA_HINT}")
             return "bm25", None
         if wanted is None and space is None:
-            _notice(
-                f"retrieval is BM25 alone: index {self.store.location} has no vectors "
-                "(ingest again with the dense extra installed to add them)"
-            )
+            if self.store.count_documents():
+                _notice(
+                    f"retrieval is BM25 alone: index {self.store.location} has no vectors "
+                    "(ingest again with the dense extra installed to add them)"
+                )
             return "bm25", None
         if not dense_available():
             raise RetrievalError(

@@ -32,6 +32,7 @@ from quoteproof.strategies.session import (
     NO_RELEVANT_SOURCES,
     NOT_IN_SOURCES,
     AnswerSession,
+    empty_index_notice,
     refusal_notices,
 )
 from quoteproof.streaming import EventSink
@@ -93,7 +94,10 @@ def compose(
         )
         session.context = context
         session.facts = context_facts(store, found)
-        session.notices.extend(refusal_notices(info))
+        if not retrieval.hits and not store.count_documents(collections):
+            session.notices.append(empty_index_notice(collections))
+        else:
+            session.notices.extend(refusal_notices(info))
         if notice is not None:
             session.notices.append(notice)
         if info.missing_terms and retrieval.hits:  # the more telling reason comes first

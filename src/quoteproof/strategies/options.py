@@ -58,7 +58,12 @@ class AnswerOptions:
     max_steps: int = _option(DEFAULT_MAX_STEPS, "--max-steps", "agent mode: most model calls.", 1)
     top_k: int = _option(DEFAULT_ASK_TOP_K, "--top-k", "Sources given to the model.", 1)
     threshold: float = _option(
-        DEFAULT_THRESHOLD, "--threshold", "Fuzzy quote match score 0-100.", 0.0, 100.0
+        DEFAULT_THRESHOLD,
+        "--threshold",
+        "Fuzzy match score 0-100 a paraphrased quote needs to resolve to source text "
+        "(not the refusal threshold: quoteproof calibrate sets that).",
+        0.0,
+        100.0,
     )
     context: ContextForm = _option(  # noqa: RUF009
         "paragraphs",

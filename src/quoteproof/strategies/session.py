@@ -3,7 +3,7 @@ made so far (kept for audit), streaming, and building the final `Answer`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from quoteproof.llm.base import (
@@ -115,6 +115,19 @@ def _first_chars(sink: TextSink, limit: int) -> TextSink:
         fed += len(piece)
 
     return feed
+
+
+_EMPTY_INDEX = (
+    "The index holds no documents{scope}: there is nothing to answer from "
+    "(`quoteproof ingest PATH` adds documents)."
+)
+
+
+def empty_index_notice(collections: Collection[str] | None) -> str:
+    """What a refusal says when nothing in `collections` (None: the whole index) is
+    indexed: the index is empty, not the question unanswered."""
+    scope = f" in {', '.join(sorted(collections))}" if collections else ""
+    return _EMPTY_INDEX.format(scope=scope)
 
 
 def refusal_notices(info: RetrievalInfo) -> list[str]:
