@@ -66,6 +66,9 @@ def test_cli_ask_records_every_answer_and_the_chain_verifies(index_dir: Path) ->
     check = run("audit", "verify", "--index", str(index_dir))
     assert check.returncode == 0, check.stdout + check.stderr
     assert "2 entries, chain intact" in check.stdout
+    said = " ".join(check.stdout.split())  # the note names what to run for a witness
+    assert "not checked against a witness file" in said
+    assert "`audit head --export FILE`" in said and "`audit verify --witness FILE`" in said
     lines = run("audit", "export", "--index", str(index_dir)).stdout.splitlines()
     records = [json.loads(line) for line in lines]
     assert [r["answer"]["question"] for r in records] == QUESTIONS

@@ -340,8 +340,10 @@ class _Verifier:
             )
         elif self.first_signed is not None:
             self.notes.append(
-                "no witness: a log deleted whole, or cut back to a signed head seen "
-                "earlier, would not show"
+                "not checked against a witness file (heads saved with `audit head "
+                "--export FILE` where the index's writers cannot change them, then "
+                "`audit verify --witness FILE`): without one, a log deleted whole, or "
+                "cut back to an earlier signed state, would not show"
             )
         return LogCheck(self.count, self.previous, tuple(self.problems), tuple(self.notes))
 

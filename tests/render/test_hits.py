@@ -67,3 +67,18 @@ def test_fused_scores_are_told_apart_and_say_their_retrievers() -> None:
         "rank": 2,
         "score": 0.81,
     }
+
+
+def test_a_snippet_shows_the_stretch_that_holds_the_query_s_words() -> None:
+    """Snippets were the start of the passage, not the part that matched: a long
+    passage whose first lines do not name the query showed only those."""
+    filler = "Intro words about nothing in particular. " * 8
+    text = f"{filler}The vaccine refrigerator is kept at 2 to 8 degrees. " + "Filler. " * 20
+    shown = snippet(text, limit=100, query="How cold is the vaccine refrigerator?")
+    assert "vaccine refrigerator is kept at 2 to 8 degrees" in shown
+    assert shown.startswith("…") and shown.endswith("…") and len(shown) <= 100
+    assert shown[1] != " " and " ".join(text.split()).find(shown[1:-1]) > 0  # starts at a word
+    assert snippet(text, limit=100, query="zebra") == snippet(text, limit=100)
+    assert not snippet(text, limit=100).startswith("…")
+    opening = "The vaccine refrigerator log. " + filler + "vaccine " * 3
+    assert snippet(opening, limit=100, query="vaccine refrigerator").startswith("The vaccine")

@@ -6,6 +6,7 @@ from rich.console import Console
 
 from quoteproof.ingest.pipeline import IngestResult
 from quoteproof.render.ingest import skipped_table, summary_table
+from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.store.base import IndexStats
 
 LONG = "/scans/a-very-long-image-file-name-from-the-scanner-2024-11-29-final-version.png"
@@ -34,3 +35,17 @@ def test_the_summary_counts_failures_above_and_the_time_when_no_page_was_read() 
     assert "1 added · 0 updated · 0 unchanged · 1 failed (above) · 0 skipped" in text
     assert "pages" not in text and "0.6 s" in text
     assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_more_vectors_than_new_chunks_are_explained_within_80_columns() -> None:
+    """An ingest of 448 chunks reported 920 vectors with no word on why (a chunk longer
+    than the model reads has one per window); as many as the chunks need no word."""
+    results = [IngestResult(f"{n}.htm", "added", chunks=28) for n in range(16)]
+    stats = IndexStats(16, 448, 448)
+    windows = EmbedReport(920, 30.5, "sentence-transformers/all-MiniLM-L6-v2")
+    text = shown(summary_table(results, 1.6, "idx", stats, windows))
+    (vectors,) = [line for line in text.splitlines() if "vectors" in line and "computed" in line]
+    assert "920 computed in 30.5 s (30/s): long chunks have several" in vectors
+    assert all(len(line) <= 80 for line in text.splitlines())
+    one_each = EmbedReport(448, 15.0, "sentence-transformers/all-MiniLM-L6-v2")
+    assert "several" not in shown(summary_table(results, 1.6, "idx", stats, one_each))

@@ -9,6 +9,7 @@ hit. A fused hit also says how each retriever ranked it (`via_text`).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.table import Table
@@ -18,8 +19,12 @@ from typing_extensions import TypedDict
 from quoteproof.model import EntityMatch, FactOrigin, Hit, Via
 from quoteproof.render.visible import visible_line
 from quoteproof.retrieval.triplets import TripletHit
+from quoteproof.terms import query_terms, stem
 
 SNIPPET_CHARS = 160
+SNIPPET_LEAD = 30
+"""Characters a query-biased snippet shows before its first matching word."""
+_WORD = re.compile(r"\w+")
 
 
 def hit_to_dict(hit: Hit, *, with_text: bool = False) -> dict[str, Any]:
@@ -64,18 +69,43 @@ def via_text(hit: Hit, separator: str = " · ") -> str:
     return separator.join(f"{via.retriever} #{via.rank}" for via in hit.via)
 
 
-def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    """Return `text` on one line, cut to `limit` characters with an ellipsis."""
+def snippet(text: str, limit: int = SNIPPET_CHARS, query: str = "") -> str:
+    """Return `text` on one line, cut to `limit` characters with an ellipsis: from its
+    start, or, when `query` is given and the start holds fewer of its content words
+    than a later stretch does, from a word a little before the first stretch of
+    `limit` characters that holds the most (an ellipsis before it too)."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    if len(flat) <= limit:
+        return flat
+    start = _telling_start(flat, limit, {stem(t) for t in query_terms(query)}) if query else 0
+    head = "…" if start else ""
+    body = flat[start:]
+    room = limit - len(head)
+    return head + (body if len(body) <= room else body[: room - 1].rstrip() + "…")
+
+
+def _telling_start(flat: str, limit: int, wanted: set[str]) -> int:
+    """Where the snippet of `flat` starts (`snippet`): 0, or the start of a word
+    SNIPPET_LEAD characters before the first matching word of the best stretch."""
+    found = [(m.start(), stem(m.group(0).lower())) for m in _WORD.finditer(flat)]
+    found = [(at, s) for at, s in found if s in wanted]
+
+    def held(at: int) -> int:
+        return len({s for where, s in found if at <= where < at + limit - 2})
+
+    best = max((at for at, _ in found), key=lambda at: held(max(0, at - SNIPPET_LEAD)), default=0)
+    if held(max(0, best - SNIPPET_LEAD)) <= held(0):
+        return 0
+    before = flat.rfind(" ", 0, max(0, best - SNIPPET_LEAD))
+    return before + 1 if before > 0 else 0
 
 
 def hits_table(query: str, hits: list[Hit]) -> Table:
     """Return a rich table of hits: rank, score (`score_text` and `score_source`;
     under it, how each retriever ranked the hit: `via_text`, one line each, so that
-    the column stays narrow), ref, the full label
-    and a snippet. Query and cell text are shown with `visible_line` (control characters
-    visible) and never parsed as markup."""
+    the column stays narrow), ref, the full label and a snippet of the stretch
+    that holds most of the query's words (`snippet`). Query and cell text are shown
+    with `visible_line` (control characters visible) and never parsed as markup."""
     title = Text(f"Search: {visible_line(query)}")
     table = Table(title=title, title_justify="left", show_lines=True)
     table.add_column("#", justify="right")
@@ -89,7 +119,10 @@ def hits_table(query: str, hits: list[Hit]) -> Table:
             str(hit.rank),
             Text(score + (f"\n{via}" if via else "")),
             Text(visible_line(hit.chunk.ref)),
-            Text(f"{visible_line(hit.chunk.label)}\n{visible_line(snippet(hit.chunk.text))}"),
+            Text(
+                f"{visible_line(hit.chunk.label)}\n"
+                f"{visible_line(snippet(hit.chunk.text, query=query))}"
+            ),
         )
     return table
 
