@@ -22,6 +22,9 @@ from quoteproof.llm.population import about_another_population, missing_populati
         ("in older adults", {"older adults", "adults"}),
         ("Use during pregnancy and lactation", {"pregnancy", "breastfeeding"}),
         ("Is it safe while breastfeeding?", {"breastfeeding"}),
+        ("Full-time staff are entitled to 28 days of annual leave", {"full-time"}),
+        ("Staff who work part time receive leave pro rata", {"part-time"}),
+        ("all staff, full-time or part-time", {"full-time", "part-time"}),
         ("Patients with renal impairment", set()),
         ("the childish handwriting of the kidney report", set()),  # whole words only
     ],
@@ -36,6 +39,12 @@ def test_another_population_only_when_both_name_one_and_they_differ() -> None:
     assert not about_another_population(children, "In adults and children the dose is 4 mg/kg.")
     assert not about_another_population(children, "The dose is 400 mg.")  # names none
     assert not about_another_population(frozenset(), "The dose in adults is 400 mg.")
+    # patients and working patterns are compared each with their own kind
+    assert not about_another_population(children, "A full-time nurse gives the dose.")
+    part_time = populations("How much leave do part-time staff get?")
+    assert about_another_population(part_time, "Full-time staff get 28 days.")
+    assert not about_another_population(part_time, "Adults get 28 days.")
+    assert missing_populations("What is the dose for children?", ["Full-time staff."]) == ()
 
 
 def test_missing_populations_in_the_question_s_own_words() -> None:
@@ -67,3 +76,24 @@ def test_an_index_that_speaks_only_of_adults_refuses_a_question_about_children(
         assert "No retrieved source mentions 'children'." in children.notices
         adults = index.ask("What is the dose of valorimab for adults?")
         assert adults.status == "answered" and "400 mg" in adults.quotes[0].text
+
+
+def test_a_policy_on_full_time_leave_does_not_answer_for_part_time_staff(
+    tmp_path: Path,
+) -> None:
+    """"How much annual leave do part-time staff get?" was answered with the full-time
+    staff's sentence, with no notice."""
+    handbook = tmp_path / "handbook.md"
+    handbook.write_text(
+        "# Staff handbook\n\n## Annual leave\n\n"
+        "Full-time staff are entitled to 28 days of annual leave, including bank holidays. "
+        "Leave must be booked at least two weeks ahead through the rota system.\n"
+    )
+    with Index.open(tmp_path / "index", create=True) as index, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # BM25 alone: no threshold
+        index.ingest([handbook], embed=False)
+        part_time = index.ask("How much annual leave do part-time staff get?")
+        assert (part_time.status, part_time.refusal_reason) == ("refused", "not_in_sources")
+        assert "No retrieved source mentions 'part-time'." in part_time.notices
+        full_time = index.ask("How much annual leave do full-time staff get?")
+        assert full_time.status == "answered" and "28 days" in full_time.quotes[0].text

@@ -1,6 +1,6 @@
 """Who a passage is about: the patient populations a text names (children, adults,
-older adults, pregnancy, breastfeeding), so that a question about one is not answered by a passage
-about another.
+older adults, pregnancy, breastfeeding) and the working patterns of staff (full-time,
+part-time), so that a question about one is not answered by a passage about another.
 
 A drug label gives an adult dose and a pediatric dose in sentences that share every
 other word; "What is the dose for children?" answered with "The recommended dosage
@@ -32,8 +32,17 @@ _POPULATIONS = {
     "breastfeeding": re.compile(
         r"\b(?:lactati(?:ng|on)|breast-?(?:feeding|fed|milk)|nursing mothers)\b", re.IGNORECASE
     ),
+    "full-time": re.compile(r"\bfull[- ]time\b", re.IGNORECASE),
+    "part-time": re.compile(r"\bpart[- ]time\b", re.IGNORECASE),
 }
-"""Each population and the words that name it ("older adults" names adults too)."""
+"""Each population and the words that name it ("older adults" names adults too). A
+policy gives full-time staff's leave and part-time staff's in sentences as alike as a
+label's adult and pediatric doses."""
+
+_WORKING_PATTERNS = frozenset({"full-time", "part-time"})
+_KINDS = (frozenset(_POPULATIONS) - _WORKING_PATTERNS, _WORKING_PATTERNS)
+"""Populations are compared within a kind: a passage on full-time staff is about
+another population than part-time staff, not than children."""
 
 
 def populations(text: str) -> frozenset[str]:
@@ -41,20 +50,31 @@ def populations(text: str) -> frozenset[str]:
     return frozenset(name for name, pattern in _POPULATIONS.items() if pattern.search(text))
 
 
+def _unmatched(asked: frozenset[str], named: frozenset[str]) -> frozenset[str]:
+    """The populations of `asked` in each kind where `named` names some population
+    and none of those `asked` names."""
+    return frozenset().union(
+        *(
+            asked & kind
+            for kind in _KINDS
+            if asked & kind and named & kind and not asked & named & kind
+        )
+    )
+
+
 def about_another_population(asked: frozenset[str], text: str) -> bool:
     """Whether `text` names a population and none of those `asked` about (the
-    `populations` of a question): False when the question names none, or `text` none."""
-    named = populations(text)
-    return bool(asked) and bool(named) and not named & asked
+    `populations` of a question), of the same kind (patients, working patterns): False
+    when the question names none, or `text` none of that kind."""
+    return bool(_unmatched(asked, populations(text)))
 
 
 def missing_populations(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     """The words of `question` that name a population (as it writes them, lower-cased)
-    when `texts` name some population and none of those the question asks about; ()
-    when the question names none, or `texts` name none (they may hold for everyone)."""
-    asked = populations(question)
+    when `texts` name some population of its kind and none of those the question asks
+    about; () when the question names none, or `texts` name none of its kind (they may
+    hold for everyone)."""
     named = frozenset().union(*(populations(text) for text in texts))
-    if not asked or not named or asked & named:
-        return ()
-    found = (_POPULATIONS[name].search(question) for name in sorted(asked))
+    missing = _unmatched(populations(question), named)
+    found = (_POPULATIONS[name].search(question) for name in sorted(missing))
     return tuple(dict.fromkeys(match.group(0).lower() for match in found if match))
