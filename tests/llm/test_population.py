@@ -81,7 +81,7 @@ def test_an_index_that_speaks_only_of_adults_refuses_a_question_about_children(
 def test_a_policy_on_full_time_leave_does_not_answer_for_part_time_staff(
     tmp_path: Path,
 ) -> None:
-    """"How much annual leave do part-time staff get?" was answered with the full-time
+    """ "How much annual leave do part-time staff get?" was answered with the full-time
     staff's sentence, with no notice."""
     handbook = tmp_path / "handbook.md"
     handbook.write_text(
