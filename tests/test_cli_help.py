@@ -51,3 +51,12 @@ def test_arguments_and_choices_are_named_whole() -> None:
     assert "  --mode quote|cite|rationale|agent" in ask
     verify = CliRunner().invoke(app, ["verify", "--help"], env={"COLUMNS": "80"}).stdout
     assert verify.splitlines()[0].endswith("[OPTIONS] ANSWER_FILE")
+
+
+def test_every_format_choice_is_explained() -> None:
+    """`search --format text|json|jsonl` said only "text or json."."""
+    for words in (["search"], ["show"]):
+        shown = CliRunner().invoke(app, [*words, "--help"], env={"COLUMNS": "80"}).stdout
+        said = " ".join(shown.split())
+        assert "--format text|json|jsonl" in said
+        assert "jsonl" in said.split("--format text|json|jsonl", 1)[1].split("[default")[0]

@@ -116,9 +116,9 @@ def _embed(run: IngestRun) -> Any:
 def show(
     ref: Annotated[str, typer.Argument(help="A chunk reference, e.g. k3m9qa.4.")],
     index: IndexOption = DEFAULT_INDEX,
-    format: Annotated[TextOrJson, typer.Option("--format", help="text or json.")] = (
-        TextOrJson.text
-    ),
+    format: Annotated[
+        TextOrJson, typer.Option("--format", help="text, or json (jsonl: the same JSON).")
+    ] = TextOrJson.text,
 ) -> None:
     """Print one chunk with its metadata: document, section, pages, source link."""
     from quoteproof.render.chunk import chunk_to_dict, chunk_view
@@ -144,9 +144,14 @@ def search(
     queries: Annotated[
         Path | None, typer.Option("--queries", help='JSONL file of {"id", "text"} lines.')
     ] = None,
-    format: Annotated[TextOrJson, typer.Option("--format", help="text or json.")] = (
-        TextOrJson.text
-    ),
+    format: Annotated[
+        TextOrJson,
+        typer.Option(
+            "--format",
+            help="text (a table), json (the hits with their text, and the facts) or "
+            "jsonl (one line of the hits' refs and scores, as --queries writes).",
+        ),
+    ] = TextOrJson.text,
     collection: CollectionsOption = None,
     retrieval: RetrievalOptions = RETRIEVAL,
 ) -> None:
