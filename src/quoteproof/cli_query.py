@@ -64,8 +64,9 @@ def ingest(
     cause and leaves nothing in the index; the others go on. In folders, files of
     other types, README-type files (README.md, SOURCES.md: name them to ingest them)
     and what is not a regular file (a pipe, a device) are skipped and listed. Then
-    chunks without vectors are embedded (only new or changed ones). Exit code 1
-    when any file failed; 130 when interrupted (it says what was done, and the
+    chunks without vectors are embedded (only new or changed ones). The summary
+    lists the files added or updated, so that a stray file of a folder shows. Exit
+    code 1 when any file failed; 130 when interrupted (it says what was done, and the
     index answers no question until an ingest finishes).
     """
     from quoteproof.render import ingest as shown
@@ -97,9 +98,9 @@ def ingest(
         json_out(shown.ingest_to_dict(results, run.location, stats), indent=2)
     else:
         err.print(shown.summary_table(results, elapsed, run.location, stats, embedding))
-        skipped = shown.skipped_table(results)
-        if skipped is not None:
-            err.print(skipped)
+        for listed in (shown.ingested_table(results), shown.skipped_table(results)):
+            if listed is not None:
+                err.print(listed)
     if any(result.status == "failed" for result in results):
         raise typer.Exit(1)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from quoteproof.ingest.pipeline import IngestResult
-from quoteproof.render.ingest import skipped_table, summary_table
+from quoteproof.render.ingest import MAX_FILES_SHOWN, ingested_table, skipped_table, summary_table
 from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.store.base import IndexStats
 
@@ -49,3 +49,25 @@ def test_more_vectors_than_new_chunks_are_explained_within_80_columns() -> None:
     assert all(len(line) <= 80 for line in text.splitlines())
     one_each = EmbedReport(448, 15.0, "sentence-transformers/all-MiniLM-L6-v2")
     assert "several" not in shown(summary_table(results, 1.6, "idx", stats, one_each))
+
+
+def test_the_files_a_run_ingested_are_named_with_their_chunks() -> None:
+    """A folder's stray notes file was indexed with no word of it: the summary only
+    counted files."""
+    results = [
+        IngestResult("policy.md", "added", chunks=9),
+        IngestResult("notes/questions.txt", "added", chunks=2),
+        IngestResult("faq.html", "updated", chunks=12),
+        IngestResult("old.md", "unchanged", chunks=3),
+        IngestResult("bad.txt", "failed", error="not valid UTF-8"),
+        IngestResult("list.jsonl", "skipped", reason="unsupported file type '.jsonl'"),
+    ]
+    rows = [line for line in shown(ingested_table(results)).splitlines() if "│" in line]
+    named = [line.split("│")[1].strip() for line in rows]
+    assert named == ["policy.md", "notes/questions.txt", "faq.html"]
+    assert "updated" in rows[2] and "12" in rows[2]
+    many = [IngestResult(f"doc-{n}.md", "added", chunks=1) for n in range(MAX_FILES_SHOWN + 3)]
+    text = shown(ingested_table(many))
+    assert f"doc-{MAX_FILES_SHOWN - 1}.md" in text and f"doc-{MAX_FILES_SHOWN}.md" not in text
+    assert "… and 3 more (all with --format json)" in text
+    assert ingested_table(results[3:]) is None

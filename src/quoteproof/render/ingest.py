@@ -30,8 +30,10 @@ from quoteproof.store.base import IndexStats
 
 STATUSES = ("added", "updated", "unchanged", "failed", "skipped")
 
-MAX_SKIPPED_SHOWN = 20
-"""Skipped files named in the terminal (all are in the JSON)."""
+MAX_FILES_SHOWN = 20
+"""Ingested or skipped files named in the terminal (all are in the JSON)."""
+INGESTED = ("added", "updated")
+"""The statuses of a file this run put into the index."""
 
 
 class _PagesColumn(ProgressColumn):
@@ -150,21 +152,39 @@ def status_counts(results: Sequence[IngestResult]) -> dict[str, int]:
     return {status: sum(r.status == status for r in results) for status in STATUSES}
 
 
+def ingested_table(results: Sequence[IngestResult]) -> Table | None:
+    """A table of the files this run added or updated, with their chunks, so that a
+    folder's stray file shows (the first `MAX_FILES_SHOWN` of them and a line saying
+    how many more; `visible_line`, never markup), or None when none was."""
+    rows = [(r.path, r.status, f"{r.chunks:,}") for r in results if r.status in INGESTED]
+    return _files_table("Ingested files", ("file", "status", "chunks"), rows)
+
+
 def skipped_table(results: Sequence[IngestResult]) -> Table | None:
     """A table of the files the folder walks left out and why, the first
-    `MAX_SKIPPED_SHOWN` of them and a line saying how many more (`visible_line`,
+    `MAX_FILES_SHOWN` of them and a line saying how many more (`visible_line`,
     never markup), or None when none was."""
-    skipped = [(r.path, r.reason or "") for r in results if r.status == "skipped"]
-    if not skipped:
+    rows = [(r.path, r.reason or "") for r in results if r.status == "skipped"]
+    return _files_table("Skipped files", ("file", "reason"), rows)
+
+
+def _files_table(
+    title: str, columns: Sequence[str], rows: Sequence[tuple[str, ...]]
+) -> Table | None:
+    """A table of `rows` (a file's path first, never cut) under `columns`, at most
+    MAX_FILES_SHOWN and a line counting the rest; None when there is no row."""
+    if not rows:
         return None
-    table = Table(title="Skipped files", title_justify="left")
-    table.add_column("file", overflow="fold")  # a name is never cut
-    table.add_column("reason")
-    for path, why in skipped[:MAX_SKIPPED_SHOWN]:
-        table.add_row(Text(visible_line(path)), Text(visible_line(why)))
-    if len(skipped) > MAX_SKIPPED_SHOWN:
-        more = len(skipped) - MAX_SKIPPED_SHOWN
-        table.add_row(Text(f"… and {more} more (all with --format json)"), Text(""))
+    table = Table(title=title, title_justify="left")
+    table.add_column(columns[0], overflow="fold")  # a name is never cut
+    for name in columns[1:]:
+        table.add_column(name)
+    for row in rows[:MAX_FILES_SHOWN]:
+        table.add_row(*(Text(visible_line(cell)) for cell in row))
+    if len(rows) > MAX_FILES_SHOWN:
+        more = len(rows) - MAX_FILES_SHOWN
+        blanks = (Text("") for _ in columns[1:])
+        table.add_row(Text(f"… and {more} more (all with --format json)"), *blanks)
     return table
 
 
