@@ -11,7 +11,9 @@ from quoteproof.model import LLMInfo
 
 __all__ = ["NO_MODEL_FACTS_NOTICE", "NO_MODEL_NOTICE", "model_parts"]
 
-NO_MODEL_NOTICE = "No language model: quotes chosen by retrieval only."
+NO_MODEL_NOTICE = (
+    "No language model: quotes chosen by retrieval only; check that they answer the question."
+)
 """Shown with every answer made without a language model (`LLMInfo.language_model`),
 but one from knowledge-graph triplets alone (`NO_MODEL_FACTS_NOTICE`)."""
 NO_MODEL_FACTS_NOTICE = (
