@@ -220,6 +220,8 @@ def test_show_prints_a_chunk_with_its_metadata(session_index_dir: Path) -> None:
     assert data["source_uri"].startswith("file:///") and data["pages"] is None
     assert data["parent_section"] == data["section"][:-1]
     assert "shingles" in data["text"]
+    line = run("show", ref, "--index", str(session_index_dir), "--format", "jsonl").stdout
+    assert len(line.splitlines()) == 1 and json.loads(line) == data  # JSON Lines: one line
     text = run("show", ref, "--index", str(session_index_dir))
     assert text.returncode == 0
     assert "ref" in text.stdout and ref in text.stdout and "section" in text.stdout

@@ -155,3 +155,4 @@ def test_an_ingest_whose_every_file_fails_names_them_and_gives_no_retrieval_advi
         assert "BM25 alone" not in printed[command], printed[command]
         assert "calibrat" not in printed[command], printed[command]
     assert "The index holds no documents" in printed["ask"]
+    assert "No matching passages: the index holds no documents." in printed["search"]

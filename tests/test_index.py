@@ -122,9 +122,11 @@ def test_an_empty_index_refuses_saying_it_holds_no_documents(
     assert not any("threshold" in n for n in answer.notices)
     with Index.open(index_dir) as index:
         scoped = index.ask("What is the dose?", collections=["nowhere"])
+        unasked = index.ask("What is the dose?", collections=[])
         unmatched = index.ask("xylophone quantum zebra")
-    assert any("holds no documents in nowhere" in n for n in scoped.notices)
-    assert unmatched.status == "refused"
+    assert any("holds no documents in collection 'nowhere':" in n for n in scoped.notices)
+    assert "No collection was searched: there is nothing to answer from." in unasked.notices
+    assert unmatched.status == "refused" and not unmatched.sources  # nothing retrieved
     assert not any("holds no documents" in n for n in unmatched.notices)
 
 

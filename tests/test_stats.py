@@ -82,5 +82,5 @@ def test_the_stats_command_reads_the_audit_log(index_dir: Path) -> None:
     assert "Faithfulness per mode (answers with claims)" in text.stdout
     empty = cli("stats", "--index", index, "--since", "2000-01-01", "--until", "2000-01-02")
     assert "(all collections): 0" in empty.stdout
-    assert "  (none: no answer in this window has claims to check)" in empty.stdout
+    assert "  (none: no answer in this window has a faithfulness score)" in empty.stdout
     assert "  none" not in empty.stdout.splitlines()

@@ -118,7 +118,8 @@ def show(
     ref: Annotated[str, typer.Argument(help="A chunk reference, e.g. k3m9qa.4.")],
     index: IndexOption = DEFAULT_INDEX,
     format: Annotated[
-        TextOrJson, typer.Option("--format", help="text, or json (jsonl: the same JSON).")
+        TextOrJson,
+        typer.Option("--format", help="text, json, or jsonl (the same JSON on one line)."),
     ] = TextOrJson.text,
 ) -> None:
     """Print one chunk with its metadata: document, section, pages, source link."""
@@ -132,7 +133,8 @@ def show(
     if format is TextOrJson.text:
         out.print(chunk_view(chunk, document))
     else:
-        json_out(chunk_to_dict(chunk, document), indent=2)
+        indent = 2 if format is TextOrJson.json else None
+        json_out(chunk_to_dict(chunk, document), indent=indent)
 
 
 @command()
@@ -180,8 +182,10 @@ def search(
             return
         hits = view.search(text, top_k=top_k, collections=collection)
         facts = view.search_facts(text, top_k=top_k, collections=collection)
+        empty = not hits and not view.document_count()
     if format is TextOrJson.text:
-        out.print(hits_table(text, hits) if hits else "No matching passages.")
+        none = f"No matching passages{': the index holds no documents' if empty else ''}."
+        out.print(hits_table(text, hits) if hits else none)
         if facts:
             out.print(facts_table(facts))
     elif format is TextOrJson.json:

@@ -25,6 +25,8 @@ from quoteproof.llm.population import about_another_population, missing_populati
         ("Full-time staff are entitled to 28 days of annual leave", {"full-time"}),
         ("Staff who work part time receive leave pro rata", {"part-time"}),
         ("all staff, full-time or part-time", {"full-time", "part-time"}),
+        ("Part-timers and full\u2011time staff", {"full-time", "part-time"}),
+        ("a ratio of 1 full-time equivalent (FTE) per 250 beds", set()),
         ("Patients with renal impairment", set()),
         ("the childish handwriting of the kidney report", set()),  # whole words only
     ],
@@ -59,41 +61,40 @@ def test_missing_populations_in_the_question_s_own_words() -> None:
     assert missing_populations("Is it safe while breastfeeding?", pregnancy) == ("breastfeeding",)
 
 
-def test_an_index_that_speaks_only_of_adults_refuses_a_question_about_children(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("document", "other", "same", "term", "answer"),
+    [
+        (
+            "# ZENTRIX (valorimab) injection\n\n## Recommended Dosage\n\n"
+            "The recommended dosage of ZENTRIX in adults is 400 mg every 4 weeks.\n\n"
+            "## Dosage Modifications\n\nWithhold ZENTRIX for Grade 3 infusion reactions.\n",
+            "What is the dose of valorimab for children?",
+            "What is the dose of valorimab for adults?",
+            "children",
+            "400 mg",
+        ),
+        (  # "... part-time staff" was answered with the full-time sentence, no notice
+            "# Staff handbook\n\n## Annual leave\n\n"
+            "Full-time staff are entitled to 28 days of annual leave, including bank "
+            "holidays. Leave must be booked at least two weeks ahead through the rota.\n",
+            "How much annual leave do part-time staff get?",
+            "How much annual leave do full-time staff get?",
+            "part-time",
+            "28 days",
+        ),
+    ],
+    ids=["adult-dose", "full-time-leave"],
+)
+def test_an_index_that_speaks_of_one_population_refuses_a_question_about_another(
+    tmp_path: Path, document: str, other: str, same: str, term: str, answer: str
 ) -> None:
-    label = tmp_path / "zentrix.md"
-    label.write_text(
-        "# ZENTRIX (valorimab) injection\n\n## Recommended Dosage\n\n"
-        "The recommended dosage of ZENTRIX in adults is 400 mg every 4 weeks.\n\n"
-        "## Dosage Modifications\n\nWithhold ZENTRIX for Grade 3 infusion reactions.\n"
-    )
+    source = tmp_path / "source.md"
+    source.write_text(document)
     with Index.open(tmp_path / "index", create=True) as index, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # BM25 alone: no threshold
-        index.ingest([label], embed=False)
-        children = index.ask("What is the dose of valorimab for children?")
-        assert (children.status, children.refusal_reason) == ("refused", "not_in_sources")
-        assert "No retrieved source mentions 'children'." in children.notices
-        adults = index.ask("What is the dose of valorimab for adults?")
-        assert adults.status == "answered" and "400 mg" in adults.quotes[0].text
-
-
-def test_a_policy_on_full_time_leave_does_not_answer_for_part_time_staff(
-    tmp_path: Path,
-) -> None:
-    """ "How much annual leave do part-time staff get?" was answered with the full-time
-    staff's sentence, with no notice."""
-    handbook = tmp_path / "handbook.md"
-    handbook.write_text(
-        "# Staff handbook\n\n## Annual leave\n\n"
-        "Full-time staff are entitled to 28 days of annual leave, including bank holidays. "
-        "Leave must be booked at least two weeks ahead through the rota system.\n"
-    )
-    with Index.open(tmp_path / "index", create=True) as index, warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # BM25 alone: no threshold
-        index.ingest([handbook], embed=False)
-        part_time = index.ask("How much annual leave do part-time staff get?")
-        assert (part_time.status, part_time.refusal_reason) == ("refused", "not_in_sources")
-        assert "No retrieved source mentions 'part-time'." in part_time.notices
-        full_time = index.ask("How much annual leave do full-time staff get?")
-        assert full_time.status == "answered" and "28 days" in full_time.quotes[0].text
+        index.ingest([source], embed=False)
+        refused = index.ask(other)
+        assert (refused.status, refused.refusal_reason) == ("refused", "not_in_sources")
+        assert f"No retrieved source mentions '{term}'." in refused.notices
+        answered = index.ask(same)
+        assert answered.status == "answered" and answer in answered.quotes[0].text

@@ -82,3 +82,8 @@ def test_a_snippet_shows_the_stretch_that_holds_the_query_s_words() -> None:
     assert not snippet(text, limit=100).startswith("…")
     opening = "The vaccine refrigerator log. " + filler + "vaccine " * 3
     assert snippet(opening, limit=100, query="vaccine refrigerator").startswith("The vaccine")
+    at_end = snippet(f"{filler}the vaccine refrigerator.", limit=100, query="refrigerator")
+    assert at_end.endswith("the vaccine refrigerator.") and 95 <= len(at_end) <= 100
+    token = "Intro words. https://example.org/" + "a" * 200 + " then the vaccine refrigerator."
+    assert "vaccine refrigerator" in snippet(token, limit=100, query="vaccine refrigerator")
+    assert snippet(text, limit=100, query="") == snippet(text, limit=100)

@@ -37,18 +37,28 @@ def test_the_summary_counts_failures_above_and_the_time_when_no_page_was_read() 
     assert all(len(line) <= 80 for line in text.splitlines())
 
 
-def test_more_vectors_than_new_chunks_are_explained_within_80_columns() -> None:
+def test_more_vectors_than_chunks_are_explained_within_80_columns() -> None:
     """An ingest of 448 chunks reported 920 vectors with no word on why (a chunk longer
-    than the model reads has one per window); as many as the chunks need no word."""
+    than the model reads has one per passage); as many as the chunks need no word."""
     results = [IngestResult(f"{n}.htm", "added", chunks=28) for n in range(16)]
     stats = IndexStats(16, 448, 448)
-    windows = EmbedReport(920, 30.5, "sentence-transformers/all-MiniLM-L6-v2")
-    text = shown(summary_table(results, 1.6, "idx", stats, windows))
+    model = "sentence-transformers/all-MiniLM-L6-v2"
+    text = shown(
+        summary_table(results, 1.6, "idx", stats, EmbedReport(920, 30.5, model, None, 448))
+    )
     (vectors,) = [line for line in text.splitlines() if "vectors" in line and "computed" in line]
-    assert "920 computed in 30.5 s (30/s): long chunks have several" in vectors
+    assert "920 computed in 30.5 s (30/s) for 448 chunks" in vectors
     assert all(len(line) <= 80 for line in text.splitlines())
-    one_each = EmbedReport(448, 15.0, "sentence-transformers/all-MiniLM-L6-v2")
-    assert "several" not in shown(summary_table(results, 1.6, "idx", stats, one_each))
+    one_each = EmbedReport(448, 15.0, model, None, 448)
+    assert "for 448 chunks" not in shown(summary_table(results, 1.6, "idx", stats, one_each))
+    # chunks left without vectors by an earlier run are embedded now, one vector each
+    unchanged = [IngestResult("a.md", "unchanged", chunks=1)]
+    earlier = shown(
+        summary_table(
+            unchanged, 0.2, "idx", IndexStats(1, 1, 1), EmbedReport(1, 0.1, model, None, 1)
+        )
+    )
+    assert "for 1 chunks" not in earlier and "1 computed" in earlier
 
 
 def test_the_files_a_run_ingested_are_named_with_their_chunks() -> None:

@@ -32,12 +32,17 @@ _POPULATIONS = {
     "breastfeeding": re.compile(
         r"\b(?:lactati(?:ng|on)|breast-?(?:feeding|fed|milk)|nursing mothers)\b", re.IGNORECASE
     ),
-    "full-time": re.compile(r"\bfull[- ]time\b", re.IGNORECASE),
-    "part-time": re.compile(r"\bpart[- ]time\b", re.IGNORECASE),
+    "full-time": re.compile(
+        r"\bfull[-\u2010\u2011 ]?time(?:rs?)?\b(?!\s+equivalents?)", re.IGNORECASE
+    ),
+    "part-time": re.compile(
+        r"\bpart[-\u2010\u2011 ]?time(?:rs?)?\b(?!\s+equivalents?)", re.IGNORECASE
+    ),
 }
 """Each population and the words that name it ("older adults" names adults too). A
 policy gives full-time staff's leave and part-time staff's in sentences as alike as a
-label's adult and pediatric doses."""
+label's adult and pediatric doses; "full-time equivalent" is a measure of staffing,
+not a working pattern."""
 
 _WORKING_PATTERNS = frozenset({"full-time", "part-time"})
 _KINDS = (frozenset(_POPULATIONS) - _WORKING_PATTERNS, _WORKING_PATTERNS)

@@ -71,9 +71,10 @@ def via_text(hit: Hit, separator: str = " · ") -> str:
 
 def snippet(text: str, limit: int = SNIPPET_CHARS, query: str = "") -> str:
     """Return `text` on one line, cut to `limit` characters with an ellipsis: from its
-    start, or, when `query` is given and the start holds fewer of its content words
-    than a later stretch does, from a word a little before the first stretch of
-    `limit` characters that holds the most (an ellipsis before it too)."""
+    start, or, when `query` is given and a later stretch holds more of its content
+    words than the start does, from the start of a word at most SNIPPET_LEAD
+    characters before that stretch's first one, or earlier when the stretch is near
+    the end, so that the snippet runs to `limit` (an ellipsis before it too)."""
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
@@ -85,19 +86,31 @@ def snippet(text: str, limit: int = SNIPPET_CHARS, query: str = "") -> str:
 
 
 def _telling_start(flat: str, limit: int, wanted: set[str]) -> int:
-    """Where the snippet of `flat` starts (`snippet`): 0, or the start of a word
-    SNIPPET_LEAD characters before the first matching word of the best stretch."""
-    found = [(m.start(), stem(m.group(0).lower())) for m in _WORD.finditer(flat)]
-    found = [(at, s) for at, s in found if s in wanted]
+    """Where the snippet of `flat` (longer than `limit`) starts (`snippet`): the
+    start, among those a word of `wanted` stems gives, whose `limit` characters hold
+    the most of them, the earliest of equals; 0 when none holds more than the start
+    does."""
+    found = [(m.start(), m.end(), stem(m.group(0).lower())) for m in _WORD.finditer(flat)]
+    found = [(at, end, s) for at, end, s in found if s in wanted]
 
-    def held(at: int) -> int:
-        return len({s for where, s in found if at <= where < at + limit - 2})
+    def held(start: int) -> int:
+        return len({s for at, end, s in found if start <= at and end <= start + limit - 2})
 
-    best = max((at for at, _ in found), key=lambda at: held(max(0, at - SNIPPET_LEAD)), default=0)
-    if held(max(0, best - SNIPPET_LEAD)) <= held(0):
+    starts = [
+        _word_start(flat, min(at - SNIPPET_LEAD, len(flat) - limit + 1)) for at, _, _ in found
+    ]
+    best = max(starts, key=held, default=0)
+    return best if held(best) > held(0) else 0
+
+
+def _word_start(flat: str, at: int) -> int:
+    """The first start of a word of `flat` at or after `at` (0 for `at` <= 0)."""
+    if at <= 0:
         return 0
-    before = flat.rfind(" ", 0, max(0, best - SNIPPET_LEAD))
-    return before + 1 if before > 0 else 0
+    if flat[at - 1] == " ":
+        return at
+    space = flat.find(" ", at)
+    return space + 1 if space != -1 else at
 
 
 def hits_table(query: str, hits: list[Hit]) -> Table:

@@ -115,8 +115,8 @@ def summary_table(
 ) -> Table:
     """The table that ends an ingest run: files per status (failed files are named
     with their causes above it, by `IngestProgress`), pages and speed, new chunks,
-    vectors computed (saying long chunks have several when there are more vectors than
-    new chunks), the embedding model, and the index totals (`visible_line`,
+    vectors computed (and for how many chunks, when a long chunk had several), the
+    embedding model, and the index totals (`visible_line`,
     never markup). Each row fits 80 columns unless a name is longer."""
     table = Table(title="Ingest summary", title_justify="left", show_header=False)
     table.add_column(style="bold")
@@ -132,13 +132,12 @@ def summary_table(
         table.add_row("pages", f"{pages:,} in {elapsed:.1f} s{speed}")
     else:  # no PDF: pages are not counted
         table.add_row("time", f"{elapsed:.1f} s")
-    new_chunks = sum(r.chunks for r in results)
-    table.add_row("chunks", f"{new_chunks:,} new")
+    table.add_row("chunks", f"{sum(r.chunks for r in results):,} new")
     if embedding is not None:
         rate = f" ({embedding.per_second:,.0f}/s)" if embedding.embedded else ""
         done = f"{embedding.embedded:,} computed in {embedding.seconds:.1f} s{rate}"
-        if embedding.embedded > new_chunks:  # passage vectors: a window each
-            done += ": long chunks have several"
+        if embedding.embedded > embedding.chunks:  # a long chunk has one per passage
+            done += f" for {embedding.chunks:,} chunks"
         where = f" ({embedding.device})" if embedding.device else ""
         table.add_row("vectors", done)
         table.add_row("model", Text(f"{visible_line(embedding.model)}{where}"))

@@ -35,7 +35,7 @@ def stats_lines(stats: Stats, scope: str) -> list[str]:
             f"{mode.lowest:>6.1%}  {_counts(mode.methods)}"
         )
     if not stats.faithfulness:
-        lines.append("  (none: no answer in this window has claims to check)")
+        lines.append("  (none: no answer in this window has a faithfulness score)")
     lines += [
         "",
         f"Answers per mode: {_counts(stats.modes)}",

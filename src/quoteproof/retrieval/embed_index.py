@@ -72,13 +72,15 @@ def passages(item: PendingEmbedding, limit: tuple[int, TokenCounter] | None) -> 
 
 @dataclass(frozen=True)
 class EmbedReport:
-    """What `embed_pending` did: vectors computed, seconds spent, model used, and
-    where it ran (`Embedder.device`; None when nothing was embedded)."""
+    """What `embed_pending` did: vectors computed, seconds spent, model used, where
+    it ran (`Embedder.device`; None when nothing was embedded), and for how many
+    chunks (fewer than the vectors when a long chunk has one per passage)."""
 
     embedded: int
     seconds: float
     model: str
     device: str | None = None
+    chunks: int = 0
 
     @property
     def per_second(self) -> float:
@@ -127,4 +129,5 @@ def embed_pending(
                 [pending[i].key for i in block], vectors, [len(texts[i]) for i in block]
             )
             block, size = [], 0
-    return EmbedReport(total, time.perf_counter() - started, embedder.model, embedder.device)
+    seconds = time.perf_counter() - started
+    return EmbedReport(total, seconds, embedder.model, embedder.device, len(pending))

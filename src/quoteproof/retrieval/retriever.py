@@ -60,14 +60,13 @@ class Retriever:
         if wanted == "bm25":
             return "bm25", None
         space = self.store.embedding_space()
-        if wanted is None and not dense_available():
-            _notice(f"retrieval is BM25 alone: dense retrieval needs {DENSE_EXTRA_HINT}")
-            return "bm25", None
-        if wanted is None and space is None:
-            if self.store.count_documents():
+        if wanted is None and (space is None or not dense_available()):
+            if self.store.count_documents():  # an empty index has nothing to retrieve
                 _notice(
-                    f"retrieval is BM25 alone: index {self.store.location} has no vectors "
-                    "(ingest again with the dense extra installed to add them)"
+                    f"retrieval is BM25 alone: dense retrieval needs {DENSE_EXTRA_HINT}"
+                    if not dense_available()
+                    else f"retrieval is BM25 alone: index {self.store.location} has no "
+                    "vectors (ingest again with the dense extra installed to add them)"
                 )
             return "bm25", None
         if not dense_available():

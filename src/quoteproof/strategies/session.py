@@ -117,17 +117,19 @@ def _first_chars(sink: TextSink, limit: int) -> TextSink:
     return feed
 
 
-_EMPTY_INDEX = (
-    "The index holds no documents{scope}: there is nothing to answer from "
-    "(`quoteproof ingest PATH` adds documents)."
-)
-
-
 def empty_index_notice(collections: Collection[str] | None) -> str:
     """What a refusal says when nothing in `collections` (None: the whole index) is
-    indexed: the index is empty, not the question unanswered."""
-    scope = f" in {', '.join(sorted(collections))}" if collections else ""
-    return _EMPTY_INDEX.format(scope=scope)
+    indexed: the index is empty, or no collection was asked, not the question
+    unanswered."""
+    if collections is not None and not collections:
+        return "No collection was searched: there is nothing to answer from."
+    named = ", ".join(f"'{name}'" for name in sorted(collections or ()))
+    kind = "collection" if len(collections or ()) == 1 else "collections"
+    scope = f" in {kind} {named}" if named else ""
+    return (
+        f"The index holds no documents{scope}: there is nothing to answer from "
+        "(`quoteproof ingest PATH` adds documents)."
+    )
 
 
 def refusal_notices(info: RetrievalInfo) -> list[str]:
