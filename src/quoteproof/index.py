@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Collection, Iterable, Sequence
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -190,10 +191,13 @@ class Index(ClosedOnExit):
         settings = replace(settings or IngestSettings(), collection=collection)
         mark_started(self.store)
         results = []
-        for result in ingest_files(self.store, files, settings, jobs):
-            results.append(result)
-            if on_file is not None:
-                on_file(result)
+        # closed on any exception (Ctrl-C in `on_file`), which kills the parses in
+        # progress: a generator kept alive by the traceback would leave them running
+        with closing(ingest_files(self.store, files, settings, jobs)) as stored:
+            for result in stored:
+                results.append(result)
+                if on_file is not None:
+                    on_file(result)
         if after:
             self.after_ingest(changed_any(results), embed)
         return results

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -173,7 +173,7 @@ def ingest_files(
     settings: IngestSettings | None = None,
     jobs: int = 1,
     parse: ParseFunction | None = None,
-) -> Iterator[IngestResult]:
+) -> Generator[IngestResult, None, None]:
     """Ingest `paths` in order, yielding one result per file as it is stored.
 
     Each file is parsed and chunked in its own child process under the limits of
