@@ -464,6 +464,9 @@ def test_an_answer_without_a_model_says_so_and_names_no_model() -> None:
     lines = render_text(answer, width=200).splitlines()
     assert lines[1] == f"! Note: {NO_MODEL_NOTICE}"
     assert not any(line.startswith(("model: ", "server: ")) for line in lines)
+    # a refusal shows no quote, so nothing to check: the notice would only confuse
+    refused = make_answer((), (), status="refused", llm=LLMInfo("extractive", None, ""))
+    assert NO_MODEL_NOTICE not in " ".join(render_text(refused, width=200).split())
 
 
 def test_a_model_answer_names_its_model_and_server_and_has_no_notice() -> None:

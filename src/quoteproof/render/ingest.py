@@ -116,8 +116,8 @@ def summary_table(
     """The table that ends an ingest run: files per status (failed files are named
     with their causes above it, by `IngestProgress`), pages and speed, new chunks,
     vectors computed (and for how many chunks, when a long chunk had several), the
-    embedding model, and the index totals (`visible_line`,
-    never markup). Each row fits 80 columns unless a name is longer."""
+    embedding model, and the index totals (`visible_line`, never markup). Each row
+    fits 80 columns unless a name is longer."""
     table = Table(title="Ingest summary", title_justify="left", show_header=False)
     table.add_column(style="bold")
     table.add_column()

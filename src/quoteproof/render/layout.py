@@ -416,7 +416,8 @@ def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
     """Return the blocks of `answer`, in the order every format shows them.
 
     Order: `Question`; `Refusal` for a refused answer (whose segments are then not
-    shown); the `Notice`s (partial answer, no language model, the answer's notices,
+    shown); the `Notice`s (partial answer, no language model unless refused, the
+    answer's notices,
     `removed_notice` when sentences were removed);
     `Escalation`; for an answered answer the segments in order (`Prose` when it has
     text or citations, followed with `show_cited` by a `QuoteBox(cited=True)` per
@@ -432,7 +433,7 @@ def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
         blocks.append(Refusal(answer.refusal_reason or wording.NO_REASON))
     if answer.partial:
         blocks.append(Notice("partial", wording.PARTIAL_LABEL, wording.PARTIAL_NOTICE))
-    if not answer.llm.language_model:
+    if not answer.llm.language_model and answer.status != "refused":  # quotes to check
         notice = NO_MODEL_FACTS_NOTICE if answer.context == "triplets" else NO_MODEL_NOTICE
         blocks.append(Notice("no-model", wording.NOTE_LABEL, notice))
     blocks += [Notice("notice", wording.NOTE_LABEL, notice) for notice in answer.notices]
