@@ -104,6 +104,9 @@ def test_an_interrupted_ingest_says_what_it_did_and_the_index_answers_nothing_un
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        # as from a terminal: a suite started in the background (`cmd &` in a script)
+        # passes SIGINT on ignored, and the ingest would then never see the Ctrl-C
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 120
     while _documents(index) < 1:

@@ -3,12 +3,17 @@ with the failure that names it, and the caller goes on."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from helpers import limited
+from quoteproof import limited_call
 from quoteproof.limited_call import Failure, Finished, LimitedCall, Limits
 
 MB = 2**20
@@ -84,3 +89,35 @@ def test_an_outcome_ready_in_time_is_read_after_the_deadline() -> None:
     call = LimitedCall(limited.echo, ("quick",), Limits(256 * MB, 60, 0.5))
     time.sleep(1.0)
     assert call.outcome() == Finished("quick")
+
+
+def test_ctrl_c_while_the_arguments_are_sent_leaves_no_child(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C landing between the child's start and the sending of its arguments left
+    the child waiting for them, and the interrupted `ingest` waiting for the child at
+    exit, for ever."""
+    started: list[int | None] = []
+    start = limited_call._start_without_main
+
+    def recorded(process: multiprocessing.process.BaseProcess) -> None:
+        start(process)
+        started.append(process.pid)
+
+    pipe = multiprocessing.Pipe
+
+    def interrupted_pipe() -> tuple[Any, Any]:
+        parent, child = pipe()
+
+        def send(_obj: object) -> None:
+            raise KeyboardInterrupt
+
+        parent.send = send  # type: ignore[method-assign]
+        return parent, child
+
+    monkeypatch.setattr(limited_call, "_start_without_main", recorded)
+    monkeypatch.setattr(limited_call.multiprocessing, "Pipe", interrupted_pipe)
+    with pytest.raises(KeyboardInterrupt):
+        LimitedCall(limited.echo, ("x",), ROOMY)
+    (child,) = started
+    assert not _running(child)

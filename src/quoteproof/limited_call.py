@@ -254,8 +254,12 @@ class LimitedCall:
         self._closed = False
         self.started = time.monotonic()
         self.deadline = self.started + limits.wall_seconds
-        with contextlib.suppress(OSError):  # the child is gone already: `outcome` says how
-            self._connection.send(args)
+        try:
+            with contextlib.suppress(OSError):  # the child is gone: `outcome` says how
+                self._connection.send(args)
+        except BaseException:  # Ctrl-C before the child had its arguments: it would
+            self.kill()  # wait for them, and the exit for it, for ever
+            raise
 
     @property
     def waitable(self) -> Connection:
