@@ -6,6 +6,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -121,3 +123,42 @@ def test_ctrl_c_while_the_arguments_are_sent_leaves_no_child(
         LimitedCall(limited.echo, ("x",), ROOMY)
     (child,) = started
     assert not _running(child)
+
+
+CUT_OFF_START = """
+import signal, sys
+from multiprocessing import forkserver
+from helpers import limited
+from quoteproof.limited_call import LimitedCall, Limits
+
+connect = forkserver.connect_to_new_process
+
+def forked_then_interrupted(fds):
+    forked = connect(fds)  # the fork server has forked the child, which now waits
+    signal.raise_signal(signal.SIGINT)  # for what it runs: Ctrl-C lands here
+    return forked
+
+forkserver.connect_to_new_process = forked_then_interrupted
+try:
+    call = LimitedCall(limited.echo, ("x",), Limits(2**28, 60, 120))
+except KeyboardInterrupt:
+    print("interrupted")
+else:
+    print("not interrupted", call.outcome())
+"""
+
+
+def test_ctrl_c_while_a_child_starts_is_delivered_after_and_prints_no_traceback() -> None:
+    """Ctrl-C landing after the fork server had forked a child, before the parent sent
+    it what to run, left the child to die with "EOFError: Ran out of input" and its
+    traceback in the user's terminal (an interrupted `ingest` printed it)."""
+    tests = Path(__file__).parent
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(tests), os.environ.get("PYTHONPATH", "")]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", CUT_OFF_START], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.stdout.split() == ["interrupted"]
+    assert "Traceback" not in done.stderr, done.stderr

@@ -37,7 +37,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from multiprocessing import forkserver, spawn
@@ -234,6 +234,26 @@ def _child(connection: Connection, function: Callable[..., Any], limits: Limits)
         connection.send(outcome)
 
 
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) back while the body runs, and deliver it after: a child
+    whose start it cut off (the fork server had forked it, the parent had not yet
+    sent what it runs) died printing a traceback into the user's terminal. Python
+    delivers SIGINT to the main thread only; in any other, this holds nothing."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        yield  # (None: a handler set outside Python, which could not be put back)
+        return
+    pressed: list[int] = []
+    signal.signal(signal.SIGINT, lambda number, _frame: pressed.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if pressed:
+            signal.raise_signal(signal.SIGINT)
+
+
 class LimitedCall:
     """`function(*args)` running in a fresh child process under `limits`.
 
@@ -245,21 +265,29 @@ class LimitedCall:
     def __init__(self, function: Callable[..., Any], args: tuple[Any, ...], limits: Limits) -> None:
         self.limits = limits
         self._connection, child_end = multiprocessing.Pipe()
-        process = _new_process(_child, (child_end, function, limits))
-        _start_without_main(process)
-        child_end.close()
-        self._process = process
-        self.pid = process.pid
+        self._process = _new_process(_child, (child_end, function, limits))
         self._outcome: Outcome | None = None
         self._closed = False
-        self.started = time.monotonic()
-        self.deadline = self.started + limits.wall_seconds
         try:
-            with contextlib.suppress(OSError):  # the child is gone: `outcome` says how
-                self._connection.send(args)
-        except BaseException:  # Ctrl-C before the child had its arguments: it would
-            self.kill()  # wait for them, and the exit for it, for ever
+            with _ctrl_c_held():  # a child cut off half-started dies with a traceback
+                _start_without_main(self._process)
+                child_end.close()
+                self.pid = self._process.pid
+                self.started = time.monotonic()
+                self.deadline = self.started + limits.wall_seconds
+                with contextlib.suppress(OSError):  # the child is gone: `outcome` says how
+                    self._connection.send(args)
+        except BaseException:  # Ctrl-C, held back until here, or arguments that cannot
+            self._abandon()  # be sent: the child would wait for them, and the exit for it
             raise
+
+    def _abandon(self) -> None:
+        """Kill the child, if it started, and close the pipe."""
+        if self._process.pid is None:
+            self._closed = True
+            self._connection.close()
+        else:
+            self.kill()
 
     @property
     def waitable(self) -> Connection:
