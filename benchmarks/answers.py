@@ -35,6 +35,11 @@ Sets (`--sets`, default all):
   how quoteproof answers and kept fixed, over 16 more CDC Preventing Chronic Disease 2024
   articles; its corpus is calibrated with `evalsets/articles-held2-calibration.jsonl`
   (other questions than the set's, by the same writer, equally blind).
+- `articles-held3`: a third held-out set of the same kind
+  (`evalsets/articles-held3.jsonl`), written on 2026-11-29 by a fourth writer blind to
+  how quoteproof answers and kept fixed, over 16 more CDC Preventing Chronic Disease 2024
+  articles; its corpus is calibrated with `evalsets/articles-held3-calibration.jsonl`
+  (other questions than the set's, by the same writer, equally blind).
 
 With `--llm local`, every set is also answered in quote mode by the bundled SmolLM2
 (the model chooses among the numbered quotable units; when nothing it chose checks,
@@ -46,7 +51,7 @@ Every set is asked twice: with the automatic refusal threshold (no calibration f
 then after `quoteproof calibrate` with the corpus' calibration file
 (`examples/calibration.jsonl`, `evalsets/labels-calibration.jsonl`,
 `evalsets/articles-calibration.jsonl`, `evalsets/articles-held-calibration.jsonl`,
-`evalsets/articles-held2-calibration.jsonl`).
+`evalsets/articles-held2-calibration.jsonl`, `evalsets/articles-held3-calibration.jsonl`).
 A corpus without a calibration file (none at present) would be asked once, and the
 report would note that its calibrated pass was skipped.
 
@@ -146,6 +151,17 @@ ARTICLES_HELD2_CORPUS = Corpus(
     tuple(DATA / "cdc-pcd-2024-html" / "html" / f"{name}.htm" for name in ARTICLES_HELD2),
     REPO / "evalsets" / "articles-held2-calibration.jsonl",
 )
+ARTICLES_HELD3 = (
+    "23_0220", "23_0237", "23_0244", "23_0267", "23_0282", "23_0286", "23_0288", "23_0352",
+    "23_0415", "24_0003", "24_0046", "24_0059", "24_0077", "24_0113", "24_0142", "24_0173",
+)  # fmt: skip
+"""The CDC PCD 2024 articles of the third held-out set, `articles-held3` (none of them in
+`examples/corpus`, ARTICLE_FILES, ARTICLES_HELD or ARTICLES_HELD2)."""
+ARTICLES_HELD3_CORPUS = Corpus(
+    "articles-held3",
+    tuple(DATA / "cdc-pcd-2024-html" / "html" / f"{name}.htm" for name in ARTICLES_HELD3),
+    REPO / "evalsets" / "articles-held3-calibration.jsonl",
+)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -162,6 +178,7 @@ SETS: dict[str, tuple[Corpus, str]] = {
     "articles": (ARTICLES, "articles.jsonl"),
     "articles-held": (ARTICLES_HELD_CORPUS, "articles-held.jsonl"),
     "articles-held2": (ARTICLES_HELD2_CORPUS, "articles-held2.jsonl"),
+    "articles-held3": (ARTICLES_HELD3_CORPUS, "articles-held3.jsonl"),
 }
 """Each set's corpus and its file under evalsets/."""
 

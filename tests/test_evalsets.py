@@ -33,6 +33,7 @@ QUESTION_SETS = (
     "articles",
     "articles-held",
     "articles-held2",
+    "articles-held3",
 )
 QUESTION_FIELDS = {
     "id",
@@ -305,6 +306,7 @@ def test_articles_gold_answers_are_verbatim(tmp_path: Path) -> None:
         ("articles-calibration", "articles"),
         ("articles-held-calibration", "articles-held"),
         ("articles-held2-calibration", "articles-held2"),
+        ("articles-held3-calibration", "articles-held3"),
     ],
 )
 def test_articles_calibration_is_apart_from_the_set(calibration: str, qset: str) -> None:
@@ -326,7 +328,11 @@ def test_articles_calibration_is_apart_from_the_set(calibration: str, qset: str)
 @needs_data
 @pytest.mark.parametrize(
     ("qset", "before"),
-    [("articles-held", ("articles",)), ("articles-held2", ("articles", "articles-held"))],
+    [
+        ("articles-held", ("articles",)),
+        ("articles-held2", ("articles", "articles-held")),
+        ("articles-held3", ("articles", "articles-held", "articles-held2")),
+    ],
 )
 def test_articles_held_gold_answers_are_verbatim(
     tmp_path: Path, qset: str, before: tuple[str, ...]

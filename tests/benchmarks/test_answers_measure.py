@@ -50,7 +50,7 @@ def test_the_articles_corpus_holds_every_article_its_set_names() -> None:
     assert answers.ARTICLES.calibration is not None and answers.ARTICLES.calibration.is_file()
 
 
-@pytest.mark.parametrize("name", ["articles-held", "articles-held2"])
+@pytest.mark.parametrize("name", ["articles-held", "articles-held2", "articles-held3"])
 def test_the_held_articles_corpus_holds_every_article_its_set_names(name: str) -> None:
     corpus, _ = answers.SETS[name]
     assert corpus.name == name
@@ -61,8 +61,11 @@ def test_the_held_articles_corpus_holds_every_article_its_set_names(name: str) -
     assert corpus.calibration.name == f"{name}-calibration.jsonl"
 
 
-def test_the_two_held_articles_corpora_share_no_article() -> None:
+def test_the_held_articles_corpora_share_no_article() -> None:
     first = {Path(path).name for path in answers.ARTICLES_HELD_CORPUS.paths}
     second = {Path(path).name for path in answers.ARTICLES_HELD2_CORPUS.paths}
+    third = {Path(path).name for path in answers.ARTICLES_HELD3_CORPUS.paths}
     assert len(second) == 16 and not first & second
     assert not second & {Path(path).name for path in answers.ARTICLES.paths}
+    assert len(third) == 16 and not third & (first | second)
+    assert not third & {Path(path).name for path in answers.ARTICLES.paths}
