@@ -27,6 +27,7 @@ from quoteproof.retrieval.evidence import (
     with_sentence_evidence,
 )
 from quoteproof.retrieval.key_terms import missing_terms
+from quoteproof.retrieval.measures import missing_measures
 from quoteproof.retrieval.retriever import Retrieval, Retriever
 from quoteproof.store.base import Store
 from quoteproof.tables.quoted import chunk_rows
@@ -158,7 +159,9 @@ class RefusalPolicy:
         calibration when made on this retrieval's kind of evidence, else the automatic
         one; a warning when a calibration is set aside) and the question's key terms
         that no retrieved source carries, with the population it asks about when the
-        sources name only others (`population.missing_populations`)."""
+        sources name only others (`population.missing_populations`) and the measure it
+        asks for when none states one (`measures.missing_measures`: "an amount of
+        money")."""
         info = self.evidence(question, retrieval)
         chosen = self.calibration()
         if chosen is not None and chosen.evidence_kind != info.evidence_kind:
@@ -176,4 +179,5 @@ class RefusalPolicy:
             info = replace(info, threshold=chosen.threshold, threshold_source=chosen.source)
         texts = [f"{hit.chunk.label}\n{hit.chunk.text}" for hit in retrieval.hits]
         missing = missing_terms(question, texts) + missing_populations(question, texts)
+        missing += missing_measures(question, texts)
         return replace(info, missing_terms=missing)
