@@ -33,6 +33,10 @@ MONEY = "an amount of money"
         ("How far along in pregnancy were the mothers?", ()),
         ("Why did cost deter patients from screening?", ()),
         ("How much did prevalence fall?", ()),
+        ("How much time did nurses spend on documentation?", ()),
+        ("How much did health care spending rise between 2019 and 2021?", ()),
+        ("How much more do patients with diabetes spend each year?", ()),
+        ("What is the cost-effectiveness of the screening program?", ()),
     ],
 )
 def test_the_measures_a_question_asks_for(question: str, measures: tuple[str, ...]) -> None:
