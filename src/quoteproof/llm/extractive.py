@@ -31,7 +31,9 @@ document, quoted from both chunks) is scored on:
 A unit made of the words of its document's title or section heading is no answer,
 nor one that names a patient population (with its section heading) other than the
 one the question asks about (`llm.population`: the adult dose is no answer to "the
-dose for children"); a chunk under a reference list's heading has no units.
+dose for children"), nor one that speaks of ages, none of them the question's
+(`llm.ages`: the dose for children aged 6 to 8 is no answer to "the dose for children
+under 6"); a chunk under a reference list's heading has no units.
 Up to MAX_QUOTES units scoring within RELATIVE_CUTOFF of the best are quoted, best
 first; when the question asks for a value (VALUE_KINDS: an amount, a time, a
 frequency) and the best unit holds one, a unit without one is not quoted beside it
@@ -54,6 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from quoteproof.llm.ages import about_other_ages, age_ranges
 from quoteproof.llm.answer_form import answer_kind, form_match, specific_form
 from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextSink
 from quoteproof.llm.extractive_units import Candidate, Following, TableRows, candidates_of
@@ -230,11 +233,12 @@ def _scores(
     )
     if embed is None:  # without a model a unit must share a question word to count
         scores = np.where(lexical > 0, scores, -np.inf)
-    asked_about = populations(question)
+    asked_about, asked_ages = populations(question), age_ranges(question)
     no_answer = np.array(
         [
             _only_label(c.core, c.chunk)
             or about_another_population(asked_about, f"{path} {c.core}")
+            or about_other_ages(asked_ages, f"{path} {c.quoted(c.start, c.end)}")
             for c, path in zip(candidates, paths, strict=True)
         ]
     )

@@ -55,6 +55,7 @@ LIST_PARAGRAPHS = 8
 ROW_LINES = 3
 ROW_NUMBERS = 3
 
+_FULL_STOP = (".", "!", "?")
 _CLOSING = tuple(".!?:;)\"'”’")
 _CONTENTS = re.compile(r"(?:\b\d+(?:\.\d+)+\s+[A-Z][^\d]{2,}){2,}|\.{4,}|(?:\s\.){4,}")
 _CAPTION = re.compile(r"^(?:table|figure|fig\.|exhibit|chart)\s*[A-Z]?\d+", re.IGNORECASE)
@@ -311,10 +312,15 @@ def _laid_out_rows(
     """The rows of the paragraph `text[start:end]` when it is a table laid out by
     whitespace (PDF text of a table without cell borders), and its header line (the
     paragraph's first line when it is no row; else None): at least ROW_LINES lines
-    of which most hold ROW_NUMBERS numbers or more, each such line a row. No rows
-    for any other paragraph."""
+    of which most hold ROW_NUMBERS numbers or more and do not end a sentence (a
+    leaflet's "Children aged 6 to 8 years: 5 ml every 4 to 6 hours." is prose), each
+    such line a row. No rows for any other paragraph."""
     lines = [(start + m.start(), start + m.end()) for m in re.finditer(r"[^\n]+", text[start:end])]
-    rows = [(s, e) for s, e in lines if len(_NUMBER.findall(text[s:e])) >= ROW_NUMBERS]
+    rows = [
+        (s, e)
+        for s, e in lines
+        if len(_NUMBER.findall(text[s:e])) >= ROW_NUMBERS and not text[s:e].endswith(_FULL_STOP)
+    ]
     if len(rows) < ROW_LINES or 2 * len(rows) <= len(lines):
         return [], None
     return rows, None if lines[0] == rows[0] else lines[0]
