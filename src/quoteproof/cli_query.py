@@ -223,8 +223,10 @@ def ask(
 ) -> None:
     """Answer QUESTION from the index with verbatim quotes, recorded in the audit log.
 
-    When the index is calibrated (`quoteproof calibrate`) and the best retrieval
-    evidence is below its threshold, the answer is a refusal and no model is called.
+    When the best retrieval evidence is below the refusal threshold (set by `ingest`
+    from off-topic questions, or fitted to your own by `quoteproof calibrate`), or a
+    name, number or population the question asks about is in no retrieved source, the
+    answer is a refusal and no model is called.
     """
     from quoteproof.render.live import answer_progress
     from quoteproof.service import check_question, make_backend
