@@ -7,7 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from quoteproof.errors import IngestError
-from quoteproof.ingest.plain.text import decode_plain_text, paragraph_spans, parse_text
+from quoteproof.ingest.plain.text import (
+    decode_plain_text,
+    heading_level,
+    paragraph_spans,
+    parse_text,
+)
 from quoteproof.text.spans import trim_span
 
 
@@ -99,3 +104,58 @@ def test_paragraph_spans_cover_all_non_whitespace(parts: list[str]) -> None:
         covered.update(range(start, end))
         previous_end = end
     assert all(i in covered for i, char in enumerate(text) if not char.isspace())
+
+
+LEAFLET = (
+    "PACKAGE LEAFLET: INFORMATION FOR THE USER\n\n"
+    "Paracetamol 500 mg Tablets\nParacetamol 250 mg/5 ml Oral Suspension\n\n"
+    "1. WHAT PARACETAMOL IS AND WHAT IT IS USED FOR\n\n"
+    "Paracetamol is a pain reliever.\n\n"
+    "3. HOW TO TAKE PARACETAMOL\n\n"
+    "3.1 Tablets for Adults\n\n"
+    "Take 1 or 2 tablets every 4 to 6 hours.\n\n"
+    "OVERDOSE\n\n"
+    "Talk to a doctor at once.\n\n"
+    "1. Wash your hands\n\n"
+    "Store below 25 degrees C.\n"
+)
+
+
+def test_a_plain_text_leaflet_s_headings_set_the_section_path() -> None:
+    # a newcomer's leaflet was labelled "PACKAGE LEAFLET: ... (1/2)" only: its numbered
+    # headings in capitals never named the part of the leaflet a dose came from
+    doc = parse_text(LEAFLET.encode(), "leaflet.txt")
+    sections = {doc.text[b.start : b.end]: (b.kind, b.section) for b in doc.blocks}
+    how = "3. HOW TO TAKE PARACETAMOL"
+    assert sections["Paracetamol is a pain reliever."] == (
+        "paragraph",
+        ("1. WHAT PARACETAMOL IS AND WHAT IT IS USED FOR",),
+    )
+    assert sections[how] == ("heading", (how,))
+    assert sections["Take 1 or 2 tablets every 4 to 6 hours."] == (
+        "paragraph",
+        (how, "3.1 Tablets for Adults"),
+    )
+    # a heading in capitals goes under the numbered ones open above it
+    under = (how, "3.1 Tablets for Adults", "OVERDOSE")
+    assert sections["Talk to a doctor at once."] == ("paragraph", under)
+    # a numbered line in sentence case is a list item, no heading
+    assert sections["1. Wash your hands"] == ("paragraph", under)
+    assert doc.title == "PACKAGE LEAFLET: INFORMATION FOR THE USER"
+
+
+@pytest.mark.parametrize(
+    ("line", "level"),
+    [
+        ("3. HOW TO TAKE PARACETAMOL", 1),
+        ("2.1 Dosage and Administration", 2),
+        ("SIDE EFFECTS", 0),
+        ("1. Wash your hands", None),
+        ("Paracetamol 500 mg Tablets", None),
+        ("NOTE: READ THIS.", None),
+        ("IMPORTANT:", None),
+        ("FIRST LINE\nSECOND LINE", None),
+    ],
+)
+def test_what_reads_as_a_plain_text_heading(line: str, level: int | None) -> None:
+    assert heading_level(line) == level

@@ -17,6 +17,13 @@ from quoteproof.text.spans import trim_span
 TITLE_MAX_CHARS = 100
 """A first line longer than this is not used as a plain-text document's title."""
 
+HEADING_MAX_WORDS = 12
+"""A line of more words than this is no plain-text heading."""
+SHORT_WORD = 4
+"""Words shorter than this ("of", "and", "the") need no capital in a numbered heading."""
+_NUMBERED_HEADING = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+(\S.*)")
+_NOT_A_HEADING_END = (".", ",", ";", ":", "!", "?")
+
 # One or more blank lines (lines holding only whitespace other than a line break).
 _BLANK_LINES = re.compile(r"\n(?:[^\S\n]*\n)+")
 
@@ -56,16 +63,63 @@ def paragraph_spans(text: str, start: int = 0, end: int | None = None) -> list[t
     return spans
 
 
-def parse_text(raw: bytes, path: str) -> ParsedDocument:
-    """Parse a `.txt` file into its canonical text and paragraph blocks.
+def heading_level(paragraph: str) -> int | None:
+    """The level of `paragraph` as a plain-text heading, None when it is none.
 
-    Blocks are the paragraphs separated by blank lines, each a trimmed span of kind
-    "paragraph" with no section. The title is the first non-empty line (stripped) if
-    it has at most `TITLE_MAX_CHARS` characters, else the file name's stem. Raises
-    `IngestError` if `raw` is not UTF-8.
+    A heading is one line of at most HEADING_MAX_WORDS words that does not end as a
+    sentence, a clause or a lead-in does (`_NOT_A_HEADING_END`), and is either
+    numbered and capitalised ("3. HOW TO TAKE PARACETAMOL", "2.1 Dosage and
+    Administration": its level is the number's depth, 1 and 2) or written in capitals
+    ("SIDE EFFECTS": level 0, placed by `parse_text` under the numbered headings open
+    above it). "1. Wash your hands" is a list item, no heading.
+    """
+    line = paragraph.strip()
+    if "\n" in line or not line or len(line.split()) > HEADING_MAX_WORDS:
+        return None
+    if line.endswith(_NOT_A_HEADING_END):
+        return None
+    numbered = _NUMBERED_HEADING.fullmatch(line)
+    title = numbered.group(2) if numbered else line
+    capitals = not any(ch.islower() for ch in title) and sum(ch.isupper() for ch in title) >= 2
+    if numbered is None:
+        return 0 if capitals else None
+    words = [w for w in re.findall(r"[^\W\d_]+", title) if len(w) >= SHORT_WORD]
+    if capitals or (words and all(w[0].isupper() for w in words)):
+        return numbered.group(1).count(".") + 1
+    return None
+
+
+def _blocks(text: str) -> tuple[Block, ...]:
+    """The paragraphs of `text` as blocks: headings (`heading_level`) of kind
+    "heading", each setting the section path of what follows it, and paragraphs."""
+    blocks = []
+    open_headings: list[tuple[int, str]] = []  # (level, heading) of the open sections
+    for start, end in paragraph_spans(text):
+        level = heading_level(text[start:end])
+        if level is not None:
+            heading = text[start:end].strip()
+            if level == 0:  # in capitals: under the numbered headings open above it
+                level = 1 + max((lv for lv, h in open_headings if heading_level(h)), default=0)
+            while open_headings and open_headings[-1][0] >= level:
+                open_headings.pop()
+            open_headings.append((level, heading))
+        section = tuple(heading for _, heading in open_headings)
+        blocks.append(Block("heading" if level is not None else "paragraph", start, end, section))
+    return tuple(blocks)
+
+
+def parse_text(raw: bytes, path: str) -> ParsedDocument:
+    """Parse a `.txt` file into its canonical text and its blocks.
+
+    Blocks are the paragraphs separated by blank lines, each a trimmed span: a
+    one-line paragraph that reads as a heading (`heading_level`) is a "heading"
+    block and sets the section path of the blocks after it, until a heading of the
+    same level or above; any other is a "paragraph". The title is the first non-empty
+    line (stripped) if it has at most `TITLE_MAX_CHARS` characters, else the file
+    name's stem. Raises `IngestError` if `raw` is not UTF-8.
     """
     text = decode_plain_text(raw, path)
-    blocks = tuple(Block("paragraph", s, e) for s, e in paragraph_spans(text))
+    blocks = _blocks(text)
     title = PurePath(path).stem
     for line in text.split("\n"):
         stripped = line.strip().lstrip("\ufeff").strip()
