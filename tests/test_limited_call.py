@@ -131,14 +131,15 @@ from multiprocessing import forkserver
 from helpers import limited
 from quoteproof.limited_call import LimitedCall, Limits
 
-connect = forkserver.connect_to_new_process
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, also when
+connect = forkserver.connect_to_new_process  # the suite was started with SIGINT ignored
 
-def forked_then_interrupted(fds):
-    forked = connect(fds)  # the fork server has forked the child, which now waits
+def connected_then_interrupted(fds):
+    connected = connect(fds)  # the fork server forks the child, which then waits
     signal.raise_signal(signal.SIGINT)  # for what it runs: Ctrl-C lands here
-    return forked
+    return connected
 
-forkserver.connect_to_new_process = forked_then_interrupted
+forkserver.connect_to_new_process = connected_then_interrupted
 try:
     call = LimitedCall(limited.echo, ("x",), Limits(2**28, 60, 120))
 except KeyboardInterrupt:

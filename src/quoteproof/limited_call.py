@@ -231,7 +231,10 @@ def _child(connection: Connection, function: Callable[..., Any], limits: Limits)
         connection.send(outcome)
     except MemoryError:
         outcome = ("memory", "", True)  # the value was too large to send back
-        connection.send(outcome)
+        with contextlib.suppress(OSError):
+            connection.send(outcome)
+    except OSError:  # the parent is gone (killed by a Ctrl-C it did not catch)
+        pass
 
 
 @contextlib.contextmanager

@@ -1,23 +1,28 @@
-"""Measures a question asks for: an amount of money, a distance, a weight.
+"""Measures a question asks for: an amount of money, a distance.
 
 "How much does the program charge?" is not answered by a passage full of other
 numbers (percentages, counts of participants, years): it wants a sum of money, and
 "How many miles of sidewalk were built?" a distance. When a question asks for such a
-measure and no retrieved source states one (a number with a currency or a unit of
-that kind), the sources do not answer it whatever else they share with it, and the
-question is refused for it as for a missing key term (`missing_measures`).
+measure and no retrieved source states one, the sources do not answer it whatever
+else they share with it, and the question is refused for it as for a missing key
+term (`missing_measures`).
 
-A question asks for money when it names money ("cost", "price", "fee", "pay",
-"spend", "charge", "budget", "funding", "dollars", ...) and asks how much ("how
-much", "how many dollars", "what was the cost of"). "How many people paid ..." asks
-for a count, "How much time did nurses spend ..." for a time, and "How much did
-spending rise?" or "How much more do they pay?" may be answered by a share or a
-ratio: none of these is checked. A question asks for a distance or a weight when it
-names the unit ("how many miles", "how many pounds"); "How far ..." (it may ask how
-far along) and "How much weight did they lose?" (answered in percent as often) are
-not checked. A source states money with a currency sign or word next to a number
-("$25", "25 dollars", "USD 1.2 million") or says that something costs nothing
-("free of charge", "at no cost").
+A question asks for money only in so many words (`_ASKS_MONEY`): "how much money" or
+"funding", "how many dollars", "how much does (did, will ...) X cost (pay, spend,
+charge)" with the verb not followed by "of" ("how much does the cost of insulin
+affect adherence?" is no question about a price), or "what is (was ...) the (total,
+annual ...) cost (price, fee, charge) of (for, per) X" or at the question's end ("the
+fee structure", "the price elasticity" are none). "How much attention do parents pay",
+"how much of the budget", "how much more do they spend" or "how much did spending
+rise" ask for no sum: a share or a ratio answers them. A question asks for a distance
+when "how many" is followed by a unit of length ("how many miles"; "how many square
+feet" asks for an area and is not checked).
+
+Stating a measure is read leniently, so that an answerable question is not refused:
+any currency sign or name anywhere in the sources states money (a table headed "Cost
+($)" states it for every row), as do "is free", "free of charge", "no cost", "no
+copay" (not "free of particles", "smoke-free"); a number with a
+unit of length states a distance.
 """
 
 from __future__ import annotations
@@ -25,72 +30,61 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_MONEY_WORD = re.compile(
-    r"\b(?:costs?|costing|price[sd]?|pric(?:ing)|fees?|pa(?:y|ys|id|ying)|spen(?:d|ds|t|ding)|"
-    r"charge[sd]?|charging|money|dollars?|budgets?|funding|expenditures?|reimburse(?:d|ment)?|"
-    r"salar(?:y|ies)|wages?)(?![-\w])",
-    re.IGNORECASE,
-)
-"""A word that names money ("cost", not "cost-effectiveness")."""
-_NOT_A_SUM = re.compile(
-    r"\bhow much (?:[\w-]+ ){0,2}?time\b|"
-    r"\b(?:more|less|higher|lower|greater|smaller|larger|ris(?:e|en|es)|rose|increas\w*|"
-    r"decreas\w*|fell|fall(?:en|s)?|drop\w*|declin\w*|grew|grow\w*|chang\w*|reduc\w*|"
-    r"sav(?:e|ed|es|ing|ings))\b",
-    re.IGNORECASE,
-)
-"""A question about time spent ("how much time did nurses spend"), or about a change or
-a difference ("how much did spending rise", "how much more do they spend"), which a
-share or a ratio answers as well as a sum of money."""
-_HOW_MUCH = re.compile(
-    r"\bhow much\b|"
+MONEY = "an amount of money"
+DISTANCE = "a distance"
+
+_AUX = r"(?:does|do|did|will|would|is|was|are|were|has|have|had|should|can|could|might|must)"
+_ASKS_MONEY = re.compile(
+    r"\bhow much (?:money|funding|cash)\b|\bhow many (?:[\w-]+ ){0,2}?(?:dollars|euros)\b|"
+    rf"\bhow much {_AUX}\b[^?]*?"
+    r"\b(?:cost|costs|pay|pays|paid|spend|spends|spent|charge|charges|charged|reimburse|"
+    r"reimburses|reimbursed)\b(?!\s+of\b)|"
     r"\bwhat (?:is|was|are|were|would be|will be) the (?:[\w-]+ ){0,3}?"
-    r"(?:costs?|prices?|fees?|charges?|budgets?)\b",
+    r"(?:cost|price|fee|charge)(?:\s+(?:of|for|per|to)\b|\s*\?)",
     re.IGNORECASE,
 )
-_DOLLARS = re.compile(r"\bhow many (?:[\w-]+ ){0,2}?(?:dollars|euros)\b", re.IGNORECASE)
-"""A question that asks for money in so many words, whatever else it says."""
-_NUMBER = r"\d[\d,]*(?:\.\d+)?"
-_MONEY = re.compile(
-    rf"[$€£¥]\s?{_NUMBER}|\b(?:US\$|USD|EUR|GBP)\s?{_NUMBER}|"
-    rf"{_NUMBER}(?:\s?(?:thousand|million|billion))?\s?(?:dollars?|USD|euros?|EUR|cents?|GBP)\b|"
-    r"\bfree of charge\b|\bat no (?:extra |additional )?(?:cost|charge)\b|\bno[- ]cost\b|"
-    r"\bwithout charge\b|\bcosts? nothing\b",
+_NOT_A_SUM = re.compile(
+    r"\b(?:more|less|longer|shorter|higher|lower|greater|smaller|larger|ris(?:e|en|es)|rose|"
+    r"increas\w*|decreas\w*|fell|fall(?:en|s)?|drop\w*|declin\w*|grew|grow\w*|chang\w*|"
+    r"reduc\w*|(?<!-)time|hours|days|effort|attention)\b",
     re.IGNORECASE,
 )
-
-_UNITS = {
-    "a distance": r"miles?|mi|kilomet(?:er|re)s?|km|met(?:er|re)s?|feet|foot|ft|yards?|blocks?",
-    "a weight": r"pounds?|lbs?|kilo(?:gram)?s?|kg|ounces?|oz|stones?",
-}
-"""A measure's name (as a refusal names it) and its units."""
-
-
-def _asks_unit(question: str, units: str) -> bool:
-    """Whether `question` asks for a number of `units` ("how many miles", "how many
-    more kilometers")."""
-    asked = re.search(rf"\bhow (?:many|much)\s+(?:[\w-]+\s+)?(?:{units})\b", question, re.I)
-    return asked is not None
+"""A question about a change, a difference or time spent ("how much more do they pay",
+"how much did costs rise", "how much time do nurses spend"), which a share, a ratio or
+a time answers."""
+_STATES_MONEY = re.compile(
+    r"\b(?:is|are|was|were|be|been)\s+(?:\w+\s+)?free\b(?!-|\s+(?:of|from)\b)|"
+    r"[$€£¥₹¢]|\b(?:dollars?|USD|US\$|euros?|EUR|GBP|pence|cents?|rupees?|INR|Rs\.|yen|"
+    r"CHF|AUD|CAD)(?![\w])|\bfree of charge\b|\bfor free\b|\bwithout charge\b|"
+    r"\bno[- ](?:cost|charge|co-?pay(?:ment)?s?)\b",
+    re.IGNORECASE,
+)
+_LENGTH_UNITS = r"miles?|mi|kilomet(?:er|re)s?|km|met(?:er|re)s?|feet|foot|ft|yards?|blocks?"
+_ASKS_DISTANCE = re.compile(rf"\bhow many (?:{_LENGTH_UNITS})\b", re.IGNORECASE)
+_STATES_DISTANCE = re.compile(
+    rf"(?<![\d.,])\d[\d,]*(?:\.\d+)?[\s-]?(?:{_LENGTH_UNITS}|m)\b", re.IGNORECASE
+)
+"""A number with a unit of length (one that starts a run of digits: a long run is read
+once, not from each of its digits)."""
 
 
 def asked_measures(question: str) -> tuple[str, ...]:
-    """The measures `question` asks for, named as a refusal says them ("an amount of
-    money", "a distance", "a weight"); () for none."""
+    """The measures `question` asks for, named as a refusal says them (`MONEY`,
+    `DISTANCE`); () for none."""
     asked = []
-    money = _MONEY_WORD.search(question) and _HOW_MUCH.search(question)
-    if (money and not _NOT_A_SUM.search(question)) or _DOLLARS.search(question):
-        asked.append("an amount of money")
-    asked += [name for name, units in _UNITS.items() if _asks_unit(question, units)]
+    if _ASKS_MONEY.search(question) and not _NOT_A_SUM.search(question):
+        asked.append(MONEY)
+    if _ASKS_DISTANCE.search(question):
+        asked.append(DISTANCE)
     return tuple(asked)
 
 
 def states_measure(measure: str, text: str) -> bool:
-    """Whether `text` states `measure` (a name `asked_measures` gives): a sum of money,
-    or a number with one of the measure's units."""
-    if measure == "an amount of money":
-        return _MONEY.search(text) is not None
-    number_with_unit = rf"{_NUMBER}[\s-]?(?:{_UNITS[measure]})\b"
-    return re.search(number_with_unit, text, re.IGNORECASE) is not None
+    """Whether `text` states `measure` (a name `asked_measures` gives): any currency
+    sign or name, or a word for no charge, for money; a number with a unit of length
+    for a distance."""
+    pattern = _STATES_MONEY if measure == MONEY else _STATES_DISTANCE
+    return pattern.search(text) is not None
 
 
 def missing_measures(question: str, texts: Iterable[str]) -> tuple[str, ...]:
