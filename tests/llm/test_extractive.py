@@ -908,3 +908,23 @@ def test_a_paragraph_of_sentences_with_numbers_is_no_laid_out_table() -> None:
     table = "State Checks Denials Rate\nAlabama 1,204 31 2.6\nAlaska 310 4 1.3\nArizona 905 22 2.4"
     rows = [table[u.start : u.end] for u in quotable_units(table)]
     assert "Alaska 310 4 1.3" in rows  # a laid-out table's rows are still rows
+
+
+PRICE_LIST = (
+    "Private services and fees\n\n"
+    "Flu vaccination (adults 18 and over): £16.99\n\n"
+    "Weight management consultation: £30 for the first visit, £20 for follow-ups\n\n"
+    "Ear wax removal (microsuction): £45 for one ear, £60 for both ears\n\n"
+    "Chapter 3: Dosing\n\n"
+    "We do not vaccinate children under 18 at the pharmacy."
+)
+
+
+def test_an_entry_that_gives_a_value_after_its_label_is_quotable() -> None:
+    # a newcomer's price list (HTML list items): "Ear wax removal ...: £45 ..." read as a
+    # heading, short and unpunctuated, and was never quoted; the question was refused
+    units = [PRICE_LIST[u.start : u.end] for u in quotable_units(PRICE_LIST)]
+    assert "Ear wax removal (microsuction): £45 for one ear, £60 for both ears" in units
+    assert "Chapter 3: Dosing" not in units and "Private services and fees" not in units
+    shown = quoted(extract_answer("How much does ear wax removal cost?", (chunk("p", PRICE_LIST),)))
+    assert shown[0] == ("p", "Ear wax removal (microsuction): £45 for one ear, £60 for both ears")

@@ -56,6 +56,8 @@ ROW_LINES = 3
 ROW_NUMBERS = 3
 
 _FULL_STOP = (".", "!", "?")
+_LABELLED_VALUE = re.compile(r"[^:\n]{2,80}:\s+[^\n]*?[\d$€£¥₹]")
+"""A label, a colon, and after it a number or an amount: a line that gives a value."""
 _CLOSING = tuple(".!?:;)\"'”’")
 _CONTENTS = re.compile(r"(?:\b\d+(?:\.\d+)+\s+[A-Z][^\d]{2,}){2,}|\.{4,}|(?:\s\.){4,}")
 _CAPTION = re.compile(r"^(?:table|figure|fig\.|exhibit|chart)\s*[A-Z]?\d+", re.IGNORECASE)
@@ -126,16 +128,25 @@ class Unit:
     header: tuple[int, int] | None = None
 
 
+def _states_a_value(line: str) -> bool:
+    """Whether `line` is an entry of a price list, a timetable or a form that gives a
+    value after its label ("Ear wax removal (microsuction): £45 for one ear",
+    "Saturday: 09:00 to 17:30"): no heading, however short and unpunctuated."""
+    return _LABELLED_VALUE.match(line.strip()) is not None
+
+
 def inline_headings(text: str) -> list[tuple[int, int]]:
     """The spans of the lines of `text` that read as headings (a paragraph of at most
-    HEADING_WORDS words ending with no closing punctuation, or in "?"), in order: the
-    headings a chunk's text holds (a plain-text file has no others)."""
+    HEADING_WORDS words ending with no closing punctuation, or in "?", that states no
+    value after a label, `_states_a_value`), in order: the headings a chunk's text
+    holds (a plain-text file has no others)."""
     return [
         (s, e)
         for s, e in _lines(text)
         if _words(text[s:e]) <= HEADING_WORDS
         and (text[e - 1] == "?" or not text[s:e].endswith(_CLOSING))
         and not _BULLET.match(text[s:e])
+        and not _states_a_value(text[s:e])
     ]
 
 
@@ -219,6 +230,7 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
     stripped = line.strip()
     open_ended = not stripped.endswith(_CLOSING)
     heading_like = open_ended and (_words(stripped) <= HEADING_WORDS or _title_case(stripped))
+    heading_like = heading_like and not _states_a_value(stripped)
     if heading_like and not in_list and not _BULLET.match(stripped):
         return False
     if _CONTENTS.search(sentence) or _CAPTION.match(sentence.strip()) or _CAPTION.match(stripped):
@@ -397,7 +409,8 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
             paragraph = text[s:e]
             if k and (e - start > LIST_CHARS or paragraph.endswith(":")):
                 break
-            if not paragraph.endswith(_CLOSING) and _words(paragraph) <= HEADING_WORDS:
+            short = _words(paragraph) <= HEADING_WORDS and not _states_a_value(paragraph)
+            if not paragraph.endswith(_CLOSING) and short:
                 break  # a heading: the list ended before it
             ends.append(e)
     while len(ends) > 1 and text[: ends[-1]].endswith(":"):
