@@ -916,6 +916,7 @@ PRICE_LIST = (
     "Weight management consultation: £30 for the first visit, £20 for follow-ups\n\n"
     "Ear wax removal (microsuction): £45 for one ear, £60 for both ears\n\n"
     "Chapter 3: Dosing\n\n"
+    "Section 1: Facility Demographics Section 2: Infection Control Program\n\n"
     "We do not vaccinate children under 18 at the pharmacy."
 )
 
@@ -926,5 +927,6 @@ def test_an_entry_that_gives_a_value_after_its_label_is_quotable() -> None:
     units = [PRICE_LIST[u.start : u.end] for u in quotable_units(PRICE_LIST)]
     assert "Ear wax removal (microsuction): £45 for one ear, £60 for both ears" in units
     assert "Chapter 3: Dosing" not in units and "Private services and fees" not in units
+    assert not any(unit.startswith("Section 1") for unit in units)  # a contents line
     shown = quoted(extract_answer("How much does ear wax removal cost?", (chunk("p", PRICE_LIST),)))
     assert shown[0] == ("p", "Ear wax removal (microsuction): £45 for one ear, £60 for both ears")

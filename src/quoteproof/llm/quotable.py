@@ -56,8 +56,10 @@ ROW_LINES = 3
 ROW_NUMBERS = 3
 
 _FULL_STOP = (".", "!", "?")
-_LABELLED_VALUE = re.compile(r"[^:\n]{2,80}:\s+[^\n]*?[\d$€£¥₹]")
-"""A label, a colon, and after it a number or an amount: a line that gives a value."""
+MAX_LABEL_CHARS = 80
+_ANOTHER_COLON = re.compile(r"(?<!\d):|:(?!\d)")
+"""A colon that is not inside a time ("09:00")."""
+_VALUE_MARK = re.compile(r"[\d$€£¥₹]")
 _CLOSING = tuple(".!?:;)\"'”’")
 _CONTENTS = re.compile(r"(?:\b\d+(?:\.\d+)+\s+[A-Z][^\d]{2,}){2,}|\.{4,}|(?:\s\.){4,}")
 _CAPTION = re.compile(r"^(?:table|figure|fig\.|exhibit|chart)\s*[A-Z]?\d+", re.IGNORECASE)
@@ -131,8 +133,14 @@ class Unit:
 def _states_a_value(line: str) -> bool:
     """Whether `line` is an entry of a price list, a timetable or a form that gives a
     value after its label ("Ear wax removal (microsuction): £45 for one ear",
-    "Saturday: 09:00 to 17:30"): no heading, however short and unpunctuated."""
-    return _LABELLED_VALUE.match(line.strip()) is not None
+    "Saturday: 09:00 to 17:30"): a label of at most MAX_LABEL_CHARS characters, a
+    colon and a space, then a number or an amount, and no other colon but inside a
+    time ("Section 1: Demographics Section 2: Program" is a contents line). Such a
+    line is no heading, however short and unpunctuated."""
+    label, colon, value = line.strip().partition(":")
+    if not colon or not 2 <= len(label) <= MAX_LABEL_CHARS or not value[:1].isspace():
+        return False
+    return _ANOTHER_COLON.search(value) is None and _VALUE_MARK.search(value) is not None
 
 
 def inline_headings(text: str) -> list[tuple[int, int]]:
