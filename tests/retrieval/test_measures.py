@@ -49,6 +49,8 @@ from quoteproof.retrieval.measures import (
         ("How many square feet is the clinic?", ()),
         ("How many kidney stones did patients pass?", ()),
         ("How far along in pregnancy were the mothers?", ()),
+        # a question that asks something more: the sources may answer the rest
+        ("What is the remdesivir dose, and what is the price of one vial?", ()),
     ],
 )
 def test_the_measures_a_question_asks_for(question: str, measures: tuple[str, ...]) -> None:

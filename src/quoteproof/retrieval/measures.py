@@ -68,9 +68,20 @@ _STATES_DISTANCE = re.compile(
 once, not from each of its digits)."""
 
 
+_ANOTHER_QUESTION = re.compile(
+    r"\b(?:and|or|also)\s+(?:what|how|when|where|who|whom|which|why|is|are|does|do|can)\b",
+    re.IGNORECASE,
+)
+"""A question that asks something more ("What is the dose, and what is the price of one
+vial?"): the sources may answer the rest, so no measure refuses it."""
+
+
 def asked_measures(question: str) -> tuple[str, ...]:
     """The measures `question` asks for, named as a refusal says them (`MONEY`,
-    `DISTANCE`); () for none."""
+    `DISTANCE`); () for none, and for a question that asks something more
+    (`_ANOTHER_QUESTION`)."""
+    if _ANOTHER_QUESTION.search(question):
+        return ()
     asked = []
     if _ASKS_MONEY.search(question) and not _NOT_A_SUM.search(question):
         asked.append(MONEY)
