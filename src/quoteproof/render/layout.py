@@ -417,8 +417,7 @@ def answer_layout(answer: Answer, show_cited: bool = False) -> list[Block]:
 
     Order: `Question`; `Refusal` for a refused answer (whose segments are then not
     shown); the `Notice`s (partial answer, no language model unless refused, the
-    answer's notices,
-    `removed_notice` when sentences were removed);
+    answer's notices, `removed_notice` when sentences were removed);
     `Escalation`; for an answered answer the segments in order (`Prose` when it has
     text or citations, followed with `show_cited` by a `QuoteBox(cited=True)` per
     passage it cites; `QuoteBox`; `DataBox`; `Missing` for a segment whose quote or

@@ -93,17 +93,17 @@ def _blocks(text: str) -> tuple[Block, ...]:
     """The paragraphs of `text` as blocks: headings (`heading_level`) of kind
     "heading", each setting the section path of what follows it, and paragraphs."""
     blocks = []
-    open_headings: list[tuple[int, str]] = []  # (level, heading) of the open sections
+    open_headings: list[tuple[int, str, bool]] = []  # (level, heading, numbered) open
     for start, end in paragraph_spans(text):
         level = heading_level(text[start:end])
         if level is not None:
-            heading = text[start:end].strip()
-            if level == 0:  # in capitals: under the numbered headings open above it
-                level = 1 + max((lv for lv, h in open_headings if heading_level(h)), default=0)
+            numbered = level > 0
+            if not numbered:  # in capitals: under the numbered headings open above it
+                level = 1 + max((lv for lv, _, num in open_headings if num), default=0)
             while open_headings and open_headings[-1][0] >= level:
                 open_headings.pop()
-            open_headings.append((level, heading))
-        section = tuple(heading for _, heading in open_headings)
+            open_headings.append((level, text[start:end].strip(), numbered))
+        section = tuple(heading for _, heading, _ in open_headings)
         blocks.append(Block("heading" if level is not None else "paragraph", start, end, section))
     return tuple(blocks)
 
