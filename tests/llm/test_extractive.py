@@ -17,7 +17,7 @@ from quoteproof.llm.extractive import (
     best_unit_similarity,
     choose_extractive,
 )
-from quoteproof.llm.extractive_units import TableRows, quotable_first
+from quoteproof.llm.extractive_units import TableRows, candidates_of, quotable_first
 from quoteproof.llm.quotable import quotable_units, worth_quoting
 from quoteproof.model import Chunk, Hit
 from quoteproof.quoting.parse import QuoteItem, parse_output
@@ -312,6 +312,8 @@ def test_question_kinds_read_from_the_wording() -> None:
         "What are bed bugs?": "definition",
         "What happens after the infusion?": "other",
         "Which US region had the lowest lung cancer incidence?": "extreme",
+        "What time does the pharmacy close on Saturday?": "when",
+        "On Sundays, what time does it open?": "when",
     }
     assert {question: answer_kind(question) for question in kinds} == kinds
     assert form_match("frequency", "Training is repeated annually.", "How often is training?")
@@ -494,6 +496,8 @@ def test_a_when_question_prefers_a_day_s_date_to_a_time_any_sentence_holds() -> 
     assert not specific_form(question) and specific_form(question, deadline)
     assert specific_form("When does the clinic open?", "It opens at 8:30 a.m. daily.")
     assert specific_form("When was it signed?", "Signed 2020-09-21.")
+    assert specific_form("What time does it close?", "Saturday | 09:00 | 17:30")
+    assert not specific_form("What time does it close?", "Mix 1:50 with water.")
     assert not specific_form("When should gloves be worn?", "Wear them before contact.")
     assert not specific_form("How many comments came?", "By September 21, 2020, 12 came.")
     reply = extract_answer(question, (chunk("g", general), chunk("d", deadline)))
@@ -930,3 +934,57 @@ def test_an_entry_that_gives_a_value_after_its_label_is_quotable() -> None:
     assert not any(unit.startswith("Section 1") for unit in units)  # a contents line
     shown = quoted(extract_answer("How much does ear wax removal cost?", (chunk("p", PRICE_LIST),)))
     assert shown[0] == ("p", "Ear wax removal (microsuction): £45 for one ear, £60 for both ears")
+
+
+HOURS = (
+    "Opening hours\n\n"
+    "Day | Open | Close\n"
+    "Monday to Friday | 08:30 | 19:00\n"
+    "Saturday | 09:00 | 17:30\n"
+    "Sunday | 10:00 | 14:00\n\n"
+    "The pharmacy is closed on 25 December, 26 December and 1 January.\n\n"
+    "The pharmacist takes a lunch break from 13:00 to 13:30 on weekdays."
+)
+FEES = (
+    "| Service | Fee | Turnaround |\n|---|---|---|\n"
+    "| Travel vaccination consultation | £40 | same day |\n"
+    "| Insurance report (up to 2 pages) | £110 | 10 working days |"
+)
+
+
+def body_rows(text: str, first: str) -> list[tuple[int, int]]:
+    """The spans of the lines of `text` from the one starting with `first` to the end of
+    its paragraph, without a Markdown row's outer "| " and " |"."""
+    start = text.index(first)
+    end = text.find("\n\n", start)
+    spans, at = [], start
+    for line in text[start : len(text) if end < 0 else end].split("\n"):
+        inner = line.strip("| ")
+        lo = text.index(inner, at)
+        spans.append((lo, lo + len(inner)))
+        at = lo + len(inner)
+    return spans
+
+
+def test_a_table_row_is_scored_with_its_column_names() -> None:
+    hours = chunk("h", HOURS)
+    units = candidates_of([hours], lambda c: body_rows(c.text, "Monday"))
+    rows = [u.core for u in units if u.table is not None]
+    assert rows == [
+        "Day: Monday to Friday; Open: 08:30; Close: 19:00",
+        "Day: Saturday; Open: 09:00; Close: 17:30",
+        "Day: Sunday; Open: 10:00; Close: 14:00",
+    ]
+    fees = candidates_of([chunk("f", FEES)], lambda c: body_rows(c.text, "| Travel"))
+    assert [u.core for u in fees][-1] == (
+        "Service: Insurance report (up to 2 pages); Fee: £110; Turnaround: 10 working days"
+    )
+
+
+def test_the_row_a_question_names_is_quoted_alone() -> None:
+    hours = chunk("h", HOURS)
+    rows = lambda c: body_rows(c.text, "Monday")  # noqa: E731
+    question = "What time does the pharmacy close on Saturday?"
+    assert quoted(extract_answer(question, (hours,), table_rows=rows)) == [
+        ("h", "Saturday | 09:00 | 17:30")
+    ]

@@ -19,7 +19,7 @@ from quoteproof.retrieval.auto_threshold import (
 
 def test_threshold_sits_a_margin_above_the_best_used_probe() -> None:
     scores = {question: i / 100 for i, (_, question) in enumerate(offtopic_probes())}
-    covered = {topic for topic, _ in offtopic_probes()[-5:]}  # the best-scoring five
+    covered = {names[0] for names, _ in offtopic_probes()[-5:]}  # the best-scoring five
     estimate = estimate_threshold(lambda q: (scores[q], "kind"), covered.__contains__, "fp")
     assert estimate is not None
     used = len(offtopic_probes()) - 5
@@ -30,8 +30,18 @@ def test_threshold_sits_a_margin_above_the_best_used_probe() -> None:
 
 
 def test_no_threshold_when_the_index_covers_almost_every_probe_topic() -> None:
-    keep = {topic for topic, _ in offtopic_probes()[: MIN_PROBES - 1]}
+    keep = {names[0] for names, _ in offtopic_probes()[: MIN_PROBES - 1]}
     assert estimate_threshold(lambda q: (0.1, "k"), lambda t: t not in keep, "fp") is None
+
+
+def test_a_probe_is_not_used_when_the_index_holds_its_topic_under_another_name() -> None:
+    question = "What is the maximum daily dose of acetaminophen?"
+    assert question in {q for _, q in offtopic_probes()}
+    scores = {q: 0.9 if q == question else 0.3 for _, q in offtopic_probes()}
+    estimate = estimate_threshold(lambda q: (scores[q], "k"), "paracetamol".__eq__, "fp")
+    assert estimate is not None  # a leaflet on paracetamol answers the acetaminophen probe
+    assert estimate.threshold == pytest.approx(0.3 + MARGIN)
+    assert estimate.unanswerable == len(offtopic_probes()) - 1
 
 
 def ask(index: Index, question: str) -> tuple[str, str | None, tuple[str, ...]]:

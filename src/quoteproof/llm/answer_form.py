@@ -11,10 +11,10 @@ A question's type is read from its wording (pure rules, no model):
   moved ("decreased", "rose", "fell", "doubled", "from ... to");
 - `frequency`: how often / frequently: the answer holds a number or a frequency
   ("annually", "every", "daily", "upon hire");
-- `when`: when, how soon, at what time or stage: the answer holds a time or a
+- `when`: when, how soon, what time, at what time or stage: the answer holds a time or a
   condition ("before", "after", "within 72 hours", "immediately", a date); a day's
   date ("September 21, 2020", "21 September 2020", "2020-09-21", "9/21/2020") or a
-  clock time ("5 p.m.") is a specific form;
+  clock time ("5 p.m.", "17:30", not "1:50", a ratio) is a specific form;
 - `where`: where: the answer names a place, a region or kind of place ("southern
   states", "rural counties") or a name after "in", "at", "from" ("in Mississippi");
 - `cause`: what causes, why, what leads to, risk factors, the reason (but "Does X
@@ -84,7 +84,9 @@ _CHANGE_QUESTION = re.compile(
 )
 _FREQUENCY_QUESTION = re.compile(r"\bhow (?:often|frequently)\b|\bfrequency\b", re.IGNORECASE)
 _WHEN_QUESTION = re.compile(
-    r"^\s*when\b|\bhow soon\b|\bat what (?:time|point|stage|age)\b", re.IGNORECASE
+    r"^\s*when\b|\bhow soon\b|\bat what (?:time|point|stage|age)\b|"
+    r"^\s*(?:[^?]*?[.,]\s+)?what time\b",
+    re.IGNORECASE,
 )
 _YES_NO_QUESTION = re.compile(
     r"^\s*(?:[^?]*?[.,]\s+)?"
@@ -190,7 +192,7 @@ _TIME = re.compile(
     r"when|whenever|immediately|daily|weekly|monthly|annually|yearly|every|each time|"
     r"at (?:least|the (?:start|end|time))|minutes?|hours?|days?|weeks?|months?|years?|"
     r"January|February|March|April|May|June|July|August|September|October|November|"
-    r"December)\b|\d{4}",
+    r"December)\b|\d{4}|\b(?:[01]\d|2[0-3]):[0-5]\d\b",
     re.IGNORECASE,
 )
 _MONTH = (
@@ -201,7 +203,8 @@ _DAY_OR_HOUR = re.compile(
     rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|"
     rf"\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b|"
     r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|"
-    r"\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)"
+    r"\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|"
+    r"\b(?:[01]\d|2[0-3]):[0-5]\d\b(?!:\d)"
 )
 """A day's date or a clock time: the specific form of a time ("when")."""
 _FREQUENCY = re.compile(

@@ -22,6 +22,11 @@ document, quoted from both chunks) is scored on:
   path) holds at least HEADING_SHARE of the question's terms, and no candidate's
   heading holds more, the unit is lifted by HEADING_WEIGHT (the text under "What
   causes sleep apnea?" answers "What causes obstructive sleep apnea?");
+- a table row's key: a row whose first cell, a short name (`_row_key`), holds a
+  question term that not every row's first cell of its table holds is lifted by
+  ROW_KEY_WEIGHT (the Saturday row of an opening-hours table, for "when does it
+  close on Saturday?"); a row is scored with its column names
+  (`extractive_units`: "Day: Saturday; Open: 09:00; Close: 17:30");
 - what it says beyond the question: a unit with fewer than NEW_WORDS content words
   that the question lacks only repeats the topic ("This article focuses on X") and
   loses GENERIC_PENALTY, as does a statement of what a study set out to do ("The
@@ -56,6 +61,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from quoteproof.ingest.blocks import CELL_SEPARATOR
 from quoteproof.llm.ages import about_other_ages, age_ranges
 from quoteproof.llm.answer_form import answer_kind, form_match, specific_form
 from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextSink
@@ -77,6 +83,8 @@ HEADING_WEIGHT = 0.1
 HEADING_SHARE = 0.75
 GENERIC_PENALTY = 0.1
 NEGATION_WEIGHT = 0.1
+ROW_KEY_WEIGHT = 0.15
+KEY_WORDS = 6
 NEW_WORDS = 3
 RANK_PENALTY = 0.02
 LABEL_SHARE = 0.9
@@ -158,6 +166,35 @@ _ASKS_AIM = re.compile(r"\b(?:aims?|purpose|objectives?|goals?|set out|designed)
 _NEGATION = re.compile(r"\b(?:not|no|never|without|nor|cannot)\b|n't\b", re.IGNORECASE)
 
 
+def _row_key(candidate: Candidate) -> str:
+    """The first cell of a table row (`Candidate.table`) when it is a short name
+    (at most KEY_WORDS words: "Saturday", "Insurance report (up to 2 pages)"), the
+    cell that says what the row is about; "" for any other unit."""
+    if candidate.table is None or candidate.cut is not None:
+        return ""
+    text = candidate.quoted(candidate.start, candidate.end)
+    first = text.split(CELL_SEPARATOR, 1)[0] if CELL_SEPARATOR in text else ""
+    return first if len(words(first)) <= KEY_WORDS else ""
+
+
+def _row_keys(candidates: Sequence[Candidate], terms: set[str]) -> np.ndarray:
+    """For each candidate, 1.0 when it is a row of a table whose first cell (its
+    `_row_key`) holds a question term that not every row's first cell holds (the row
+    "Saturday | 09:00 | 17:30" of an opening-hours table, for "when does it close on
+    Saturday?"); else 0.0."""
+    tables: dict[tuple[str, int | None], list[int]] = {}
+    for i, c in enumerate(candidates):
+        if _row_key(c):
+            tables.setdefault((c.chunk.ref, c.table), []).append(i)
+    keyed = np.zeros(len(candidates))
+    for rows in tables.values():
+        held = [_stems(_row_key(candidates[i])) & terms for i in rows]
+        shared = set.intersection(*held)
+        for i, own in zip(rows, held, strict=True):
+            keyed[i] = float(bool(own - shared) and len(rows) > 1)
+    return keyed
+
+
 def _negated(text: str) -> bool:
     """Whether `text` says something is not so ("not", "no", "without", "never")."""
     return _NEGATION.search(text) is not None
@@ -202,6 +239,7 @@ def _scores(
         dtype=float,
     )
     negated = np.array([_negated(c.core) for c in candidates], dtype=float) * _negated(question)
+    row_key = _row_keys(candidates, terms)
     paths = [_section(c.chunk, c.start) for c in candidates]
     heading = _heading_match(paths, terms)
     if embed is None:
@@ -227,6 +265,7 @@ def _scores(
         + PASSAGE_WEIGHT * passage
         + form
         + HEADING_WEIGHT * heading
+        + ROW_KEY_WEIGHT * row_key
         + NEGATION_WEIGHT * negated
         - GENERIC_PENALTY * generic
         - RANK_PENALTY * ranks

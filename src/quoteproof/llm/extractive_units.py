@@ -18,7 +18,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from quoteproof.llm.quotable import quotable_units
+from quoteproof.ingest.blocks import CELL_SEPARATOR
+from quoteproof.llm.quotable import Unit, quotable_units
 from quoteproof.model import Chunk, Hit
 from quoteproof.quoting.passages import JOIN
 
@@ -57,6 +58,9 @@ class Candidate:
     text, `split` and the next chunk's text) passes to the next chunk."""
     split: str = ""
     """What stands between the two texts there (`_LEAD_IN_SPLIT`, `_SENTENCE_SPLIT`)."""
+    table: int | None = None
+    """For a table row, where its table's paragraph starts in `chunk.text` (the rows
+    of one table share it); None for any other unit."""
 
     def quoted(self, start: int, end: int) -> str:
         """The text of `chunk.text[start:end]` as a quote of it reads: across the
@@ -86,11 +90,30 @@ def _unit_candidates(chunk: Chunk, rank: int, rows: Sequence[tuple[int, int]]) -
             rank,
             unit.start,
             unit.end,
-            chunk.text[unit.core_start : unit.core_end],
+            _scored_text(chunk.text, unit),
             unit.header,
+            table=unit.table,
         )
         for unit in quotable_units(chunk.text, rows)
     ]
+
+
+def _scored_text(text: str, unit: Unit) -> str:
+    """What `unit` of `text` is scored on: its core; for a table row under a line of
+    column names with as many cells ("Day | Open | Close" over "Saturday | 09:00 |
+    17:30"; a Markdown table's line may start and end with "|"), each cell after its
+    column's name ("Day: Saturday; Open: 09:00; Close: 17:30"), so that a row
+    answers a question in its columns' words."""
+    core = text[unit.core_start : unit.core_end]
+    if unit.columns is None:
+        return core
+    names = text[unit.columns[0] : unit.columns[1]].strip("| ").split(CELL_SEPARATOR)
+    cells = core.split(CELL_SEPARATOR)
+    if len(names) != len(cells) or len(cells) < 2:
+        return core
+    return "; ".join(
+        f"{name.strip()}: {cell.strip()}" for name, cell in zip(names, cells, strict=True)
+    )
 
 
 def _straddling(

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from quoteproof.sentences import sentence_bounds
 from quoteproof.terms import STOPWORDS
@@ -121,13 +121,25 @@ class Unit:
     """A quotable span `text[start:end]` of a chunk's text; `core_start`/`core_end`
     is the sentence or item itself (without its lead-in), what it is scored on;
     `header` the span of the header line of a table laid out by whitespace, quoted
-    before its row (None for any other unit)."""
+    before its row (None for any other unit); `columns` for a row of a table whose
+    structure the index keeps, the span of the line above its first row in its
+    paragraph that has words (the table's column names, when it has a header row),
+    read with the
+    row but not quoted (None for any other unit); `table`, for a table row, where the
+    paragraph of its table starts (the rows of one table share it; None for any
+    other unit)."""
 
     start: int
     end: int
     core_start: int
     core_end: int
     header: tuple[int, int] | None = None
+    columns: tuple[int, int] | None = None
+    table: int | None = None
+
+
+_LINE = re.compile(r"[^\s](?:[^\n]*[^\s])?")
+"""A line's text, without the spaces around it."""
 
 
 def _states_a_value(line: str) -> bool:
@@ -426,6 +438,13 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
     return ends[-1]
 
 
+def _line_before(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The span of the last line of `text[start:end]` that has words, stripped (None
+    when none has): a Markdown table's "|---|---|" line is passed over."""
+    lines = [line for line in _LINE.finditer(text, start, end) if _words(line.group())]
+    return (lines[-1].start(), lines[-1].end()) if lines else None
+
+
 def _row(text: str, start: int, end: int) -> Unit:
     """The unit of the table row `text[start:end]`, without a form's answer boxes at
     its end (`_BOXES_AT_END`) when words are left before them."""
@@ -447,12 +466,17 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
     for i, (start, end) in enumerate(lines):
         inside = [(lo, hi) for lo, hi in rows if lo < end and start < hi]
         if inside:
-            units += [_row(text, lo, hi) for lo, hi in inside if _words(text[lo:hi])]
+            columns = _line_before(text, start, inside[0][0])
+            units += [
+                replace(_row(text, lo, hi), columns=columns, table=start)
+                for lo, hi in inside
+                if _words(text[lo:hi])
+            ]
             lead_in = None
             continue
         laid_out, header = _laid_out_rows(text, start, end)
         if laid_out:
-            units += [Unit(lo, hi, lo, hi, header) for lo, hi in laid_out]
+            units += [Unit(lo, hi, lo, hi, header, table=start) for lo, hi in laid_out]
             lead_in = None
             continue
         start = _after_heading_line(text, start, end)

@@ -1,7 +1,8 @@
 """The automatic refusal threshold: what an index refuses before anyone calibrates it.
 
 Bundled off-topic questions (`offtopic_probes.txt`) are asked of the index's own
-retrieval; each probe is used only when its topic word occurs nowhere in the index.
+retrieval; each probe is used only when its topic occurs nowhere in the index under
+any of its names (a leaflet on paracetamol answers the probe on acetaminophen).
 The threshold sits MARGIN above the best evidence any used probe reached, so that a
 question must match the documents better than any off-topic question did.
 
@@ -11,8 +12,8 @@ that of off-topic questions (generic headings and tables are not questions), so
 they could only pull the threshold down. A user calibration (`quoteproof
 calibrate`) always wins over the automatic threshold.
 
-The estimate is stored with a fingerprint of the current documents and the
-embedding model, and made again when either changes.
+The estimate is stored with a fingerprint of the current documents, the embedding
+model and the probes, and made again when any of them changes.
 """
 
 from __future__ import annotations
@@ -33,24 +34,31 @@ Evidence = tuple[float | None, str]
 
 
 @cache
-def offtopic_probes() -> tuple[tuple[str, str], ...]:
-    """The bundled `(topic word, question)` probes, in file order."""
-    text = files("quoteproof.retrieval").joinpath("offtopic_probes.txt").read_text("utf-8")
+def _probe_file() -> str:
+    return files("quoteproof.retrieval").joinpath("offtopic_probes.txt").read_text("utf-8")
+
+
+@cache
+def offtopic_probes() -> tuple[tuple[tuple[str, ...], str], ...]:
+    """The bundled `(topic names, question)` probes, in file order."""
     probes = []
-    for line in text.splitlines():
+    for line in _probe_file().splitlines():
         if line.strip() and not line.startswith("#"):
             topic, question = line.split("\t", 1)
-            probes.append((topic.strip(), question.strip()))
+            names = tuple(name.strip() for name in topic.split("|"))
+            probes.append((names, question.strip()))
     return tuple(probes)
 
 
 def corpus_fingerprint(store: Store) -> str:
-    """A digest of the current document versions and the embedding model of `store`."""
+    """A digest of the current document versions and the embedding model of `store`,
+    and of the bundled probes (a new release's probes estimate the threshold again)."""
     digest = hashlib.sha256()
     for doc in sorted(store.list_documents(), key=lambda d: (d.doc_id, d.version)):
         digest.update(f"{doc.doc_id}:{doc.version}:{doc.sha256}\n".encode())
     space = store.embedding_space()
-    digest.update(f"space:{space.model if space else ''}".encode())
+    digest.update(f"space:{space.model if space else ''}\n".encode())
+    digest.update(_probe_file().encode())
     return digest.hexdigest()
 
 
@@ -59,13 +67,13 @@ def estimate_threshold(
     covers: Callable[[str], bool],
     fingerprint: str,
 ) -> Calibration | None:
-    """Return the automatic threshold from the off-topic probes whose topic word the
-    index does not `covers`, each scored by `evidence_of(question)`; None when fewer
+    """Return the automatic threshold from the off-topic probes none of whose topic
+    names the index `covers`, each scored by `evidence_of(question)`; None when fewer
     than MIN_PROBES are usable (an index that covers almost every topic)."""
     scores: list[float] = []
     kind = ""
-    for topic, question in offtopic_probes():
-        if covers(topic):
+    for names, question in offtopic_probes():
+        if any(covers(name) for name in names):
             continue
         evidence, kind = evidence_of(question)
         if evidence is not None:
