@@ -34,6 +34,18 @@ def test_no_threshold_when_the_index_covers_almost_every_probe_topic() -> None:
     assert estimate_threshold(lambda q: (0.1, "k"), lambda t: t not in keep, "fp") is None
 
 
+def test_a_probe_far_above_every_other_is_set_aside() -> None:
+    # "How do I reset my router password?" over an IT helpdesk's page on passwords: the
+    # index covers its topic in other words, and it would refuse the page's questions
+    questions = [q for _, q in offtopic_probes()]
+    scores = dict.fromkeys(questions, 0.2) | {questions[0]: 0.3, questions[1]: 0.52}
+    estimate = estimate_threshold(lambda q: (scores[q], "k"), lambda t: False, "fp")
+    assert estimate is not None and estimate.threshold == pytest.approx(0.3 + MARGIN)
+    scores[questions[0]] = 0.45  # within OUTLIER_GAP of the best: both stay
+    estimate = estimate_threshold(lambda q: (scores[q], "k"), lambda t: False, "fp")
+    assert estimate is not None and estimate.threshold == pytest.approx(0.52 + MARGIN)
+
+
 def test_a_probe_is_not_used_when_the_index_holds_its_topic_under_another_name() -> None:
     question = "What is the maximum daily dose of acetaminophen?"
     assert question in {q for _, q in offtopic_probes()}

@@ -4,7 +4,12 @@ Bundled off-topic questions (`offtopic_probes.txt`) are asked of the index's own
 retrieval; each probe is used only when its topic occurs nowhere in the index under
 any of its names (a leaflet on paracetamol answers the probe on acetaminophen).
 The threshold sits MARGIN above the best evidence any used probe reached, so that a
-question must match the documents better than any off-topic question did.
+question must match the documents better than any off-topic question did. A probe
+whose evidence stands more than OUTLIER_GAP above that of every other is set aside
+first (and so on, while the next stands as far above the rest): the index covers its
+topic in other words ("How do I reset my router password?" over an IT helpdesk's page
+on resetting passwords), so it is no off-topic question there, and it would lift the
+threshold over the index's own answerable questions.
 
 Probes made from the corpus itself (keyword queries from its sentences, its
 headings) were tried as the answerable side and left out: their evidence fell below
@@ -13,7 +18,7 @@ they could only pull the threshold down. A user calibration (`quoteproof
 calibrate`) always wins over the automatic threshold.
 
 The estimate is stored with a fingerprint of the current documents, the embedding
-model and the probes, and made again when any of them changes.
+model, the probes and the rule, and made again when any of them changes.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from quoteproof.store.base import Store
 
 MARGIN = 0.05
 MIN_PROBES = 10
+OUTLIER_GAP = 0.1
 
 Evidence = tuple[float | None, str]
 """A probe's retrieval evidence (None when nothing was retrieved) and its kind."""
@@ -52,12 +58,14 @@ def offtopic_probes() -> tuple[tuple[tuple[str, ...], str], ...]:
 
 def corpus_fingerprint(store: Store) -> str:
     """A digest of the current document versions and the embedding model of `store`,
-    and of the bundled probes (a new release's probes estimate the threshold again)."""
+    and of the bundled probes and the rule that reads them (a release that changes
+    either estimates the threshold again)."""
     digest = hashlib.sha256()
     for doc in sorted(store.list_documents(), key=lambda d: (d.doc_id, d.version)):
         digest.update(f"{doc.doc_id}:{doc.version}:{doc.sha256}\n".encode())
     space = store.embedding_space()
     digest.update(f"space:{space.model if space else ''}\n".encode())
+    digest.update(f"rule:{MARGIN}:{OUTLIER_GAP}\n".encode())
     digest.update(_probe_file().encode())
     return digest.hexdigest()
 
@@ -68,8 +76,9 @@ def estimate_threshold(
     fingerprint: str,
 ) -> Calibration | None:
     """Return the automatic threshold from the off-topic probes none of whose topic
-    names the index `covers`, each scored by `evidence_of(question)`; None when fewer
-    than MIN_PROBES are usable (an index that covers almost every topic)."""
+    names the index `covers`, each scored by `evidence_of(question)`, but for those
+    that stand out (`OUTLIER_GAP`); None when fewer than MIN_PROBES are usable (an
+    index that covers almost every topic)."""
     scores: list[float] = []
     kind = ""
     for names, question in offtopic_probes():
@@ -80,9 +89,12 @@ def estimate_threshold(
             scores.append(evidence)
     if len(scores) < MIN_PROBES:
         return None
+    scores.sort()
+    while len(scores) > MIN_PROBES and scores[-1] - scores[-2] > OUTLIER_GAP:
+        scores.pop()
     return Calibration(
         evidence_kind=kind,
-        threshold=max(scores) + MARGIN,
+        threshold=scores[-1] + MARGIN,
         answerable=0,
         unanswerable=len(scores),
         false_refusals=0,
