@@ -159,3 +159,36 @@ def test_a_plain_text_leaflet_s_headings_set_the_section_path() -> None:
 )
 def test_what_reads_as_a_plain_text_heading(line: str, level: int | None) -> None:
     assert heading_level(line) == level
+
+
+CLUB = (
+    "HILLTOP SCHOOL HOLIDAY CLUB\n\n"
+    "1. Who can come\n\n"
+    "The club is open to pupils aged 5 to 11.\n\n"
+    "2. Times and fees\n\n"
+    "A day costs £20. The club opens at 8:00 am.\n\n"
+    "3. What to bring\n\n"
+    "1. A packed lunch\n\n"
+    "2. A water bottle\n\n"
+    "4. Food and allergies\n\n"
+    "Tell the club leader about any allergy in writing.\n"
+)
+
+
+def test_numbered_lines_in_sentence_case_over_their_text_are_headings_in_sequence() -> None:
+    # a newcomer's club policy: "5. Food and allergies" was no heading, so its text was
+    # labelled with the heading before it, "4. Collection"
+    doc = parse_text(CLUB.encode(), "club.txt")
+    sections = {doc.text[b.start : b.end]: (b.kind, b.section) for b in doc.blocks}
+    assert sections["The club is open to pupils aged 5 to 11."] == (
+        "paragraph",
+        ("1. Who can come",),
+    )
+    assert sections["A day costs £20. The club opens at 8:00 am."][1] == ("2. Times and fees",)
+    assert sections["Tell the club leader about any allergy in writing."] == (
+        "paragraph",
+        ("4. Food and allergies",),
+    )
+    # a list of numbered items, one over the other, stays a list
+    assert sections["1. A packed lunch"] == ("paragraph", ("3. What to bring",))
+    assert sections["2. A water bottle"] == ("paragraph", ("3. What to bring",))

@@ -89,20 +89,48 @@ def heading_level(paragraph: str) -> int | None:
     return None
 
 
+def _next_section(paragraph: str, after: str | None, last: int) -> bool:
+    """Whether `paragraph`, a line numbered in sentence case ("5. Food and
+    allergies"), is a heading by its place: one line that does not end as a sentence
+    does, numbered with one number next after `last` (the first number of the
+    numbered heading before it, 0 when none), over a paragraph (`after`, None at the
+    end) that is not numbered or starts a list at 1 ("3. What to bring" over "1. A
+    packed lunch"). "1. Wash your hands" in section 3, or over "2. Dry them", stays
+    a list item."""
+    line = paragraph.strip()
+    numbered = _NUMBERED_HEADING.fullmatch(line)
+    if numbered is None or "." in numbered.group(1) or after is None or "\n" in line:
+        return False
+    if line.endswith(_NOT_A_HEADING_END) or len(line.split()) > HEADING_MAX_WORDS:
+        return False
+    number = int(numbered.group(1))
+    below = _NUMBERED_HEADING.match(after.strip())
+    starts_list = below is not None and below.group(1) == "1" and number > 1
+    return number == last + 1 and (below is None or starts_list)
+
+
 def _blocks(text: str) -> tuple[Block, ...]:
-    """The paragraphs of `text` as blocks: headings (`heading_level`) of kind
-    "heading", each setting the section path of what follows it, and paragraphs."""
+    """The paragraphs of `text` as blocks: headings (`heading_level`, `_next_section`)
+    of kind "heading", each setting the section path of what follows it, and
+    paragraphs."""
     blocks = []
     open_headings: list[tuple[int, str, bool]] = []  # (level, heading, numbered) open
-    for start, end in paragraph_spans(text):
-        level = heading_level(text[start:end])
+    spans = paragraph_spans(text)
+    last = 0  # the first number of the last numbered heading
+    for (start, end), after in zip(spans, [*spans[1:], None], strict=False):
+        paragraph = text[start:end]
+        level = heading_level(paragraph)
+        if level is None and _next_section(paragraph, after and text[after[0] : after[1]], last):
+            level = 1
         if level is not None:
             numbered = level > 0
-            if not numbered:  # in capitals: under the numbered headings open above it
+            if numbered:
+                last = int(re.split(r"\D", paragraph.strip(), maxsplit=1)[0])
+            else:  # in capitals: under the numbered headings open above it
                 level = 1 + max((lv for lv, _, num in open_headings if num), default=0)
             while open_headings and open_headings[-1][0] >= level:
                 open_headings.pop()
-            open_headings.append((level, text[start:end].strip(), numbered))
+            open_headings.append((level, paragraph.strip(), numbered))
         section = tuple(heading for _, heading, _ in open_headings)
         blocks.append(Block("heading" if level is not None else "paragraph", start, end, section))
     return tuple(blocks)
