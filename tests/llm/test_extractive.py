@@ -319,6 +319,8 @@ def test_question_kinds_read_from_the_wording() -> None:
     assert form_match("frequency", "Training is repeated annually.", "How often is training?")
     assert not form_match("frequency", "Training covers hand hygiene.", "How often is training?")
     assert form_match("when", "Use the vials immediately.", "How soon must it be used?")
+    snack = "A light snack is served at 3:45 pm."  # a clock time is a time
+    assert form_match("when", snack, "What time does the club serve a snack?")
 
 
 def test_a_negated_question_prefers_the_negated_statement() -> None:

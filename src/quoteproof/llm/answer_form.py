@@ -192,7 +192,8 @@ _TIME = re.compile(
     r"when|whenever|immediately|daily|weekly|monthly|annually|yearly|every|each time|"
     r"at (?:least|the (?:start|end|time))|minutes?|hours?|days?|weeks?|months?|years?|"
     r"January|February|March|April|May|June|July|August|September|October|November|"
-    r"December)\b|\d{4}|\b(?:[01]\d|2[0-3]):[0-5]\d\b",
+    r"December)\b|\d{4}|\b(?:[01]\d|2[0-3]):[0-5]\d\b|"
+    r"\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)",
     re.IGNORECASE,
 )
 _MONTH = (
