@@ -990,3 +990,23 @@ def test_the_row_a_question_names_is_quoted_alone() -> None:
     assert quoted(extract_answer(question, (hours,), table_rows=rows)) == [
         ("h", "Saturday | 09:00 | 17:30")
     ]
+
+
+def test_no_row_answers_for_an_item_the_table_does_not_list() -> None:
+    # a newcomer's dental price list answered "How much does a root canal cost?" with
+    # the row of a tooth extraction, another treatment's price
+    fees = chunk("f", FEES, ("Clinic fees",))
+    rows = lambda c: body_rows(c.text, "| Travel")  # noqa: E731
+    shown = quoted(
+        extract_answer("How much does a root canal treatment cost?", (fees,), None, rows)
+    )
+    assert not any("|" in text for _, text in shown if text)
+    asked = "How much does a travel vaccination consultation cost?"
+    assert quoted(extract_answer(asked, (fees,), None, rows)) == [
+        ("f", "Travel vaccination consultation | £40 | same day")
+    ]
+    hours = chunk("h", HOURS)
+    days = lambda c: body_rows(c.text, "Monday")  # noqa: E731
+    assert quoted(
+        extract_answer("What are the opening hours on weekdays?", (hours,), None, days)
+    ) == [("h", "Monday to Friday | 08:30 | 19:00")]

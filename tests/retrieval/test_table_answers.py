@@ -119,3 +119,12 @@ def test_the_automatic_threshold_leaves_out_the_probe_on_the_leaflets_drug(
     assert stored is not None and stored.source == "automatic"
     assert probe.retrieval is not None and probe.retrieval.evidence is not None
     assert probe.retrieval.evidence > stored.threshold
+
+
+def test_a_price_the_table_does_not_list_is_not_taken_from_another_row(
+    newcomer_index: Path,
+) -> None:
+    with Index.open(newcomer_index) as index, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        answer = index.ask("How much does a root canal treatment cost at Hillside Surgery?")
+    assert not any("£" in quote.text for quote in answer.quotes)

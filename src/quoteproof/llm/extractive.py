@@ -34,11 +34,13 @@ document, quoted from both chunks) is scored on:
 - the source's rank: lower-ranked sources lose RANK_PENALTY per place.
 
 A unit made of the words of its document's title or section heading is no answer,
-nor one that names a patient population (with its section heading) other than the
-one the question asks about (`llm.population`: the adult dose is no answer to "the
-dose for children"), nor one that speaks of ages, none of them the question's
-(`llm.ages`: the dose for children aged 6 to 8 is no answer to "the dose for children
-under 6"); a chunk under a reference list's heading has no units.
+nor a row of a table that does not list what the question names (`_unlisted`: the
+rows of a dental price list of other treatments, for "how much does a root canal
+cost?"), nor one that names a patient population (with its section heading) other
+than the one the question asks about (`llm.population`: the adult dose is no answer
+to "the dose for children"), nor one that speaks of ages, none of them the
+question's (`llm.ages`: the dose for children aged 6 to 8 is no answer to "the dose
+for children under 6"); a chunk under a reference list's heading has no units.
 Up to MAX_QUOTES units scoring within RELATIVE_CUTOFF of the best are quoted, best
 first; when the question asks for a value (VALUE_KINDS: an amount, a time, a
 frequency) and the best unit holds one, a unit without one is not quoted beside it
@@ -179,20 +181,58 @@ def _row_key(candidate: Candidate) -> str:
 
 def _row_keys(candidates: Sequence[Candidate], terms: set[str]) -> np.ndarray:
     """For each candidate, 1.0 when it is a row of a table whose first cell (its
-    `_row_key`) holds a question term that not every row's first cell holds (the row
-    "Saturday | 09:00 | 17:30" of an opening-hours table, for "when does it close on
-    Saturday?"); else 0.0."""
+    `_row_key`, read by `_key_stems`) holds a question term that not every row's
+    first cell holds (the row "Saturday | 09:00 | 17:30" of an opening-hours table,
+    for "when does it close on Saturday?"); else 0.0."""
     tables: dict[tuple[str, int | None], list[int]] = {}
     for i, c in enumerate(candidates):
         if _row_key(c):
             tables.setdefault((c.chunk.ref, c.table), []).append(i)
     keyed = np.zeros(len(candidates))
     for rows in tables.values():
-        held = [_stems(_row_key(candidates[i])) & terms for i in rows]
+        held = [_key_stems(_row_key(candidates[i])) & terms for i in rows]
         shared = set.intersection(*held)
         for i, own in zip(rows, held, strict=True):
             keyed[i] = float(bool(own - shared) and len(rows) > 1)
     return keyed
+
+
+_WEEKDAY = re.compile(r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri)(?:day)?\b", re.IGNORECASE)
+_WEEKEND = re.compile(r"\b(?:sat(?:ur)?|sun)(?:day)?\b", re.IGNORECASE)
+
+
+def _key_stems(key: str) -> set[str]:
+    """The stems of a row's first cell, with "weekday" for a day from Monday to
+    Friday and "weekend" for Saturday or Sunday (a timetable's rows)."""
+    stems = _stems(key)
+    if _WEEKDAY.search(key):
+        stems |= {stem("weekday"), stem("weekdays")}
+    if _WEEKEND.search(key):
+        stems |= {stem("weekend"), stem("weekends")}
+    return stems
+
+
+def _unlisted(candidates: Sequence[Candidate], terms: set[str], paths: Sequence[str]) -> np.ndarray:
+    """For each candidate, True when it is a row of a table that does not list what the
+    question asks about: the question has terms that neither the table's document
+    title, section path and column names carry, nor any row's first cell (`_row_key`,
+    `_key_stems`: "Monday to Friday" carries "weekdays") does ("a root canal" in a
+    dental price list of other treatments: its rows give other treatments' prices).
+    False for any other unit, and for every row of a table whose first cells are no
+    short names."""
+    tables: dict[tuple[str, int | None], list[int]] = {}
+    for i, c in enumerate(candidates):
+        if _row_key(c):
+            tables.setdefault((c.chunk.ref, c.table), []).append(i)
+    unlisted = np.zeros(len(candidates), dtype=bool)
+    for rows in tables.values():
+        first = candidates[rows[0]]
+        context = _stems(f"{first.chunk.label} {paths[rows[0]]} {first.columns}")
+        asked = terms - context
+        keys = set().union(*(_key_stems(_row_key(candidates[i])) for i in rows))
+        if asked and not asked & keys:
+            unlisted[rows] = True
+    return unlisted
 
 
 def _negated(text: str) -> bool:
@@ -273,6 +313,7 @@ def _scores(
     if embed is None:  # without a model a unit must share a question word to count
         scores = np.where(lexical > 0, scores, -np.inf)
     asked_about, asked_ages = populations(question), age_ranges(question)
+    unlisted = _unlisted(candidates, terms, paths)
     no_answer = np.array(
         [
             _only_label(c.core, c.chunk)
@@ -281,7 +322,7 @@ def _scores(
             for c, path in zip(candidates, paths, strict=True)
         ]
     )
-    return [float(s) for s in np.where(no_answer, -np.inf, scores)]
+    return [float(s) for s in np.where(no_answer | unlisted, -np.inf, scores)]
 
 
 def near_duplicate(a: str, b: str) -> bool:

@@ -61,6 +61,8 @@ class Candidate:
     table: int | None = None
     """For a table row, where its table's paragraph starts in `chunk.text` (the rows
     of one table share it); None for any other unit."""
+    columns: str = ""
+    """For a table row, its table's column names (its header line), "" when unknown."""
 
     def quoted(self, start: int, end: int) -> str:
         """The text of `chunk.text[start:end]` as a quote of it reads: across the
@@ -93,9 +95,17 @@ def _unit_candidates(chunk: Chunk, rank: int, rows: Sequence[tuple[int, int]]) -
             _scored_text(chunk.text, unit),
             unit.header,
             table=unit.table,
+            columns=_columns(chunk.text, unit),
         )
         for unit in quotable_units(chunk.text, rows)
     ]
+
+
+def _columns(text: str, unit: Unit) -> str:
+    """The column names of the table row `unit` of `text` (its structured table's
+    line of names, or its laid-out table's header line); "" for any other unit."""
+    span = unit.columns or (unit.header if unit.table is not None else None)
+    return text[span[0] : span[1]] if span else ""
 
 
 def _scored_text(text: str, unit: Unit) -> str:
