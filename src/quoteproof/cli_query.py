@@ -93,11 +93,12 @@ def ingest(
                 json_out(report, indent=2)
             raise typer.Exit(130) from None
         stats = run.stats()
+        threshold = run.refusal_threshold() if format is TextOrJson.text else None
     results = run.results
     if format is TextOrJson.json:
         json_out(shown.ingest_to_dict(results, run.location, stats), indent=2)
     else:
-        err.print(shown.summary_table(results, elapsed, run.location, stats, embedding))
+        err.print(shown.summary_table(results, elapsed, run.location, stats, embedding, threshold))
         for listed in (shown.ingested_table(results), shown.skipped_table(results)):
             if listed is not None:
                 err.print(listed)

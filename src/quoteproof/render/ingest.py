@@ -26,6 +26,7 @@ from quoteproof.ingest.pipeline import IngestResult
 from quoteproof.render.progress import ProgressBar
 from quoteproof.render.visible import visible_line
 from quoteproof.retrieval.embed_index import EmbedReport
+from quoteproof.retrieval.evidence import AUTOMATIC, Calibration
 from quoteproof.store.base import IndexStats
 
 STATUSES = ("added", "updated", "unchanged", "failed", "skipped")
@@ -112,12 +113,14 @@ def summary_table(
     location: str,
     stats: IndexStats,
     embedding: EmbedReport | None = None,
+    threshold: Calibration | None = None,
 ) -> Table:
     """The table that ends an ingest run: files per status (failed files are named
     with their causes above it, by `IngestProgress`), pages and speed, new chunks,
     vectors computed (and for how many chunks, when a long chunk had several), the
-    embedding model, and the index totals (`visible_line`, never markup). Each row
-    fits 80 columns unless a name is longer."""
+    embedding model, the index totals (`visible_line`, never markup), and the
+    refusal threshold the index applies (`threshold_line`). Each row fits 80
+    columns unless a name is longer."""
     table = Table(title="Ingest summary", title_justify="left", show_header=False)
     table.add_column(style="bold")
     table.add_column()
@@ -143,7 +146,23 @@ def summary_table(
         table.add_row("model", Text(f"{visible_line(embedding.model)}{where}"))
     totals = f"{visible_line(location)}: {stats.documents} documents, {stats.chunks} chunks"
     table.add_row("index", Text(f"{totals}, {stats.embedded} with vectors"))
+    table.add_row("refusal", threshold_line(threshold))
     return table
+
+
+def threshold_line(threshold: Calibration | None) -> str:
+    """What an ingest says of the refusal threshold: calibrated, automatic (with how
+    to fit it to the user's own questions), or none (key terms only)."""
+    if threshold is None:
+        return "no threshold: questions are screened for their key terms only"
+    if threshold.source == AUTOMATIC:
+        return (
+            f"threshold {threshold.threshold:.2f}, estimated from {threshold.unanswerable} "
+            "off-topic questions; `quoteproof calibrate` fits it to questions about "
+            "your documents"
+        )
+    asked = threshold.answerable + threshold.unanswerable
+    return f"threshold {threshold.threshold:.2f}, calibrated with {asked} of your questions"
 
 
 def status_counts(results: Sequence[IngestResult]) -> dict[str, int]:

@@ -4,10 +4,12 @@ interrupted."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal
 
+from quoteproof.errors import RetrievalError
 from quoteproof.index import Index, changed_any
 from quoteproof.ingest.chunking import ChunkSettings
 from quoteproof.ingest.files import source_name
@@ -16,6 +18,7 @@ from quoteproof.ingest.parsing import IngestSettings
 from quoteproof.ingest.pipeline import IngestResult, skipped_results
 from quoteproof.retrieval.embed_index import EmbedReport
 from quoteproof.retrieval.embedder import dense_available
+from quoteproof.retrieval.evidence import Calibration
 from quoteproof.service.opened import OpenedIndex
 
 __all__ = ["ChunkSettings", "IngestRun", "IngestSettings", "IngestStage", "ParseLimits"]
@@ -92,6 +95,17 @@ class IngestRun(OpenedIndex):
         will use."""
         self.stage = "vectors"
         return self._index.embed(self.embed_model, on_start=on_start, on_progress=on_progress)
+
+    def refusal_threshold(self) -> Calibration | None:
+        """The refusal threshold the index applies now: the user's calibration, else
+        the automatic one (None when neither applies: BM25 alone, or too few probes;
+        None too when retrieval cannot run)."""
+        with warnings.catch_warnings():  # notices on retrieval are for a question
+            warnings.simplefilter("ignore")
+            try:
+                return self._index.calibration() or self._index.automatic_threshold()
+            except RetrievalError:
+                return None
 
     def finish(self) -> None:
         """Estimate the automatic refusal threshold when a document changed, and
