@@ -14,6 +14,7 @@ from quoteproof.defaults import DEFAULT_ASK_TOP_K, SPARE_HITS
 from quoteproof.errors import RetrievalNotice
 from quoteproof.llm.extractive import Embed, best_unit_similarity
 from quoteproof.llm.extractive_units import Following, TableRows, quotable_first
+from quoteproof.llm.months import missing_months
 from quoteproof.llm.population import missing_populations
 from quoteproof.model import Chunk, RetrievalInfo, SourceTable
 from quoteproof.retrieval.auto_threshold import corpus_fingerprint, estimate_threshold
@@ -161,7 +162,8 @@ class RefusalPolicy:
         that no retrieved source carries, with the population it asks about when the
         sources name only others (`population.missing_populations`) and the measure it
         asks for when none states one (`measures.missing_measures`: "an amount of
-        money")."""
+        money"), and the months of a year it names that no source spans
+        (`months.missing_months`: "December 2015")."""
         info = self.evidence(question, retrieval)
         chosen = self.calibration()
         if chosen is not None and chosen.evidence_kind != info.evidence_kind:
@@ -178,6 +180,8 @@ class RefusalPolicy:
         if chosen is not None and chosen.evidence_kind == info.evidence_kind:
             info = replace(info, threshold=chosen.threshold, threshold_source=chosen.source)
         texts = [f"{hit.chunk.label}\n{hit.chunk.text}" for hit in retrieval.hits]
-        missing = missing_terms(question, texts) + missing_populations(question, texts)
-        missing += missing_measures(question, texts)
-        return replace(info, missing_terms=missing)
+        months = missing_months(question, texts)
+        said = {word.lower() for month in months for word in month.split()}
+        missing = tuple(term for term in missing_terms(question, texts) if term not in said)
+        missing += missing_populations(question, texts) + missing_measures(question, texts)
+        return replace(info, missing_terms=missing + months)

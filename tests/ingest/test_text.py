@@ -192,3 +192,18 @@ def test_numbered_lines_in_sentence_case_over_their_text_are_headings_in_sequenc
     # a list of numbered items, one over the other, stays a list
     assert sections["1. A packed lunch"] == ("paragraph", ("3. What to bring",))
     assert sections["2. A water bottle"] == ("paragraph", ("3. What to bring",))
+
+
+def test_a_list_item_numbered_next_after_the_heading_stays_a_list_item() -> None:
+    # a review: "2. Their brothers and sisters" read as section 2, and the real
+    # "2. Times and fees" then stayed a paragraph
+    text = (
+        "1. Who can come\n\nThe club is open to:\n\n1. Pupils of the school\n\n"
+        "2. Their brothers and sisters\n\nPlaces are limited.\n\n2. Times and fees\n\n"
+        "A day costs £20.\n\n3 eggs\n\n3. lower case start\n\nText.\n"
+    )
+    doc = parse_text(text.encode(), "club.txt")
+    sections = {doc.text[b.start : b.end]: (b.kind, b.section) for b in doc.blocks}
+    assert sections["2. Their brothers and sisters"] == ("paragraph", ("1. Who can come",))
+    assert sections["A day costs £20."] == ("paragraph", ("2. Times and fees",))
+    assert sections["Text."] == ("paragraph", ("2. Times and fees",))

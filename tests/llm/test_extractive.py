@@ -314,6 +314,10 @@ def test_question_kinds_read_from_the_wording() -> None:
         "Which US region had the lowest lung cancer incidence?": "extreme",
         "What time does the pharmacy close on Saturday?": "when",
         "On Sundays, what time does it open?": "when",
+        "By what time must children be collected?": "when",
+        "What time zone is used?": "other",
+        "By what date must the agency receive comments?": "when",
+        "In which year did the program start?": "when",
     }
     assert {question: answer_kind(question) for question in kinds} == kinds
     assert form_match("frequency", "Training is repeated annually.", "How often is training?")
@@ -1010,3 +1014,76 @@ def test_no_row_answers_for_an_item_the_table_does_not_list() -> None:
     assert quoted(
         extract_answer("What are the opening hours on weekdays?", (hours,), None, days)
     ) == [("h", "Monday to Friday | 08:30 | 19:00")]
+
+
+WEEK = (
+    "Opening times\n\n"
+    "Day | Open | Close\n"
+    "Monday to Friday | 08:30 | 19:00\n"
+    "Weekends | 10:00 | 14:00\n\n"
+    "The pharmacy is closed on 25 December, 26 December and 1 January."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "row"),
+    [
+        ("What time does the pharmacy close on Wednesday?", "Monday to Friday | 08:30 | 19:00"),
+        ("What time does the pharmacy open on Saturday?", "Weekends | 10:00 | 14:00"),
+    ],
+)
+def test_a_row_for_a_range_of_days_answers_for_each_of_them(question: str, row: str) -> None:
+    # a review: rows of "Monday to Friday" and "Weekends" were no answer for a day in them
+    week = chunk("w", WEEK, ("Pharmacy",))
+    rows = lambda c: body_rows(c.text, "Monday")  # noqa: E731
+    assert quoted(extract_answer(question, (week,), None, rows))[0] == ("w", row)
+
+
+def test_only_a_price_question_drops_a_table_that_lists_nothing_it_names() -> None:
+    week = chunk("w", WEEK, ("Pharmacy",))
+    rows = lambda c: body_rows(c.text, "Monday")  # noqa: E731
+    for question in ("What are the pharmacy's opening hours?", "Which day does it close earliest?"):
+        assert any(
+            "|" in text for _, text in quoted(extract_answer(question, (week,), None, rows)) if text
+        )
+
+
+LEDGER = (
+    "DOCUMENT NO. DATE PAYEE NAME DESCRIPTION AMOUNT ($)\n"
+    "KXR20230011 04/02/2023 CITIBANK - TRAVEL CARD 03/14/2023 03/15/2023 STAFF\n"
+    "TRANSPORTATION 412.50\n"
+    "AIRFARE FOR T OKAFOR DENVER TO WASHINGTON DC AND RETURN\n"
+    "KXR20230012 04/09/2023 CITIBANK - MEMBER CARD 03/20/2023 03/21/2023 MEMBER'S\n"
+    "TRANSPORTATION 188.00\n"
+    "TRAIN FARE FOR REP LINDQVIST WASHINGTON DC TO PHILADELPHIA AND RETURN"
+)
+
+
+def test_a_ledger_s_lines_are_quoted_with_the_lines_around_them() -> None:
+    # a newcomer's Senate expense report (PDF text of records in capitals, no sentence)
+    # had no quotable unit: ask left it out and said no source mentioned the senator
+    question = "How much was the train fare for Rep Lindqvist to Philadelphia?"
+    shown = quoted(extract_answer(question, (chunk("l", LEDGER),)))
+    assert shown[0] == (
+        "l",
+        "TRANSPORTATION 188.00\n"
+        "TRAIN FARE FOR REP LINDQVIST WASHINGTON DC TO PHILADELPHIA AND RETURN",
+    )
+    assert quotable_units("CONTENTS\n1 Scope 4\n2 Dosing 9\n3 Storage and handling 12") == []
+
+
+def test_a_sentence_broken_before_its_amount_is_quoted_whole() -> None:
+    # a newcomer's Federal Register notice: the quote stopped at "... per operator to
+    # be", a blank line of the PDF text before "$7,650 (90 work-hours ...)."
+    text = (
+        "Costs of Compliance\n\n"
+        "Therefore, the agency estimates the average total cost per operator to be\n\n"
+        "$7,650 (90 work-hours × $85 per work-hour).\n\n"
+        "Prices\n\n$5 per item is charged for copies."
+    )
+    units = [text[u.start : u.end] for u in quotable_units(text)]
+    assert (
+        "Therefore, the agency estimates the average total cost per operator to be\n\n"
+        "$7,650 (90 work-hours × $85 per work-hour)." in units
+    )
+    assert "$5 per item is charged for copies." in units  # after a heading: its own

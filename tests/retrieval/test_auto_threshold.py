@@ -39,11 +39,21 @@ def test_a_probe_far_above_every_other_is_set_aside() -> None:
     # index covers its topic in other words, and it would refuse the page's questions
     questions = [q for _, q in offtopic_probes()]
     scores = dict.fromkeys(questions, 0.2) | {questions[0]: 0.3, questions[1]: 0.52}
-    estimate = estimate_threshold(lambda q: (scores[q], "k"), lambda t: False, "fp")
-    assert estimate is not None and estimate.threshold == pytest.approx(0.3 + MARGIN)
+
+    def threshold(kind: str = "cosine+sentence:m") -> float:
+        estimate = estimate_threshold(lambda q: (scores[q], kind), lambda t: False, "fp")
+        assert estimate is not None
+        return estimate.threshold
+
+    assert threshold() == pytest.approx(0.3 + MARGIN)
+    assert threshold("rerank:m") == pytest.approx(0.52 + MARGIN)  # a scale of its own
     scores[questions[0]] = 0.45  # within OUTLIER_GAP of the best: both stay
-    estimate = estimate_threshold(lambda q: (scores[q], "k"), lambda t: False, "fp")
-    assert estimate is not None and estimate.threshold == pytest.approx(0.52 + MARGIN)
+    assert threshold() == pytest.approx(0.52 + MARGIN)
+    scores[questions[0]] = 0.39  # one probe at most is set aside
+    scores[questions[2]] = 0.25
+    assert threshold() == pytest.approx(0.39 + MARGIN)
+    scores[questions[0]], scores[questions[1]] = 0.5, 0.7
+    assert threshold() == pytest.approx(0.5 + MARGIN)
 
 
 def test_a_probe_is_not_used_when_the_index_holds_its_topic_under_another_name() -> None:

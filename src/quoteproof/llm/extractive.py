@@ -22,9 +22,9 @@ document, quoted from both chunks) is scored on:
   path) holds at least HEADING_SHARE of the question's terms, and no candidate's
   heading holds more, the unit is lifted by HEADING_WEIGHT (the text under "What
   causes sleep apnea?" answers "What causes obstructive sleep apnea?");
-- a table row's key: a row whose first cell, a short name (`_row_key`), holds a
-  question term that not every row's first cell of its table holds is lifted by
-  ROW_KEY_WEIGHT (the Saturday row of an opening-hours table, for "when does it
+- a table row's key: a row whose first cell, a short name (`row_keys.row_key`),
+  holds a question term that not every row's first cell of its table holds is lifted
+  by ROW_KEY_WEIGHT (the Saturday row of an opening-hours table, for "when does it
   close on Saturday?"); a row is scored with its column names
   (`extractive_units`: "Day: Saturday; Open: 09:00; Close: 17:30");
 - what it says beyond the question: a unit with fewer than NEW_WORDS content words
@@ -34,13 +34,16 @@ document, quoted from both chunks) is scored on:
 - the source's rank: lower-ranked sources lose RANK_PENALTY per place.
 
 A unit made of the words of its document's title or section heading is no answer,
-nor a row of a table that does not list what the question names (`_unlisted`: the
-rows of a dental price list of other treatments, for "how much does a root canal
-cost?"), nor one that names a patient population (with its section heading) other
-than the one the question asks about (`llm.population`: the adult dose is no answer
-to "the dose for children"), nor one that speaks of ages, none of them the
-question's (`llm.ages`: the dose for children aged 6 to 8 is no answer to "the dose
-for children under 6"); a chunk under a reference list's heading has no units.
+nor a row of a table that does not list what a question about a price names
+(`row_keys.unlisted_rows`: the rows of a dental price list of other treatments, for
+"how much does a root canal cost?"), nor one that names a patient population (with
+its section heading) other than the one the question asks about (`llm.population`:
+the adult dose is no answer to "the dose for children"), nor one that speaks of
+ages, none of them the question's (`llm.ages`: the dose for children aged 6 to 8 is
+no answer to "the dose for children under 6"), nor one whose passage names months of
+a year, none of them the question's (`llm.months`: a November report's row is no
+answer to "in December 2015"); a chunk under a reference list's heading has no
+units.
 Up to MAX_QUOTES units scoring within RELATIVE_CUTOFF of the best are quoted, best
 first; when the question asks for a value (VALUE_KINDS: an amount, a time, a
 frequency) and the best unit holds one, a unit without one is not quoted beside it
@@ -63,13 +66,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from quoteproof.ingest.blocks import CELL_SEPARATOR
 from quoteproof.llm.ages import about_other_ages, age_ranges
 from quoteproof.llm.answer_form import answer_kind, form_match, specific_form
 from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextSink
 from quoteproof.llm.extractive_units import Candidate, Following, TableRows, candidates_of
+from quoteproof.llm.months import about_other_months, months_named
 from quoteproof.llm.population import about_another_population, populations
 from quoteproof.llm.quotable import inline_headings
+from quoteproof.llm.row_keys import named_rows, unlisted_rows
 from quoteproof.model import NO_MODEL_BACKEND, Chunk
 from quoteproof.store.vectors import Vectors
 from quoteproof.terms import STOPWORDS, declared_names, query_terms, renamed, stem, words
@@ -86,7 +90,6 @@ HEADING_SHARE = 0.75
 GENERIC_PENALTY = 0.1
 NEGATION_WEIGHT = 0.1
 ROW_KEY_WEIGHT = 0.15
-KEY_WORDS = 6
 NEW_WORDS = 3
 RANK_PENALTY = 0.02
 LABEL_SHARE = 0.9
@@ -168,73 +171,6 @@ _ASKS_AIM = re.compile(r"\b(?:aims?|purpose|objectives?|goals?|set out|designed)
 _NEGATION = re.compile(r"\b(?:not|no|never|without|nor|cannot)\b|n't\b", re.IGNORECASE)
 
 
-def _row_key(candidate: Candidate) -> str:
-    """The first cell of a table row (`Candidate.table`) when it is a short name
-    (at most KEY_WORDS words: "Saturday", "Insurance report (up to 2 pages)"), the
-    cell that says what the row is about; "" for any other unit."""
-    if candidate.table is None or candidate.cut is not None:
-        return ""
-    text = candidate.quoted(candidate.start, candidate.end)
-    first = text.split(CELL_SEPARATOR, 1)[0] if CELL_SEPARATOR in text else ""
-    return first if len(words(first)) <= KEY_WORDS else ""
-
-
-def _row_keys(candidates: Sequence[Candidate], terms: set[str]) -> np.ndarray:
-    """For each candidate, 1.0 when it is a row of a table whose first cell (its
-    `_row_key`, read by `_key_stems`) holds a question term that not every row's
-    first cell holds (the row "Saturday | 09:00 | 17:30" of an opening-hours table,
-    for "when does it close on Saturday?"); else 0.0."""
-    tables: dict[tuple[str, int | None], list[int]] = {}
-    for i, c in enumerate(candidates):
-        if _row_key(c):
-            tables.setdefault((c.chunk.ref, c.table), []).append(i)
-    keyed = np.zeros(len(candidates))
-    for rows in tables.values():
-        held = [_key_stems(_row_key(candidates[i])) & terms for i in rows]
-        shared = set.intersection(*held)
-        for i, own in zip(rows, held, strict=True):
-            keyed[i] = float(bool(own - shared) and len(rows) > 1)
-    return keyed
-
-
-_WEEKDAY = re.compile(r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri)(?:day)?\b", re.IGNORECASE)
-_WEEKEND = re.compile(r"\b(?:sat(?:ur)?|sun)(?:day)?\b", re.IGNORECASE)
-
-
-def _key_stems(key: str) -> set[str]:
-    """The stems of a row's first cell, with "weekday" for a day from Monday to
-    Friday and "weekend" for Saturday or Sunday (a timetable's rows)."""
-    stems = _stems(key)
-    if _WEEKDAY.search(key):
-        stems |= {stem("weekday"), stem("weekdays")}
-    if _WEEKEND.search(key):
-        stems |= {stem("weekend"), stem("weekends")}
-    return stems
-
-
-def _unlisted(candidates: Sequence[Candidate], terms: set[str], paths: Sequence[str]) -> np.ndarray:
-    """For each candidate, True when it is a row of a table that does not list what the
-    question asks about: the question has terms that neither the table's document
-    title, section path and column names carry, nor any row's first cell (`_row_key`,
-    `_key_stems`: "Monday to Friday" carries "weekdays") does ("a root canal" in a
-    dental price list of other treatments: its rows give other treatments' prices).
-    False for any other unit, and for every row of a table whose first cells are no
-    short names."""
-    tables: dict[tuple[str, int | None], list[int]] = {}
-    for i, c in enumerate(candidates):
-        if _row_key(c):
-            tables.setdefault((c.chunk.ref, c.table), []).append(i)
-    unlisted = np.zeros(len(candidates), dtype=bool)
-    for rows in tables.values():
-        first = candidates[rows[0]]
-        context = _stems(f"{first.chunk.label} {paths[rows[0]]} {first.columns}")
-        asked = terms - context
-        keys = set().union(*(_key_stems(_row_key(candidates[i])) for i in rows))
-        if asked and not asked & keys:
-            unlisted[rows] = True
-    return unlisted
-
-
 def _negated(text: str) -> bool:
     """Whether `text` says something is not so ("not", "no", "without", "never")."""
     return _NEGATION.search(text) is not None
@@ -279,7 +215,7 @@ def _scores(
         dtype=float,
     )
     negated = np.array([_negated(c.core) for c in candidates], dtype=float) * _negated(question)
-    row_key = _row_keys(candidates, terms)
+    row_key = named_rows(candidates, terms)
     paths = [_section(c.chunk, c.start) for c in candidates]
     heading = _heading_match(paths, terms)
     if embed is None:
@@ -313,12 +249,14 @@ def _scores(
     if embed is None:  # without a model a unit must share a question word to count
         scores = np.where(lexical > 0, scores, -np.inf)
     asked_about, asked_ages = populations(question), age_ranges(question)
-    unlisted = _unlisted(candidates, terms, paths)
+    asked_months = months_named(question)
+    unlisted = unlisted_rows(question, candidates, terms, paths)
     no_answer = np.array(
         [
             _only_label(c.core, c.chunk)
             or about_another_population(asked_about, f"{path} {c.core}")
             or about_other_ages(asked_ages, f"{path} {c.quoted(c.start, c.end)}")
+            or about_other_months(asked_months, f"{c.chunk.label} {path} {c.chunk.text}")
             for c, path in zip(candidates, paths, strict=True)
         ]
     )

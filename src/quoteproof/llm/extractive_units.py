@@ -62,7 +62,8 @@ class Candidate:
     """For a table row, where its table's paragraph starts in `chunk.text` (the rows
     of one table share it); None for any other unit."""
     columns: str = ""
-    """For a table row, its table's column names (its header line), "" when unknown."""
+    """For a table row, the line above its table's first row (its column names when
+    the table has a header row; a laid-out table's header line); "" when none."""
 
     def quoted(self, start: int, end: int) -> str:
         """The text of `chunk.text[start:end]` as a quote of it reads: across the

@@ -99,6 +99,9 @@ _NOTE_MARK = r"^[a-z] (?=[A-Z])"
 """A table note's letter before its first word ("a Data were from ...")."""
 _FOOTNOTE = re.compile(rf"^\s*(?:[a-z]\.|[*†‡§¶])\s|{_NOTE_MARK}")
 _CONNECTORS = frozenset("a an and as at by for in of on or the to with".split())
+_GOES_ON = _CONNECTORS | frozenset("be is are was were than about approximately".split())
+"""Words after which a sentence goes on (a paragraph that ends with one stops mid-sentence)."""
+_AMOUNT_START = re.compile(r"[$€£¥₹]?\d")
 _LEADING_CLOSERS = ")]}.,;:"
 _CROSS_REFERENCE = re.compile(
     r"\[\s*see\b[^\]]*\]|\(\s*see\b[^)]*\)|\(\d+(?:\.\d+)*(?:,\s*\d+(?:\.\d+)*)*\)",
@@ -139,6 +142,10 @@ class Unit:
 
 
 _LINE = re.compile(r"[^\s](?:[^\n]*[^\s])?")
+_RECORD_VALUE = re.compile(
+    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\b\d+\.\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
+)
+"""An amount ("37,499.96", "618.00") or a date ("05/28/2019"): what a ledger's lines hold."""
 """A line's text, without the spaces around it."""
 
 
@@ -395,8 +402,15 @@ def _in_list(
 def _continues(before: str, line: str) -> bool:
     """True when the paragraph `line` carries on the paragraph `before`: that one
     stops mid-sentence (no closing punctuation) and `line` starts in lower case, but
-    not as a footnote does ("a Based on ...", `_FOOTNOTE`)."""
-    return not before.endswith(_CLOSING) and line[:1].islower() and not _FOOTNOTE.match(line)
+    not as a footnote does ("a Based on ...", `_FOOTNOTE`), or starts with a number
+    or an amount after a word that cannot end a sentence ("... the average total cost
+    per operator to be" over "$7,650 (90 work-hours ...).")."""
+    if before.endswith(_CLOSING):
+        return False
+    if line[:1].islower():
+        return not _FOOTNOTE.match(line)
+    last = before.rsplit(None, 1)[-1].lower() if before.strip() else ""
+    return _AMOUNT_START.match(line) is not None and last in _GOES_ON
 
 
 def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
@@ -454,6 +468,24 @@ def _row(text: str, start: int, end: int) -> Unit:
     return Unit(start, end, start, end)
 
 
+def _record_lines(text: str, start: int, end: int) -> list[Unit]:
+    """The units of the paragraph `text[start:end]` when it holds records laid out in
+    lines and no sentence (a ledger's PDF text: "DHAW20190031 05/28/2019 ...",
+    "SENATOR'S TRANSPORTATION 618.00", "TRAIN FARE FOR SEN HAWLEY ..."): each line of
+    at least MIN_WORDS words, scored on itself and quoted with the line before and the
+    line after it, where those lines hold an amount or a date (`_RECORD_VALUE`); none
+    when the paragraph has fewer than ROW_LINES lines."""
+    lines = [(start + m.start(), start + m.end()) for m in _LINE.finditer(text[start:end])]
+    if len(lines) < ROW_LINES:
+        return []
+    units = []
+    for i, (s, e) in enumerate(lines):
+        lo, hi = lines[max(i - 1, 0)][0], lines[min(i + 1, len(lines) - 1)][1]
+        if _words(text[s:e]) >= MIN_WORDS and _RECORD_VALUE.search(text, lo, hi):
+            units.append(Unit(lo, hi, s, e))
+    return units
+
+
 def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit]:
     """Return the units of `text` worth quoting, in text order (see the module
     docstring): sentences, a lead-in line with the list it leads in, each list item
@@ -502,6 +534,8 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
             for s, e in _sentences(text, start, end)
             if worth_quoting(text[s:e], line, in_list=item)
         ]
+        if not sentences:
+            units += _record_lines(text, start, end)
         short = _words(line) <= SHORT_PARAGRAPH_WORDS and not item
         for s, e in sentences:
             near = lead_in is not None and e - lead_in[0] <= CONTEXT_CHARS

@@ -4,12 +4,13 @@ Bundled off-topic questions (`offtopic_probes.txt`) are asked of the index's own
 retrieval; each probe is used only when its topic occurs nowhere in the index under
 any of its names (a leaflet on paracetamol answers the probe on acetaminophen).
 The threshold sits MARGIN above the best evidence any used probe reached, so that a
-question must match the documents better than any off-topic question did. A probe
-whose evidence stands more than OUTLIER_GAP above that of every other is set aside
-first (and so on, while the next stands as far above the rest): the index covers its
-topic in other words ("How do I reset my router password?" over an IT helpdesk's page
-on resetting passwords), so it is no off-topic question there, and it would lift the
-threshold over the index's own answerable questions.
+question must match the documents better than any off-topic question did. On the
+cosine scale (dense evidence; a reranker's scores have a scale of their own), the one
+probe whose evidence stands more than OUTLIER_GAP above that of every other is set
+aside first: the index covers its topic in other words ("How do I reset my router
+password?" over an IT helpdesk's page on resetting passwords), so it is no off-topic
+question there, and it would lift the threshold over the index's own answerable
+questions.
 
 Probes made from the corpus itself (keyword queries from its sentences, its
 headings) were tried as the answerable side and left out: their evidence fell below
@@ -28,7 +29,7 @@ from collections.abc import Callable
 from functools import cache
 from importlib.resources import files
 
-from quoteproof.retrieval.evidence import AUTOMATIC, Calibration
+from quoteproof.retrieval.evidence import AUTOMATIC, COSINE, WITH_SENTENCES, Calibration
 from quoteproof.store.base import Store
 
 MARGIN = 0.05
@@ -76,9 +77,9 @@ def estimate_threshold(
     fingerprint: str,
 ) -> Calibration | None:
     """Return the automatic threshold from the off-topic probes none of whose topic
-    names the index `covers`, each scored by `evidence_of(question)`, but for those
-    that stand out (`OUTLIER_GAP`); None when fewer than MIN_PROBES are usable (an
-    index that covers almost every topic)."""
+    names the index `covers`, each scored by `evidence_of(question)`, but for one
+    that stands out (`OUTLIER_GAP`, cosine evidence only); None when fewer than
+    MIN_PROBES are usable (an index that covers almost every topic)."""
     scores: list[float] = []
     kind = ""
     for names, question in offtopic_probes():
@@ -90,7 +91,8 @@ def estimate_threshold(
     if len(scores) < MIN_PROBES:
         return None
     scores.sort()
-    while len(scores) > MIN_PROBES and scores[-1] - scores[-2] > OUTLIER_GAP:
+    cosine = kind.partition(":")[0] in (COSINE, WITH_SENTENCES)
+    if cosine and len(scores) > MIN_PROBES and scores[-1] - scores[-2] > OUTLIER_GAP:
         scores.pop()
     return Calibration(
         evidence_kind=kind,

@@ -89,24 +89,31 @@ def heading_level(paragraph: str) -> int | None:
     return None
 
 
-def _next_section(paragraph: str, after: str | None, last: int) -> bool:
+_SECTION_LINE = re.compile(r"(\d{1,2})\.\s+[A-Z]")
+"""A line numbered "N." and going on with a capital: one that may open a section."""
+
+
+def _next_section(paragraph: str, after: str | None, last: int, item: int | None) -> bool:
     """Whether `paragraph`, a line numbered in sentence case ("5. Food and
-    allergies"), is a heading by its place: one line that does not end as a sentence
-    does, numbered with one number next after `last` (the first number of the
-    numbered heading before it, 0 when none), over a paragraph (`after`, None at the
-    end) that is not numbered or starts a list at 1 ("3. What to bring" over "1. A
-    packed lunch"). "1. Wash your hands" in section 3, or over "2. Dry them", stays
-    a list item."""
+    allergies"), is a heading by its place: one line "N. Capitalised ..." that does
+    not end as a sentence does, numbered next after `last` (the first number of the
+    numbered heading before it, 0 when none) and not next after `item` (the number of
+    the paragraph before it when that is a numbered list item, else None), over a
+    paragraph (`after`, None at the end) that is not numbered or starts a list at 1
+    ("3. What to bring" over "1. A packed lunch"). "1. Wash your hands" in section
+    3, or over "2. Dry them", and "2. Their brothers" after "1. Pupils", stay list
+    items."""
     line = paragraph.strip()
-    numbered = _NUMBERED_HEADING.fullmatch(line)
-    if numbered is None or "." in numbered.group(1) or after is None or "\n" in line:
+    numbered = _SECTION_LINE.match(line)
+    if numbered is None or after is None or "\n" in line:
         return False
     if line.endswith(_NOT_A_HEADING_END) or len(line.split()) > HEADING_MAX_WORDS:
         return False
     number = int(numbered.group(1))
+    if number != last + 1 or (item is not None and number == item + 1):
+        return False
     below = _NUMBERED_HEADING.match(after.strip())
-    starts_list = below is not None and below.group(1) == "1" and number > 1
-    return number == last + 1 and (below is None or starts_list)
+    return below is None or (below.group(1) == "1" and number > 1)
 
 
 def _blocks(text: str) -> tuple[Block, ...]:
@@ -117,11 +124,15 @@ def _blocks(text: str) -> tuple[Block, ...]:
     open_headings: list[tuple[int, str, bool]] = []  # (level, heading, numbered) open
     spans = paragraph_spans(text)
     last = 0  # the first number of the last numbered heading
+    item: int | None = None  # the number of the paragraph before, a numbered list item
     for (start, end), after in zip(spans, [*spans[1:], None], strict=False):
         paragraph = text[start:end]
         level = heading_level(paragraph)
-        if level is None and _next_section(paragraph, after and text[after[0] : after[1]], last):
+        below = after and text[after[0] : after[1]]
+        if level is None and _next_section(paragraph, below, last, item):
             level = 1
+        listed = _NUMBERED_HEADING.match(paragraph.strip()) if level is None else None
+        item = int(listed.group(1).split(".")[0]) if listed else None
         if level is not None:
             numbered = level > 0
             if numbered:
@@ -140,11 +151,12 @@ def parse_text(raw: bytes, path: str) -> ParsedDocument:
     """Parse a `.txt` file into its canonical text and its blocks.
 
     Blocks are the paragraphs separated by blank lines, each a trimmed span: a
-    one-line paragraph that reads as a heading (`heading_level`) is a "heading"
-    block and sets the section path of the blocks after it, until a heading of the
-    same level or above; any other is a "paragraph". The title is the first non-empty
-    line (stripped) if it has at most `TITLE_MAX_CHARS` characters, else the file
-    name's stem. Raises `IngestError` if `raw` is not UTF-8.
+    one-line paragraph that reads as a heading (`heading_level`, or `_next_section`
+    by its place among the numbered ones) is a "heading" block and sets the section
+    path of the blocks after it, until a heading of the same level or above; any
+    other is a "paragraph". The title is the first non-empty line (stripped) if it
+    has at most `TITLE_MAX_CHARS` characters, else the file name's stem. Raises
+    `IngestError` if `raw` is not UTF-8.
     """
     text = decode_plain_text(raw, path)
     blocks = _blocks(text)

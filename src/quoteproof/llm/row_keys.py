@@ -1,0 +1,123 @@
+"""Table rows among the units of an answer: which row a question names, and when a
+table lists nothing the question names.
+
+A row's key is its first cell when that is a short name ("Saturday", "Insurance report
+(up to 2 pages)"): the cell that says what the row is about. Days are read as the days
+they cover: "Monday to Friday" is also Wednesday and "weekdays", "Weekends" is also
+Saturday and Sunday, so that a timetable's row answers a question in other words for
+its days.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from quoteproof.ingest.blocks import CELL_SEPARATOR
+from quoteproof.llm.extractive_units import Candidate
+from quoteproof.retrieval.measures import MONEY, asked_measures
+from quoteproof.terms import stem, words
+
+__all__ = ["KEY_WORDS", "named_rows", "unlisted_rows"]
+
+KEY_WORDS = 6
+"""A first cell of more words than this is no key (a checklist's item, a sentence)."""
+
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY = re.compile(
+    r"\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?(?:\s*(?:to|-|–|—|until|through|thru)\s*"
+    r"(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?)?|\b(weekdays?|weekends?)\b",
+    re.IGNORECASE,
+)
+"""A day ("Wed"), a range of days ("Monday to Friday", "Mon–Fri"), or "weekdays",
+"weekends"."""
+_SPANS = {"weekday": (0, 4), "weekend": (5, 6)}
+_MONEY_WORDS = frozenset(
+    stem(w) for w in ("cost", "costs", "price", "prices", "fee", "fees", "charge", "charges",
+                      "pay", "paid", "spend", "money", "dollars")
+)  # fmt: skip
+"""The words that ask for the sum itself, not for what it is the price of."""
+
+
+def row_key(candidate: Candidate) -> str:
+    """The first cell of a table row (`Candidate.table`) when it is a short name (at
+    most KEY_WORDS words, with a letter); "" for any other unit."""
+    if candidate.table is None or candidate.cut is not None:
+        return ""
+    text = candidate.quoted(candidate.start, candidate.end)
+    first = text.split(CELL_SEPARATOR, 1)[0] if CELL_SEPARATOR in text else ""
+    said = words(first)
+    return first if said and len(said) <= KEY_WORDS and any(w.isalpha() for w in said) else ""
+
+
+def _days(key: str) -> set[str]:
+    """The stems of the days a key covers, and of "weekday" or "weekend" for them."""
+    covered: set[int] = set()
+    for match in _DAY.finditer(key):
+        first, last, named = match.groups()
+        if named:
+            low, high = _SPANS[named.lower().rstrip("s")]
+        else:
+            low = next(i for i, day in enumerate(_DAYS) if day.startswith(first.lower()))
+            high = low
+            if last:
+                high = next(i for i, day in enumerate(_DAYS) if day.startswith(last.lower()))
+        covered |= set(range(low, high + 1)) if low <= high else {*range(low, 7), *range(high + 1)}
+    named_days = {_DAYS[i] for i in covered}
+    if covered & set(range(0, 5)):
+        named_days |= {"weekday"}
+    if covered & {5, 6}:
+        named_days |= {"weekend"}
+    return {stem(day) for day in named_days}
+
+
+def key_stems(key: str) -> set[str]:
+    """The stems of a row's key, with the days it covers (`_days`)."""
+    return {stem(w) for w in words(key)} | _days(key)
+
+
+def _tables(candidates: Sequence[Candidate]) -> list[list[int]]:
+    """The indices of the keyed rows (`row_key`) of each table among `candidates`."""
+    tables: dict[tuple[str, int | None], list[int]] = {}
+    for i, c in enumerate(candidates):
+        if row_key(c):
+            tables.setdefault((c.chunk.ref, c.table), []).append(i)
+    return list(tables.values())
+
+
+def named_rows(candidates: Sequence[Candidate], terms: set[str]) -> np.ndarray:
+    """For each candidate, 1.0 when it is a row whose key (`key_stems`) holds a
+    question term (`terms`, stems) that not every keyed row of its table holds (the
+    row "Saturday | 09:00 | 17:30" of an opening-hours table, for "when does it close
+    on Saturday?"); else 0.0."""
+    named = np.zeros(len(candidates))
+    for rows in _tables(candidates):
+        held = [key_stems(row_key(candidates[i])) & terms for i in rows]
+        shared = set.intersection(*held)
+        for i, own in zip(rows, held, strict=True):
+            named[i] = float(bool(own - shared) and len(rows) > 1)
+    return named
+
+
+def unlisted_rows(
+    question: str, candidates: Sequence[Candidate], terms: set[str], paths: Sequence[str]
+) -> np.ndarray:
+    """For each candidate, True when the question asks for a price
+    (`measures.asked_measures`) and the candidate is a keyed row of a table that does
+    not list what the question names: a question term, other than a word for the sum
+    ("cost", "fee"), that neither the table's document title, section path (`paths`)
+    and column names carry, nor any row's key ("a root canal" over a dental price list
+    of other treatments: its rows give other treatments' prices). False otherwise."""
+    unlisted = np.zeros(len(candidates), dtype=bool)
+    if MONEY not in asked_measures(question):
+        return unlisted
+    for rows in _tables(candidates):
+        first = candidates[rows[0]]
+        said = f"{first.chunk.label} {paths[rows[0]]} {first.columns}"
+        asked = terms - {stem(w) for w in words(said)} - _MONEY_WORDS
+        keys = set().union(*(key_stems(row_key(candidates[i])) for i in rows))
+        if asked and not asked & keys:
+            unlisted[rows] = True
+    return unlisted
