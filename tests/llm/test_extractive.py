@@ -318,6 +318,8 @@ def test_question_kinds_read_from_the_wording() -> None:
         "What time zone is used?": "other",
         "By what date must the agency receive comments?": "when",
         "In which year did the program start?": "when",
+        "What year group is the museum trip for?": "other",
+        "What date format is used?": "other",
     }
     assert {question: answer_kind(question) for question in kinds} == kinds
     assert form_match("frequency", "Training is repeated annually.", "How often is training?")
@@ -1087,3 +1089,31 @@ def test_a_sentence_broken_before_its_amount_is_quoted_whole() -> None:
         "$7,650 (90 work-hours × $85 per work-hour)." in units
     )
     assert "$5 per item is charged for copies." in units  # after a heading: its own
+
+
+def test_a_cost_table_row_with_dot_leaders_is_no_contents_line() -> None:
+    # a newcomer's Federal Register notice: its cost table's rows have dot leaders and
+    # were left out as contents lines, so "the cost of the sensor test" was never quoted
+    text = (
+        "ESTIMATED COSTS\n\nAction Labor cost Parts cost Cost per product\n"
+        "Wiring change ........................ Up to 79 work-hours × $85 per hour =\n"
+        "Up to $6,715.\nUp to $3,790 ......... Up to $10,505 ....... Up to $766,865.\n"
+        "Sensor system test ....................... 40 work-hours × $85 per hour =\n"
+        "$3,400.\n$0 .......................... $3,400 ................... $248,200.\n\n"
+        "1.1 Introduction ........................ 5"
+    )
+    units = [text[u.core_start : u.core_end] for u in quotable_units(text)]
+    assert "Sensor system test ....................... 40 work-hours × $85 per hour =\n$3,400." in (
+        units
+    )
+    assert not any("Introduction" in unit for unit in units)
+
+
+def test_a_table_of_contents_gives_no_record_lines() -> None:
+    # a review: record lines made a contents page quotable (one line held a date)
+    contents = (
+        "Decisions on school closures during the winter ..... 9\n"
+        "Minutes of the meeting held on 12/03/2019 in the hall ..... 11\n"
+        "Budget for the spring term and the summer term ..... 14"
+    )
+    assert quotable_units(contents) == []

@@ -87,7 +87,8 @@ _FREQUENCY_QUESTION = re.compile(r"\bhow (?:often|frequently)\b|\bfrequency\b", 
 _WHEN_QUESTION = re.compile(
     r"^\s*when\b|\bhow soon\b|\bat what (?:time|point|stage|age)\b|"
     r"^\s*(?:[^?]*?[.,]\s+)?(?:(?:by|until|till|on|from|in) )?(?:what|which) "
-    r"(?:time\b(?! zones?\b)|date|day of the week|year)\b",
+    r"(?:time\b(?! zones?\b)|date\b(?! formats?\b)|day of the week|"
+    r"year\b(?! (?:groups?|olds?|levels?|of study)\b))",
     re.IGNORECASE,
 )
 _YES_NO_QUESTION = re.compile(

@@ -62,6 +62,9 @@ _ANOTHER_COLON = re.compile(r"(?<!\d):|:(?!\d)")
 _VALUE_MARK = re.compile(r"[\d$€£¥₹]")
 _CLOSING = tuple(".!?:;)\"'”’")
 _CONTENTS = re.compile(r"(?:\b\d+(?:\.\d+)+\s+[A-Z][^\d]{2,}){2,}|\.{4,}|(?:\s\.){4,}")
+_PRICED = re.compile(r"[$€£¥₹]\s?\d")
+"""An amount of money: a line with one and dot leaders is a cost table's row, no
+contents line ("AOA sensor system test ....... 40 work-hours × $85 per hour = $3,400.")."""
 _CAPTION = re.compile(r"^(?:table|figure|fig\.|exhibit|chart)\s*[A-Z]?\d+", re.IGNORECASE)
 _FRONT_MATTER = re.compile(
     r"^(?:suggested citation|corresponding author|author affiliations?|disclaimer|"
@@ -142,11 +145,11 @@ class Unit:
 
 
 _LINE = re.compile(r"[^\s](?:[^\n]*[^\s])?")
+"""A line's text, without the spaces around it."""
 _RECORD_VALUE = re.compile(
     r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\b\d+\.\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )
 """An amount ("37,499.96", "618.00") or a date ("05/28/2019"): what a ledger's lines hold."""
-"""A line's text, without the spaces around it."""
 
 
 def _states_a_value(line: str) -> bool:
@@ -260,7 +263,8 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
     heading_like = heading_like and not _states_a_value(stripped)
     if heading_like and not in_list and not _BULLET.match(stripped):
         return False
-    if _CONTENTS.search(sentence) or _CAPTION.match(sentence.strip()) or _CAPTION.match(stripped):
+    contents = _CONTENTS.search(sentence) and not _PRICED.search(sentence)
+    if contents or _CAPTION.match(sentence.strip()) or _CAPTION.match(stripped):
         return False
     if _CITATION.search(stripped) or re.match(_NOTE_MARK, sentence.strip()):
         return False
@@ -471,18 +475,22 @@ def _row(text: str, start: int, end: int) -> Unit:
 def _record_lines(text: str, start: int, end: int) -> list[Unit]:
     """The units of the paragraph `text[start:end]` when it holds records laid out in
     lines and no sentence (a ledger's PDF text: "DHAW20190031 05/28/2019 ...",
-    "SENATOR'S TRANSPORTATION 618.00", "TRAIN FARE FOR SEN HAWLEY ..."): each line of
-    at least MIN_WORDS words, scored on itself and quoted with the line before and the
-    line after it, where those lines hold an amount or a date (`_RECORD_VALUE`); none
-    when the paragraph has fewer than ROW_LINES lines."""
+    "SENATOR'S TRANSPORTATION 618.00", "TRAIN FARE FOR SEN HAWLEY ..."): at least
+    ROW_LINES lines, half of them or more with an amount or a date
+    (`_RECORD_VALUE`); each line of at least MIN_WORDS words that is no contents
+    line or citation, scored on itself and quoted with the line before and the line
+    after it. None for any other paragraph (a table of contents, a reference list,
+    a page of headings)."""
     lines = [(start + m.start(), start + m.end()) for m in _LINE.finditer(text[start:end])]
-    if len(lines) < ROW_LINES:
+    valued = sum(_RECORD_VALUE.search(text, s, e) is not None for s, e in lines)
+    if len(lines) < ROW_LINES or 2 * valued < len(lines):
         return []
     units = []
     for i, (s, e) in enumerate(lines):
-        lo, hi = lines[max(i - 1, 0)][0], lines[min(i + 1, len(lines) - 1)][1]
-        if _words(text[s:e]) >= MIN_WORDS and _RECORD_VALUE.search(text, lo, hi):
-            units.append(Unit(lo, hi, s, e))
+        line = text[s:e]
+        if _words(line) < MIN_WORDS or _CONTENTS.search(line) or _CITATION.search(line):
+            continue
+        units.append(Unit(lines[max(i - 1, 0)][0], lines[min(i + 1, len(lines) - 1)][1], s, e))
     return units
 
 

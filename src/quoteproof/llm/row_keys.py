@@ -26,9 +26,13 @@ KEY_WORDS = 6
 """A first cell of more words than this is no key (a checklist's item, a sentence)."""
 
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY_NAME = (
+    r"(mon(?:day)?|tue(?:s(?:day)?)?|wed(?:s|nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|"
+    r"sat(?:urday)?|sun(?:day)?)\b"
+)
 _DAY = re.compile(
-    r"\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?(?:\s*(?:to|-|–|—|until|through|thru)\s*"
-    r"(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?)?|\b(weekdays?|weekends?)\b",
+    rf"\b{_DAY_NAME}\.?(?:\s*(?:to|-|–|—|until|through|thru)\s*{_DAY_NAME}\.?)?|"
+    r"\b(weekdays?|weekends?)\b",
     re.IGNORECASE,
 )
 """A day ("Wed"), a range of days ("Monday to Friday", "Mon–Fri"), or "weekdays",
@@ -60,10 +64,10 @@ def _days(key: str) -> set[str]:
         if named:
             low, high = _SPANS[named.lower().rstrip("s")]
         else:
-            low = next(i for i, day in enumerate(_DAYS) if day.startswith(first.lower()))
+            low = next(i for i, day in enumerate(_DAYS) if day[:3] == first.lower()[:3])
             high = low
             if last:
-                high = next(i for i, day in enumerate(_DAYS) if day.startswith(last.lower()))
+                high = next(i for i, day in enumerate(_DAYS) if day[:3] == last.lower()[:3])
         covered |= set(range(low, high + 1)) if low <= high else {*range(low, 7), *range(high + 1)}
     named_days = {_DAYS[i] for i in covered}
     if covered & set(range(0, 5)):
