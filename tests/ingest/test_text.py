@@ -121,11 +121,17 @@ LEAFLET = (
 )
 
 
+def sections_of(text: str) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Each block of `text` parsed as a `.txt` file: its kind and section path."""
+    doc = parse_text(text.encode(), "doc.txt")
+    return {doc.text[b.start : b.end]: (b.kind, b.section) for b in doc.blocks}
+
+
 def test_a_plain_text_leaflet_s_headings_set_the_section_path() -> None:
     # a newcomer's leaflet was labelled "PACKAGE LEAFLET: ... (1/2)" only: its numbered
     # headings in capitals never named the part of the leaflet a dose came from
     doc = parse_text(LEAFLET.encode(), "leaflet.txt")
-    sections = {doc.text[b.start : b.end]: (b.kind, b.section) for b in doc.blocks}
+    sections = sections_of(LEAFLET)
     how = "3. HOW TO TAKE PARACETAMOL"
     assert sections["Paracetamol is a pain reliever."] == (
         "paragraph",
@@ -178,8 +184,7 @@ CLUB = (
 def test_numbered_lines_in_sentence_case_over_their_text_are_headings_in_sequence() -> None:
     # a newcomer's club policy: "5. Food and allergies" was no heading, so its text was
     # labelled with the heading before it, "4. Collection"
-    doc = parse_text(CLUB.encode(), "club.txt")
-    sections = {doc.text[b.start : b.end]: (b.kind, b.section) for b in doc.blocks}
+    sections = sections_of(CLUB)
     assert sections["The club is open to pupils aged 5 to 11."] == (
         "paragraph",
         ("1. Who can come",),
@@ -202,8 +207,7 @@ def test_a_list_item_numbered_next_after_the_heading_stays_a_list_item() -> None
         "2. Their brothers and sisters\n\nPlaces are limited.\n\n2. Times and fees\n\n"
         "A day costs £20.\n\n3 eggs\n\n3. lower case start\n\nText.\n"
     )
-    doc = parse_text(text.encode(), "club.txt")
-    sections = {doc.text[b.start : b.end]: (b.kind, b.section) for b in doc.blocks}
+    sections = sections_of(text)
     assert sections["2. Their brothers and sisters"] == ("paragraph", ("1. Who can come",))
     assert sections["A day costs £20."] == ("paragraph", ("2. Times and fees",))
     assert sections["Text."] == ("paragraph", ("2. Times and fees",))

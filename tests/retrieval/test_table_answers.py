@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from quoteproof import Index
+from quoteproof.model import Answer
 
 PHARMACY = """<!DOCTYPE html>
 <html><head><title>Northfield Pharmacy: hours and fees</title></head><body><main>
@@ -84,6 +85,13 @@ def newcomer_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "index"
 
 
+def ask(location: Path, question: str) -> Answer:
+    """`question` asked of the index at `location`, its retrieval notices silenced."""
+    with Index.open(location) as index, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return index.ask(question)
+
+
 @pytest.mark.parametrize(
     ("question", "row"),
     [
@@ -99,10 +107,8 @@ def newcomer_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_row_the_question_names_is_the_answer(
     newcomer_index: Path, question: str, row: str
 ) -> None:
-    with Index.open(newcomer_index) as index, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        answer = index.ask(question)
-        assert index.calibration() is None  # the automatic threshold decides
+    answer = ask(newcomer_index, question)
+    assert answer.retrieval is not None and answer.retrieval.threshold_source == "automatic"
     assert answer.status == "answered", answer.notices
     assert [quote.text for quote in answer.quotes] == [row]
 
@@ -112,9 +118,8 @@ def test_the_automatic_threshold_leaves_out_the_probe_on_the_leaflets_drug(
 ) -> None:
     # "acetaminophen" occurs nowhere in the index, but the leaflet answers the probe
     # under its other name: used, it set the threshold above the fee questions
-    with Index.open(newcomer_index) as index, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        probe = index.ask("What is the maximum daily dose of acetaminophen?")
+    probe = ask(newcomer_index, "What is the maximum daily dose of acetaminophen?")
+    with Index.open(newcomer_index) as index:
         stored = index.automatic_threshold()
     assert stored is not None and stored.source == "automatic"
     assert probe.retrieval is not None and probe.retrieval.evidence is not None
@@ -124,7 +129,5 @@ def test_the_automatic_threshold_leaves_out_the_probe_on_the_leaflets_drug(
 def test_a_price_the_table_does_not_list_is_not_taken_from_another_row(
     newcomer_index: Path,
 ) -> None:
-    with Index.open(newcomer_index) as index, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        answer = index.ask("How much does a root canal treatment cost at Hillside Surgery?")
+    answer = ask(newcomer_index, "How much does a root canal treatment cost at Hillside Surgery?")
     assert not any("£" in quote.text for quote in answer.quotes)
