@@ -474,23 +474,29 @@ def _row(text: str, start: int, end: int) -> Unit:
 
 def _record_lines(text: str, start: int, end: int) -> list[Unit]:
     """The units of the paragraph `text[start:end]` when it holds records laid out in
-    lines and no sentence (a ledger's PDF text: "DHAW20190031 05/28/2019 ...",
-    "SENATOR'S TRANSPORTATION 618.00", "TRAIN FARE FOR SEN HAWLEY ..."): at least
-    ROW_LINES lines, half of them or more with an amount or a date
-    (`_RECORD_VALUE`); each line of at least MIN_WORDS words that is no contents
-    line or citation, scored on itself and quoted with the line before and the line
-    after it. None for any other paragraph (a table of contents, a reference list,
-    a page of headings)."""
+    lines and no sentence (a ledger's PDF text: "DHAW20190031 05/28/2019 ...
+    TRANSPORTATION 618.00", then "TRAIN FARE FOR SEN HAWLEY ..."): at least ROW_LINES
+    lines, half of them or more with an amount or a date (`_RECORD_VALUE`). Each line
+    of at least MIN_WORDS words that is no contents line or citation is a unit,
+    scored on itself: alone when it holds a value, else with the line before it when
+    that holds one (the record's first line), else with the line after it when that
+    does. None for any other paragraph (a table of contents, a reference list, a page
+    of headings)."""
     lines = [(start + m.start(), start + m.end()) for m in _LINE.finditer(text[start:end])]
-    valued = sum(_RECORD_VALUE.search(text, s, e) is not None for s, e in lines)
-    if len(lines) < ROW_LINES or 2 * valued < len(lines):
+    valued = [_RECORD_VALUE.search(text, s, e) is not None for s, e in lines]
+    if len(lines) < ROW_LINES or 2 * sum(valued) < len(lines):
         return []
     units = []
     for i, (s, e) in enumerate(lines):
         line = text[s:e]
         if _words(line) < MIN_WORDS or _CONTENTS.search(line) or _CITATION.search(line):
             continue
-        units.append(Unit(lines[max(i - 1, 0)][0], lines[min(i + 1, len(lines) - 1)][1], s, e))
+        if valued[i]:
+            units.append(Unit(s, e, s, e))
+        elif i > 0 and valued[i - 1]:
+            units.append(Unit(lines[i - 1][0], e, s, e))
+        elif i + 1 < len(lines) and valued[i + 1]:
+            units.append(Unit(s, lines[i + 1][1], s, e))
     return units
 
 
