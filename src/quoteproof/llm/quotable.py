@@ -130,10 +130,9 @@ class Unit:
     before its row (None for any other unit); `columns` for a row of a table whose
     structure the index keeps, the span of the line above its first row in its
     paragraph that has words (the table's column names, when it has a header row),
-    read with the
-    row but not quoted (None for any other unit); `table`, for a table row, where the
-    paragraph of its table starts (the rows of one table share it; None for any
-    other unit)."""
+    read with the row but not quoted (None for any other unit); `table`, for a table
+    row, where the paragraph of its table starts (the rows of one table share it;
+    None for any other unit)."""
 
     start: int
     end: int
