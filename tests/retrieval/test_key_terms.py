@@ -57,3 +57,20 @@ def test_a_code_of_letters_and_digits_is_one_key_term_a_number_with_a_unit_is_it
     assert key_terms("Do n95 masks fit at 100mg on the 1st day?") == ["100", "1", "n95"]
     assert missing_terms("What is the policy of ward 9a?", ["The policy of ward 9B."]) == ("9a",)
     assert missing_terms("Do n95 masks fit?", ["Fit-test N95 respirators."]) == ()
+
+
+def test_accents_and_marks_inside_a_word_do_not_hide_a_name() -> None:
+    passage = ["We mailed the survey to 1,000 households on Oʻahu, with Clínica Esperanza."]
+    for question in ("Oahu", "O‘ahu", "Oʻahu"):
+        assert missing_terms(f"When was the survey mailed to {question} homes?", passage) == ()
+    assert missing_terms("Who runs Clinica Esperanza?", passage) == ()
+    assert missing_terms("Who runs the Clínica Hope?", passage) == ("hope",)
+    assert missing_terms("Was it mailed to Maui homes?", passage) == ("maui",)
+    assert missing_terms("Who didn't reply from Oahu?", passage) == ()  # no word "didnt"
+
+
+def test_inhabitants_are_carried_by_their_place_not_by_a_longer_name() -> None:
+    passage = ["Older adults in New York City and London had high obesity."]
+    assert missing_terms("Which New Yorkers had the highest obesity?", passage) == ()
+    assert missing_terms("Were Londoners heavier?", passage) == ()
+    assert missing_terms("Were Yorkshire residents heavier?", passage) == ("yorkshire",)

@@ -17,12 +17,16 @@ list, but passages about Illinois do not answer a question about Indiana. A key 
 *carried* by a passage that has a word beginning with the term less its last two
 letters (at least four), so "diagnosed" carries "diagnose"; a number is carried by
 the same number ("3.5", not "3" and "5"), a code of letters and digits by the same
-code ("Ward 9A" is not carried by "Ward 9B", nor named "9" in the refusal).
+code ("Ward 9A" is not carried by "Ward 9B", nor named "9" in the refusal). A name
+of its inhabitants is carried by the place's name ("Yorkers" by "York": the term less
+a DEMONYM_ENDINGS ending). Accents and the marks written inside a word are set aside
+on both sides (`folded`: "Oʻahu" carries "Oahu", "Clinica" carries "Clínica").
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from functools import cache
 from importlib.resources import files
@@ -38,6 +42,8 @@ ENDINGS = (
 """Inflection and derivation endings: a word is general when a listed word is its
 base (the word less one of these) with none or one of these added."""
 CARRIED_PREFIX = 4
+DEMONYM_ENDINGS = ("ers", "er")
+"""Endings that name a place's inhabitants ("New Yorkers", "Londoner")."""
 COMPOUND_TAIL = 4
 BOUND_PREFIXES = frozenset(
     "anti bio contra counter hyper hypo inter intra macro micro mono multi neo non para "
@@ -112,26 +118,47 @@ def key_terms(question: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_IN_WORD_MARK = re.compile(r"(?<=\w)‘(?=\w)")
+"""A left quotation mark between letters: an ʻokina typed as one ("O‘ahu"); an
+apostrophe is left alone (it joins "didn't", and "didnt" is no word)."""
+
+
+def folded(text: str) -> str:
+    """`text` without accents and without the marks written inside words (the ʻokina of
+    "Oʻahu", also typed as a left quotation mark, and other modifier letters):
+    "Clínica O‘ahu" -> "Clinica Oahu"."""
+    decomposed = unicodedata.normalize("NFKD", _IN_WORD_MARK.sub("", text))
+    return "".join(ch for ch in decomposed if unicodedata.category(ch) not in ("Mn", "Lm"))
+
+
 def carries(present: Iterable[str], term: str) -> bool:
     """Whether the lower-cased words `present` carry the lower-cased word `term`: one
-    of them begins with `term` less its last two letters (at least CARRIED_PREFIX)."""
+    of them begins with `term` less its last two letters (at least CARRIED_PREFIX),
+    or is `term` less a DEMONYM_ENDINGS ending (at least CARRIED_PREFIX letters)."""
     stem = term[: max(CARRIED_PREFIX, len(term) - 2)]
-    return any(word.startswith(stem) for word in present)
+    places = {
+        term[: -len(ending)]
+        for ending in DEMONYM_ENDINGS
+        if term.endswith(ending) and len(term) - len(ending) >= CARRIED_PREFIX
+    }
+    return any(word.startswith(stem) or word in places for word in present)
 
 
 def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
-    """Return the key terms of `question` that none of `texts` carries, in order."""
-    joined = "\n".join(texts)
+    """Return the key terms of `question` that none of `texts` carries, in order,
+    accents and in-word marks set aside on both sides (`folded`)."""
+    joined = folded("\n".join(texts))
     numbers = set(_NUMBER.findall(joined))
     present = set(words(joined))
     missing = []
-    for term in key_terms(question):
-        if _CODE.fullmatch(term):
-            carried = term in present
-        elif term[0].isdigit():
-            carried = term in numbers
+    for term in key_terms(_IN_WORD_MARK.sub("", question)):
+        plain = folded(term)
+        if _CODE.fullmatch(plain):
+            carried = plain in present
+        elif plain[0].isdigit():
+            carried = plain in numbers
         else:
-            carried = carries(present, term)
+            carried = carries(present, plain)
         if not carried:
             missing.append(term)
     return tuple(missing)
