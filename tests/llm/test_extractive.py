@@ -320,6 +320,11 @@ def test_question_kinds_read_from_the_wording() -> None:
         "In which year did the program start?": "when",
         "What year group is the museum trip for?": "other",
         "What date format is used?": "other",
+        "During which months was the survey fielded?": "when",
+        "Over what period were the baseline data gathered?": "when",
+        "In what years did the clinic run?": "when",
+        "What time period does the report cover?": "when",
+        "Which year groups go on the trip?": "other",
     }
     assert {question: answer_kind(question) for question in kinds} == kinds
     assert form_match("frequency", "Training is repeated annually.", "How often is training?")
