@@ -59,3 +59,13 @@ def test_verify_without_an_index_says_which_index_it_needs(
     elsewhere = run("verify", str(answer), "--index", str(tmp_path / "other"))
     assert elsewhere.returncode == 2
     assert f"no index at {tmp_path / 'other'}: the quotes are checked" in elsewhere.stderr
+
+
+def test_an_unknown_option_that_names_a_choice_points_to_the_option_taking_it() -> None:
+    result = run("ask", "What causes it?", "--json")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "No such option: --json (Possible options: --format json)" in result.stderr
+    result = run("search", "hand hygiene", "--bm25")
+    assert "--retriever bm25" in result.stderr and "--bm25-weight" in result.stderr
+    result = run("ask", "What causes it?", "--nonsense")
+    assert result.returncode == 2 and "No such option: --nonsense\n" in result.stderr

@@ -1,8 +1,10 @@
 """Help that reads at 80 columns: the `quoteproof` commands' help in click's plain
 layout (typer's panels cut long words and URLs: "ANTHROPIC_BASE_UR…"), arguments
 named in capitals (QUESTION, not `{question}`), option values named in a word
-(TEXT, INT, NUM, PATH or the choices) instead of typer's `<str>`, and each command's
-whole first line in a group's list of commands (wrapped, not cut).
+(TEXT, INT, NUM, PATH or the choices) instead of typer's `<str>`, each command's
+whole first line in a group's list of commands (wrapped, not cut), and an unknown
+option that names a choice of another option answered with that option ("No such
+option: --json Did you mean --format json?").
 
 `HelpCommand` and `HelpGroup` are the classes every command and group is made with
 (`cli.command`, the `typer.Typer` groups).
@@ -10,8 +12,10 @@ whole first line in a group's list of commands (wrapped, not cut).
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
+from typer._click.exceptions import NoSuchOption
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 __all__ = ["HelpCommand", "HelpGroup", "value_name"]
@@ -77,12 +81,41 @@ def _first_line(command: Any) -> str:
     return " ".join(text.split("\n\n")[0].split())
 
 
+def _choices(param: Any) -> list[str]:
+    """The values an option takes when its type is a choice of an enum, else []."""
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return [str(member.value) for member in annotation]
+    return []
+
+
+def _choice_options(command: Any, unknown: str) -> list[str]:
+    """The options of `command` that take the unknown option `unknown` ("--json") as
+    a choice, each written with it ("--format json")."""
+    value = unknown.lstrip("-")
+    return [
+        f"{param.opts[0]} {value}"
+        for param in command.params
+        if isinstance(param, TyperOption) and value in _choices(param)
+    ]
+
+
 class HelpCommand(TyperCommand):
     """A command with the plain help of this module."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _plain_parameters(self)
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except NoSuchOption as error:
+            meant = _choice_options(self, error.option_name)
+            if not meant:
+                raise
+            also = [*meant, *(error.possibilities or ())]
+            raise NoSuchOption(error.option_name, possibilities=also, ctx=ctx) from None
 
     def get_short_help_str(self, limit: int = 45) -> str:
         return _first_line(self)
