@@ -91,6 +91,10 @@ def test_extractive_answer_is_verbatim(index_dir: Path) -> None:
         assert answer.quotes and "first sign of shingles" in answer.quotes[0].text
         assert all(seg.type == "quote" for seg in answer.segments)
         assert_verbatim(answer, index)
+        # no model read a prompt, so the answer records none (only the reply made)
+        assert [(call.messages, call.output) for call in answer.calls] == [
+            ((), answer.llm.raw_output)
+        ]
 
 
 def test_no_retrieval_refuses_without_calling_the_model(

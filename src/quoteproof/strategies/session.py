@@ -16,6 +16,7 @@ from quoteproof.llm.base import (
 )
 from quoteproof.llm.bundled import BUNDLED_MODEL_NOTICE, BUNDLED_NAME
 from quoteproof.model import (
+    NO_MODEL_BACKEND,
     REFUSAL_TEXT,
     Answer,
     AnswerMode,
@@ -288,7 +289,8 @@ class AnswerSession:
         The reply is cut by `bounded_reply` (a notice of the answer says so), the
         draft stream too. The reply returned names `sources` by ref where it wrote
         `PID-n`, the n-th of them (`parse.with_source_refs`); the call records it as
-        written.
+        written, and records no messages when no language model read them (the
+        no-model backend reads the question and sources, not the prompt).
         Raises `BackendError` when the model fails.
         """
         chunks = tuple(self.sources if sources is None else sources)
@@ -317,6 +319,8 @@ class AnswerSession:
         if cut is not None:
             self.notices.append(cut)
         self._last_model = completion.model
+        if self.backend.name == NO_MODEL_BACKEND:
+            recorded = ()
         self.calls.append(
             ModelCall(
                 stage=stage,
