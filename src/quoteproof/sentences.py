@@ -11,6 +11,9 @@ window) is cut at the window's last whitespace (or its end). Each window moves o
 at least half a window, so sentencex reads at most about twice the text, in pieces
 of at most `WINDOW` characters. On text whose sentences are shorter than half a
 window, the sentences are sentencex's own, but for whitespace at their ends.
+
+`runs_on` tells whether a piece of text carries on the sentence another stops in (a
+paragraph or column broken mid-sentence).
 """
 
 from __future__ import annotations
@@ -23,6 +26,26 @@ WINDOW = 2000
 """Most characters sentencex is given at once."""
 
 _LAST_SPACE = re.compile(r"\s(?=\S*\Z)")
+CLOSING = tuple(".!?:;)\"'”’")
+"""Characters a sentence, or a line that is no sentence's middle, ends with."""
+CONNECTORS = frozenset("a an and as at by for in of on or the to with".split())
+GOES_ON = CONNECTORS | frozenset("be is are was were than about approximately".split())
+"""Words after which a sentence goes on (text that ends with one stops mid-sentence)."""
+_AMOUNT_START = re.compile(r"[$€£¥₹]?\d")
+
+
+def runs_on(before: str, after: str) -> bool:
+    """Whether the text `after` carries on the sentence `before` stops in: `before` does
+    not end as a sentence does (`CLOSING`) and `after` starts in lower case, or with a
+    number or an amount after a word that cannot end a sentence (`GOES_ON`: "... the
+    average total cost per operator to be" | "$7,650 (90 work-hours ...)")."""
+    before = before.rstrip()
+    if not before or before.endswith(CLOSING):
+        return False
+    if after[:1].islower():
+        return True
+    last = before.rsplit(None, 1)[-1].lower()
+    return _AMOUNT_START.match(after) is not None and last in GOES_ON
 
 
 def _cut(text: str, start: int, end: int) -> int:

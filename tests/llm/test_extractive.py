@@ -196,6 +196,20 @@ def test_the_sentences_before_a_lead_in_are_units_and_items_keep_only_the_lead_i
     assert quoted(reply)[0] == ("p", stated)
 
 
+def test_a_sentence_a_lead_in_rests_on_is_quoted_with_it_and_its_list() -> None:
+    text = (
+        "3.2 The Tenant shall not keep any pets at the Property without the prior written "
+        "consent of the Landlord. If consent is given:\n\n"
+        "(a) no more than one cat or one small dog may be kept;\n\n"
+        "(b) the carpets are cleaned professionally at the end of the tenancy."
+    )
+    reply = extract_answer("Can the tenant keep a dog at the property?", (chunk("t", text),))
+    assert quoted(reply)[0] == ("t", text)
+    independent = text.replace("If consent is given:", "Each approved pet must be:")
+    units = [independent[u.start : u.end] for u in quotable_units(independent)]
+    assert independent[: independent.index(" Each")] in units  # no lead-in rests on it
+
+
 def test_a_lead_in_with_nothing_after_it_is_no_unit() -> None:
     text = "Nothing follows here. The warning symptoms of a heart attack are:"
     assert [text[u.start : u.end] for u in quotable_units(text)] == []

@@ -20,8 +20,11 @@ A lead-in (the last sentence of a paragraph that ends with ":", "Risk factors in
 at least MIN_LEAD_IN_WORDS words: a form's "Petitioner :" is none; the sentences before
 it are units of their own) is never a unit alone: it is quoted with the list that
 follows it (its item lines, or up to LIST_PARAGRAPHS paragraphs that fit in LIST_CHARS);
-a lead-in with nothing after it in the text is left out. A list item keeps its lead-in
-when both fit in CONTEXT_CHARS, so the quote reads on its own. A table row whose
+a lead-in with nothing after it in the text is left out. In a short paragraph, the
+sentences before a lead-in that depends on them (`_DEPENDENT_LEAD_IN`: "If consent is
+given:", "These include:") are quoted with it and its list, as the paragraph is whole
+("No pets without consent. If consent is given:" and the conditions). A list item keeps its
+lead-in when both fit in CONTEXT_CHARS, so the quote reads on its own. A table row whose
 structure is known (its span given) is a unit of its own (without a form's answer boxes
 at its end, "| Yes No |"), so a quote of a table is the rows that answer, not the table;
 other text of a paragraph holding table rows (its header row, section lines) is not
@@ -42,7 +45,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from quoteproof.sentences import sentence_bounds
+from quoteproof.sentences import CLOSING, CONNECTORS, runs_on, sentence_bounds
 from quoteproof.terms import STOPWORDS
 
 MIN_WORDS = 5
@@ -60,7 +63,6 @@ MAX_LABEL_CHARS = 80
 _ANOTHER_COLON = re.compile(r"(?<!\d):|:(?!\d)")
 """A colon that is not inside a time ("09:00")."""
 _VALUE_MARK = re.compile(r"[\d$€£¥₹]")
-_CLOSING = tuple(".!?:;)\"'”’")
 _CONTENTS = re.compile(r"(?:\b\d+(?:\.\d+)+\s+[A-Z][^\d]{2,}){2,}|\.{4,}|(?:\s\.){4,}")
 _PRICED = re.compile(r"[$€£¥₹]\s?\d")
 """An amount of money: a line with one and dot leaders is a cost table's row, no
@@ -101,10 +103,13 @@ forum")."""
 _NOTE_MARK = r"^[a-z] (?=[A-Z])"
 """A table note's letter before its first word ("a Data were from ...")."""
 _FOOTNOTE = re.compile(rf"^\s*(?:[a-z]\.|[*†‡§¶])\s|{_NOTE_MARK}")
-_CONNECTORS = frozenset("a an and as at by for in of on or the to with".split())
-_GOES_ON = _CONNECTORS | frozenset("be is are was were than about approximately".split())
-"""Words after which a sentence goes on (a paragraph that ends with one stops mid-sentence)."""
-_AMOUNT_START = re.compile(r"[$€£¥₹]?\d")
+_DEPENDENT_LEAD_IN = re.compile(
+    r"(?:if|when|where|unless|otherwise|then|this|these|those|they|it|such|"
+    r"in (?:that|this|such) cases?)\b",
+    re.IGNORECASE,
+)
+"""The opening of a lead-in that rests on the sentence before it: a condition or a word
+pointing back ("If consent is given:", "These include:")."""
 _LEADING_CLOSERS = ")]}.,;:"
 _CROSS_REFERENCE = re.compile(
     r"\[\s*see\b[^\]]*\]|\(\s*see\b[^)]*\)|\(\d+(?:\.\d+)*(?:,\s*\d+(?:\.\d+)*)*\)",
@@ -173,7 +178,7 @@ def inline_headings(text: str) -> list[tuple[int, int]]:
         (s, e)
         for s, e in _lines(text)
         if _words(text[s:e]) <= HEADING_WORDS
-        and (text[e - 1] == "?" or not text[s:e].endswith(_CLOSING))
+        and (text[e - 1] == "?" or not text[s:e].endswith(CLOSING))
         and not _BULLET.match(text[s:e])
         and not _states_a_value(text[s:e])
     ]
@@ -194,7 +199,7 @@ def _after_heading_line(text: str, start: int, end: int) -> int:
     heading = (
         (first[:1].isupper() or first[:1].isdigit())
         and _words(first) <= HEADING_WORDS
-        and not first.endswith((*_CLOSING, ",", "-"))
+        and not first.endswith((*CLOSING, ",", "-"))
     )
     if heading and last_word not in STOPWORDS and rest[:1].isupper() and not _BULLET.match(first):
         return end - len(rest)
@@ -257,7 +262,7 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
     if _asks(sentence):
         return False
     stripped = line.strip()
-    open_ended = not stripped.endswith(_CLOSING)
+    open_ended = not stripped.endswith(CLOSING)
     heading_like = open_ended and (_words(stripped) <= HEADING_WORDS or _title_case(stripped))
     heading_like = heading_like and not _states_a_value(stripped)
     if heading_like and not in_list and not _BULLET.match(stripped):
@@ -283,7 +288,7 @@ def glued_heading(sentence: str) -> int:
     tokens = list(re.finditer(r"\S+", sentence))
     run = 0
     while run < len(tokens) and (
-        tokens[run].group()[0].isupper() or tokens[run].group() in _CONNECTORS
+        tokens[run].group()[0].isupper() or tokens[run].group() in CONNECTORS
     ):
         run += 1
     # the last two of the capitalised run start the sentence itself: "At the..."
@@ -327,7 +332,7 @@ def _own_start(text: str, start: int, end: int) -> int:
     while box := _BOX_LINE.match(text, start, end):
         start = box.end()
     item = _ITEM_LINE.search(text, start, end)
-    if item is not None and not text[start : item.start()].rstrip().endswith(_CLOSING):
+    if item is not None and not text[start : item.start()].rstrip().endswith(CLOSING):
         start = item.start() + len(item.group()) - len(item.group().lstrip())
     return start
 
@@ -344,7 +349,7 @@ def _is_item(line: str, after_lead_in: bool) -> bool:
     no closing punctuation that is not a title-cased heading."""
     if _BULLET.match(line):
         return True
-    short = _words(line) <= HEADING_WORDS and not line.endswith(_CLOSING)
+    short = _words(line) <= HEADING_WORDS and not line.endswith(CLOSING)
     return after_lead_in and short and not _title_case(line)
 
 
@@ -403,17 +408,12 @@ def _in_list(
 
 
 def _continues(before: str, line: str) -> bool:
-    """True when the paragraph `line` carries on the paragraph `before`: that one
-    stops mid-sentence (no closing punctuation) and `line` starts in lower case, but
-    not as a footnote does ("a Based on ...", `_FOOTNOTE`), or starts with a number
-    or an amount after a word that cannot end a sentence ("... the average total cost
-    per operator to be" over "$7,650 (90 work-hours ...).")."""
-    if before.endswith(_CLOSING):
-        return False
-    if line[:1].islower():
-        return not _FOOTNOTE.match(line)
-    last = before.rsplit(None, 1)[-1].lower() if before.strip() else ""
-    return _AMOUNT_START.match(line) is not None and last in _GOES_ON
+    """True when the paragraph `line` carries on the paragraph `before` (`runs_on`:
+    that one stops mid-sentence and `line` starts in lower case, or with a number or an
+    amount after a word that cannot end a sentence: "... the average total cost per
+    operator to be" over "$7,650 (90 work-hours ...)."), but not when `line` starts
+    as a footnote does ("a Based on ...", `_FOOTNOTE`)."""
+    return runs_on(before, line) and _FOOTNOTE.match(line) is None
 
 
 def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
@@ -447,7 +447,7 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
             if k and (e - start > LIST_CHARS or paragraph.endswith(":")):
                 break
             short = _words(paragraph) <= HEADING_WORDS and not _states_a_value(paragraph)
-            if not paragraph.endswith(_CLOSING) and short:
+            if not paragraph.endswith(CLOSING) and short:
                 break  # a heading: the list ended before it
             ends.append(e)
     while len(ends) > 1 and text[: ends[-1]].endswith(":"):
@@ -534,12 +534,18 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
         if line.endswith(":"):  # a lead-in: quoted with its list, never alone
             lead = _sentences(text, start, end)
             first = lead[-1][0] if lead else start
-            units += [  # the sentences before the lead-in are sentences of their own
-                Unit(s, e, s, e) for s, e in lead[:-1] if worth_quoting(text[s:e], line)
-            ]
             list_end = _list_after(lines, i, text)
-            if list_end > end and _words(text[first:end]) >= MIN_LEAD_IN_WORDS:
-                units.append(Unit(first, list_end, first, end))
+            listed = list_end > end and _words(text[first:end]) >= MIN_LEAD_IN_WORDS
+            whole = listed and _words(line) <= SHORT_PARAGRAPH_WORDS
+            whole = whole and _DEPENDENT_LEAD_IN.match(text[first:end]) is not None
+            units += [  # the sentences before a lead-in that depends on them: with it
+                # and its list in a short paragraph (quoted whole), else their own
+                Unit(start, list_end, s, e) if whole else Unit(s, e, s, e)
+                for s, e in lead[:-1]
+                if worth_quoting(text[s:e], line)
+            ]
+            if listed:
+                units.append(Unit(start if whole else first, list_end, first, end))
             lead_in = (first, end)
             continue
         sentences = [
