@@ -27,6 +27,7 @@ from quoteproof.ingest.pdf.headings import (
 )
 from quoteproof.ingest.pdf.page import PdfLine
 from quoteproof.model import BlockKind
+from quoteproof.sentences import runs_on
 
 BAND = 0.08
 """Share of the page height, at the top and at the bottom, where running headers live."""
@@ -53,9 +54,12 @@ class BlockPlan:
 
 
 def _in_band(line: PdfLine, page: PageContent) -> bool:
-    _, bottom, _, top = page.bbox
-    band = (top - bottom) * BAND
-    return line.y0 >= top - band or line.y1 <= bottom + band
+    """Whether `line` lies in the top or bottom `BAND` of its page's height, or in the
+    left or right `BAND` of its width (a margin note printed up the page's side)."""
+    left, bottom, right, top = page.bbox
+    band, side = (top - bottom) * BAND, (right - left) * BAND
+    in_rows = line.y0 >= top - band or line.y1 <= bottom + band
+    return in_rows or line.x1 <= left + side or line.x0 >= right - side
 
 
 def _furniture_key(text: str) -> str:
@@ -67,9 +71,10 @@ def _furniture_key(text: str) -> str:
 def furniture_roles(pages: Sequence[PageContent]) -> list[list[Role]]:
     """Return each line's first role: furniture or body.
 
-    A line in the top or bottom `BAND` of its page is furniture when it is a bare page
-    number ("7", "Page 7 of 30", "- 7 -", "vii"), or, in documents of 3+ pages, when
-    its letters (`_furniture_key`) occur in the bands of at least half of the pages.
+    A line in the top or bottom `BAND` of its page, or in its left or right margin
+    (`_in_band`), is furniture when it is a bare page number ("7", "Page 7 of 30",
+    "- 7 -", "vii"), or, in documents of 3+ pages, when its letters
+    (`_furniture_key`) occur in the bands of at least half of the pages.
     """
     counts: Counter[str] = Counter()
     for page in pages:
@@ -128,12 +133,15 @@ def _plan_page(
     current: list[PdfLine] = []
     current_kind: BlockKind = "paragraph"
     current_role: Role = BODY
+    furniture: list[BlockPlan] = []  # met inside a block, placed after it
 
     def flush() -> None:
         if current:
             level = levels[current_role[1]] if current_kind == "heading" else 0
             plans.append(BlockPlan(current_kind, page.number, tuple(current), level))
             current.clear()
+        plans.extend(furniture)
+        furniture.clear()
 
     done_tables: set[int] = set()
     right = 0.0  # rightmost extent of the current block's lines
@@ -148,9 +156,8 @@ def _plan_page(
                     BlockPlan("table", page.number, rows, cells=_cells(page, role[1], rows))
                 )
             continue
-        if role == _FURNITURE:
-            flush()
-            plans.append(BlockPlan("furniture", page.number, (line,)))
+        if role == _FURNITURE:  # a paragraph may go on past it, in the next column
+            furniture.append(BlockPlan("furniture", page.number, (line,)))
             continue
         if role[0] == "heading":
             if not (current and current_role == role):
@@ -193,8 +200,10 @@ def _continues(
     """Whether `line` (not a list start) continues the paragraph or list item `block`,
     whose lines reach `right` at most.
 
-    No after a font size change of over 15 %, for a line on the same row or above
-    (another column), after a gap larger than the usual line pitch; a list item
+    No after a font size change of over 15 %; for a line on the same row or above
+    (another column), or after a gap larger than the usual line pitch, only when the
+    paragraph stops mid-sentence and the line carries it on (`sentences.runs_on`: a
+    sentence carried into the next column); a list item
     continues only with lines indented past its bullet; a paragraph ends after a
     sentence when the next line is indented (a first line) or the sentence's line is
     short; an indented line after one that stops mid-sentence carries it on (a
@@ -205,7 +214,7 @@ def _continues(
     if abs(previous.size - line.size) > 0.15 * size:
         return False
     if previous.y0 - line.y0 < 0.5 * size or not stats.close_below(previous, line):
-        return False
+        return kind == "paragraph" and runs_on(previous.text, line.text.lstrip())
     if kind == "list":
         return line.x0 > block[0].x0 + 0.3 * size
     ends_sentence = previous.text.rstrip().endswith((".", "!", "?", ":"))
