@@ -305,17 +305,36 @@ def test_the_page_offers_only_the_modes_the_backend_can_run(
         assert offered_modes(model_client) == ["quote", "cite", "rationale", "agent"]
 
 
+def offered_contexts(client: TestClient) -> list[str]:
+    """The values of the ask page's context options ([] when it offers no menu)."""
+    select = page_ok(client, "/").by_id("context")
+    return [] if select is None else [option.attrs["value"] for option in select.find_all("option")]
+
+
+def test_without_a_model_the_page_offers_only_the_contexts_that_do_something(
+    fresh_client: TestClient, tmp_path: Path
+) -> None:
+    assert offered_contexts(fresh_client) == []  # passages alone: no menu
+    graph = tmp_path / "graph.csv"
+    graph.write_text("subject,relation,object\nshingles,causes,painful rash\n", "utf-8")
+    with Index.open(tmp_path / "own-index") as index:
+        index.import_graph(graph, collection="default")
+    assert offered_contexts(fresh_client) == ["paragraphs", "triplets", "both"]
+
+
 def test_the_ask_form_passes_the_context_chosen_to_the_service(
     client: TestClient, web_index: Path, tmp_path: Path, openai_server: ScriptedOpenAIServer
 ) -> None:
-    page = page_ok(client, "/")
-    select = page.by_id("context")
-    assert select is not None
-    options = select.find_all("option")
-    assert [o.attrs["value"] for o in options] == [c.form for c in CONTEXT_CHOICES]
-    assert [o.attrs.get("selected") is not None for o in options] == [True, False, False, False]
-    help_text = " ".join((page.by_id("context-help") or page).text().split())
-    assert all(choice.summary in help_text for choice in CONTEXT_CHOICES)
+    model = {"llm": "openai", "model": "m", "base_url": openai_server.base_url}
+    for with_model in make_client(web_index, tmp_path / "menu", auth=False, **model):
+        page = page_ok(with_model, "/")
+        select = page.by_id("context")
+        assert select is not None
+        options = select.find_all("option")
+        assert [o.attrs["value"] for o in options] == [c.form for c in CONTEXT_CHOICES]
+        assert [o.attrs.get("selected") is not None for o in options] == [True, False, False, False]
+        help_text = " ".join((page.by_id("context-help") or page).text().split())
+        assert all(choice.summary in help_text for choice in CONTEXT_CHOICES)
     htmx = {"HX-Request": "true"}
     data = with_token(client, {"question": HTML_QUESTION, "mode": "quote", "context": "whole"})
     response = client.post("/ask", data=data, headers=htmx)
@@ -324,24 +343,25 @@ def test_the_ask_form_passes_the_context_chosen_to_the_service(
     answer = recorded_answer(client, link.attrs["href"].removeprefix("/answers/"))
     assert answer["context"] == "whole" and answer["status"] == "answered"
     # a plain post redraws the form with the context chosen
-    chosen = parse(client.post("/ask", data=data).text).by_id("context")
-    assert chosen is not None
-    assert [o.attrs["value"] for o in chosen.find_all("option") if "selected" in o.attrs] == [
-        "whole"
-    ]
+    for with_model in make_client(web_index, tmp_path / "redraw", auth=False, **model):
+        redrawn = with_token(with_model, {"question": HTML_QUESTION, "context": "whole"})
+        openai_server.script = ['<quote ref="PID-1">x</quote>']
+        chosen = parse(with_model.post("/ask", data=redrawn).text).by_id("context")
+        assert chosen is not None
+        selected = [o.attrs["value"] for o in chosen.find_all("option") if "selected" in o.attrs]
+        assert selected == ["whole"]
     events = sse_events(client, {"question": HTML_QUESTION, "context": "whole"})
     final = events[-1][1]["permalink"].removeprefix("/answers/")
     assert recorded_answer(client, final)["context"] == "whole"
     refused = client.post("/ask", data={**data, "context": "evil"}, headers=htmx)
     assert refused.status_code == 400 and "Unknown context 'evil'" in parse(refused.text).text()
     assert client.post("/ask/stream", data={**data, "context": "evil"}).status_code == 400
-    model = {"llm": "openai", "model": "m", "base_url": openai_server.base_url}
     for with_model in make_client(web_index, tmp_path / "model", auth=False, **model):
         agent = with_token(with_model, {"question": HTML_QUESTION, "mode": "agent"})
         response = with_model.post("/ask", data={**agent, "context": "both"}, headers=htmx)
         assert response.status_code == 400 and "agent mode searches for itself" in response.text
         assert "--" not in parse(response.text).text()  # no command-line options on the page
-    assert not openai_server.requests
+    assert len(openai_server.requests) == 1  # the redrawn form's answer; agent never asked
 
 
 def test_cross_site_posts_are_refused(client: TestClient) -> None:

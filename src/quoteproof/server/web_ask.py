@@ -24,7 +24,6 @@ from quoteproof.server import web_page as pages
 from quoteproof.server.state import AppState
 from quoteproof.server.web_page import MaybePrincipal, StateDep, router
 from quoteproof.service import (
-    CONTEXT_CHOICES,
     AnswerEvent,
     AnswerOptions,
     Asked,
@@ -112,8 +111,8 @@ def _ask(
 
 @router.get("/", response_class=HTMLResponse)
 def ask_page(request: Request, state: StateDep, who: MaybePrincipal) -> Response:
-    """The ask page: question form (offering the modes the backend can run and
-    every context form) and the answer region."""
+    """The ask page: question form (offering the modes the backend can run and the
+    context forms worth offering for it) and the answer region."""
     if who is None:
         return pages.login_redirect(request)
     return _ask_page(request, state, who, AskForm(), None)
@@ -129,7 +128,7 @@ def _ask_page(
         "ask.html",
         "ask",
         modes=_offered_modes(state, who),
-        contexts=CONTEXT_CHOICES,
+        contexts=state.view(who).contexts(state.backend()),
         form=form,
         answer_html=answer_html,
     )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import get_args
 
 from quoteproof.llm.base import Backend
-from quoteproof.model import AnswerMode, ContextForm
+from quoteproof.model import NO_MODEL_BACKEND, AnswerMode, ContextForm
 from quoteproof.strategies.registry import STRATEGIES, modes_for
 
 
@@ -65,6 +65,22 @@ CONTEXT_CHOICES = (
     ),
 )
 """Every context form, in `ContextForm`'s order, as a menu offers it."""
+FACT_FORMS = frozenset({"triplets", "both"})
+"""The context forms that give knowledge-graph facts."""
+
+
+def context_choices(backend: Backend, has_facts: bool) -> tuple[ContextChoice, ...]:
+    """The context forms worth offering for answers by `backend`: every one with a
+    language model; without one, retrieved passages, and the forms with facts only
+    when the index holds imported ones (`has_facts`: nothing extracts them), never
+    every passage (which fills a model's context window)."""
+    if backend.name != NO_MODEL_BACKEND:
+        return CONTEXT_CHOICES
+    return tuple(
+        choice
+        for choice in CONTEXT_CHOICES
+        if choice.form == "paragraphs" or (choice.form in FACT_FORMS and has_facts)
+    )
 
 
 def context_forms() -> tuple[ContextForm, ...]:

@@ -38,7 +38,7 @@ from quoteproof.receipts import AnswerCheck, verify_recorded, verify_saved
 from quoteproof.retrieval.evidence import Calibration
 from quoteproof.retrieval.retriever import RetrievalSettings
 from quoteproof.seal import SEAL_KEY, seal_entry
-from quoteproof.service.catalog import ModeChoice, mode_choices
+from quoteproof.service.catalog import ContextChoice, ModeChoice, context_choices, mode_choices
 from quoteproof.service.opened import OpenedIndex
 from quoteproof.service.principal import Principal
 from quoteproof.service.questions import check_question
@@ -225,6 +225,14 @@ class ScopedIndex(OpenedIndex):
         """The answer modes this principal may ask `backend` for, each with its title
         and summary: those the backend can run (`catalog.mode_choices`)."""
         return mode_choices(backend)
+
+    def contexts(self, backend: Backend) -> tuple[ContextChoice, ...]:
+        """The context forms worth offering this principal for answers by `backend`
+        (`catalog.context_choices`: without a model, the forms with facts only when
+        the principal's collections hold imported triplets)."""
+        store = self._index.store
+        has_facts = bool(store.triplet_entities(self.principal.narrow(None)))
+        return context_choices(backend, has_facts)
 
     def missing_verification_key(self) -> Path | None:
         """Where the audit key was looked for when there is none to check seals
