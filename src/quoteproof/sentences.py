@@ -32,15 +32,19 @@ CONNECTORS = frozenset("a an and as at by for in of on or the to with".split())
 GOES_ON = CONNECTORS | frozenset("be is are was were than about approximately".split())
 """Words after which a sentence goes on (text that ends with one stops mid-sentence)."""
 _AMOUNT_START = re.compile(r"[$€£¥₹]?\d")
+_ENUMERATOR = re.compile(r"(?:[a-z]|[ivx]+)[.)]\s")
+"""A list item's letter or roman numeral ("b.", "iii)"): an item of its own, not a
+sentence going on."""
 
 
 def runs_on(before: str, after: str) -> bool:
     """Whether the text `after` carries on the sentence `before` stops in: `before` does
-    not end as a sentence does (`CLOSING`) and `after` starts in lower case, or with a
+    not end as a sentence does (`CLOSING`) and `after` starts in lower case, but not
+    with a list item's letter or numeral (`_ENUMERATOR`: "iii. Use tissues"), or with a
     number or an amount after a word that cannot end a sentence (`GOES_ON`: "... the
-    average total cost per operator to be" | "$7,650 (90 work-hours ...)")."""
+    average total cost per operator to be" | "$7,650 (90 work-hours ...")."""
     before = before.rstrip()
-    if not before or before.endswith(CLOSING):
+    if not before or before.endswith(CLOSING) or _ENUMERATOR.match(after):
         return False
     if after[:1].islower():
         return True

@@ -280,6 +280,13 @@ def test_federal_register_margin_note_is_furniture_and_sentences_go_on_across_co
     block_with(document, "the average total cost per operator to be $7,650 (90 work-hours")
 
 
+def test_a_column_going_on_with_a_list_item_does_not_join_it() -> None:
+    document = parsed(CDC)
+    item = "ii. Cover their mouths/noses when coughing or sneezing,"
+    block = block_with(document, item)
+    assert document.text[block.start : block.end] == item  # "iii. Use and ..." is its own
+
+
 def _plumber_table_words(path: Path) -> set[str]:
     words: set[str] = set()
     with pdfplumber.open(path) as pdf:
