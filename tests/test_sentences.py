@@ -16,7 +16,7 @@ from quoteproof import sentences
 from quoteproof.ingest.parse_limits import ParseLimits
 from quoteproof.ingest.parsing import IngestSettings
 from quoteproof.ingest.pipeline import ingest_files
-from quoteproof.sentences import WINDOW, sentence_bounds
+from quoteproof.sentences import WINDOW, runs_on, sentence_bounds
 from quoteproof.store.open import open_store
 
 QUOTE_RUNS = ("'a''", "`a``", "«a", "'a'' ")
@@ -98,3 +98,13 @@ def test_megabyte_runs_of_quote_marks_ingest_within_a_small_cpu_budget(tmp_path:
     finally:
         store.close()
     assert [(r.status, r.error) for r in results] == [("added", None)] * len(QUOTE_RUNS)
+
+
+def test_a_line_runs_on_only_from_a_sentence_left_open_into_its_next_words() -> None:
+    assert runs_on("The FAA has determined that", "revising the MEL takes 90 hours.")
+    assert runs_on("the average total cost per operator to be", "$7,650 (90 work-hours).")
+    assert runs_on("Mark BA, Harless DW. Nurse", "staffing and adverse events.")
+    assert not runs_on("The MEL is revised.", "then the flight is made.")  # a sentence ended
+    assert not runs_on("REFERENCES", "improving hand hygiene compliance")  # capitals
+    assert not runs_on("Cover mouths when coughing,", "iii. Use and dispose of tissues,")
+    assert not runs_on("the total for 2020 was", "Higher than expected.")

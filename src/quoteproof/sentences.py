@@ -38,14 +38,17 @@ sentence going on."""
 
 
 def runs_on(before: str, after: str) -> bool:
-    """Whether the text `after` carries on the sentence `before` stops in: `before` does
-    not end as a sentence does (`CLOSING`) and `after` starts in lower case, but not
-    with a list item's letter or numeral (`_ENUMERATOR`: "iii. Use tissues"), or with a
-    number or an amount after a word that cannot end a sentence (`GOES_ON`: "... the
-    average total cost per operator to be" | "$7,650 (90 work-hours ...")."""
+    """Whether the text `after` carries on the sentence `before` stops in: `before` ends
+    on a lower-case letter, a digit, a comma or a dash (not as a sentence does, nor as a
+    line in capitals) and `after` starts in lower case, but not with a list item's
+    letter or numeral (`_ENUMERATOR`: "iii. Use tissues"), or with a number or an
+    amount after a word that cannot end a sentence (`GOES_ON`: "... the average total
+    cost per operator to be" | "$7,650 (90 work-hours ...")."""
     before = before.rstrip()
-    if not before or before.endswith(CLOSING) or _ENUMERATOR.match(after):
+    if not before or _ENUMERATOR.match(after):
         return False
+    if not (before[-1].islower() or before[-1].isdigit() or before[-1] in ",-–"):
+        return False  # a sentence's end, or a line in capitals ("REFERENCES")
     if after[:1].islower():
         return True
     last = before.rsplit(None, 1)[-1].lower()
