@@ -67,15 +67,18 @@ class RefusalPolicy:
         """Return the user's calibrated refusal threshold, or None when never calibrated."""
         return load_calibration(self.store)
 
-    def automatic_threshold(self) -> Calibration | None:
+    def automatic_threshold(self, kind: str | None = None) -> Calibration | None:
         """Return the automatic refusal threshold for the current documents and
         retrieval (see `retrieval.auto_threshold`), estimating and storing it when
         there is none yet or the documents or retrieval changed; None when too few
         off-topic probes are usable, and for BM25 alone, whose evidence (the share
         of question words in one passage) scores generic questions like "what are
         the first signs of X" as high as real ones: there the key-term check is the
-        screen. Raises `RetrievalError` when the retriever cannot run."""
-        kind = self._evidence("refusal threshold")[1]
+        screen. `kind` is the evidence kind of the retrieval the threshold is for,
+        when known (else one retrieval finds it). Raises `RetrievalError` when the
+        retriever cannot run."""
+        if kind is None:
+            kind = self._evidence("refusal threshold")[1]
         if kind == BM25_COVERAGE:
             return None
         fingerprint = corpus_fingerprint(self.store)
@@ -175,8 +178,10 @@ class RefusalPolicy:
                 stacklevel=3,
             )
             chosen = None
-        if chosen is None:
-            chosen = self.automatic_threshold()
+        if chosen is None:  # the kind of evidence is known when there is evidence
+            chosen = self.automatic_threshold(
+                info.evidence_kind if info.evidence is not None else None
+            )
         if chosen is not None and chosen.evidence_kind == info.evidence_kind:
             info = replace(info, threshold=chosen.threshold, threshold_source=chosen.source)
         texts = [f"{hit.chunk.label}\n{hit.chunk.text}" for hit in retrieval.hits]

@@ -150,3 +150,22 @@ def test_cli_ingest_estimates_the_threshold_on_the_vectors_it_computed(
     with Index.open(location) as index:
         stored = load_calibration(index.store, AUTOMATIC)
         assert stored is not None and stored.evidence_kind.startswith("cosine+sentence:")
+
+
+def test_an_answer_retrieves_once_when_the_threshold_is_stored(
+    embedded_index_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    location = shutil.copytree(embedded_index_dir, tmp_path / "index")
+    with Index.open(location) as index, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert index.automatic_threshold() is not None  # estimated and stored
+        retriever = index.retriever
+        searched: list[str] = []
+        search = retriever.search
+        monkeypatch.setattr(
+            retriever, "search", lambda query, *rest: searched.append(query) or search(query, *rest)
+        )
+        answer = index.ask("What is the recommended dose of remdesivir?")
+        assert answer.status == "answered" and answer.retrieval is not None
+        assert answer.retrieval.threshold_source == "automatic"
+        assert searched == ["What is the recommended dose of remdesivir?"]  # no probe search
