@@ -48,7 +48,8 @@ def test_more_vectors_than_chunks_are_explained_within_80_columns() -> None:
         summary_table(results, 1.6, "idx", stats, EmbedReport(920, 30.5, model, None, 448))
     )
     (vectors,) = [line for line in text.splitlines() if "vectors" in line and "computed" in line]
-    assert "920 computed in 30.5 s (30/s) for 448 chunks" in vectors
+    assert "920 computed in 30.5 s (30/s) for 448 chunks (a long chunk has one" in vectors
+    assert "│ per part)" in text  # the row goes on, wrapped
     assert all(len(line) <= 80 for line in text.splitlines())
     one_each = EmbedReport(448, 15.0, model, None, 448)
     assert "for 448 chunks" not in shown(summary_table(results, 1.6, "idx", stats, one_each))

@@ -140,7 +140,7 @@ def summary_table(
         rate = f" ({embedding.per_second:,.0f}/s)" if embedding.embedded else ""
         done = f"{embedding.embedded:,} computed in {embedding.seconds:.1f} s{rate}"
         if embedding.embedded > embedding.chunks:  # a long chunk has one per passage
-            done += f" for {embedding.chunks:,} chunks"
+            done += f" for {embedding.chunks:,} chunks (a long chunk has one per part)"
         where = f" ({embedding.device})" if embedding.device else ""
         table.add_row("vectors", done)
         table.add_row("model", Text(f"{visible_line(embedding.model)}{where}"))
