@@ -19,7 +19,7 @@ from quoteproof.render.visible import normalise_breaks
 
 __all__ = ["CARRIED_HEADER_NOTE", "WHOLE_ROWS_NOTE", "TableView", "quote_parts", "table_notes"]
 
-CARRIED_HEADER_NOTE = "column names: the table's header row, from the source"
+CARRIED_HEADER_NOTE = "header row added from the table, not part of the quote"
 """Said of a table whose header row the quote does not include."""
 WHOLE_ROWS_NOTE = "rows the quote touches are shown whole"
 """Said of a table one of whose rows the quote takes only in part."""
