@@ -1037,6 +1037,34 @@ def test_no_row_answers_for_an_item_the_table_does_not_list() -> None:
     ) == [("h", "Monday to Friday | 08:30 | 19:00")]
 
 
+SHIPPING = (
+    "Shipping times\n\n"
+    "Service | Destination | Delivery time | Price\n"
+    "Standard | UK mainland | 3-5 working days | £3.95\n"
+    "Express | UK mainland | next working day | £7.99\n"
+    "International | Republic of Ireland | 4-6 working days | £9.95\n\n"
+    "Orders placed before 2 pm on a working day are dispatched the same day."
+)
+
+
+def test_a_price_is_answered_from_any_cell_of_its_row_never_from_items_listed_apart() -> None:
+    # a newcomer: Ireland's price was no answer (its name is no row's first cell), and
+    # "Express to Ireland" showed rows of Express to the UK and of Ireland by post
+    shipping = chunk("s", SHIPPING, ("Customer support policy",))
+    rows = lambda c: body_rows(c.text, "Standard")  # noqa: E731
+    asked = "How much does delivery to the Republic of Ireland cost?"
+    assert quoted(extract_answer(asked, (shipping,), None, rows)) == [
+        ("s", "International | Republic of Ireland | 4-6 working days | £9.95")
+    ]
+    asked = "How much does Express delivery to the Republic of Ireland cost?"
+    shown = quoted(extract_answer(asked, (shipping,), None, rows))
+    assert not any("|" in text for _, text in shown if text)
+    asked = "How much does Express delivery cost compared with Standard?"
+    shown = quoted(extract_answer(asked, (shipping,), None, rows))
+    compared = "\n".join(text for _, text in shown if text)  # both rows, by name
+    assert "Standard | UK mainland" in compared and "Express | UK mainland" in compared
+
+
 WEEK = (
     "Opening times\n\n"
     "Day | Open | Close\n"

@@ -110,10 +110,16 @@ def unlisted_rows(
 ) -> np.ndarray:
     """For each candidate, True when the question asks for a price
     (`measures.asked_measures`) and the candidate is a keyed row of a table that does
-    not list what the question names: a question term, other than a word for the sum
-    ("cost", "fee"), that neither the table's document title, section path (`paths`)
-    and column names carry, nor any row's key ("a root canal" over a dental price list
-    of other treatments: its rows give other treatments' prices). False otherwise."""
+    not list what the question names, or lists it only apart. The terms asked of a
+    table are the question's terms other than words for the sum ("cost", "fee") that
+    neither the table's document title, section path (`paths`) nor column names carry.
+    Not listed: no row's key carries any of them, nor any other cell ("a root canal"
+    over a dental price list of other treatments: its rows give other treatments'
+    prices). Listed apart:
+    some of them stand in rows' other cells, and no row carries all of those with
+    one of the asked keys ("Express delivery to the Republic of Ireland" over rows
+    "Express | UK mainland" and "International | Republic of Ireland": neither is
+    that price). False otherwise."""
     unlisted = np.zeros(len(candidates), dtype=bool)
     if MONEY not in asked_measures(question):
         return unlisted
@@ -121,7 +127,21 @@ def unlisted_rows(
         first = candidates[rows[0]]
         said = f"{first.chunk.label} {paths[rows[0]]} {first.columns}"
         asked = terms - {stem(w) for w in words(said)} - _MONEY_WORDS
-        keys = set().union(*(key_stems(row_key(candidates[i])) for i in rows))
-        if asked and not asked & keys:
-            unlisted[rows] = True
+        row_keys = [key_stems(row_key(candidates[i])) for i in rows]
+        keys = set().union(*row_keys)
+        cells = [_stems(candidates[i].quoted(candidates[i].start, candidates[i].end)) for i in rows]
+        in_cells = (asked - keys) & set().union(*cells)
+        wanted_keys = asked & keys
+        if asked and not wanted_keys and not in_cells:
+            unlisted[rows] = True  # not listed
+        elif in_cells and not any(
+            in_cells <= row and (not wanted_keys or wanted_keys & key)
+            for row, key in zip(cells, row_keys, strict=True)
+        ):
+            unlisted[rows] = True  # listed apart
     return unlisted
+
+
+def _stems(text: str) -> set[str]:
+    """The stems of the words of `text`."""
+    return {stem(w) for w in words(text)}
