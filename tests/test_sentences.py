@@ -104,6 +104,7 @@ def test_a_line_runs_on_only_from_a_sentence_left_open_into_its_next_words() -> 
     assert runs_on("The FAA has determined that", "revising the MEL takes 90 hours.")
     assert runs_on("the average total cost per operator to be", "$7,650 (90 work-hours).")
     assert runs_on("Mark BA, Harless DW. Nurse", "staffing and adverse events.")
+    assert runs_on("were 18.5%, 23.6% and 29.3%", "for catheter-associated infections.")
     assert not runs_on("The MEL is revised.", "then the flight is made.")  # a sentence ended
     assert not runs_on("REFERENCES", "improving hand hygiene compliance")  # capitals
     assert not runs_on("Cover mouths when coughing,", "iii. Use and dispose of tissues,")

@@ -39,15 +39,15 @@ sentence going on."""
 
 def runs_on(before: str, after: str) -> bool:
     """Whether the text `after` carries on the sentence `before` stops in: `before` ends
-    on a lower-case letter, a digit, a comma or a dash (not as a sentence does, nor as a
-    line in capitals) and `after` starts in lower case, but not with a list item's
-    letter or numeral (`_ENUMERATOR`: "iii. Use tissues"), or with a number or an
-    amount after a word that cannot end a sentence (`GOES_ON`: "... the average total
-    cost per operator to be" | "$7,650 (90 work-hours ...")."""
+    neither as a sentence does (`CLOSING`) nor on a capital (a line in capitals) and
+    `after` starts in lower case, but not with a list item's letter or numeral
+    (`_ENUMERATOR`: "iii. Use tissues"), or with a number or an amount after a word
+    that cannot end a sentence (`GOES_ON`: "... the average total cost per operator to
+    be" | "$7,650 (90 work-hours ...")."""
     before = before.rstrip()
     if not before or _ENUMERATOR.match(after):
         return False
-    if not (before[-1].islower() or before[-1].isdigit() or before[-1] in ",-–"):
+    if before.endswith(CLOSING) or before[-1].isupper():
         return False  # a sentence's end, or a line in capitals ("REFERENCES")
     if after[:1].islower():
         return True

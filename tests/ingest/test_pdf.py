@@ -278,6 +278,11 @@ def test_federal_register_margin_note_is_furniture_and_sentences_go_on_across_co
     # a sentence carried into the next column is one paragraph, read on without a break
     block_with(document, "The FAA has determined that revising the operator’s existing")
     block_with(document, "the average total cost per operator to be $7,650 (90 work-hours")
+    # page 1's footer, which PDFium joins to a word hyphenated at a column's foot
+    footers = [text for text in block_texts(document, "furniture") if "VerDate" in text]
+    assert len(footers) == 15
+    lion_air = block_with(document, "was involved in an accident after takeoff from Soekarno")
+    assert "VerDate" not in document.text[lion_air.start : lion_air.end]
 
 
 def test_a_column_going_on_with_a_list_item_does_not_join_it() -> None:

@@ -11,6 +11,7 @@ per-line and per-object calls go through the unchecked entry points of `calls`.
 from __future__ import annotations
 
 import ctypes
+import itertools
 import math
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -25,6 +26,13 @@ BBox = tuple[float, float, float, float]
 """A rectangle in PDF points: (x0, y0, x1, y1), origin bottom-left."""
 
 _LINE_BREAK = "\r\n"
+HYPHEN_MARKS = ("\ufffe", "\x02")
+"""What PDFium puts in place of a hyphen it found at a line end (`FPDFText_GetText`
+gives U+FFFE, `FPDFText_GetUnicode` U+0002); it then continues the next line on the
+same text line, without a line break."""
+FAR_JOIN = 2.0
+"""Line heights between the characters a hyphen mark joins beyond which they are on
+lines that do not follow one another (`_far_joins`)."""
 _BOLD_WEIGHT = 600
 _BOLD_NAME_MARKS = ("bold", "black", "heavy", "semibold", "demi")
 _BULLETS = frozenset("•◦▪▫■□●○‣⁃∙·-–—*›»➢➤✓✔")
@@ -203,18 +211,39 @@ class _LineReader:
 
 
 def read_lines(textpage: pdfium.PdfTextPage, page: int) -> tuple[PdfLine, ...]:
-    """Return the non-blank lines of a page, in PDFium's order (its "\\r\\n" breaks)."""
+    """Return the non-blank lines of a page, in PDFium's order (its "\\r\\n" breaks,
+    and its hyphen joins to a line far away: `_far_joins`)."""
     text = page_text(textpage)
     reader = _LineReader(textpage)
     lines: list[PdfLine] = []
     position = 0
     for piece in text.split(_LINE_BREAK):
-        line = reader.line(page, piece, position)
-        if line is not None:
-            lines.append(line)
+        cuts = [0, *_far_joins(reader, piece, position), len(piece)]
+        for start, end in itertools.pairwise(cuts):
+            line = reader.line(page, piece[start:end], position + start)
+            if line is not None:
+                lines.append(line)
         position += len(piece) + len(_LINE_BREAK)
     _check_colors(lines, reader)
     return tuple(lines)
+
+
+def _far_joins(reader: _LineReader, piece: str, start: int) -> list[int]:
+    """Where in `piece` (PDFium characters from `start`) a hyphen mark joins a line to
+    one that does not follow it: the characters on either side of the mark stand more
+    than FAR_JOIN line heights apart vertically (a word hyphenated at a column's
+    foot joined to the page's footer, "Soekarno-VerDate Sep<11>2014 ..."). Each cut
+    is just after its mark, which stays at the end of the first line."""
+    cuts = []
+    for index, char in enumerate(piece):
+        if char not in HYPHEN_MARKS or not 0 < index < len(piece) - 1:
+            continue
+        _, before_bottom, _, before_top = reader.box(start + index - 1, start + index - 1)
+        _, after_bottom, _, after_top = reader.box(start + index + 1, start + index + 1)
+        height = max(before_top - before_bottom, after_top - after_bottom, 1.0)
+        if abs(before_bottom - after_bottom) > FAR_JOIN * height:
+            cuts.append(index + 1)
+    return cuts
 
 
 def _check_colors(lines: list[PdfLine], reader: _LineReader) -> None:

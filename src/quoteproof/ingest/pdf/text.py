@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from quoteproof.ingest.blocks import CELL_SEPARATOR, Span, row_line
 from quoteproof.ingest.pdf.grid import CellRow
-from quoteproof.ingest.pdf.page import PdfLine
+from quoteproof.ingest.pdf.page import HYPHEN_MARKS, PdfLine
 from quoteproof.model import CharRun, TableRow
 
 Piece = tuple[str, int | None]
@@ -20,11 +20,6 @@ Piece = tuple[str, int | None]
 
 SOFT_HYPHENS = ("\u00ad",)
 """Characters dropped at a line end, the two lines joined without a space."""
-
-HYPHEN_MARKS = ("\ufffe", "\x02")
-"""What PDFium puts in place of a hyphen it found at a line end (`FPDFText_GetText`
-gives U+FFFE, `FPDFText_GetUnicode` U+0002); it then continues the next line on the
-same text line, without a line break."""
 
 TABLE_ROW_SEPARATOR = "\n"
 """What joins the lines of a table block."""
