@@ -20,7 +20,10 @@ Hyphens at line ends, one rule everywhere:
   or digit) to the next one and puts its mark U+FFFE (U+0002 per char) in the
   hyphen's place; the mark gets the same rule as "-": dropped when the joined
   word occurs elsewhere, else shown as a generated "-". (PDFium does not say which
-  of the two hyphens it was, so a soft one is only dropped by the word check.)
+  of the two hyphens it was, so a soft one is only dropped by the word check.) A
+  join to a line that does not follow (the characters on either side of the mark
+  over `page.FAR_JOIN` line heights apart: a column's last word joined to the
+  page's footer) is cut after the mark, into two lines.
 
 Structure, decided per line in this order (details in `structure`,
 `tables`, `headings`):
