@@ -210,6 +210,38 @@ def test_a_sentence_a_lead_in_rests_on_is_quoted_with_it_and_its_list() -> None:
     assert independent[: independent.index(" Each")] in units  # no lead-in rests on it
 
 
+def test_an_item_of_a_short_list_is_quoted_with_the_whole_list() -> None:
+    # a newcomer: "lead-in, items 1-3" was shown for item 3, and read as the whole list
+    text = (
+        "Adverse events reported in the treatment arm were:\n\n"
+        "- genital mycotic infection in 28 patients (2.3%)\n"
+        "- volume depletion in 41 patients (3.4%)\n"
+        "- diabetic ketoacidosis in 2 patients (0.2%)\n"
+        "- acute kidney injury in 19 patients (1.6%)"
+    )
+    quotes = {text[u.start : u.end] for u in quotable_units(text)}
+    assert quotes == {text}  # each item's unit: the lead-in with the whole list
+    reply = extract_answer("What share of patients had diabetic ketoacidosis?", (chunk("a", text),))
+    assert quoted(reply) == [("a", text)]
+
+
+def test_a_list_of_fragments_goes_on_past_a_short_item() -> None:
+    # a web page's list items without their bullets: "2 GB of free disk space" is an
+    # item, not a heading that ends the list
+    items = (
+        "Windows 10 (version 22H2) or Windows 11, or macOS 13 Ventura or later",
+        "8 GB of RAM (16 GB recommended for more than 10,000 transactions a year)",
+        "2 GB of free disk space",
+        "A screen resolution of at least 1366 x 768",
+        "An internet connection for bank feeds and sync",
+    )
+    text = "\n\n".join(("The LedgerLoom desktop app requires:", *items))
+    units = [text[u.start : u.end] for u in quotable_units(text)]
+    assert text in units
+    headed = f"{text}\n\nContacting support\n\nThe desk answers by chat from 08:30."
+    assert text in [headed[u.start : u.end] for u in quotable_units(headed)]  # not the heading
+
+
 def test_a_lead_in_with_nothing_after_it_is_no_unit() -> None:
     text = "Nothing follows here. The warning symptoms of a heart attack are:"
     assert [text[u.start : u.end] for u in quotable_units(text)] == []

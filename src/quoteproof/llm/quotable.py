@@ -23,8 +23,11 @@ follows it (its item lines, or up to LIST_PARAGRAPHS paragraphs that fit in LIST
 a lead-in with nothing after it in the text is left out. In a short paragraph, the
 sentences before a lead-in that depends on them (`_DEPENDENT_LEAD_IN`: "If consent is
 given:", "These include:") are quoted with it and its list, as the paragraph is whole
-("No pets without consent. If consent is given:" and the conditions). A list item keeps its
-lead-in when both fit in CONTEXT_CHARS, so the quote reads on its own. A table row whose
+("No pets without consent. If consent is given:" and the conditions). A list item keeps
+its lead-in when both fit in CONTEXT_CHARS, so the quote reads on its own, and when the
+whole list fits there too, the item is quoted with the lead-in and the whole list (a
+quote cut after the item, "requires: Windows 11; 8 GB of RAM", would read as the
+whole list). A table row whose
 structure is known (its span given) is a unit of its own (without a form's answer boxes
 at its end, "| Yes No |"), so a quote of a table is the rows that answer, not the table;
 other text of a paragraph holding table rows (its header row, section lines) is not
@@ -421,7 +424,11 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
     LIST_CHARS from its start, else (when the first line after it is no item) the
     paragraphs after it, up to LIST_PARAGRAPHS, that fit in LIST_CHARS and are not
     headings or lead-ins themselves (at least the first one, whatever its length);
-    the line's own end when nothing follows. The list never ends on an item that
+    the line's own end when nothing follows. A short paragraph without closing
+    punctuation is a heading, but in a list of fragments (its first paragraph has no
+    closing punctuation, a web page's items without their bullets) only over a
+    sentence ("2 GB of free disk space" over "A screen resolution of 1366 x 768" is
+    an item). The list never ends on an item that
     ends with ":" (a lead-in of a list of its own that did not fit)."""
     start, end = lines[i]
     following = lines[i + 1 :]
@@ -441,13 +448,17 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
             elif marker is not None:
                 nested = marker
             ends.append(e)
-    else:
-        for k, (s, e) in enumerate(following[:LIST_PARAGRAPHS]):
+    elif following:
+        paragraphs = following[:LIST_PARAGRAPHS]
+        fragments = not text[paragraphs[0][0] : paragraphs[0][1]].endswith(CLOSING)
+        for k, (s, e) in enumerate(paragraphs):
             paragraph = text[s:e]
             if k and (e - start > LIST_CHARS or paragraph.endswith(":")):
                 break
             short = _words(paragraph) <= HEADING_WORDS and not _states_a_value(paragraph)
-            if not paragraph.endswith(CLOSING) and short:
+            after = following[k + 1] if k + 1 < len(following) else None
+            over_text = after is not None and text[after[0] : after[1]].endswith(CLOSING)
+            if not paragraph.endswith(CLOSING) and short and (over_text or not fragments):
                 break  # a heading: the list ended before it
             ends.append(e)
     while len(ends) > 1 and text[: ends[-1]].endswith(":"):
@@ -507,7 +518,7 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
     it lies in."""
     units = []
     lines = _lines(text)
-    lead_in: tuple[int, int] | None = None
+    lead_in: tuple[int, int, int] | None = None  # its start and end, and its list's end
     for i, (start, end) in enumerate(lines):
         inside = [(lo, hi) for lo, hi in rows if lo < end and start < hi]
         if inside:
@@ -546,7 +557,7 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
             ]
             if listed:
                 units.append(Unit(start if whole else first, list_end, first, end))
-            lead_in = (first, end)
+            lead_in = (first, end, list_end)
             continue
         sentences = [
             (s, e)
@@ -557,11 +568,14 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
             units += _record_lines(text, start, end)
         short = _words(line) <= SHORT_PARAGRAPH_WORDS and not item
         for s, e in sentences:
-            near = lead_in is not None and e - lead_in[0] <= CONTEXT_CHARS
             if short:  # a short paragraph is quoted whole, scored on each sentence
                 units.append(Unit(start, end, s, e))
+            elif lead_in is not None and lead_in[2] - lead_in[0] <= CONTEXT_CHARS:
+                units.append(Unit(lead_in[0], max(e, lead_in[2]), s, e))  # the whole list
+            elif lead_in is not None and e - lead_in[0] <= CONTEXT_CHARS:
+                units.append(Unit(lead_in[0], e, s, e))
             else:
-                units.append(Unit(lead_in[0] if near and lead_in else s, e, s, e))
+                units.append(Unit(s, e, s, e))
     return units
 
 
