@@ -343,17 +343,13 @@ def _one_page_pdf(stream: bytes) -> bytes:
 CARRIED = ("The committee decided that", "every ward keeps a spare kit.")
 """A sentence whose first line ends column 1 of each page of `columns_pdf` and whose
 second line starts column 2."""
-ENDED = ("Stock is counted on Mondays.", "Expired items are returned.")
-"""The last line of column 2 and the first of column 3 of `columns_pdf`: a sentence
-ends, the next starts."""
 MARGIN_NOTE = "printed for ward use only"
 """A note printed up the left margin of every page of `columns_pdf`."""
 
 
 def columns_pdf(pages: int = 3) -> bytes:
-    """Pages of three columns, a footer drawn between the columns' text, a sentence
-    carried from column 1 into column 2 (`CARRIED`), one ended at column 2's foot
-    (`ENDED`), and a rotated note in the left margin (`MARGIN_NOTE`)."""
+    """Pages of two columns, a footer, a sentence carried from column 1 into column 2
+    (`CARRIED`), and a rotated note in the left margin (`MARGIN_NOTE`)."""
     draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
     for number in range(1, pages + 1):
         draw.setFont("Helvetica", 10)
@@ -368,7 +364,5 @@ def columns_pdf(pages: int = 3) -> bytes:
         draw.restoreState()
         draw.setFont("Helvetica", 10)
         draw.drawString(250, 700, CARRIED[1])
-        draw.drawString(250, 686, ENDED[0])
-        draw.drawString(440, 700, ENDED[1])
         draw.showPage()
     return _save(draw)

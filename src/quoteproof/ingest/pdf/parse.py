@@ -31,8 +31,7 @@ Structure, decided per line in this order (details in `structure`,
    8 % (a note printed up the margin), that is a bare page number ("7", "Page 7 of
    30", "vii"), or, in documents of 3+ pages, whose letters (digits and spacing
    ignored) occur in those bands on at least half of the pages, is a `furniture`
-   block (kept in the text, never chunked; one met inside a paragraph is placed
-   after it, so that the paragraph can go on in the next column).
+   block (kept in the text, never chunked).
 2. Tables: every page's path objects are scanned for rulings (thin paths, rectangle
    sides, straight segments of larger many-segment paths); a connected grid of at
    least 2 horizontal and 3 vertical rulings with 8 or more crossings (so a plain
@@ -63,12 +62,12 @@ Structure, decided per line in this order (details in `structure`,
    headings close at the next heading instead of becoming everyone's parent
    section. A caption's section ends after its table and notes.
 4. Remaining lines form paragraphs, or list items when they start with a bullet or
-   an enumerator ("•", "1.", "a)"), broken at a larger than usual line gap or an
-   upward jump (new column) unless the paragraph stops mid-sentence and the line
-   carries it on (lower case, or an amount after "to be": `sentences.runs_on`), at
-   a size change, an indented first line after a sentence end (an indented line
-   after one that stops mid-sentence is a hanging indent that carries the paragraph
-   on), or a short line ending a sentence.
+   an enumerator ("•", "1.", "a)"), broken at a larger than usual line gap, an
+   upward jump (new column), a size change, an indented first line after a sentence
+   end (an indented line after one that stops mid-sentence is a hanging indent that
+   carries the paragraph on), or a short line ending a sentence. (A sentence carried
+   into the next column stays two paragraphs; a quote reads on across them:
+   `llm.quotable`.)
 
 Pages without a text layer: with `ocr` off a warning names them, and a document
 with no text at all is refused; with `ocr` on, `ocr.py` (beside it) reads them (paragraph

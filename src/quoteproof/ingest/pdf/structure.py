@@ -27,7 +27,6 @@ from quoteproof.ingest.pdf.headings import (
 )
 from quoteproof.ingest.pdf.page import PdfLine
 from quoteproof.model import BlockKind
-from quoteproof.sentences import runs_on
 
 BAND = 0.08
 """Share of the page height, at the top and at the bottom, where running headers live."""
@@ -133,15 +132,12 @@ def _plan_page(
     current: list[PdfLine] = []
     current_kind: BlockKind = "paragraph"
     current_role: Role = BODY
-    furniture: list[BlockPlan] = []  # met inside a block, placed after it
 
     def flush() -> None:
         if current:
             level = levels[current_role[1]] if current_kind == "heading" else 0
             plans.append(BlockPlan(current_kind, page.number, tuple(current), level))
             current.clear()
-        plans.extend(furniture)
-        furniture.clear()
 
     done_tables: set[int] = set()
     right = 0.0  # rightmost extent of the current block's lines
@@ -156,8 +152,9 @@ def _plan_page(
                     BlockPlan("table", page.number, rows, cells=_cells(page, role[1], rows))
                 )
             continue
-        if role == _FURNITURE:  # a paragraph may go on past it, in the next column
-            furniture.append(BlockPlan("furniture", page.number, (line,)))
+        if role == _FURNITURE:
+            flush()
+            plans.append(BlockPlan("furniture", page.number, (line,)))
             continue
         if role[0] == "heading":
             if not (current and current_role == role):
@@ -200,10 +197,8 @@ def _continues(
     """Whether `line` (not a list start) continues the paragraph or list item `block`,
     whose lines reach `right` at most.
 
-    No after a font size change of over 15 %; for a line on the same row or above
-    (another column), or after a gap larger than the usual line pitch, only when the
-    paragraph stops mid-sentence and the line carries it on (`sentences.runs_on`: a
-    sentence carried into the next column); a list item
+    No after a font size change of over 15 %, for a line on the same row or above
+    (another column), after a gap larger than the usual line pitch; a list item
     continues only with lines indented past its bullet; a paragraph ends after a
     sentence when the next line is indented (a first line) or the sentence's line is
     short; an indented line after one that stops mid-sentence carries it on (a
@@ -214,7 +209,7 @@ def _continues(
     if abs(previous.size - line.size) > 0.15 * size:
         return False
     if previous.y0 - line.y0 < 0.5 * size or not stats.close_below(previous, line):
-        return kind == "paragraph" and runs_on(previous.text, line.text.lstrip())
+        return False
     if kind == "list":
         return line.x0 > block[0].x0 + 0.3 * size
     ends_sentence = previous.text.rstrip().endswith((".", "!", "?", ":"))
