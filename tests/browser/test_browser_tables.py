@@ -17,6 +17,7 @@ from browser.test_browser import ask, recorded
 from helpers.llm_servers import ScriptedOpenAIServer
 from helpers.table_docs import COLUMNS, ROWS, ingest_table_docs
 from quoteproof.index import Index
+from quoteproof.render.table_quote import CARRIED_HEADER_NOTE
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -70,7 +71,7 @@ def test_a_quoted_table_row_reads_as_a_table(
     for cell in table.locator("th, td").all():
         size = cell.bounding_box()
         assert size is not None and size["width"] > 60 and size["height"] < 60  # no word columns
-    expect(box.locator("figcaption")).to_contain_text("header row, from the source")
+    expect(box.locator("figcaption")).to_contain_text(CARRIED_HEADER_NOTE)
     answer = recorded(page, table_server.origin)
     (quote,) = answer["quotes"]
     assert quote["text"] == ROW
