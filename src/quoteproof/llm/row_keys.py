@@ -115,11 +115,10 @@ def unlisted_rows(
     neither the table's document title, section path (`paths`) nor column names carry.
     Not listed: no row's key carries any of them, nor any other cell ("a root canal"
     over a dental price list of other treatments: its rows give other treatments'
-    prices). Listed apart:
-    some of them stand in rows' other cells, and no row carries all of those with
-    one of the asked keys ("Express delivery to the Republic of Ireland" over rows
-    "Express | UK mainland" and "International | Republic of Ireland": neither is
-    that price). False otherwise."""
+    prices). Listed apart: some of them stand in rows' other cells, and no row
+    carries all of those with one of the asked keys ("Express delivery to the
+    Republic of Ireland" over rows "Express | UK mainland" and "International |
+    Republic of Ireland": neither is that price). False otherwise."""
     unlisted = np.zeros(len(candidates), dtype=bool)
     if MONEY not in asked_measures(question):
         return unlisted
