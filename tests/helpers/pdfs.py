@@ -366,3 +366,28 @@ def columns_pdf(pages: int = 3) -> bytes:
         draw.drawString(250, 700, CARRIED[1])
         draw.showPage()
     return _save(draw)
+
+
+def clauses_and_schedule_pdf() -> bytes:
+    """A 3-page contract: clause headings numbered "2." and "11." (and "2.1"), set bold
+    at one size, and on the last page "Schedule 1: Details of Processing" in the same
+    style, each followed by a body line."""
+    draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
+    draw.setTitle("Data Processing Agreement")
+    pages = (
+        (("2. Sub-processors", "The Processor shall not engage Sub-processors without consent."),
+         ("2.1 Approval", "Sub-processors may be engaged with 30 days' written notice.")),
+        (("11. Governing Law", "This Agreement is governed by the law of England and Wales."),),
+        (("Schedule 1: Details of Processing",
+          "The subject matter of the processing is clinical audit analytics."),),
+    )  # fmt: skip
+    for sections in pages:
+        top = 700
+        for heading, body in sections:
+            draw.setFont("Helvetica-Bold", 13)
+            draw.drawString(72, top, heading)
+            draw.setFont("Helvetica", 11)
+            draw.drawString(72, top - 22, body)
+            top -= 60
+        draw.showPage()
+    return _save(draw)

@@ -85,3 +85,22 @@ def test_real_headings_are_headings(text: str, following: str | None) -> None:
 )
 def test_fragments_are_no_headings(text: str, following: str | None) -> None:
     assert not _is_heading_text([text], large=False, following=following)
+
+
+def test_a_schedule_after_numbered_clauses_is_no_sub_section_of_the_last() -> None:
+    """A contract's "Schedule 1", set like its numbered clause headings after "11.
+    Governing Law", was that clause's sub-section; a division's name is top-level."""
+    document = parse_pdf(build.clauses_and_schedule_pdf(), "contract.pdf")
+    under_law = section_of_block(document, "governed by the law of England")
+    under_schedule = section_of_block(document, "subject matter of the processing")
+    assert under_law[-1] == "11. Governing Law"
+    assert under_schedule[-1] == "Schedule 1: Details of Processing"
+    assert "11. Governing Law" not in under_schedule
+    assert section_of_block(document, "Sub-processors may")[-1] == "2.1 Approval"
+
+
+def section_of_block(document: ParsedDocument, needle: str) -> tuple[str, ...]:
+    """The section path of the block holding `needle`."""
+    start = document.text.index(needle)
+    (block,) = [b for b in document.blocks if b.start <= start < b.end]
+    return block.section

@@ -337,6 +337,7 @@ def test_question_kinds_read_from_the_wording() -> None:
     kinds = {
         "How often should staff be trained?": "frequency",
         "How soon after mixing must it be used?": "when",
+        "How quickly must the processor report a breach?": "when",
         "After caring for a patient with C. diff, should I use soap?": "yes_no",
         "Can a lancet holder be shared between patients?": "yes_no",
         "How much weight loss helps?": "quantity",

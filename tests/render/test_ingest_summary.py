@@ -38,6 +38,15 @@ def test_the_summary_counts_failures_above_and_the_time_when_no_page_was_read() 
     assert all(len(line) <= 80 for line in text.splitlines())
 
 
+def test_the_time_is_the_whole_run_s_and_the_pages_are_said_to_be_of_paged_files() -> None:
+    """A newcomer read "pages 4 in 0.8 s" for four files, one a 4-page PDF, and could
+    not tell what was counted: the time is the run's, the pages those of PDF and Word."""
+    results = [IngestResult("a.pdf", "added", chunks=9, pages=4), IngestResult("b.md", "added")]
+    text = shown(summary_table(results, 0.8, "idx", IndexStats(2, 9, 9)))
+    assert "│ time    │ 0.8 s · 4 pages in PDF and Word files (5 pages/s)" in text
+    assert all(len(line) <= 80 for line in text.splitlines())
+
+
 def test_more_vectors_than_chunks_are_explained_within_80_columns() -> None:
     """An ingest of 448 chunks reported 920 vectors with no word on why (a chunk longer
     than the model reads has one per passage); as many as the chunks need no word."""

@@ -11,7 +11,7 @@ A question's type is read from its wording (pure rules, no model):
   moved ("decreased", "rose", "fell", "doubled", "from ... to");
 - `frequency`: how often / frequently: the answer holds a number or a frequency
   ("annually", "every", "daily", "upon hire");
-- `when`: when, how soon, what time, date, month, year or period, at what time or
+- `when`: when, how soon (quickly, promptly), what time, date, month, year or period, at what time or
   stage: the answer holds a time or a condition ("before", "after", "within 72
   hours", "immediately", a date); a day's date ("September 21, 2020", "21 September
   2020", "2020-09-21", "9/21/2020") or a clock time ("5 p.m.", "17:30", not "1:50", a
@@ -85,7 +85,7 @@ _CHANGE_QUESTION = re.compile(
 )
 _FREQUENCY_QUESTION = re.compile(r"\bhow (?:often|frequently)\b|\bfrequency\b", re.IGNORECASE)
 _WHEN_QUESTION = re.compile(
-    r"^\s*when\b|\bhow soon\b|\bat what (?:time|point|stage|age)\b|"
+    r"^\s*when\b|\bhow (?:soon|quickly|promptly)\b|\bat what (?:time|point|stage|age)\b|"
     r"^\s*(?:[^?]*?[.,]\s+)?(?:(?:by|until|till|on|from|in|over|during|between) )?"
     r"(?:what|which) (?:time\b(?! zones?\b)|dates?\b(?! formats?\b)|day of the week|"
     r"months?\b|(?:time )?period\b|time ?frame\b|"

@@ -116,7 +116,8 @@ def summary_table(
     threshold: Calibration | None = None,
 ) -> Table:
     """The table that ends an ingest run: files per status (failed files are named
-    with their causes above it, by `IngestProgress`), pages and speed, new chunks,
+    with their causes above it, by `IngestProgress`), the time taken with the pages
+    of PDF and Word files (only those have pages) and their speed, new chunks,
     vectors computed (and for how many chunks, when a long chunk had several), the
     embedding model, the index totals (`visible_line`, never markup), and the
     refusal threshold the index applies (`threshold_line`). Each row fits 80
@@ -131,10 +132,8 @@ def summary_table(
     pages = sum(r.pages for r in results)
     speed = f" ({pages / elapsed:,.0f} pages/s)" if elapsed > 0 and pages else ""
     table.add_row("files", counts)
-    if pages:
-        table.add_row("pages", f"{pages:,} in {elapsed:.1f} s{speed}")
-    else:  # no PDF: pages are not counted
-        table.add_row("time", f"{elapsed:.1f} s")
+    paged = f" · {pages:,} pages in PDF and Word files{speed}" if pages else ""
+    table.add_row("time", f"{elapsed:.1f} s{paged}")  # only those files have pages
     table.add_row("chunks", f"{sum(r.chunks for r in results):,} new")
     if embedding is not None:
         rate = f" ({embedding.per_second:,.0f}/s)" if embedding.embedded else ""

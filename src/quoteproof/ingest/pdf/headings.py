@@ -69,6 +69,14 @@ _WORD = re.compile(r"[^\W\d_]+")
 _TERMINAL = (".", ":", ";", "?", "!")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _UNNUMBERED_DEPTH = 9
+_DIVISION = re.compile(
+    r"(?:schedule|appendix|annex(?:ure)?|exhibit|attachment|part|chapter)\s+"
+    r"(?:\d{1,3}|[A-Z]|[IVXLC]{1,6})\b",
+    re.IGNORECASE,
+)
+"""A heading that names a top-level division of a document ("Schedule 1", "Appendix
+B", "Part IV"): at the depth of a heading numbered "1", not under the numbered
+heading before it."""
 _MAX_TITLE_LINES = 6
 
 
@@ -280,8 +288,13 @@ def _is_heading_text(lines: list[str], *, large: bool, following: str | None = N
 
 
 def _numbering_depth(text: str) -> int:
+    """How deep a heading's leading number puts it ("5" 1, "5.1" 2, up to 8); a
+    division's name (`_DIVISION`: "Schedule 1") 1; an unnumbered heading
+    `_UNNUMBERED_DEPTH`, under the numbered ones of its style."""
     match = _NUMBERING.match(text.strip() + " ")
-    return min(match.group(1).count(".") + 1, 8) if match else _UNNUMBERED_DEPTH
+    if match:
+        return min(match.group(1).count(".") + 1, 8)
+    return 1 if _DIVISION.match(text.strip()) else _UNNUMBERED_DEPTH
 
 
 def _candidate_groups(
@@ -327,10 +340,11 @@ def font_heading_roles(
     Consecutive candidates of one style at the usual line pitch form a group; a group
     is a heading if `_is_heading_text` (given the body line after it); a failing
     group whose first line is in capitals keeps that line as a heading when it
-    passes alone. Levels: style rank (larger size first,
-    then bold, coloured, plain), then the depth of a leading number ("5" before
-    "5.1", unnumbered after numbered); `TITLE_PAGE_LEVEL` is added for styles seen
-    only on page 1 of a document of 3+ pages.
+    passes alone. Levels: style rank (larger size first, then bold, coloured,
+    plain), then the depth of a leading number ("5" before "5.1", unnumbered after
+    numbered, a division such as "Schedule 1" as "1": `_numbering_depth`);
+    `TITLE_PAGE_LEVEL` is added for styles seen only on page 1 of a document of 3+
+    pages.
     """
     profile = _FontProfile(stats.body_size, stats.body_color, large_size(stats.body_size))
     accepted: list[tuple[int, list[int], Style, str]] = []
