@@ -11,11 +11,11 @@ A question's type is read from its wording (pure rules, no model):
   moved ("decreased", "rose", "fell", "doubled", "from ... to");
 - `frequency`: how often / frequently: the answer holds a number or a frequency
   ("annually", "every", "daily", "upon hire");
-- `when`: when, how soon (quickly, promptly), what time, date, month, year or period, at what time or
-  stage: the answer holds a time or a condition ("before", "after", "within 72
-  hours", "immediately", a date); a day's date ("September 21, 2020", "21 September
-  2020", "2020-09-21", "9/21/2020") or a clock time ("5 p.m.", "17:30", not "1:50", a
-  ratio) is a specific form;
+- `when`: when, how soon (quickly, promptly), what time, date, month, year or
+  period, at what time or stage: the answer holds a time or a condition ("before",
+  "after", "within 72 hours", "immediately", a date); a day's date ("September 21,
+  2020", "21 September 2020", "2020-09-21", "9/21/2020") or a clock time ("5 p.m.",
+  "17:30", not "1:50", a ratio) is a specific form;
 - `where`: where: the answer names a place, a region or kind of place ("southern
   states", "rural counties") or a name after "in", "at", "from" ("in Mississippi");
 - `cause`: what causes, why, what leads to, risk factors, the reason (but "Does X
