@@ -212,8 +212,9 @@ def test_shape_is_the_public_contract() -> None:
         "boxes",
         "ocr",
         "tables",
+        "list_goes_on",
     ]
-    assert q1["tables"] == []
+    assert q1["tables"] == [] and q1["list_goes_on"] is False
     assert q1["text"] == SOURCE[0:38] and q1["start"] == 0 and q1["end"] == 38
     assert q1["pages"] is None and q1["section"] == ["Chapter I"]
     assert q1["text_sha256"] == sha256_text(SOURCE[0:38])

@@ -63,7 +63,7 @@ ADDED_LATER: Mapping[type, frozenset[str]] = {
             "faithfulness",
         }
     ),
-    Quote: frozenset({"boxes", "ocr", "tables"}),
+    Quote: frozenset({"boxes", "ocr", "tables", "list_goes_on"}),
     LLMInfo: frozenset({"server", "language_model"}),
     RetrievalInfo: frozenset({"threshold_source", "missing_terms"}),
 }

@@ -59,6 +59,7 @@ MIN_LEAD_IN_WORDS = 3
 LIST_CHARS = 1200
 LIST_PARAGRAPHS = 8
 ROW_LINES = 3
+FURNITURE_LINES = 4
 ROW_NUMBERS = 3
 
 _FULL_STOP = (".", "!", "?")
@@ -389,6 +390,28 @@ def _marker(line: str) -> tuple[str, int] | None:
     if sign[:1].isalpha():
         return "letter", ord(sign[0].lower()) - ord("a") + 1
     return "bullet", 0
+
+
+def list_goes_on(text: str, start: int, end: int) -> bool:
+    """Whether the span `start`-`end` of `text` ends with a list item that the list
+    goes on after: the span ends at a line's end, its last line that opens with a
+    marker (`_marker`: "(c)", "3.", "-", "•") is an item, and the next line with words
+    after it opens with the next marker of the same kind ("(d)", "4.", another bullet);
+    a numbered or lettered item may come after up to FURNITURE_LINES lines that end no
+    sentence (a page's footer and header between "(c)" and "(d)"). A quote that stops there reads
+    as the whole list unless it is told otherwise."""
+    if text[end:].lstrip(" \t")[:1] not in ("", "\n"):
+        return False
+    items = [_marker(line.strip()) for line in text[start:end].splitlines()]
+    last = next((marker for marker in reversed(items) if marker is not None), None)
+    if last is None:
+        return False
+    after = [line.strip() for line in text[end : end + LIST_CHARS].splitlines() if line.strip()]
+    for line in after[: 1 if last[0] == "bullet" else FURNITURE_LINES + 1]:
+        marker = _marker(line)
+        if marker is not None or line.endswith(CLOSING):  # an item, or text: no footer
+            return marker is not None and marker[0] == last[0] and marker[1] in (0, last[1] + 1)
+    return False
 
 
 def _in_list(

@@ -40,7 +40,9 @@ class QuoteReceipt:
     span touches; `boxes` (PDF only) cover its characters; `ocr` says the source text
     came from OCR; `tables` holds the rows of source tables the quote covers (each
     cell a span of the document, header rows carried along), in text order, for a
-    quote that crosses table cells. Only the subclass `Quote` is displayable.
+    quote that crosses table cells. `list_goes_on` says the quote ends with an item
+    of a list that goes on in the source (`quotable.list_goes_on`): the quote is not
+    the whole list. Only the subclass `Quote` is displayable.
     """
 
     id: str
@@ -63,6 +65,7 @@ class QuoteReceipt:
     boxes: tuple[Box, ...] = ()
     ocr: bool = False
     tables: tuple[QuotedTable, ...] = ()
+    list_goes_on: bool = False
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from quoteproof.defaults import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
+from quoteproof.llm.quotable import list_goes_on
 from quoteproof.model import (
     Chunk,
     Document,
@@ -190,6 +191,7 @@ def quote_at(
         boxes=location.boxes,
         ocr=location.ocr,
         tables=location.tables,
+        list_goes_on=list_goes_on(document.text, start, end),
     )
 
 

@@ -124,6 +124,10 @@ class Prose:
     citations: tuple[str, ...]
 
 
+NoteKind = Literal["ocr", "differs", "table", "list"]
+"""What a quote box's note is about (a renderer may style or place each kind apart)."""
+
+
 @dataclass(frozen=True)
 class QuoteBox:
     """A verbatim box: a quote segment's quote, or (`cited`) a passage cited by the
@@ -145,16 +149,18 @@ class QuoteBox:
         return with_pages(self.quote.label, self.quote.pages)
 
     @property
-    def notes(self) -> tuple[tuple[Literal["ocr", "differs", "table"], str], ...]:
+    def notes(self) -> tuple[tuple[NoteKind, str], ...]:
         """The caption's notes after the label, each `(kind, text)`: `OCR_NOTE`,
         `DIFFERS_LABEL: …`, what its tables show beyond the quote
-        (`table_quote.table_notes`) (one line each)."""
-        notes: list[tuple[Literal["ocr", "differs", "table"], str]] = []
+        (`table_quote.table_notes`), `LIST_GOES_ON_NOTE` (one line each)."""
+        notes: list[tuple[NoteKind, str]] = []
         if self.quote.ocr:
             notes.append(("ocr", wording.OCR_NOTE))
         if self.quote.differs:
             notes.append(("differs", f"{wording.DIFFERS_LABEL}: {self.quote.differs}"))
         notes.extend(("table", note) for note in table_notes(self.quote))
+        if self.quote.list_goes_on:
+            notes.append(("list", wording.LIST_GOES_ON_NOTE))
         return tuple(notes)
 
     @property

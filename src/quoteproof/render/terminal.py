@@ -149,6 +149,11 @@ _PANEL_FRAME = 6
 """Columns of a panel's top border that its title cannot use (corners, padding)."""
 
 
+_UNDER_PANEL = ("table", "list")
+"""Kinds of note drawn under the panel, not in its border: no warning, only what the
+source shows beyond the quote."""
+
+
 class QuotePanel:
     """The blue verbatim panel of a quote box, its title (the label) shortened from
     the middle to the width it is drawn at (`labels.fit_label`)."""
@@ -162,7 +167,7 @@ class QuotePanel:
         block = self.block
         subtitle = Text(wording.VERBATIM_LABEL, style="blue")
         for kind, note in block.notes:
-            if kind != "table":
+            if kind not in _UNDER_PANEL:
                 subtitle.append(f" · {_one_line(note)}", style="yellow")
         title = fit_label(_one_line(block.label), width - _PANEL_FRAME)
         return Panel(
@@ -174,7 +179,7 @@ class QuotePanel:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self.panel(options.max_width)
-        notes = [_one_line(note) for kind, note in self.block.notes if kind == "table"]
+        notes = [_one_line(note) for kind, note in self.block.notes if kind in _UNDER_PANEL]
         if notes:  # too long for the border, and no source text: under the panel
             yield _Gutter(Text(" · ".join(notes), style="dim italic"), "  ↑ ", "    ", "dim")
 
