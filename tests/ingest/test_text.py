@@ -211,3 +211,20 @@ def test_a_list_item_numbered_next_after_the_heading_stays_a_list_item() -> None
     assert sections["2. Their brothers and sisters"] == ("paragraph", ("1. Who can come",))
     assert sections["A day costs £20."] == ("paragraph", ("2. Times and fees",))
     assert sections["Text."] == ("paragraph", ("2. Times and fees",))
+
+
+def test_a_banner_s_rule_is_no_title_and_an_underlined_line_is_a_heading() -> None:
+    """A newcomer's trial summary opened with a line of "=" (its title, and every
+    chunk's label) and underlined its numbered headings with "-", which made no
+    section at all."""
+    text = (
+        "=" * 60 + "\n   CLINICAL TRIAL PROTOCOL SUMMARY\n" + "=" * 60 + "\n\n"
+        "1. STUDY DESIGN\n---------------\n\n1.1 The study enrols 240 participants.\n\n"
+        "Eligibility\n===========\n\nParticipants must be aged 18 to 75 years.\n"
+    )
+    document = parse_text(text.encode(), "trial.txt")
+    assert document.title == "CLINICAL TRIAL PROTOCOL SUMMARY"
+    sections = {text[b.start : b.end].split("\n")[0]: b.section for b in document.blocks}
+    assert sections["1.1 The study enrols 240 participants."] == ("1. STUDY DESIGN",)
+    assert sections["Participants must be aged 18 to 75 years."] == ("Eligibility",)
+    assert [b.kind for b in document.blocks].count("heading") == 2

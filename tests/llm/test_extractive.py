@@ -338,6 +338,7 @@ def test_question_kinds_read_from_the_wording() -> None:
         "How often should staff be trained?": "frequency",
         "How soon after mixing must it be used?": "when",
         "How quickly must the processor report a breach?": "when",
+        "How old do patients have to be to take part?": "quantity",
         "After caring for a patient with C. diff, should I use soap?": "yes_no",
         "Can a lancet holder be shared between patients?": "yes_no",
         "How much weight loss helps?": "quantity",
@@ -1197,3 +1198,22 @@ def test_a_table_of_contents_gives_no_record_lines() -> None:
         "Budget for the spring term and the summer term ..... 14"
     )
     assert quotable_units(contents) == []
+
+
+FLOORS = (
+    "Assembly points\n\n"
+    "Floors | Assembly point | Location\n"
+    "1 to 4 | AP1 | Rear car park, Dock Road entrance\n"
+    "5 to 8 | AP2 | Corner of Quay Street and Mill Lane\n"
+    "9 to 12 | AP3 | St Anne's Green, north gate"
+)
+
+
+def test_a_row_for_a_range_of_numbers_answers_for_a_number_in_it() -> None:
+    """A newcomer's "Where do people from the 10th floor assemble?" quoted no row: the
+    row keyed "9 to 12" covers the 10th floor."""
+    floors = chunk("f", FLOORS, ("Fire procedure",))
+    rows = lambda c: body_rows(c.text, "1 to 4")  # noqa: E731
+    question = "Where do people from the 10th floor assemble after leaving the building?"
+    shown = [text for _, text in quoted(extract_answer(question, (floors,), None, rows))]
+    assert shown[0] == "9 to 12 | AP3 | St Anne's Green, north gate"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from quoteproof.retrieval.key_terms import key_terms, missing_terms
+from quoteproof.retrieval.key_terms import key_terms, missing_terms, range_numbers
 
 
 def test_specific_words_and_numbers_are_key_general_words_are_not() -> None:
@@ -74,3 +74,14 @@ def test_inhabitants_are_carried_by_their_place_not_by_a_longer_name() -> None:
     assert missing_terms("Which New Yorkers had the highest obesity?", passage) == ()
     assert missing_terms("Were Londoners heavier?", passage) == ()
     assert missing_terms("Were Yorkshire residents heavier?", passage) == ("yorkshire",)
+
+
+def test_a_range_of_numbers_carries_each_number_in_it_not_one_outside_nor_a_date() -> None:
+    """A fire procedure's "Floors 9 to 12" row answers "the 10th floor"; the 14th floor
+    stays missing, and a date's parts or a phone number are no range."""
+    floors = ["Floors 9 to 12: assembly point AP3, St Anne's Green"]
+    assert missing_terms("Where does the 10th floor assemble?", floors) == ()
+    assert missing_terms("Where does the 14th floor assemble?", floors) == ("14",)
+    assert missing_terms("Dose for a 35 kg child?", ["30-40 kg: 250 mg"]) == ()
+    assert range_numbers("Issued 2020-10-22; call 1-800-555-1212") == set()
+    assert range_numbers("1.5-2.5 mg") == set() and "50" not in range_numbers("1 to 200")

@@ -2,7 +2,7 @@
 
 A question's type is read from its wording (pure rules, no model):
 
-- `quantity`: how much / many / long / far, dose, rate, duration, percentage,
+- `quantity`: how much / many / long / far / old / heavy, dose, rate, duration, percentage,
   share, ratio, strength: the answer holds a number (not a year); for a dose or a
   strength, an amount of a drug ("200 mg"), for a duration ("how long"), a length
   of time ("10 days"), for a percentage, proportion or share, a share of a whole
@@ -75,7 +75,7 @@ AnswerKind = Literal[
 ]
 
 _QUANTITY_QUESTION = re.compile(
-    r"\bhow (?:much|many|long|far|fast|large|high|low)\b|"
+    r"\bhow (?:much|many|long|far|fast|large|high|low|old|big|heavy|tall|wide|deep)\b|"
     r"\b(?:dose|dosage|doses|dosing|strengths?|rate|rates|duration|percent(?:age)?|ratio|"
     r"proportion|fraction|concentration|amount|number of|half-life)\b|\bshare of\b",
     re.IGNORECASE,

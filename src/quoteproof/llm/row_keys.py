@@ -5,7 +5,8 @@ A row's key is its first cell when that is a short name ("Saturday", "Insurance 
 (up to 2 pages)"): the cell that says what the row is about. Days are read as the days
 they cover: "Monday to Friday" is also Wednesday and "weekdays", "Weekends" is also
 Saturday and Sunday, so that a timetable's row answers a question in other words for
-its days.
+its days; and ranges of numbers as the numbers they cover: "9 to 12" is also the 10th
+floor, "30-40 kg" also 35 kg.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from quoteproof.ingest.blocks import CELL_SEPARATOR
 from quoteproof.llm.extractive_units import Candidate
+from quoteproof.retrieval.key_terms import range_numbers
 from quoteproof.retrieval.measures import MONEY, asked_measures
 from quoteproof.terms import stem, words
 
@@ -38,6 +40,7 @@ _DAY = re.compile(
 """A day ("Wed"), a range of days ("Monday to Friday", "Mon–Fri"), or "weekdays",
 "weekends"."""
 _SPANS = {"weekday": (0, 4), "weekend": (5, 6)}
+_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
 _MONEY_WORDS = frozenset(
     stem(w) for w in ("cost", "costs", "price", "prices", "fee", "fees", "charge", "charges",
                       "pay", "paid", "spend", "money", "dollars")
@@ -78,8 +81,15 @@ def _days(key: str) -> set[str]:
 
 
 def key_stems(key: str) -> set[str]:
-    """The stems of a row's key, with the days it covers (`_days`)."""
-    return {stem(w) for w in words(key)} | _days(key)
+    """The stems of a row's key, with the days (`_days`) and the numbers
+    (`key_terms.range_numbers`) it covers."""
+    return {stem(w) for w in words(key)} | _days(key) | range_numbers(key)
+
+
+def asked_stems(terms: set[str]) -> set[str]:
+    """Question `terms` (stems) with each ordinal's number ("10th": "10"), as a row's
+    key names it."""
+    return terms | {m.group(1) for t in terms if (m := _ORDINAL.fullmatch(t))}
 
 
 def _tables(candidates: Sequence[Candidate]) -> list[list[int]]:
@@ -95,10 +105,11 @@ def named_rows(candidates: Sequence[Candidate], terms: set[str]) -> np.ndarray:
     """For each candidate, 1.0 when it is a row whose key (`key_stems`) holds a
     question term (`terms`, stems) that not every keyed row of its table holds (the
     row "Saturday | 09:00 | 17:30" of an opening-hours table, for "when does it close
-    on Saturday?"); else 0.0."""
+    on Saturday?"; the row "9 to 12 | AP3" for "the 10th floor"); else 0.0."""
     named = np.zeros(len(candidates))
+    asked = asked_stems(terms)
     for rows in _tables(candidates):
-        held = [key_stems(row_key(candidates[i])) & terms for i in rows]
+        held = [key_stems(row_key(candidates[i])) & asked for i in rows]
         shared = set.intersection(*held)
         for i, own in zip(rows, held, strict=True):
             named[i] = float(bool(own - shared) and len(rows) > 1)

@@ -16,7 +16,8 @@ place and program names ("Oregon", "Puerto Rico", "North Carolina") are in the w
 list, but passages about Illinois do not answer a question about Indiana. A key term is
 *carried* by a passage that has a word beginning with the term less its last two
 letters (at least four), so "diagnosed" carries "diagnose"; a number is carried by
-the same number ("3.5", not "3" and "5"), a code of letters and digits by the same
+the same number ("3.5", not "3" and "5") or a range that covers it ("9 to 12" carries
+10, `range_numbers`), a code of letters and digits by the same
 code ("Ward 9A" is not carried by "Ward 9B", nor named "9" in the refusal). A name
 of its inhabitants is carried by the place's name ("Yorkers" by "York": the term less
 a DEMONYM_ENDINGS ending). Accents and the marks written inside a word are set aside
@@ -51,6 +52,11 @@ BOUND_PREFIXES = frozenset(
 )
 """Prefixes that make a technical term of a general word ("hypertension"), not a compound."""
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+MAX_RANGE = 100
+_NUMBER_RANGE = re.compile(
+    r"(?<![\d.,/-])(\d{1,4})\s*(?:to|-|–|—)\s*(\d{1,4})(?![\d/-]|[.,]\d)", re.IGNORECASE
+)
+"""A range of whole numbers: "9 to 12", "30-40", "1–4"."""
 _CODE = re.compile(r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z\d]+\b")
 """A word of letters and digits: a code ("9A", "N95", "H1N1", "B12"), or a number with
 its unit or ordinal ending ("100mg", "1st", `_NUMBER_WITH_UNIT`)."""
@@ -144,11 +150,23 @@ def carries(present: Iterable[str], term: str) -> bool:
     return any(word.startswith(stem) or word in places for word in present)
 
 
+def range_numbers(text: str) -> set[str]:
+    """The whole numbers the ranges of `text` cover ("9 to 12": 9, 10, 11, 12; "30-40
+    kg"), for ranges of at most MAX_RANGE numbers and not inside a date or a code
+    ("2020-10-22", "1-800-555")."""
+    covered: set[str] = set()
+    for match in _NUMBER_RANGE.finditer(text):
+        low, high = int(match.group(1)), int(match.group(2))
+        if 0 < high - low <= MAX_RANGE:
+            covered |= {str(n) for n in range(low, high + 1)}
+    return covered
+
+
 def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     """Return the key terms of `question` that none of `texts` carries, in order,
     accents and in-word marks set aside on both sides (`folded`)."""
     joined = folded("\n".join(texts))
-    numbers = set(_NUMBER.findall(joined))
+    numbers = set(_NUMBER.findall(joined)) | range_numbers(joined)
     present = set(words(joined))
     missing = []
     for term in key_terms(_IN_WORD_MARK.sub("", question)):

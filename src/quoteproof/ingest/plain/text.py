@@ -116,6 +116,25 @@ def _next_section(paragraph: str, after: str | None, last: int, item: int | None
     return below is None or (below.group(1) == "1" and number > 1)
 
 
+_RULE = re.compile(r"[=\-~*#_+]{3,}")
+"""A line drawn with one character repeated: a banner's rule, a heading's underline."""
+
+
+def _underlined(paragraph: str) -> tuple[str, int] | None:
+    """For a two-line paragraph whose second line underlines the first ("1. STUDY
+    DESIGN" over "-----"), the heading and its level: the number's depth when it is
+    numbered (`heading_level`), else 1 under "=" and 2 under another character;
+    None for any other paragraph."""
+    lines = paragraph.strip().split("\n")
+    if len(lines) != 2 or not _RULE.fullmatch(lines[1].strip()):
+        return None
+    heading = lines[0].strip()
+    if not re.search(r"[^\W\d_]", heading) or len(heading.split()) > HEADING_MAX_WORDS:
+        return None
+    level = heading_level(heading)
+    return heading, level or (1 if lines[1].strip()[0] == "=" else 2)
+
+
 def _blocks(text: str) -> tuple[Block, ...]:
     """The paragraphs of `text` as blocks: headings (`heading_level`, `_next_section`)
     of kind "heading", each setting the section path of what follows it, and
@@ -128,6 +147,10 @@ def _blocks(text: str) -> tuple[Block, ...]:
     for (start, end), after in zip(spans, [*spans[1:], None], strict=False):
         paragraph = text[start:end]
         level = heading_level(paragraph)
+        heading = paragraph.strip()
+        underlined = _underlined(paragraph) if level is None else None
+        if underlined is not None:
+            heading, level = underlined
         below = after and text[after[0] : after[1]]
         if level is None and _next_section(paragraph, below, last, item):
             level = 1
@@ -135,13 +158,13 @@ def _blocks(text: str) -> tuple[Block, ...]:
         item = int(listed.group(1).split(".")[0]) if listed else None
         if level is not None:
             numbered = level > 0
-            if numbered:
-                last = int(re.split(r"\D", paragraph.strip(), maxsplit=1)[0])
-            else:  # in capitals: under the numbered headings open above it
+            if numbered and heading[:1].isdigit():
+                last = int(re.split(r"\D", heading, maxsplit=1)[0])
+            elif not numbered:  # in capitals: under the numbered headings open above it
                 level = 1 + max((lv for lv, _, num in open_headings if num), default=0)
             while open_headings and open_headings[-1][0] >= level:
                 open_headings.pop()
-            open_headings.append((level, paragraph.strip(), numbered))
+            open_headings.append((level, heading, numbered))
         section = tuple(heading for _, heading, _ in open_headings)
         blocks.append(Block("heading" if level is not None else "paragraph", start, end, section))
     return tuple(blocks)
@@ -154,7 +177,8 @@ def parse_text(raw: bytes, path: str) -> ParsedDocument:
     one-line paragraph that reads as a heading (`heading_level`, or `_next_section`
     by its place among the numbered ones) is a "heading" block and sets the section
     path of the blocks after it, until a heading of the same level or above; any
-    other is a "paragraph". The title is the first non-empty line (stripped) if it
+    other is a "paragraph"; so is a line underlined by a rule ("-----", `_underlined`).
+    The title is the first non-empty line (stripped) that is no rule ("=====") if it
     has at most `TITLE_MAX_CHARS` characters, else the file name's stem. Raises
     `IngestError` if `raw` is not UTF-8.
     """
@@ -163,7 +187,7 @@ def parse_text(raw: bytes, path: str) -> ParsedDocument:
     title = PurePath(path).stem
     for line in text.split("\n"):
         stripped = line.strip().lstrip("\ufeff").strip()
-        if stripped:
+        if stripped and not _RULE.fullmatch(stripped):
             if len(stripped) <= TITLE_MAX_CHARS:
                 title = stripped
             break
