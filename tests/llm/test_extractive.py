@@ -18,7 +18,7 @@ from quoteproof.llm.extractive import (
     choose_extractive,
 )
 from quoteproof.llm.extractive_units import TableRows, candidates_of, quotable_first
-from quoteproof.llm.quotable import quotable_units, worth_quoting
+from quoteproof.llm.quotable import OUT_OF_SCOPE, quotable_units, worth_quoting
 from quoteproof.model import Chunk, Hit
 from quoteproof.quoting.parse import QuoteItem, parse_output
 from quoteproof.quoting.passages import JOIN, Passage
@@ -1217,3 +1217,68 @@ def test_a_row_for_a_range_of_numbers_answers_for_a_number_in_it() -> None:
     question = "Where do people from the 10th floor assemble after leaving the building?"
     shown = [text for _, text in quoted(extract_answer(question, (floors,), None, rows))]
     assert shown[0] == "9 to 12 | AP3 | St Anne's Green, north gate"
+
+
+POLICY = (
+    "1. Purpose and Scope",
+    "1.3 Business customers who buy under a trade account are covered by the Trade Terms "
+    "of Supply and not by this policy.\n\n1.4 Staff purchases follow the staff handbook.",
+    "3. Change-of-Mind Returns",
+    "3.1 Customers may return an unwanted product for a full refund within 30 days of the "
+    "delivery date.\n\n3.2 Refunds are made to the original payment method.",
+)
+
+
+def test_a_sentence_that_puts_what_is_asked_outside_the_policy_is_quoted_first() -> None:
+    """A newcomer's look-alike, "How long do trade account customers have to return an
+    unwanted product?", was answered with the consumers' 30 days alone; the policy says
+    that trade accounts are not covered by it, and that now comes first."""
+    scope = chunk("s", POLICY[1], (POLICY[0],))
+    returns = chunk("r", POLICY[3], (POLICY[2],))
+    asked = "How long do trade account customers have to return an unwanted product?"
+    shown = [text for _, text in quoted(extract_answer(asked, (returns, scope)))]
+    assert shown[0] is not None and shown[0].startswith("1.3 Business customers")
+    assert any(text and text.startswith("3.1 Customers") for text in shown[1:])
+    plain = "How long do customers have to return an unwanted product?"
+    shown = [text for _, text in quoted(extract_answer(plain, (returns, scope)))]
+    assert not any(text and "trade account" in text for text in shown)
+
+
+def test_a_scope_that_leaves_out_the_population_asked_about_comes_before_the_dose() -> None:
+    """A newcomer's "loading dose for neonates" was answered with the adult procedure's
+    dose alone; its scope section says neonatal doses are outside it."""
+    scope = chunk(
+        "s",
+        "2.1 This SOP covers adult inpatients only. Paediatric and neonatal doses are "
+        "prepared under SOP-PH-022 and are outside the scope of this document.",
+        ("2. SCOPE",),
+    )
+    dosing = chunk(
+        "d",
+        "4.1 The usual vancomycin loading dose is 25 mg/kg actual body weight, rounded to the "
+        "nearest 250 mg, to a maximum of 3,000 mg as a single dose.",
+        ("4. DOSING",),
+    )
+    asked = "What is the vancomycin loading dose for neonates?"
+    shown = [ref for ref, _ in quoted(extract_answer(asked, (dosing, scope)))]
+    assert shown[0] == "s"
+    assert (
+        quoted(extract_answer("What is the vancomycin loading dose?", (dosing, scope)))[0][0] == "d"
+    )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "scope"),
+    [
+        ("PSURs and DSURs are covered by PV-SOP-007.", True),
+        ("The ground-floor cafe is not covered by this procedure.", True),
+        ("Claims after 2 years are handled under a separate procedure.", True),
+        ("This policy does not apply to agency staff.", True),
+        ("Neonatal doses are outside the scope of this document.", True),
+        ("The drug is covered by insurance.", False),
+        ("Patients are managed in ICU-2 beds.", False),
+    ],
+)
+def test_what_puts_something_outside_a_document(sentence: str, scope: bool) -> None:
+    assert (OUT_OF_SCOPE.search(sentence) is not None) is scope
+    assert worth_quoting(sentence, sentence) or not scope  # quoted though about the document

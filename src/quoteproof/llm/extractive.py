@@ -33,6 +33,12 @@ document, quoted from both chunks) is scored on:
   objective of this study was to examine X") unless the question asks for an aim;
 - the source's rank: lower-ranked sources lose RANK_PENALTY per place.
 
+A unit that puts what the question names outside the document's scope ("... are
+covered by the Trade Terms of Supply and not by this policy", holding two question
+terms the best unit lacks, or a key term of the question) is lifted just above the
+best (SCOPE_LIFT): the rule the best unit states does not cover what was asked, and
+the answer says so first.
+
 A unit made of the words of its document's title or section heading is no answer,
 nor a row of a table that does not list what a question about a price names
 (`row_keys.unlisted_rows`: the rows of a dental price list of other treatments, for
@@ -72,9 +78,10 @@ from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextS
 from quoteproof.llm.extractive_units import Candidate, Following, TableRows, candidates_of
 from quoteproof.llm.months import about_other_months, months_named
 from quoteproof.llm.population import about_another_population, populations
-from quoteproof.llm.quotable import inline_headings
+from quoteproof.llm.quotable import OUT_OF_SCOPE, inline_headings
 from quoteproof.llm.row_keys import named_rows, unlisted_rows
 from quoteproof.model import NO_MODEL_BACKEND, Chunk
+from quoteproof.retrieval.key_terms import carries, key_terms
 from quoteproof.store.vectors import Vectors
 from quoteproof.terms import STOPWORDS, declared_names, query_terms, renamed, stem, words
 
@@ -92,6 +99,7 @@ NEGATION_WEIGHT = 0.1
 ROW_KEY_WEIGHT = 0.15
 NEW_WORDS = 3
 RANK_PENALTY = 0.02
+SCOPE_LIFT = 0.01
 LABEL_SHARE = 0.9
 MIN_NEAR_WORDS = 5
 SAME_WORDS_SHARE = 0.85
@@ -260,7 +268,32 @@ def _scores(
             for c, path in zip(candidates, paths, strict=True)
         ]
     )
-    return [float(s) for s in np.where(no_answer | unlisted, -np.inf, scores)]
+    scores = np.where(no_answer | unlisted, -np.inf, scores)
+    return [float(s) for s in _out_of_scope_first(question, candidates, scores)]
+
+
+def _out_of_scope_first(
+    question: str, candidates: Sequence[Candidate], scores: np.ndarray
+) -> np.ndarray:
+    """`scores` with a unit that puts what `question` names outside the document's
+    scope (`quotable.OUT_OF_SCOPE`) lifted just above the best, so that the answer says
+    first that the rule it quotes does not cover what was asked: a unit that carries
+    (`key_terms.carries`) two words of the question that the best unit lacks, or one
+    that is a key term or names a population ("trade account" for "How long do trade
+    account customers have to return a product?"; "neonatal ... outside the scope of
+    this document" for "the loading dose for neonates")."""
+    if not np.isfinite(scores).any():
+        return scores
+    best = int(np.argmax(scores))
+    lacking = [t for t in query_terms(question) if not carries(words(candidates[best].core), t)]
+    telling = set(key_terms(question)) | {t for t in lacking if populations(t)}
+    lifted = scores.copy()
+    for i, c in enumerate(candidates):
+        if i != best and np.isfinite(scores[i]) and OUT_OF_SCOPE.search(c.core):
+            named = {t for t in lacking if carries(words(c.core), t)}
+            if len(named) >= 2 or named & telling:
+                lifted[i] = scores[best] + SCOPE_LIFT
+    return lifted
 
 
 def near_duplicate(a: str, b: str) -> bool:

@@ -90,6 +90,19 @@ _WORD = re.compile(r"\w+")
 _NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*(?![\w])")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
 _CHECK_BOXES = re.compile(r"\b(?:Yes\s+No|blank\s+blank)\b.*\b(?:Yes\s+No|blank\s+blank)\b", re.S)
+OUT_OF_SCOPE = re.compile(
+    r"\b(?:does|do|shall|will) not (?:apply|extend) to\b|\bnot (?:covered|governed) by "
+    r"(?:this|these)\b|\band not by (?:this|these)\b|\b(?:is|are) (?:excluded|exempt(?:ed)?) "
+    r"from\b|\b(?:outside|beyond) (?:the )?scope\b|\bnot (?:part|within the scope) of this\b|"
+    r"\b(?:covered|governed|handled|managed|prepared|dealt with) (?:(?:by|in|under) "
+    r"(?:a separate|another)\b|(?:by|under) (?-i:[A-Z]{2,}[A-Z0-9]*[-‑/][A-Z0-9/‑-]*\d))",
+    re.IGNORECASE,
+)
+"""A sentence that puts something outside what the document covers ("Business customers
+who buy under a trade account are covered by the Trade Terms of Supply and not by this
+policy", "This policy does not apply to patients of the Neonatal Unit"), or leaves it
+to another document ("PSURs are covered by PV-SOP-007", "... are handled under a
+separate procedure"): about the document, and about its subject too, so it is quoted."""
 _ABOUT_THE_DOCUMENT = re.compile(
     r"\b(?:this|the following|the next) "
     r"(?:article|section|chapter|page|document|fact sheet|video|animation)\b|"
@@ -276,7 +289,9 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
         return False
     if _CITATION.search(stripped) or re.match(_NOTE_MARK, sentence.strip()):
         return False
-    if _CHECK_BOXES.search(sentence) or _ABOUT_THE_DOCUMENT.search(sentence):
+    if _CHECK_BOXES.search(sentence) or (
+        _ABOUT_THE_DOCUMENT.search(sentence) and not OUT_OF_SCOPE.search(sentence)
+    ):
         return False
     front_matter = _FRONT_MATTER.match(sentence.strip()) or _FRONT_MATTER.match(stripped)
     return not (front_matter or len(_DEGREES.findall(sentence)) >= 2)
