@@ -1,5 +1,6 @@
 """A quote that stops inside a list says so: `list_goes_on` is read from the source
-text, recorded in the answer, re-checked by a receipt and shown under the quote."""
+text, recorded in the answer, read again from the index when a saved answer is shown,
+and shown with the quote on every face."""
 
 from __future__ import annotations
 
@@ -36,36 +37,29 @@ def span(text: str, first: str, last: str) -> tuple[int, int]:
     return start, text.index(last, start) + len(last)
 
 
-@pytest.mark.parametrize(
-    ("text", "first", "last", "goes_on"),
-    [
-        (NOTICE, LEAD_IN, ITEMS[0], True),  # a bullet follows
-        (NOTICE, LEAD_IN, ITEMS[2], True),
-        (NOTICE, ITEMS[1], ITEMS[1], True),  # one item alone, more after it
-        (NOTICE, LEAD_IN, ITEMS[3], False),  # the whole list
-        (NOTICE, LEAD_IN, "outside the ranges", False),  # stops inside an item
-        (
-            "Notify:\n\n(a) the nature;\n\n(b) the consequences;\n\n(c) the measures.",
-            "Notify",
-            "(b) the consequences;",
-            True,
-        ),
-        (
-            "(a) the nature;\n\nDPA v2 CONFIDENTIAL\n\nPage 3\n\n(b) the measures.",
-            "(a)",
-            "the nature;",
-            True,
-        ),  # a page's footer and header between the items
-        (
-            "(a) the nature;\n\nThe Processor acts alone.\n\n(b) the measures.",
-            "(a)",
-            "the nature;",
-            False,
-        ),  # a sentence between: the list ended
-        ("(c) the nature;\n\n(a) another list.", "(c)", "the nature;", False),  # not the next
-        ("Fever is common.\n\n- a bullet that follows", "Fever", "common.", False),  # no item
-    ],
-)
+NOTIFY = "Notify:\n\n(a) the nature;\n\n"
+CASES = [
+    (NOTICE, LEAD_IN, ITEMS[0], True),  # a bullet follows
+    (NOTICE, LEAD_IN, ITEMS[2], True),
+    (NOTICE, LEAD_IN, ITEMS[3], False),  # the whole list
+    (NOTICE, LEAD_IN, "outside the ranges", False),  # stops inside an item
+    (NOTICE, ITEMS[1], ITEMS[1], False),  # an item alone, without its lead-in
+    (NOTIFY + "(b) the harm;\n\n(c) the measures.", "Notify", "(b) the harm;", True),
+    (NOTIFY + "DPA v2 CONFIDENTIAL\n\nPage 3\n\n(b) the measures.", "Notify", "nature;", True),
+    (NOTIFY + "The Processor acts alone.\n\n(b) the measures.", "Notify", "nature;", False),
+    (NOTIFY + "(c) another list.", "Notify", "nature;", False),  # not the next item
+    ("Fever is common.\n\n- a bullet that follows", "Fever", "common.", False),  # no item
+    ("5. Confidentiality. Keep it.\n\n6. Security. Lock it.", "5.", "Keep it.", False),
+    ("2. What you need to know\nDo not take it.\n\n3. How to take it", "2.", "it.", False),
+    ("Bring:\n- a\n- b\nThen rest.\n- c", "Bring", "Then rest.", False),  # no item last
+    ("Bring:\n- a hat and\n  gloves\n- a coat", "Bring", "gloves", True),  # a wrapped item
+]
+"""(text, the quote's first words, its last words, whether the list goes on after it):
+a page's footer and header may stand between two items; a sentence ends the list;
+numbered clauses and headings without a lead-in are no list."""
+
+
+@pytest.mark.parametrize(("text", "first", "last", "goes_on"), CASES)
 def test_a_list_goes_on_after_an_item_that_the_next_item_follows(
     text: str, first: str, last: str, goes_on: bool
 ) -> None:
@@ -100,12 +94,17 @@ def test_a_no_model_answer_cut_inside_a_list_says_the_list_goes_on(index: Index)
     assert answer_from_dict(answer_to_dict(answer)).quotes[0].list_goes_on
 
 
-def test_a_whole_list_has_no_note_and_a_forged_note_fails_its_receipt(index: Index) -> None:
+def test_a_whole_list_has_no_note_and_a_shown_note_is_the_index_s(index: Index) -> None:
+    """The note is a reading of the source around the quote, not a claim the answer
+    vouches for: a saved answer's quote shows the index's reading, whatever it says."""
     answer = index.ask("Which products are not part of this recall?")
     whole = next(q for q in answer.quotes if q.text.endswith(ITEMS[3]))
     assert not whole.list_goes_on
     assert LIST_GOES_ON_NOTE not in render_text(answer, width=100)
-    (problem,) = check_quote(replace(whole, list_goes_on=True), index.store).problems
-    assert problem == "list_goes_on differs: the answer says true, the index says false"
-    recorded = as_recorded(make_answer((QuoteSegment("q1"),), (replace(whole, id="q1"),)))
-    assert not verify_recorded(recorded, index.store).quotes[0].list_goes_on
+    cut = index.ask("Which green sticker shows that a radiator is not affected?").quotes[0]
+    assert cut.list_goes_on
+    for quote in (whole, cut):
+        claimed = replace(quote, id="q1", list_goes_on=not quote.list_goes_on)
+        assert check_quote(claimed, index.store).valid
+        recorded = as_recorded(make_answer((QuoteSegment("q1"),), (claimed,)))
+        assert verify_recorded(recorded, index.store).quotes[0].list_goes_on is quote.list_goes_on

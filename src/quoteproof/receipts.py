@@ -6,12 +6,14 @@ compared (`check_quote`): the document (`doc_id`, `doc_version`, `doc_sha256`, w
 `source_path` it must have), the span (`ref`, `start`, `end`: inside the ref's chunk
 and the one after it), `text` and `text_sha256`, the chunk's `label` (which starts
 with the document's title) and `section`, the `pages` the span lies on, and, when the
-answer records them, `ocr`, the `tables` rows it covers and `list_goes_on` (added
-after the first release). `boxes` are recomputed from the stored PDF wherever they are drawn,
+answer records them, `ocr` and the `tables` rows it covers (both added after the
+first release). `boxes` are recomputed from the stored PDF wherever they are drawn,
 never compared (they are read with PDFium, whose versions may differ by a fraction of
-a point). The others are the answer's own: `id`, and the model's `claimed_text`, with
-the `match`, `score` and `differs` found from it; only the answer's seal (`seal`)
-vouches for them, as for everything outside the quotes.
+a point), and so is `list_goes_on`, a reading of the text after the quote that the
+answer does not vouch for: a displayed quote has the index's, never the record's.
+The others are the answer's own: `id`, and the model's `claimed_text`, with the
+`match`, `score` and `differs` found from it; only the answer's seal (`seal`) vouches
+for them, as for everything outside the quotes.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ _OWN_FIELDS = ("id", "claimed_text", "match", "score", "differs")
 _COMPARED = ("source_path", "label", "section", "pages")
 """Fields the index fixes, compared beyond what `quote_problems` checks."""
 
-_COMPARED_WHEN_RECORDED = ("ocr", "tables", "list_goes_on")
+_COMPARED_WHEN_RECORDED = ("ocr", "tables")
 """Fields added after the first release: compared when the answer records a value
 other than the default (an older answer lacks them)."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import pdfs as build
-from quoteproof.ingest.pdf.headings import _is_heading_text
+from quoteproof.ingest.pdf.headings import _is_heading_text, _numbering_depth
 from quoteproof.ingest.pdf.parse import parse_pdf
 from quoteproof.model import ParsedDocument
 
@@ -97,6 +97,7 @@ def test_a_schedule_after_numbered_clauses_is_no_sub_section_of_the_last() -> No
     assert under_schedule[-1] == "Schedule 1: Details of Processing"
     assert "11. Governing Law" not in under_schedule
     assert section_of_block(document, "Sub-processors may")[-1] == "2.1 Approval"
+    assert _numbering_depth("Schedule a follow-up visit") == _numbering_depth("Purpose") > 1
 
 
 def section_of_block(document: ParsedDocument, needle: str) -> tuple[str, ...]:

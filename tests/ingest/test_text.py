@@ -228,3 +228,16 @@ def test_a_banner_s_rule_is_no_title_and_an_underlined_line_is_a_heading() -> No
     assert sections["1.1 The study enrols 240 participants."] == ("1. STUDY DESIGN",)
     assert sections["Participants must be aged 18 to 75 years."] == ("Eligibility",)
     assert [b.kind for b in document.blocks].count("heading") == 2
+
+
+def test_underlines_nest_by_their_character_and_a_sentence_over_a_rule_is_no_heading() -> None:
+    text = (
+        "DOSAGE\n======\n\nTake two.\n\nOverview\n--------\n\nMore text.\n\n"
+        "STORAGE\n=======\n\nKeep cool.\n\nTake one daily.\n***\n\n+-----+\n| a |\n"
+    )
+    document = parse_text(text.encode(), "leaflet.txt")
+    sections = {text[b.start : b.end]: b.section for b in document.blocks}
+    assert sections["More text."] == ("DOSAGE", "Overview")
+    assert sections["Keep cool."] == ("STORAGE",)
+    assert sections["Take one daily.\n***"] == ("STORAGE",)
+    assert [b.kind for b in document.blocks].count("heading") == 3

@@ -1277,6 +1277,9 @@ def test_a_scope_that_leaves_out_the_population_asked_about_comes_before_the_dos
         ("Neonatal doses are outside the scope of this document.", True),
         ("The drug is covered by insurance.", False),
         ("Patients are managed in ICU-2 beds.", False),
+        ("Costs are covered by COVID-19 relief funds.", False),
+        ("The ward is managed by another nurse at night.", False),
+        ("Patients are excluded from the study if pregnant.", False),
     ],
 )
 def test_what_puts_something_outside_a_document(sentence: str, scope: bool) -> None:

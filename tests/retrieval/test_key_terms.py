@@ -85,5 +85,7 @@ def test_a_range_of_numbers_carries_each_number_in_it_not_one_outside_nor_a_date
     assert missing_terms("Dose for a 35 kg child?", ["30-40 kg: 250 mg"]) == ()
     assert range_numbers("Issued 2020-10-22; call 1-800-555-1212") == set()
     assert range_numbers("1.5-2.5 mg") == set() and "50" not in range_numbers("1 to 200")
+    assert range_numbers("Open 09:00-17:30, Vitamin B12-15") == set()  # times, codes
+    assert missing_terms("Dose for a 15 kg child?", ["Open 09:00-17:30. 10 mg/kg."]) == ("15",)
     # a period of years is no range of numbers: a question about 2023 needs 2023
     assert missing_terms("What did the 2023 survey find?", ["Data from 2019-2024"]) == ("2023",)

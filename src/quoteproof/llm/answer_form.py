@@ -2,11 +2,11 @@
 
 A question's type is read from its wording (pure rules, no model):
 
-- `quantity`: how much / many / long / far / old / heavy, dose, rate, duration, percentage,
-  share, ratio, strength: the answer holds a number (not a year); for a dose or a
-  strength, an amount of a drug ("200 mg"), for a duration ("how long"), a length
-  of time ("10 days"), for a percentage, proportion or share, a share of a whole
-  ("66.8%", "1 in 5");
+- `quantity`: how much / many / long / far / fast / old / big / heavy / tall / wide /
+  deep, dose, rate, duration, percentage, share, ratio, strength: the answer holds a
+  number (not a year); for a dose or a strength, an amount of a drug ("200 mg"), for
+  a duration ("how long"), a length of time ("10 days"), for a percentage,
+  proportion or share, a share of a whole ("66.8%", "1 in 5");
 - `change`: how did (has, have) X change: the answer holds a number and says how it
   moved ("decreased", "rose", "fell", "doubled", "from ... to");
 - `frequency`: how often / frequently: the answer holds a number or a frequency

@@ -33,11 +33,12 @@ document, quoted from both chunks) is scored on:
   objective of this study was to examine X") unless the question asks for an aim;
 - the source's rank: lower-ranked sources lose RANK_PENALTY per place.
 
-A unit that puts what the question names outside the document's scope ("... are
-covered by the Trade Terms of Supply and not by this policy", holding two question
-terms the best unit lacks, or a key term of the question) is lifted just above the
-best (SCOPE_LIFT): the rule the best unit states does not cover what was asked, and
-the answer says so first.
+A unit that puts what the question names outside the document's scope, or leaves it
+to another document (`quotable.OUT_OF_SCOPE`: "... are covered by the Trade Terms of
+Supply and not by this policy", "... are covered by PV-SOP-007"), holding two
+question words the best unit lacks, or a key term or a population the question
+names, is lifted just above the best (SCOPE_LIFT): the rule the best unit states
+does not cover what was asked, and the answer says so first.
 
 A unit made of the words of its document's title or section heading is no answer,
 nor a row of a table that does not list what a question about a price names

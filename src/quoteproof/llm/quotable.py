@@ -93,16 +93,20 @@ _CHECK_BOXES = re.compile(r"\b(?:Yes\s+No|blank\s+blank)\b.*\b(?:Yes\s+No|blank\
 OUT_OF_SCOPE = re.compile(
     r"\b(?:does|do|shall|will) not (?:apply|extend) to\b|\bnot (?:covered|governed) by "
     r"(?:this|these)\b|\band not by (?:this|these)\b|\b(?:is|are) (?:excluded|exempt(?:ed)?) "
-    r"from\b|\b(?:outside|beyond) (?:the )?scope\b|\bnot (?:part|within the scope) of this\b|"
+    r"from (?:this|these|the scope)\b|\b(?:outside|beyond) (?:the )?scope\b|"
+    r"\bnot (?:part|within the scope) of this\b|"
     r"\b(?:covered|governed|handled|managed|prepared|dealt with) (?:(?:by|in|under) "
-    r"(?:a separate|another)\b|(?:by|under) (?-i:[A-Z]{2,}[A-Z0-9]*[-‑/][A-Z0-9/‑-]*\d))",
+    r"(?:a separate|another) (?:[\w-]+ )?(?:policy|procedure|SOP|protocol|guideline|terms|"
+    r"agreement|contract|document|notice|plan|scheme)\b|"
+    r"(?:by|under) (?-i:[A-Z]{2,}[A-Z0-9]*[-‑/][A-Z0-9/‑-]*\d)(?=\s*(?:[.,;:()]|and\b|or\b|$)))",
     re.IGNORECASE,
 )
 """A sentence that puts something outside what the document covers ("Business customers
 who buy under a trade account are covered by the Trade Terms of Supply and not by this
 policy", "This policy does not apply to patients of the Neonatal Unit"), or leaves it
-to another document ("PSURs are covered by PV-SOP-007", "... are handled under a
-separate procedure"): about the document, and about its subject too, so it is quoted."""
+to another document ("PSURs are covered by PV-SOP-007.", "... are handled under a
+separate procedure"; not "covered by COVID-19 relief funds", "managed by another
+nurse"): about the document, and about its subject too, so it is quoted."""
 _ABOUT_THE_DOCUMENT = re.compile(
     r"\b(?:this|the following|the next) "
     r"(?:article|section|chapter|page|document|fact sheet|video|animation)\b|"
@@ -408,17 +412,25 @@ def _marker(line: str) -> tuple[str, int] | None:
 
 
 def list_goes_on(text: str, start: int, end: int) -> bool:
-    """Whether the span `start`-`end` of `text` ends with a list item that the list
-    goes on after: the span ends at a line's end, its last line that opens with a
-    marker (`_marker`: "(c)", "3.", "-", "•") is an item, and the next line with words
-    after it opens with the next marker of the same kind ("(d)", "4.", another bullet);
-    a numbered or lettered item may come after up to FURNITURE_LINES lines that end no
-    sentence (a page's footer and header between "(c)" and "(d)"). A quote that stops there reads
+    """Whether the span `start`-`end` of `text` ends with an item of a list that goes
+    on after it: the span ends at a line's end; its last line that opens with a marker
+    (`_marker`: "(c)", "3.", "-", "•") comes after a lead-in (a line ending with ":")
+    and only the item's own wrapped lines (indented or in lower case) follow it; and
+    the next line with words after the span opens with the next marker of the same
+    kind ("(d)", "4.", another bullet). A numbered or lettered item may come after up
+    to FURNITURE_LINES lines that end no sentence (a page's footer and header between
+    "(c)" and "(d)"). Numbered clauses without a lead-in ("5. Confidentiality ..."
+    over "6. Security ...") are no list here. A quote that stops inside a list reads
     as the whole list unless it is told otherwise."""
     if text[end:].lstrip(" \t")[:1] not in ("", "\n"):
         return False
-    items = [_marker(line.strip()) for line in text[start:end].splitlines()]
-    last = next((marker for marker in reversed(items) if marker is not None), None)
+    lines = [line for line in text[start:end].splitlines() if line.strip()]
+    marked = [i for i, line in enumerate(lines) if _marker(line.strip()) is not None]
+    if not marked or not any(line.rstrip().endswith(":") for line in lines[: marked[-1]]):
+        return False  # no item, or no lead-in before it: a clause or heading, no list
+    if any(not (line[:1].isspace() or line[:1].islower()) for line in lines[marked[-1] + 1 :]):
+        return False  # text after the last item: the quote does not end with it
+    last = _marker(lines[marked[-1]].strip())
     if last is None:
         return False
     after = [line.strip() for line in text[end : end + LIST_CHARS].splitlines() if line.strip()]

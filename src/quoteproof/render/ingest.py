@@ -132,7 +132,7 @@ def summary_table(
     pages = sum(r.pages for r in results)
     speed = f" ({pages / elapsed:,.0f} pages/s)" if elapsed > 0 and pages else ""
     table.add_row("files", counts)
-    paged = f" · {pages:,} pages in PDF and Word files{speed}" if pages else ""
+    paged = f" · {pages:,} page{'s' * (pages != 1)} in PDF and Word files{speed}" if pages else ""
     table.add_row("time", f"{elapsed:.1f} s{paged}")  # only those files have pages
     table.add_row("chunks", f"{sum(r.chunks for r in results):,} new")
     if embedding is not None:

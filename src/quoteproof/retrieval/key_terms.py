@@ -54,7 +54,7 @@ BOUND_PREFIXES = frozenset(
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 MAX_RANGE = 100
 _NUMBER_RANGE = re.compile(
-    r"(?<![\d.,/-])(\d{1,3})\s*(?:to|-|–|—)\s*(\d{1,3})(?![\d/-]|[.,]\d)", re.IGNORECASE
+    r"(?<![\w.,/:-])(\d{1,3})\s*(?:to|-|–|—)\s*(\d{1,3})(?![\d/-]|[.,:]\d)", re.IGNORECASE
 )
 """A range of whole numbers below 1000: "9 to 12", "30-40", "1–4" (a range of years,
 "2019-2024", is a period: a question about 2023 still needs a source that says 2023)."""
@@ -153,12 +153,13 @@ def carries(present: Iterable[str], term: str) -> bool:
 
 def range_numbers(text: str) -> set[str]:
     """The whole numbers the ranges of `text` cover ("9 to 12": 9, 10, 11, 12; "30-40
-    kg"), for ranges of at most MAX_RANGE numbers below 1000 (not years) and not inside
-    a date or a code ("2020-10-22", "1-800-555")."""
+    kg"), for ranges of fewer than MAX_RANGE numbers below 1000 (not years) and not
+    inside a date, a clock time or a code ("2020-10-22", "09:00-17:30", "1-800-555",
+    "B12-15")."""
     covered: set[str] = set()
     for match in _NUMBER_RANGE.finditer(text):
         low, high = int(match.group(1)), int(match.group(2))
-        if 0 < high - low <= MAX_RANGE:
+        if 0 < high - low < MAX_RANGE:
             covered |= {str(n) for n in range(low, high + 1)}
     return covered
 

@@ -71,7 +71,7 @@ _NOT_ALNUM = re.compile(r"[\W_]+")
 _UNNUMBERED_DEPTH = 9
 _DIVISION = re.compile(
     r"(?:schedule|appendix|annex(?:ure)?|exhibit|attachment|part|chapter)\s+"
-    r"(?:\d{1,3}|[A-Z]|[IVXLC]{1,6})\b",
+    r"(?:\d{1,3}|(?-i:[A-Z]|[IVXLC]{1,6}))(?=$|[\s.:—–-])",
     re.IGNORECASE,
 )
 """A heading that names a top-level division of a document ("Schedule 1", "Appendix

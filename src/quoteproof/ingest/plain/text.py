@@ -116,7 +116,7 @@ def _next_section(paragraph: str, after: str | None, last: int, item: int | None
     return below is None or (below.group(1) == "1" and number > 1)
 
 
-_RULE = re.compile(r"[=\-~*#_+]{3,}")
+_RULE = re.compile(r"([=\-~*#_+])\1{2,}")
 """A line drawn with one character repeated: a banner's rule, a heading's underline."""
 
 
@@ -131,6 +131,8 @@ def _underlined(paragraph: str) -> tuple[str, int] | None:
     heading = lines[0].strip()
     if not re.search(r"[^\W\d_]", heading) or len(heading.split()) > HEADING_MAX_WORDS:
         return None
+    if heading.endswith(_NOT_A_HEADING_END):
+        return None  # a sentence over a section break ("Take one daily." over "***")
     level = heading_level(heading)
     return heading, level or (1 if lines[1].strip()[0] == "=" else 2)
 
@@ -157,10 +159,10 @@ def _blocks(text: str) -> tuple[Block, ...]:
         listed = _NUMBERED_HEADING.match(paragraph.strip()) if level is None else None
         item = int(listed.group(1).split(".")[0]) if listed else None
         if level is not None:
-            numbered = level > 0
-            if numbered and heading[:1].isdigit():
+            numbered = level > 0 and heading[:1].isdigit()
+            if numbered:
                 last = int(re.split(r"\D", heading, maxsplit=1)[0])
-            elif not numbered:  # in capitals: under the numbered headings open above it
+            elif level == 0:  # in capitals: under the numbered headings open above it
                 level = 1 + max((lv for lv, _, num in open_headings if num), default=0)
             while open_headings and open_headings[-1][0] >= level:
                 open_headings.pop()
