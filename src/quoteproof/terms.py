@@ -80,6 +80,11 @@ def stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
+def stems(text: str) -> set[str]:
+    """The stems (`stem`) of the words of `text`."""
+    return {stem(w) for w in words(text)}
+
+
 _DECLARED_NAME = re.compile(r"\b([A-Z][A-Z0-9-]{2,})\s*[®™]?\s*\(([a-z][a-z0-9-]{3,})\)")
 """A brand name declared with its generic name, as a drug label's title gives them:
 "VEKLURY® (remdesivir)"."""

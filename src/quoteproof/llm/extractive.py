@@ -84,7 +84,15 @@ from quoteproof.llm.row_keys import named_rows, unlisted_rows
 from quoteproof.model import NO_MODEL_BACKEND, Chunk
 from quoteproof.retrieval.key_terms import carries, key_terms
 from quoteproof.store.vectors import Vectors
-from quoteproof.terms import STOPWORDS, declared_names, query_terms, renamed, stem, words
+from quoteproof.terms import (
+    STOPWORDS,
+    declared_names,
+    query_terms,
+    renamed,
+    stem,
+    stems,
+    words,
+)
 
 MAX_QUOTES = 3
 RELATIVE_CUTOFF = 0.1
@@ -113,14 +121,10 @@ Embed = Callable[[Sequence[str]], Vectors]
 """Texts to unit-length vectors, one row per text (e.g. `Embedder.embed`)."""
 
 
-def _stems(text: str) -> set[str]:
-    return {stem(w) for w in words(text)}
-
-
 def _carried(text: str, names: Mapping[str, str]) -> set[str]:
     """The stems of the words of `text`, and of the other name of each that `names`
     pairs."""
-    return _stems(text) | {stem(names[w].lower()) for w in words(text) if w in names}
+    return stems(text) | {stem(names[w].lower()) for w in words(text) if w in names}
 
 
 def _term_evidence(
@@ -152,7 +156,7 @@ def _heading_match(paths: Sequence[str], terms: set[str]) -> np.ndarray:
     holds more; else 0.0."""
     if not terms:
         return np.zeros(len(paths))
-    share = np.array([len(_stems(path.split(" › ")[-1]) & terms) / len(terms) for path in paths])
+    share = np.array([len(stems(path.split(" › ")[-1]) & terms) / len(terms) for path in paths])
     best = share.max(initial=0.0)
     matched: np.ndarray = ((share == best) & (share >= HEADING_SHARE)).astype(float)
     return matched

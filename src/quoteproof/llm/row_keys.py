@@ -20,7 +20,7 @@ from quoteproof.ingest.blocks import CELL_SEPARATOR
 from quoteproof.llm.extractive_units import Candidate
 from quoteproof.retrieval.key_terms import range_numbers
 from quoteproof.retrieval.measures import MONEY, asked_measures
-from quoteproof.terms import stem, words
+from quoteproof.terms import stem, stems, words
 
 __all__ = ["KEY_WORDS", "named_rows", "unlisted_rows"]
 
@@ -83,7 +83,7 @@ def _days(key: str) -> set[str]:
 def key_stems(key: str) -> set[str]:
     """The stems of a row's key, with the days (`_days`) and the numbers
     (`key_terms.range_numbers`) it covers."""
-    return {stem(w) for w in words(key)} | _days(key) | range_numbers(key)
+    return stems(key) | _days(key) | range_numbers(key)
 
 
 def asked_stems(terms: set[str]) -> set[str]:
@@ -136,10 +136,10 @@ def unlisted_rows(
     for rows in _tables(candidates):
         first = candidates[rows[0]]
         said = f"{first.chunk.label} {paths[rows[0]]} {first.columns}"
-        asked = terms - {stem(w) for w in words(said)} - _MONEY_WORDS
+        asked = terms - stems(said) - _MONEY_WORDS
         row_keys = [key_stems(row_key(candidates[i])) for i in rows]
         keys = set().union(*row_keys)
-        cells = [_stems(candidates[i].quoted(candidates[i].start, candidates[i].end)) for i in rows]
+        cells = [stems(candidates[i].quoted(candidates[i].start, candidates[i].end)) for i in rows]
         in_cells = (asked - keys) & set().union(*cells)
         wanted_keys = asked & keys
         if asked and not wanted_keys and not in_cells:
@@ -150,8 +150,3 @@ def unlisted_rows(
         ):
             unlisted[rows] = True  # listed apart
     return unlisted
-
-
-def _stems(text: str) -> set[str]:
-    """The stems of the words of `text`."""
-    return {stem(w) for w in words(text)}

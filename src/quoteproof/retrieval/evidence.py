@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, replace
 from quoteproof.errors import StoreError, UsageError
 from quoteproof.model import Hit, RetrievalInfo, ThresholdSource
 from quoteproof.store.base import Store
-from quoteproof.terms import query_terms, stem, words
+from quoteproof.terms import query_terms, stem, stems
 
 BM25_COVERAGE = "bm25-coverage"
 COSINE = "cosine"
@@ -69,7 +69,7 @@ def term_coverage(question: str, hits: Sequence[Hit]) -> float:
     terms = {stem(t) for t in query_terms(question)}
     if not hits or not terms:
         return 0.0
-    present = {stem(w) for w in words(hits[0].chunk.text + " " + hits[0].chunk.label)}
+    present = stems(hits[0].chunk.text + " " + hits[0].chunk.label)
     return len(terms & present) / len(terms)
 
 

@@ -26,7 +26,7 @@ from quoteproof.defaults import DEFAULT_RRF_K
 from quoteproof.model import EntityMatch, Hit, Triplet
 from quoteproof.store.base import Store
 from quoteproof.store.kg import entity_key
-from quoteproof.terms import STOPWORDS, stem, words
+from quoteproof.terms import STOPWORDS, stem, stems, words
 
 __all__ = [
     "FUZZY_CUTOFF",
@@ -128,7 +128,7 @@ def search_triplets(
     entities = _entity_scores(question, store.triplet_entities(collections))
     if not entities or limit <= 0:
         return []
-    question_stems = {stem(w) for w in words(question)}
+    question_stems = stems(question)
     scored: dict[str, tuple[float, EntityMatch, str, Triplet]] = {}
     for triplet in store.triplets_with_entities(entities, collections):
         ends = [
