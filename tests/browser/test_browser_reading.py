@@ -162,6 +162,26 @@ LIBRARY_FIT = """() => {
 }"""
 
 
+LINE_BREAKS = """e => {
+  const range = document.createRange();
+  const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  const breaks = [];
+  let top = null, last = '';
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.length; i++) {
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const y = range.getBoundingClientRect().top;
+      if (top !== null && y > top + 1) breaks.push(last);
+      top = y;
+      last = node.data[i];
+    }
+  }
+  return breaks;
+}"""
+"""The character before each line break inside an element's text."""
+
+
 @pytest.mark.parametrize("width", [1280, 800])
 def test_the_library_table_fits_the_window(
     page: Page, demo_server: DemoServer, shoot: Shoot, width: int
@@ -185,7 +205,10 @@ def test_the_library_table_fits_the_window(
     end = tail.text_content() or ""
     assert end == PDF_NAME  # the file name whole, at any width
     assert tail.evaluate("e => e.scrollWidth <= e.clientWidth")
+    breaks = tail.evaluate(LINE_BREAKS)
+    assert all(after in "_.-" for after in breaks), breaks  # between its parts, not in a word
     if width == 800:
+        assert breaks  # it does wrap there
         assert path.locator(".path-head").evaluate("e => e.scrollWidth > e.clientWidth")
     shoot(page, f"32-library-{width}px")
 

@@ -181,6 +181,20 @@ def test_refusal() -> None:
     assert "(no reason given)" in no_reason.find_all("div", "refusal")[0].text()
 
 
+def test_a_command_a_notice_names_is_set_as_code_and_stays_escaped() -> None:
+    notice = "Calibrate it (`quoteproof calibrate Q.jsonl`); `<b>x</b>` is no tag; a ` alone stays."
+    root = parse(render_answer_html(make_answer((), (), notices=(notice,))))
+    (note,) = root.find_all("p", "notice")
+    assert note.text() == (
+        "Note: Calibrate it (quoteproof calibrate Q.jsonl); <b>x</b> is no tag; a ` alone stays."
+    )
+    assert [code.text() for code in note.find_all("code")] == [
+        "quoteproof calibrate Q.jsonl",
+        "<b>x</b>",
+    ]
+    assert note.find_all("b") == []
+
+
 def test_missing_quote_and_data_are_reported_not_drawn() -> None:
     answer = make_answer((QuoteSegment("ghost"), DataSegment("nope")), ())
     root = parse(render_answer_html(answer))

@@ -89,6 +89,16 @@ def _inline(text: str) -> str:
     return escape(_WHITESPACE.sub(" ", text).strip())
 
 
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def _notice_text(text: str) -> str:
+    """`text` as `_inline` gives it, with each span between backticks (a command a
+    notice names: `quoteproof calibrate QUESTIONS.jsonl`) set as code instead of
+    showing its backticks."""
+    return _CODE_SPAN.sub(r"<code>\1</code>", _inline(text))
+
+
 def safe_href(url: str) -> str | None:
     """Return `url` escaped for an `href` when it is relative or `http(s):`/`file:`;
     None for anything else (`javascript:`, `data:`, URLs with whitespace or control
@@ -307,7 +317,7 @@ class _Renderer:
         if isinstance(block, layout.Notice):
             return (
                 f'<p class="{_NOTICE_CLASSES[block.kind]}" role="note">'
-                f"<strong>{block.label}:</strong> {_inline(block.text)}</p>"
+                f"<strong>{block.label}:</strong> {_notice_text(block.text)}</p>"
             )
         if isinstance(block, layout.Escalation):
             return (

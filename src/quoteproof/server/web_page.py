@@ -1,10 +1,11 @@
 """What every route of the web page shares: the templates (Jinja2, autoescaped, with
-the `line` filter), a page or fragment with the request's context, errors, the
+the `line` and `file_name` filters), a page or fragment with the request's context, errors, the
 redirect to `/login`, the check that a POST comes from the page, and the link to
 a quote in the source viewer."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path, PurePath
 from typing import Annotated, Any
@@ -15,6 +16,7 @@ import jinja2
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup, escape
 
 from quoteproof.model import Quote
 from quoteproof.render.visible import visible_line
@@ -35,6 +37,18 @@ _env.filters["line"] = visible_line
 """`{{ name | line }}`: a title, file name or other one-line text with its control,
 bidi and invisible characters shown (`render.visible.visible_line`), as the terminal
 shows them: "Invoice \u202egpj.exe" never reads "Invoice exe.jpg"."""
+_BREAK_AFTER = re.compile(r"([_.\-])")
+
+
+def file_name_line(text: str) -> Markup:
+    """`text` as `visible_line` shows it, escaped, with a line-break opportunity
+    (`<wbr>`) after each "_", "." and "-": a long file name wraps between its parts
+    ("lease_agreement_excerpt.md"), not inside a word."""
+    return Markup(_BREAK_AFTER.sub(r"\1<wbr>", str(escape(visible_line(text)))))
+
+
+_env.filters["file_name"] = file_name_line
+"""`{{ path_tail | file_name }}`: a file name that wraps between its parts."""
 templates = Jinja2Templates(env=_env)
 
 router = APIRouter(include_in_schema=False)
