@@ -60,13 +60,13 @@ def _running_lines(draw: canvas.Canvas, number: int, pages: int) -> None:
     draw.drawCentredString(306, 30, f"Page {number} of {pages}")
 
 
-def report_pdf(*, outline: bool = False) -> bytes:
-    """A 4-page report with headings set only by font size and weight, a running header
-    and footer, a two-line paragraph, hyphenated line ends and, when `outline`, a
-    bookmark outline (whose titles omit the headings' numbers)."""
+def report_pdf(*, outline: bool = False, pages: int = 4) -> bytes:
+    """A report of `pages` pages (4: the first two and two of results) with headings
+    set only by font size and weight, a running header and footer, a two-line
+    paragraph, hyphenated line ends and, when `outline`, a bookmark outline (whose
+    titles omit the headings' numbers)."""
     draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
     draw.setTitle("")
-    pages = 4
     for number in range(1, pages + 1):
         _running_lines(draw, number, pages)
         if number == 1:

@@ -373,6 +373,14 @@ def test_header_and_footer_repeated_on_four_pages_are_furniture(report: ParsedDo
     assert report.text[starts[1] : starts[1] + len(build.HEADER)] == build.HEADER
 
 
+def test_a_running_header_on_both_pages_of_a_two_page_document_is_furniture() -> None:
+    short = parse_pdf(build.report_pdf(pages=2), "short.pdf")
+    assert block_texts(short, "furniture").count(build.HEADER) == 2
+    assert build.HEADER not in block_texts(short, "paragraph")
+    one_page = parse_pdf(build.report_pdf(pages=1), "one.pdf")
+    assert build.HEADER not in block_texts(one_page, "furniture")  # one page: nothing repeats
+
+
 def test_hyphenated_line_ends_follow_the_word_rule(report: ParsedDocument) -> None:
     block = block_with(report, "Staff who touch")
     text = report.text[block.start : block.end]

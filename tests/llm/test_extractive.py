@@ -8,7 +8,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from quoteproof.llm.answer_form import answer_kind, form_match, specific_form
+from quoteproof.llm.answer_form import (
+    answer_kind,
+    form_match,
+    heading_names_subject,
+    specific_form,
+)
 from quoteproof.llm.base import CompletionRequest
 from quoteproof.llm.extractive import (
     OFFERED,
@@ -889,6 +894,40 @@ def test_what_counts_as_something_is_answered_by_its_definition() -> None:
     assert not form_match("definition", uses, question)
     reply = extract_answer(question, (chunk("u", uses), chunk("d", defines)))
     assert quoted(reply)[0] == ("d", defines)
+
+
+GLOSSARY = (
+    "2. Definitions\n\nEscalation\n\nThe transfer of a ticket to a higher support tier.\n\n"
+    "Incident commander\n\nThe on-call engineering manager who owns the resolution of a "
+    "Severity 1 incident."
+)
+DEFINED = "The on-call engineering manager who owns the resolution of a Severity 1 incident."
+USES = "For Severity 1 tickets, the Tier 2 lead pages the incident commander within 10 minutes."
+
+
+@pytest.mark.parametrize("with_model", [True, False])
+def test_a_glossary_term_is_answered_by_its_definition_with_the_term(with_model: bool) -> None:
+    """ "What is X?" over a glossary (a term on its own line over its definition, as an
+    HTML <dl> or a Word glossary gives it): the definition, quoted from its term's line,
+    though a sentence that uses the term shares more of the question's words (and,
+    here, stands as close to it in meaning)."""
+    question = "What is an incident commander?"
+    embed = fake_embed({question: (1, 0, 0), DEFINED: (0.9, 0.3, 0), USES: (0.9, 0.5, 0)})
+    sources = (chunk("u", USES), chunk("g", GLOSSARY))
+    reply = extract_answer(question, sources, embed if with_model else None)  # type: ignore[arg-type]
+    assert quoted(reply) == [("g", f"Incident commander\n\n{DEFINED}")]
+
+
+def test_a_heading_names_the_subject_when_it_names_just_that() -> None:
+    question = "What is an incident commander?"
+    assert heading_names_subject(question, "2.3 Incident Commander")
+    assert heading_names_subject("What is sleep apnea?", "What Is Sleep Apnea?")
+    assert not heading_names_subject(question, "Incident commander duties")
+    assert not heading_names_subject(question, "Incident")
+    assert not heading_names_subject("Who is the incident commander?", "Incident commander")
+    in_policy = "What does incident commander mean in the escalation policy?"
+    assert answer_kind(in_policy) == "definition"
+    assert heading_names_subject(in_policy, "Incident commander")
 
 
 def test_a_passage_about_another_population_is_no_answer() -> None:

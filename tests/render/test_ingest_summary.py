@@ -40,11 +40,19 @@ def test_the_summary_counts_failures_above_and_the_time_when_no_page_was_read() 
 
 def test_the_time_is_the_whole_run_s_and_the_pages_are_said_to_be_of_paged_files() -> None:
     """A newcomer read "pages 4 in 0.8 s" for four files, one a 4-page PDF, and could
-    not tell what was counted: the time is the run's, the pages those of PDF and Word."""
-    results = [IngestResult("a.pdf", "added", chunks=9, pages=4), IngestResult("b.md", "added")]
-    text = shown(summary_table(results, 0.8, "idx", IndexStats(2, 9, 9)))
-    assert "│ time    │ 0.8 s · 4 pages in PDF and Word files (5 pages/s)" in text
+    not tell what was counted: the time is the run's, the pages those of the files
+    named (another read "2 pages in PDF and Word files" when its Word file had none)."""
+    results = [
+        IngestResult("a.pdf", "added", chunks=9, pages=4),
+        IngestResult("b.md", "added"),
+        IngestResult("c.docx", "added", chunks=2),
+    ]
+    text = shown(summary_table(results, 0.8, "idx", IndexStats(3, 11, 11)))
+    assert "│ time    │ 0.8 s · 4 pages in 1 PDF file (5 pages/s)" in text
     assert all(len(line) <= 80 for line in text.splitlines())
+    both = [*results, IngestResult("d.DOCX", "updated", chunks=3, pages=2)]
+    text = shown(summary_table(both, 0.8, "idx", IndexStats(4, 14, 14)))
+    assert "│ time    │ 0.8 s · 6 pages in 2 PDF and Word files (8 pages/s)" in text
 
 
 def test_more_vectors_than_chunks_are_explained_within_80_columns() -> None:

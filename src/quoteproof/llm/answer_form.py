@@ -32,10 +32,11 @@ A question's type is read from its wording (pure rules, no model):
 - `extreme`: the highest, lowest, largest ... of something ("Which region had the
   lowest incidence?"): the answer names the same superlative ("the lowest incidence
   was in the West"), a specific form;
-- `definition`: "what is X?": the answer defines X ("X is...", "X are...", "X refers
-  to..."); "what counted as X?", "what experiences counted as X?", "how was X
-  defined?", "how did they decide that someone had X?": the answer states the
-  criterion ("defined as", "classified as having"), a specific form;
+- `definition`: "what is X?", "what does X mean?": the answer defines X ("X is...",
+  "X are...", "X refers to...", or stands under a heading that names just X:
+  `heading_names_subject`); "what counted as X?", "what experiences counted as X?",
+  "how was X defined?", "how did they decide that someone had X?": the answer states
+  the criterion ("defined as", "classified as having"), a specific form;
 - `yes_no`: a question that opens with a verb ("Can ...", "Do ...", "Should I ...",
   "Is ...", also after a clause: "After X, should I ...", but not after a wh-word):
   the answer is the statement itself, a rule that says what may, must or must not be
@@ -106,8 +107,11 @@ _CAUSE_QUESTION = re.compile(
 )
 
 _DEFINITION_QUESTION = re.compile(
-    r"^\s*what (?:is|are)(?: an?| the)? (?P<subject>[^?]{2,80}?)\s*\??\s*$", re.IGNORECASE
+    r"^\s*what (?:is|are)(?: an?| the)? (?P<subject>[^?]{2,80}?)\s*\??\s*$|"
+    r"^\s*what (?:does|do)(?: an?| the)? (?P<term>[^?]{2,80}?) (?:mean|stand for)\b",
+    re.IGNORECASE,
 )
+"""A question about what something is: "What is X?", "What does X mean (in Y)?"."""
 _CRITERION_QUESTION = re.compile(
     r"\bwhat (?:[\w-]+ ){0,2}?(?:counted|counts|qualified|qualifies|was considered|is considered) "
     r"as\b|"
@@ -278,7 +282,14 @@ def _opens_with_verb(question: str) -> bool:
 def _asks_definition(question: str) -> bool:
     """True when `question` asks what something is ("What is X?") or what counts as
     it (`_CRITERION_QUESTION`)."""
-    return bool(_DEFINITION_QUESTION.search(question) or _CRITERION_QUESTION.search(question))
+    return bool(_definition_subject(question) or _CRITERION_QUESTION.search(question))
+
+
+def _definition_subject(question: str) -> str | None:
+    """What "What is X?" or "What does X mean?" asks about (X); None for another
+    question."""
+    asked = _DEFINITION_QUESTION.search(question)
+    return None if asked is None else asked.group("subject") or asked.group("term")
 
 
 def _asks_cause(question: str) -> bool:
@@ -311,12 +322,25 @@ def answer_kind(question: str) -> AnswerKind:
     return next((kind for kind, asks in _ASKS if asks(question)), "other")
 
 
-def _defines(text: str, question: str) -> bool:
-    """True when `text` says what the subject of "what is SUBJECT?" is."""
-    asked = _DEFINITION_QUESTION.search(question)
+def heading_names_subject(question: str, heading: str) -> bool:
+    """True when `question` asks what something is ("What is an incident
+    commander?") and `heading` names just that, set aside its numbering, articles and
+    question words ("Incident commander", a glossary's term over its definition;
+    "What Is Sleep Apnea?"): the text under such a heading says what it is."""
+    asked = _definition_subject(question)
     if asked is None:
         return False
-    subject = re.escape(asked.group("subject")).replace("\\ ", r"\s+")
+    subject = {stem(word) for word in query_terms(asked)}
+    named = {stem(word) for word in query_terms(heading) if not word.isdigit()}
+    return bool(subject) and named == subject
+
+
+def _defines(text: str, question: str) -> bool:
+    """True when `text` says what the subject of "what is SUBJECT?" is."""
+    asked = _definition_subject(question)
+    if asked is None:
+        return False
+    subject = re.escape(asked).replace("\\ ", r"\s+")
     pattern = rf"\b{subject}\s+(?:is|are|refers? to|means?|comprises?)\b"
     return re.search(pattern, text, re.IGNORECASE) is not None
 

@@ -14,7 +14,8 @@ document, quoted from both chunks) is scored on:
 - answer form (`llm.answer_form`): a number for "how much", a time for "when"
   lifts it by FORM_WEIGHT; a specific form (`answer_form.specific_form`: a cause for
   "why", a drug amount for a dose, a length of time for a duration, a day's date
-  or a clock time for "when") by
+  or a clock time for "when"; for "what is X?", standing under a heading that names
+  just X, as a glossary's term stands over its definition) by
   SPECIFIC_FORM_WEIGHT, twice as much: numbers and times stand in most sentences of
   technical text, while a causal connective ("because", "due to") or "200 mg" is
   rare outside the sentences that give a reason or a dose;
@@ -69,12 +70,17 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from quoteproof.llm.ages import about_other_ages, age_ranges
-from quoteproof.llm.answer_form import answer_kind, form_match, specific_form
+from quoteproof.llm.answer_form import (
+    answer_kind,
+    form_match,
+    heading_names_subject,
+    specific_form,
+)
 from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextSink
 from quoteproof.llm.extractive_units import Candidate, Following, TableRows, candidates_of
 from quoteproof.llm.months import about_other_months, months_named
@@ -212,12 +218,15 @@ def _scores(
     terms = {stem(t) for t in query_terms(question)}
     lexical = _term_evidence([c.core for c in candidates], terms, names)
     ranks = np.array([c.rank for c in candidates], dtype=float)
+    paths = [_section(c.chunk, c.start) for c in candidates]
+    defined = np.array([heading_names_subject(question, p.split(" › ")[-1]) for p in paths])
     form = np.array(
         [
             (SPECIFIC_FORM_WEIGHT if specific_form(question, c.core) else FORM_WEIGHT) * has
             for c, has in zip(candidates, forms, strict=True)
         ]
     )
+    form = np.where(defined, SPECIFIC_FORM_WEIGHT, form)
     about_aim = _ASKS_AIM.search(question) is not None
     generic = np.array(
         [
@@ -229,7 +238,6 @@ def _scores(
     )
     negated = np.array([_negated(c.core) for c in candidates], dtype=float) * _negated(question)
     row_key = named_rows(candidates, terms)
-    paths = [_section(c.chunk, c.start) for c in candidates]
     heading = _heading_match(paths, terms)
     if embed is None:
         section = _term_evidence(paths, terms)
@@ -260,7 +268,7 @@ def _scores(
         - RANK_PENALTY * ranks
     )
     if embed is None:  # without a model a unit must share a question word to count
-        scores = np.where(lexical > 0, scores, -np.inf)
+        scores = np.where((lexical > 0) | defined, scores, -np.inf)  # or stand under it
     asked_about, asked_ages = populations(question), age_ranges(question)
     asked_months = months_named(question)
     unlisted = unlisted_rows(question, candidates, terms, paths)
@@ -376,6 +384,21 @@ def _choose(
     return chosen
 
 
+def _with_defined_term(question: str, unit: Candidate) -> Candidate:
+    """`unit` from the line of the heading inside its chunk that it follows, when
+    that heading names just what "what is X?" asks and nothing but blank space stands
+    between them (a glossary's term over its definition: "Incident commander" /
+    "The on-call engineering manager who ..."); else `unit` as it is."""
+    text = unit.chunk.text
+    above = [(s, e) for s, e in inline_headings(text) if e <= unit.start]
+    if unit.cut is not None or unit.table is not None or not above:
+        return unit
+    start, end = above[-1]
+    if text[end : unit.start].strip() or not heading_names_subject(question, text[start:end]):
+        return unit
+    return replace(unit, start=start)
+
+
 def best_unit_similarity(
     question: str, sources: Sequence[Chunk], embed: Embed, table_rows: TableRows | None = None
 ) -> float:
@@ -431,7 +454,10 @@ def choose_extractive(
     candidates = candidates_of(sources, table_rows, following)
     forms, valued = _forms(question, candidates)
     scores = _scores(question, candidates, embed, forms) if candidates else []
-    chosen = _choose(candidates, scores, forms if valued else [False] * len(candidates))
+    chosen = [
+        _with_defined_term(question, c)
+        for c in _choose(candidates, scores, forms if valued else [False] * len(candidates))
+    ]
     offered = tuple((c.chunk.ref, c.start, c.end) for c in _offered(candidates, scores))
     if not chosen:
         return ExtractiveChoice("<no-answer/>", offered)

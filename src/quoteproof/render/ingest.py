@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import asdict
+from pathlib import PurePath
 from typing import Any
 
 from rich.console import Console
@@ -107,6 +108,18 @@ class _RateColumn(ProgressColumn):
         return Text(f"{task.completed / elapsed:,.0f}/s" if elapsed > 0 and task.completed else "")
 
 
+_PAGED_KINDS = {".pdf": "PDF", ".docx": "Word"}
+"""The formats whose files have pages, by suffix, as the summary names them."""
+
+
+def _paged_files(results: Sequence[IngestResult]) -> str:
+    """The files of `results` that had pages, counted and named by kind: "1 PDF file",
+    "3 PDF and Word files"."""
+    paged = [PurePath(r.path).suffix.lower() for r in results if r.pages]
+    kinds = sorted({_PAGED_KINDS.get(suffix, suffix.lstrip(".")) for suffix in paged})
+    return f"{len(paged)} {' and '.join(kinds)} file{'s' * (len(paged) != 1)}"
+
+
 def summary_table(
     results: Sequence[IngestResult],
     elapsed: float,
@@ -117,7 +130,8 @@ def summary_table(
 ) -> Table:
     """The table that ends an ingest run: files per status (failed files are named
     with their causes above it, by `IngestProgress`), the time taken with the pages
-    of PDF and Word files (only those have pages) and their speed, new chunks,
+    read and the files they are in (only PDF and Word files have pages) and their
+    speed, new chunks,
     vectors computed (and for how many chunks, when a long chunk had several), the
     embedding model, the index totals (`visible_line`, never markup), and the
     refusal threshold the index applies (`threshold_line`). Each row fits 80
@@ -132,8 +146,8 @@ def summary_table(
     pages = sum(r.pages for r in results)
     speed = f" ({pages / elapsed:,.0f} pages/s)" if elapsed > 0 and pages else ""
     table.add_row("files", counts)
-    paged = f" · {pages:,} page{'s' * (pages != 1)} in PDF and Word files{speed}" if pages else ""
-    table.add_row("time", f"{elapsed:.1f} s{paged}")  # only those files have pages
+    paged = f" · {pages:,} page{'s' * (pages != 1)} in {_paged_files(results)}{speed}"
+    table.add_row("time", f"{elapsed:.1f} s{paged if pages else ''}")
     table.add_row("chunks", f"{sum(r.chunks for r in results):,} new")
     if embedding is not None:
         rate = f" ({embedding.per_second:,.0f}/s)" if embedding.embedded else ""

@@ -72,16 +72,14 @@ def furniture_roles(pages: Sequence[PageContent]) -> list[list[Role]]:
 
     A line in the top or bottom `BAND` of its page, or in its left or right margin
     (`_in_band`), is furniture when it is a bare page number ("7", "Page 7 of 30",
-    "- 7 -", "vii"), or, in documents of 3+ pages, when its letters
-    (`_furniture_key`) occur in the bands of at least half of the pages.
+    "- 7 -", "vii"), or when its letters (`_furniture_key`) occur in the bands of at
+    least half of the pages, and of two at least (both pages of a two-page document).
     """
     counts: Counter[str] = Counter()
     for page in pages:
         counts.update({_furniture_key(line.text) for line in page.lines if _in_band(line, page)})
-    needed = math.ceil(len(pages) / 2)
-    repeated = (
-        {key for key, n in counts.items() if key and n >= needed} if len(pages) >= 3 else set()
-    )
+    needed = max(2, math.ceil(len(pages) / 2))
+    repeated = {key for key, n in counts.items() if key and n >= needed}
     roles: list[list[Role]] = []
     for page in pages:
         page_roles: list[Role] = []
