@@ -85,6 +85,11 @@ def stems(text: str) -> set[str]:
     return {stem(w) for w in words(text)}
 
 
+def query_stems(text: str) -> set[str]:
+    """The stems (`stem`) of the content words of `text` (`query_terms`)."""
+    return {stem(term) for term in query_terms(text)}
+
+
 _DECLARED_NAME = re.compile(r"\b([A-Z][A-Z0-9-]{2,})\s*[®™]?\s*\(([a-z][a-z0-9-]{3,})\)")
 """A brand name declared with its generic name, as a drug label's title gives them:
 "VEKLURY® (remdesivir)"."""

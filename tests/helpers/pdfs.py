@@ -104,6 +104,22 @@ def report_pdf(*, outline: bool = False, pages: int = 4) -> bytes:
     return _save(draw)
 
 
+def itinerary_pdf() -> bytes:
+    """Two pages, each with its heading "Day N" set high, in the band where running
+    headers live, a sentence, and a footer "Printed copies are uncontrolled - Page N"."""
+    draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
+    draw.setTitle("")
+    for number in (1, 2):
+        draw.setFont("Helvetica-Bold", 16)
+        draw.drawString(72, 750, f"Day {number}")
+        draw.setFont("Helvetica", 11)
+        draw.drawString(72, 700, f"The group visits site number {number} in the morning.")
+        draw.setFont("Helvetica", 9)
+        draw.drawString(72, 30, f"Printed copies are uncontrolled - Page {number}")
+        draw.showPage()
+    return _save(draw)
+
+
 def table_pdf() -> bytes:
     """One page: a paragraph, a ruled 4 x 3 table (`TABLE_ROWS`), a paragraph."""
     from reportlab.lib.styles import getSampleStyleSheet

@@ -379,6 +379,11 @@ def test_a_running_header_on_both_pages_of_a_two_page_document_is_furniture() ->
     assert build.HEADER not in block_texts(short, "paragraph")
     one_page = parse_pdf(build.report_pdf(pages=1), "one.pdf")
     assert build.HEADER not in block_texts(one_page, "furniture")  # one page: nothing repeats
+    itinerary = parse_pdf(build.itinerary_pdf(), "itinerary.pdf")
+    assert block_texts(itinerary, "furniture") == [
+        f"Printed copies are uncontrolled - Page {n}" for n in (1, 2)
+    ]
+    assert block_texts(itinerary, "heading") == ["Day 1", "Day 2"]  # alike but in digits
 
 
 def test_hyphenated_line_ends_follow_the_word_rule(report: ParsedDocument) -> None:

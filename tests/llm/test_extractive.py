@@ -899,7 +899,7 @@ def test_what_counts_as_something_is_answered_by_its_definition() -> None:
 GLOSSARY = (
     "2. Definitions\n\nEscalation\n\nThe transfer of a ticket to a higher support tier.\n\n"
     "Incident commander\n\nThe on-call engineering manager who owns the resolution of a "
-    "Severity 1 incident."
+    "Severity 1 incident.\n\nThe duty manager informs customers every hour until it is closed."
 )
 DEFINED = "The on-call engineering manager who owns the resolution of a Severity 1 incident."
 USES = "For Severity 1 tickets, the Tier 2 lead pages the incident commander within 10 minutes."
@@ -911,11 +911,14 @@ def test_a_glossary_term_is_answered_by_its_definition_with_the_term(with_model:
     HTML <dl> or a Word glossary gives it): the definition, quoted from its term's line,
     though a sentence that uses the term shares more of the question's words (and,
     here, stands as close to it in meaning)."""
-    question = "What is an incident commander?"
-    embed = fake_embed({question: (1, 0, 0), DEFINED: (0.9, 0.3, 0), USES: (0.9, 0.5, 0)})
     sources = (chunk("u", USES), chunk("g", GLOSSARY))
-    reply = extract_answer(question, sources, embed if with_model else None)  # type: ignore[arg-type]
-    assert quoted(reply) == [("g", f"Incident commander\n\n{DEFINED}")]
+    for question in (
+        "What is an incident commander?",
+        "What does the policy mean by incident commander?",
+    ):
+        embed = fake_embed({question: (1, 0, 0), DEFINED: (0.9, 0.3, 0), USES: (0.9, 0.5, 0)})
+        reply = extract_answer(question, sources, embed if with_model else None)  # type: ignore[arg-type]
+        assert quoted(reply) == [("g", f"Incident commander\n\n{DEFINED}")]  # its first text
 
 
 def test_a_heading_names_the_subject_when_it_names_just_that() -> None:
@@ -928,6 +931,12 @@ def test_a_heading_names_the_subject_when_it_names_just_that() -> None:
     in_policy = "What does incident commander mean in the escalation policy?"
     assert answer_kind(in_policy) == "definition"
     assert heading_names_subject(in_policy, "Incident commander")
+    assert heading_names_subject("What does the term SLA mean?", "4. SLA")
+    assert heading_names_subject("What is Severity 1?", "Section 3: Severity 1")
+    assert not heading_names_subject("What is Severity 1?", "Severity")
+    assert not heading_names_subject("What is the maximum dose?", "Maximum dose")  # a quantity
+    for pronoun in ("What does it mean when the red light flashes?", "What do you mean by X?"):
+        assert answer_kind(pronoun) == "other"
 
 
 def test_a_passage_about_another_population_is_no_answer() -> None:

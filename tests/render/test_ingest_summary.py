@@ -52,7 +52,7 @@ def test_the_time_is_the_whole_run_s_and_the_pages_are_said_to_be_of_paged_files
     assert all(len(line) <= 80 for line in text.splitlines())
     both = [*results, IngestResult("d.DOCX", "updated", chunks=3, pages=2)]
     text = shown(summary_table(both, 0.8, "idx", IndexStats(4, 14, 14)))
-    assert "│ time    │ 0.8 s · 6 pages in 2 PDF and Word files (8 pages/s)" in text
+    assert "│ time    │ 0.8 s · 6 pages in 2 PDF and Word (.docx) files (8 pages/s)" in text
 
 
 def test_more_vectors_than_chunks_are_explained_within_80_columns() -> None:

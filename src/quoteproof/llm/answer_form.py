@@ -58,7 +58,7 @@ import re
 from collections.abc import Callable
 from typing import Literal
 
-from quoteproof.terms import query_terms, stem, words
+from quoteproof.terms import query_stems, stem, stems, words
 
 AnswerKind = Literal[
     "quantity",
@@ -108,10 +108,13 @@ _CAUSE_QUESTION = re.compile(
 
 _DEFINITION_QUESTION = re.compile(
     r"^\s*what (?:is|are)(?: an?| the)? (?P<subject>[^?]{2,80}?)\s*\??\s*$|"
-    r"^\s*what (?:does|do)(?: an?| the)? (?P<term>[^?]{2,80}?) (?:mean|stand for)\b",
+    r"^\s*what (?:does|do)(?: an?| the)?(?: terms?| words?| abbreviations?| acronyms?)? "
+    r"(?!(?:it|this|that|these|those|you|they|we|he|she|i)\b)(?P<term>[^?]{2,80}?) "
+    r"(?:mean|stand for)(?: by (?:an? |the )?(?P<by>[^?]{2,80}?))?\s*(?:\?|$|\b(?=in\b))",
     re.IGNORECASE,
 )
-"""A question about what something is: "What is X?", "What does X mean (in Y)?"."""
+"""A question about what something is: "What is X?", "What does (the term) X mean
+(in Y)?" (not "What does it mean ...?"), "What does the policy mean by X?"."""
 _CRITERION_QUESTION = re.compile(
     r"\bwhat (?:[\w-]+ ){0,2}?(?:counted|counts|qualified|qualifies|was considered|is considered) "
     r"as\b|"
@@ -280,8 +283,8 @@ def _opens_with_verb(question: str) -> bool:
 
 
 def _asks_definition(question: str) -> bool:
-    """True when `question` asks what something is ("What is X?") or what counts as
-    it (`_CRITERION_QUESTION`)."""
+    """True when `question` asks what something is ("What is X?", "What does X
+    mean?") or what counts as it (`_CRITERION_QUESTION`)."""
     return bool(_definition_subject(question) or _CRITERION_QUESTION.search(question))
 
 
@@ -289,7 +292,9 @@ def _definition_subject(question: str) -> str | None:
     """What "What is X?" or "What does X mean?" asks about (X); None for another
     question."""
     asked = _DEFINITION_QUESTION.search(question)
-    return None if asked is None else asked.group("subject") or asked.group("term")
+    if asked is None:
+        return None
+    return asked.group("subject") or asked.group("by") or asked.group("term")
 
 
 def _asks_cause(question: str) -> bool:
@@ -322,21 +327,28 @@ def answer_kind(question: str) -> AnswerKind:
     return next((kind for kind, asks in _ASKS if asks(question)), "other")
 
 
+_NUMBERING = re.compile(
+    r"^\s*(?:(?:section|part|chapter|article)\s+)?(?:\d+(?:\.\d+)*|[ivxlc]{1,6}|[a-z])[.):]?\s+",
+    re.IGNORECASE,
+)
+"""A heading's number ("2.", "4.2", "IV.", "Section 4:", "b)"): no part of its name."""
+
+
 def heading_names_subject(question: str, heading: str) -> bool:
     """True when `question` asks what something is ("What is an incident
     commander?") and `heading` names just that, set aside its numbering, articles and
     question words ("Incident commander", a glossary's term over its definition;
     "What Is Sleep Apnea?"): the text under such a heading says what it is."""
     asked = _definition_subject(question)
-    if asked is None:
+    if asked is None or answer_kind(question) != "definition":
         return False
-    subject = {stem(word) for word in query_terms(asked)}
-    named = {stem(word) for word in query_terms(heading) if not word.isdigit()}
-    return bool(subject) and named == subject
+    subject = query_stems(asked)
+    return bool(subject) and query_stems(_NUMBERING.sub("", heading)) == subject
 
 
 def _defines(text: str, question: str) -> bool:
-    """True when `text` says what the subject of "what is SUBJECT?" is."""
+    """True when `text` says what the subject of "What is SUBJECT?" (or "What does
+    SUBJECT mean?") is: "SUBJECT is ...", "SUBJECT refers to ..."."""
     asked = _definition_subject(question)
     if asked is None:
         return False
@@ -350,10 +362,10 @@ def _causes_what_is_asked(text: str, question: str) -> bool:
     asks about: a word of the question follows the connective in the same sentence
     ("obesity leads to sleep apnea"), not only before it ("sleep apnea is a leading
     cause of sleepiness" answers what sleep apnea causes, not what causes it)."""
-    asked = {stem(word) for word in query_terms(question)}
+    asked = query_stems(question)
     for found in _EFFECT.finditer(text):
         after = re.split(r"[.!?;]", text[found.end() :], maxsplit=1)[0]
-        if asked & {stem(word) for word in words(after)}:
+        if asked & stems(after):
             return True
     return False
 
@@ -427,7 +439,7 @@ def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
     asked = set() if kind == "cause" else {m.group().lower() for m in pattern.finditer(question)}
     if kind == "quantity":
         text = _YEAR.sub(" ", _REFERENCE.sub(" ", text))
-    terms = {stem(word) for word in query_terms(question)} if kind in _NEAR_KINDS else set()
+    terms = query_stems(question) if kind in _NEAR_KINDS else set()
     return any(
         m.group().lower() not in asked
         and (not terms or _near_asked(text, m.start(), m.end(), terms))

@@ -14,8 +14,8 @@ document, quoted from both chunks) is scored on:
 - answer form (`llm.answer_form`): a number for "how much", a time for "when"
   lifts it by FORM_WEIGHT; a specific form (`answer_form.specific_form`: a cause for
   "why", a drug amount for a dose, a length of time for a duration, a day's date
-  or a clock time for "when"; for "what is X?", standing under a heading that names
-  just X, as a glossary's term stands over its definition) by
+  or a clock time for "when"; for "what is X?", being the first text under a
+  heading that names just X, as a glossary's term stands over its definition) by
   SPECIFIC_FORM_WEIGHT, twice as much: numbers and times stand in most sentences of
   technical text, while a causal connective ("because", "due to") or "200 mg" is
   rare outside the sentences that give a reason or a dose;
@@ -93,6 +93,7 @@ from quoteproof.store.vectors import Vectors
 from quoteproof.terms import (
     STOPWORDS,
     declared_names,
+    query_stems,
     query_terms,
     renamed,
     stem,
@@ -215,11 +216,16 @@ def _scores(
     question: str, candidates: Sequence[Candidate], embed: Embed | None, forms: Sequence[bool]
 ) -> list[float]:
     names = declared_names(dict.fromkeys(c.chunk.label for c in candidates))
-    terms = {stem(t) for t in query_terms(question)}
+    terms = query_stems(question)
     lexical = _term_evidence([c.core for c in candidates], terms, names)
     ranks = np.array([c.rank for c in candidates], dtype=float)
     paths = [_section(c.chunk, c.start) for c in candidates]
-    defined = np.array([heading_names_subject(question, p.split(" › ")[-1]) for p in paths])
+    defined = np.array(
+        [
+            heading_names_subject(question, path.split(" › ")[-1]) and _first_under_heading(c)
+            for c, path in zip(candidates, paths, strict=True)
+        ]
+    )
     form = np.array(
         [
             (SPECIFIC_FORM_WEIGHT if specific_form(question, c.core) else FORM_WEIGHT) * has
@@ -384,17 +390,34 @@ def _choose(
     return chosen
 
 
+def _heading_above(unit: Candidate) -> tuple[int, int] | None:
+    """The span of the heading line inside `unit`'s chunk (`inline_headings`) that it
+    stands under; None when no such line comes before it."""
+    above = [(s, e) for s, e in inline_headings(unit.chunk.text) if e <= unit.start]
+    return above[-1] if above else None
+
+
+def _first_under_heading(unit: Candidate) -> bool:
+    """Whether `unit` (no table row, no unit that runs into the next chunk) is the
+    first text under its heading: nothing but blank space between the heading line
+    of its chunk it stands under and it, or, with no such line, between the chunk's
+    start (its section heading) and it."""
+    if unit.cut is not None or unit.table is not None:
+        return False
+    heading = _heading_above(unit)
+    return not unit.chunk.text[heading[1] if heading else 0 : unit.start].strip()
+
+
 def _with_defined_term(question: str, unit: Candidate) -> Candidate:
-    """`unit` from the line of the heading inside its chunk that it follows, when
-    that heading names just what "what is X?" asks and nothing but blank space stands
-    between them (a glossary's term over its definition: "Incident commander" /
-    "The on-call engineering manager who ..."); else `unit` as it is."""
-    text = unit.chunk.text
-    above = [(s, e) for s, e in inline_headings(text) if e <= unit.start]
-    if unit.cut is not None or unit.table is not None or not above:
+    """`unit` from the line of the heading inside its chunk that it stands under,
+    when that heading names just what "what is X?" asks and nothing but blank space
+    stands between them (a glossary's term over its definition: "Incident commander"
+    / "The on-call engineering manager who ..."); else `unit` as it is."""
+    heading = _heading_above(unit)
+    if heading is None or not _first_under_heading(unit):
         return unit
-    start, end = above[-1]
-    if text[end : unit.start].strip() or not heading_names_subject(question, text[start:end]):
+    start, end = heading
+    if not heading_names_subject(question, unit.chunk.text[start:end]):
         return unit
     return replace(unit, start=start)
 

@@ -19,7 +19,7 @@ from typing_extensions import TypedDict
 from quoteproof.model import EntityMatch, FactOrigin, Hit, Via
 from quoteproof.render.visible import visible_line
 from quoteproof.retrieval.triplets import TripletHit
-from quoteproof.terms import query_terms, stem
+from quoteproof.terms import query_stems, stem
 
 SNIPPET_CHARS = 160
 SNIPPET_LEAD = 30
@@ -78,7 +78,7 @@ def snippet(text: str, limit: int = SNIPPET_CHARS, query: str = "") -> str:
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
-    start = _telling_start(flat, limit, {stem(t) for t in query_terms(query)}) if query else 0
+    start = _telling_start(flat, limit, query_stems(query)) if query else 0
     head = "…" if start else ""
     body = flat[start:]
     room = limit - len(head)

@@ -90,6 +90,7 @@ def _inline(text: str) -> str:
 
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
+"""A span of a notice between backticks: a command it names."""
 
 
 def _notice_text(text: str) -> str:

@@ -23,6 +23,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from quoteproof.ingest.formats import format_for
 from quoteproof.ingest.pipeline import IngestResult
 from quoteproof.render.progress import ProgressBar
 from quoteproof.render.visible import visible_line
@@ -108,16 +109,12 @@ class _RateColumn(ProgressColumn):
         return Text(f"{task.completed / elapsed:,.0f}/s" if elapsed > 0 and task.completed else "")
 
 
-_PAGED_KINDS = {".pdf": "PDF", ".docx": "Word"}
-"""The formats whose files have pages, by suffix, as the summary names them."""
-
-
 def _paged_files(results: Sequence[IngestResult]) -> str:
-    """The files of `results` that had pages, counted and named by kind: "1 PDF file",
-    "3 PDF and Word files"."""
-    paged = [PurePath(r.path).suffix.lower() for r in results if r.pages]
-    kinds = sorted({_PAGED_KINDS.get(suffix, suffix.lstrip(".")) for suffix in paged})
-    return f"{len(paged)} {' and '.join(kinds)} file{'s' * (len(paged) != 1)}"
+    """The files of `results` that had pages, counted and named by format: "1 PDF
+    file", "3 PDF and Word (.docx) files"."""
+    paged = [PurePath(r.path).suffix for r in results if r.pages]
+    kinds = {entry.name if (entry := format_for(suffix)) else suffix for suffix in paged}
+    return f"{len(paged)} {' and '.join(sorted(kinds))} file{'s' * (len(paged) != 1)}"
 
 
 def summary_table(
@@ -146,8 +143,8 @@ def summary_table(
     pages = sum(r.pages for r in results)
     speed = f" ({pages / elapsed:,.0f} pages/s)" if elapsed > 0 and pages else ""
     table.add_row("files", counts)
-    paged = f" · {pages:,} page{'s' * (pages != 1)} in {_paged_files(results)}{speed}"
-    table.add_row("time", f"{elapsed:.1f} s{paged if pages else ''}")
+    paged = f" · {pages:,} page{'s' * (pages != 1)} in {_paged_files(results)}" if pages else ""
+    table.add_row("time", f"{elapsed:.1f} s{paged}{speed}")
     table.add_row("chunks", f"{sum(r.chunks for r in results):,} new")
     if embedding is not None:
         rate = f" ({embedding.per_second:,.0f}/s)" if embedding.embedded else ""

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, replace
 from quoteproof.errors import StoreError, UsageError
 from quoteproof.model import Hit, RetrievalInfo, ThresholdSource
 from quoteproof.store.base import Store
-from quoteproof.terms import query_terms, stem, stems
+from quoteproof.terms import query_stems, stems
 
 BM25_COVERAGE = "bm25-coverage"
 COSINE = "cosine"
@@ -66,7 +66,7 @@ def with_sentence_evidence(info: RetrievalInfo, best_unit: float) -> RetrievalIn
 
 def term_coverage(question: str, hits: Sequence[Hit]) -> float:
     """Return the share (0-1) of the question's content words found in the top hit."""
-    terms = {stem(t) for t in query_terms(question)}
+    terms = query_stems(question)
     if not hits or not terms:
         return 0.0
     present = stems(hits[0].chunk.text + " " + hits[0].chunk.label)

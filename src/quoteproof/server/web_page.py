@@ -38,6 +38,7 @@ _env.filters["line"] = visible_line
 bidi and invisible characters shown (`render.visible.visible_line`), as the terminal
 shows them: "Invoice \u202egpj.exe" never reads "Invoice exe.jpg"."""
 _BREAK_AFTER = re.compile(r"([_.\-])")
+"""The characters a file name may wrap after."""
 
 
 def file_name_line(text: str) -> Markup:

@@ -33,6 +33,8 @@ BAND = 0.08
 
 _FURNITURE: Role = ("furniture", 0)
 _NOT_LETTERS = re.compile(r"[\W\d_]+")
+_PAGE_OF = re.compile(r"\bpage\s+\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\b", re.IGNORECASE)
+"""A page number inside a running line: "Page 2", "page 2 of 3"."""
 _PAGE_NUMBER = re.compile(
     r"(?:page\s+)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?|[-–—]\s*\d{1,4}\s*[-–—]|[ivxlc]{1,7}",
     re.IGNORECASE,
@@ -61,9 +63,13 @@ def _in_band(line: PdfLine, page: PageContent) -> bool:
     return in_rows or line.x1 <= left + side or line.x0 >= right - side
 
 
-def _furniture_key(text: str) -> str:
-    """A running line's identity: its letters, lower-cased (page numbers, dates and
-    spacing vary from page to page)."""
+def _furniture_key(text: str, pages: int) -> str:
+    """A running line's identity in a document of `pages` pages: its letters,
+    lower-cased (page numbers, dates and spacing vary from page to page); in a
+    two-page document, its words with digits but for a page number ("Page 2"), for
+    two lines alike in letters on both pages may be headings ("Day 1", "Day 2")."""
+    if pages == 2:
+        return " ".join(_PAGE_OF.sub(" ", text.lower()).split())
     return _NOT_LETTERS.sub("", text.lower())
 
 
@@ -72,12 +78,15 @@ def furniture_roles(pages: Sequence[PageContent]) -> list[list[Role]]:
 
     A line in the top or bottom `BAND` of its page, or in its left or right margin
     (`_in_band`), is furniture when it is a bare page number ("7", "Page 7 of 30",
-    "- 7 -", "vii"), or when its letters (`_furniture_key`) occur in the bands of at
-    least half of the pages, and of two at least (both pages of a two-page document).
+    "- 7 -", "vii"), or when its identity (`_furniture_key`: its letters) occurs in
+    the bands of at least half of the pages, and of two at least (both pages of a
+    two-page document, where digits count too).
     """
     counts: Counter[str] = Counter()
     for page in pages:
-        counts.update({_furniture_key(line.text) for line in page.lines if _in_band(line, page)})
+        counts.update(
+            {_furniture_key(line.text, len(pages)) for line in page.lines if _in_band(line, page)}
+        )
     needed = max(2, math.ceil(len(pages) / 2))
     repeated = {key for key, n in counts.items() if key and n >= needed}
     roles: list[list[Role]] = []
@@ -86,7 +95,7 @@ def furniture_roles(pages: Sequence[PageContent]) -> list[list[Role]]:
         for line in page.lines:
             furniture = _in_band(line, page) and (
                 _PAGE_NUMBER.fullmatch(line.text.strip()) is not None
-                or _furniture_key(line.text) in repeated
+                or _furniture_key(line.text, len(pages)) in repeated
             )
             page_roles.append(_FURNITURE if furniture else BODY)
         roles.append(page_roles)
