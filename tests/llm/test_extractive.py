@@ -575,6 +575,10 @@ def test_a_duration_is_a_number_with_a_unit_of_time() -> None:
     assert form_match("quantity", "Infuse over 30 to 120 minutes.", question)
     assert not form_match("quantity", "Dilute in 250 mL of saline.", question)
     assert form_match("quantity", "Dilute in 250 mL of saline.", "How much saline is used?")
+    validate = "How long does the Safety Physician have to validate a signal?"
+    for counted in ("30 calendar days", "5 working days", "4 business hours"):
+        assert form_match("quantity", f"Validation is completed within {counted}.", validate)
+    assert not form_match("quantity", "Validation is completed by 3 physicians.", validate)
 
 
 def test_a_cause_answer_causes_what_is_asked_not_something_else() -> None:

@@ -147,11 +147,12 @@ _DOSE = re.compile(rf"\b{_AMOUNT}\s*(?:mg|mcg|µg|μg|g|mL|L|units?|IU|mEq|mmol)
 "5 mL", "10 units"; "40 kg" is a body weight, not a dose)."""
 _DURATION = re.compile(
     rf"\b{_AMOUNT}(?:\s*(?:to|-|–|or)\s*{_AMOUNT})?\s*"
+    r"(?:(?:calendar|working|business|clock|school|consecutive|full)\s+)?"
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?)\b",
     re.IGNORECASE,
 )
 """A length of time: a number (or a range) with a unit of time ("10 days", "30 to
-120 minutes")."""
+120 minutes", "30 calendar days", "4 business hours")."""
 _SHARE = re.compile(
     r"\b\d+(?:[.,]\d+)?\s*(?:%|percent\b|per cent\b)(?!\s*(?:CI\b|confidence\b))|"
     rf"\b{_AMOUNT} (?:in|of|out of) (?:every )?{_AMOUNT}\b|\b(?:half|a third|a quarter)\b",

@@ -48,7 +48,9 @@ nor a row of a table that does not list what a question about a price names
 its section heading) other than the one the question asks about (`llm.population`:
 the adult dose is no answer to "the dose for children"), nor one that speaks of
 ages, none of them the question's (`llm.ages`: the dose for children aged 6 to 8 is
-no answer to "the dose for children under 6"), nor one whose passage names months of
+no answer to "the dose for children under 6"), nor one that bounds a measured value
+the question bounds, never where the question does (`llm.bounds`: the row for
+"30 mL/min or more" is no answer to "below 30 mL/min"), nor one whose passage names months of
 a year, none of them the question's (`llm.months`: a November report's row is no
 answer to "in December 2015"); a chunk under a reference list's heading has no
 units.
@@ -82,6 +84,7 @@ from quoteproof.llm.answer_form import (
     specific_form,
 )
 from quoteproof.llm.base import Capability, Completion, CompletionRequest, TextSink
+from quoteproof.llm.bounds import about_other_values, value_bounds
 from quoteproof.llm.extractive_units import Candidate, Following, TableRows, candidates_of
 from quoteproof.llm.months import about_other_months, months_named
 from quoteproof.llm.population import about_another_population, populations
@@ -276,6 +279,7 @@ def _scores(
     if embed is None:  # without a model a unit must share a question word to count
         scores = np.where((lexical > 0) | defined, scores, -np.inf)  # or stand under it
     asked_about, asked_ages = populations(question), age_ranges(question)
+    asked_bounds = value_bounds(question)
     asked_months = months_named(question)
     unlisted = unlisted_rows(question, candidates, terms, paths)
     no_answer = np.array(
@@ -283,6 +287,7 @@ def _scores(
             _only_label(c.core, c.chunk)
             or about_another_population(asked_about, f"{path} {c.core}")
             or about_other_ages(asked_ages, f"{path} {c.quoted(c.start, c.end)}")
+            or about_other_values(asked_bounds, f"{path} {c.core} {c.quoted(c.start, c.end)}")
             or about_other_months(asked_months, f"{c.chunk.label} {path} {c.chunk.text}")
             for c, path in zip(candidates, paths, strict=True)
         ]
