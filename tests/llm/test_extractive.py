@@ -925,6 +925,19 @@ def test_a_glossary_term_is_answered_by_its_definition_with_the_term(with_model:
         assert quoted(reply) == [("g", f"Incident commander\n\n{DEFINED}")]  # its first text
 
 
+def test_a_sub_section_named_for_the_term_answers_but_not_a_document_titled_so() -> None:
+    """Under a sub-section's heading ("Definitions › Incident commander") the first
+    text is the definition; every chunk of an article stands under its title, so the
+    first text of any of them is none."""
+    question = "What is an incident commander?"
+    embed = fake_embed({question: (1, 0, 0), DEFINED: (0.9, 0.3, 0), USES: (0.9, 0.5, 0)})
+    defined = chunk("g", DEFINED, ("2. Definitions", "Incident commander"))
+    uses = chunk("u", USES)
+    assert quoted(extract_answer(question, (uses, defined), embed))[0] == ("g", DEFINED)  # type: ignore[arg-type]
+    titled = chunk("g", DEFINED, ("Incident commander",))
+    assert quoted(extract_answer(question, (uses, titled), embed))[0] == ("u", USES)  # type: ignore[arg-type]
+
+
 def test_a_heading_names_the_subject_when_it_names_just_that() -> None:
     question = "What is an incident commander?"
     assert heading_names_subject(question, "2.3 Incident Commander")

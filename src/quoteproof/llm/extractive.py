@@ -406,10 +406,13 @@ def _first_under_heading(unit: Candidate) -> bool:
     """Whether `unit` (no table row, no unit that runs into the next chunk) is the
     first text under its heading: nothing but blank space between the heading line
     of its chunk it stands under and it, or, with no such line, between the chunk's
-    start (its section heading) and it."""
+    start and it when the chunk's section is a sub-section (its heading is no
+    document's title, under which every chunk of an article starts)."""
     if unit.cut is not None or unit.table is not None:
         return False
     heading = _heading_above(unit)
+    if heading is None and len(unit.chunk.section) < 2:
+        return False
     return not unit.chunk.text[heading[1] if heading else 0 : unit.start].strip()
 
 
