@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Literal
 
 from quoteproof.terms import query_stems, stem, stems, words
@@ -340,11 +341,18 @@ def heading_names_subject(question: str, heading: str) -> bool:
     commander?") and `heading` names just that, set aside its numbering, articles and
     question words ("Incident commander", a glossary's term over its definition;
     "What Is Sleep Apnea?"): the text under such a heading says what it is."""
+    subject = _subject_stems(question)
+    return bool(subject) and query_stems(_NUMBERING.sub("", heading)) == subject
+
+
+@lru_cache(maxsize=64)
+def _subject_stems(question: str) -> frozenset[str]:
+    """The stems of what a definition question asks about (`_definition_subject`);
+    empty for a question of another kind. Read once per question, not per passage."""
     asked = _definition_subject(question)
     if asked is None or answer_kind(question) != "definition":
-        return False
-    subject = query_stems(asked)
-    return bool(subject) and query_stems(_NUMBERING.sub("", heading)) == subject
+        return frozenset()
+    return frozenset(query_stems(asked))
 
 
 def _defines(text: str, question: str) -> bool:

@@ -101,6 +101,8 @@ def about_other_values(asked: Sequence[Bound], text: str) -> bool:
     """Whether `text` bounds a unit that `asked` (the `value_bounds` of a question)
     bounds, and none of its bounds of that unit meets one of the question's: False
     when the question bounds nothing, or `text` no unit it bounds."""
+    if not asked:
+        return False
     said = value_bounds(text)
     for unit in {bound[0] for bound in asked}:
         mine = [b for b in said if b[0] == unit]
