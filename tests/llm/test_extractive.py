@@ -19,6 +19,7 @@ from quoteproof.llm.extractive import (
     OFFERED,
     Embed,
     ExtractiveBackend,
+    _focus,
     best_unit_similarity,
     choose_extractive,
 )
@@ -101,6 +102,27 @@ def test_the_embedding_ranks_sentences_best_first_and_drops_weak_ones() -> None:
     embed = fake_embed({question: (1, 0, 0), sentences[0]: (1, 0.1, 0), sentences[1]: (0.2, 1, 0)})
     reply = extract_answer(question, (chunk("c", text),), embed)  # type: ignore[arg-type]
     assert quoted(reply) == [("c", sentences[0])]
+
+
+def test_a_unit_is_read_under_its_title_what_the_title_says_it_need_not_repeat() -> None:
+    question = "Where were the diabetes coping study's participants recruited?"
+    focus = "Where were the study's participants recruited?"  # the title says the rest
+    assert _focus(question, "L Coping with Discrimination and Diabetes") == focus
+    answer = "Participants were recruited through churches in Austin, Texas."
+    topical = "Diabetes coping differed by age."
+    embed = fake_embed(
+        {question: (1, 0, 0), topical: (1, 0.2, 0), focus: (0, 1, 0.1), answer: (0, 1, 0)}
+    )
+    text = f"{topical}\n\nThe survey ran for two years.\n\n{answer}"
+    source = chunk("c", text, ("Coping with Discrimination and Diabetes",))
+    reply = extract_answer(question, (source,), embed)  # type: ignore[arg-type]
+    assert quoted(reply)[0] == ("c", answer)
+
+
+def test_a_focus_keeps_some_content_word_or_is_none() -> None:
+    assert _focus("What is remdesivir?", "VEKLURY (remdesivir) label") is None
+    assert _focus("How is shingles treated?", "Influenza") is None  # nothing dropped
+    assert _focus("What dose of remdesivir for adults?", "remdesivir") == "What dose of for adults?"
 
 
 def test_adjacent_chosen_sentences_are_joined_into_one_quote() -> None:

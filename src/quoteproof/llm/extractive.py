@@ -10,7 +10,11 @@ document, quoted from both chunks) is scored on:
 
 - term evidence: how much of the question it shares, each word weighted by rarity;
 - meaning, when an embedding model is given: its cosine similarity to the question,
-  plus that of its section heading and of its whole passage (the retrieved chunk);
+  or to the question without the words its document's title and section path
+  already say, whichever is higher (`_focus`: a unit read under a title on coping
+  and diabetes need not repeat "diabetes coping" to answer where the study's
+  participants were recruited), plus the similarity of its section heading and of
+  its whole passage (the retrieved chunk);
 - answer form (`llm.answer_form`): a number for "how much", a time for "when"
   lifts it by FORM_WEIGHT; a specific form (`answer_form.specific_form`: a cause for
   "why", a drug amount for a dose, a length of time for a duration, a day's date
@@ -160,6 +164,26 @@ def _section(chunk: Chunk, start: int) -> str:
     return f"{path} › {before[-1]}" if before else path
 
 
+def _focus(question: str, context: str) -> str | None:
+    """`question` without the words whose content words all stand in `context` (a
+    unit's document title and section path), when that drops some and keeps some:
+    what a unit read under that context still has to say ("Through what kind of
+    venue were the participants recruited?" of "... were the diabetes coping
+    study's participants recruited?" under a title on coping and diabetes); else
+    None."""
+    known = stems(context)
+    kept: list[str] = []
+    dropped = False
+    for piece in question.split():
+        content = [w for w in words(piece) if w not in STOPWORDS]
+        if content and all(stem(w) in known for w in content):
+            dropped = True
+        else:
+            kept.append(piece)
+    left = " ".join(kept)
+    return left if dropped and any(w not in STOPWORDS for w in words(left)) else None
+
+
 def _heading_match(paths: Sequence[str], terms: set[str]) -> np.ndarray:
     """For each section path, 1.0 when its last part (the heading the unit stands
     under) holds at least HEADING_SHARE of the question `terms` and no path's heading
@@ -256,14 +280,29 @@ def _scores(
         chunks = list(dict.fromkeys(c.chunk.text for c in candidates))
         other = renamed(question, names)
         asked = question if other is None else f"{question} {other}"
-        vectors = embed([asked, *sections, *chunks, *(c.core for c in candidates)])
-        similarity = vectors[1:] @ vectors[0]
+        focus_of = [
+            _focus(asked, f"{c.chunk.label} {path}")
+            for c, path in zip(candidates, paths, strict=True)
+        ]
+        focuses = list(dict.fromkeys(f for f in focus_of if f is not None))
+        vectors = embed([asked, *focuses, *sections, *chunks, *(c.core for c in candidates)])
+        units = vectors[1 + len(focuses) + len(sections) + len(chunks) :]
+        similarity = vectors[1 + len(focuses) :] @ vectors[0]
         by_section = dict(zip(sections, similarity[: len(sections)], strict=True))
         section = np.array([by_section[path] for path in paths])
         of_chunk = similarity[len(sections) : len(sections) + len(chunks)]
         by_chunk = dict(zip(chunks, of_chunk, strict=True))
         passage = np.array([by_chunk[c.chunk.text] for c in candidates])
         semantic = similarity[len(sections) + len(chunks) :]
+        if focuses:
+            to_focus = units @ vectors[1 : 1 + len(focuses)].T
+            column = {f: k for k, f in enumerate(focuses)}
+            semantic = np.array(
+                [
+                    semantic[i] if f is None else max(semantic[i], to_focus[i, column[f]])
+                    for i, f in enumerate(focus_of)
+                ]
+            )
     scores = (
         semantic
         + TERM_WEIGHT * lexical
