@@ -140,6 +140,79 @@ def table_pdf() -> bytes:
     return buffer.getvalue()
 
 
+ALARM_ROWS = (
+    ("Alarm", "Priority", "Operator action"),
+    ("Occlusion downstream", "High", "Check the clamps and relieve the pressure"),
+    ("Air in line", "High", "Clear the air and restart"),
+    ("Call back", "Low", "Resume the infusion"),
+)
+"""The rows of `horizontal_rules_pdf`'s table (the first cell of the second row wraps
+onto two lines in the row-ruled form)."""
+
+CALLOUT = (
+    "Note: the pump keeps its settings for 8 hours.",
+    "Warning: never open the door while the clamp is open.",
+)
+"""Two sentences `horizontal_rules_pdf` sets between three rules of the table's width,
+each on its own, as a call-out (no table)."""
+
+
+def horizontal_rules_pdf(*, every_row: bool) -> bytes:
+    """One page with a rule under its running header and one over its footer, a call-out
+    (`CALLOUT`) between three rules, and the `ALARM_ROWS` table drawn with no column
+    rulings: a rule above the header row, one under it and one under the last row,
+    and, when `every_row`, a thin rule under every row. Every rule is 360 points wide,
+    the table's width. Cell texts are bold in the header row."""
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, Spacer
+
+    buffer = io.BytesIO()
+    styles = getSampleStyleSheet()
+    left, width = 126, 360
+
+    def running_rules(draw: canvas.Canvas, _: object) -> None:
+        draw.setFont("Helvetica", 9)
+        draw.drawString(left, 750, "VP-300 Instructions for Use")
+        draw.line(left, 744, left + width, 744)
+        draw.line(left, 50, left + width, 50)
+        draw.drawString(left, 38, "Rev. D")
+
+    def callout(draw: canvas.Canvas, _: object) -> None:
+        running_rules(draw, _)
+        draw.setFont("Helvetica", 10)
+        for y in (230, 195, 160):
+            draw.line(left, y, left + width, y)
+        for y, sentence in zip((210, 175), CALLOUT, strict=True):
+            draw.drawString(left, y, sentence)
+
+    style = [
+        ("LINEABOVE", (0, 0), (-1, 0), 1.0, colors.black),
+        ("LINEBELOW", (0, 0), (-1, 0), 0.6, colors.black),
+        ("LINEBELOW", (0, -1), (-1, -1), 1.0, colors.black),
+        ("FONTNAME", (0, 0), (-1, 0), "Helvetica-Bold"),
+    ]
+    if every_row:
+        style.append(("LINEBELOW", (0, 1), (-1, -2), 0.25, colors.grey))
+    cell = styles["BodyText"]
+    rows = [list(ALARM_ROWS[0])] + [
+        [Paragraph(row[0], cell), row[1], row[2]] if every_row else list(row)
+        for row in ALARM_ROWS[1:]
+    ]
+    table = Table(rows, colWidths=[70 if every_row else 110, 60, 230 if every_row else 190])
+    table.setStyle(TableStyle(style))
+    story = [
+        Paragraph("Alarms stop the infusion.", styles["BodyText"]),
+        Spacer(1, 12),
+        table,
+        Spacer(1, 12),
+        Paragraph("Press SILENCE to mute the tone for 2 minutes.", styles["BodyText"]),
+    ]
+    SimpleDocTemplate(
+        buffer, pagesize=letter, leftMargin=left, rightMargin=612 - left - width
+    ).build(story, onFirstPage=callout)
+    return buffer.getvalue()
+
+
 def encrypted_pdf() -> bytes:
     """A one-page PDF that needs the user password "pw"."""
     draw = canvas.Canvas(io.BytesIO(), pagesize=letter, encrypt="pw")

@@ -332,7 +332,11 @@ def test_three_level_outline_of_a_tagged_pdf() -> None:
     assert document.language == "fr-CA"
     assert block_texts(document, "heading") == ["Titre 1", "Titre 2", "Tableau"]
     assert block_with(document, "Encore du contenu!").section == ("Titre 1", "Titre 2")
-    assert block_with(document, "Chose Truc").section == ("Titre 1", "Titre 2", "Tableau")
+    table = block_with(document, "Chose | Truc")  # ruled by horizontal lines only
+    assert table.section == ("Titre 1", "Titre 2", "Tableau")
+    assert table.kind == "table"
+    rows = "Chose | Truc\nChose 1 | Truc 1\nChose 2 | Truc 2"
+    assert document.text[table.start : table.end] == rows
 
 
 # --- built PDFs ----------------------------------------------------------------------
@@ -384,6 +388,20 @@ def test_a_running_header_on_both_pages_of_a_two_page_document_is_furniture() ->
         f"Printed copies are uncontrolled - Page {n}" for n in (1, 2)
     ]
     assert block_texts(itinerary, "heading") == ["Day 1", "Day 2"]  # alike but in digits
+
+
+@pytest.mark.parametrize("every_row", [True, False])
+def test_a_table_ruled_by_horizontal_lines_only_is_read_row_by_row(every_row: bool) -> None:
+    document = parse_pdf(build.horizontal_rules_pdf(every_row=every_row), "alarms.pdf")
+    assert block_texts(document, "table") == [
+        "\n".join(" | ".join(row) for row in build.ALARM_ROWS)
+    ]
+    (table,) = document.tables
+    assert [row.header for row in table.rows] == [True, False, False, False]
+    assert [document.text[a:b] for a, b in table.rows[2].cells] == list(build.ALARM_ROWS[2])
+    paragraphs = block_texts(document, "paragraph")  # rules of the same width rule no table
+    assert all(sentence in paragraphs for sentence in build.CALLOUT)
+    assert "Alarms stop the infusion." in paragraphs
 
 
 def test_hyphenated_line_ends_follow_the_word_rule(report: ParsedDocument) -> None:

@@ -207,6 +207,21 @@ def test_a_lead_in_is_quoted_with_the_paragraphs_of_its_list_never_alone() -> No
     assert quoted(reply)[0] == ("h", HEART[HEART.index("The most common") :])
 
 
+@pytest.mark.parametrize("dash", ["\u2014", "\u2013"])
+def test_a_clause_that_ends_with_a_dash_leads_in_its_items(dash: str) -> None:
+    items = (
+        "(a) auditing compliance with regulations 3 to 6 at least once every 12 months;\n\n"
+        "(b) reporting the results of each audit to the board; and\n\n"
+        "(c) acting as the point of contact for the regulator."
+    )
+    clause = f"(2) The designated waste officer is responsible for{dash}\n\n{items}"
+    text = f"(1) Every producer must appoint a designated waste officer.\n\n{clause}"
+    reply = extract_answer(
+        "What is the designated waste officer responsible for?", (chunk("r", text),)
+    )
+    assert clause in quoted(reply)[0][1]  # never the clause cut at its dash
+
+
 def test_the_sentences_before_a_lead_in_are_units_and_items_keep_only_the_lead_in() -> None:
     stated = "Gloves, surgical masks, goggles and gowns are considered essential equipment."
     text = (

@@ -9,6 +9,7 @@ orientation first, so rows run top to bottom and columns left to right as shown.
 from __future__ import annotations
 
 import ctypes
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 from quoteproof.ingest.pdf import calls as pdf_calls
 from quoteproof.ingest.pdf.grid import CellRow, Point, assign_cells, regular_cells
 from quoteproof.ingest.pdf.page import BBox, PdfLine, upright
+from quoteproof.ingest.pdf.rules import CharBox, rule_grid, split_stack, trimmed
 from quoteproof.ingest.pdf.tables import Edge, TableGrid
 
 
@@ -44,7 +46,7 @@ def upright_grid(grid: TableGrid, rotation: int, page_box: BBox) -> TableGrid:
         else:
             vertical.append(((x0 + x1) / 2, y0, y1))
     box = upright(grid.box, rotation, page_box)
-    return TableGrid(box, tuple(horizontal), tuple(vertical))
+    return TableGrid(box, tuple(horizontal), tuple(vertical), grid.wrapped)
 
 
 def _centre_in(line: PdfLine, box: BBox) -> bool:
@@ -62,6 +64,21 @@ class _CharCentres:
         self.rotation = rotation
         self.page_box = page_box
 
+    def boxes(self, line: PdfLine) -> list[CharBox]:
+        """The left and right edges and the vertical centre of each character of
+        `line` that PDFium gives a box for, but spaces."""
+        if line.char is None:
+            return []
+        found: list[CharBox] = []
+        rect, ref, raw = self.rect, self.ref, self.raw
+        for offset, char in enumerate(line.text):
+            if char.isspace() or not pdf_calls.loose_char_box(raw, line.char + offset, ref):
+                continue
+            box = (rect.left, rect.bottom, rect.right, rect.top)
+            x0, y0, x1, y1 = upright(box, self.rotation, self.page_box)
+            found.append((x0, x1, (y0 + y1) / 2))
+        return found
+
     def of(self, line: PdfLine) -> list[Point | None]:
         """The centre of each character of `line` (None where PDFium gives no box)."""
         if line.char is None:
@@ -76,6 +93,49 @@ class _CharCentres:
             x0, y0, x1, y1 = upright(box, self.rotation, self.page_box)
             points.append(((x0 + x1) / 2, (y0 + y1) / 2))
         return points
+
+
+def rule_tables(
+    textpage: pdfium.PdfTextPage,
+    lines: Sequence[PdfLine],
+    stacks: Sequence[TableGrid],
+    rotation: int,
+    page_box: BBox,
+) -> tuple[TableGrid, ...]:
+    """The grids of the tables that `stacks` of horizontal rules rule (`rules.rule_grid`;
+    `stacks` and `lines` upright, `textpage` the page's open text page), those whose
+    every character falls in a cell (`grid.assign_cells`)."""
+    chars = _CharCentres(textpage, rotation, page_box)
+
+    def table_of(stack: TableGrid) -> TableGrid | None:
+        inside = [line for line in lines if _centre_in(line, stack.box)]
+        if not inside:
+            return None
+        size = statistics.median(line.size for line in inside)
+        grid = rule_grid(stack, [box for line in inside for box in chars.boxes(line)], size)
+        cells = None if grid is None else regular_cells(grid)
+        if grid is None or cells is None:
+            return None
+        others = [line for line in lines if not _centre_in(line, stack.box)]
+        rows = assign_cells(cells, inside, [chars.of(line) for line in inside], others)
+        return grid if rows is not None else None
+
+    found: list[TableGrid] = []
+    pending = list(stacks)
+    while pending:
+        stack = pending.pop(0)
+        grid = table_of(stack)
+        if grid is None:
+            pending[:0] = split_stack(stack)
+            continue
+        while better := [
+            (part, g)
+            for part in trimmed(stack)
+            if (g := table_of(part)) is not None and len(g.vertical) > len(grid.vertical)
+        ]:
+            stack, grid = better[0]
+        found.append(grid)
+    return tuple(found)
 
 
 def read_cells(

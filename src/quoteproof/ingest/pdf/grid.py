@@ -14,7 +14,8 @@ one cell). A table keeps no cells when a character lies outside the grid, when a
 ruling cuts through a word, when a column is empty, when a line outside the table
 reaches into it, or when a row's first cell holds several
 lines and so does another cell of the row at the same heights (several rows of
-text between two rulings, or cells wrapped alike: the two cannot be told apart).
+text between two rulings, or cells wrapped alike: the two cannot be told apart),
+unless the grid rules every row (`Cells.wrapped`).
 """
 
 from __future__ import annotations
@@ -46,12 +47,13 @@ class CellRow:
 @dataclass(frozen=True)
 class Cells:
     """The grid of a regular table: column bounds left to right, row bounds top to
-    bottom (PDF points, display orientation) and, per row, whether it is a spanning
-    row."""
+    bottom (PDF points, display orientation), per row whether it is a spanning
+    row, and whether a row's cells may wrap (`TableGrid.wrapped`)."""
 
     columns: tuple[float, ...]
     rows: tuple[float, ...]
     spanning: tuple[bool, ...]
+    wrapped: bool = False
 
 
 def _positions(values: Sequence[float]) -> tuple[float, ...]:
@@ -101,7 +103,7 @@ def regular_cells(grid: TableGrid) -> Cells | None:
     for y in rows[1:-1]:
         if not all(_ruled(grid.horizontal, y, a, b) for a, b in itertools.pairwise(columns)):
             return None  # a cell spans two rows
-    return Cells(columns, rows, spanning)
+    return Cells(columns, rows, spanning, grid.wrapped)
 
 
 def _index(bounds: Sequence[float], value: float) -> int | None:
@@ -200,7 +202,7 @@ def _rows(
         spanning = cells.spanning[row]
         width = 1 if spanning else n_columns
         row_cells = tuple(tuple(found.get((row, column), ())) for column in range(width))
-        if not spanning and _stacked(row_cells):
+        if not spanning and not cells.wrapped and _stacked(row_cells):
             return None
         rows.append(CellRow(row_cells, spanning))
     for column in range(n_columns):

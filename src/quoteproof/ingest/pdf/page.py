@@ -20,6 +20,7 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from quoteproof.ingest.pdf import calls as pdfium_calls
+from quoteproof.ingest.pdf.rules import rule_stacks
 from quoteproof.ingest.pdf.tables import Edge, TableGrid, find_grids
 
 BBox = tuple[float, float, float, float]
@@ -343,9 +344,12 @@ class _RulingReader:
             self.vertical.append(((p[0] + q[0]) / 2, min(p[1], q[1]), max(p[1], q[1])))
 
 
-def scan_objects(page: pdfium.PdfPage, page_box: BBox) -> tuple[tuple[TableGrid, ...], bool]:
-    """Return the ruled tables on a page (PDF user space) and whether it shows an
-    image or form.
+def scan_objects(
+    page: pdfium.PdfPage, page_box: BBox
+) -> tuple[tuple[TableGrid, ...], tuple[TableGrid, ...], bool]:
+    """Return the ruled tables on a page (PDF user space), the stacks of horizontal
+    rules outside them that may rule a table without column rulings
+    (`rules.rule_stacks`), and whether the page shows an image or form.
 
     Top-level page objects only (rulings inside form XObjects are not seen).
     Paths covering most of the page, and "tables" covering more than
@@ -375,4 +379,10 @@ def scan_objects(page: pdfium.PdfPage, page_box: BBox) -> tuple[tuple[TableGrid,
         for grid in find_grids(reader.horizontal, reader.vertical)
         if (grid.box[2] - grid.box[0]) * (grid.box[3] - grid.box[1]) <= _MAX_TABLE_SHARE * page_area
     )
-    return tables, has_image
+    stacks = tuple(
+        stack
+        for stack in rule_stacks(reader.horizontal, reader.vertical, [t.box for t in tables])
+        if (stack.box[2] - stack.box[0]) * (stack.box[3] - stack.box[1])
+        <= _MAX_TABLE_SHARE * page_area
+    )
+    return tables, stacks, has_image

@@ -85,7 +85,7 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from quoteproof.errors import IngestError
-from quoteproof.ingest.pdf.cells import read_cells, upright_grid
+from quoteproof.ingest.pdf.cells import read_cells, rule_tables, upright_grid
 from quoteproof.ingest.pdf.content import PageContent
 from quoteproof.ingest.pdf.headings import is_caption, large_size
 from quoteproof.ingest.pdf.meta import meaningful_title, read_bookmarks, read_language
@@ -190,11 +190,13 @@ def _read_page(document: pdfium.PdfDocument, index: int) -> tuple[PageContent, p
         left, bottom, right, top = (float(value) for value in page.get_bbox())
         box = (left, bottom, right, top)
         rotation = int(page.get_rotation())
-        grids, has_image = scan_objects(page, box)
+        grids, stacks, has_image = scan_objects(page, box)
         grids = tuple(upright_grid(grid, rotation, box) for grid in grids)
         textpage = page.get_textpage()
         try:
             lines = upright_lines(read_lines(textpage, index + 1), rotation, box)
+            upright_stacks = [upright_grid(stack, rotation, box) for stack in stacks]
+            grids += rule_tables(textpage, lines, upright_stacks, rotation, box)
             cells = read_cells(textpage, lines, grids, rotation, box)
         finally:
             textpage.close()

@@ -31,11 +31,16 @@ _MAX_PAIRS = 250_000  # edge pairs tested per page at most (a hatched drawing is
 
 @dataclass(frozen=True)
 class TableGrid:
-    """A ruled table: its bounding box and the merged rulings that draw it."""
+    """A ruled table: its bounding box and the merged rulings that draw it.
+
+    `wrapped` says that the rulings rule every row, so that several lines of text
+    between two of them are one row whose cells wrap (`rules.rule_grid`); else they
+    may as well be several rows, and such a table keeps no cells (`grid`)."""
 
     box: TableBox
     horizontal: tuple[Edge, ...]
     vertical: tuple[Edge, ...]
+    wrapped: bool = False
 
 
 def merge_edges(edges: list[Edge], tolerance: float = SNAP_TOLERANCE) -> list[Edge]:
