@@ -122,7 +122,9 @@ def test_a_unit_is_read_under_its_title_what_the_title_says_it_need_not_repeat()
 def test_a_focus_keeps_some_content_word_or_is_none() -> None:
     assert _focus("What is remdesivir?", "VEKLURY (remdesivir) label") is None
     assert _focus("How is shingles treated?", "Influenza") is None  # nothing dropped
-    assert _focus("What dose of remdesivir for adults?", "remdesivir") == "What dose of for adults?"
+    assert (
+        _focus("How long is the infusion for adults?", "Infusion") == "How long is the for adults?"
+    )
 
 
 def test_adjacent_chosen_sentences_are_joined_into_one_quote() -> None:
@@ -605,6 +607,20 @@ def test_a_when_question_prefers_a_day_s_date_to_a_time_any_sentence_holds() -> 
     assert not specific_form("How many comments came?", "By September 21, 2020, 12 came.")
     reply = extract_answer(question, (chunk("g", general), chunk("d", deadline)))
     assert quoted(reply)[0] == ("d", deadline)
+
+
+def test_how_quickly_asks_a_delay_and_a_length_of_time_answers_it() -> None:
+    """A needlestick policy: the opening hours (a clock time) do not say how soon the
+    call must be made; "within one hour" does."""
+    question = "How quickly do I have to ring Occupational Health after a needlestick?"
+    call = "5.1 Staff must telephone Occupational Health within one hour of the injury."
+    hours = "5.2 Outside Occupational Health opening hours (08:00 to 16:00) go to the ED."
+    assert specific_form(question, call) and not specific_form(question, hours)
+    assert not specific_form("When is the clinic open?", "Call within one hour.")
+    diluted = "How soon after reconstitution must it be diluted?"
+    assert specific_form(diluted, "After reconstitution, use vials immediately.")
+    reply = extract_answer(question, (chunk("p", f"{hours}\n\n{call}"),))
+    assert quoted(reply)[0] == ("p", call)
 
 
 def test_a_duration_is_a_number_with_a_unit_of_time() -> None:

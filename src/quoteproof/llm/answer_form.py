@@ -15,7 +15,8 @@ A question's type is read from its wording (pure rules, no model):
   period, at what time or stage: the answer holds a time or a condition ("before",
   "after", "within 72 hours", "immediately", a date); a day's date ("September 21,
   2020", "21 September 2020", "2020-09-21", "9/21/2020") or a clock time ("5 p.m.",
-  "17:30", not "1:50", a ratio) is a specific form;
+  "17:30", not "1:50", a ratio) is a specific form, but for "how soon" or "how
+  quickly" a delay is ("within one hour", "immediately");
 - `where`: where: the answer names a place, a region or kind of place ("southern
   states", "rural counties") or a name after "in", "at", "from" ("in Mississippi");
 - `cause`: what causes, why, what leads to, risk factors, the reason (but "Does X
@@ -213,6 +214,15 @@ _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
+_SOON_QUESTION = re.compile(r"\bhow (?:soon|quickly|promptly)\b", re.IGNORECASE)
+"""A time asked as a delay after an event ("How quickly must I report it?"): its
+answer is a length of time ("within one hour")."""
+_DELAY = re.compile(
+    rf"{_DURATION.pattern}|\b(?:immediately|at once|straight away|right away|without delay|"
+    r"as soon as possible)\b",
+    re.IGNORECASE,
+)
+"""A delay after an event: a length of time ("within one hour") or none ("immediately")."""
 _DAY_OR_HOUR = re.compile(
     rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|"
     rf"\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b|"
@@ -411,14 +421,22 @@ def specific_form(question: str, text: str = "") -> bool:
     a time, a name or a statement, which most sentences of technical text hold. For a
     time ("when"), also True when `text` holds a day's date or a clock time, which
     few sentences hold by chance ("by September 21, 2020"; "before acting" is a time
-    of any sentence)."""
+    of any sentence); for "how soon" or "how quickly", a length of time instead
+    ("within one hour")."""
     kind = answer_kind(question)
     return (
         kind in ("cause", "extreme")
         or (kind == "quantity" and _quantity_form(question) is not _NUMBER)
         or _CRITERION_QUESTION.search(question) is not None
-        or (kind == "when" and _DAY_OR_HOUR.search(text) is not None)
+        or (kind == "when" and _time_form(question).search(text) is not None)
     )
+
+
+def _time_form(question: str) -> re.Pattern[str]:
+    """What the time that answers the "when" `question` looks like: a delay for "how
+    soon" or "how quickly" (a length of time or "immediately": the opening hours do not
+    say how soon a call must be made), else a day's date or a clock time."""
+    return _DELAY if _SOON_QUESTION.search(question) else _DAY_OR_HOUR
 
 
 def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:

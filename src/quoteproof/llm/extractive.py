@@ -281,7 +281,7 @@ def _scores(
         other = renamed(question, names)
         asked = question if other is None else f"{question} {other}"
         focus_of = [
-            _focus(asked, f"{c.chunk.label} {path}")
+            None if c.table is not None else _focus(asked, f"{c.chunk.label} {path}")
             for c, path in zip(candidates, paths, strict=True)
         ]
         focuses = list(dict.fromkeys(f for f in focus_of if f is not None))

@@ -17,7 +17,7 @@ list, but passages about Illinois do not answer a question about Indiana. A key 
 *carried* by a passage that has a word beginning with the term less its last two
 letters (at least four), so "diagnosed" carries "diagnose"; a number is carried by
 the same number ("3.5", not "3" and "5") or a range that covers it ("9 to 12" carries
-10, `range_numbers`), a code of letters and digits by the same
+10, "1 to 2 mg/L" carries 1.5: `number_ranges`), a code of letters and digits by the same
 code ("Ward 9A" is not carried by "Ward 9B", nor named "9" in the refusal). A name
 of its inhabitants is carried by the place's name ("Yorkers" by "York": the term less
 a DEMONYM_ENDINGS ending). Accents and the marks written inside a word are set aside
@@ -26,6 +26,7 @@ on both sides (`folded`: "Oʻahu" carries "Oahu", "Clinica" carries "Clínica").
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -54,10 +55,12 @@ BOUND_PREFIXES = frozenset(
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 MAX_RANGE = 100
 _NUMBER_RANGE = re.compile(
-    r"(?<![\w.,/:-])(\d{1,3})\s*(?:to|-|–|—)\s*(\d{1,3})(?![\d/-]|[.,:]\d)", re.IGNORECASE
+    r"(?<![\w.,/:-])(\d{1,3}(?:\.\d+)?)\s*(?:to|-|–|—)\s*(\d{1,3}(?:\.\d+)?)(?![\d/-]|[.,:]\d)",
+    re.IGNORECASE,
 )
-"""A range of whole numbers below 1000: "9 to 12", "30-40", "1–4" (a range of years,
-"2019-2024", is a period: a question about 2023 still needs a source that says 2023)."""
+"""A range of numbers below 1000: "9 to 12", "30-40", "1–4", "0.5 to 1.5" (a range of
+years, "2019-2024", is a period: a question about 2023 still needs a source that says
+2023)."""
 _CODE = re.compile(r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z\d]+\b")
 """A word of letters and digits: a code ("9A", "N95", "H1N1", "B12"), or a number with
 its unit or ordinal ending ("100mg", "1st", `_NUMBER_WITH_UNIT`)."""
@@ -151,24 +154,43 @@ def carries(present: Iterable[str], term: str) -> bool:
     return any(word.startswith(stem) or word in places for word in present)
 
 
-def range_numbers(text: str) -> set[str]:
-    """The whole numbers the ranges of `text` cover ("9 to 12": 9, 10, 11, 12; "30-40
-    kg"), for ranges of fewer than MAX_RANGE numbers below 1000 (not years) and not
-    inside a date, a clock time or a code ("2020-10-22", "09:00-17:30", "1-800-555",
-    "B12-15")."""
-    covered: set[str] = set()
+def number_ranges(text: str) -> list[tuple[float, float]]:
+    """The ranges of `text` ("9 to 12", "30-40 kg", "1 to 2 mg/L") as (low, high), for
+    ranges narrower than MAX_RANGE of numbers below 1000 (not years) and not inside a
+    date, a clock time or a code ("2020-10-22", "09:00-17:30", "1-800-555", "B12-15")."""
+    found = []
     for match in _NUMBER_RANGE.finditer(text):
-        low, high = int(match.group(1)), int(match.group(2))
+        low, high = float(match.group(1)), float(match.group(2))
         if 0 < high - low < MAX_RANGE:
-            covered |= {str(n) for n in range(low, high + 1)}
+            found.append((low, high))
+    return found
+
+
+def range_numbers(text: str) -> set[str]:
+    """The whole numbers the ranges of `text` (`number_ranges`) cover ("9 to 12": 9,
+    10, 11, 12)."""
+    covered: set[str] = set()
+    for low, high in number_ranges(text):
+        covered |= {str(n) for n in range(int(low) + (not low.is_integer()), int(high) + 1)}
     return covered
+
+
+def _as_number(term: str) -> float:
+    """The value of a number term written with digits and at most one decimal point
+    ("3.5"); NaN for one with a comma ("1,000" or "2,5": the reading is ambiguous), so
+    that no range covers it."""
+    try:
+        return float(term)
+    except ValueError:
+        return math.nan
 
 
 def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     """Return the key terms of `question` that none of `texts` carries, in order,
     accents and in-word marks set aside on both sides (`folded`)."""
     joined = folded("\n".join(texts))
-    numbers = set(_NUMBER.findall(joined)) | range_numbers(joined)
+    numbers = set(_NUMBER.findall(joined))
+    ranges = number_ranges(joined)
     present = set(words(joined))
     missing = []
     for term in key_terms(_IN_WORD_MARK.sub("", question)):
@@ -176,7 +198,8 @@ def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
         if _CODE.fullmatch(plain):
             carried = plain in present
         elif plain[0].isdigit():
-            carried = plain in numbers
+            value = _as_number(plain)
+            carried = plain in numbers or any(lo <= value <= hi for lo, hi in ranges)
         else:
             carried = carries(present, plain)
         if not carried:
