@@ -149,6 +149,13 @@ ALARM_ROWS = (
 """The rows of `horizontal_rules_pdf`'s table (the first cell of the second row wraps
 onto two lines in the row-ruled form)."""
 
+TABLE_NOTE = "a Tones repeat every 10 seconds."
+"""A note set right under `horizontal_rules_pdf`'s table, in one cell's place."""
+
+TITLE_BLOCK = ("Sepsis Management Guideline", "Version 2.1", "Approved March 2020")
+"""A document's title over its version and approval date, between three rules of one
+width (`title_block_pdf`): no table."""
+
 CALLOUT = (
     "Note: the pump keeps its settings for 8 hours.",
     "Warning: never open the door while the clamp is open.",
@@ -204,6 +211,7 @@ def horizontal_rules_pdf(*, every_row: bool) -> bytes:
         Paragraph("Alarms stop the infusion.", styles["BodyText"]),
         Spacer(1, 12),
         table,
+        Paragraph(TABLE_NOTE, styles["BodyText"]),
         Spacer(1, 12),
         Paragraph("Press SILENCE to mute the tone for 2 minutes.", styles["BodyText"]),
     ]
@@ -211,6 +219,23 @@ def horizontal_rules_pdf(*, every_row: bool) -> bytes:
         buffer, pagesize=letter, leftMargin=left, rightMargin=612 - left - width
     ).build(story, onFirstPage=callout)
     return buffer.getvalue()
+
+
+def title_block_pdf() -> bytes:
+    """One page: `TITLE_BLOCK`'s title in 18-point bold between two rules, its version
+    and date apart on the line under it over a third rule, then a paragraph."""
+    draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
+    draw.setTitle("")
+    for y in (740, 705, 680):
+        draw.line(72, y, 540, y)
+    draw.setFont("Helvetica-Bold", 18)
+    draw.drawString(72, 715, TITLE_BLOCK[0])
+    draw.setFont("Helvetica", 10)
+    draw.drawString(72, 688, TITLE_BLOCK[1])
+    draw.drawString(400, 688, TITLE_BLOCK[2])
+    draw.drawString(72, 650, "Start antibiotics within one hour of recognising sepsis.")
+    draw.showPage()
+    return _save(draw)
 
 
 def encrypted_pdf() -> bytes:

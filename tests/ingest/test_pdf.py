@@ -402,6 +402,13 @@ def test_a_table_ruled_by_horizontal_lines_only_is_read_row_by_row(every_row: bo
     paragraphs = block_texts(document, "paragraph")  # rules of the same width rule no table
     assert all(sentence in paragraphs for sentence in build.CALLOUT)
     assert "Alarms stop the infusion." in paragraphs
+    assert build.TABLE_NOTE in paragraphs  # a note under the table is no row of it
+
+
+def test_a_title_between_rules_is_no_table() -> None:
+    document = parse_pdf(build.title_block_pdf(), "guideline.pdf")
+    assert block_texts(document, "table") == []
+    assert document.text.startswith(build.TITLE_BLOCK[0])
 
 
 def test_hyphenated_line_ends_follow_the_word_rule(report: ParsedDocument) -> None:

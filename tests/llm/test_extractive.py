@@ -125,6 +125,9 @@ def test_a_focus_keeps_some_content_word_or_is_none() -> None:
     assert (
         _focus("How long is the infusion for adults?", "Infusion") == "How long is the for adults?"
     )
+    focus = _focus("What is the dose for 12 year olds?", "Dosing › p. 12")
+    assert focus == "What is the for 12 year olds?"  # a number is never dropped
+    assert _focus("Can I take it with food?", "Food") is None  # one word left: too little
 
 
 def test_adjacent_chosen_sentences_are_joined_into_one_quote() -> None:
@@ -209,7 +212,7 @@ def test_a_lead_in_is_quoted_with_the_paragraphs_of_its_list_never_alone() -> No
     assert quoted(reply)[0] == ("h", HEART[HEART.index("The most common") :])
 
 
-@pytest.mark.parametrize("dash", ["\u2014", "\u2013"])
+@pytest.mark.parametrize("dash", ["\u2014"])
 def test_a_clause_that_ends_with_a_dash_leads_in_its_items(dash: str) -> None:
     items = (
         "(a) auditing compliance with regulations 3 to 6 at least once every 12 months;\n\n"
@@ -222,6 +225,15 @@ def test_a_clause_that_ends_with_a_dash_leads_in_its_items(dash: str) -> None:
         "What is the designated waste officer responsible for?", (chunk("r", text),)
     )
     assert clause in quoted(reply)[0][1]  # never the clause cut at its dash
+
+
+def test_a_dash_leads_in_nothing_but_marked_items() -> None:
+    doses = "Adults: 500 mg twice daily.\nChildren 6 to 12 years: 250 mg.\nUnder 6 years: \u2013"
+    assert [doses[u.start : u.end] for u in quotable_units(doses)]  # a dash for "none"
+    quiet = "The ward stayed quiet for the rest of the night shift after the handover."
+    story = f"The nurse began to explain the new dosing rules and then stopped\u2014\n\n{quiet}"
+    spans = [story[u.start : u.end] for u in quotable_units(story)]
+    assert quiet in spans and not any(f"\n\n{quiet}" in span for span in spans)
 
 
 def test_the_sentences_before_a_lead_in_are_units_and_items_keep_only_the_lead_in() -> None:
@@ -619,6 +631,9 @@ def test_how_quickly_asks_a_delay_and_a_length_of_time_answers_it() -> None:
     assert not specific_form("When is the clinic open?", "Call within one hour.")
     diluted = "How soon after reconstitution must it be diluted?"
     assert specific_form(diluted, "After reconstitution, use vials immediately.")
+    spill = "How quickly must a spill be reported?"
+    assert specific_form(spill, "Report the spill before 5 p.m. on the day it happens.")
+    assert not specific_form(spill, "Spill kits must be checked every 3 months.")
     reply = extract_answer(question, (chunk("p", f"{hours}\n\n{call}"),))
     assert quoted(reply)[0] == ("p", call)
 

@@ -16,7 +16,7 @@ A question's type is read from its wording (pure rules, no model):
   "after", "within 72 hours", "immediately", a date); a day's date ("September 21,
   2020", "21 September 2020", "2020-09-21", "9/21/2020") or a clock time ("5 p.m.",
   "17:30", not "1:50", a ratio) is a specific form, but for "how soon" or "how
-  quickly" a delay is ("within one hour", "immediately");
+  quickly" a delay is ("within one hour", "before 5 p.m.", "immediately");
 - `where`: where: the answer names a place, a region or kind of place ("southern
   states", "rural counties") or a name after "in", "at", "from" ("in Mississippi");
 - `cause`: what causes, why, what leads to, risk factors, the reason (but "Does X
@@ -217,12 +217,6 @@ _MONTH = (
 _SOON_QUESTION = re.compile(r"\bhow (?:soon|quickly|promptly)\b", re.IGNORECASE)
 """A time asked as a delay after an event ("How quickly must I report it?"): its
 answer is a length of time ("within one hour")."""
-_DELAY = re.compile(
-    rf"{_DURATION.pattern}|\b(?:immediately|at once|straight away|right away|without delay|"
-    r"as soon as possible)\b",
-    re.IGNORECASE,
-)
-"""A delay after an event: a length of time ("within one hour") or none ("immediately")."""
 _DAY_OR_HOUR = re.compile(
     rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|"
     rf"\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b|"
@@ -231,6 +225,15 @@ _DAY_OR_HOUR = re.compile(
     r"\b(?:[01]\d|2[0-3]):[0-5]\d\b(?!:\d)"
 )
 """A day's date or a clock time: the specific form of a time ("when")."""
+_DELAY = re.compile(
+    rf"\b(?:within|in|after|no later than|up to|at least|at most)\s+(?:{_DURATION.pattern})|"
+    rf"\b(?:by|before|no later than|until)\s+(?:the\s+)?(?:{_DAY_OR_HOUR.pattern})|"
+    r"\b(?:immediately|at once|straight away|right away|without delay|as soon as possible)\b",
+    re.IGNORECASE,
+)
+"""A delay after an event: a length of time after "within", "in", "after" ("within one
+hour", not "every 3 months"), a deadline ("before 5 p.m.", "by 30 June 2024", not
+the opening hours "(08:00 to 16:00)"), or none ("immediately")."""
 _FREQUENCY = re.compile(
     r"\d+(?:[.,]\d+)*|\b(?:once|twice|daily|weekly|monthly|annually|yearly|hourly|every|"
     r"each|per|upon|regularly|periodic(?:ally)?|times)\b",
@@ -434,8 +437,8 @@ def specific_form(question: str, text: str = "") -> bool:
 
 def _time_form(question: str) -> re.Pattern[str]:
     """What the time that answers the "when" `question` looks like: a delay for "how
-    soon" or "how quickly" (a length of time or "immediately": the opening hours do not
-    say how soon a call must be made), else a day's date or a clock time."""
+    soon" or "how quickly" (`_DELAY`: the opening hours do not say how soon a call must
+    be made), else a day's date or a clock time."""
     return _DELAY if _SOON_QUESTION.search(question) else _DAY_OR_HOUR
 
 

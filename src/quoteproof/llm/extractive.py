@@ -121,6 +121,7 @@ GENERIC_PENALTY = 0.1
 NEGATION_WEIGHT = 0.1
 ROW_KEY_WEIGHT = 0.15
 NEW_WORDS = 3
+FOCUS_WORDS = 2
 RANK_PENALTY = 0.02
 SCOPE_LIFT = 0.01
 LABEL_SHARE = 0.9
@@ -166,7 +167,9 @@ def _section(chunk: Chunk, start: int) -> str:
 
 def _focus(question: str, context: str) -> str | None:
     """`question` without the words whose content words all stand in `context` (a
-    unit's document title and section path), when that drops some and keeps some:
+    unit's passage label and section path; never a number, so a page number of the
+    label drops none), when that drops some and keeps FOCUS_WORDS content words or
+    more:
     what a unit read under that context still has to say ("Through what kind of
     venue were the participants recruited?" of "... were the diabetes coping
     study's participants recruited?" under a title on coping and diabetes); else
@@ -176,12 +179,13 @@ def _focus(question: str, context: str) -> str | None:
     dropped = False
     for piece in question.split():
         content = [w for w in words(piece) if w not in STOPWORDS]
-        if content and all(stem(w) in known for w in content):
+        if content and all(stem(w) in known and not w[0].isdigit() for w in content):
             dropped = True
         else:
             kept.append(piece)
     left = " ".join(kept)
-    return left if dropped and any(w not in STOPWORDS for w in words(left)) else None
+    content_left = {w for w in words(left) if w not in STOPWORDS}
+    return left if dropped and len(content_left) >= FOCUS_WORDS else None
 
 
 def _heading_match(paths: Sequence[str], terms: set[str]) -> np.ndarray:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from quoteproof.ingest.blocks import CELL_SEPARATOR
-from quoteproof.llm.quotable import LEAD_IN_ENDS, Unit, quotable_units
+from quoteproof.llm.quotable import Unit, ends_lead_in, quotable_units
 from quoteproof.model import Chunk, Hit
 from quoteproof.quoting.passages import JOIN
 
@@ -143,7 +143,7 @@ def _straddling(
     after = following(chunk)
     if after is None or after.section != chunk.section or after.start <= chunk.end:
         return None, []
-    if tail.endswith(LEAD_IN_ENDS):
+    if ends_lead_in(tail):
         split = _LEAD_IN_SPLIT
     elif _RUNS_ON.match(after.text):
         split = _SENTENCE_SPLIT

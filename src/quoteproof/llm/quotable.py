@@ -16,8 +16,9 @@ stage...") and stray closing brackets before it are left out of the sentence; so
 form laid out as text, are the answer-box lines of the item before ("Yes No", "Not
 applicable") and a column header run into the line that opens the item ("K. ...").
 
-A lead-in (the last sentence of a paragraph that ends with ":" or a dash, `LEAD_IN_ENDS`:
-"Risk factors include:", "The officer is responsible for\u2014",
+A lead-in (the last sentence of a paragraph that ends with ":", or with an em dash over
+a marked item, `ends_lead_in`: "Risk factors include:", "The officer is responsible
+for\u2014" over "(a) ...",
 at least MIN_LEAD_IN_WORDS words: a form's "Petitioner :" is none; the sentences before
 it are units of their own) is never a unit alone: it is quoted with the list that
 follows it (its item lines, or up to LIST_PARAGRAPHS paragraphs that fit in LIST_CHARS);
@@ -57,9 +58,18 @@ HEADING_WORDS = 12
 CONTEXT_CHARS = 500
 SHORT_PARAGRAPH_WORDS = 50
 MIN_LEAD_IN_WORDS = 3
-LEAD_IN_ENDS = (":", "\u2014", "\u2013")
-"""How a lead-in ends: a colon, or a dash as statutes draft it ("The officer is
-responsible for\u2014" over items "(a)", "(b)")."""
+_DASH_LEAD_IN = re.compile(r"[^\W\d_]\u2014$")
+"""An em dash right after a word ending a line, as statutes end a lead-in ("The
+officer is responsible for\u2014" over items "(a)", "(b)")."""
+
+
+def ends_lead_in(line: str) -> bool:
+    """Whether `line` (stripped) ends as a lead-in may: with a colon, or with an em dash
+    right after a word (`_DASH_LEAD_IN`; "Children under 6 years: \u2013" and "10\u2014"
+    end with no lead-in)."""
+    return line.endswith(":") or _DASH_LEAD_IN.search(line) is not None
+
+
 LIST_CHARS = 1200
 LIST_PARAGRAPHS = 8
 ROW_LINES = 3
@@ -430,7 +440,7 @@ def list_goes_on(text: str, start: int, end: int) -> bool:
         return False
     lines = [line for line in text[start:end].splitlines() if line.strip()]
     marked = [i for i, line in enumerate(lines) if _marker(line.strip()) is not None]
-    if not marked or not any(line.rstrip().endswith(LEAD_IN_ENDS) for line in lines[: marked[-1]]):
+    if not marked or not any(ends_lead_in(line.rstrip()) for line in lines[: marked[-1]]):
         return False  # no item, or no lead-in before it: a clause or heading, no list
     if any(not (line[:1].isspace() or line[:1].islower()) for line in lines[marked[-1] + 1 :]):
         return False  # text after the last item: the quote does not end with it
@@ -507,7 +517,7 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
         fragments = not text[paragraphs[0][0] : paragraphs[0][1]].endswith(CLOSING)
         for k, (s, e) in enumerate(paragraphs):
             paragraph = text[s:e]
-            if k and (e - start > LIST_CHARS or paragraph.endswith(LEAD_IN_ENDS)):
+            if k and (e - start > LIST_CHARS or ends_lead_in(paragraph)):
                 break
             short = _words(paragraph) <= HEADING_WORDS and not _states_a_value(paragraph)
             after = following[k + 1] if k + 1 < len(following) else None
@@ -515,7 +525,7 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
             if not paragraph.endswith(CLOSING) and short and (over_text or not fragments):
                 break  # a heading: the list ended before it
             ends.append(e)
-    while len(ends) > 1 and text[: ends[-1]].endswith(LEAD_IN_ENDS):
+    while len(ends) > 1 and ends_lead_in(text[: ends[-1]]):
         ends.pop()  # an item that leads in a list of its own, cut off: not quoted
     return ends[-1]
 
@@ -596,7 +606,10 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
             lead_in = None
         if lead_in is None and _FOOTNOTE.match(line):
             continue  # "a. Administered as a 30-minute infusion": a note, not a list item
-        if line.endswith(LEAD_IN_ENDS):  # a lead-in: quoted with its list, never alone
+        after = text[lines[i + 1][0] : lines[i + 1][1]] if i + 1 < len(lines) else ""
+        dash_led = not line.endswith(":") and _marker(after.lstrip()) is not None
+        if line.endswith(":") or (ends_lead_in(line) and dash_led):  # a lead-in: quoted
+            # with its list, never alone (after a dash, only over a marked item)
             lead = _sentences(text, start, end)
             first = lead[-1][0] if lead else start
             list_end = _list_after(lines, i, text)

@@ -19,7 +19,7 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 from quoteproof.ingest.pdf import calls as pdf_calls
 from quoteproof.ingest.pdf.grid import CellRow, Point, assign_cells, regular_cells
 from quoteproof.ingest.pdf.page import BBox, PdfLine, upright
-from quoteproof.ingest.pdf.rules import CharBox, rule_grid, split_stack, trimmed
+from quoteproof.ingest.pdf.rules import CharBox, rule_grid, split_stack, table_like, trimmed
 from quoteproof.ingest.pdf.tables import Edge, TableGrid
 
 
@@ -95,6 +95,11 @@ class _CharCentres:
         return points
 
 
+MAX_TRIMMED_RULES = 12
+"""Most rules of a stack that is tried again without an end rule when it rules no
+table (each try reads the stack's text again)."""
+
+
 def rule_tables(
     textpage: pdfium.PdfTextPage,
     lines: Sequence[PdfLine],
@@ -103,38 +108,63 @@ def rule_tables(
     page_box: BBox,
 ) -> tuple[TableGrid, ...]:
     """The grids of the tables that `stacks` of horizontal rules rule (`rules.rule_grid`;
-    `stacks` and `lines` upright, `textpage` the page's open text page), those whose
-    every character falls in a cell (`grid.assign_cells`)."""
+    `stacks` and `lines` upright, `textpage` the page's open text page): those whose
+    every character falls in a cell (`grid.assign_cells`) and whose rows read as a
+    table (`rules.table_like`). A stack that rules none is tried again cut at a wide
+    gap (`rules.split_stack`), or else, when short, without an end rule
+    (`rules.trimmed`); a table is trimmed of an end rule while that draws more
+    columns, or drops a last row of one cell (a note under the table)."""
     chars = _CharCentres(textpage, rotation, page_box)
+    boxes: dict[int, list[CharBox]] = {}  # each line's character boxes, read once
 
-    def table_of(stack: TableGrid) -> TableGrid | None:
-        inside = [line for line in lines if _centre_in(line, stack.box)]
+    def table_of(stack: TableGrid) -> tuple[TableGrid, int] | None:
+        """The grid `stack` rules and how many cells its last row fills; None when it
+        rules no table."""
+        inside = [(n, line) for n, line in enumerate(lines) if _centre_in(line, stack.box)]
         if not inside:
             return None
-        size = statistics.median(line.size for line in inside)
-        grid = rule_grid(stack, [box for line in inside for box in chars.boxes(line)], size)
+        for n, line in inside:
+            if n not in boxes:
+                boxes[n] = chars.boxes(line)
+        size = statistics.median(line.size for _, line in inside)
+        grid = rule_grid(stack, [box for n, _ in inside for box in boxes[n]], size)
         cells = None if grid is None else regular_cells(grid)
         if grid is None or cells is None:
             return None
         others = [line for line in lines if not _centre_in(line, stack.box)]
-        rows = assign_cells(cells, inside, [chars.of(line) for line in inside], others)
-        return grid if rows is not None else None
+        texts = [line for _, line in inside]
+        rows = assign_cells(cells, texts, [chars.of(line) for line in texts], others)
+        body = [row.cells for row in rows or () if not row.spanning]
+        if rows is None or not table_like(body):
+            return None
+        return grid, sum(bool(cell) for cell in body[-1])
 
     found: list[TableGrid] = []
     pending = list(stacks)
+    tried: set[tuple[Edge, ...]] = set()
     while pending:
         stack = pending.pop(0)
-        grid = table_of(stack)
-        if grid is None:
-            pending[:0] = split_stack(stack)
+        if stack.horizontal in tried:
             continue
-        while better := [
-            (part, g)
-            for part in trimmed(stack)
-            if (g := table_of(part)) is not None and len(g.vertical) > len(grid.vertical)
+        tried.add(stack.horizontal)
+        table = table_of(stack)
+        if table is None:
+            parts = split_stack(stack)
+            if not parts and len(stack.horizontal) <= MAX_TRIMMED_RULES:
+                parts = trimmed(stack)  # a paragraph's or a header's rule at an end
+            pending[:0] = parts
+            continue
+        while better := [  # an end band that cut columns, or a note under the table
+            (part, other)
+            for k, part in enumerate(trimmed(stack))
+            if (other := table_of(part)) is not None
+            and (
+                len(other[0].vertical) > len(table[0].vertical)
+                or (k == 0 and table[1] == 1 and len(other[0].vertical) == len(table[0].vertical))
+            )
         ]:
-            stack, grid = better[0]
-        found.append(grid)
+            stack, table = better[0]
+        found.append(table[0])
     return tuple(found)
 
 

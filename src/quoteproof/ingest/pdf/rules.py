@@ -11,10 +11,13 @@ fully ruled table:
 - a gutter is an x range, at least GUTTER_EMS of the text's size wide, that no
   character of any line between the stack's first and last rule covers, with text
   on both sides;
-- the rows are the bands between two rules (a band of several text lines is one
-  row whose cells wrap), but for a stack of just three rules (above the header,
-  under it, under the last row): its body is split into one row per text line when
-  every line holds text in the first column and in another one.
+- the rows are the bands between two rules; a band of several text lines is split
+  into one row per line when every line fills the same two or more columns (a
+  body of rows with no rule between them), and is one row whose cells wrap
+  otherwise;
+- a grid is a table only when its first row fills two cells or more and no row has
+  two cells of more than MAX_CELL_LINES lines (`table_like`): a title block between
+  rules, or a page's two columns of prose, is none.
 
 A stack whose text leaves no gutter (a paragraph between two rules, a call-out)
 gives no grid. Pure geometry: no PDFium.
@@ -22,7 +25,9 @@ gives no grid. Pure geometry: no PDFium.
 
 from __future__ import annotations
 
+import bisect
 import itertools
+import statistics
 from collections.abc import Sequence
 
 from quoteproof.ingest.pdf.tables import SNAP_TOLERANCE, Edge, TableBox, TableGrid, merge_edges
@@ -34,6 +39,14 @@ the last row."""
 GUTTER_EMS = 0.8
 """Narrowest gutter between two columns, in ems of the text (a word space is about
 0.25 em; a table's cell padding is an em or more)."""
+
+WIDE_GAP = 1.5
+"""How much wider than the median gap between a stack's rules a gap must be to cut the
+stack there."""
+
+MAX_CELL_LINES = 6
+"""Most text lines in one cell of such a table: more, in two cells of a row, is prose
+set in columns between rules (a newsletter's page), not a table."""
 
 CharBox = tuple[float, float, float]
 """A character's left and right edges and its vertical centre (PDF points, the
@@ -79,13 +92,17 @@ def rule_stacks(
 
 
 def split_stack(stack: TableGrid) -> list[TableGrid]:
-    """`stack` cut at its widest gap between two rules: the parts with at least
-    MIN_RULES rules (a page's header and footer rules share a table's width; the
-    text between them and the table is no table)."""
+    """`stack` cut at its widest gap between two rules, when that gap is more than
+    WIDE_GAP times the median gap: the parts with at least MIN_RULES rules (a page's
+    header and footer rules share a table's width; the text between them and the
+    table is no table); none when the rules are about evenly spaced."""
     rules = sorted(stack.horizontal)
     if len(rules) <= MIN_RULES:
         return []
-    cut = max(range(1, len(rules)), key=lambda i: rules[i][0] - rules[i - 1][0])
+    gaps = [rules[i][0] - rules[i - 1][0] for i in range(1, len(rules))]
+    cut = 1 + max(range(len(gaps)), key=gaps.__getitem__)
+    if gaps[cut - 1] <= WIDE_GAP * statistics.median(gaps):
+        return []  # evenly spaced rules (a lined form): no part stands apart
     x0, _, x1, _ = stack.box
     return [
         TableGrid((x0, part[0][0], x1, part[-1][0]), tuple(part), ())
@@ -95,9 +112,10 @@ def split_stack(stack: TableGrid) -> list[TableGrid]:
 
 
 def trimmed(stack: TableGrid) -> list[TableGrid]:
-    """`stack` without its top rule and without its bottom rule, those of the two
-    with at least MIN_RULES rules (a rule over a paragraph above the table, the
-    rule under a page's running header, may share the table's width)."""
+    """`stack` without its bottom rule, and without its top rule (a rule over a
+    paragraph above the table, the rule under a page's running header, may share
+    the table's width): two stacks in that order; none when it has MIN_RULES rules
+    or fewer."""
     rules = sorted(stack.horizontal)
     if len(rules) <= MIN_RULES:
         return []
@@ -133,19 +151,25 @@ def _heights(boxes: Sequence[CharBox], size: float) -> list[list[CharBox]]:
     return lines
 
 
+def _filled(line: Sequence[CharBox], columns: Sequence[float]) -> frozenset[int]:
+    """The columns (indexes into the intervals of `columns`) that `line` has text in."""
+    return frozenset(
+        bisect.bisect_right(columns, (x0 + x1) / 2, 1, len(columns) - 1) - 1 for x0, x1, _ in line
+    )
+
+
 def _row_splits(band: Sequence[CharBox], columns: Sequence[float], size: float) -> list[float]:
     """Where a band's text lines part into rows (the heights between two lines):
-    between every two lines when each holds text in the first column
-    and in another one; none otherwise."""
+    between every two lines when each fills every column the band has text in, and
+    two columns at least (rows with no rule between them: "Amoxicillin | 500 mg |
+    Oral" over "Ceftriaxone | 1 g | IV"); none otherwise (one row whose cells wrap:
+    "Occlusion | High | Line pressure ..." over "downstream | | limit")."""
     lines = _heights(band, size)
     if len(lines) < 2:
         return []
-    first_gutter = columns[1]
-    for line in lines:
-        if not any(x1 <= first_gutter for _, x1, _ in line):
-            return []
-        if not any(x0 >= first_gutter for x0, _, _ in line):
-            return []
+    filled = [_filled(line, columns) for line in lines]
+    if len(filled[0]) < 2 or any(cells != filled[0] for cells in filled):
+        return []
     return [(a[-1][2] + b[0][2]) / 2 for a, b in itertools.pairwise(lines)]
 
 
@@ -163,9 +187,17 @@ def rule_grid(stack: TableGrid, boxes: Sequence[CharBox], size: float) -> TableG
     columns = [x0, *gutters, x1]
     rules = sorted(y for y, _, _ in stack.horizontal)
     splits: list[float] = []
-    if len(rules) == MIN_RULES:  # a header and a body of rows with no rule between them
-        body = [b for b in inside if rules[0] < b[2] < rules[1]]
-        splits = _row_splits(body, columns, size)
+    for lower, upper in itertools.pairwise(rules):
+        splits += _row_splits([b for b in inside if lower < b[2] < upper], columns, size)
     horizontal = tuple(stack.horizontal) + tuple((y, x0, x1) for y in splits)
     vertical = tuple((x, bottom, top) for x in gutters)
-    return TableGrid(stack.box, horizontal, vertical, wrapped=len(rules) > MIN_RULES)
+    return TableGrid(stack.box, horizontal, vertical, wrapped=True)
+
+
+def table_like(rows: Sequence[Sequence[Sequence[object]]]) -> bool:
+    """Whether a grid's rows (each a sequence of cells, each the cell's text lines)
+    read as a table: the first row fills two cells or more, and no row has two cells
+    of more than MAX_CELL_LINES lines."""
+    if not rows or sum(bool(cell) for cell in rows[0]) < 2:
+        return False
+    return all(sum(len(cell) > MAX_CELL_LINES for cell in row) < 2 for row in rows)
