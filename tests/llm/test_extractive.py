@@ -1352,6 +1352,25 @@ def test_a_row_for_a_range_of_numbers_answers_for_a_number_in_it() -> None:
     assert shown[0] == "9 to 12 | AP3 | St Anne's Green, north gate"
 
 
+LEVELS = (
+    "Trough levels\n\n"
+    "Trough (mg/L) | Action\n"
+    "Less than 1 | Give the next dose as planned\n"
+    "1 to 2 | Extend the dosing interval by 12 hours\n"
+    "More than 2 | Withhold the drug and contact pharmacy"
+)
+
+
+def test_a_row_for_a_range_answers_for_a_decimal_number_in_it() -> None:
+    """ "1.5" is no word: split into "1" and "5" it named the "Less than 1" row as
+    much as the "1 to 2" row that covers it."""
+    levels = chunk("t", LEVELS, ("Monitoring",))
+    rows = lambda c: body_rows(c.text, "Less than 1")  # noqa: E731
+    question = "Which action for a trough of 1.5 mg/L?"
+    shown = [text for _, text in quoted(extract_answer(question, (levels,), None, rows))]
+    assert shown[0] == "1 to 2 | Extend the dosing interval by 12 hours"
+
+
 POLICY = (
     "1. Purpose and Scope",
     "1.3 Business customers who buy under a trade account are covered by the Trade Terms "

@@ -87,8 +87,11 @@ _CHANGE_QUESTION = re.compile(
     r"\bhow (?:did|has|have|does|do) .{1,80} chang(?:e|ed)\b", re.IGNORECASE
 )
 _FREQUENCY_QUESTION = re.compile(r"\bhow (?:often|frequently)\b|\bfrequency\b", re.IGNORECASE)
+_SOON_QUESTION = re.compile(r"\bhow (?:soon|quickly|promptly)\b", re.IGNORECASE)
+"""A time asked as a delay after an event ("How quickly must I report it?"): its
+answer is a delay ("within one hour")."""
 _WHEN_QUESTION = re.compile(
-    r"^\s*when\b|\bhow (?:soon|quickly|promptly)\b|\bat what (?:time|point|stage|age)\b|"
+    rf"^\s*when\b|{_SOON_QUESTION.pattern}|\bat what (?:time|point|stage|age)\b|"
     r"^\s*(?:[^?]*?[.,]\s+)?(?:(?:by|until|till|on|from|in|over|during|between) )?"
     r"(?:what|which) (?:time\b(?! zones?\b)|dates?\b(?! formats?\b)|day of the week|"
     r"months?\b|(?:time )?period\b|time ?frame\b|"
@@ -214,9 +217,6 @@ _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
-_SOON_QUESTION = re.compile(r"\bhow (?:soon|quickly|promptly)\b", re.IGNORECASE)
-"""A time asked as a delay after an event ("How quickly must I report it?"): its
-answer is a length of time ("within one hour")."""
 _DAY_OR_HOUR = re.compile(
     rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|"
     rf"\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b|"

@@ -274,7 +274,7 @@ def _scores(
         dtype=float,
     )
     negated = np.array([_negated(c.core) for c in candidates], dtype=float) * _negated(question)
-    row_key = named_rows(candidates, terms)
+    row_key = named_rows(candidates, terms, question)
     heading = _heading_match(paths, terms)
     if embed is None:
         section = _term_evidence(paths, terms)

@@ -18,7 +18,7 @@ import numpy as np
 
 from quoteproof.ingest.blocks import CELL_SEPARATOR
 from quoteproof.llm.extractive_units import Candidate
-from quoteproof.retrieval.key_terms import range_numbers
+from quoteproof.retrieval.key_terms import number_ranges, range_numbers
 from quoteproof.retrieval.measures import MONEY, asked_measures
 from quoteproof.terms import stem, stems, words
 
@@ -101,15 +101,37 @@ def _tables(candidates: Sequence[Candidate]) -> list[list[int]]:
     return list(tables.values())
 
 
-def named_rows(candidates: Sequence[Candidate], terms: set[str]) -> np.ndarray:
-    """For each candidate, 1.0 when it is a row whose key (`key_stems`) holds a
-    question term (`terms`, stems) that not every keyed row of its table holds (the
-    row "Saturday | 09:00 | 17:30" of an opening-hours table, for "when does it close
-    on Saturday?"; the row "9 to 12 | AP3" for "the 10th floor"); else 0.0."""
+_DECIMAL = re.compile(r"(?<![\d.,])\d+\.\d+(?![\d.,])")
+"""A number with a decimal point ("1.5"), which `words` splits in two."""
+_WHOLE = re.compile(r"(?<![\d.,])\d+(?![\d.,])")
+"""A whole number standing alone."""
+
+
+def _covered(key: str, values: Sequence[float]) -> set[str]:
+    """The `values` (as written "=1.5") that a range of `key` covers ("1 to 2")."""
+    return {
+        f"={value}" for low, high in number_ranges(key) for value in values if low <= value <= high
+    }
+
+
+def named_rows(candidates: Sequence[Candidate], terms: set[str], question: str = "") -> np.ndarray:
+    """For each candidate, 1.0 when it is a row whose key (`key_stems`, and the
+    decimal numbers of `question` a range of it covers) holds a question term
+    (`terms`, stems) that not every keyed row of its table holds (the row "Saturday |
+    09:00 | 17:30" of an opening-hours table, for "when does it close on Saturday?";
+    the row "9 to 12 | AP3" for "the 10th floor"; the row "1 to 2 | Extend the
+    interval" for "a trough of 1.5 mg/L", whose pieces "1" and "5" name no row); else
+    0.0."""
     named = np.zeros(len(candidates))
-    asked = asked_stems(terms)
+    decimals = _DECIMAL.findall(question)
+    values = [float(number) for number in decimals]
+    pieces = {piece for number in decimals for piece in number.split(".")}  # "1", "5"
+    whole = set(_WHOLE.findall(question))
+    asked = (asked_stems(terms) - (pieces - whole)) | {f"={value}" for value in values}
     for rows in _tables(candidates):
-        held = [key_stems(row_key(candidates[i])) & asked for i in rows]
+        held = [
+            (key_stems(key := row_key(candidates[i])) | _covered(key, values)) & asked for i in rows
+        ]
         shared = set.intersection(*held)
         for i, own in zip(rows, held, strict=True):
             named[i] = float(bool(own - shared) and len(rows) > 1)

@@ -17,8 +17,8 @@ list, but passages about Illinois do not answer a question about Indiana. A key 
 *carried* by a passage that has a word beginning with the term less its last two
 letters (at least four), so "diagnosed" carries "diagnose"; a number is carried by
 the same number ("3.5", not "3" and "5") or a range that covers it ("9 to 12"
-carries 10; a decimal number, by a range of the same unit, "1 to 2 mg/L" carries 1.5
-mg/L but "1-2 weeks" not 1.5 g, nor "3-5 days" section 4.2: `number_ranges`), a code
+carries 10, `range_numbers`; a decimal number only by itself: the bounds of a table's
+rows often leave their unit to the column, "1 to 2" beside "More than 2"), a code
 of letters and digits by the same code ("Ward 9A" is not carried by "Ward 9B", nor
 named "9" in the refusal). A name of its inhabitants is carried by the place's name
 ("Yorkers" by "York": the term less a DEMONYM_ENDINGS ending). Accents and the marks
@@ -28,7 +28,6 @@ written inside a word are set aside on both sides (`folded`: "Oʻahu" carries "O
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -63,18 +62,6 @@ _NUMBER_RANGE = re.compile(
 """A range of numbers below 1000: "9 to 12", "30-40", "1–4", "0.5 to 1.5" (a range of
 years, "2019-2024", is a period: a question about 2023 still needs a source that says
 2023)."""
-_UNIT_AFTER = re.compile(
-    r"\s*(%|(?:mg|mcg|µg|μg|ug|g|kg|ml|l|dl|mmol|meq|iu|units?|mmhg|cm|mm|km|m|h|hrs?|"
-    r"hours?|min|minutes?|s|secs?|seconds?|days?|weeks?|months?|years?)(?:/[a-z]+)?\b)",
-    re.IGNORECASE,
-)
-"""The unit of measure written right after a number or a range: "mg/L", "weeks", "%"."""
-_NAMING_WORD = re.compile(
-    r"\b(?:section|sections|version|v|figure|fig|table|chapter|page|step|item|no|clause|"
-    r"paragraph|appendix|python|release)\.?\s*$",
-    re.IGNORECASE,
-)
-"""A word before a number that names a part or a version, not a measure ("section 4.2")."""
 _CODE = re.compile(r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z\d]+\b")
 """A word of letters and digits: a code ("9A", "N95", "H1N1", "B12"), or a number with
 its unit or ordinal ending ("100mg", "1st", `_NUMBER_WITH_UNIT`)."""
@@ -168,61 +155,26 @@ def carries(present: Iterable[str], term: str) -> bool:
     return any(word.startswith(stem) or word in places for word in present)
 
 
-def number_ranges(text: str) -> list[tuple[float, float, str]]:
-    """The ranges of `text` ("9 to 12", "30-40 kg", "1 to 2 mg/L") as (low, high, the
-    unit written after them, lower-cased, "" when none), for ranges narrower than
-    MAX_RANGE of numbers below 1000 (not years) and not inside a date, a clock time
-    or a code ("2020-10-22", "09:00-17:30", "1-800-555", "B12-15")."""
+def number_ranges(text: str) -> list[tuple[float, float]]:
+    """The ranges of `text` ("9 to 12", "30-40 kg", "1 to 2 mg/L") as (low, high), for
+    ranges narrower than MAX_RANGE of numbers below 1000 (not years) and not inside a
+    date, a clock time or a code ("2020-10-22", "09:00-17:30", "1-800-555", "B12-15")."""
     found = []
     for match in _NUMBER_RANGE.finditer(text):
         low, high = float(match.group(1)), float(match.group(2))
         if 0 < high - low < MAX_RANGE:
-            unit = _UNIT_AFTER.match(text, match.end())
-            found.append((low, high, unit.group(1).lower() if unit else ""))
+            found.append((low, high))
     return found
 
 
 def range_numbers(text: str) -> set[str]:
     """The whole numbers the ranges of whole numbers of `text` (`number_ranges`)
-    cover ("9 to 12": 9, 10, 11, 12; "1.5-2.5" covers none: a decimal range is read
-    only against a decimal number)."""
+    cover ("9 to 12": 9, 10, 11, 12; "1.5-2.5" covers none)."""
     covered: set[str] = set()
-    for low, high, _ in number_ranges(text):
+    for low, high in number_ranges(text):
         if low.is_integer() and high.is_integer():
             covered |= {str(n) for n in range(int(low), int(high) + 1)}
     return covered
-
-
-def _in_a_range(
-    term: str, question: str, ranges: list[tuple[float, float, str]], text: str
-) -> bool:
-    """Whether the decimal number `term` of `question` lies in one of the `ranges` of
-    the sources' `text` whose unit agrees with the number's: the same unit, or none
-    after the range while the sources write the number's unit elsewhere (a table's
-    "Trough (mg/L)" column over its "1 to 2" row carries "1.5 mg/L"); never a number
-    that names a section, version, figure or table ("section 4.2")."""
-    value = _as_number(term)
-    at = re.search(rf"(?<![\d.,]){re.escape(term)}(?![\d])", question)
-    if at is None or _NAMING_WORD.search(question[: at.start()]):
-        return False
-    unit = _UNIT_AFTER.match(question, at.end())
-    wanted = unit.group(1).lower() if unit else ""
-    lowered = text.lower()
-    return any(
-        low <= value <= high
-        and (not wanted or written == wanted or (not written and wanted in lowered))
-        for low, high, written in ranges
-    )
-
-
-def _as_number(term: str) -> float:
-    """The value of a number term written with digits and at most one decimal point
-    ("3.5"); NaN for one with a comma ("1,000" or "2,5": the reading is ambiguous), so
-    that no range covers it."""
-    try:
-        return float(term)
-    except ValueError:
-        return math.nan
 
 
 def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
@@ -230,17 +182,15 @@ def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     accents and in-word marks set aside on both sides (`folded`)."""
     joined = folded("\n".join(texts))
     numbers = set(_NUMBER.findall(joined))
-    ranges, whole = number_ranges(joined), range_numbers(joined)
+    whole = range_numbers(joined)
     present = set(words(joined))
     missing = []
     for term in key_terms(_IN_WORD_MARK.sub("", question)):
         plain = folded(term)
         if _CODE.fullmatch(plain):
             carried = plain in present
-        elif plain[0].isdigit() and "." not in plain:
-            carried = plain in numbers or plain in whole
         elif plain[0].isdigit():
-            carried = plain in numbers or _in_a_range(plain, question, ranges, joined)
+            carried = plain in numbers or plain in whole
         else:
             carried = carries(present, plain)
         if not carried:

@@ -55,7 +55,7 @@ def _centre_in(line: PdfLine, box: BBox) -> bool:
 
 
 class _CharCentres:
-    """Reads character centres of one text page, turned upright."""
+    """Reads character boxes of one text page, turned upright."""
 
     def __init__(self, textpage: pdfium.PdfTextPage, rotation: int, page_box: BBox) -> None:
         self.raw = pdf_calls.handle(textpage.raw)
@@ -64,35 +64,36 @@ class _CharCentres:
         self.rotation = rotation
         self.page_box = page_box
 
-    def boxes(self, line: PdfLine) -> list[CharBox]:
-        """The left and right edges and the vertical centre of each character of
-        `line` that PDFium gives a box for, but spaces."""
-        if line.char is None:
-            return []
-        found: list[CharBox] = []
-        rect, ref, raw = self.rect, self.ref, self.raw
-        for offset, char in enumerate(line.text):
-            if char.isspace() or not pdf_calls.loose_char_box(raw, line.char + offset, ref):
-                continue
-            box = (rect.left, rect.bottom, rect.right, rect.top)
-            x0, y0, x1, y1 = upright(box, self.rotation, self.page_box)
-            found.append((x0, x1, (y0 + y1) / 2))
-        return found
-
-    def of(self, line: PdfLine) -> list[Point | None]:
-        """The centre of each character of `line` (None where PDFium gives no box)."""
+    def _upright_boxes(self, line: PdfLine) -> list[BBox | None]:
+        """The upright loose box of each character of `line` (None where PDFium gives
+        none; all None for a line read by OCR)."""
         if line.char is None:
             return [None] * len(line.text)
-        points: list[Point | None] = []
+        found: list[BBox | None] = []
         rect, ref, raw = self.rect, self.ref, self.raw
         for index in range(line.char, line.char + len(line.text)):
             if not pdf_calls.loose_char_box(raw, index, ref):
-                points.append(None)
+                found.append(None)
                 continue
             box = (rect.left, rect.bottom, rect.right, rect.top)
-            x0, y0, x1, y1 = upright(box, self.rotation, self.page_box)
-            points.append(((x0 + x1) / 2, (y0 + y1) / 2))
-        return points
+            found.append(upright(box, self.rotation, self.page_box))
+        return found
+
+    def boxes(self, line: PdfLine) -> list[CharBox]:
+        """The left and right edges and the vertical centre of each character of
+        `line` that PDFium gives a box for, but spaces."""
+        return [
+            (box[0], box[2], (box[1] + box[3]) / 2)
+            for char, box in zip(line.text, self._upright_boxes(line), strict=True)
+            if box is not None and not char.isspace()
+        ]
+
+    def of(self, line: PdfLine) -> list[Point | None]:
+        """The centre of each character of `line` (None where PDFium gives no box)."""
+        return [
+            None if box is None else ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+            for box in self._upright_boxes(line)
+        ]
 
 
 MAX_TRIMMED_RULES = 12
