@@ -424,8 +424,8 @@ def specific_form(question: str, text: str = "") -> bool:
     a time, a name or a statement, which most sentences of technical text hold. For a
     time ("when"), also True when `text` holds a day's date or a clock time, which
     few sentences hold by chance ("by September 21, 2020"; "before acting" is a time
-    of any sentence); for "how soon" or "how quickly", a length of time instead
-    ("within one hour")."""
+    of any sentence); for "how soon" or "how quickly", a delay instead ("within one
+    hour", "before 5 p.m.", "immediately": `_time_form`)."""
     kind = answer_kind(question)
     return (
         kind in ("cause", "extreme")

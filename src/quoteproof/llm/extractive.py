@@ -10,8 +10,8 @@ document, quoted from both chunks) is scored on:
 
 - term evidence: how much of the question it shares, each word weighted by rarity;
 - meaning, when an embedding model is given: its cosine similarity to the question,
-  or to the question without the words its document's title and section path
-  already say, whichever is higher (`_focus`: a unit read under a title on coping
+  or to the question without the words its passage label (the document's title)
+  and section path already say, whichever is higher (`_focus`: a unit read under a title on coping
   and diabetes need not repeat "diabetes coping" to answer where the study's
   participants were recruited), plus the similarity of its section heading and of
   its whole passage (the retrieved chunk);
@@ -169,9 +169,8 @@ def _focus(question: str, context: str) -> str | None:
     """`question` without the words whose content words all stand in `context` (a
     unit's passage label and section path; never a number, so a page number of the
     label drops none), when that drops some and keeps FOCUS_WORDS content words or
-    more:
-    what a unit read under that context still has to say ("Through what kind of
-    venue were the participants recruited?" of "... were the diabetes coping
+    more: what a unit read under that context still has to say ("Through what kind
+    of venue were the participants recruited?" of "... were the diabetes coping
     study's participants recruited?" under a title on coping and diabetes); else
     None."""
     known = stems(context)
@@ -284,9 +283,11 @@ def _scores(
         chunks = list(dict.fromkeys(c.chunk.text for c in candidates))
         other = renamed(question, names)
         asked = question if other is None else f"{question} {other}"
+        contexts = [f"{c.chunk.label} {path}" for c, path in zip(candidates, paths, strict=True)]
+        focus_in = {context: _focus(asked, context) for context in dict.fromkeys(contexts)}
         focus_of = [
-            None if c.table is not None else _focus(asked, f"{c.chunk.label} {path}")
-            for c, path in zip(candidates, paths, strict=True)
+            None if c.table is not None else focus_in[context]
+            for c, context in zip(candidates, contexts, strict=True)
         ]
         focuses = list(dict.fromkeys(f for f in focus_of if f is not None))
         vectors = embed([asked, *focuses, *sections, *chunks, *(c.core for c in candidates)])

@@ -58,18 +58,6 @@ HEADING_WORDS = 12
 CONTEXT_CHARS = 500
 SHORT_PARAGRAPH_WORDS = 50
 MIN_LEAD_IN_WORDS = 3
-_DASH_LEAD_IN = re.compile(r"[^\W\d_]\u2014$")
-"""An em dash right after a word ending a line, as statutes end a lead-in ("The
-officer is responsible for\u2014" over items "(a)", "(b)")."""
-
-
-def ends_lead_in(line: str) -> bool:
-    """Whether `line` (stripped) ends as a lead-in may: with a colon, or with an em dash
-    right after a word (`_DASH_LEAD_IN`; "Children under 6 years: \u2013" and "10\u2014"
-    end with no lead-in)."""
-    return line.endswith(":") or _DASH_LEAD_IN.search(line) is not None
-
-
 LIST_CHARS = 1200
 LIST_PARAGRAPHS = 8
 ROW_LINES = 3
@@ -189,6 +177,18 @@ _RECORD_VALUE = re.compile(
     r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\b\d+\.\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )
 """An amount ("37,499.96", "618.00") or a date ("05/28/2019"): what a ledger's lines hold."""
+
+
+_DASH_LEAD_IN = re.compile(r"[^\W\d_]\u2014$")
+"""An em dash right after a word ending a line, as statutes end a lead-in ("The
+officer is responsible for\u2014" over items "(a)", "(b)")."""
+
+
+def ends_lead_in(line: str) -> bool:
+    """Whether `line` (stripped) ends as a lead-in may: with a colon, or with an em dash
+    right after a word (`_DASH_LEAD_IN`; "Children under 6 years: \u2013" and "10\u2014"
+    end with no lead-in)."""
+    return line.endswith(":") or _DASH_LEAD_IN.search(line) is not None
 
 
 def _states_a_value(line: str) -> bool:
@@ -606,10 +606,9 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
             lead_in = None
         if lead_in is None and _FOOTNOTE.match(line):
             continue  # "a. Administered as a 30-minute infusion": a note, not a list item
-        after = text[lines[i + 1][0] : lines[i + 1][1]] if i + 1 < len(lines) else ""
-        dash_led = not line.endswith(":") and _marker(after.lstrip()) is not None
-        if line.endswith(":") or (ends_lead_in(line) and dash_led):  # a lead-in: quoted
-            # with its list, never alone (after a dash, only over a marked item)
+        after = text[lines[i + 1][0] : lines[i + 1][1]].lstrip() if i + 1 < len(lines) else ""
+        if line.endswith(":") or (ends_lead_in(line) and _marker(after) is not None):
+            # a lead-in: quoted with its list, never alone (a dash, over a marked item)
             lead = _sentences(text, start, end)
             first = lead[-1][0] if lead else start
             list_end = _list_after(lines, i, text)

@@ -181,8 +181,7 @@ def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     """Return the key terms of `question` that none of `texts` carries, in order,
     accents and in-word marks set aside on both sides (`folded`)."""
     joined = folded("\n".join(texts))
-    numbers = set(_NUMBER.findall(joined))
-    whole = range_numbers(joined)
+    numbers = set(_NUMBER.findall(joined)) | range_numbers(joined)
     present = set(words(joined))
     missing = []
     for term in key_terms(_IN_WORD_MARK.sub("", question)):
@@ -190,7 +189,7 @@ def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
         if _CODE.fullmatch(plain):
             carried = plain in present
         elif plain[0].isdigit():
-            carried = plain in numbers or plain in whole
+            carried = plain in numbers
         else:
             carried = carries(present, plain)
         if not carried:

@@ -91,6 +91,13 @@ def rule_stacks(
     return tuple(sorted(stacks, key=lambda grid: (-grid.box[3], grid.box[0])))
 
 
+def _stack(whole: TableGrid, rules: Sequence[Edge]) -> TableGrid:
+    """The part of the stack `whole` that `rules` (some of its rules, bottom to top)
+    make: as wide as `whole`, from its first rule to its last."""
+    x0, _, x1, _ = whole.box
+    return TableGrid((x0, rules[0][0], x1, rules[-1][0]), tuple(rules), ())
+
+
 def split_stack(stack: TableGrid) -> list[TableGrid]:
     """`stack` cut at its widest gap between two rules, when that gap is more than
     WIDE_GAP times the median gap: the parts with at least MIN_RULES rules (a page's
@@ -103,12 +110,7 @@ def split_stack(stack: TableGrid) -> list[TableGrid]:
     cut = 1 + max(range(len(gaps)), key=gaps.__getitem__)
     if gaps[cut - 1] <= WIDE_GAP * statistics.median(gaps):
         return []  # evenly spaced rules (a lined form): no part stands apart
-    x0, _, x1, _ = stack.box
-    return [
-        TableGrid((x0, part[0][0], x1, part[-1][0]), tuple(part), ())
-        for part in (rules[:cut], rules[cut:])
-        if len(part) >= MIN_RULES
-    ]
+    return [_stack(stack, part) for part in (rules[:cut], rules[cut:]) if len(part) >= MIN_RULES]
 
 
 def trimmed(stack: TableGrid) -> list[TableGrid]:
@@ -119,11 +121,7 @@ def trimmed(stack: TableGrid) -> list[TableGrid]:
     rules = sorted(stack.horizontal)
     if len(rules) <= MIN_RULES:
         return []
-    x0, _, x1, _ = stack.box
-    return [
-        TableGrid((x0, part[0][0], x1, part[-1][0]), tuple(part), ())
-        for part in (rules[1:], rules[:-1])
-    ]
+    return [_stack(stack, part) for part in (rules[1:], rules[:-1])]
 
 
 def _gutters(boxes: Sequence[CharBox], left: float, right: float, width: float) -> list[float]:
