@@ -505,3 +505,31 @@ def clauses_and_schedule_pdf() -> bytes:
             top -= 60
         draw.showPage()
     return _save(draw)
+
+
+NUMBERED_HEADINGS = ("7. Target species", "8. Dosage for each species")
+"""Headings of `numbered_headings_pdf`, bold at 12 points over an 11-point body."""
+BOLD_STEP = "1. Switch off the pump"
+"""A list item of `numbered_headings_pdf` set bold at the body's size."""
+
+
+def numbered_headings_pdf() -> bytes:
+    """One page: NUMBERED_HEADINGS in 12-point bold (under 1.15 times the 11-point
+    body), each over two body lines, then BOLD_STEP in 11-point bold over a body
+    line, as a procedure's first step is set."""
+    draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
+    draw.setTitle("Package leaflet")
+    top = 720
+    for heading in NUMBERED_HEADINGS:
+        draw.setFont("Helvetica-Bold", 12)
+        draw.drawString(72, top, heading)
+        draw.setFont("Helvetica", 11)
+        draw.drawString(72, top - 20, f"Text under {heading[3:].lower()} explains what it covers,")
+        draw.drawString(72, top - 34, "and a second line of the same paragraph ends it here.")
+        top -= 80
+    draw.setFont("Helvetica-Bold", 11)
+    draw.drawString(72, top, BOLD_STEP)
+    draw.setFont("Helvetica", 11)
+    draw.drawString(72, top - 16, "before the line is disconnected from the patient.")
+    draw.showPage()
+    return _save(draw)

@@ -20,3 +20,14 @@ def test_a_close_call_says_so_with_figures_that_differ() -> None:
     (notice,) = refusal_notices(info)
     assert notice.startswith("Close call: the best match (0.531) is just below")
     assert "(0.534)" in notice
+
+
+def test_a_refusal_on_the_automatic_threshold_never_reads_as_equal_figures() -> None:
+    """0.608 below 0.6139 once read "0.61 is below a threshold (0.61)"; the figures
+    carry as many decimals as it takes to differ."""
+    info = RetrievalInfo("hybrid", 0.608, "cosine:m", 0.6139, "automatic")
+    (notice,) = refusal_notices(info)
+    assert "best match (0.608) is below a threshold (0.614)" in notice
+    close = RetrievalInfo("hybrid", 0.61391, "cosine:m", 0.61394, "calibrated")
+    (notice,) = refusal_notices(close)
+    assert "(0.61391) is just below the refusal threshold (0.61394)" in notice

@@ -151,26 +151,37 @@ def refusal_notices(info: RetrievalInfo) -> list[str]:
             )
         return notices
     gap = info.evidence - info.threshold
+    evidence, threshold = _distinct_figures(info.evidence, info.threshold)
     if info.below_threshold and info.threshold_source == "automatic":
         notices.append(
-            f"Refused because the best match ({info.evidence:.2f}) is below a threshold "
-            f"({info.threshold:.2f}) estimated automatically from off-topic questions; "
+            f"Refused because the best match ({evidence}) is below a threshold "
+            f"({threshold}) estimated automatically from off-topic questions; "
             "the index was not calibrated with questions about its own documents "
             "(`quoteproof calibrate QUESTIONS.jsonl`, answerable questions and not, "
             "fits the threshold to them)."
         )
     elif info.below_threshold and -gap < CLOSE_CALL:
         notices.append(
-            f"Close call: the best match ({info.evidence:.3f}) is just below the refusal "
-            f"threshold ({info.threshold:.3f}); the documents may still answer a rephrased "
+            f"Close call: the best match ({evidence}) is just below the refusal "
+            f"threshold ({threshold}); the documents may still answer a rephrased "
             "question."
         )
     elif not info.below_threshold and gap < CLOSE_CALL:
         notices.append(
-            f"Close call: the best match ({info.evidence:.3f}) is just above the refusal "
-            f"threshold ({info.threshold:.3f}); check that the quotes answer the question."
+            f"Close call: the best match ({evidence}) is just above the refusal "
+            f"threshold ({threshold}); check that the quotes answer the question."
         )
     return notices
+
+
+def _distinct_figures(evidence: float, threshold: float) -> tuple[str, str]:
+    """`evidence` and `threshold` written with three decimals, or as many more (up
+    to six) as it takes for unequal values to read unequal: a notice never says
+    that 0.614 is below 0.614."""
+    decimals = 3
+    while decimals < 6 and f"{evidence:.{decimals}f}" == f"{threshold:.{decimals}f}":
+        decimals += 1
+    return f"{evidence:.{decimals}f}", f"{threshold:.{decimals}f}"
 
 
 def source_infos(hits: Sequence[Hit]) -> tuple[SourceInfo, ...]:
