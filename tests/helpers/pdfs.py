@@ -533,3 +533,34 @@ def numbered_headings_pdf() -> bytes:
     draw.drawString(72, top - 16, "before the line is disconnected from the patient.")
     draw.showPage()
     return _save(draw)
+
+
+DOSE_ROWS = (
+    ("Body weight", "Initial dose (4 mg/kg)", "Maintenance dose (2 mg/kg)"),
+    ("5.0 to 8.0 kg", "1/2 tablet", "1/4 tablet"),
+    ("8.1 to 15.0 kg", "1 tablet", "1/2 tablet"),
+    ("15.1 to 22.0 kg", "1 1/2 tablets", "3/4 tablet"),
+)
+"""A dose table whose first row names its columns in the body's font."""
+DAY_ROWS = (("Loading", "200 mg"), ("Day 2", "100 mg"), ("Day 3", "100 mg"))
+"""A table without a header row: its first row holds a dose."""
+
+
+def plain_header_tables_pdf() -> bytes:
+    """One page: `DOSE_ROWS` and `DAY_ROWS` as fully ruled tables in one font (the dose
+    table's first row set apart by a grey background only, as a word processor's
+    header style often is)."""
+    buffer = io.BytesIO()
+    grid = [("GRID", (0, 0), (-1, -1), 0.5, colors.black)]
+    dose = Table([list(row) for row in DOSE_ROWS])
+    dose.setStyle(TableStyle([*grid, ("BACKGROUND", (0, 0), (-1, 0), colors.lightgrey)]))
+    days = Table([list(row) for row in DAY_ROWS])
+    days.setStyle(TableStyle(grid))
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, Spacer
+
+    body = getSampleStyleSheet()["BodyText"]
+    story = [Paragraph("Give the dose for the dog's weight.", body), dose, Spacer(1, 24)]
+    story += [Paragraph("Doses by day.", body), days]
+    SimpleDocTemplate(buffer, pagesize=letter).build(story)
+    return buffer.getvalue()

@@ -255,6 +255,28 @@ def _bold_header(rows: Sequence[CellRow]) -> bool:
     return bold(cells[0]) and not any(bold(row) for row in cells[1:])
 
 
+_VALUE = re.compile(r"[<>≤≥~±$€£+-]?\s*\d")
+"""Text that starts with a value: a number, maybe after a comparison or a currency."""
+
+
+def _values_under_names(rows: Sequence[CellRow]) -> bool:
+    """Whether the first of a table's rows (spanning rows left out) is its header by
+    what it holds: none of its cells starts with a value (`_VALUE`), and in some column
+    every later row's cell does, two later rows at least (a column of values under
+    its name: "Body weight" over "5.0 to 8.0 kg", "8.1 to 15.0 kg")."""
+    cells = [
+        [" ".join(piece.text for piece in cell).strip() for cell in row.cells]
+        for row in rows
+        if not row.spanning and any(row.cells)
+    ]
+    if len(cells) < 3 or any(_VALUE.match(cell) for cell in cells[0]):
+        return False
+    return any(
+        name and all(column < len(row) and _VALUE.match(row[column]) for row in cells[1:])
+        for column, name in enumerate(cells[0])
+    )
+
+
 def table_pieces(
     rows: Sequence[CellRow], words: WordSet
 ) -> tuple[list[Piece], tuple[TableRow, ...]]:
@@ -265,11 +287,11 @@ def table_pieces(
     cells by `CELL_SEPARATOR` (`blocks.row_line`), rows by "\n"; a row with no text is
     left out. A spanning row (title, notes, section label) is a line of the block
     but no table row. The first table row is the header only when the font says so
-    (`_bold_header`).
+    (`_bold_header`) or its cells name columns of values (`_values_under_names`).
     """
     out: list[Piece] = []
     table: list[TableRow] = []
-    header = _bold_header(rows)
+    header = _bold_header(rows) or _values_under_names(rows)
     length = 0
     for row in rows:
         cells = [
