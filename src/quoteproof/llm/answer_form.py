@@ -110,6 +110,14 @@ _CAUSE_QUESTION = re.compile(
     r"\brisk factors?\b|\breasons?\b",
     re.IGNORECASE,
 )
+_EFFECT_QUESTION = re.compile(
+    r"^\s*(?:what|which)\b[^?]*?\b(?:can|could|does|do|did|may|might|will|would)"
+    r"(?:\s+[\w'-]+){1,6}?\s+cause\b|"
+    r"^\s*(?:what|which)\b[^?]*?\b(?:is|are|was|were|can be|may be)\s+caused by\b",
+    re.IGNORECASE,
+)
+"""A question about what something causes, its effects: "What side effects can this
+medicine cause?", "Which cases are caused by diabetes?" (not "What can cause X?")."""
 
 _DEFINITION_QUESTION = re.compile(
     r"^\s*what (?:is|are)(?: an?| the)? (?P<subject>[^?]{2,80}?)\s*\??\s*$|"
@@ -314,8 +322,13 @@ def _definition_subject(question: str) -> str | None:
 
 def _asks_cause(question: str) -> bool:
     """True when `question` asks for a cause ("why", "what causes", risk factors),
-    not whether something causes something (a yes/no question: "Does X cause Y?")."""
-    return _CAUSE_QUESTION.search(question) is not None and not _opens_with_verb(question)
+    not whether something causes something (a yes/no question: "Does X cause Y?")
+    nor what it causes (`_EFFECT_QUESTION`: "What side effects can it cause?")."""
+    return (
+        _CAUSE_QUESTION.search(question) is not None
+        and not _opens_with_verb(question)
+        and _EFFECT_QUESTION.search(question) is None
+    )
 
 
 _ASKS: tuple[tuple[AnswerKind, Callable[[str], object]], ...] = (
