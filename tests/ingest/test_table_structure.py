@@ -210,9 +210,11 @@ def test_pdf_section_row_is_text_of_the_one_table_but_no_row() -> None:
     assert f"{' | '.join(ROWS[1])}\nNervous system disorders\n{' | '.join(ROWS[2])}" in doc.text
 
 
-def test_pdf_first_row_is_the_header_only_when_bold_above_a_plain_body() -> None:
+def test_pdf_first_row_in_the_body_font_is_the_header_when_it_names_columns_of_values() -> None:
+    """Not bold, but "ELIQUIS N=9088 n (%)" stands over "327 (2.13)", "52 (0.33)", ...
+    (a first row that holds a value is no header: `test_pdf.py`)."""
     doc = parse_pdf(table_pdf(bold_header=False), "eliquis.pdf")
-    assert cell_texts(doc) == [[(False, row) for row in (COLUMNS, *ROWS)]]
+    assert cell_texts(doc) == EXPECTED
 
 
 def test_pdf_table_with_a_merged_cell_keeps_no_structure() -> None:
