@@ -94,15 +94,12 @@ class RefusalPolicy:
             save_calibration(self.store, estimate)
         return estimate
 
-    def _evidence(self, question: str) -> tuple[float | None, str, bool]:
-        """`question`'s evidence and its kind as an answer is judged on, and whether
-        the key-term screens (`_missing`) refuse it."""
+    def _evidence(self, question: str) -> tuple[float | None, str]:
         retrieved = self._retriever().search(
             well_formed(question), SPARE_HITS * DEFAULT_ASK_TOP_K, None
         )
-        sources = self.answer_sources(retrieved, DEFAULT_ASK_TOP_K)
-        info = self.evidence(question, sources)
-        return info.evidence, info.evidence_kind or "", bool(_missing(question, sources))
+        info = self.evidence(question, self.answer_sources(retrieved, DEFAULT_ASK_TOP_K))
+        return info.evidence, info.evidence_kind or ""
 
     def evidence(self, question: str, retrieval: Retrieval) -> RetrievalInfo:
         """`retrieval.info` with the evidence `question` is judged on: with dense
@@ -187,17 +184,9 @@ class RefusalPolicy:
             )
         if chosen is not None and chosen.evidence_kind == info.evidence_kind:
             info = replace(info, threshold=chosen.threshold, threshold_source=chosen.source)
-        return replace(info, missing_terms=_missing(question, retrieval))
-
-
-def _missing(question: str, retrieval: Retrieval) -> tuple[str, ...]:
-    """What `question` names that no retrieved source carries: its key terms
-    (`key_terms.missing_terms`), the population it asks about when the sources name
-    only others, the measure it asks for when none states one, and the months of a
-    year it names that no source spans (see `RefusalPolicy.check`)."""
-    texts = [f"{hit.chunk.label}\n{hit.chunk.text}" for hit in retrieval.hits]
-    months = missing_months(question, texts)
-    said = {word.lower() for month in months for word in month.split()}
-    missing = tuple(term for term in missing_terms(question, texts) if term not in said)
-    missing += missing_populations(question, texts) + missing_measures(question, texts)
-    return missing + months
+        texts = [f"{hit.chunk.label}\n{hit.chunk.text}" for hit in retrieval.hits]
+        months = missing_months(question, texts)
+        said = {word.lower() for month in months for word in month.split()}
+        missing = tuple(term for term in missing_terms(question, texts) if term not in said)
+        missing += missing_populations(question, texts) + missing_measures(question, texts)
+        return replace(info, missing_terms=missing + months)

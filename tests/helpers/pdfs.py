@@ -507,34 +507,6 @@ def clauses_and_schedule_pdf() -> bytes:
     return _save(draw)
 
 
-NUMBERED_HEADINGS = ("7. Target species", "8. Dosage for each species")
-"""Headings of `numbered_headings_pdf`, bold at 12 points over an 11-point body."""
-BOLD_STEP = "1. Switch off the pump"
-"""A list item of `numbered_headings_pdf` set bold at the body's size."""
-
-
-def numbered_headings_pdf() -> bytes:
-    """One page: NUMBERED_HEADINGS in 12-point bold (under 1.15 times the 11-point
-    body), each over two body lines, then BOLD_STEP in 11-point bold over a body
-    line, as a procedure's first step is set."""
-    draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
-    draw.setTitle("Package leaflet")
-    top = 720
-    for heading in NUMBERED_HEADINGS:
-        draw.setFont("Helvetica-Bold", 12)
-        draw.drawString(72, top, heading)
-        draw.setFont("Helvetica", 11)
-        draw.drawString(72, top - 20, f"Text under {heading[3:].lower()} explains what it covers,")
-        draw.drawString(72, top - 34, "and a second line of the same paragraph ends it here.")
-        top -= 80
-    draw.setFont("Helvetica-Bold", 11)
-    draw.drawString(72, top, BOLD_STEP)
-    draw.setFont("Helvetica", 11)
-    draw.drawString(72, top - 16, "before the line is disconnected from the patient.")
-    draw.showPage()
-    return _save(draw)
-
-
 DOSE_ROWS = (
     ("Body weight", "Initial dose (4 mg/kg)", "Maintenance dose (2 mg/kg)"),
     ("5.0 to 8.0 kg", "1/2 tablet", "1/4 tablet"),
@@ -542,25 +514,35 @@ DOSE_ROWS = (
     ("15.1 to 22.0 kg", "1 1/2 tablets", "3/4 tablet"),
 )
 """A dose table whose first row names its columns in the body's font."""
-DAY_ROWS = (("Loading", "200 mg"), ("Day 2", "100 mg"), ("Day 3", "100 mg"))
-"""A table without a header row: its first row holds a dose."""
+HEADERLESS_TABLES = (
+    (("Loading", "200 mg"), ("Day 2", "100 mg"), ("Day 3", "100 mg")),
+    (
+        ("Days 1 to 3", "Half a tablet twice daily"),
+        ("Days 4 to 7", "1 tablet twice daily"),
+        ("Day 8 onward", "2 tablets once daily"),
+    ),
+    (("Active substance", "Carprofen"), ("Strength", "50 mg"), ("Pack size", "10 tablets")),
+)
+"""Tables without a header row: a first row that holds a dose, a schedule whose later
+rows start with a value in one column, a label's names and values."""
 
 
 def plain_header_tables_pdf() -> bytes:
-    """One page: `DOSE_ROWS` and `DAY_ROWS` as fully ruled tables in one font (the dose
-    table's first row set apart by a grey background only, as a word processor's
-    header style often is)."""
+    """One page: `DOSE_ROWS` and each of `HEADERLESS_TABLES` as fully ruled tables in
+    one font (the dose table's first row set apart by a grey background only, as a
+    word processor's header style often is)."""
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, Spacer
+
     buffer = io.BytesIO()
     grid = [("GRID", (0, 0), (-1, -1), 0.5, colors.black)]
     dose = Table([list(row) for row in DOSE_ROWS])
     dose.setStyle(TableStyle([*grid, ("BACKGROUND", (0, 0), (-1, 0), colors.lightgrey)]))
-    days = Table([list(row) for row in DAY_ROWS])
-    days.setStyle(TableStyle(grid))
-    from reportlab.lib.styles import getSampleStyleSheet
-    from reportlab.platypus import Paragraph, Spacer
-
     body = getSampleStyleSheet()["BodyText"]
     story = [Paragraph("Give the dose for the dog's weight.", body), dose, Spacer(1, 24)]
-    story += [Paragraph("Doses by day.", body), days]
+    for rows in HEADERLESS_TABLES:
+        table = Table([list(row) for row in rows])
+        table.setStyle(TableStyle(grid))
+        story += [Paragraph("As follows.", body), table, Spacer(1, 24)]
     SimpleDocTemplate(buffer, pagesize=letter).build(story)
     return buffer.getvalue()

@@ -607,9 +607,13 @@ def test_a_note_printed_up_the_margin_of_every_page_is_furniture() -> None:
 def test_a_row_naming_columns_of_values_heads_its_table_in_any_font() -> None:
     """A dose table whose header row was set apart by a grey background only had no
     header, so a question about the dose was answered with that row alone; a first
-    row that holds a dose is no header."""
+    row that holds a dose, a schedule's first day and a label's first name and value
+    are no header."""
     document = parse_pdf(build.plain_header_tables_pdf(), "doses.pdf")
-    dose, days = document.tables
+    dose, *others = document.tables
     assert [document.text[a:b] for a, b in dose.rows[0].cells] == list(build.DOSE_ROWS[0])
     assert [row.header for row in dose.rows] == [True, False, False, False]
-    assert not any(row.header for row in days.rows)
+    assert len(others) == len(build.HEADERLESS_TABLES)
+    for table, rows in zip(others, build.HEADERLESS_TABLES, strict=True):
+        assert [document.text[a:b] for a, b in table.rows[0].cells] == list(rows[0])
+        assert not any(row.header for row in table.rows)

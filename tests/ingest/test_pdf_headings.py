@@ -105,13 +105,3 @@ def section_of_block(document: ParsedDocument, needle: str) -> tuple[str, ...]:
     start = document.text.index(needle)
     (block,) = [b for b in document.blocks if b.start <= start < b.end]
     return block.section
-
-
-def test_numbered_bold_headings_a_little_larger_than_the_body_are_headings() -> None:
-    """A leaflet's "8. Dosage for each species" in 12-point bold over 11-point text was
-    read as a list item, so every chunk of the leaflet stood under its title; a bold
-    step at the body's size stays a list item."""
-    document = parse_pdf(build.numbered_headings_pdf(), "leaflet.pdf")
-    assert headings(document) == list(build.NUMBERED_HEADINGS)
-    assert section_of_block(document, "Text under dosage")[-1] == build.NUMBERED_HEADINGS[1]
-    assert build.BOLD_STEP not in headings(document)

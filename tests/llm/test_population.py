@@ -29,10 +29,6 @@ from quoteproof.llm.population import about_another_population, missing_populati
         ("a ratio of 1 full-time equivalent (FTE) per 250 beds", set()),
         ("Patients with renal impairment", set()),
         ("the childish handwriting of the kidney report", set()),  # whole words only
-        ("Do not use in cats or in pregnant bitches.", {"cats", "dogs", "pregnancy"}),
-        ("Foals and mares; cows and heifers", {"horses", "cattle"}),
-        ("A CAT scan of the calf showed a bull's-eye rash.", set()),  # no species here
-        ("after swine flu or bovine TB", set()),
     ],
 )
 def test_populations_named(text: str, named: set[str]) -> None:
@@ -51,19 +47,6 @@ def test_another_population_only_when_both_name_one_and_they_differ() -> None:
     assert about_another_population(part_time, "Full-time staff get 28 days.")
     assert not about_another_population(part_time, "Adults get 28 days.")
     assert missing_populations("What is the dose for children?", ["Full-time staff."]) == ()
-
-
-def test_a_species_is_compared_with_species_only() -> None:
-    """A carprofen leaflet for dogs answered "What dose should a horse get?" with the
-    dog's dose; a question about a species the sources never treat is refused, and
-    species are not compared with patients' ages."""
-    leaflet = ["An initial dose of 4 mg carprofen per kg for dogs.", "Do not use in cats."]
-    assert missing_populations("What dose should a horse with lameness get?", leaflet) == ("horse",)
-    assert missing_populations("Can I give it to my puppy?", leaflet) == ()
-    horse = populations("What dose should a horse get?")
-    assert about_another_population(horse, "4 mg per kg for dogs")
-    assert not about_another_population(horse, "The dose in adults is 400 mg.")
-    assert not about_another_population(populations("the dose for adults"), "for dogs")
 
 
 def test_missing_populations_in_the_question_s_own_words() -> None:

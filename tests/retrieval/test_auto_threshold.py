@@ -20,7 +20,7 @@ from quoteproof.retrieval.auto_threshold import (
 def test_threshold_sits_a_margin_above_the_best_used_probe() -> None:
     scores = {question: i / 100 for i, (_, question) in enumerate(offtopic_probes())}
     covered = {names[0] for names, _ in offtopic_probes()[-5:]}  # the best-scoring five
-    estimate = estimate_threshold(lambda q: (scores[q], "kind", False), covered.__contains__, "fp")
+    estimate = estimate_threshold(lambda q: (scores[q], "kind"), covered.__contains__, "fp")
     assert estimate is not None
     used = len(offtopic_probes()) - 5
     assert estimate.threshold == pytest.approx((used - 1) / 100 + MARGIN)
@@ -31,7 +31,7 @@ def test_threshold_sits_a_margin_above_the_best_used_probe() -> None:
 
 def test_no_threshold_when_the_index_covers_almost_every_probe_topic() -> None:
     keep = {names[0] for names, _ in offtopic_probes()[: MIN_PROBES - 1]}
-    assert estimate_threshold(lambda q: (0.1, "k", False), lambda t: t not in keep, "fp") is None
+    assert estimate_threshold(lambda q: (0.1, "k"), lambda t: t not in keep, "fp") is None
 
 
 def test_a_probe_far_above_every_other_is_set_aside() -> None:
@@ -41,7 +41,7 @@ def test_a_probe_far_above_every_other_is_set_aside() -> None:
     scores = dict.fromkeys(questions, 0.2) | {questions[0]: 0.3, questions[1]: 0.52}
 
     def threshold(kind: str = "cosine+sentence:m") -> float:
-        estimate = estimate_threshold(lambda q: (scores[q], kind, False), lambda t: False, "fp")
+        estimate = estimate_threshold(lambda q: (scores[q], kind), lambda t: False, "fp")
         assert estimate is not None
         return estimate.threshold
 
@@ -60,25 +60,9 @@ def test_a_probe_is_not_used_when_the_index_holds_its_topic_under_another_name()
     question = "What is the maximum daily dose of acetaminophen?"
     assert question in {q for _, q in offtopic_probes()}
     scores = {q: 0.9 if q == question else 0.3 for _, q in offtopic_probes()}
-    estimate = estimate_threshold(lambda q: (scores[q], "k", False), "paracetamol".__eq__, "fp")
+    estimate = estimate_threshold(lambda q: (scores[q], "k"), "paracetamol".__eq__, "fp")
     assert estimate is not None  # a leaflet on paracetamol answers the acetaminophen probe
     assert estimate.threshold == pytest.approx(0.3 + MARGIN)
-    assert estimate.unanswerable == len(offtopic_probes()) - 1
-
-
-def test_a_probe_the_key_term_screen_refuses_does_not_set_the_threshold() -> None:
-    """Over a carprofen leaflet for dogs the acetaminophen probe scored 0.56, far above
-    every other, and the threshold over it refused most of the leaflet's own
-    questions; no passage carries 'acetaminophen', so the probe is refused anyway."""
-    question = "What is the maximum daily dose of acetaminophen?"
-    scores = {q: 0.56 if q == question else 0.4 for _, q in offtopic_probes()}
-
-    def evidence(q: str) -> tuple[float, str, bool]:
-        return scores[q], "cosine+sentence:m", q == question
-
-    estimate = estimate_threshold(evidence, lambda t: False, "fp")
-    assert estimate is not None
-    assert estimate.threshold == pytest.approx(0.4 + MARGIN)
     assert estimate.unanswerable == len(offtopic_probes()) - 1
 
 

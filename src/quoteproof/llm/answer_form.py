@@ -111,13 +111,15 @@ _CAUSE_QUESTION = re.compile(
     re.IGNORECASE,
 )
 _EFFECT_QUESTION = re.compile(
-    r"^\s*(?:what|which)\b[^?]*?\b(?:can|could|does|do|did|may|might|will|would)"
-    r"(?:\s+[\w'-]+){1,6}?\s+cause\b|"
+    r"^\s*(?:what|which)\b[^?]*?\b(?:can|could|does|do|did|may|might|will|would)\b"
+    r"[^?]*?\bcause\s*(?:\?|$|(?:in|for|to|with|after|during|among|when|if|at|over)\b)|"
     r"^\s*(?:what|which)\b[^?]*?\b(?:is|are|was|were|can be|may be)\s+caused by\b",
     re.IGNORECASE,
 )
 """A question about what something causes, its effects: "What side effects can this
-medicine cause?", "Which cases are caused by diabetes?" (not "What can cause X?")."""
+medicine cause (in dogs)?", "Which cases are caused by diabetes?"; "cause" with no
+object after it. "What can (sometimes) cause chest pain?" names what is caused, and
+asks for a cause."""
 
 _DEFINITION_QUESTION = re.compile(
     r"^\s*what (?:is|are)(?: an?| the)? (?P<subject>[^?]{2,80}?)\s*\??\s*$|"

@@ -1,7 +1,6 @@
 """Who a passage is about: the patient populations a text names (children, adults,
-older adults, pregnancy, breastfeeding), the animal species a veterinary text treats
-(dogs, cats, horses, ...) and the working patterns of staff (full-time, part-time), so
-that a question about one is not answered by a passage about another.
+older adults, pregnancy, breastfeeding) and the working patterns of staff (full-time,
+part-time), so that a question about one is not answered by a passage about another.
 
 A drug label gives an adult dose and a pediatric dose in sentences that share every
 other word; "What is the dose for children?" answered with "The recommended dosage
@@ -45,34 +44,10 @@ policy gives full-time staff's leave and part-time staff's in sentences as alike
 label's adult and pediatric doses; "full-time equivalent" is a measure of staffing,
 not a working pattern."""
 
-_SPECIES_WORDS = {
-    "dogs": ("dogs?", "pupp(?:y|ies)", "bitch(?:es)?"),
-    "cats": ("cats?", "kittens?"),
-    "horses": ("horses?", "foals?", "pon(?:y|ies)", "mares?"),
-    "cattle": ("cattle", "cows?", "heifers?"),
-    "pigs": ("pigs?", "piglets?"),
-    "sheep": ("sheep", "lambs?", "ewes?"),
-    "goats": ("goats?",),
-    "rabbits": ("rabbits?",),
-    "poultry": ("poultry", "chickens?", "hens?"),
-}
-_POPULATIONS.update(
-    {
-        name: re.compile(r"\b(?:" + "|".join(f"(?i:{w[0]}){w[1:]}" for w in words) + r")\b")
-        for name, words in _SPECIES_WORDS.items()
-    }
-)
-"""The animal species a veterinary leaflet names: its dose for dogs is no answer to
-"the dose for a horse". Only the first letter may be a capital ("Cats", not "CAT" of a
-CAT scan); words that also name a body part or an illness ("calf", "bull's-eye",
-"swine flu", "bovine") are left out."""
-
 _WORKING_PATTERNS = frozenset({"full-time", "part-time"})
-_SPECIES = frozenset(_SPECIES_WORDS)
-_KINDS = (frozenset(_POPULATIONS) - _WORKING_PATTERNS - _SPECIES, _WORKING_PATTERNS, _SPECIES)
+_KINDS = (frozenset(_POPULATIONS) - _WORKING_PATTERNS, _WORKING_PATTERNS)
 """Populations are compared within a kind: a passage on full-time staff is about
-another population than part-time staff, not than children, and one on dogs is about
-another species than cats, not than adults."""
+another population than part-time staff, not than children."""
 
 
 def populations(text: str) -> frozenset[str]:

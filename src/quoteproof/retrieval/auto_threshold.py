@@ -2,19 +2,15 @@
 
 Bundled off-topic questions (`offtopic_probes.txt`) are asked of the index's own
 retrieval; each probe is used only when its topic occurs nowhere in the index under
-any of its names (a leaflet on paracetamol answers the probe on acetaminophen), and
-only when the refusal's other screens let it through: a probe refused because no
-retrieved passage carries one of its key terms ("acetaminophen" over a carprofen
-leaflet for dogs) is refused whatever the threshold, so it says nothing about where
-the threshold must stand, and setting the threshold above it refused two thirds of the
-leaflet's own questions. The threshold sits MARGIN above the best evidence any used
-probe reached, so that a question must match the documents better than any off-topic
-question did. On the cosine scale (dense evidence; a reranker's scores have a scale of
-their own), the one probe whose evidence stands more than OUTLIER_GAP above that of
-every other is set aside first: the index covers its topic in other words ("How do I
-reset my router password?" over an IT helpdesk's page on resetting passwords), so it
-is no off-topic question there, and it would lift the threshold over the index's own
-answerable questions.
+any of its names (a leaflet on paracetamol answers the probe on acetaminophen).
+The threshold sits MARGIN above the best evidence any used probe reached, so that a
+question must match the documents better than any off-topic question did. On the
+cosine scale (dense evidence; a reranker's scores have a scale of their own), the one
+probe whose evidence stands more than OUTLIER_GAP above that of every other is set
+aside first: the index covers its topic in other words ("How do I reset my router
+password?" over an IT helpdesk's page on resetting passwords), so it is no off-topic
+question there, and it would lift the threshold over the index's own answerable
+questions.
 
 Probes made from the corpus itself (keyword queries from its sentences, its
 headings) were tried as the answerable side and left out: their evidence fell below
@@ -40,10 +36,8 @@ MARGIN = 0.05
 MIN_PROBES = 10
 OUTLIER_GAP = 0.1
 
-Evidence = tuple[float | None, str, bool]
-"""A probe's retrieval evidence (None when nothing was retrieved), its kind, and
-whether the refusal's other screens refuse it (a key term no retrieved passage
-carries)."""
+Evidence = tuple[float | None, str]
+"""A probe's retrieval evidence (None when nothing was retrieved) and its kind."""
 
 
 @cache
@@ -72,7 +66,7 @@ def corpus_fingerprint(store: Store) -> str:
         digest.update(f"{doc.doc_id}:{doc.version}:{doc.sha256}\n".encode())
     space = store.embedding_space()
     digest.update(f"space:{space.model if space else ''}\n".encode())
-    digest.update(f"rule:{MARGIN}:{OUTLIER_GAP}:unscreened\n".encode())
+    digest.update(f"rule:{MARGIN}:{OUTLIER_GAP}\n".encode())
     digest.update(_probe_file().encode())
     return digest.hexdigest()
 
@@ -83,17 +77,16 @@ def estimate_threshold(
     fingerprint: str,
 ) -> Calibration | None:
     """Return the automatic threshold from the off-topic probes none of whose topic
-    names the index `covers` and that `evidence_of(question)` finds unscreened, each
-    scored by its evidence, but for one that stands out (`OUTLIER_GAP`, cosine
-    evidence only); None when fewer than MIN_PROBES are usable (an index that covers
-    almost every topic)."""
+    names the index `covers`, each scored by `evidence_of(question)`, but for one
+    that stands out (`OUTLIER_GAP`, cosine evidence only); None when fewer than
+    MIN_PROBES are usable (an index that covers almost every topic)."""
     scores: list[float] = []
     kind = ""
     for names, question in offtopic_probes():
         if any(covers(name) for name in names):
             continue
-        evidence, kind, screened = evidence_of(question)
-        if evidence is not None and not screened:
+        evidence, kind = evidence_of(question)
+        if evidence is not None:
             scores.append(evidence)
     if len(scores) < MIN_PROBES:
         return None

@@ -189,20 +189,10 @@ class _FontProfile:
             cue = _COLORED
         if key >= self.large_from:
             return (key, cue)
-        if cue == _PLAIN or (is_list_start(text) and not self._numbered_heading(line, cue)):
+        if cue == _PLAIN or is_list_start(text):
             return None
         floor = MIN_BOLD_HEADING_RATIO * self.body_size if cue == _BOLD else self.body_size - 0.5
         return (key, cue) if key >= floor else None
-
-    def _numbered_heading(self, line: PdfLine, cue: int) -> bool:
-        """Whether a line that starts like a numbered list item ("8. Dosage") is set
-        bold in a font larger than the body's: a numbered heading, where a bold list
-        item keeps the body size."""
-        return (
-            cue == _BOLD
-            and size_key(line.size) > self.body_size
-            and (_NUMBERING.match(line.text.strip() + " ") is not None)
-        )
 
     def _stands_out(self, color: int | None) -> bool:
         if color is None or self.body_color is None:

@@ -261,9 +261,12 @@ _VALUE = re.compile(r"[<>≤≥~±$€£+-]?\s*\d")
 
 def _values_under_names(rows: Sequence[CellRow]) -> bool:
     """Whether the first of a table's rows (spanning rows left out) is its header by
-    what it holds: none of its cells starts with a value (`_VALUE`), and in some column
-    every later row's cell does, two later rows at least (a column of values under
-    its name: "Body weight" over "5.0 to 8.0 kg", "8.1 to 15.0 kg")."""
+    what it holds: none of its cells starts with a value (`_VALUE`), and in two
+    columns or more every later row's cell does, two later rows at least (columns of
+    values under their names: "Initial dose" and "Maintenance dose" over "1 tablet",
+    "1/2 tablet"; a schedule's "Days 1 to 3 | Half a tablet" over "Day 4 | 1 tablet", a
+    label's "Active substance | Carprofen" over "Strength | 50 mg", has one such
+    column, and its first row is a row of the body)."""
     cells = [
         [" ".join(piece.text for piece in cell).strip() for cell in row.cells]
         for row in rows
@@ -271,10 +274,12 @@ def _values_under_names(rows: Sequence[CellRow]) -> bool:
     ]
     if len(cells) < 3 or any(_VALUE.match(cell) for cell in cells[0]):
         return False
-    return any(
-        name and all(column < len(row) and _VALUE.match(row[column]) for row in cells[1:])
+    valued = [
+        column
         for column, name in enumerate(cells[0])
-    )
+        if name and all(column < len(row) and _VALUE.match(row[column]) for row in cells[1:])
+    ]
+    return len(valued) >= 2
 
 
 def table_pieces(
