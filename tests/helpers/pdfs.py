@@ -546,3 +546,44 @@ def plain_header_tables_pdf() -> bytes:
         story += [Paragraph("As follows.", body), table, Spacer(1, 24)]
     SimpleDocTemplate(buffer, pagesize=letter).build(story)
     return buffer.getvalue()
+
+
+STEPS = ("Stop the transfusion at once.", "Keep the line open with saline.")
+"""The items of `steps_and_wrapped_table_pdf`'s numbered list."""
+AFTER_STEPS = (
+    "A rise in temperature of less than 1.5 degrees with no other sign is a mild reaction, and "
+    "the transfusion may start again at a slower rate once a doctor agrees."
+)
+"""The paragraph right after the list, at the margin and the list's line pitch."""
+COMPONENT_ROWS = (
+    ("Component", "Storage", "Rate"),
+    ("Red cells", "2 to 6 degrees in a monitored refrigerator", "90 to 120 minutes"),
+    ("Fresh frozen plasma", "Thawed, then 2 to 6 degrees for up to 24 hours", "10 to 20 mL/kg"),
+)
+"""A ruled table whose first column is so narrow that "Fresh frozen plasma" wraps."""
+
+
+def steps_and_wrapped_table_pdf() -> bytes:
+    """One page: a numbered list of `STEPS` with `AFTER_STEPS` right under it, then
+    `COMPONENT_ROWS` as a fully ruled table whose first and second columns wrap
+    their longer cells onto a second line."""
+    from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+    from reportlab.platypus import ListFlowable, ListItem, Paragraph, Spacer
+
+    buffer = io.BytesIO()
+    body = getSampleStyleSheet()["BodyText"]
+    cell = ParagraphStyle("cell", parent=body, fontSize=9, leading=11)
+    steps = ListFlowable(
+        [ListItem(Paragraph(step, body), leftIndent=14) for step in STEPS],
+        bulletType="1",
+        leftIndent=16,
+    )
+    table = Table(
+        [[Paragraph(text, cell) for text in row] for row in COMPONENT_ROWS],
+        colWidths=[60, 140, 110],
+    )
+    table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+    story = [Paragraph("If a reaction is suspected, take these steps:", body), steps]
+    story += [Paragraph(AFTER_STEPS, body), Spacer(1, 18), table]
+    SimpleDocTemplate(buffer, pagesize=letter).build(story)
+    return buffer.getvalue()

@@ -617,3 +617,16 @@ def test_a_row_naming_columns_of_values_heads_its_table_in_any_font() -> None:
     for table, rows in zip(others, build.HEADERLESS_TABLES, strict=True):
         assert [document.text[a:b] for a, b in table.rows[0].cells] == list(rows[0])
         assert not any(row.header for row in table.rows)
+
+
+def test_a_short_last_item_ends_before_the_paragraph_under_it() -> None:
+    """A numbered list's last step ran into the paragraph after it (one block of 168
+    words quoted for "what is the first thing to do"); a ruled table whose first
+    column wraps a name ("Fresh frozen" / "plasma") lost its cells."""
+    document = parse_pdf(build.steps_and_wrapped_table_pdf(), "procedure.pdf")
+    paragraphs = block_texts(document, "paragraph")
+    assert any(p.endswith(build.STEPS[-1]) for p in paragraphs)
+    assert build.AFTER_STEPS in paragraphs
+    (table,) = document.tables
+    cells = [[document.text[a:b] for a, b in row.cells] for row in table.rows]
+    assert cells == [list(row) for row in build.COMPONENT_ROWS]

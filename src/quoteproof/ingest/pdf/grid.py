@@ -15,7 +15,8 @@ ruling cuts through a word, when a column is empty, when a line outside the tabl
 reaches into it, or when a row's first cell holds several
 lines and so does another cell of the row at the same heights (several rows of
 text between two rulings, or cells wrapped alike: the two cannot be told apart),
-unless the grid rules every row (`Cells.wrapped`).
+unless the grid rules every row (`Cells.wrapped`) or the first cell's later lines
+start in lower case (a name wrapped onto them).
 """
 
 from __future__ import annotations
@@ -211,6 +212,14 @@ def _rows(
     return tuple(rows)
 
 
+def _wraps(cell: Sequence[PdfLine]) -> bool:
+    """Whether every piece of `cell` below its top line starts with a lower-case letter
+    (the words of one name carried onto the next line)."""
+    top = max(piece.y1 for piece in cell)
+    below = [piece.text.lstrip() for piece in cell if piece.y1 < top - SNAP_TOLERANCE]
+    return bool(below) and all(text[:1].islower() for text in below)
+
+
 def _heights(cell: Sequence[PdfLine]) -> tuple[float, ...]:
     """The distinct heights (line centres, within tolerance) of a cell's pieces."""
     return _positions([(piece.y0 + piece.y1) / 2 for piece in cell])
@@ -219,10 +228,13 @@ def _heights(cell: Sequence[PdfLine]) -> tuple[float, ...]:
 def _stacked(cells: Sequence[Sequence[PdfLine]]) -> bool:
     """Whether the row's first cell holds lines at two or more heights that another
     cell of the row holds lines at too (rows of text between two rulings, or cells
-    wrapped alike; a header whose column names wrap alike is fine)."""
+    wrapped alike; a header whose column names wrap alike is fine), unless each line
+    of the first cell after its first starts in lower case: a name that wraps
+    ("Fresh frozen" / "plasma"), where the rows of a column start anew ("Red cells" /
+    "Platelets")."""
     tol = SNAP_TOLERANCE
     first = _heights(cells[0])
-    if len(first) < 2:
+    if len(first) < 2 or _wraps(cells[0]):
         return False
     for cell in cells[1:]:
         if sum(any(abs(a - b) <= tol for b in _heights(cell)) for a in first) > 1:

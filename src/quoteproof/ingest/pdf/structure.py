@@ -208,8 +208,9 @@ def _continues(
     (another column), after a gap larger than the usual line pitch; a list item
     continues only with lines indented past its bullet; a paragraph ends after a
     sentence when the next line is indented (a first line) or the sentence's line is
-    short; an indented line after one that stops mid-sentence carries it on (a
-    hanging indent).
+    short, and a one-line block that ends a sentence when the next line reaches
+    further right (a short list item over a paragraph); an indented line after one
+    that stops mid-sentence carries it on (a hanging indent).
     """
     previous = block[-1]
     size = max(previous.size, line.size, 1.0)
@@ -222,4 +223,6 @@ def _continues(
     ends_sentence = previous.text.rstrip().endswith((".", "!", "?", ":"))
     if len(block) >= 2 and ends_sentence and line.x0 > previous.x0 + 0.8 * size:
         return False
+    if len(block) == 1 and ends_sentence and previous.x1 < line.x1 - 3 * size:
+        return False  # a short line that ends a sentence under a longer one: its end
     return not (len(block) >= 2 and ends_sentence and previous.x1 < right - 3 * size)
