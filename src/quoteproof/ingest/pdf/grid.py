@@ -15,8 +15,8 @@ ruling cuts through a word, when a column is empty, when a line outside the tabl
 reaches into it, or when a row's first cell holds several
 lines and so does another cell of the row at the same heights (several rows of
 text between two rulings, or cells wrapped alike: the two cannot be told apart),
-unless the grid rules every row (`Cells.wrapped`) or the first cell's later lines
-start in lower case (a name wrapped onto them).
+unless the grid rules every row (`Cells.wrapped`) or, in a table of short cells, the
+first cell is a short name whose later lines start in lower case (`_wraps`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,12 @@ from dataclasses import dataclass, replace
 
 from quoteproof.ingest.pdf.page import PdfLine
 from quoteproof.ingest.pdf.tables import SNAP_TOLERANCE, Edge, TableGrid
+
+NAME_WORDS = 5
+"""Most words of a row's first cell that may wrap as one name ("Fresh frozen plasma")."""
+CELL_WORDS = 20
+"""Most words of any cell of a table whose first cells may wrap as names (a table of
+paragraphs, a checklist of sentences or a guideline's remarks, is left as it was)."""
 
 Point = tuple[float, float]
 
@@ -203,21 +209,29 @@ def _rows(
         spanning = cells.spanning[row]
         width = 1 if spanning else n_columns
         row_cells = tuple(tuple(found.get((row, column), ())) for column in range(width))
-        if not spanning and not cells.wrapped and _stacked(row_cells):
-            return None
         rows.append(CellRow(row_cells, spanning))
+    short = all(_words(cell) <= CELL_WORDS for read in rows for cell in read.cells)
+    for read in rows:
+        if not read.spanning and not cells.wrapped and _stacked(read.cells, names_wrap=short):
+            return None
     for column in range(n_columns):
         if not any((row, column) in found for row in range(n_rows) if not cells.spanning[row]):
             return None  # an empty column: a shading box's sides, not column rulings
     return tuple(rows)
 
 
+def _words(cell: Sequence[PdfLine]) -> int:
+    """How many words the pieces of `cell` hold."""
+    return sum(len(piece.text.split()) for piece in cell)
+
+
 def _wraps(cell: Sequence[PdfLine]) -> bool:
-    """Whether every piece of `cell` below its top line starts with a lower-case letter
-    (the words of one name carried onto the next line)."""
+    """Whether `cell` holds a name of at most NAME_WORDS words whose every piece below
+    its top line starts with a lower-case letter (one name carried onto the next line:
+    "Fresh frozen" / "plasma")."""
     top = max(piece.y1 for piece in cell)
     below = [piece.text.lstrip() for piece in cell if piece.y1 < top - SNAP_TOLERANCE]
-    return bool(below) and all(text[:1].islower() for text in below)
+    return bool(below) and _words(cell) <= NAME_WORDS and all(text[:1].islower() for text in below)
 
 
 def _heights(cell: Sequence[PdfLine]) -> tuple[float, ...]:
@@ -225,16 +239,16 @@ def _heights(cell: Sequence[PdfLine]) -> tuple[float, ...]:
     return _positions([(piece.y0 + piece.y1) / 2 for piece in cell])
 
 
-def _stacked(cells: Sequence[Sequence[PdfLine]]) -> bool:
+def _stacked(cells: Sequence[Sequence[PdfLine]], *, names_wrap: bool = False) -> bool:
     """Whether the row's first cell holds lines at two or more heights that another
     cell of the row holds lines at too (rows of text between two rulings, or cells
-    wrapped alike; a header whose column names wrap alike is fine), unless each line
-    of the first cell after its first starts in lower case: a name that wraps
-    ("Fresh frozen" / "plasma"), where the rows of a column start anew ("Red cells" /
-    "Platelets")."""
+    wrapped alike; a header whose column names wrap alike is fine), unless
+    `names_wrap` (every cell of the table is short: a table of data, not of
+    paragraphs) and the first cell is a name that wraps (`_wraps`: "Fresh frozen" /
+    "plasma"), where the rows of a column start anew ("Red cells" / "Platelets")."""
     tol = SNAP_TOLERANCE
     first = _heights(cells[0])
-    if len(first) < 2 or _wraps(cells[0]):
+    if len(first) < 2 or (names_wrap and _wraps(cells[0])):
         return False
     for cell in cells[1:]:
         if sum(any(abs(a - b) <= tol for b in _heights(cell)) for a in first) > 1:
