@@ -210,9 +210,11 @@ def _rows(
         width = 1 if spanning else n_columns
         row_cells = tuple(tuple(found.get((row, column), ())) for column in range(width))
         rows.append(CellRow(row_cells, spanning))
-    short = all(_words(cell) <= CELL_WORDS for read in rows for cell in read.cells)
-    for read in rows:
-        if not read.spanning and not cells.wrapped and _stacked(read.cells, names_wrap=short):
+    short = all(_words(cell) <= CELL_WORDS for cell_row in rows for cell in cell_row.cells)
+    for cell_row in rows:
+        if cell_row.spanning or cells.wrapped:
+            continue
+        if _stacked(cell_row.cells, names_wrap=short):
             return None
     for column in range(n_columns):
         if not any((row, column) in found for row in range(n_rows) if not cells.spanning[row]):
