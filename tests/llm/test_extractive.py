@@ -212,6 +212,17 @@ def test_a_lead_in_is_quoted_with_the_paragraphs_of_its_list_never_alone() -> No
     assert quoted(reply)[0] == ("h", HEART[HEART.index("The most common") :])
 
 
+def test_a_list_numbered_without_marks_ends_with_its_numbers() -> None:
+    """A PDF's "1 Stop ...", "2 Keep ..." steps under their lead-in were quoted with
+    the paragraph after them (168 words for "What is the first thing to do?")."""
+    after = "A rise in temperature of less than 1.5 degrees alone is a mild reaction."
+    steps = "1 Stop the transfusion immediately.\n\n2 Keep the line open with saline."
+    text = f"If a reaction is suspected, take these steps:\n\n{steps}\n\n{after}"
+    spans = [text[u.start : u.end] for u in quotable_units(text)]
+    assert text[: text.index(after)].rstrip() in spans
+    assert not any(span.endswith(after) and span != after for span in spans)
+
+
 @pytest.mark.parametrize("dash", ["\u2014"])
 def test_a_clause_that_ends_with_a_dash_leads_in_its_items(dash: str) -> None:
     items = (
