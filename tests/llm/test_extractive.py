@@ -223,14 +223,13 @@ def test_a_list_numbered_without_marks_ends_with_its_numbers() -> None:
     assert not any(span.endswith(after) and span != after for span in spans)
 
 
-@pytest.mark.parametrize("dash", ["\u2014"])
-def test_a_clause_that_ends_with_a_dash_leads_in_its_items(dash: str) -> None:
+def test_a_clause_that_ends_with_a_dash_leads_in_its_items() -> None:
     items = (
         "(a) auditing compliance with regulations 3 to 6 at least once every 12 months;\n\n"
         "(b) reporting the results of each audit to the board; and\n\n"
         "(c) acting as the point of contact for the regulator."
     )
-    clause = f"(2) The designated waste officer is responsible for{dash}\n\n{items}"
+    clause = f"(2) The designated waste officer is responsible for\u2014\n\n{items}"
     text = f"(1) Every producer must appoint a designated waste officer.\n\n{clause}"
     reply = extract_answer(
         "What is the designated waste officer responsible for?", (chunk("r", text),)

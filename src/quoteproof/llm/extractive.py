@@ -11,10 +11,10 @@ document, quoted from both chunks) is scored on:
 - term evidence: how much of the question it shares, each word weighted by rarity;
 - meaning, when an embedding model is given: its cosine similarity to the question,
   or to the question without the words its passage label (the document's title)
-  and section path already say, whichever is higher (`_focus`: a unit read under a title on coping
-  and diabetes need not repeat "diabetes coping" to answer where the study's
-  participants were recruited), plus the similarity of its section heading and of
-  its whole passage (the retrieved chunk);
+  and section path already say, whichever is higher (`_focus`: a unit read under a
+  title on coping and diabetes need not repeat "diabetes coping" to answer where the
+  study's participants were recruited), plus the similarity of its section heading
+  and of its whole passage (the retrieved chunk);
 - answer form (`llm.answer_form`): a number for "how much", a time for "when"
   lifts it by FORM_WEIGHT; a specific form (`answer_form.specific_form`: a cause for
   "why", a drug amount for a dose, a length of time for a duration, a day's date

@@ -589,6 +589,12 @@ def _record_lines(text: str, start: int, end: int) -> list[Unit]:
     return units
 
 
+def _next_line(lines: Sequence[tuple[int, int]], i: int, text: str) -> str:
+    """The text of the line after line `i` of `lines` (spans of `text`), without its
+    indent; "" after the last."""
+    return text[lines[i + 1][0] : lines[i + 1][1]].lstrip() if i + 1 < len(lines) else ""
+
+
 def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit]:
     """Return the units of `text` worth quoting, in text order (see the module
     docstring): sentences, a lead-in line with the list it leads in, each list item
@@ -621,8 +627,7 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
             lead_in = None
         if lead_in is None and _FOOTNOTE.match(line):
             continue  # "a. Administered as a 30-minute infusion": a note, not a list item
-        after = text[lines[i + 1][0] : lines[i + 1][1]].lstrip() if i + 1 < len(lines) else ""
-        if line.endswith(":") or (ends_lead_in(line) and _marker(after) is not None):
+        if line.endswith(":") or (ends_lead_in(line) and _marker(_next_line(lines, i, text))):
             # a lead-in: quoted with its list, never alone (a dash, over a marked item)
             lead = _sentences(text, start, end)
             first = lead[-1][0] if lead else start

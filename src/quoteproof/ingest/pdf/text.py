@@ -241,11 +241,17 @@ def _row_pieces(cells: Sequence[list[Piece]]) -> tuple[list[Piece], tuple[Span, 
     return _cut(joined, shift, shift + len(line)), spans
 
 
+def _table_rows(rows: Sequence[CellRow]) -> list[tuple[tuple[PdfLine, ...], ...]]:
+    """The cells of `rows` that are table rows: spanning rows and rows with no cell
+    left out."""
+    return [row.cells for row in rows if not row.spanning and any(row.cells)]
+
+
 def _bold_header(rows: Sequence[CellRow]) -> bool:
     """Whether the first of a table's rows (spanning rows left out) is its header
     by the font: every line piece of it is bold and every later row has a piece
     that is not (a table without such evidence has no header)."""
-    cells = [row.cells for row in rows if not row.spanning and any(row.cells)]
+    cells = _table_rows(rows)
     if len(cells) < 2:
         return False
 
@@ -268,9 +274,8 @@ def _values_under_names(rows: Sequence[CellRow]) -> bool:
     label's "Active substance | Carprofen" over "Strength | 50 mg", has one such
     column, and its first row is a row of the body)."""
     cells = [
-        [" ".join(piece.text for piece in cell).strip() for cell in row.cells]
-        for row in rows
-        if not row.spanning and any(row.cells)
+        [" ".join(piece.text for piece in cell).strip() for cell in row]
+        for row in _table_rows(rows)
     ]
     if len(cells) < 3 or any(_VALUE.match(cell) for cell in cells[0]):
         return False
