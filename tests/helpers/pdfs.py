@@ -587,3 +587,29 @@ def steps_and_wrapped_table_pdf() -> bytes:
     story += [Paragraph(AFTER_STEPS, body), Spacer(1, 18), table]
     SimpleDocTemplate(buffer, pagesize=letter).build(story)
     return buffer.getvalue()
+
+
+BARE_LEAD_IN = "If your child has been given too much, take these steps:"
+BARE_STEPS = (
+    "1 Stop giving the medicine.",
+    "2 Call your doctor or the poisons line at once.",
+    "3 Take the bottle with you to the hospital.",
+)
+BARE_PARAGRAPH = (
+    "The trial enrolled children from four hospitals over two years.",
+    "12 Children left the trial early and were not counted.",
+)
+"""A paragraph whose second line opens with a number after a sentence: no list item."""
+
+
+def bare_numbered_steps_pdf() -> bytes:
+    """One page at one line pitch and one left margin, no indent and no gap:
+    `BARE_LEAD_IN`, the `BARE_STEPS` numbered without a mark, then the two lines of
+    `BARE_PARAGRAPH`."""
+    draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
+    draw.setFont("Helvetica", 10)
+    lines = (BARE_LEAD_IN, *BARE_STEPS, *BARE_PARAGRAPH)
+    for number, line in enumerate(lines):
+        draw.drawString(72, 700 - 12 * number, line)
+    draw.showPage()
+    return _save(draw)

@@ -624,9 +624,20 @@ def test_a_short_last_item_ends_before_the_paragraph_under_it() -> None:
     words quoted for "what is the first thing to do"); a ruled table whose first
     column wraps a name ("Fresh frozen" / "plasma") lost its cells."""
     document = parse_pdf(build.steps_and_wrapped_table_pdf(), "procedure.pdf")
-    paragraphs = block_texts(document, "paragraph")
-    assert any(p.endswith(build.STEPS[-1]) for p in paragraphs)
-    assert build.AFTER_STEPS in paragraphs
+    assert block_texts(document, "list")[-1].endswith(build.STEPS[-1])
+    assert build.AFTER_STEPS in block_texts(document, "paragraph")
     (table,) = document.tables
     cells = [[document.text[a:b] for a, b in row.cells] for row in table.rows]
     assert cells == [list(row) for row in build.COMPONENT_ROWS]
+
+
+def test_steps_numbered_without_a_mark_are_items_of_their_own() -> None:
+    """A numbered list at the margin with no indent and no gap was read as the lead-in
+    and step 1 in one paragraph and steps 2 and 3 in the next; a line of a paragraph
+    that opens with another number after a sentence stays in its paragraph."""
+    document = parse_pdf(build.bare_numbered_steps_pdf(), "leaflet.pdf")
+    assert block_texts(document, "list") == list(build.BARE_STEPS)
+    assert block_texts(document, "paragraph") == [
+        build.BARE_LEAD_IN,
+        " ".join(build.BARE_PARAGRAPH),
+    ]

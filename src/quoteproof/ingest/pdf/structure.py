@@ -35,6 +35,10 @@ _FURNITURE: Role = ("furniture", 0)
 _NOT_LETTERS = re.compile(r"[\W\d_]+")
 _PAGE_OF = re.compile(r"\bpage\s+\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\b", re.IGNORECASE)
 """A page number inside a running line: "Page 2", "page 2 of 3"."""
+_SENTENCE_ENDS = (".", "!", "?", ":", ";")
+_BARE_ITEM = re.compile(r"(\d{1,2}) [A-Z]")
+"""A line that opens with a number and no mark after it, before a capital ("1 Stop
+giving the medicine"): a list item when it is the list's next number."""
 _PAGE_NUMBER = re.compile(
     r"(?:page\s+)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?|[-–—]\s*\d{1,4}\s*[-–—]|[ivxlc]{1,7}",
     re.IGNORECASE,
@@ -148,6 +152,7 @@ def _plan_page(
 
     done_tables: set[int] = set()
     right = 0.0  # rightmost extent of the current block's lines
+    bare_items = 0  # the number of the last list item numbered without a mark
     for index, line in enumerate(page.lines):
         role = roles[index]
         if role[0] == "table":
@@ -169,7 +174,9 @@ def _plan_page(
                 current_kind, current_role = "heading", role
             current.append(line)
             continue
-        starts_list = is_list_start(line.text.strip())
+        bare = _bare_item(line.text.strip(), current, bare_items)
+        bare_items = bare or bare_items
+        starts_list = bare is not None or is_list_start(line.text.strip())
         if (
             current
             and current_role == BODY
@@ -186,6 +193,18 @@ def _plan_page(
         right = line.x1
     flush()
     return plans
+
+
+def _bare_item(text: str, block: list[PdfLine], last: int) -> int | None:
+    """The number of the list item that the (stripped) line `text` starts, when it
+    opens with a number without a mark (`_BARE_ITEM`) that is 1 or the number after
+    `last`, and the line before it (the end of `block`) ends a sentence or a lead-in:
+    "take these steps:" / "1 Stop giving the medicine."; else None."""
+    found = _BARE_ITEM.match(text)
+    if not found or not block or not block[-1].text.rstrip().endswith(_SENTENCE_ENDS):
+        return None
+    number = int(found.group(1))
+    return number if number in (1, last + 1) else None
 
 
 def _cells(
