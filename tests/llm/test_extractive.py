@@ -1370,6 +1370,26 @@ def test_a_row_for_a_range_of_numbers_answers_for_a_number_in_it() -> None:
     assert shown[0] == "9 to 12 | AP3 | St Anne's Green, north gate"
 
 
+AGES = (
+    "Dosage\n\n"
+    "Age | Dose (120 mg/5 mL) | Maximum doses in 24 hours\n"
+    "3 to 6 months | 2.5 mL | 4\n"
+    "6 to 24 months | 5 mL | 4\n"
+    "2 to 4 years | 7.5 mL | 4\n"
+    "4 to 6 years | 10 mL | 4"
+)
+
+
+def test_the_row_for_the_asked_range_is_named_not_rows_sharing_one_bound() -> None:
+    """"children aged 2 to 4 years" was also answered with "4 to 6 years" and "3 to 6
+    months": each covers the 4 of the question, but only one row covers 2, 4 and years."""
+    ages = chunk("a", AGES, ("Paracetamol leaflet",))
+    rows = lambda c: body_rows(c.text, "3 to 6 months")  # noqa: E731
+    question = "What is the dose for children aged 2 to 4 years?"
+    shown = [text for _, text in quoted(extract_answer(question, (ages,), None, rows))]
+    assert shown == ["2 to 4 years | 7.5 mL | 4"]
+
+
 LEVELS = (
     "Trough levels\n\n"
     "Trough (mg/L) | Action\n"

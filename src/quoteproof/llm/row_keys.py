@@ -116,12 +116,14 @@ def _covered(key: str, values: Sequence[float]) -> set[str]:
 
 def named_rows(candidates: Sequence[Candidate], terms: set[str], question: str = "") -> np.ndarray:
     """For each candidate, 1.0 when it is a row whose key (`key_stems`, and the
-    decimal numbers of `question` a range of it covers) holds a question term
-    (`terms`, stems) that not every keyed row of its table holds (the row "Saturday |
-    09:00 | 17:30" of an opening-hours table, for "when does it close on Saturday?";
-    the row "9 to 12 | AP3" for "the 10th floor"; the row "1 to 2 | Extend the
-    interval" for "a trough of 1.5 mg/L", whose pieces "1" and "5" name no row); else
-    0.0."""
+    decimal numbers of `question` a range of it covers) holds question terms
+    (`terms`, stems) that not every keyed row of its table holds, and as many of them
+    as any row of the table holds (the row "Saturday | 09:00 | 17:30" of an
+    opening-hours table, for "when does it close on Saturday?"; the row "9 to 12 |
+    AP3" for "the 10th floor"; the row "1 to 2 | Extend the interval" for "a trough of
+    1.5 mg/L", whose pieces "1" and "5" name no row; for "children aged 2 to 4 years",
+    the row "2 to 4 years", not "4 to 6 years" nor "3 to 6 months", which hold only
+    the 4); else 0.0."""
     named = np.zeros(len(candidates))
     decimals = _DECIMAL.findall(question)
     values = [float(number) for number in decimals]
@@ -133,8 +135,9 @@ def named_rows(candidates: Sequence[Candidate], terms: set[str], question: str =
             (key_stems(key := row_key(candidates[i])) | _covered(key, values)) & asked for i in rows
         ]
         shared = set.intersection(*held)
+        most = max(len(own - shared) for own in held)
         for i, own in zip(rows, held, strict=True):
-            named[i] = float(bool(own - shared) and len(rows) > 1)
+            named[i] = float(len(own - shared) == most > 0 and len(rows) > 1)
     return named
 
 
