@@ -1381,7 +1381,7 @@ AGES = (
 
 
 def test_the_row_for_the_asked_range_is_named_not_rows_sharing_one_bound() -> None:
-    """"children aged 2 to 4 years" was also answered with "4 to 6 years" and "3 to 6
+    """ "children aged 2 to 4 years" was also answered with "4 to 6 years" and "3 to 6
     months": each covers the 4 of the question, but only one row covers 2, 4 and years."""
     ages = chunk("a", AGES, ("Paracetamol leaflet",))
     rows = lambda c: body_rows(c.text, "3 to 6 months")  # noqa: E731
