@@ -1390,6 +1390,27 @@ def test_the_row_for_the_asked_range_is_named_not_rows_sharing_one_bound() -> No
     assert shown == ["2 to 4 years | 7.5 mL | 4"]
 
 
+CLINICS = (
+    "Clinic times and locations\n\n"
+    "Clinic | Address | Days | Hours\n"
+    "Main Hospital Outpatients, Clinic 7 | Moor Road | Monday to Friday | 8:30am - 6:30pm\n"
+    "Riverside Health Centre | 22 Quay Street | Tuesday and Thursday | 9:00am - 4:00pm\n"
+    "Hollin Green Community Hall | Church Lane | Saturday | 9:00am - 1:00pm\n"
+    "Mobile unit (housebound patients) | Home visits | Wednesday | 10:00am - 3:00pm"
+)
+
+
+def test_a_day_in_any_cell_names_its_row_and_a_column_name_names_none() -> None:
+    """A newcomer's "Which clinic is open on Saturdays?" was answered with the row
+    "Main Hospital Outpatients, Clinic 7" (its key holds "clinic", the column's own
+    name) and not with the row whose Days cell says Saturday."""
+    clinics = chunk("c", CLINICS, ("Winter vaccination clinics",))
+    rows = lambda c: body_rows(c.text, "Main Hospital")  # noqa: E731
+    question = "Which clinic is open on Saturdays, and at what times?"
+    shown = [text for _, text in quoted(extract_answer(question, (clinics,), None, rows))]
+    assert shown[0].startswith("Hollin Green Community Hall |")
+
+
 LEVELS = (
     "Trough levels\n\n"
     "Trough (mg/L) | Action\n"

@@ -114,16 +114,25 @@ def _covered(key: str, values: Sequence[float]) -> set[str]:
     }
 
 
+def _row_stems(row: Candidate, values: Sequence[float]) -> set[str]:
+    """What names table `row`: its key's stems (`key_stems`), the decimal `values` a
+    range of its key covers, and the days any of its cells covers ("Saturday" in a
+    "Days" column)."""
+    key = row_key(row)
+    return key_stems(key) | _covered(key, values) | _days(row.quoted(row.start, row.end))
+
+
 def named_rows(candidates: Sequence[Candidate], terms: set[str], question: str = "") -> np.ndarray:
-    """For each candidate, 1.0 when it is a row whose key (`key_stems`, and the
-    decimal numbers of `question` a range of it covers) holds question terms
-    (`terms`, stems) that not every keyed row of its table holds, and as many of them
-    as any row of the table holds (the row "Saturday | 09:00 | 17:30" of an
-    opening-hours table, for "when does it close on Saturday?"; the row "9 to 12 |
-    AP3" for "the 10th floor"; the row "1 to 2 | Extend the interval" for "a trough of
-    1.5 mg/L", whose pieces "1" and "5" name no row; for "children aged 2 to 4 years",
-    the row "2 to 4 years", not "4 to 6 years" nor "3 to 6 months", which hold only
-    the 4); else 0.0."""
+    """For each candidate, 1.0 when it is a row whose key (`_row_stems`: with the
+    decimal numbers of `question` a range of it covers, and the days any of its cells
+    covers) holds question terms (`terms`, stems) other than its table's column names
+    ("clinic" does not name the row "Clinic 7" of a "Clinic" column) that not every
+    keyed row of its table holds, and as many of them as any row of the table holds
+    (the row "Saturday | 09:00 | 17:30" of an opening-hours table, for "when does it
+    close on Saturday?"; the row "9 to 12 | AP3" for "the 10th floor"; the row "1 to 2
+    | Extend the interval" for "a trough of 1.5 mg/L", whose pieces "1" and "5" name
+    no row; for "children aged 2 to 4 years", the row "2 to 4 years", not "4 to 6
+    years" nor "3 to 6 months", which hold only the 4); else 0.0."""
     named = np.zeros(len(candidates))
     decimals = _DECIMAL.findall(question)
     values = [float(number) for number in decimals]
@@ -131,9 +140,8 @@ def named_rows(candidates: Sequence[Candidate], terms: set[str], question: str =
     whole = set(_WHOLE.findall(question))
     asked = (asked_stems(terms) - (pieces - whole)) | {f"={value}" for value in values}
     for rows in _tables(candidates):
-        held = [
-            (key_stems(key := row_key(candidates[i])) | _covered(key, values)) & asked for i in rows
-        ]
+        columns = stems(candidates[rows[0]].columns)
+        held = [(_row_stems(candidates[i], values) & asked) - columns for i in rows]
         shared = set.intersection(*held)
         most = max(len(own - shared) for own in held)
         for i, own in zip(rows, held, strict=True):
