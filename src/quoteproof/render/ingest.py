@@ -167,12 +167,12 @@ def threshold_line(threshold: Calibration | None) -> str:
         return "no threshold: questions are screened for their key terms only"
     if threshold.source == AUTOMATIC:
         return (
-            f"threshold {threshold.threshold:.2f}, estimated from {threshold.unanswerable} "
+            f"threshold {threshold.threshold:.3f}, estimated from {threshold.unanswerable} "
             "off-topic questions; `quoteproof calibrate` fits it to questions about "
             "your documents"
         )
     asked = threshold.answerable + threshold.unanswerable
-    return f"threshold {threshold.threshold:.2f}, calibrated with {asked} of your questions"
+    return f"threshold {threshold.threshold:.3f}, calibrated with {asked} of your questions"
 
 
 def status_counts(results: Sequence[IngestResult]) -> dict[str, int]:
