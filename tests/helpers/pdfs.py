@@ -591,24 +591,25 @@ def steps_and_wrapped_table_pdf() -> bytes:
 
 BARE_LEAD_IN = "If your child has been given too much, take these steps:"
 BARE_STEPS = (
-    "1 Stop giving the medicine.",
-    "2 Call your doctor or the poisons line at once.",
-    "3 Take the bottle with you to the hospital.",
+    ("1 Stop giving the medicine.",),
+    ("2 Call your doctor or the poisons line at once and", "tell them how much was taken."),
+    ("3 Take the bottle with you to the hospital.",),
 )
+"""Steps numbered without a mark, each a tuple of its lines (step 2 wraps at the margin)."""
 BARE_PARAGRAPH = (
     "The trial enrolled children from four hospitals over two years.",
-    "12 Children left the trial early and were not counted.",
+    "4 Children left the trial early and were not counted.",
 )
-"""A paragraph whose second line opens with a number after a sentence: no list item."""
+"""A paragraph whose second line opens with the number after the last step's, after a
+sentence: no list item, since a paragraph stands between."""
 
 
 def bare_numbered_steps_pdf() -> bytes:
     """One page at one line pitch and one left margin, no indent and no gap:
-    `BARE_LEAD_IN`, the `BARE_STEPS` numbered without a mark, then the two lines of
-    `BARE_PARAGRAPH`."""
+    `BARE_LEAD_IN`, the lines of `BARE_STEPS`, then the two lines of `BARE_PARAGRAPH`."""
     draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
     draw.setFont("Helvetica", 10)
-    lines = (BARE_LEAD_IN, *BARE_STEPS, *BARE_PARAGRAPH)
+    lines = (BARE_LEAD_IN, *(line for step in BARE_STEPS for line in step), *BARE_PARAGRAPH)
     for number, line in enumerate(lines):
         draw.drawString(72, 700 - 12 * number, line)
     draw.showPage()

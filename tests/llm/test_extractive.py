@@ -1411,6 +1411,68 @@ def test_a_day_in_any_cell_names_its_row_and_a_column_name_names_none() -> None:
     assert shown[0].startswith("Hollin Green Community Hall |")
 
 
+PRICES = (
+    "Dental charges\n\n"
+    "Treatment | Price\n"
+    "Check-up | £25\n"
+    "Filling | £70\n"
+    "Root canal treatment | £310\n"
+    "Crown | £450"
+)
+SERVICES = (
+    "Contacts\n\n"
+    "Service | Hours | Phone\n"
+    "Surgery | 8am - 6:30pm | 01632 960 200\n"
+    "Pharmacy | 9am - 5pm | 01632 960 300\n"
+    "Out-of-hours service | 6:30pm - 8am | 111"
+)
+PHARMACIES = (
+    "Sunday pharmacy rota\n\n"
+    "Pharmacy | Address | Notes\n"
+    "Boots | 4 High Street | Closed Sunday\n"
+    "Lloyds | 12 Market Square | Open 7 days, 10am - 4pm\n"
+    "Well Pharmacy | 3 Sun Lane | Late opening Thursday"
+)
+
+
+@pytest.mark.parametrize(
+    ("table", "first", "question", "wanted"),
+    [
+        (
+            PRICES,
+            "Check-up",
+            "How much do a filling and a root canal treatment cost?",
+            ["Filling | £70", "Root canal treatment | £310"],
+        ),
+        (
+            SERVICES,
+            "Surgery",
+            "What number do I ring for the out-of-hours service?",
+            ["Out-of-hours service | 6:30pm - 8am | 111"],
+        ),
+    ],
+)
+def test_rows_named_by_unequal_terms_or_by_a_later_column_word_stay_named(
+    table: str, first: str, question: str, wanted: list[str]
+) -> None:
+    """A review of the rule that names only the rows holding the most of a question's
+    names: "a filling and a root canal treatment" lost the filling's row, and leaving
+    out every column's name lost "service" of the out-of-hours row (only the first
+    column's name names no row)."""
+    rows = lambda c: body_rows(c.text, first)  # noqa: E731
+    answer = extract_answer(question, (chunk("t", table, ("Charges",)),), None, rows)
+    assert "\n".join(text for _, text in quoted(answer)).splitlines() == wanted
+
+
+def test_a_day_a_place_is_closed_or_a_street_name_names_no_row() -> None:
+    """ "Which pharmacy is open on Sunday?" was answered with "Well Pharmacy | 3 Sun
+    Lane" alone ("Sun" read as Sunday), not with the row open 7 days."""
+    rows = lambda c: body_rows(c.text, "Boots")  # noqa: E731
+    question = "Which pharmacy is open on Sunday?"
+    answer = extract_answer(question, (chunk("p", PHARMACIES, ("Rota",)),), None, rows)
+    assert any("Lloyds | 12 Market Square" in text for _, text in quoted(answer))
+
+
 LEVELS = (
     "Trough levels\n\n"
     "Trough (mg/L) | Action\n"

@@ -92,14 +92,3 @@ def test_a_range_of_numbers_carries_each_number_in_it_not_one_outside_nor_a_date
     assert missing_terms("Is it open at 10?", ["Open 9.30-11.30 daily."]) == ("10",)
     # a period of years is no range of numbers: a question about 2023 needs 2023
     assert missing_terms("What did the 2023 survey find?", ["Data from 2019-2024"]) == ("2023",)
-
-
-def test_a_word_in_capitals_is_key_unless_typed_with_caps_lock_or_a_clock_word() -> None:
-    """A newcomer's look-alike "spaces in zone HC" was answered from a guide whose zones
-    run "HA to HK": a code of letters only was no key term."""
-    question = "How many permit-holder parking spaces are there in zone HC?"
-    assert key_terms(question) == ["hc"]
-    assert missing_terms(question, ["Zones HA to HK are controlled parking zones."]) == ("hc",)
-    assert missing_terms(question, ["Zone HC has 120 permit-holder spaces."]) == ()
-    assert key_terms("Is the ICU open at 9 AM?") == ["9", "icu"]
-    assert key_terms("WHAT IS THE DOSE FOR A CHILD?") == []

@@ -40,6 +40,8 @@ _DAY = re.compile(
 """A day ("Wed"), a range of days ("Monday to Friday", "Mon–Fri"), or "weekdays",
 "weekends"."""
 _SPANS = {"weekday": (0, 4), "weekend": (5, 6)}
+_FULL_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.IGNORECASE)
+_CLOSED = re.compile(r"\b(?:closed|except|not|no)\b", re.IGNORECASE)
 _ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
 _MONEY_WORDS = frozenset(
     stem(w) for w in ("cost", "costs", "price", "prices", "fee", "fees", "charge", "charges",
@@ -60,7 +62,8 @@ def row_key(candidate: Candidate) -> str:
 
 
 def _days(key: str) -> set[str]:
-    """The stems of the days a key covers, and of "weekday" or "weekend" for them."""
+    """The stems of the days `key` (a key or a cell) covers, and of "weekday" or
+    "weekend" for them."""
     covered: set[int] = set()
     for match in _DAY.finditer(key):
         first, last, named = match.groups()
@@ -114,25 +117,38 @@ def _covered(key: str, values: Sequence[float]) -> set[str]:
     }
 
 
+def _cell_days(row: Candidate) -> set[str]:
+    """The stems of the days that the cells of table `row` after the first name in full
+    (`_FULL_DAY`: "Saturday", "Monday to Friday"; not "3 Sun Lane"), in cells that
+    do not say the place is closed then ("Closed Sunday")."""
+    cells = row.quoted(row.start, row.end).split(CELL_SEPARATOR)[1:]
+    return {
+        day
+        for cell in cells
+        if _FULL_DAY.search(cell) and not _CLOSED.search(cell)
+        for day in _days(cell)
+    }
+
+
 def _row_stems(row: Candidate, values: Sequence[float]) -> set[str]:
     """What names table `row`: its key's stems (`key_stems`), the decimal `values` a
-    range of its key covers, and the days any of its cells covers ("Saturday" in a
-    "Days" column)."""
+    range of its key covers, and the days its other cells name (`_cell_days`)."""
     key = row_key(row)
-    return key_stems(key) | _covered(key, values) | _days(row.quoted(row.start, row.end))
+    return key_stems(key) | _covered(key, values) | _cell_days(row)
 
 
 def named_rows(candidates: Sequence[Candidate], terms: set[str], question: str = "") -> np.ndarray:
     """For each candidate, 1.0 when it is a row whose key (`_row_stems`: with the
-    decimal numbers of `question` a range of it covers, and the days any of its cells
-    covers) holds question terms (`terms`, stems) other than its table's column names
-    ("clinic" does not name the row "Clinic 7" of a "Clinic" column) that not every
-    keyed row of its table holds, and as many of them as any row of the table holds
-    (the row "Saturday | 09:00 | 17:30" of an opening-hours table, for "when does it
+    decimal numbers of `question` a range of it covers, and the days its other cells
+    name) holds question terms (`terms`, stems) other than the name of its table's
+    first column ("clinic" does not name the row "Clinic 7" of a "Clinic" column)
+    that not every keyed row of its table holds, and not only some of those another
+    row holds (the row "Saturday | 09:00 | 17:30" of an opening-hours table, for "when does it
     close on Saturday?"; the row "9 to 12 | AP3" for "the 10th floor"; the row "1 to 2
     | Extend the interval" for "a trough of 1.5 mg/L", whose pieces "1" and "5" name
     no row; for "children aged 2 to 4 years", the row "2 to 4 years", not "4 to 6
-    years" nor "3 to 6 months", which hold only the 4); else 0.0."""
+    years" nor "3 to 6 months", which hold only the 4; for "a filling and a root
+    canal", both rows); else 0.0."""
     named = np.zeros(len(candidates))
     decimals = _DECIMAL.findall(question)
     values = [float(number) for number in decimals]
@@ -140,12 +156,13 @@ def named_rows(candidates: Sequence[Candidate], terms: set[str], question: str =
     whole = set(_WHOLE.findall(question))
     asked = (asked_stems(terms) - (pieces - whole)) | {f"={value}" for value in values}
     for rows in _tables(candidates):
-        columns = stems(candidates[rows[0]].columns)
-        held = [(_row_stems(candidates[i], values) & asked) - columns for i in rows]
+        key_column = stems(candidates[rows[0]].columns.split(CELL_SEPARATOR, 1)[0])
+        held = [(_row_stems(candidates[i], values) & asked) - key_column for i in rows]
         shared = set.intersection(*held)
-        most = max(len(own - shared) for own in held)
-        for i, own in zip(rows, held, strict=True):
-            named[i] = float(len(own - shared) == most > 0 and len(rows) > 1)
+        own_terms = [own - shared for own in held]
+        for i, own in zip(rows, own_terms, strict=True):
+            outdone = any(own < other for other in own_terms)
+            named[i] = float(bool(own) and not outdone and len(rows) > 1)
     return named
 
 

@@ -13,9 +13,7 @@ case in the question that joins two listed words ("fingerstick", "outpatient",
 a capitalised one ("Westbrook") stays a key term, as a name. So does any word
 written capitalised inside the question, not opening it or one of its sentences:
 place and program names ("Oregon", "Puerto Rico", "North Carolina") are in the word
-list, but passages about Illinois do not answer a question about Indiana. A word in
-capitals is a key term too, an acronym or a code of letters ("ICU", "zone HC"), unless
-it is a stopword ("IT"), "AM" or "PM", or the question is typed in capitals. A key term is
+list, but passages about Illinois do not answer a question about Indiana. A key term is
 *carried* by a passage that has a word beginning with the term less its last two
 letters (at least four), so "diagnosed" carries "diagnose"; a number is carried by
 the same number ("3.5", not "3" and "5") or a range that covers it ("9 to 12"
@@ -72,9 +70,6 @@ _NUMBER_WITH_UNIT = re.compile(
     r"ft|lbs?|oz|x|st|nd|rd|th)"
 )
 _LOWER_WORD = re.compile(r"\b[a-z]+\b")
-_ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")
-"""A word in capitals: an acronym or a code of letters ("ICU", "zone HC")."""
-_CLOCK_WORDS = frozenset({"am", "pm"})
 _NAME_WORD = re.compile(r"(?<!^)(?<![.?!:]\s)\b[A-Z][a-z]+\b")
 """A capitalised word that does not open the question or a sentence of it: a name."""
 
@@ -113,8 +108,7 @@ def is_general_compound(word: str) -> bool:
 def key_terms(question: str) -> list[str]:
     """Return the key terms of `question` (lower-cased, in first-seen order): its
     numbers ("3.5" whole; "100" of "100mg"), its codes of letters and digits ("9a",
-    "n95", whole), its words in capitals ("ICU", "HC" of "zone HC", `_acronyms`;
-    not stopwords such as "IT"), and words of SHORTEST_KEY or more letters that are names
+    "n95", whole), and words of SHORTEST_KEY or more letters that are names
     (capitalised inside the question, not opening it or a sentence of it: "Oregon",
     "Puerto Rico", even though general English lists them) or not general English,
     nor compounds of general words written in lower case."""
@@ -126,23 +120,13 @@ def key_terms(question: str) -> list[str]:
     found = _NUMBER.findall(uncoded) + codes
     lower_case = set(_LOWER_WORD.findall(question))
     names = {match.group(0).lower() for match in _NAME_WORD.finditer(question.strip())}
-    acronyms = _acronyms(question)
     for term in query_terms(question):
         has_digit = any(ch.isdigit() for ch in term)
         compound = term in lower_case and is_general_compound(term)
         specific = term in names or (not is_general(term) and not compound)
-        if term in acronyms or (not has_digit and len(term) >= SHORTEST_KEY and specific):
+        if not has_digit and len(term) >= SHORTEST_KEY and specific:
             found.append(term)
     return list(dict.fromkeys(found))
-
-
-def _acronyms(question: str) -> set[str]:
-    """The words of `question` written in capitals (`_ACRONYM`), lower-cased, but for
-    "AM" and "PM"; none when the question has more capitals than small letters (typed
-    with caps lock on)."""
-    if sum(ch.isupper() for ch in question) > sum(ch.islower() for ch in question):
-        return set()
-    return {word.lower() for word in _ACRONYM.findall(question)} - _CLOCK_WORDS
 
 
 _IN_WORD_MARK = re.compile(r"(?<=\w)‘(?=\w)")

@@ -35,7 +35,7 @@ _FURNITURE: Role = ("furniture", 0)
 _NOT_LETTERS = re.compile(r"[\W\d_]+")
 _PAGE_OF = re.compile(r"\bpage\s+\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\b", re.IGNORECASE)
 """A page number inside a running line: "Page 2", "page 2 of 3"."""
-_SENTENCE_ENDS = (".", "!", "?", ":", ";")
+_SENTENCE_ENDS = (".", "!", "?", ":")
 _BARE_ITEM = re.compile(r"(\d{1,2}) [A-Z]")
 """A line that opens with a number and no mark after it, before a capital ("1 Stop
 giving the medicine"): a list item when it is the list's next number."""
@@ -152,7 +152,7 @@ def _plan_page(
 
     done_tables: set[int] = set()
     right = 0.0  # rightmost extent of the current block's lines
-    bare_items = 0  # the number of the last list item numbered without a mark
+    bare_items = 0  # the number of the current list item numbered without a mark
     for index, line in enumerate(page.lines):
         role = roles[index]
         if role[0] == "table":
@@ -174,8 +174,7 @@ def _plan_page(
                 current_kind, current_role = "heading", role
             current.append(line)
             continue
-        bare = _bare_item(line.text.strip(), current, bare_items)
-        bare_items = bare or bare_items
+        bare = _bare_item(page.lines[index:], current, bare_items)
         starts_list = bare is not None or is_list_start(line.text.strip())
         if (
             current
@@ -187,6 +186,7 @@ def _plan_page(
             right = max(right, line.x1)
             continue
         flush()
+        bare_items = bare or 0
         current_role = BODY
         current_kind = "list" if starts_list else "paragraph"
         current.append(line)
@@ -195,16 +195,28 @@ def _plan_page(
     return plans
 
 
-def _bare_item(text: str, block: list[PdfLine], last: int) -> int | None:
-    """The number of the list item that the (stripped) line `text` starts, when it
-    opens with a number without a mark (`_BARE_ITEM`) that is 1 or the number after
-    `last`, and the line before it (the end of `block`) ends a sentence or a lead-in:
-    "take these steps:" / "1 Stop giving the medicine."; else None."""
-    found = _BARE_ITEM.match(text)
-    if not found or not block or not block[-1].text.rstrip().endswith(_SENTENCE_ENDS):
+def _bare_number(line: PdfLine) -> int | None:
+    """The number `line` opens with, without a mark, before a capital (`_BARE_ITEM`:
+    "1 Stop giving the medicine"), else None."""
+    found = _BARE_ITEM.match(line.text.strip())
+    return int(found.group(1)) if found else None
+
+
+def _bare_item(lines: Sequence[PdfLine], block: list[PdfLine], last: int) -> int | None:
+    """The number of the list item that `lines[0]` starts, numbered without a mark
+    (`_bare_number`), or None. Item `last` + 1 of the list that `block` is an item
+    of (`last` its number, else 0) starts one; item 1 does when `block` ends a
+    sentence or a lead-in ("take these steps:") and a later line of the page is item 2.
+    """
+    number = _bare_number(lines[0])
+    if number is None or not block:
         return None
-    number = int(found.group(1))
-    return number if number in (1, last + 1) else None
+    if last and number == last + 1:
+        return number
+    ends = block[-1].text.rstrip().endswith(_SENTENCE_ENDS)
+    if number == 1 and ends and any(_bare_number(line) == 2 for line in lines[1:]):
+        return number
+    return None
 
 
 def _cells(
@@ -225,7 +237,9 @@ def _continues(
 
     No after a font size change of over 15 %, for a line on the same row or above
     (another column), after a gap larger than the usual line pitch; a list item
-    continues only with lines indented past its bullet; a paragraph ends after a
+    continues only with lines indented past its bullet, or at the margin while its
+    last line does not end a sentence when it is numbered without a mark ("2 Call
+    your doctor and tell them how much" / "was taken."); a paragraph ends after a
     sentence when the next line is indented (a first line) or the sentence's line is
     short, and a one-line block that ends a sentence when the next line reaches
     further right (a short list item over a paragraph); an indented line after one
@@ -237,9 +251,10 @@ def _continues(
         return False
     if previous.y0 - line.y0 < 0.5 * size or not stats.close_below(previous, line):
         return False
+    ends_sentence = previous.text.rstrip().endswith(_SENTENCE_ENDS)
     if kind == "list":
-        return line.x0 > block[0].x0 + 0.3 * size
-    ends_sentence = previous.text.rstrip().endswith((".", "!", "?", ":"))
+        unmarked = _bare_number(block[0]) is not None and not ends_sentence
+        return line.x0 > block[0].x0 + 0.3 * size or unmarked
     if len(block) >= 2 and ends_sentence and line.x0 > previous.x0 + 0.8 * size:
         return False
     if len(block) == 1 and ends_sentence and previous.x1 < line.x1 - 3 * size:
