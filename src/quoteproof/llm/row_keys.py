@@ -143,12 +143,12 @@ def named_rows(candidates: Sequence[Candidate], terms: set[str], question: str =
     name) holds question terms (`terms`, stems) other than the name of its table's
     first column ("clinic" does not name the row "Clinic 7" of a "Clinic" column)
     that not every keyed row of its table holds, and not only some of those another
-    row holds (the row "Saturday | 09:00 | 17:30" of an opening-hours table, for "when does it
-    close on Saturday?"; the row "9 to 12 | AP3" for "the 10th floor"; the row "1 to 2
-    | Extend the interval" for "a trough of 1.5 mg/L", whose pieces "1" and "5" name
-    no row; for "children aged 2 to 4 years", the row "2 to 4 years", not "4 to 6
-    years" nor "3 to 6 months", which hold only the 4; for "a filling and a root
-    canal", both rows); else 0.0."""
+    row holds (the row "Saturday | 09:00 | 17:30" of an opening-hours table, for
+    "when does it close on Saturday?"; the row "9 to 12 | AP3" for "the 10th floor";
+    the row "1 to 2 | Extend the interval" for "a trough of 1.5 mg/L", whose pieces
+    "1" and "5" name no row; for "children aged 2 to 4 years", the row "2 to 4
+    years", not "4 to 6 years" nor "3 to 6 months", which hold only the 4; for "a
+    filling and a root canal", both rows); else 0.0."""
     named = np.zeros(len(candidates))
     decimals = _DECIMAL.findall(question)
     values = [float(number) for number in decimals]

@@ -62,12 +62,14 @@ Structure, decided per line in this order (details in `structure`,
    headings close at the next heading instead of becoming everyone's parent
    section. A caption's section ends after its table and notes.
 4. Remaining lines form paragraphs, or list items when they start with a bullet or
-   an enumerator ("•", "1.", "a)"), or with a number and no mark ("1 Stop giving")
-   after a line that ends a sentence or a lead-in, when the number is 1 or the one
-   after the last such item, broken at a larger than usual line gap, an
-   upward jump (new column), a size change, an indented first line after a sentence
-   end (an indented line after one that stops mid-sentence is a hanging indent that
-   carries the paragraph on), or a short line ending a sentence. (A sentence carried
+   an enumerator ("•", "1.", "a)"), or with a number and no mark before a capital
+   ("1 Stop giving"): item 1 after a line that ends a sentence or a lead-in, with an
+   item 2 later on the page, or the number after the current item's (such an item
+   wraps at the margin until a line ends a sentence), broken at a larger than usual
+   line gap, an upward jump (new column), a size change, an indented first line
+   after a sentence end (an indented line after one that stops mid-sentence is a
+   hanging indent that carries the paragraph on), or a short line ending a
+   sentence. (A sentence carried
    into the next column stays two paragraphs; a quote reads on across them:
    `llm.quotable`.)
 
