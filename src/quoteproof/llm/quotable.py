@@ -52,6 +52,7 @@ from dataclasses import dataclass, replace
 
 from quoteproof.sentences import CLOSING, CONNECTORS, runs_on, sentence_bounds
 from quoteproof.terms import STOPWORDS
+from quoteproof.text.numbering import bare_number
 
 MIN_WORDS = 5
 HEADING_WORDS = 12
@@ -483,23 +484,12 @@ def _continues(before: str, line: str) -> bool:
     return runs_on(before, line) and _FOOTNOTE.match(line) is None
 
 
-_BARE_NUMBER = re.compile(r"(\d{1,2}) (?=[A-Z])")
-"""A paragraph that opens with a number and no mark after it, before a capital ("1
-Stop the transfusion"), as a PDF's numbered list may be written."""
-
-
-def _bare_number(paragraph: str) -> int | None:
-    """The number `paragraph` opens with (`_BARE_NUMBER`), else None."""
-    found = _BARE_NUMBER.match(paragraph)
-    return int(found.group(1)) if found else None
-
-
 def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
     """The end of the list led in by line `i`: its following item lines that fit in
     LIST_CHARS from its start, else (when the first line after it is no item) the
     paragraphs after it, up to LIST_PARAGRAPHS, that fit in LIST_CHARS and are not
     headings or lead-ins themselves (at least the first one, whatever its length), and
-    when the first opens with "1 " (`_bare_number`), only those numbered 1, 2, 3 on;
+    when the first opens with "1 " (`bare_number`), only those numbered 1, 2, 3 on;
     the line's own end when nothing follows. A short paragraph without closing
     punctuation is a heading, but in a list of fragments (its first paragraph has no
     closing punctuation, a web page's items without their bullets) only over a
@@ -527,12 +517,12 @@ def _list_after(lines: list[tuple[int, int]], i: int, text: str) -> int:
     elif following:
         paragraphs = following[:LIST_PARAGRAPHS]
         fragments = not text[paragraphs[0][0] : paragraphs[0][1]].endswith(CLOSING)
-        numbered = _bare_number(text[paragraphs[0][0] : paragraphs[0][1]]) == 1
+        numbered = bare_number(text[paragraphs[0][0] : paragraphs[0][1]]) == 1
         for k, (s, e) in enumerate(paragraphs):
             paragraph = text[s:e]
             if k and (e - start > LIST_CHARS or ends_lead_in(paragraph)):
                 break
-            if numbered and _bare_number(paragraph) != k + 1:
+            if numbered and bare_number(paragraph) != k + 1:
                 break  # "1 Stop ...", "2 Keep ...": the list ends with its numbers
             short = _words(paragraph) <= HEADING_WORDS and not _states_a_value(paragraph)
             after = following[k + 1] if k + 1 < len(following) else None

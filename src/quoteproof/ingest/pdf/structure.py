@@ -27,6 +27,7 @@ from quoteproof.ingest.pdf.headings import (
 )
 from quoteproof.ingest.pdf.page import PdfLine
 from quoteproof.model import BlockKind
+from quoteproof.text.numbering import bare_number
 
 BAND = 0.08
 """Share of the page height, at the top and at the bottom, where running headers live."""
@@ -36,9 +37,6 @@ _NOT_LETTERS = re.compile(r"[\W\d_]+")
 _PAGE_OF = re.compile(r"\bpage\s+\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\b", re.IGNORECASE)
 """A page number inside a running line: "Page 2", "page 2 of 3"."""
 _SENTENCE_ENDS = (".", "!", "?", ":")
-_BARE_ITEM = re.compile(r"(\d{1,2}) [A-Z]")
-"""A line that opens with a number and no mark after it, before a capital ("1 Stop
-giving the medicine"): a list item when it is the list's next number."""
 _PAGE_NUMBER = re.compile(
     r"(?:page\s+)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?|[-–—]\s*\d{1,4}\s*[-–—]|[ivxlc]{1,7}",
     re.IGNORECASE,
@@ -195,26 +193,19 @@ def _plan_page(
     return plans
 
 
-def _bare_number(line: PdfLine) -> int | None:
-    """The number `line` opens with, without a mark, before a capital (`_BARE_ITEM`:
-    "1 Stop giving the medicine"), else None."""
-    found = _BARE_ITEM.match(line.text.strip())
-    return int(found.group(1)) if found else None
-
-
 def _bare_item(lines: Sequence[PdfLine], block: list[PdfLine], last: int) -> int | None:
     """The number of the list item that `lines[0]` starts, numbered without a mark
-    (`_bare_number`), or None. Item `last` + 1 of the list that `block` is an item
+    (`bare_number`), or None. Item `last` + 1 of the list that `block` is an item
     of (`last` its number, else 0) starts one; item 1 does when `block` ends a
     sentence or a lead-in ("take these steps:") and a later line of the page is item 2.
     """
-    number = _bare_number(lines[0])
+    number = bare_number(lines[0].text.strip())
     if number is None or not block:
         return None
     if last and number == last + 1:
         return number
     ends = block[-1].text.rstrip().endswith(_SENTENCE_ENDS)
-    if number == 1 and ends and any(_bare_number(line) == 2 for line in lines[1:]):
+    if number == 1 and ends and any(bare_number(line.text.strip()) == 2 for line in lines[1:]):
         return number
     return None
 
@@ -253,7 +244,7 @@ def _continues(
         return False
     ends_sentence = previous.text.rstrip().endswith(_SENTENCE_ENDS)
     if kind == "list":
-        unmarked = _bare_number(block[0]) is not None and not ends_sentence
+        unmarked = bare_number(block[0].text.strip()) is not None and not ends_sentence
         return line.x0 > block[0].x0 + 0.3 * size or unmarked
     if len(block) >= 2 and ends_sentence and line.x0 > previous.x0 + 0.8 * size:
         return False
