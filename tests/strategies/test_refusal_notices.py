@@ -31,3 +31,16 @@ def test_a_refusal_on_the_automatic_threshold_never_reads_as_equal_figures() -> 
     close = RetrievalInfo("hybrid", 0.61391, "cosine:m", 0.61394, "calibrated")
     (notice,) = refusal_notices(close)
     assert "(0.61391) is just below the refusal threshold (0.61394)" in notice
+
+
+def test_a_refusal_on_sentence_evidence_says_what_the_match_measures() -> None:
+    """A newcomer read 0.537 for the answering passage in `quoteproof search` and
+    0.413 as the refusal's best match: the refusal says that its match is another
+    measure, and where the passages can be seen."""
+    info = RetrievalInfo("hybrid", 0.413, "cosine+sentence:m", 0.453, "automatic")
+    (notice,) = refusal_notices(info)
+    assert "averaged with that to its best sentence" in notice
+    assert "`quoteproof search`" in notice
+    plain = RetrievalInfo("hybrid", 0.413, "cosine:m", 0.453, "automatic")
+    (notice,) = refusal_notices(plain)
+    assert "averaged" not in notice

@@ -42,6 +42,7 @@ from quoteproof.quoting.citations import screen_prose
 from quoteproof.quoting.parse import paragraph_ids, with_source_refs
 from quoteproof.quoting.resolve import DEFAULT_THRESHOLD, SourceLookup, cite_passages
 from quoteproof.quoting.support import chunk_passage, data_passage
+from quoteproof.retrieval.evidence import WITH_SENTENCES
 from quoteproof.strategies.facts import (
     NO_MODEL_FACTS,
     ContextFact,
@@ -155,10 +156,10 @@ def refusal_notices(info: RetrievalInfo) -> list[str]:
     if info.below_threshold and info.threshold_source == "automatic":
         notices.append(
             f"Refused because the best match ({evidence}) is below a threshold "
-            f"({threshold}) estimated automatically from off-topic questions; "
-            "the index was not calibrated with questions about its own documents "
-            "(`quoteproof calibrate QUESTIONS.jsonl`, answerable questions and not, "
-            "fits the threshold to them)."
+            f"({threshold}) estimated automatically from off-topic questions"
+            f"{_match_meaning(info.evidence_kind)}; the index was not calibrated with "
+            "questions about its own documents (`quoteproof calibrate QUESTIONS.jsonl`, "
+            "answerable questions and not, fits the threshold to them)."
         )
     elif info.below_threshold and -gap < CLOSE_CALL:
         notices.append(
@@ -172,6 +173,18 @@ def refusal_notices(info: RetrievalInfo) -> list[str]:
             f"threshold ({threshold}); check that the quotes answer the question."
         )
     return notices
+
+
+def _match_meaning(evidence_kind: str | None) -> str:
+    """What the best match of a refusal measures, for the evidence a user cannot
+    read off `quoteproof search`'s scores (`evidence.WITH_SENTENCES`), else ""."""
+    if (evidence_kind or "").partition(":")[0] != WITH_SENTENCES:
+        return ""
+    return (
+        " (the match: the question's similarity to the best passage averaged with that "
+        "to its best sentence, row or short paragraph; `quoteproof search` lists the "
+        "passages found, with scores of its own)"
+    )
 
 
 def _distinct_figures(evidence: float, threshold: float) -> tuple[str, str]:
