@@ -614,3 +614,61 @@ def bare_numbered_steps_pdf() -> bytes:
         draw.drawString(72, 700 - 12 * number, line)
     draw.showPage()
     return _save(draw)
+
+
+LETTERHEAD = "Willowbank Veterinary Clinic"
+"""Centred on the page in `headings_pdf`, in the style of the heading under it."""
+SHEET_HEADING = "Aftercare Sheet for Dogs"
+WRAPPED_HEADINGS = (
+    ("Caring for the wound in the first", "fortnight after surgery"),
+    ("Medicines to give at home each", "morning with food"),
+    ("5.1 Walks, play and rest in the", "weeks before the stitches come out"),
+)
+"""Headings on two lines: left-aligned, centred, and with a hanging indent."""
+
+
+def headings_pdf() -> bytes:
+    """One page: `LETTERHEAD` centred in 16-point bold, `SHEET_HEADING` under it at
+    the left margin in the same font, then each of `WRAPPED_HEADINGS` (left-aligned,
+    centred, hanging indent) in 16-point bold, each heading followed by a paragraph
+    of three 10-point lines."""
+    draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
+    y = 740.0
+
+    def heading(text: str, x: float | None = None) -> None:
+        nonlocal y
+        draw.setFont("Helvetica-Bold", 16)
+        if x is None:
+            draw.drawCentredString(306, y, text)
+        else:
+            draw.drawString(x, y, text)
+        y -= 20
+
+    def paragraph() -> None:
+        nonlocal y
+        draw.setFont("Helvetica", 10)
+        y -= 6
+        for line in (
+            "Check the wound twice a day and keep your dog from licking or biting it",
+            "while it heals; a little redness is normal for the first three days",
+            "after the operation.",
+        ):
+            draw.drawString(72, y, line)
+            y -= 12
+        y -= 14
+
+    heading(LETTERHEAD)
+    heading(SHEET_HEADING, 72)
+    paragraph()
+    (left, centred, hanging) = WRAPPED_HEADINGS
+    heading(left[0], 72)
+    heading(left[1], 72)
+    paragraph()
+    heading(centred[0])
+    heading(centred[1])
+    paragraph()
+    heading(hanging[0], 72)
+    heading(hanging[1], 96)
+    paragraph()
+    draw.showPage()
+    return _save(draw)

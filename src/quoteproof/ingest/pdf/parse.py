@@ -54,7 +54,9 @@ Structure, decided per line in this order (details in `structure`,
    give the section path. Otherwise from fonts: lines 15 % (and 1 pt) larger than
    the body size (the most common size, weighted by characters), or bold lines, or
    body-size lines in a colour that stands out, not starting like a list item,
-   grouped when consecutive, with few words (a "Table 12 …" caption may have more)
+   grouped when consecutive and aligned (a line starting where the one above
+   starts or under it, or centred under it; a centred letterhead over a
+   left-aligned title is two headings), with few words (a "Table 12 …" caption may have more)
    and no final period, not reading as a piece of a sentence (lower case after any
    number: "100 mg/vial"; a last word like "and"; a next line carrying the sentence
    on); levels by style rank (size, then bold, colour), then by the depth of a

@@ -167,7 +167,7 @@ def _plan_page(
             plans.append(BlockPlan("furniture", page.number, (line,)))
             continue
         if role[0] == "heading":
-            if not (current and current_role == role):
+            if not (current and current_role == role and _wraps_heading(current[-1], line)):
                 flush()
                 current_kind, current_role = "heading", role
             current.append(line)
@@ -191,6 +191,18 @@ def _plan_page(
         right = line.x1
     flush()
     return plans
+
+
+def _wraps_heading(previous: PdfLine, line: PdfLine) -> bool:
+    """Whether heading `line` carries on the heading whose last line is `previous`
+    (lines of one style): it starts where `previous` starts, or under it (a hanging
+    indent: "5.1 Hypersensitivity Including" / "Infusion-Related Reactions"), or is
+    centred under it. A line that starts left of a centred line is a heading of its
+    own (a centred letterhead "Willowbank Veterinary Clinic" over a left-aligned
+    "Post-Operative Aftercare Sheet")."""
+    tolerance = 0.5 * max(previous.size, line.size, 1.0)
+    centred = abs((previous.x0 + previous.x1) - (line.x0 + line.x1)) / 2 <= tolerance
+    return previous.x0 - tolerance <= line.x0 < previous.x1 or centred
 
 
 def _bare_item(lines: Sequence[PdfLine], block: list[PdfLine], last: int) -> int | None:
