@@ -623,22 +623,32 @@ WRAPPED_HEADINGS = (
     ("Caring for the wound in the first", "fortnight after surgery"),
     ("Medicines to give at home each", "morning with food"),
     ("5.1 Walks, play and rest in the", "weeks before the stitches come out"),
+    ("When to call the", "clinic or the out-of-hours service"),
 )
-"""Headings on two lines: left-aligned, centred, and with a hanging indent."""
+"""Headings on two lines: left-aligned, centred, with a hanging indent, and set
+flush right."""
 
 
-def headings_pdf() -> bytes:
+def headings_pdf(*, outline: bool = False) -> bytes:
     """One page: `LETTERHEAD` centred in 16-point bold, `SHEET_HEADING` under it at
     the left margin in the same font, then each of `WRAPPED_HEADINGS` (left-aligned,
-    centred, hanging indent) in 16-point bold, each heading followed by a paragraph
-    of three 10-point lines."""
+    centred, hanging indent, flush right) in 16-point bold, each heading followed by
+    a paragraph of three 10-point lines. With `outline`, a bookmark names each
+    heading, the letterhead and the sheet title as one."""
     draw = canvas.Canvas(io.BytesIO(), pagesize=letter)
     y = 740.0
+    if outline:
+        titles = [f"{LETTERHEAD} {SHEET_HEADING}", *(" ".join(h) for h in WRAPPED_HEADINGS)]
+        for number, title in enumerate(titles):
+            draw.bookmarkPage(f"h{number}")
+            draw.addOutlineEntry(title, f"h{number}", level=0)
 
-    def heading(text: str, x: float | None = None) -> None:
+    def heading(text: str, x: float | None = None, *, right: bool = False) -> None:
         nonlocal y
         draw.setFont("Helvetica-Bold", 16)
-        if x is None:
+        if right:
+            draw.drawRightString(540, y, text)
+        elif x is None:
             draw.drawCentredString(306, y, text)
         else:
             draw.drawString(x, y, text)
@@ -660,7 +670,7 @@ def headings_pdf() -> bytes:
     heading(LETTERHEAD)
     heading(SHEET_HEADING, 72)
     paragraph()
-    (left, centred, hanging) = WRAPPED_HEADINGS
+    (left, centred, hanging, flush_right) = WRAPPED_HEADINGS
     heading(left[0], 72)
     heading(left[1], 72)
     paragraph()
@@ -669,6 +679,9 @@ def headings_pdf() -> bytes:
     paragraph()
     heading(hanging[0], 72)
     heading(hanging[1], 96)
+    paragraph()
+    heading(flush_right[0], right=True)
+    heading(flush_right[1], right=True)
     paragraph()
     draw.showPage()
     return _save(draw)

@@ -647,11 +647,20 @@ def test_steps_numbered_without_a_mark_are_items_of_their_own() -> None:
 def test_a_centred_letterhead_is_no_line_of_the_heading_under_it() -> None:
     """A centred clinic name over a left-aligned sheet title in the same font read as
     one heading, "Willowbank Veterinary Clinic Aftercare Sheet for Dogs", the first
-    part of every label. Headings wrapped at the margin, centred, or with a hanging
-    indent still read whole."""
+    part of every label. Headings wrapped at the margin, centred, with a hanging
+    indent or flush right still read whole."""
     document = parse_pdf(build.headings_pdf(), "aftercare.pdf")
     headings = block_texts(document, "heading")
     wrapped = [" ".join(lines) for lines in build.WRAPPED_HEADINGS]
     assert headings == [build.LETTERHEAD, build.SHEET_HEADING, *wrapped]
     first_paragraph = next(block for block in document.blocks if block.kind == "paragraph")
     assert first_paragraph.section == (build.SHEET_HEADING,)
+
+
+def test_lines_one_bookmark_names_are_one_heading_however_aligned() -> None:
+    """With headings from the outline, a bookmark that names the centred letterhead
+    and the left-aligned title under it as one heading is taken at its word."""
+    document = parse_pdf(build.headings_pdf(outline=True), "aftercare.pdf")
+    headings = block_texts(document, "heading")
+    wrapped = [" ".join(lines) for lines in build.WRAPPED_HEADINGS]
+    assert headings == [f"{build.LETTERHEAD} {build.SHEET_HEADING}", *wrapped]

@@ -39,7 +39,7 @@ def test_a_refusal_on_sentence_evidence_says_what_the_match_measures() -> None:
     measure, and where the passages can be seen."""
     info = RetrievalInfo("hybrid", 0.413, "cosine+sentence:m", 0.453, "automatic")
     (notice,) = refusal_notices(info)
-    assert "averaged with that to its best sentence" in notice
+    assert "averaged with that to the best sentence, row, list" in notice
     assert "`quoteproof search`" in notice
     plain = RetrievalInfo("hybrid", 0.413, "cosine:m", 0.453, "automatic")
     (notice,) = refusal_notices(plain)

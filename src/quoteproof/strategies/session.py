@@ -182,8 +182,9 @@ def _match_meaning(evidence_kind: str | None) -> str:
         return ""
     return (
         " (the match: the question's similarity to the best passage averaged with that "
-        "to its best sentence, row or short paragraph; `quoteproof search` lists the "
-        "passages found, with scores of its own)"
+        "to the best sentence, row, list or short paragraph of the passages an answer "
+        "is drawn from; `quoteproof search` lists the passages found, with scores of "
+        "its own)"
     )
 
 

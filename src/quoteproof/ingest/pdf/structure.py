@@ -126,17 +126,26 @@ def plan_blocks(
     mark_tables(pages, roles)
     stats = line_stats(pages)
     levels = outline_heading_roles(pages, roles, bookmarks) if bookmarks else None
+    by_outline = levels is not None
     if levels is None:
         levels = font_heading_roles(pages, roles, stats)
     plans: list[BlockPlan] = []
     for page, page_roles in zip(pages, roles, strict=True):
-        plans.extend(_plan_page(page, page_roles, levels, stats))
+        plans.extend(_plan_page(page, page_roles, levels, stats, by_outline))
     return plans, stats
 
 
 def _plan_page(
-    page: PageContent, roles: list[Role], levels: dict[int, int], stats: LineStats
+    page: PageContent,
+    roles: list[Role],
+    levels: dict[int, int],
+    stats: LineStats,
+    by_outline: bool,
 ) -> list[BlockPlan]:
+    """The blocks of `page`. Consecutive heading lines of one role are one heading:
+    with headings from the outline (`by_outline`) each role is one bookmark's lines,
+    and with headings from fonts only lines aligned as one heading's are
+    (`_wraps_heading`)."""
     plans: list[BlockPlan] = []
     current: list[PdfLine] = []
     current_kind: BlockKind = "paragraph"
@@ -167,7 +176,8 @@ def _plan_page(
             plans.append(BlockPlan("furniture", page.number, (line,)))
             continue
         if role[0] == "heading":
-            if not (current and current_role == role and _wraps_heading(current[-1], line)):
+            same = bool(current) and current_role == role
+            if not (same and (by_outline or _wraps_heading(current[-1], line))):
                 flush()
                 current_kind, current_role = "heading", role
             current.append(line)
@@ -195,14 +205,16 @@ def _plan_page(
 
 def _wraps_heading(previous: PdfLine, line: PdfLine) -> bool:
     """Whether heading `line` carries on the heading whose last line is `previous`
-    (lines of one style): it starts where `previous` starts, or under it (a hanging
-    indent: "5.1 Hypersensitivity Including" / "Infusion-Related Reactions"), or is
-    centred under it. A line that starts left of a centred line is a heading of its
-    own (a centred letterhead "Willowbank Veterinary Clinic" over a left-aligned
-    "Post-Operative Aftercare Sheet")."""
-    tolerance = 0.5 * max(previous.size, line.size, 1.0)
+    (lines of one style): within one font size, it starts where `previous` starts,
+    or under it (a hanging indent: "5.1 Hypersensitivity Including" /
+    "Infusion-Related Reactions"), or is centred under it, or ends where it ends
+    (set flush right). A line that starts well left of a centred line and ends
+    elsewhere is a heading of its own (a centred letterhead "Willowbank Veterinary
+    Clinic" over a left-aligned "Post-Operative Aftercare Sheet")."""
+    tolerance = max(previous.size, line.size, 1.0)
     centred = abs((previous.x0 + previous.x1) - (line.x0 + line.x1)) / 2 <= tolerance
-    return previous.x0 - tolerance <= line.x0 < previous.x1 or centred
+    flush_right = abs(previous.x1 - line.x1) <= tolerance
+    return previous.x0 - tolerance <= line.x0 < previous.x1 or centred or flush_right
 
 
 def _bare_item(lines: Sequence[PdfLine], block: list[PdfLine], last: int) -> int | None:
