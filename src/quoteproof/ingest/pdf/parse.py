@@ -54,15 +54,16 @@ Structure, decided per line in this order (details in `structure`,
    give the section path. Otherwise from fonts: lines 15 % (and 1 pt) larger than
    the body size (the most common size, weighted by characters), or bold lines, or
    body-size lines in a colour that stands out, not starting like a list item,
-   grouped when consecutive and aligned (a line starting where the one above
-   starts or under it, or centred under it; a centred letterhead over a
-   left-aligned title is two headings), with few words (a "Table 12 …" caption may have more)
-   and no final period, not reading as a piece of a sentence (lower case after any
-   number: "100 mg/vial"; a last word like "and"; a next line carrying the sentence
-   on); levels by style rank (size, then bold, colour), then by the depth of a
-   leading number ("5" > "5.1"). Styles seen only on page 1 are a cover's: their
-   headings close at the next heading instead of becoming everyone's parent
-   section. A caption's section ends after its table and notes.
+   grouped when consecutive and aligned (within one font size, a line starts
+   where the one above starts or under it, is centred under it, or ends where it
+   ends; a centred letterhead over a left-aligned title is two headings), with few
+   words (a "Table 12 …" caption may have more) and no final period, not reading
+   as a piece of a sentence (lower case after any number: "100 mg/vial"; a last
+   word like "and"; a next line carrying the sentence on); levels by style rank
+   (size, then bold, colour), then by the depth of a leading number ("5" > "5.1").
+   Styles seen only on page 1 are a cover's: their headings close at the next
+   heading instead of becoming everyone's parent section. A caption's section
+   ends after its table and notes.
 4. Remaining lines form paragraphs, or list items when they start with a bullet or
    an enumerator ("•", "1.", "a)"), or with a number and no mark before a capital
    ("1 Stop giving"): item 1 after a line that ends a sentence or a lead-in, with an
