@@ -40,6 +40,11 @@ Sets (`--sets`, default all):
   how quoteproof answers and kept fixed, over 16 more CDC Preventing Chronic Disease 2024
   articles; its corpus is calibrated with `evalsets/articles-held3-calibration.jsonl`
   (other questions than the set's, by the same writer, equally blind).
+- `articles-held4`: a fourth held-out set of the same kind
+  (`evalsets/articles-held4.jsonl`), written on 2026-11-30 by a fifth writer blind to
+  how quoteproof answers and kept fixed, over 16 more CDC Preventing Chronic Disease 2024
+  articles; its corpus is calibrated with `evalsets/articles-held4-calibration.jsonl`
+  (other questions than the set's, by the same writer, equally blind).
 
 With `--llm local`, every set is also answered in quote mode by the bundled SmolLM2
 (the model chooses among the numbered quotable units; when nothing it chose checks,
@@ -51,7 +56,8 @@ Every set is asked twice: with the automatic refusal threshold (no calibration f
 then after `quoteproof calibrate` with the corpus' calibration file
 (`examples/calibration.jsonl`, `evalsets/labels-calibration.jsonl`,
 `evalsets/articles-calibration.jsonl`, `evalsets/articles-held-calibration.jsonl`,
-`evalsets/articles-held2-calibration.jsonl`, `evalsets/articles-held3-calibration.jsonl`).
+`evalsets/articles-held2-calibration.jsonl`, `evalsets/articles-held3-calibration.jsonl`,
+`evalsets/articles-held4-calibration.jsonl`).
 A corpus without a calibration file (none at present) would be asked once, and the
 report would note that its calibrated pass was skipped.
 
@@ -162,6 +168,17 @@ ARTICLES_HELD3_CORPUS = Corpus(
     tuple(DATA / "cdc-pcd-2024-html" / "html" / f"{name}.htm" for name in ARTICLES_HELD3),
     REPO / "evalsets" / "articles-held3-calibration.jsonl",
 )
+ARTICLES_HELD4 = (
+    "23_0291", "23_0307", "23_0325", "23_0347", "23_0358", "23_0413", "23_0417", "23_0449",
+    "24_0009", "24_0035", "24_0049", "24_0058", "24_0060", "24_0074", "24_0082", "24_0121",
+)  # fmt: skip
+"""The CDC PCD 2024 articles of the fourth held-out set, `articles-held4` (none of them in
+`examples/corpus` or an earlier articles set)."""
+ARTICLES_HELD4_CORPUS = Corpus(
+    "articles-held4",
+    tuple(DATA / "cdc-pcd-2024-html" / "html" / f"{name}.htm" for name in ARTICLES_HELD4),
+    REPO / "evalsets" / "articles-held4-calibration.jsonl",
+)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -179,6 +196,7 @@ SETS: dict[str, tuple[Corpus, str]] = {
     "articles-held": (ARTICLES_HELD_CORPUS, "articles-held.jsonl"),
     "articles-held2": (ARTICLES_HELD2_CORPUS, "articles-held2.jsonl"),
     "articles-held3": (ARTICLES_HELD3_CORPUS, "articles-held3.jsonl"),
+    "articles-held4": (ARTICLES_HELD4_CORPUS, "articles-held4.jsonl"),
 }
 """Each set's corpus and its file under evalsets/."""
 

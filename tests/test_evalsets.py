@@ -34,6 +34,7 @@ QUESTION_SETS = (
     "articles-held",
     "articles-held2",
     "articles-held3",
+    "articles-held4",
 )
 QUESTION_FIELDS = {
     "id",
@@ -307,6 +308,7 @@ def test_articles_gold_answers_are_verbatim(tmp_path: Path) -> None:
         ("articles-held-calibration", "articles-held"),
         ("articles-held2-calibration", "articles-held2"),
         ("articles-held3-calibration", "articles-held3"),
+        ("articles-held4-calibration", "articles-held4"),
     ],
 )
 def test_articles_calibration_is_apart_from_the_set(calibration: str, qset: str) -> None:
@@ -332,6 +334,7 @@ def test_articles_calibration_is_apart_from_the_set(calibration: str, qset: str)
         ("articles-held", ("articles",)),
         ("articles-held2", ("articles", "articles-held")),
         ("articles-held3", ("articles", "articles-held", "articles-held2")),
+        ("articles-held4", ("articles", "articles-held", "articles-held2", "articles-held3")),
     ],
 )
 def test_articles_held_gold_answers_are_verbatim(

@@ -97,6 +97,27 @@ def test_extractive_answer_is_verbatim(index_dir: Path) -> None:
         ]
 
 
+def test_an_answer_says_when_no_quote_gives_the_value_asked(tmp_path: Path) -> None:
+    """ "How many" quoted with a passage that states no number says so; "when" quoted
+    with a time says nothing."""
+    page = tmp_path / "clinic.md"
+    page.write_text(
+        "# Clinic\n\n## Parking\n\nThe clinic car park is behind the building, and visitors "
+        "use the bays marked for patients.\n\n## Opening\n\nDoors open at 8 a.m. on "
+        "weekdays.\n",
+        encoding="utf-8",
+    )
+    value = "The question asks for a number, and no quote gives one"
+    with Index.open(tmp_path / "idx", create=True) as index:
+        index.ingest([page], embed=False)
+        price = index.ask("How many bays does the clinic car park have for visitors?")
+        opening = index.ask("When do the doors open on weekdays?")
+    assert price.status == "answered" and "car park is behind" in price.quotes[0].text
+    assert any(notice.startswith(value) for notice in price.notices)
+    assert opening.status == "answered" and "8 a.m." in opening.quotes[0].text
+    assert not any(notice.startswith("The question asks for") for notice in opening.notices)
+
+
 def test_no_retrieval_refuses_without_calling_the_model(
     index_dir: Path, openai_server: Any
 ) -> None:

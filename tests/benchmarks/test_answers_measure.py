@@ -50,7 +50,9 @@ def test_the_articles_corpus_holds_every_article_its_set_names() -> None:
     assert answers.ARTICLES.calibration is not None and answers.ARTICLES.calibration.is_file()
 
 
-@pytest.mark.parametrize("name", ["articles-held", "articles-held2", "articles-held3"])
+@pytest.mark.parametrize(
+    "name", ["articles-held", "articles-held2", "articles-held3", "articles-held4"]
+)
 def test_the_held_articles_corpus_holds_every_article_its_set_names(name: str) -> None:
     corpus, _ = answers.SETS[name]
     assert corpus.name == name
@@ -65,7 +67,10 @@ def test_the_held_articles_corpora_share_no_article() -> None:
     first = {Path(path).name for path in answers.ARTICLES_HELD_CORPUS.paths}
     second = {Path(path).name for path in answers.ARTICLES_HELD2_CORPUS.paths}
     third = {Path(path).name for path in answers.ARTICLES_HELD3_CORPUS.paths}
+    fourth = {Path(path).name for path in answers.ARTICLES_HELD4_CORPUS.paths}
     assert len(second) == 16 and not first & second
     assert not second & {Path(path).name for path in answers.ARTICLES.paths}
     assert len(third) == 16 and not third & (first | second)
     assert not third & {Path(path).name for path in answers.ARTICLES.paths}
+    assert len(fourth) == 16 and not fourth & (first | second | third)
+    assert not fourth & {Path(path).name for path in answers.ARTICLES.paths}

@@ -656,6 +656,41 @@ def test_how_quickly_asks_a_delay_and_a_length_of_time_answers_it() -> None:
     assert quoted(reply)[0] == ("p", call)
 
 
+def test_how_many_prefers_a_count_of_what_it_asks_about() -> None:
+    """Both sentences hold a number near the question's words; the one whose number
+    counts the sites answers "how many sites", though the other shares more words."""
+    patients = "The queries on preventive services at the sites covered 30,783,825 patients."
+    sites = "Both queries were performed by 36 PCORnet sites."
+    question = "How many sites ran the queries on preventive services?"
+    assert specific_form(question, sites) and not specific_form(question, patients)
+    assert specific_form("How many coaching calls were held?", "There were 46 Zoom calls.")
+    assert not specific_form("How many sites took part?", "Sites joined in 2019 (3,4).")
+    reply = extract_answer(question, (chunk("p", f"{patients}\n\n{sites}"),))
+    assert quoted(reply)[0] == ("p", sites)
+
+
+def test_a_citation_of_references_is_no_quantity() -> None:
+    """ "(2,3)" and "[4]" cite a paper's references; "(53%)" is a share."""
+    question = "How many people joined the program?"
+    for cited in ("(2,3)", "(13–15)", "[4]", "(1)"):
+        cites = f"Many people face barriers to joining {cited}."
+        assert not form_match("quantity", cites, question)
+    assert form_match("quantity", "Of 36 people, 19 (53%) joined the program (4,5).", question)
+
+
+def test_what_year_asks_a_year_and_a_length_of_years_does_not_give_one() -> None:
+    question = "In which years were the schools assessed before and after the changes?"
+    years = "We assessed the schools at baseline in 2018 and at follow-up in 2022."
+    span = "The 3-year time frame allowed the schools to carry out the changes."
+    assert specific_form(question, years) and not specific_form(question, span)
+    assert specific_form("During which months was it built?", "It was built in May and June.")
+    assert not specific_form("When is the deadline?", "Comments came in 2018.")
+    assert not specific_form("Which year groups take part?", "Pupils joined in 2018.")
+    between = "Lunch menus were reviewed by the district dietitian."
+    reply = extract_answer(question, (chunk("s", f"{span}\n\n{between}\n\n{years}"),))
+    assert quoted(reply)[0] == ("s", years)
+
+
 def test_a_duration_is_a_number_with_a_unit_of_time() -> None:
     question = "Over how long should the drug be infused?"
     assert form_match("quantity", "Infuse over 30 to 120 minutes.", question)

@@ -6,7 +6,9 @@ A question's type is read from its wording (pure rules, no model):
   deep, dose, rate, duration, percentage, share, ratio, strength: the answer holds a
   number (not a year); for a dose or a strength, an amount of a drug ("200 mg"), for
   a duration ("how long"), a length of time ("10 days"), for a percentage,
-  proportion or share, a share of a whole ("66.8%", "1 in 5");
+  proportion or share, a share of a whole ("66.8%", "1 in 5"); for "how many X", a
+  number that counts X ("36 PCORnet sites") is a specific form; a number that cites a
+  paper's references ("(2,3)", "[4]") is none;
 - `change`: how did (has, have) X change: the answer holds a number and says how it
   moved ("decreased", "rose", "fell", "doubled", "from ... to");
 - `frequency`: how often / frequently: the answer holds a number or a frequency
@@ -16,7 +18,9 @@ A question's type is read from its wording (pure rules, no model):
   "after", "within 72 hours", "immediately", a date); a day's date ("September 21,
   2020", "21 September 2020", "2020-09-21", "9/21/2020") or a clock time ("5 p.m.",
   "17:30", not "1:50", a ratio) is a specific form, but for "how soon" or "how
-  quickly" a delay is ("within one hour", "before 5 p.m.", "immediately");
+  quickly" a delay is ("within one hour", "before 5 p.m.", "immediately"), and for
+  "what year" or "which months" a year or a month ("in 2018", not "a 3-year time
+  frame");
 - `where`: where: the answer names a place, a region or kind of place ("southern
   states", "rural counties") or a name after "in", "at", "from" ("in Mississippi");
 - `cause`: what causes, why, what leads to, risk factors, the reason (but "Does X
@@ -56,11 +60,11 @@ a little among passages that already match the question's words and meaning.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Literal
 
-from quoteproof.terms import query_stems, stem, stems, words
+from quoteproof.terms import STOPWORDS, query_stems, stem, stems, words
 
 AnswerKind = Literal[
     "quantity",
@@ -208,10 +212,12 @@ repeats ("Which region had the lowest incidence?": "the lowest incidence was in 
 West")."""
 _REFERENCE = re.compile(
     r"\b(?:Table|Figure|Fig\.|Section|Study|Reference ID:?|No\.|page|Chapter|Appendix)\s*"
-    r"[\w.-]*\d[\w.-]*|\(\d+(?:\.\d+)*\)",
+    r"[\w.-]*\d[\w.-]*|\(\d+(?:\.\d+)*\)|"
+    r"[(\[]\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*[)\]]",
     re.IGNORECASE,
 )
-"""A number that names a place (a table, section or study number), not a quantity."""
+"""A number that names a place (a table, section or study number) or cites the
+numbered references of a paper ("(2,3)", "(13–15)", "[4]"), not a quantity."""
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b(?![.,]\d)")
 """A year: a time ("when"), not a quantity."""
 _TIME = re.compile(
@@ -235,6 +241,19 @@ _DAY_OR_HOUR = re.compile(
     r"\b(?:[01]\d|2[0-3]):[0-5]\d\b(?!:\d)"
 )
 """A day's date or a clock time: the specific form of a time ("when")."""
+_PERIOD_QUESTION = re.compile(
+    r"\b(?:what|which) (?:years?|months?)\b(?! (?:groups?|olds?|levels?|of (?:study|age))\b)",
+    re.IGNORECASE,
+)
+"""A time asked as a year or a month ("In what year did ...?", "During which months
+...?"): its answer names one."""
+_YEAR_OR_MONTH = re.compile(
+    rf"{_DAY_OR_HOUR.pattern}|\b(?:19|20)\d{{2}}\b(?![.,]\d)|"
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)\b"
+)
+"""A year or a month's name (or a day's date, or a clock time): the specific form of
+a time asked as a year or a month (not "a 3-year time frame")."""
 _DELAY = re.compile(
     rf"\b(?:within|in|after|no later than|up to|at least|at most)\s+(?:{_DURATION.pattern})|"
     rf"\b(?:by|before|no later than|until)\s+(?:the\s+)?(?:{_DAY_OR_HOUR.pattern})|"
@@ -418,6 +437,54 @@ def _near_asked(text: str, start: int, end: int, asked: set[str]) -> bool:
     return not present or any(len(words(gap)) <= NEAR_WORDS for gap in gaps)
 
 
+_COUNT_QUESTION = re.compile(
+    r"\bhow many\s+(?:(?:of|the|different|separate|distinct|total)\s+)*"
+    r"((?:[A-Za-z][\w'-]*\s+){0,2}[A-Za-z][\w'-]*)",
+    re.IGNORECASE,
+)
+PLURALS = frozenset({"people", "children", "men", "women", "staff", "data", "personnel"})
+"""Plural nouns that do not end in "s": what "how many" may count."""
+COUNTED_GAP = 3
+"""Words at most between a number and what it counts ("46 telephone and Zoom calls")."""
+_COUNT = re.compile(rf"\b{_AMOUNT}\b(?![.,]?\d)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=64)
+def _counted(question: str) -> frozenset[str]:
+    """The stems of what "how many X ...?" counts: up to three words after "how many"
+    (set aside "of the"), up to the first function word or the first plural noun
+    ("pcornet" and "sit" for "How many PCORnet sites ran the queries?", "comment" for
+    "How many comments came?": the verb after the noun is no part of it); empty for
+    another question."""
+    asked = _COUNT_QUESTION.search(question)
+    if asked is None:
+        return frozenset()
+    counted: list[str] = []
+    for word in words(asked.group(1)):
+        if word in STOPWORDS:
+            break
+        counted.append(stem(word))
+        if word.endswith("s") or word in PLURALS:
+            break
+    return frozenset(counted)
+
+
+def _counts_asked(question: str, text: str) -> bool:
+    """True when `text` gives a count of what "how many X?" counts: a number (not a
+    year, nor a reference's) followed, at most COUNTED_GAP words later, by a word of X
+    ("Both queries were performed by 36 PCORnet sites" for "How many sites ran the
+    queries?"; "N = 30,783,825 patients" counts something else)."""
+    counted = _counted(question)
+    if not counted:
+        return False
+    text = _YEAR.sub(" ", _REFERENCE.sub(" ", text))
+    for number in _COUNT.finditer(text):
+        following = words(text[number.end() :])[: COUNTED_GAP + 1]
+        if any(stem(word) in counted for word in following):
+            return True
+    return False
+
+
 def _quantity_form(question: str) -> re.Pattern[str]:
     """What a number answering the quantity `question` looks like: an amount of a
     drug for a dose, a length of time for a duration, a share of a whole for a
@@ -435,16 +502,19 @@ def specific_form(question: str, text: str = "") -> bool:
     """True when the form `question` asks for is one few sentences have by chance:
     a cause (a causal connective, or a cause of what is asked), a dose (a number with
     a drug unit), a duration (a number with a unit of time), a share (a percentage),
-    a criterion ("defined as") or an extreme ("the lowest"); False for a bare number,
+    a criterion ("defined as"), an extreme ("the lowest") or, for "how many X", a
+    count of X in `text` (`_counts_asked`); False for a bare number,
     a time, a name or a statement, which most sentences of technical text hold. For a
     time ("when"), also True when `text` holds a day's date or a clock time, which
     few sentences hold by chance ("by September 21, 2020"; "before acting" is a time
     of any sentence); for "how soon" or "how quickly", a delay instead ("within one
-    hour", "before 5 p.m.", "immediately": `_time_form`)."""
+    hour", "before 5 p.m.", "immediately"), for "what year" or "which months" a year
+    or a month (`_time_form`)."""
     kind = answer_kind(question)
     return (
         kind in ("cause", "extreme")
         or (kind == "quantity" and _quantity_form(question) is not _NUMBER)
+        or (kind == "quantity" and _counts_asked(question, text))
         or _CRITERION_QUESTION.search(question) is not None
         or (kind == "when" and _time_form(question).search(text) is not None)
     )
@@ -453,8 +523,33 @@ def specific_form(question: str, text: str = "") -> bool:
 def _time_form(question: str) -> re.Pattern[str]:
     """What the time that answers the "when" `question` looks like: a delay for "how
     soon" or "how quickly" (`_DELAY`: the opening hours do not say how soon a call must
-    be made), else a day's date or a clock time."""
-    return _DELAY if _SOON_QUESTION.search(question) else _DAY_OR_HOUR
+    be made), a year or a month for "what year" or "which months" (`_YEAR_OR_MONTH`),
+    else a day's date or a clock time."""
+    if _SOON_QUESTION.search(question):
+        return _DELAY
+    return _YEAR_OR_MONTH if _PERIOD_QUESTION.search(question) else _DAY_OR_HOUR
+
+
+VALUE_FORMS: dict[AnswerKind, str] = {
+    "quantity": "a number",
+    "change": "a figure and how it changed",
+    "frequency": "how often",
+    "when": "a time",
+}
+"""The answer kinds whose form is a value (an amount, a change, a frequency, a time)
+that an answer holds, each with what a reader is told the question asks for."""
+
+
+def missing_value(question: str, texts: Sequence[str]) -> str | None:
+    """What `question` asks for (`VALUE_FORMS`) when it asks for a value and none of
+    `texts` (the quotes an answer shows) has it (`form_match`: a number near the
+    question's words for "how many", ...); None when it asks for no value, when a
+    text has it, or when there is no text."""
+    kind = answer_kind(question)
+    asked = VALUE_FORMS.get(kind)
+    if asked is None or not texts or any(form_match(kind, text, question) for text in texts):
+        return None
+    return asked
 
 
 def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:

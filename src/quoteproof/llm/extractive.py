@@ -59,7 +59,7 @@ a year, none of them the question's (`llm.months`: a November report's row is no
 answer to "in December 2015"); a chunk under a reference list's heading has no
 units.
 Up to MAX_QUOTES units scoring within RELATIVE_CUTOFF of the best are quoted, best
-first; when the question asks for a value (VALUE_KINDS: an amount, a time, a
+first; when the question asks for a value (`answer_form.VALUE_FORMS`: an amount, a time, a
 frequency) and the best unit holds one, a unit without one is not quoted beside it
 (a sentence with no number does not answer "how much"); none repeating another
 (the same text, one inside another, or the same sentence with one word changed:
@@ -82,6 +82,7 @@ import numpy as np
 
 from quoteproof.llm.ages import about_other_ages, age_ranges
 from quoteproof.llm.answer_form import (
+    VALUE_FORMS,
     answer_kind,
     form_match,
     heading_names_subject,
@@ -129,8 +130,6 @@ MIN_NEAR_WORDS = 5
 SAME_WORDS_SHARE = 0.85
 LONG_WORDS = 12
 OFFERED = 6
-VALUE_KINDS = frozenset({"quantity", "change", "frequency", "when"})
-"""Answer kinds whose form is a value (a number, a time, a frequency) an answer holds."""
 
 Embed = Callable[[Sequence[str]], Vectors]
 """Texts to unit-length vectors, one row per text (e.g. `Embedder.embed`)."""
@@ -237,9 +236,9 @@ def _only_label(core: str, chunk: Chunk) -> bool:
 def _forms(question: str, candidates: Sequence[Candidate]) -> tuple[list[bool], bool]:
     """Whether each candidate has the form of answer `question` asks for
     (`answer_form.form_match`; all False when it asks for none), and whether that
-    form is a concrete value (`VALUE_KINDS`)."""
+    form is a concrete value (`answer_form.VALUE_FORMS`)."""
     kind = answer_kind(question)
-    return [form_match(kind, c.core, question) for c in candidates], kind in VALUE_KINDS
+    return [form_match(kind, c.core, question) for c in candidates], kind in VALUE_FORMS
 
 
 def _scores(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 
+from quoteproof.llm.answer_form import missing_value
 from quoteproof.llm.base import (
     Backend,
     Capability,
@@ -408,6 +409,12 @@ class AnswerSession:
                 NOTHING_VERIFIABLE, rejected, statements=statements, data=data, removed=removed
             )
         cited, bad = cite_passages(refs, chunks, self.lookup)
+        asked = missing_value(self.question, [q.text for q in (*quotes, *fact_quotes, *cited)])
+        if asked is not None:
+            self.notices.append(
+                f"The question asks for {asked}, and no quote gives one beside what it "
+                "asks about: the sources may not state it."
+            )
         return self._build(
             "answered",
             tuple(shown),
