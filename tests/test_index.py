@@ -110,10 +110,10 @@ def test_an_answer_says_when_no_quote_gives_the_value_asked(tmp_path: Path) -> N
     value = "The question asks for a number, and no quote gives one"
     with Index.open(tmp_path / "idx", create=True) as index:
         index.ingest([page], embed=False)
-        price = index.ask("How many bays does the clinic car park have for visitors?")
+        bays = index.ask("How many bays does the clinic car park have for visitors?")
         opening = index.ask("When do the doors open on weekdays?")
-    assert price.status == "answered" and "car park is behind" in price.quotes[0].text
-    assert any(notice.startswith(value) for notice in price.notices)
+    assert bays.status == "answered" and "car park is behind" in bays.quotes[0].text
+    assert any(notice.startswith(value) for notice in bays.notices)
     assert opening.status == "answered" and "8 a.m." in opening.quotes[0].text
     assert not any(notice.startswith("The question asks for") for notice in opening.notices)
 

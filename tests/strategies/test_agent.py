@@ -107,6 +107,24 @@ def test_query_aggregate_through_a_pointer_and_finish(index: Index, llm: Scripte
     assert all(check.valid for check in index.verify(answer))
 
 
+def test_a_count_given_by_the_data_needs_no_number_in_the_quotes(
+    index: Index, llm: ScriptedModel
+) -> None:
+    """The quote beside the count states no number; the count asked for is the data
+    result, so the answer carries no notice that the number is not given."""
+    warning = ref_of(index, "known hypersensitivity")
+    llm.script = [
+        ToolReply([("quote", {"ref": warning, "hint": "known hypersensitivity"})]),
+        ToolReply([("table_query", {"table": "events", "filters": IN_2024})]),
+        ToolReply([("aggregate", {"pointer": "r1", "op": "count"})]),
+        ToolReply([("finish", {})]),
+    ]
+    answer = ask(index, llm)
+    assert answer.status == "answered" and answer.data[-1].value == 2
+    assert answer.quotes and not any(ch.isdigit() for ch in answer.quotes[0].text)
+    assert not any(n.startswith("The question asks for") for n in answer.notices)
+
+
 def test_an_unknown_tool_gets_a_clear_error_and_the_run_goes_on(
     index: Index, llm: ScriptedModel
 ) -> None:

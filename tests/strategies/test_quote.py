@@ -19,7 +19,13 @@ from quoteproof.quoting.grammar import QUOTE_REPLY_TOKENS
 from quoteproof.quoting.prompt import OFFERED_NOTE
 from quoteproof.quoting.units import chunk_units
 from quoteproof.store_lookup import StoreLookup
-from quoteproof.strategies.quote import NO_MODEL_FALLBACK, answer_quote, no_model_added
+from quoteproof.strategies.quote import (
+    NO_MODEL_FALLBACK,
+    answer_from_resolution,
+    answer_quote,
+    no_model_added,
+    resolve_reply,
+)
 from quoteproof.strategies.session import (
     MAX_REPLY_CHARS,
     MODEL_NO_ANSWER,
@@ -67,6 +73,32 @@ def test_without_the_fallback_nothing_verifiable_is_a_refusal(
         )
         answer = answer_quote(session)
     assert answer.status == "refused" and answer.refusal_reason == NOTHING_VERIFIABLE
+
+
+def test_a_value_notice_belongs_to_the_answer_it_describes(
+    index: Index, llm: ScriptedModel
+) -> None:
+    """One session makes two answers in quote mode when the no-model answer joins the
+    model's: the notice that no quote gives the number asked is said once, and only
+    of the answer whose quotes give none."""
+    question = "How many days after the first sign does the shingles rash appear?"
+    ref = ref_of(index, question, "fluid-filled blisters")
+    vague = "Most people do not get shingles more than once."
+    counted = "A rash of fluid-filled blisters appears one to five days later."
+    retrieval = index.retrieve(question, top_k=5)
+    with StoreLookup(index.store) as lookup:
+        session = AnswerSession(
+            question, retrieval.hits, llm.backend(), lookup, "quote", 90.0, retrieval.info, None
+        )
+        answers = [
+            answer_from_resolution(
+                session, resolve_reply(session, f'<quote ref="{ref}">{q}</quote>')
+            )
+            for q in (vague, vague, counted)
+        ]
+    notices = [[n for n in a.notices if n.startswith("The question asks for")] for a in answers]
+    assert [a.quotes[0].text for a in answers] == [vague, vague, counted]
+    assert notices[0] == notices[1] and len(notices[0]) == 1 and notices[2] == []
 
 
 def test_cited_prose_without_a_quote_is_an_answer(index: Index, llm: ScriptedModel) -> None:

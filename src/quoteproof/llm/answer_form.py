@@ -213,11 +213,13 @@ West")."""
 _REFERENCE = re.compile(
     r"\b(?:Table|Figure|Fig\.|Section|Study|Reference ID:?|No\.|page|Chapter|Appendix)\s*"
     r"[\w.-]*\d[\w.-]*|\(\d+(?:\.\d+)*\)|"
-    r"[(\[]\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*[)\]]",
+    r"(?<=[A-Za-z.,;:%)]\s)[(\[]\d{1,3}(?:\s*[,;–-]\s*\d{1,3})*[)\]](?=[.,;:]|\s*$)",
     re.IGNORECASE,
 )
 """A number that names a place (a table, section or study number) or cites the
-numbered references of a paper ("(2,3)", "(13–15)", "[4]"), not a quantity."""
+numbered references of a paper ("barriers (2,3).", "(13–15),", "[4]." after a word
+and before a stop, a comma or the end; "a scale (0–10) of" is a range), not a
+quantity."""
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b(?![.,]\d)")
 """A year: a time ("when"), not a quantity."""
 _TIME = re.compile(
@@ -242,13 +244,13 @@ _DAY_OR_HOUR = re.compile(
 )
 """A day's date or a clock time: the specific form of a time ("when")."""
 _PERIOD_QUESTION = re.compile(
-    r"\b(?:what|which) (?:years?|months?)\b(?! (?:groups?|olds?|levels?|of (?:study|age))\b)",
+    r"\b(?:what|which) (?:years?|months?)\b(?! (?:groups?|olds?|levels?|of study)\b)",
     re.IGNORECASE,
 )
 """A time asked as a year or a month ("In what year did ...?", "During which months
 ...?"): its answer names one."""
 _YEAR_OR_MONTH = re.compile(
-    rf"{_DAY_OR_HOUR.pattern}|\b(?:19|20)\d{{2}}\b(?![.,]\d)|"
+    rf"{_DAY_OR_HOUR.pattern}|{_YEAR.pattern}|"
     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
     r"December)\b"
 )
@@ -447,12 +449,20 @@ PLURALS = frozenset({"people", "children", "men", "women", "staff", "data", "per
 COUNTED_GAP = 3
 """Words at most between a number and what it counts ("46 telephone and Zoom calls")."""
 _COUNT = re.compile(rf"\b{_AMOUNT}\b(?![.,]?\d)", re.IGNORECASE)
+"""A number, in digits or words ("36", "1,000", "Ten"): what may count something."""
+
+
+def _without_places(text: str) -> str:
+    """`text` with the numbers that name a place or cite references (`_REFERENCE`)
+    and the years blanked: what is left may count or measure something."""
+    return _YEAR.sub(" ", _REFERENCE.sub(" ", text))
 
 
 @lru_cache(maxsize=64)
 def _counted(question: str) -> frozenset[str]:
     """The stems of what "how many X ...?" counts: up to three words after "how many"
-    (set aside "of the"), up to the first function word or the first plural noun
+    (set aside "of the" and a function word before them), up to the next function
+    word or the first plural noun (not a word in capitals: "US states")
     ("pcornet" and "sit" for "How many PCORnet sites ran the queries?", "comment" for
     "How many comments came?": the verb after the noun is no part of it); empty for
     another question."""
@@ -460,12 +470,15 @@ def _counted(question: str) -> frozenset[str]:
     if asked is None:
         return frozenset()
     counted: list[str] = []
-    for word in words(asked.group(1)):
+    for token in re.findall(r"[A-Za-z][\w'-]*", asked.group(1)):
+        word = token.lower()
         if word in STOPWORDS:
-            break
+            if counted:
+                break
+            continue  # "how many of these sites"
         counted.append(stem(word))
-        if word.endswith("s") or word in PLURALS:
-            break
+        if (word.endswith("s") and not token.isupper()) or word in PLURALS:
+            break  # "US states" runs on past "US"
     return frozenset(counted)
 
 
@@ -477,7 +490,7 @@ def _counts_asked(question: str, text: str) -> bool:
     counted = _counted(question)
     if not counted:
         return False
-    text = _YEAR.sub(" ", _REFERENCE.sub(" ", text))
+    text = _without_places(text)
     for number in _COUNT.finditer(text):
         following = words(text[number.end() :])[: COUNTED_GAP + 1]
         if any(stem(word) in counted for word in following):
@@ -532,23 +545,35 @@ def _time_form(question: str) -> re.Pattern[str]:
 
 VALUE_FORMS: dict[AnswerKind, str] = {
     "quantity": "a number",
-    "change": "a figure and how it changed",
-    "frequency": "how often",
+    "change": "a change in a figure",
+    "frequency": "a frequency",
     "when": "a time",
 }
 """The answer kinds whose form is a value (an amount, a change, a frequency, a time)
 that an answer holds, each with what a reader is told the question asks for."""
+_QUANTITY_NAMES: dict[re.Pattern[str], str] = {
+    _DOSE: "a dose",
+    _DURATION: "a length of time",
+    _SHARE: "a share of a whole",
+}
+"""What a quantity question asks for, by the form of its number (`_quantity_form`)."""
 
 
 def missing_value(question: str, texts: Sequence[str]) -> str | None:
-    """What `question` asks for (`VALUE_FORMS`) when it asks for a value and none of
+    """What `question` asks for (`VALUE_FORMS`; for a quantity, a dose, a length of
+    time or a share where it asks for one) when it asks for a value and none of
     `texts` (the quotes an answer shows) has it (`form_match`: a number near the
-    question's words for "how many", ...); None when it asks for no value, when a
-    text has it, or when there is no text."""
+    question's words for "how many", ..., or a count of what it counts in words:
+    "Ten sites"); None when it asks for no value, when a text has it, or when there
+    is no text."""
     kind = answer_kind(question)
     asked = VALUE_FORMS.get(kind)
-    if asked is None or not texts or any(form_match(kind, text, question) for text in texts):
+    if asked is None or not texts:
         return None
+    if any(form_match(kind, t, question) or _counts_asked(question, t) for t in texts):
+        return None
+    if kind == "quantity":
+        return _QUANTITY_NAMES.get(_quantity_form(question), asked)
     return asked
 
 
@@ -578,7 +603,7 @@ def form_match(kind: AnswerKind, text: str, question: str = "") -> bool:
         return False
     asked = set() if kind == "cause" else {m.group().lower() for m in pattern.finditer(question)}
     if kind == "quantity":
-        text = _YEAR.sub(" ", _REFERENCE.sub(" ", text))
+        text = _without_places(text)
     terms = query_stems(question) if kind in _NEAR_KINDS else set()
     return any(
         m.group().lower() not in asked

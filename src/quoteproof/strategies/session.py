@@ -391,7 +391,8 @@ class AnswerSession:
         `cited` as whole-chunk verbatim quotes; the facts they cite (`TID-n`; without
         a model, the best `NO_MODEL_FACTS` facts) are kept in `facts`, each with the
         quote of its provenance added to `quotes` (`facts.cited_facts`). An answer
-        that shows nothing but facts is answered.
+        that shows nothing but facts is answered. An answer whose quotes give no value
+        that the question asks for says so in a notice (`_value_notice`).
         """
         chunks = self.sources if passages is None else passages
         shown, removed = screen_prose(
@@ -409,12 +410,6 @@ class AnswerSession:
                 NOTHING_VERIFIABLE, rejected, statements=statements, data=data, removed=removed
             )
         cited, bad = cite_passages(refs, chunks, self.lookup)
-        asked = missing_value(self.question, [q.text for q in (*quotes, *fact_quotes, *cited)])
-        if asked is not None:
-            self.notices.append(
-                f"The question asks for {asked}, and no quote gives one beside what it "
-                "asks about: the sources may not state it."
-            )
         return self._build(
             "answered",
             tuple(shown),
@@ -426,6 +421,21 @@ class AnswerSession:
             cited=cited,
             removed=removed,
             facts=facts,
+            notices=self._value_notice((*quotes, *fact_quotes, *cited), data),
+        )
+
+    def _value_notice(self, quotes: Sequence[Quote], data: Sequence[DataResult]) -> tuple[str, ...]:
+        """The notice an answer showing `quotes` carries when the question asks for a
+        value (a number, a time, `answer_form.missing_value`) that none of them gives
+        and no data result (`data`, which may give it) is shown; else none."""
+        if data:
+            return ()
+        asked = missing_value(self.question, [quote.text for quote in quotes])
+        if asked is None:
+            return ()
+        return (
+            f"The question asks for {asked}, and no quote gives one beside what it asks "
+            "about: the sources may not state it.",
         )
 
     def refuse(
@@ -468,6 +478,7 @@ class AnswerSession:
         escalation: str | None = None,
         removed: Sequence[Rejected] = (),
         facts: tuple[Fact, ...] = (),
+        notices: tuple[str, ...] = (),
     ) -> Answer:
         return Answer(
             question=self.question,
@@ -487,7 +498,7 @@ class AnswerSession:
             escalation=escalation,
             calls=tuple(self.calls),
             usage=total_usage(self.calls),
-            notices=tuple(self.notices) + self._model_notices(),
+            notices=tuple(self.notices) + notices + self._model_notices(),
             removed_sentences=tuple(dict.fromkeys([*self.removed_sentences, *removed])),
             facts=facts,
             context=self.context,
