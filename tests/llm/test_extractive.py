@@ -685,7 +685,7 @@ def test_what_year_asks_a_year_and_a_length_of_years_does_not_give_one() -> None
     years = "We assessed the schools at baseline in 2018 and at follow-up in 2022."
     span = "The 3-year time frame allowed the schools to carry out the changes."
     assert specific_form(question, years) and not specific_form(question, span)
-    assert specific_form("During which months was it built?", "It was built in May and June.")
+    assert specific_form("In which months is the pool shut?", "It shuts in May and June.")
     assert not specific_form("When is the deadline?", "Comments came in 2018.")
     between = "Lunch menus were reviewed by the district dietitian."
     reply = extract_answer(question, (chunk("s", f"{span}\n\n{between}\n\n{years}"),))
