@@ -435,7 +435,7 @@ class AnswerSession:
             return ()
         return (
             f"The question asks for {asked}, and no quote gives one beside what it asks "
-            "about: the sources may not state it.",
+            "about: the quotes may not answer it, and the sources may not state it.",
         )
 
     def refuse(
