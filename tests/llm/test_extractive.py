@@ -1603,3 +1603,41 @@ def test_a_scope_that_leaves_out_the_population_asked_about_comes_before_the_dos
 def test_what_puts_something_outside_a_document(sentence: str, scope: bool) -> None:
     assert (OUT_OF_SCOPE.search(sentence) is not None) is scope
     assert worth_quoting(sentence, sentence) or not scope  # quoted though about the document
+
+
+ABSENCES = (  # over SHORT_PARAGRAPH_WORDS: its sentences are units of their own
+    "We estimated the medical costs of asthma among children from 2016 through 2021, "
+    "including prescribed medicines, emergency department visits, office-based visits, "
+    "outpatient visits and inpatient stays, from a nationally representative survey. "
+    "However, after 2016, the survey no longer collected data on school absence. "
+    "Therefore, we could not measure the costs of missed school days due to asthma."
+)
+NO_DATA = "However, after 2016, the survey no longer collected data on school absence."
+CANNOT = "Therefore, we could not measure the costs of missed school days due to asthma."
+
+
+@pytest.mark.parametrize("with_model", [True, False])
+def test_a_consequence_answers_why_with_the_sentence_that_gives_its_reason(
+    with_model: bool,
+) -> None:
+    """ "Therefore, we could not ..." matches "why could they not ...?" best, but the
+    reason is the sentence before it: the quote starts there. Asked something else,
+    the sentence is quoted alone."""
+    why = "Why could the researchers not put a cost on missed school days?"
+    what = "What costs of missed school days could the researchers not measure?"
+    embed = fake_embed({why: (1, 0, 0), what: (1, 0, 0), CANNOT: (1, 0.1, 0), NO_DATA: (0, 1, 0)})
+    sources = (chunk("a", ABSENCES),)
+    reply = extract_answer(why, sources, embed if with_model else None)  # type: ignore[arg-type]
+    assert quoted(reply) == [("a", f"{NO_DATA} {CANNOT}")]
+    reply = extract_answer(what, sources, embed if with_model else None)  # type: ignore[arg-type]
+    assert quoted(reply)[0] == ("a", CANNOT)
+
+
+def test_a_consequence_is_not_joined_to_another_paragraph() -> None:
+    """The sentence before, across a blank line, is another paragraph's: no reason."""
+    text = f"{NO_DATA}\n\n{CANNOT}"
+    reply = extract_answer(
+        "Why could the researchers not put a cost on missed school days?", (chunk("a", text),)
+    )
+    assert ("a", CANNOT) in quoted(reply)
+    assert ("a", text) not in quoted(reply) and ("a", f"{NO_DATA} {CANNOT}") not in quoted(reply)

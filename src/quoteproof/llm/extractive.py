@@ -59,11 +59,13 @@ a year, none of them the question's (`llm.months`: a November report's row is no
 answer to "in December 2015"); a chunk under a reference list's heading has no
 units.
 Up to MAX_QUOTES units scoring within RELATIVE_CUTOFF of the best are quoted, best
-first; when the question asks for a value (`answer_form.VALUE_FORMS`: an amount, a time, a
-frequency) and the best unit holds one, a unit without one is not quoted beside it
-(a sentence with no number does not answer "how much"); none repeating another
-(the same text, one inside another, or the same sentence with one word changed:
-the better-ranked is kept); adjacent units of a source are joined.
+first; when the question asks for a value (`answer_form.VALUE_FORMS`: an amount, a
+time, a frequency) and the best unit holds one, a unit without one is not quoted
+beside it (a sentence with no number does not answer "how much"); none repeating
+another (the same text, one inside another, or the same sentence with one word
+changed: the better-ranked is kept); adjacent units of a source are joined. For
+"why", a quoted unit that opens by drawing a consequence ("Therefore, we could not
+...") is quoted from the sentence before it, which gives the reason.
 
 The same ranking offers a model its candidates (`ExtractiveChoice.offered`): up to
 OFFERED units of one chunk each, best first, none repeating a better one, so that a
@@ -473,6 +475,62 @@ def _with_defined_term(question: str, unit: Candidate) -> Candidate:
     return replace(unit, start=start)
 
 
+_CONSEQUENCE = re.compile(
+    r"^\W*(?:therefore|thus|hence|consequently|accordingly|as a result|"
+    r"for (?:this|that|these|those) reasons?|because of (?:this|that)|(?:this|that) is why)\b",
+    re.IGNORECASE,
+)
+"""A sentence that opens by drawing a consequence ("Therefore, we could not measure
+...", "For this reason, ..."): the reason for it is in the sentence before."""
+
+
+def _reason_before(unit: Candidate, candidates: Sequence[Candidate]) -> Candidate | None:
+    """The sentence just before `unit` in its paragraph (a unit of `candidates` of the
+    same chunk with nothing but spaces or one line break between them), when `unit`
+    opens by drawing a consequence (`_CONSEQUENCE`); else None."""
+    text = unit.chunk.text
+    if unit.cut is not None or unit.table is not None or not _CONSEQUENCE.match(text[unit.start :]):
+        return None
+    before = [
+        c
+        for c in candidates
+        if c.chunk.ref == unit.chunk.ref
+        and c.cut is None
+        and c.table is None
+        and c.end <= unit.start
+        and not text[c.end : unit.start].strip()
+        and text.count("\n", c.end, unit.start) < 2
+    ]
+    return max(before, key=lambda c: c.end, default=None)
+
+
+def _with_reasons(
+    question: str, chosen: Sequence[Candidate], candidates: Sequence[Candidate]
+) -> list[Candidate]:
+    """`chosen` with each unit that opens by drawing a consequence ("Therefore, we
+    could not measure ...") quoted from the sentence before it (`_reason_before`),
+    when `question` asks why: that sentence gives the reason. A chosen unit that the
+    wider one then holds is dropped."""
+    if answer_kind(question) != "cause":
+        return list(chosen)
+    widened = []
+    for unit in chosen:
+        reason = _reason_before(unit, candidates)
+        widened.append(unit if reason is None else replace(unit, start=reason.start))
+    return [
+        unit
+        for i, unit in enumerate(widened)
+        if not any(
+            j != i
+            and other.chunk.ref == unit.chunk.ref
+            and other.start <= unit.start
+            and unit.end <= other.end
+            and (other.start, other.end) != (unit.start, unit.end)
+            for j, other in enumerate(widened)
+        )
+    ]
+
+
 def best_unit_similarity(
     question: str, sources: Sequence[Chunk], embed: Embed, table_rows: TableRows | None = None
 ) -> float:
@@ -528,10 +586,14 @@ def choose_extractive(
     candidates = candidates_of(sources, table_rows, following)
     forms, valued = _forms(question, candidates)
     scores = _scores(question, candidates, embed, forms) if candidates else []
-    chosen = [
-        _with_defined_term(question, c)
-        for c in _choose(candidates, scores, forms if valued else [False] * len(candidates))
-    ]
+    chosen = _with_reasons(
+        question,
+        [
+            _with_defined_term(question, c)
+            for c in _choose(candidates, scores, forms if valued else [False] * len(candidates))
+        ],
+        candidates,
+    )
     offered = tuple((c.chunk.ref, c.start, c.end) for c in _offered(candidates, scores))
     if not chosen:
         return ExtractiveChoice("<no-answer/>", offered)
