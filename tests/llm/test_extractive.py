@@ -639,6 +639,19 @@ def test_a_when_question_prefers_a_day_s_date_to_a_time_any_sentence_holds() -> 
     assert quoted(reply)[0] == ("d", deadline)
 
 
+def test_a_when_question_prefers_a_month_with_its_year_to_a_bare_year() -> None:
+    """ "When did county become available?": the sentence that names the month and
+    the year answers, though another names the year and shares more words."""
+    question = "When did county become available as a field in the common data model?"
+    year = "County became a new geographic unit of the common data model in 2023."
+    month = "County information was added to the data model with release 6.1 in April 2023."
+    assert specific_form(question, month) and not specific_form(question, year)
+    assert specific_form("When was it fielded?", "We ran the survey in January and May 2022.")
+    assert not specific_form("When was it fielded?", "We ran the survey in 2022.")
+    reply = extract_answer(question, (chunk("y", year), chunk("m", month)))
+    assert quoted(reply)[0] == ("m", month)
+
+
 def test_how_quickly_asks_a_delay_and_a_length_of_time_answers_it() -> None:
     """A needlestick policy: the opening hours (a clock time) do not say how soon the
     call must be made; "within one hour" does."""

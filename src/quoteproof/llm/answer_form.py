@@ -16,7 +16,8 @@ A question's type is read from its wording (pure rules, no model):
 - `when`: when, how soon (quickly, promptly), what time, date, month, year or
   period, at what time or stage: the answer holds a time or a condition ("before",
   "after", "within 72 hours", "immediately", a date); a day's date ("September 21,
-  2020", "21 September 2020", "2020-09-21", "9/21/2020") or a clock time ("5 p.m.",
+  2020", "21 September 2020", "2020-09-21", "9/21/2020"), a month with its year
+  ("in April 2023") or a clock time ("5 p.m.",
   "17:30", not "1:50", a ratio) is a specific form, but for "how soon" or "how
   quickly" a delay is ("within one hour", "before 5 p.m.", "immediately"), and for
   "what year" or "which months" a year or a month ("in 2018", not "a 3-year time
@@ -238,11 +239,13 @@ _MONTH = (
 _DAY_OR_HOUR = re.compile(
     rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|"
     rf"\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b|"
+    rf"\b{_MONTH}\s+\d{{4}}\b|"
     r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|"
     r"\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|"
     r"\b(?:[01]\d|2[0-3]):[0-5]\d\b(?!:\d)"
 )
-"""A day's date or a clock time: the specific form of a time ("when")."""
+"""A day's date, a month with its year ("in April 2023") or a clock time: the specific
+form of a time ("when"), which few sentences hold by chance."""
 _PERIOD_QUESTION = re.compile(
     r"\b(?:what|which) (?:years?|months?)\b(?! (?:groups?|olds?|levels?|of study)\b)",
     re.IGNORECASE,
@@ -518,9 +521,9 @@ def specific_form(question: str, text: str = "") -> bool:
     a criterion ("defined as"), an extreme ("the lowest") or, for "how many X", a
     count of X in `text` (`_counts_asked`); False for a bare number,
     a time, a name or a statement, which most sentences of technical text hold. For a
-    time ("when"), also True when `text` holds a day's date or a clock time, which
-    few sentences hold by chance ("by September 21, 2020"; "before acting" is a time
-    of any sentence); for "how soon" or "how quickly", a delay instead ("within one
+    time ("when"), also True when `text` holds a day's date, a month with its year or a
+    clock time, which few sentences hold by chance ("by September 21, 2020", "in
+    April 2023"; "before acting" is a time of any sentence); for "how soon" or "how quickly", a delay instead ("within one
     hour", "before 5 p.m.", "immediately"), for "what year" or "which months" a year
     or a month (`_time_form`)."""
     kind = answer_kind(question)
@@ -537,7 +540,7 @@ def _time_form(question: str) -> re.Pattern[str]:
     """What the time that answers the "when" `question` looks like: a delay for "how
     soon" or "how quickly" (`_DELAY`: the opening hours do not say how soon a call must
     be made), a year or a month for "what year" or "which months" (`_YEAR_OR_MONTH`),
-    else a day's date or a clock time."""
+    else a day's date, a month with its year or a clock time."""
     if _SOON_QUESTION.search(question):
         return _DELAY
     return _YEAR_OR_MONTH if _PERIOD_QUESTION.search(question) else _DAY_OR_HOUR
