@@ -12,6 +12,7 @@ from quoteproof.llm.answer_form import (
     answer_kind,
     form_match,
     heading_names_subject,
+    missing_value,
     specific_form,
 )
 from quoteproof.llm.base import CompletionRequest
@@ -650,6 +651,22 @@ def test_a_when_question_prefers_a_month_with_its_year_to_a_bare_year() -> None:
     assert not specific_form("When was it fielded?", "We ran the survey in 2022.")
     reply = extract_answer(question, (chunk("y", year), chunk("m", month)))
     assert quoted(reply)[0] == ("m", month)
+
+
+def test_a_quarter_of_a_year_is_a_time() -> None:
+    """ "The third and fourth calendar quarters of 2015" answers "At what point in
+    2015 ...?" (the year alone is the question's own), so no notice says that no quote
+    gives a time; "three quarters of patients" is a share, no time."""
+    question = "At what point in 2015 did hospital diagnosis coding change to ICD-10-CM?"
+    quarters = (
+        "Between the third and fourth calendar quarters of 2015, diagnostic coding of "
+        "health care encounters changed from ICD-9-CM to ICD-10-CM."
+    )
+    assert form_match("when", quarters, question)
+    assert missing_value(question, [quarters]) is None
+    assert form_match("when", "Sales fell in the 2nd quarter.", "When did sales fall?")
+    assert not form_match("when", "Three quarters of patients improved.", "When did they?")
+    assert missing_value(question, ["Hospital coding changed to ICD-10-CM."]) == "a time"
 
 
 def test_how_quickly_asks_a_delay_and_a_length_of_time_answers_it() -> None:

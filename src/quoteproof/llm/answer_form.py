@@ -15,9 +15,9 @@ A question's type is read from its wording (pure rules, no model):
   ("annually", "every", "daily", "upon hire");
 - `when`: when, how soon (quickly, promptly), what time, date, month, year or
   period, at what time or stage: the answer holds a time or a condition ("before",
-  "after", "within 72 hours", "immediately", a date); a day's date ("September 21,
-  2020", "21 September 2020", "2020-09-21", "9/21/2020"), a month with its year
-  ("in April 2023") or a clock time ("5 p.m.",
+  "after", "within 72 hours", "immediately", a date, "the third calendar quarter");
+  a day's date ("September 21, 2020", "21 September 2020", "2020-09-21",
+  "9/21/2020"), a month with its year ("in April 2023") or a clock time ("5 p.m.",
   "17:30", not "1:50", a ratio) is a specific form, but for "how soon" or "how
   quickly" a delay is ("within one hour", "before 5 p.m.", "immediately"), and for
   "what year" or "which months" a year or a month ("in 2018", not "a 3-year time
@@ -229,9 +229,13 @@ _TIME = re.compile(
     r"at (?:least|the (?:start|end|time))|minutes?|hours?|days?|weeks?|months?|years?|"
     r"January|February|March|April|May|June|July|August|September|October|November|"
     r"December)\b|\d{4}|\b(?:[01]\d|2[0-3]):[0-5]\d\b|"
-    r"\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)",
+    r"\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|"
+    r"\b(?:first|second|third|fourth|last|final|1st|2nd|3rd|4th)(?:\s+(?:and|or|to)\s+\w+)?"
+    r"\s+(?:(?:calendar|fiscal|financial)\s+)?quarters?\b",
     re.IGNORECASE,
 )
+"""A time or a condition of one: the form of an answer to "when" ("before", "within
+72 hours", "in March", "2015", "5 p.m.", "the third calendar quarter")."""
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
@@ -523,9 +527,9 @@ def specific_form(question: str, text: str = "") -> bool:
     a time, a name or a statement, which most sentences of technical text hold. For a
     time ("when"), also True when `text` holds a day's date, a month with its year or a
     clock time, which few sentences hold by chance ("by September 21, 2020", "in
-    April 2023"; "before acting" is a time of any sentence); for "how soon" or "how quickly", a delay instead ("within one
-    hour", "before 5 p.m.", "immediately"), for "what year" or "which months" a year
-    or a month (`_time_form`)."""
+    April 2023"; "before acting" is a time of any sentence); for "how soon" or "how
+    quickly", a delay instead ("within one hour", "before 5 p.m.", "immediately"),
+    for "what year" or "which months" a year or a month (`_time_form`)."""
     kind = answer_kind(question)
     return (
         kind in ("cause", "extreme")
