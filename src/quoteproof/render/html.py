@@ -9,11 +9,12 @@ Contract (the guarantee that no model-written words are shown as a quote, for HT
   a `<blockquote>` or the class `verbatim`. Each figure holds a `<figcaption>`
   ("Verbatim from source", the quote's label `document › section › p. N`, shortened
   from the middle to `HTML_LABEL_CHARS` with the full label in its `title`
-  attribute, shown on hover), the quote's `text` in a `<blockquote>` (a quote that
-  crosses table cells has its tables drawn there as `<table class="quote-table">`,
-  header rows as `<th>` column names, every cell its escaped source text: see
-  `render.table_quote`) and, when a safe URL is known, `<a class="source-link">` to
-  the source at the quote.
+  attribute, shown on hover), the quote's `text` in a `<blockquote>` (the breaks that
+  wrap a Markdown or plain-text paragraph at a margin shown as spaces:
+  `render.wrapped`; a quote that crosses table cells has its tables drawn there as
+  `<table class="quote-table">`, header rows as `<th>` column names, every cell its
+  escaped source text: see `render.table_quote`) and, when a safe URL is known,
+  `<a class="source-link">` to the source at the quote.
 - Every string taken from the answer (prose, question, labels, refs, reasons,
   rejected output, rationale statements, justifications and earlier versions, the
   escalation, a data result's table, columns, filter values and cells, the quote
@@ -148,7 +149,7 @@ def _quote_body(block: layout.QuoteBox) -> str:
     """The blockquote's content: the quote's text, its tables drawn as tables."""
     parts = quote_parts(block.quote)
     if len(parts) == 1 and isinstance(parts[0], str):
-        return escape(block.text)
+        return escape(block.unwrapped)
     return "".join(
         f'<div class="quote-part">{escape(part)}</div>'
         if isinstance(part, str)

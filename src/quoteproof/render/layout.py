@@ -46,6 +46,7 @@ from quoteproof.render.dataresult import (
 from quoteproof.render.provenance import NO_MODEL_FACTS_NOTICE, NO_MODEL_NOTICE, model_parts
 from quoteproof.render.table_quote import table_notes
 from quoteproof.render.visible import normalise_breaks
+from quoteproof.render.wrapped import shown_unwrapped
 from quoteproof.text.labels import with_pages
 
 __all__ = [
@@ -140,6 +141,13 @@ class QuoteBox:
     def text(self) -> str:
         """The quote's text with normalised line endings."""
         return normalise_breaks(self.quote.text)
+
+    @property
+    def unwrapped(self) -> str:
+        """`text` as a quote box draws it: the line breaks that wrap a paragraph of a
+        Markdown or plain-text file at a margin shown as spaces
+        (`wrapped.shown_unwrapped`); every other character as in `text`."""
+        return shown_unwrapped(self.text, self.quote.source_path)
 
     @property
     def label(self) -> str:

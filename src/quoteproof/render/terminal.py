@@ -7,9 +7,10 @@ Contract (the guarantee that no model-written words are shown as a quote, for th
   (`document › section › p. 4`, the quote's own pages, shortened from the middle
   to the panel's width), subtitle "Verbatim from source" (plus " · OCR text…" for
   OCR text, " · the model's words differed: …"),
-  body `Text(quote.text)`; a quote that crosses table cells (`Quote.tables`) has
-  its tables drawn as `rich.table.Table`s inside the same panel, each cell a
-  `Text` of its source text, the header row as column names (see
+  body `Text(quote.text)` (the breaks that wrap a Markdown or plain-text paragraph
+  at a margin shown as spaces, `render.wrapped`); a quote that crosses table cells
+  (`Quote.tables`) has its tables drawn as `rich.table.Table`s inside the same
+  panel, each cell a `Text` of its source text, the header row as column names (see
   `render.table_quote`); what the tables show beyond the quote (`table_notes`) is
   a dim line right under the panel, outside its border, behind `  ↑ ` (never in
   the panel: only source text is). With `show_cited`, each passage a prose segment cites
@@ -38,8 +39,9 @@ Contract (the guarantee that no model-written words are shown as a quote, for th
   included) as Unicode control pictures (`␛`), C1 controls and bidi overrides as
   escapes (`\\x9b`, `\\u202e`), so answer text cannot send terminal escape
   sequences or reorder what follows; every other character of a quote is shown as
-  it is. Line endings (`\\r\\n`, `\\r`, NEL, U+2028, U+2029) become newlines, so
-  they go behind the gutter too; tabs are kept.
+  it is (but the line breaks of a margin's wrap, above). Line endings (`\\r\\n`,
+  `\\r`, NEL, U+2028, U+2029) become newlines, so they go behind the gutter too;
+  tabs are kept.
 """
 
 from __future__ import annotations
@@ -139,7 +141,7 @@ def _quote_body(block: layout.QuoteBox) -> RenderableType:
     """The panel's body: the quote's text, its tables drawn as tables."""
     parts = quote_parts(block.quote)
     if len(parts) == 1 and isinstance(parts[0], str):
-        return Text(visible(block.text))
+        return Text(visible(block.unwrapped))
     return Group(
         *(Text(visible(part)) if isinstance(part, str) else _source_table(part) for part in parts)
     )

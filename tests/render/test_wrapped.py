@@ -1,0 +1,81 @@
+"""A quote of a hard-wrapped paragraph is drawn as its reader reads it, and nothing
+but line breaks changes."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.console import Console
+
+from helpers.answers import make_quote
+from quoteproof.render.terminal import quote_panel
+from quoteproof.render.wrapped import shown_unwrapped
+
+WRAPPED = (
+    "The instructor who taught the Saturday morning beginners group left in the\n"
+    "summer, and no replacement could be found before the autumn term. Therefore,\n"
+    "the group was cancelled."
+)
+ONE_LINE = (
+    "The instructor who taught the Saturday morning beginners group left in the "
+    "summer, and no replacement could be found before the autumn term. Therefore, "
+    "the group was cancelled."
+)
+
+
+def test_a_paragraph_wrapped_at_a_margin_reads_as_one_line() -> None:
+    assert shown_unwrapped(WRAPPED, "notes/pool.md") == ONE_LINE
+    assert shown_unwrapped(WRAPPED, "notes/POOL.TXT") == ONE_LINE
+    # a quote that starts at the end of a source line: its first line is short
+    assert shown_unwrapped("The\ninstructor left.", "pool.md") == "The instructor left."
+
+
+def test_breaks_that_may_mean_a_break_stay() -> None:
+    kept = [
+        "Riverside Leisure Centre\n12 High Street\nOldtown",  # short lines: an address
+        "You will need:\nflour\nsugar\nbutter",  # a list without marks
+        "The learner pool stayed open throughout the works, with these changes:\n"
+        "lessons moved to weekday evenings",  # a lead-in's colon
+        "The learner pool stayed open throughout the works, with these changes\n"
+        "- lessons moved to weekday evenings\n- the cafe closed early",  # list items
+        "The learner pool stayed open throughout the works, with these changes\n"
+        "1. lessons moved to weekday evenings",
+        "The learner pool stayed open throughout the works, with these changes  \n"
+        "lessons moved",  # a Markdown hard break (two spaces)
+        "The learner pool stayed open throughout the works, with these changes\n"
+        "| Day | Open |",  # a table row
+        "The learner pool stayed open throughout the works, with these changes\n"
+        "## Lessons",  # a heading
+        "Monday          07:00      22:00    the main pool and the learner pool\n"
+        "tuesday         07:00      22:00",  # columns laid out by spaces
+        "The learner pool stayed open throughout the works, with these changes.\n\n"
+        "lessons moved",  # a paragraph break
+    ]
+    for text in kept:
+        assert shown_unwrapped(text, "pool.md") == text, text
+
+
+def test_other_formats_keep_every_break() -> None:
+    """A PDF's lines are joined when it is read; a break in its text is meant."""
+    for path in ("pool.pdf", "pool.docx", "pool.html", "pool", "pool.csv"):
+        assert shown_unwrapped(WRAPPED, path) == WRAPPED
+
+
+@given(st.text(alphabet=st.sampled_from("ab C:-|#1. \n\t"), max_size=200))
+def test_only_line_breaks_and_the_spaces_beside_them_change(text: str) -> None:
+    shown = shown_unwrapped(text, "pool.md")
+    assert shown.split() == text.split()
+    assert "".join(shown.split()) == "".join(text.split())
+    assert shown.count("\n") <= text.count("\n")
+
+
+def test_the_terminal_panel_draws_a_wrapped_quote_unwrapped() -> None:
+    """The panel's body is the paragraph as one text that rich wraps to the panel's
+    width: no line of it ends after "The" or "and"."""
+    source = f"Swimming lessons\n\n{WRAPPED}"
+    start = source.index("The instructor")
+    console = Console(width=60, record=True, color_system=None)
+    console.print(quote_panel(make_quote(source, start, len(source), source_path="pool.md")))
+    body = [line.strip("│ ") for line in console.export_text().splitlines()[1:-1]]
+    assert " ".join(body).split() == ONE_LINE.split()
+    assert all(len(line) >= 40 for line in body[:-1])  # filled to the panel's width
