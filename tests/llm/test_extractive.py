@@ -17,6 +17,7 @@ from quoteproof.llm.answer_form import (
 )
 from quoteproof.llm.base import CompletionRequest
 from quoteproof.llm.extractive import (
+    _CONSEQUENCE,
     OFFERED,
     Embed,
     ExtractiveBackend,
@@ -664,8 +665,9 @@ def test_a_quarter_of_a_year_is_a_time() -> None:
     )
     assert form_match("when", quarters, question)
     assert missing_value(question, [quarters]) is None
-    assert form_match("when", "Sales fell in the 2nd quarter.", "When did sales fall?")
+    assert form_match("when", "Sales fell in the 2nd quarter of 2015.", "When did sales fall?")
     assert not form_match("when", "Three quarters of patients improved.", "When did they?")
+    assert not form_match("when", "The first quarter of respondents agreed.", "When did they?")
     assert missing_value(question, ["Hospital coding changed to ICD-10-CM."]) == "a time"
 
 
@@ -1671,3 +1673,16 @@ def test_a_consequence_is_not_joined_to_another_paragraph() -> None:
     )
     assert ("a", CANNOT) in quoted(reply)
     assert ("a", text) not in quoted(reply) and ("a", f"{NO_DATA} {CANNOT}") not in quoted(reply)
+
+
+def test_the_reason_is_not_shown_again_from_an_overlapping_chunk() -> None:
+    """Chunk windows overlap: another chunk holding the reason sentence alone repeats
+    the widened quote's first sentence, and is not shown beside it."""
+    question = "Why could the researchers not put a cost on missed school days?"
+    embed = fake_embed({question: (1, 0, 0), CANNOT: (1, 0.1, 0), NO_DATA: (1, 0.1, 0)})
+    sources = (chunk("a", ABSENCES), chunk("b", NO_DATA))
+    assert quoted(extract_answer(question, sources, embed)) == [("a", f"{NO_DATA} {CANNOT}")]  # type: ignore[arg-type]
+    assert _CONSEQUENCE.match("Therefore, we could not") and _CONSEQUENCE.match("Thus, it")
+    assert not _CONSEQUENCE.match("Thus far, it") and not _CONSEQUENCE.match(
+        "As a result of the storm, it"
+    )

@@ -231,7 +231,8 @@ _TIME = re.compile(
     r"December)\b|\d{4}|\b(?:[01]\d|2[0-3]):[0-5]\d\b|"
     r"\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|"
     r"\b(?:first|second|third|fourth|last|final|1st|2nd|3rd|4th)(?:\s+(?:and|or|to)\s+\w+)?"
-    r"\s+(?:(?:calendar|fiscal|financial)\s+)?quarters?\b",
+    r"\s+(?:(?:calendar|fiscal|financial)\s+quarters?\b|quarters?\s+of\s+(?:(?:19|20)\d\d|"
+    r"the\s+(?:calendar\s+|fiscal\s+|financial\s+)?year)\b)",
     re.IGNORECASE,
 )
 """A time or a condition of one: the form of an answer to "when" ("before", "within
@@ -243,7 +244,7 @@ _MONTH = (
 _DAY_OR_HOUR = re.compile(
     rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|"
     rf"\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b|"
-    rf"\b{_MONTH}\s+\d{{4}}\b|"
+    rf"\b(?-i:{_MONTH})\s+\d{{4}}\b|"
     r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|"
     r"\b\d{1,2}(?::\d{2})?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|"
     r"\b(?:[01]\d|2[0-3]):[0-5]\d\b(?!:\d)"

@@ -476,7 +476,8 @@ def _with_defined_term(question: str, unit: Candidate) -> Candidate:
 
 
 _CONSEQUENCE = re.compile(
-    r"^\W*(?:therefore|thus|hence|consequently|accordingly|as a result|"
+    r"^\W*(?:therefore|thus(?!\s+far\b)|hence|consequently|accordingly|"
+    r"as a result(?!\s+of\b)|"
     r"for (?:this|that|these|those) reasons?|because of (?:this|that)|(?:this|that) is why)\b",
     re.IGNORECASE,
 )
@@ -501,33 +502,19 @@ def _reason_before(unit: Candidate, candidates: Sequence[Candidate]) -> Candidat
         and not text[c.end : unit.start].strip()
         and text.count("\n", c.end, unit.start) < 2
     ]
-    return max(before, key=lambda c: c.end, default=None)
+    return max(before, key=lambda c: (c.end, c.start), default=None)
 
 
-def _with_reasons(
-    question: str, chosen: Sequence[Candidate], candidates: Sequence[Candidate]
-) -> list[Candidate]:
-    """`chosen` with each unit that opens by drawing a consequence ("Therefore, we
+def _with_reasons(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """`candidates` with each unit that opens by drawing a consequence ("Therefore, we
     could not measure ...") quoted from the sentence before it (`_reason_before`),
-    when `question` asks why: that sentence gives the reason. A chosen unit that the
-    wider one then holds is dropped."""
+    when `question` asks why: that sentence gives the reason. Each keeps its core (what
+    it is scored on); `_choose` then joins and drops repeats as for any unit."""
     if answer_kind(question) != "cause":
-        return list(chosen)
-    widened = []
-    for unit in chosen:
-        reason = _reason_before(unit, candidates)
-        widened.append(unit if reason is None else replace(unit, start=reason.start))
+        return list(candidates)
     return [
-        unit
-        for i, unit in enumerate(widened)
-        if not any(
-            j != i
-            and other.chunk.ref == unit.chunk.ref
-            and other.start <= unit.start
-            and unit.end <= other.end
-            and (other.start, other.end) != (unit.start, unit.end)
-            for j, other in enumerate(widened)
-        )
+        c if (reason := _reason_before(c, candidates)) is None else replace(c, start=reason.start)
+        for c in candidates
     ]
 
 
@@ -586,14 +573,14 @@ def choose_extractive(
     candidates = candidates_of(sources, table_rows, following)
     forms, valued = _forms(question, candidates)
     scores = _scores(question, candidates, embed, forms) if candidates else []
-    chosen = _with_reasons(
-        question,
-        [
-            _with_defined_term(question, c)
-            for c in _choose(candidates, scores, forms if valued else [False] * len(candidates))
-        ],
-        candidates,
-    )
+    chosen = [
+        _with_defined_term(question, c)
+        for c in _choose(
+            _with_reasons(question, candidates),
+            scores,
+            forms if valued else [False] * len(candidates),
+        )
+    ]
     offered = tuple((c.chunk.ref, c.start, c.end) for c in _offered(candidates, scores))
     if not chosen:
         return ExtractiveChoice("<no-answer/>", offered)

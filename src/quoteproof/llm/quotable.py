@@ -52,7 +52,7 @@ from dataclasses import dataclass, replace
 
 from quoteproof.sentences import CLOSING, CONNECTORS, runs_on, sentence_bounds
 from quoteproof.terms import STOPWORDS
-from quoteproof.text.numbering import bare_number
+from quoteproof.text.numbering import LIST_MARK, bare_number
 
 MIN_WORDS = 5
 HEADING_WORDS = 12
@@ -88,7 +88,6 @@ _CITATION = re.compile(
 """An entry of a reference list: a journal's year;volume(issue):pages, a DOI, or the
 date a web page was accessed."""
 _DEGREES = re.compile(r"\b(?:PhD|MD|MPH|MS|MSc|DrPH|RN|MBChB|BSN|MA|BA)\b")
-_BULLET = re.compile(r"^\s*(?:[•▪◦·\-*–]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+")
 _WORD = re.compile(r"\w+")
 _NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*(?![\w])")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
@@ -215,7 +214,7 @@ def inline_headings(text: str) -> list[tuple[int, int]]:
         for s, e in _lines(text)
         if _words(text[s:e]) <= HEADING_WORDS
         and (text[e - 1] == "?" or not text[s:e].endswith(CLOSING))
-        and not _BULLET.match(text[s:e])
+        and not LIST_MARK.match(text[s:e])
         and not _states_a_value(text[s:e])
     ]
 
@@ -237,7 +236,7 @@ def _after_heading_line(text: str, start: int, end: int) -> int:
         and _words(first) <= HEADING_WORDS
         and not first.endswith((*CLOSING, ",", "-"))
     )
-    if heading and last_word not in STOPWORDS and rest[:1].isupper() and not _BULLET.match(first):
+    if heading and last_word not in STOPWORDS and rest[:1].isupper() and not LIST_MARK.match(first):
         return end - len(rest)
     return start
 
@@ -301,7 +300,7 @@ def worth_quoting(sentence: str, line: str, *, in_list: bool = False) -> bool:
     open_ended = not stripped.endswith(CLOSING)
     heading_like = open_ended and (_words(stripped) <= HEADING_WORDS or _title_case(stripped))
     heading_like = heading_like and not _states_a_value(stripped)
-    if heading_like and not in_list and not _BULLET.match(stripped):
+    if heading_like and not in_list and not LIST_MARK.match(stripped):
         return False
     contents = _CONTENTS.search(sentence) and not _PRICED.search(sentence)
     if contents or _CAPTION.match(sentence.strip()) or _CAPTION.match(stripped):
@@ -385,7 +384,7 @@ def _title_case(line: str) -> bool:
 def _is_item(line: str, after_lead_in: bool) -> bool:
     """True for a list item: a bulleted line, or (after a lead-in) a short line with
     no closing punctuation that is not a title-cased heading."""
-    if _BULLET.match(line):
+    if LIST_MARK.match(line):
         return True
     short = _words(line) <= HEADING_WORDS and not line.endswith(CLOSING)
     return after_lead_in and short and not _title_case(line)
@@ -415,7 +414,7 @@ def _marker(line: str) -> tuple[str, int] | None:
     """The kind of `line`'s list marker and its place in its sequence: ("digit", 2)
     for "2." or "(2)", ("letter", 2) for "b." or "(b)", ("bullet", 0) for "•" or "-";
     None when it has none."""
-    found = _BULLET.match(line)
+    found = LIST_MARK.match(line)
     if found is None:
         return None
     sign = found.group().strip().strip("().")

@@ -1,11 +1,16 @@
-"""List numbers written without a mark: "1 Stop giving the medicine", as a PDF's
-numbered steps may be printed. The PDF reader uses it to start list items, and the
-quoting step to keep a numbered run of paragraphs together."""
+"""List marks: the mark that opens a list item ("•", "-", "2.", "(a)"), and list
+numbers written without a mark ("1 Stop giving the medicine", as a PDF's numbered
+steps may be printed). The PDF reader uses the bare numbers to start list items,
+the quoting step both to find items and keep a numbered run of paragraphs together,
+and the quote boxes the marks to keep a list's line breaks."""
 
 from __future__ import annotations
 
 import re
 
+LIST_MARK = re.compile(r"^\s*(?:[•▪◦·\-*–]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+")
+"""A list item's mark at the start of a line: a bullet or dash, or a number or letter
+with a stop or bracket ("2.", "(3)", "b)"), then a space."""
 _BARE_NUMBER = re.compile(r"(\d{1,2}) (?=[A-Z])")
 """A number of one or two digits, no mark after it, a space and a capital."""
 
