@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from helpers.answers import make_quote
+from quoteproof.render.html import render_quote_html
 from quoteproof.render.terminal import quote_panel
 from quoteproof.render.wrapped import shown_unwrapped
 
@@ -92,3 +93,13 @@ def test_the_terminal_panel_draws_a_wrapped_quote_unwrapped() -> None:
     body = [line.strip("│ ") for line in console.export_text().splitlines()[1:-1]]
     assert " ".join(body).split() == ONE_LINE.split()
     assert all(len(line) >= 40 for line in body[:-1])  # filled to the panel's width
+
+
+def test_the_web_page_blockquote_draws_a_wrapped_quote_unwrapped_and_escaped() -> None:
+    """The web page's blockquote holds the paragraph on one line (its CSS keeps line
+    breaks), escaped; the same quote from a PDF keeps its breaks."""
+    source = f"<b>Lessons</b> & times\n\n{WRAPPED}"
+    for path, expected in (("pool.md", ONE_LINE), ("pool.pdf", WRAPPED)):
+        html = render_quote_html(make_quote(source, 0, len(source), source_path=path))
+        body = html.split("<blockquote", 1)[1].split(">", 1)[1].split("</blockquote>")[0]
+        assert body == f"&lt;b&gt;Lessons&lt;/b&gt; &amp; times\n\n{expected}"

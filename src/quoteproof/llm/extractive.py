@@ -18,8 +18,9 @@ document, quoted from both chunks) is scored on:
 - answer form (`llm.answer_form`): a number for "how much", a time for "when"
   lifts it by FORM_WEIGHT; a specific form (`answer_form.specific_form`: a cause for
   "why", a drug amount for a dose, a length of time for a duration, a day's date,
-  a month with its year or a clock time for "when"; for "what is X?", being the first text under a
-  heading that names just X, as a glossary's term stands over its definition) by
+  a month with its year or a clock time for "when"; for "what is X?", being the
+  first text under a heading that names just X, as a glossary's term stands over
+  its definition) by
   SPECIFIC_FORM_WEIGHT, twice as much: numbers and times stand in most sentences of
   technical text, while a causal connective ("because", "due to") or "200 mg" is
   rare outside the sentences that give a reason or a dose;
