@@ -45,6 +45,11 @@ Sets (`--sets`, default all):
   how quoteproof answers and kept fixed, over 16 more CDC Preventing Chronic Disease 2024
   articles; its corpus is calibrated with `evalsets/articles-held4-calibration.jsonl`
   (other questions than the set's, by the same writer, equally blind).
+- `articles-held5`: a fifth held-out set of the same kind
+  (`evalsets/articles-held5.jsonl`), written on 2026-12-01 by a sixth writer blind to
+  how quoteproof answers and kept fixed, over the 16 CDC Preventing Chronic Disease 2024
+  pages left (essays, editorials and columns among them); its corpus is calibrated with
+  `evalsets/articles-held5-calibration.jsonl` (by the same writer, equally blind).
 
 With `--llm local`, every set is also answered in quote mode by the bundled SmolLM2
 (the model chooses among the numbered quotable units; when nothing it chose checks,
@@ -57,7 +62,7 @@ then after `quoteproof calibrate` with the corpus' calibration file
 (`examples/calibration.jsonl`, `evalsets/labels-calibration.jsonl`,
 `evalsets/articles-calibration.jsonl`, `evalsets/articles-held-calibration.jsonl`,
 `evalsets/articles-held2-calibration.jsonl`, `evalsets/articles-held3-calibration.jsonl`,
-`evalsets/articles-held4-calibration.jsonl`).
+`evalsets/articles-held4-calibration.jsonl`, `evalsets/articles-held5-calibration.jsonl`).
 A corpus without a calibration file (none at present) would be asked once, and the
 report would note that its calibrated pass was skipped.
 
@@ -180,6 +185,18 @@ ARTICLES_HELD4_CORPUS = Corpus(
     REPO / "evalsets" / "articles-held4-calibration.jsonl",
 )
 
+ARTICLES_HELD5 = (
+    "23_0200", "23_0248", "23_0311", "24_0051", "24_0110", "24_0138", "24_0143", "24_0165",
+    "24_0183", "24_0229", "24_0245", "24_0264", "24_0312", "24_0344", "24_0396", "24_0503",
+)  # fmt: skip
+"""The CDC PCD 2024 pages of the fifth held-out set, `articles-held5`: those left after
+the earlier articles sets and `examples/corpus`, less an erratum (`23_0277e`) and the
+last of the list (`24_0504`)."""
+ARTICLES_HELD5_CORPUS = Corpus(
+    "articles-held5",
+    tuple(DATA / "cdc-pcd-2024-html" / "html" / f"{name}.htm" for name in ARTICLES_HELD5),
+    REPO / "evalsets" / "articles-held5-calibration.jsonl",
+)
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """The JSON objects of `path`, one per non-blank line."""
@@ -197,6 +214,7 @@ SETS: dict[str, tuple[Corpus, str]] = {
     "articles-held2": (ARTICLES_HELD2_CORPUS, "articles-held2.jsonl"),
     "articles-held3": (ARTICLES_HELD3_CORPUS, "articles-held3.jsonl"),
     "articles-held4": (ARTICLES_HELD4_CORPUS, "articles-held4.jsonl"),
+    "articles-held5": (ARTICLES_HELD5_CORPUS, "articles-held5.jsonl"),
 }
 """Each set's corpus and its file under evalsets/."""
 

@@ -35,6 +35,7 @@ QUESTION_SETS = (
     "articles-held2",
     "articles-held3",
     "articles-held4",
+    "articles-held5",
 )
 QUESTION_FIELDS = {
     "id",
@@ -309,6 +310,7 @@ def test_articles_gold_answers_are_verbatim(tmp_path: Path) -> None:
         ("articles-held2-calibration", "articles-held2"),
         ("articles-held3-calibration", "articles-held3"),
         ("articles-held4-calibration", "articles-held4"),
+        ("articles-held5-calibration", "articles-held5"),
     ],
 )
 def test_articles_calibration_is_apart_from_the_set(calibration: str, qset: str) -> None:
@@ -335,6 +337,10 @@ def test_articles_calibration_is_apart_from_the_set(calibration: str, qset: str)
         ("articles-held2", ("articles", "articles-held")),
         ("articles-held3", ("articles", "articles-held", "articles-held2")),
         ("articles-held4", ("articles", "articles-held", "articles-held2", "articles-held3")),
+        (
+            "articles-held5",
+            ("articles", "articles-held", "articles-held2", "articles-held3", "articles-held4"),
+        ),
     ],
 )
 def test_articles_held_gold_answers_are_verbatim(
