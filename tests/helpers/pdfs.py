@@ -589,6 +589,33 @@ def steps_and_wrapped_table_pdf() -> bytes:
     return buffer.getvalue()
 
 
+DOSE_ROWS = (
+    ("Reason for treatment", "Usual dose", "How long"),
+    ("Stroke prevention in atrial fibrillation", "5 mg twice a day", "Long term"),
+    ("Treating a new DVT or pulmonary embolism", "10 mg twice a day for the first 7 days, "
+     "then 5 mg twice a day", "At least 3 months"),
+    ("After knee replacement surgery", "2.5 mg twice a day", "10 to 14 days"),
+)  # fmt: skip
+"""A ruled table whose first and second columns wrap a row's cells (seven words of a
+name, a dose that goes on "days, then ...")."""
+
+
+def wrapped_dose_table_pdf() -> bytes:
+    """One page: `DOSE_ROWS` as a fully ruled table with narrow first two columns."""
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph
+
+    buffer = io.BytesIO()
+    cell = ParagraphStyle("cell", fontName="Helvetica", fontSize=9, leading=11)
+    table = Table(
+        [[Paragraph(text, cell) for text in row] for row in DOSE_ROWS],
+        colWidths=[150, 150, 100],
+    )
+    table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+    SimpleDocTemplate(buffer, pagesize=letter).build([table])
+    return buffer.getvalue()
+
+
 BARE_LEAD_IN = "If your child has been given too much, take these steps:"
 BARE_STEPS = (
     ("1 Stop giving the medicine.",),

@@ -631,6 +631,17 @@ def test_a_short_last_item_ends_before_the_paragraph_under_it() -> None:
     assert cells == [list(row) for row in build.COMPONENT_ROWS]
 
 
+def test_a_ruled_table_whose_row_cells_wrap_keeps_its_cells() -> None:
+    """A dose table with its cells wrapped: "Treating a new DVT or pulmonary" /
+    "embolism" beside "10 mg twice a day for the first 7" / "days, then 5 mg twice a
+    day" read as two rows stacked in one, so the table lost its cells and its rows
+    were run-on text."""
+    document = parse_pdf(build.wrapped_dose_table_pdf(), "leaflet.pdf")
+    (table,) = document.tables
+    cells = [[document.text[a:b] for a, b in row.cells] for row in table.rows]
+    assert cells == [list(row) for row in build.DOSE_ROWS]
+
+
 def test_steps_numbered_without_a_mark_are_items_of_their_own() -> None:
     """A numbered list at the margin with no indent and no gap was read as the lead-in
     and step 1 in one paragraph and steps 2 and 3 in the next; a step wrapped at the

@@ -17,6 +17,7 @@ from quoteproof.llm.answer_form import (
 )
 from quoteproof.llm.base import CompletionRequest
 from quoteproof.llm.extractive import (
+    _BACK_REFERENCE,
     _CONSEQUENCE,
     OFFERED,
     Embed,
@@ -699,6 +700,50 @@ def test_how_many_prefers_a_count_of_what_it_asks_about() -> None:
     assert not specific_form("How many sites took part?", "Sites joined in 2019 (3,4).")
     reply = extract_answer(question, (chunk("p", f"{patients}\n\n{sites}"),))
     assert quoted(reply)[0] == ("p", sites)
+
+
+def test_how_many_wants_a_count_of_what_it_asks_about_or_notices_it() -> None:
+    """A number beside the sites that counts patients does not say how many sites ran
+    the queries: the answer notices that no quote gives the number asked; "36 PCORnet
+    sites" does; a dose question still takes any dose."""
+    question = "How many sites ran the queries on preventive services?"
+    patients = "The queries at the sites covered 30,783,825 patients."
+    assert missing_value(question, [patients]) == "a number"
+    assert missing_value(question, [patients, "Queries ran at 36 PCORnet sites."]) is None
+    for after in ("The number of participating sites was 36.", "| Participating sites | 36 |"):
+        assert missing_value(question, [after]) is None, after
+    assert missing_value("How many of the sites withdrew?", ["One of the sites withdrew."]) is None
+    dose = "How many milligrams is the loading dose?"
+    assert missing_value(dose, ["The loading dose is 200 mg on day 1."]) is None
+    doses = "How many doses of the vaccine are needed?"
+    assert missing_value(doses, ["Two doses of the vaccine are needed."]) is None
+    assert missing_value("How many times a day do I take it?", ["Take it twice a day."]) is None
+
+
+def test_a_cost_question_wants_a_sum_of_money() -> None:
+    """A newcomer's "How much does it cost visitors to park?" was answered with the
+    visiting hours (numbers beside "visitors") and no notice: a cost is answered by a
+    sum of money ("£2.50", "free"), which the answer prefers, and a notice says when no
+    quote states one, in any wording ("What is the price of ...?")."""
+    question = "How much does it cost visitors to park at the hospital?"
+    hours = "Visiting hours for visitors at the hospital are 2 pm to 8 pm."
+    parking = "Parking for visitors is free for up to 30 minutes."
+    assert missing_value(question, [hours]) == "an amount of money"
+    assert missing_value(question, [hours, parking]) is None
+    assert form_match("quantity", parking, question)
+    assert not form_match("quantity", hours, question)
+    price = "What is the price of one vial of remdesivir?"
+    assert missing_value(price, ["Each vial holds 100 mg of remdesivir."]) == "an amount of money"
+    study = "How much does it cost to take part in the study?"
+    assert missing_value(study, ["There is no fee to take part in the study."]) is None
+    assert missing_value(study, ["Participants are free to withdraw from the study."])
+    drug = "How much does naltrexone cost?"
+    assert missing_value(drug, ["Naltrexone is approved for AUD in adults."])
+    assert missing_value(drug, ["Naltrexone costs AUD 40 a month."]) is None
+    blocks = "How many blocks is the clinic from the station?"
+    assert missing_value(blocks, ["The clinic is two blocks from the station."]) is None
+    reply = extract_answer(question, (chunk("h", f"{hours}\n\n{parking}"),))
+    assert quoted(reply)[0] == ("h", parking)
 
 
 def test_a_citation_of_references_is_no_quantity() -> None:
@@ -1686,3 +1731,41 @@ def test_the_reason_is_not_shown_again_from_an_overlapping_chunk() -> None:
     assert not _CONSEQUENCE.match("Thus far, it") and not _CONSEQUENCE.match(
         "As a result of the storm, it"
     )
+
+
+TRANSPORT = (  # over SHORT_PARAGRAPH_WORDS: its sentences are units of their own
+    "Most patients are expected to arrange their own transport home, with a relative, "
+    "a friend or a taxi, and should do so before the day of discharge wherever they can. "
+    "Hospital transport is only offered when there is a medical need for it. "
+    "This is decided by the nurse in charge on the morning of discharge."
+)
+ON_NEED = "Hospital transport is only offered when there is a medical need for it."
+DECIDED = "This is decided by the nurse in charge on the morning of discharge."
+
+
+def test_a_sentence_that_opens_with_this_is_quoted_with_the_sentence_it_refers_to() -> None:
+    """A newcomer's "Who decides whether I can have hospital transport home?": "This is
+    decided by the nurse in charge" does not say what is decided; the sentence before
+    does, and the quote starts there. "This study ..." names its own subject."""
+    question = "Who decides whether I can have hospital transport home?"
+    embed = fake_embed({question: (1, 0, 0), DECIDED: (1, 0.1, 0), ON_NEED: (0, 1, 0)})
+    reply = extract_answer(question, (chunk("a", TRANSPORT),), embed)  # type: ignore[arg-type]
+    assert quoted(reply)[0] == ("a", f"{ON_NEED} {DECIDED}")
+    alone = ("This study used survey data.", "These data come from 2021.", "It is late.")
+    for sentence in (*alone, "HE staining was done.", "That is, the rule holds."):
+        assert not _BACK_REFERENCE.match(sentence), sentence
+    for refers in ("They meet monthly.", "These are listed below.", "She was appointed."):
+        assert _BACK_REFERENCE.match(refers), refers
+
+
+def test_the_sentence_referred_to_is_not_lost_as_a_repeat_of_an_overlapping_chunk() -> None:
+    """Chunk windows overlap: chunk "a" ends with the sentence before, chunk "b" holds
+    it and "This is decided by ...". "b"'s unit, quoted from the sentence before, holds
+    "a"'s and says more: it stands in for it, so the sentence that answers is shown."""
+    question = "Who decides whether I can have hospital transport home?"
+    head = TRANSPORT[: TRANSPORT.index(ON_NEED)]
+    embed = fake_embed({question: (1, 0, 0), ON_NEED: (1, 0.05, 0), DECIDED: (1, 0.1, 0)})
+    sources = (chunk("a", head + ON_NEED), chunk("b", TRANSPORT))
+    shown = quoted(extract_answer(question, sources, embed))  # type: ignore[arg-type]
+    assert ("b", f"{ON_NEED} {DECIDED}") in shown
+    assert ("a", ON_NEED) not in shown

@@ -20,6 +20,17 @@ def test_a_passage_carries_a_term_with_another_ending_and_the_same_number() -> N
     assert missing_terms("Remdesivirs for infants?", [passage]) == ()
 
 
+def test_a_passage_carries_a_term_derived_from_its_word() -> None:
+    """A blind writer's "penalizes", "healthier" and "ethnicities" were refused as
+    missing from passages that say "penalties", "health" and "ethnic": a derived form
+    is carried by its base word, not by a shorter word ("heal")."""
+    passage = "Penalties applied to hospitals; other racial and ethnic groups; health."
+    for term in ("penalizes", "healthier", "ethnicities"):
+        assert missing_terms(f"Who {term} hospitals?", [passage]) == (), term
+    assert missing_terms("What about fluoridised water?", ["Fluoride in water"]) == ()
+    assert missing_terms("Who healthier hospitals?", ["Heal the sick."]) == ("healthier",)
+
+
 def test_missing_terms_name_what_no_passage_carries_in_question_order() -> None:
     passages = ["Remdesivir 200 mg on day 1.", "Hypersensitivity reactions were seen."]
     assert missing_terms("Paxlovid with simvastatin, 45 or 200 mg?", passages) == (

@@ -39,8 +39,17 @@ def test_a_refusal_on_sentence_evidence_says_what_the_match_measures() -> None:
     measure, and where the passages can be seen."""
     info = RetrievalInfo("hybrid", 0.413, "cosine+sentence:m", 0.453, "automatic")
     (notice,) = refusal_notices(info)
-    assert "averaged with that to the best sentence, row, list" in notice
-    assert "`quoteproof search`" in notice
+    assert "averages the question's similarity to the best passage and to the best" in notice
     plain = RetrievalInfo("hybrid", 0.413, "cosine:m", 0.453, "automatic")
     (notice,) = refusal_notices(plain)
-    assert "averaged" not in notice
+    assert "averages" not in notice
+
+
+def test_a_refusal_on_the_automatic_threshold_says_the_documents_may_still_answer() -> None:
+    """A newcomer's answerable questions were refused on a threshold set from
+    off-topic questions: the refusal says that the documents may still answer, and
+    what to do first (search, then calibrate)."""
+    info = RetrievalInfo("hybrid", 0.594, "cosine:m", 0.651, "automatic")
+    (notice,) = refusal_notices(info)
+    assert "not from questions about these documents, which may still answer it" in notice
+    assert notice.index("`quoteproof search`") < notice.index("`quoteproof calibrate")

@@ -6,9 +6,10 @@ A question's type is read from its wording (pure rules, no model):
   deep, dose, rate, duration, percentage, share, ratio, strength: the answer holds a
   number (not a year); for a dose or a strength, an amount of a drug ("200 mg"), for
   a duration ("how long"), a length of time ("10 days"), for a percentage,
-  proportion or share, a share of a whole ("66.8%", "1 in 5"); for "how many X", a
-  number that counts X ("36 PCORnet sites") is a specific form; a number that cites a
-  paper's references ("(2,3)", "[4]") is none;
+  proportion or share, a share of a whole ("66.8%", "1 in 5"), for a cost or a price
+  ("How much does parking cost?"), a sum of money ("£2.50", "free of charge"); for
+  "how many X", a number that counts X ("36 PCORnet sites") is a specific form; a
+  number that cites a paper's references ("(2,3)", "[4]") is none;
 - `change`: how did (has, have) X change: the answer holds a number and says how it
   moved ("decreased", "rose", "fell", "doubled", "from ... to");
 - `frequency`: how often / frequently: the answer holds a number or a frequency
@@ -65,6 +66,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Literal
 
+from quoteproof.retrieval.measures import MONEY, STATES_MONEY, asked_measures, missing_measures
 from quoteproof.terms import STOPWORDS, query_stems, stem, stems, words
 
 AnswerKind = Literal[
@@ -509,7 +511,10 @@ def _counts_asked(question: str, text: str) -> bool:
 def _quantity_form(question: str) -> re.Pattern[str]:
     """What a number answering the quantity `question` looks like: an amount of a
     drug for a dose, a length of time for a duration, a share of a whole for a
-    percentage or proportion, else any number."""
+    percentage or proportion, a sum of money for a cost ("How much does parking
+    cost?": `measures.asked_measures`), else any number."""
+    if MONEY in asked_measures(question):
+        return STATES_MONEY
     if _DOSE_QUESTION.search(question):
         return _DOSE
     if _DURATION_QUESTION.search(question):
@@ -563,22 +568,70 @@ _QUANTITY_NAMES: dict[re.Pattern[str], str] = {
     _DOSE: "a dose",
     _DURATION: "a length of time",
     _SHARE: "a share of a whole",
+    STATES_MONEY: MONEY,
 }
 """What a quantity question asks for, by the form of its number (`_quantity_form`)."""
+
+
+_LINKS = frozenset({"was", "were", "is", "are", "n", "total", "totaled", "totalled"})
+"""Words that may stand between what is counted and its count ("sites was 36",
+"sites (n = 36)")."""
+
+
+def _counts_after(question: str, text: str) -> bool:
+    """True when a word of what "how many X?" counts is followed by a number (not a
+    year, nor a reference's) with nothing but punctuation or `_LINKS` words between:
+    "The number of participating sites was 36", "Sites: 36", a row "| Participating
+    sites | 36 |"; not "the sites covered 30,783,825 patients"."""
+    counted = _counted(question)
+    text = _without_places(text)
+    for number in _COUNT.finditer(text):
+        before = words(text[: number.start()])
+        while before and before[-1] in _LINKS:
+            before.pop()
+        if before and stem(before[-1]) in counted:
+            return True
+    return False
+
+
+_TIMES = frozenset({stem("times")})
+"""What "how many times" counts: "twice", "once a day" answer it, with no word after."""
+
+
+def _gives_value(kind: AnswerKind, question: str, text: str) -> bool:
+    """True when `text` gives the value `question` asks for (`form_match`, or a count
+    of what "how many X" counts: "Ten sites"); for "how many X" with no unit asked
+    (a plain number, not "how many times"), only a count of X, the number just before
+    X (`_counts_asked`: "36 PCORnet sites") or just after it (`_counts_after`:
+    "Sites: 36"), since a number near X that counts something else ("The queries at
+    the sites covered 30,783,825 patients" for "how many sites") does not say how
+    many."""
+    if _counts_asked(question, text):
+        return True
+    counted = _counted(question)
+    plain = kind == "quantity" and _quantity_form(question) is _NUMBER
+    if plain and counted and counted != _TIMES:  # "twice a day" answers "how many times"
+        return _counts_after(question, text)
+    return form_match(kind, text, question)
 
 
 def missing_value(question: str, texts: Sequence[str]) -> str | None:
     """What `question` asks for (`VALUE_FORMS`; for a quantity, a dose, a length of
     time or a share where it asks for one) when it asks for a value and none of
-    `texts` (the quotes an answer shows) has it (`form_match`: a number near the
-    question's words for "how many", ..., or a count of what it counts in words:
-    "Ten sites"); None when it asks for no value, when a text has it, or when there
+    `texts` (the quotes an answer shows) has it (`_gives_value`: a count of what "how
+    many" counts, a number near the question's words for "how much", a time for
+    "when", ...), or money, asked for in any wording, that none states
+    (`measures.missing_measures`); None when it asks for no value, when a text has it, or when there
     is no text."""
+    if not texts:
+        return None
+    if MONEY in missing_measures(question, texts):  # "What is the price of a vial?"
+        return MONEY
     kind = answer_kind(question)
     asked = VALUE_FORMS.get(kind)
-    if asked is None or not texts:
+    if asked is None:
         return None
-    if any(form_match(kind, t, question) or _counts_asked(question, t) for t in texts):
+    if any(_gives_value(kind, question, t) for t in texts):
         return None
     if kind == "quantity":
         return _QUANTITY_NAMES.get(_quantity_form(question), asked)

@@ -64,9 +64,12 @@ first; when the question asks for a value (`answer_form.VALUE_FORMS`: an amount,
 time, a frequency) and the best unit holds one, a unit without one is not quoted
 beside it (a sentence with no number does not answer "how much"); none repeating
 another (the same text, one inside another, or the same sentence with one word
-changed: the better-ranked is kept); adjacent units of a source are joined. For
-"why", a quoted unit that opens by drawing a consequence ("Therefore, we could not
-...") is quoted from the sentence before it, which gives the reason.
+changed: the better-ranked is kept, unless the other is a unit quoted from the
+sentence before it that holds it); adjacent units of a source are joined. A unit that
+does not stand alone is quoted from the sentence before it in its paragraph: one
+that opens with a pronoun for what that sentence names ("This is decided by the
+nurse in charge"), and, for "why", one that opens by drawing a consequence
+("Therefore, we could not ..."), whose reason that sentence gives.
 
 The same ranking offers a model its candidates (`ExtractiveChoice.offered`): up to
 OFFERED units of one chunk each, best first, none repeating a better one, so that a
@@ -411,11 +414,16 @@ def _choose(
         if forms[order[0]] and not forms[i]:
             continue
         text = c.quoted(c.start, c.end)
-        if any(
-            near_duplicate(text, o.quoted(o.start, o.end))
+        repeated = [
+            k
+            for k, o in enumerate(chosen)
+            if near_duplicate(text, o.quoted(o.start, o.end))
             and not (o.chunk.ref == c.chunk.ref and o.start < c.end and c.start < o.end)
-            for o in chosen
-        ):
+        ]
+        if repeated:
+            k = repeated[0]
+            if _widens(c, chosen[k]):
+                chosen[k] = c
             continue
         merged = False
         for j, other in enumerate(chosen):
@@ -439,6 +447,17 @@ def _choose(
         if not merged:
             chosen.append(c)
     return chosen
+
+
+def _widens(unit: Candidate, other: Candidate) -> bool:
+    """True when `unit` is a unit quoted from the sentence before it
+    (`_with_sentences_before`) that holds all of `other` in that sentence, while its
+    own sentence says more: it stands in for `other` (an overlapping chunk's copy of
+    that sentence), so the sentence that answers is not lost as a repeat."""
+    inside = " ".join(words(other.quoted(other.start, other.end)))
+    return inside in " ".join(words(unit.quoted(unit.start, unit.end))) and not near_duplicate(
+        unit.core, other.quoted(other.start, other.end)
+    )
 
 
 def _heading_above(unit: Candidate) -> tuple[int, int] | None:
@@ -486,12 +505,26 @@ _CONSEQUENCE = re.compile(
 ...", "For this reason, ..."): the reason for it is in the sentence before."""
 
 
-def _reason_before(unit: Candidate, candidates: Sequence[Candidate]) -> Candidate | None:
-    """The sentence just before `unit` in its paragraph (a unit of `candidates` of the
-    same chunk with nothing but spaces or one line break between them), when `unit`
-    opens by drawing a consequence (`_CONSEQUENCE`); else None."""
+_BACK_REFERENCE = re.compile(
+    r"^\W*(?:(?:This|That|These|Those)\s+(?:is|was|are|were|has|have|had|means|meant|may|"
+    r"might|can|could|will|would|should|must|includes?|included|allows?|allowed)|"
+    r"They|He|She)\b(?!,)"
+)
+"""A sentence that opens with a pronoun standing for what the sentence before names
+("This is decided by the nurse in charge.", "They meet monthly."): it does not stand
+alone, so it is quoted with that sentence ("This study ..." names its own subject;
+"That is, ..." explains; "HE staining" is no pronoun)."""
+MAX_BEFORE_CHARS = 400
+"""The longest sentence before that a unit is quoted with (not a lead-in with its list)."""
+
+
+def _sentence_before(unit: Candidate, candidates: Sequence[Candidate]) -> Candidate | None:
+    """The unit just before `unit` in its paragraph (a unit of `candidates` of the
+    same chunk, no table row, no longer than MAX_BEFORE_CHARS, with nothing but spaces
+    or one line break between them), for a `unit` that is no table row and does not
+    run into the next chunk; else None."""
     text = unit.chunk.text
-    if unit.cut is not None or unit.table is not None or not _CONSEQUENCE.match(text[unit.start :]):
+    if unit.cut is not None or unit.table is not None:
         return None
     before = [
         c
@@ -500,23 +533,34 @@ def _reason_before(unit: Candidate, candidates: Sequence[Candidate]) -> Candidat
         and c.cut is None
         and c.table is None
         and c.end <= unit.start
+        and c.end - c.start <= MAX_BEFORE_CHARS
         and not text[c.end : unit.start].strip()
         and text.count("\n", c.end, unit.start) < 2
     ]
     return max(before, key=lambda c: (c.end, c.start), default=None)
 
 
-def _with_reasons(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
-    """`candidates` with each unit that opens by drawing a consequence ("Therefore, we
-    could not measure ...") quoted from the sentence before it (`_reason_before`),
-    when `question` asks why: that sentence gives the reason. Each keeps its core (what
-    it is scored on); `_choose` then joins and drops repeats as for any unit."""
-    if answer_kind(question) != "cause":
-        return list(candidates)
-    return [
-        c if (reason := _reason_before(c, candidates)) is None else replace(c, start=reason.start)
-        for c in candidates
-    ]
+def _needs_sentence_before(question: str, unit: Candidate) -> bool:
+    """True when `unit` does not stand alone: it opens with a pronoun for what the
+    sentence before names (`_BACK_REFERENCE`), or, when `question` asks why, by
+    drawing a consequence whose reason that sentence gives (`_CONSEQUENCE`)."""
+    opening = unit.chunk.text[unit.start :]
+    if _BACK_REFERENCE.match(opening):
+        return True
+    return answer_kind(question) == "cause" and _CONSEQUENCE.match(opening) is not None
+
+
+def _with_sentences_before(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """`candidates` with each unit that does not stand alone (`_needs_sentence_before`:
+    "This is decided by ...", or "Therefore, we could not measure ..." for a why
+    question) quoted from the sentence before it (`_sentence_before`). Each keeps its
+    core (what it is scored on); `_choose` then joins and drops repeats as for any
+    unit."""
+    widened = []
+    for c in candidates:
+        before = _sentence_before(c, candidates) if _needs_sentence_before(question, c) else None
+        widened.append(c if before is None else replace(c, start=before.start))
+    return widened
 
 
 def best_unit_similarity(
@@ -577,7 +621,7 @@ def choose_extractive(
     chosen = [
         _with_defined_term(question, c)
         for c in _choose(
-            _with_reasons(question, candidates),
+            _with_sentences_before(question, candidates),
             scores,
             forms if valued else [False] * len(candidates),
         )

@@ -15,7 +15,9 @@ written capitalised inside the question, not opening it or one of its sentences:
 place and program names ("Oregon", "Puerto Rico", "North Carolina") are in the word
 list, but passages about Illinois do not answer a question about Indiana. A key term is
 *carried* by a passage that has a word beginning with the term less its last two
-letters (at least four), so "diagnosed" carries "diagnose"; a number is carried by
+letters (at least four), so "diagnosed" carries "diagnose", or less an ending that
+derives it from another word (at least five letters left: "penalties" carries
+"penalizes", "ethnic" carries "ethnicities"); a number is carried by
 the same number ("3.5", not "3" and "5") or a range that covers it ("9 to 12"
 carries 10, `range_numbers`; a decimal number only by itself: the bounds of a table's
 rows often leave their unit to the column, "1 to 2" beside "More than 2"), a code
@@ -47,6 +49,15 @@ base (the word less one of these) with none or one of these added."""
 CARRIED_PREFIX = 4
 DEMONYM_ENDINGS = ("ers", "er")
 """Endings that name a place's inhabitants ("New Yorkers", "Londoner")."""
+DERIVED_ENDINGS = (
+    "izes", "ized", "izing", "ize", "ises", "ised", "ising", "ise", "ities", "ity",
+    "iers", "ier", "iest", "ies", "ied", "ness",
+)  # fmt: skip
+"""Endings that derive one word from another ("penalizes" from "penal", "healthier"
+from "health", "ethnicities" from "ethnic"), set aside when a passage is looked for a
+key term (`carries`)."""
+DERIVED_BASE = 5
+"""Fewest letters left of a key term once a DERIVED_ENDINGS ending is set aside."""
 COMPOUND_TAIL = 4
 BOUND_PREFIXES = frozenset(
     "anti bio contra counter hyper hypo inter intra macro micro mono multi neo non para "
@@ -144,15 +155,21 @@ def folded(text: str) -> str:
 
 def carries(present: Iterable[str], term: str) -> bool:
     """Whether the lower-cased words `present` carry the lower-cased word `term`: one
-    of them begins with `term` less its last two letters (at least CARRIED_PREFIX),
-    or is `term` less a DEMONYM_ENDINGS ending (at least CARRIED_PREFIX letters)."""
-    stem = term[: max(CARRIED_PREFIX, len(term) - 2)]
+    of them begins with `term` less its last two letters (at least CARRIED_PREFIX)
+    or less a DERIVED_ENDINGS ending (at least DERIVED_BASE letters: "penalties"
+    carries "penalizes", "health" carries "healthier", "ethnic" "ethnicities"), or is
+    `term` less a DEMONYM_ENDINGS ending (at least CARRIED_PREFIX letters)."""
+    stems = {term[: max(CARRIED_PREFIX, len(term) - 2)]} | {
+        term[: -len(ending)]
+        for ending in DERIVED_ENDINGS
+        if term.endswith(ending) and len(term) - len(ending) >= DERIVED_BASE
+    }
     places = {
         term[: -len(ending)]
         for ending in DEMONYM_ENDINGS
         if term.endswith(ending) and len(term) - len(ending) >= CARRIED_PREFIX
     }
-    return any(word.startswith(stem) or word in places for word in present)
+    return any(word.startswith(tuple(stems)) or word in places for word in present)
 
 
 def number_ranges(text: str) -> list[tuple[float, float]]:

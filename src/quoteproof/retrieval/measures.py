@@ -52,13 +52,17 @@ _NOT_A_SUM = re.compile(
 """A question about a change, a difference or time spent ("how much more do they pay",
 "how much did costs rise", "how much time do nurses spend"), which a share, a ratio or
 a time answers."""
-_STATES_MONEY = re.compile(
-    r"\b(?:is|are|was|were|be|been)\s+(?:\w+\s+)?free\b(?!-|\s+(?:of|from)\b)|"
-    r"[$€£¥₹¢]|\b(?:dollars?|USD|US\$|euros?|EUR|GBP|pence|cents?|rupees?|INR|Rs\.|yen|"
-    r"CHF|AUD|CAD)(?![\w])|\bfree of charge\b|\bfor free\b|\bwithout charge\b|"
-    r"\bno[- ](?:cost|charge|co-?pay(?:ment)?s?)\b",
+STATES_MONEY = re.compile(
+    r"\b(?:is|are|was|were|be|been)\s+(?:\w+\s+)?free\b(?!-|\s+(?:of|from|to)\b)|"
+    r"[$€£¥₹¢]|\b(?:dollars?|euros?|pence|cents?|rupees?|yen)(?![\w])|"
+    r"(?:\b(?:USD|US\$|EUR|GBP|INR|Rs\.|CHF|AUD|CAD)\s?\d|\d\s?(?:USD|EUR|GBP|INR|CHF|AUD|CAD)\b)|"
+    r"\bfree of charge\b|\bfor free\b|\bwithout charge\b|\bcosts? nothing\b|"
+    r"\bno[- ](?:cost|charge|fees?|co-?pay(?:ment)?s?)\b",
     re.IGNORECASE,
 )
+"""What states money: a currency sign or name, a currency code beside a number
+("AUD 50"; "AUD" alone may be alcohol use disorder), or a word for no charge ("is
+free", not "are free to withdraw")."""
 _LENGTH_UNITS = r"miles?|mi|kilomet(?:er|re)s?|km|met(?:er|re)s?|feet|foot|ft|yards?|blocks?"
 _ASKS_DISTANCE = re.compile(rf"\bhow many (?:{_LENGTH_UNITS})\b", re.IGNORECASE)
 _STATES_DISTANCE = re.compile(
@@ -94,7 +98,7 @@ def states_measure(measure: str, text: str) -> bool:
     """Whether `text` states `measure` (a name `asked_measures` gives): any currency
     sign or name, or a word for no charge, for money; a number with a unit of length
     for a distance."""
-    pattern = _STATES_MONEY if measure == MONEY else _STATES_DISTANCE
+    pattern = STATES_MONEY if measure == MONEY else _STATES_DISTANCE
     return pattern.search(text) is not None
 
 

@@ -157,10 +157,11 @@ def refusal_notices(info: RetrievalInfo) -> list[str]:
     if info.below_threshold and info.threshold_source == "automatic":
         notices.append(
             f"Refused because the best match ({evidence}) is below a threshold "
-            f"({threshold}) estimated automatically from off-topic questions"
-            f"{_match_meaning(info.evidence_kind)}; the index was not calibrated with "
-            "questions about its own documents (`quoteproof calibrate QUESTIONS.jsonl`, "
-            "answerable questions and not, fits the threshold to them)."
+            f"({threshold}) estimated automatically from off-topic questions, not from "
+            "questions about these documents, which may still answer it: `quoteproof "
+            "search` lists the closest passages, and `quoteproof calibrate "
+            "QUESTIONS.jsonl` (answerable questions and not) fits the threshold to your "
+            f"documents{_match_meaning(info.evidence_kind)}."
         )
     elif info.below_threshold and -gap < CLOSE_CALL:
         notices.append(
@@ -182,10 +183,9 @@ def _match_meaning(evidence_kind: str | None) -> str:
     if (evidence_kind or "").partition(":")[0] != WITH_SENTENCES:
         return ""
     return (
-        " (the match: the question's similarity to the best passage averaged with that "
-        "to the best sentence, row, list or short paragraph of the passages an answer "
-        "is drawn from; `quoteproof search` lists the passages found, with scores of "
-        "its own)"
+        " (the match averages the question's similarity to the best passage and to the "
+        "best sentence, row, list or short paragraph of the passages an answer is drawn "
+        "from; `search` scores otherwise)"
     )
 
 

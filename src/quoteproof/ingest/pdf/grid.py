@@ -16,7 +16,9 @@ reaches into it, or when a row's first cell holds several
 lines and so does another cell of the row at the same heights (several rows of
 text between two rulings, or cells wrapped alike: the two cannot be told apart),
 unless the grid rules every row (`Cells.wrapped`) or, in a table of short cells, the
-first cell is a short name whose later lines start in lower case (`_wraps`).
+first cell is a short name whose later lines start in lower case (`_wraps`) or the
+row's first cell goes on in lower case and no other cell goes on in capitals
+(`_row_wraps`).
 """
 
 from __future__ import annotations
@@ -231,9 +233,26 @@ def _wraps(cell: Sequence[PdfLine]) -> bool:
     """Whether `cell` holds a name of at most NAME_WORDS words whose every piece below
     its top line starts with a lower-case letter (one name carried onto the next line:
     "Fresh frozen" / "plasma")."""
-    top = max(piece.y1 for piece in cell)
-    below = [piece.text.lstrip() for piece in cell if piece.y1 < top - SNAP_TOLERANCE]
+    below = _continued(cell)
     return bool(below) and _words(cell) <= NAME_WORDS and all(text[:1].islower() for text in below)
+
+
+def _continued(cell: Sequence[PdfLine]) -> list[str]:
+    """The pieces of `cell` below its top line, stripped at the left."""
+    top = max(piece.y1 for piece in cell)
+    return [piece.text.lstrip() for piece in cell if piece.y1 < top - SNAP_TOLERANCE]
+
+
+def _row_wraps(cells: Sequence[Sequence[PdfLine]]) -> bool:
+    """Whether the row's cells wrap: its first cell's lines below the top one all
+    start in lower case ("Treating a new DVT or pulmonary" / "embolism"), and no
+    other cell has a line below its top one that starts in capitals ("10 mg twice a
+    day for the first 7" / "days, then 5 mg twice a day"); rows stacked between two
+    rulings start each label anew ("Red cells" / "Platelets")."""
+    first = _continued(cells[0]) if cells[0] else []
+    if not first or not all(text[:1].islower() for text in first):
+        return False
+    return not any(text[:1].isupper() for cell in cells[1:] if cell for text in _continued(cell))
 
 
 def _heights(cell: Sequence[PdfLine]) -> tuple[float, ...]:
@@ -247,10 +266,11 @@ def _stacked(cells: Sequence[Sequence[PdfLine]], *, names_wrap: bool = False) ->
     wrapped alike; a header whose column names wrap alike is fine), unless
     `names_wrap` (every cell of the table is short: a table of data, not of
     paragraphs) and the first cell is a name that wraps (`_wraps`: "Fresh frozen" /
-    "plasma"), where the rows of a column start anew ("Red cells" / "Platelets")."""
+    "plasma") or the row's cells wrap (`_row_wraps`), where the rows of a column
+    start anew ("Red cells" / "Platelets")."""
     tol = SNAP_TOLERANCE
     first = _heights(cells[0])
-    if len(first) < 2 or (names_wrap and _wraps(cells[0])):
+    if len(first) < 2 or (names_wrap and (_wraps(cells[0]) or _row_wraps(cells))):
         return False
     for cell in cells[1:]:
         if sum(any(abs(a - b) <= tol for b in _heights(cell)) for a in first) > 1:
