@@ -198,6 +198,7 @@ ARTICLES_HELD5_CORPUS = Corpus(
     REPO / "evalsets" / "articles-held5-calibration.jsonl",
 )
 
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """The JSON objects of `path`, one per non-blank line."""
     lines = path.read_text(encoding="utf-8").splitlines()
