@@ -17,7 +17,11 @@ from quoteproof.llm.extractive_units import Following, TableRows, quotable_first
 from quoteproof.llm.months import missing_months
 from quoteproof.llm.population import missing_populations
 from quoteproof.model import Chunk, RetrievalInfo, SourceTable
-from quoteproof.retrieval.auto_threshold import corpus_fingerprint, estimate_threshold
+from quoteproof.retrieval.auto_threshold import (
+    corpus_fingerprint,
+    estimate_threshold,
+    store_covers,
+)
 from quoteproof.retrieval.evidence import (
     AUTOMATIC,
     BM25_COVERAGE,
@@ -87,7 +91,7 @@ class RefusalPolicy:
             return stored
         estimate = estimate_threshold(
             lambda question: self._evidence(question),
-            lambda topic: bool(self.store.search_bm25(topic, 1, None)),
+            lambda topic: store_covers(self.store, topic),
             fingerprint,
         )
         if estimate is not None:

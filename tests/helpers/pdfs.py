@@ -589,7 +589,7 @@ def steps_and_wrapped_table_pdf() -> bytes:
     return buffer.getvalue()
 
 
-DOSE_ROWS = (
+WRAPPED_DOSE_ROWS = (
     ("Reason for treatment", "Usual dose", "How long"),
     ("Stroke prevention in atrial fibrillation", "5 mg twice a day", "Long term"),
     ("Treating a new DVT or pulmonary embolism", "10 mg twice a day for the first 7 days, "
@@ -601,15 +601,41 @@ name, a dose that goes on "days, then ...")."""
 
 
 def wrapped_dose_table_pdf() -> bytes:
-    """One page: `DOSE_ROWS` as a fully ruled table with narrow first two columns."""
+    """One page: `WRAPPED_DOSE_ROWS` as a fully ruled table with narrow first two columns."""
     from reportlab.lib.styles import ParagraphStyle
     from reportlab.platypus import Paragraph
 
     buffer = io.BytesIO()
     cell = ParagraphStyle("cell", fontName="Helvetica", fontSize=9, leading=11)
     table = Table(
-        [[Paragraph(text, cell) for text in row] for row in DOSE_ROWS],
+        [[Paragraph(text, cell) for text in row] for row in WRAPPED_DOSE_ROWS],
         colWidths=[150, 150, 100],
+    )
+    table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+    SimpleDocTemplate(buffer, pagesize=letter).build([table])
+    return buffer.getvalue()
+
+
+STACKED_DOSE_ROWS = (
+    ("Medicine", "Dose", "How often"),
+    ("paracetamol 500 mg tablets<br/>ibuprofen 200 mg tablets", "1 or 2 tablets<br/>1 tablet",
+     "every 4 to 6 hours<br/>every 8 hours"),
+    ("aspirin 75 mg tablets", "1 tablet", "once a day"),
+)  # fmt: skip
+"""A ruled table with two rows of lower-case names set between one pair of rulings
+(line breaks, not wrapping): which dose goes with which medicine is by line only."""
+
+
+def stacked_dose_table_pdf() -> bytes:
+    """One page: `STACKED_DOSE_ROWS` as a fully ruled table with wide columns."""
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph
+
+    buffer = io.BytesIO()
+    cell = ParagraphStyle("cell", fontName="Helvetica", fontSize=9, leading=11)
+    table = Table(
+        [[Paragraph(text, cell) for text in row] for row in STACKED_DOSE_ROWS],
+        colWidths=[180, 120, 120],
     )
     table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
     SimpleDocTemplate(buffer, pagesize=letter).build([table])

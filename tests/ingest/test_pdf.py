@@ -639,7 +639,17 @@ def test_a_ruled_table_whose_row_cells_wrap_keeps_its_cells() -> None:
     document = parse_pdf(build.wrapped_dose_table_pdf(), "leaflet.pdf")
     (table,) = document.tables
     cells = [[document.text[a:b] for a, b in row.cells] for row in table.rows]
-    assert cells == [list(row) for row in build.DOSE_ROWS]
+    assert cells == [list(row) for row in build.WRAPPED_DOSE_ROWS]
+
+
+def test_rows_set_one_under_another_between_two_rulings_are_no_wrapped_row() -> None:
+    """Two medicines between one pair of rulings, each line short of its column's
+    right ruling: no table row joins "paracetamol ... ibuprofen ..." with "1 or 2
+    tablets 1 tablet", which would pair a dose with both."""
+    document = parse_pdf(build.stacked_dose_table_pdf(), "doses.pdf")
+    rows = [[document.text[a:b] for a, b in row.cells] for t in document.tables for row in t.rows]
+    assert not any("ibuprofen" in cell and "paracetamol" in cell for row in rows for cell in row)
+    assert "paracetamol 500 mg tablets" in document.text
 
 
 def test_steps_numbered_without_a_mark_are_items_of_their_own() -> None:

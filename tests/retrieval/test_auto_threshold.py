@@ -14,6 +14,7 @@ from quoteproof.retrieval.auto_threshold import (
     MIN_PROBES,
     estimate_threshold,
     offtopic_probes,
+    store_covers,
 )
 
 
@@ -69,17 +70,17 @@ def test_a_probe_is_not_used_when_the_index_holds_its_topic_under_another_name()
 def test_the_wifi_probe_is_not_used_over_a_page_that_writes_wi_fi(tmp_path: Path) -> None:
     """A newcomer's broadband FAQ writes "Wi-Fi": the probe "Why is my wifi slow?" was
     used as off-topic there, scored 0.59 and lifted the threshold over most of the
-    FAQ's own questions. The index covers the topic under that name."""
-    page = tmp_path / "faq.md"
-    page.write_text("# Broadband help\n\nRestart the router if the Wi-Fi light is red.\n")
-    with Index.open(tmp_path / "index", create=True) as index:
-        list(index.ingest([page], embed=False))
-        covers = [
-            names
-            for names, question in offtopic_probes()
-            if any(index.store.search_bm25(name, 1, None) for name in names)
-        ]
-    assert any("wifi" in names for names in covers)
+    FAQ's own questions. The index covers the topic under that name; a page with
+    "Madison, WI" and "sci-fi" does not."""
+    faq = tmp_path / "faq.md"
+    faq.write_text("# Broadband help\n\nRestart the router if the Wi-Fi light is red.\n")
+    other = tmp_path / "other.md"
+    other.write_text("# Post\n\nWrite to Madison, WI 53707 about sci-fi and hi-fi shows.\n")
+    (names,) = [names for names, question in offtopic_probes() if "wifi" in question]
+    for page, covered in ((other, False), (faq, True)):
+        with Index.open(tmp_path / page.stem, create=True) as index:
+            list(index.ingest([page], embed=False))
+            assert any(store_covers(index.store, name) for name in names) is covered, page
 
 
 def ask(index: Index, question: str) -> tuple[str, str | None, tuple[str, ...]]:

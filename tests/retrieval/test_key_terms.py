@@ -29,6 +29,16 @@ def test_a_passage_carries_a_term_derived_from_its_word() -> None:
         assert missing_terms(f"Who {term} hospitals?", [passage]) == (), term
     assert missing_terms("What about fluoridised water?", ["Fluoride in water"]) == ()
     assert missing_terms("Who healthier hospitals?", ["Heal the sick."]) == ("healthier",)
+    assert missing_terms("Is drowsiness common?", ["It may make you drowsy."]) == ()
+    assert missing_terms("Who penalizes hospitals?", ["Penalizing costs"]) == ()
+
+
+def test_a_name_is_not_carried_by_the_word_it_looks_derived_from() -> None:
+    """A capitalised name is matched as written: the Office of Minority Health is not
+    in passages about minor injuries, nor Social Security in one on secure storage."""
+    passage = "Minor injuries; keep it in secure storage; the University hospital."
+    assert "minority" in missing_terms("What does the Office of Minority Health fund?", [passage])
+    assert "security" in missing_terms("How does Social Security pay?", [passage])
 
 
 def test_missing_terms_name_what_no_passage_carries_in_question_order() -> None:

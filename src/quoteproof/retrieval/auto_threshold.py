@@ -25,6 +25,7 @@ model, the probes and the rule, and made again when any of them changes.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from functools import cache
 from importlib.resources import files
@@ -55,6 +56,23 @@ def offtopic_probes() -> tuple[tuple[tuple[str, ...], str], ...]:
             names = tuple(name.strip() for name in topic.split("|"))
             probes.append((names, question.strip()))
     return tuple(probes)
+
+
+PHRASE_HITS = 20
+"""Passages a topic name of several words ("wi-fi") is looked for in, best first."""
+
+
+def store_covers(store: Store, name: str) -> bool:
+    """Whether the index `store` holds the topic `name`: any passage BM25 finds for a
+    one-word name ("router"; its other endings too), one of the PHRASE_HITS it ranks
+    first that has the words of a longer name together, joined by a space or a hyphen
+    or not at all ("wi-fi": "Wi-Fi", "WiFi"; not "Madison, WI" nor "sci-fi")."""
+    parts = re.findall(r"[^\W_]+", name)
+    hits = store.search_bm25(name, 1 if len(parts) < 2 else PHRASE_HITS, None)
+    if len(parts) < 2:
+        return bool(hits)
+    phrase = re.compile(r"\b" + r"[\s-]?".join(map(re.escape, parts)) + r"\b", re.IGNORECASE)
+    return any(phrase.search(hit.chunk.text) for hit in hits)
 
 
 def corpus_fingerprint(store: Store) -> str:

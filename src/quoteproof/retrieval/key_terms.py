@@ -15,9 +15,9 @@ written capitalised inside the question, not opening it or one of its sentences:
 place and program names ("Oregon", "Puerto Rico", "North Carolina") are in the word
 list, but passages about Illinois do not answer a question about Indiana. A key term is
 *carried* by a passage that has a word beginning with the term less its last two
-letters (at least four), so "diagnosed" carries "diagnose", or less an ending that
-derives it from another word (at least five letters left: "penalties" carries
-"penalizes", "ethnic" carries "ethnicities"); a number is carried by
+letters (at least four), so "diagnosed" carries "diagnose", or, for a term that is no
+name, by the word it is derived from ("penalties" carries "penalizes", "ethnic"
+carries "ethnicities"; "minor" does not carry "Minority"); a number is carried by
 the same number ("3.5", not "3" and "5") or a range that covers it ("9 to 12"
 carries 10, `range_numbers`; a decimal number only by itself: the bounds of a table's
 rows often leave their unit to the column, "1 to 2" beside "More than 2"), a code
@@ -50,13 +50,19 @@ CARRIED_PREFIX = 4
 DEMONYM_ENDINGS = ("ers", "er")
 """Endings that name a place's inhabitants ("New Yorkers", "Londoner")."""
 DERIVED_ENDINGS = (
-    "izes", "ized", "izing", "ize", "ises", "ised", "ising", "ise", "ities", "ity",
-    "iers", "ier", "iest", "ies", "ied", "ness",
+    "izes", "ized", "izing", "ize", "ization", "ises", "ised", "ising", "ise", "isation",
+    "ities", "ity", "iers", "ier", "iest", "iness", "ies", "ied", "ness",
 )  # fmt: skip
 """Endings that derive one word from another ("penalizes" from "penal", "healthier"
 from "health", "ethnicities" from "ethnic"), set aside when a passage is looked for a
-key term (`carries`)."""
-DERIVED_BASE = 5
+key term that is no name (`carries`)."""
+DERIVED_TAILS = (
+    "", "s", "e", "es", "y", "ies", "ty", "ties", "al", "ic", "ed", "ing", "ize", "ise",
+    "ity", "ities",
+)  # fmt: skip
+"""What a passage's word may add to such a base to carry the term ("penal" + "ties",
+"drows" + "y", "immun" + "ize")."""
+DERIVED_BASE = 4
 """Fewest letters left of a key term once a DERIVED_ENDINGS ending is set aside."""
 COMPOUND_TAIL = 4
 BOUND_PREFIXES = frozenset(
@@ -153,23 +159,31 @@ def folded(text: str) -> str:
     return "".join(ch for ch in decomposed if unicodedata.category(ch) not in ("Mn", "Lm"))
 
 
-def carries(present: Iterable[str], term: str) -> bool:
+def carries(present: Iterable[str], term: str, *, derived: bool = False) -> bool:
     """Whether the lower-cased words `present` carry the lower-cased word `term`: one
-    of them begins with `term` less its last two letters (at least CARRIED_PREFIX)
-    or less a DERIVED_ENDINGS ending (at least DERIVED_BASE letters: "penalties"
-    carries "penalizes", "health" carries "healthier", "ethnic" "ethnicities"), or is
-    `term` less a DEMONYM_ENDINGS ending (at least CARRIED_PREFIX letters)."""
-    stems = {term[: max(CARRIED_PREFIX, len(term) - 2)]} | {
-        term[: -len(ending)]
-        for ending in DERIVED_ENDINGS
-        if term.endswith(ending) and len(term) - len(ending) >= DERIVED_BASE
-    }
+    of them begins with `term` less its last two letters (at least CARRIED_PREFIX), or
+    is `term` less a DEMONYM_ENDINGS ending (at least CARRIED_PREFIX letters), or, when
+    `derived` (a term that is no name: "Minority" in "Office of Minority Health" is not
+    carried by "minor"), is `term` less a DERIVED_ENDINGS ending (at least
+    DERIVED_BASE letters) with a DERIVED_TAILS ending ("penalties" carries
+    "penalizes", "health" "healthier", "ethnic" "ethnicities", "drowsy" "drowsiness")."""
+    stem = term[: max(CARRIED_PREFIX, len(term) - 2)]
     places = {
         term[: -len(ending)]
         for ending in DEMONYM_ENDINGS
         if term.endswith(ending) and len(term) - len(ending) >= CARRIED_PREFIX
     }
-    return any(word.startswith(tuple(stems)) or word in places for word in present)
+    bases = {
+        term[: -len(ending)]
+        for ending in DERIVED_ENDINGS
+        if derived and term.endswith(ending) and len(term) - len(ending) >= DERIVED_BASE
+    }
+    return any(
+        word.startswith(stem)
+        or word in places
+        or any(word.startswith(base) and word[len(base) :] in DERIVED_TAILS for base in bases)
+        for word in present
+    )
 
 
 def number_ranges(text: str) -> list[tuple[float, float]]:
@@ -201,14 +215,16 @@ def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     numbers = set(_NUMBER.findall(joined)) | range_numbers(joined)
     present = set(words(joined))
     missing = []
-    for term in key_terms(_IN_WORD_MARK.sub("", question)):
+    question = _IN_WORD_MARK.sub("", question)
+    names = {match.group(0).lower() for match in _NAME_WORD.finditer(question.strip())}
+    for term in key_terms(question):
         plain = folded(term)
         if _CODE.fullmatch(plain):
             carried = plain in present
         elif plain[0].isdigit():
             carried = plain in numbers
         else:
-            carried = carries(present, plain)
+            carried = carries(present, plain, derived=term not in names)
         if not carried:
             missing.append(term)
     return tuple(missing)

@@ -16,9 +16,9 @@ reaches into it, or when a row's first cell holds several
 lines and so does another cell of the row at the same heights (several rows of
 text between two rulings, or cells wrapped alike: the two cannot be told apart),
 unless the grid rules every row (`Cells.wrapped`) or, in a table of short cells, the
-first cell is a short name whose later lines start in lower case (`_wraps`) or the
-row's first cell goes on in lower case and no other cell goes on in capitals
-(`_row_wraps`).
+first cell is a short name whose later lines start in lower case (`_wraps`) or every
+cell of the row set on several lines fills its column before each break
+(`_row_wraps`: wrapped by width).
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def _rows(
     for cell_row in rows:
         if cell_row.spanning or cells.wrapped:
             continue
-        if _stacked(cell_row.cells, names_wrap=short):
+        if _stacked(cell_row.cells, cells.columns, names_wrap=short):
             return None
     for column in range(n_columns):
         if not any((row, column) in found for row in range(n_rows) if not cells.spanning[row]):
@@ -233,26 +233,49 @@ def _wraps(cell: Sequence[PdfLine]) -> bool:
     """Whether `cell` holds a name of at most NAME_WORDS words whose every piece below
     its top line starts with a lower-case letter (one name carried onto the next line:
     "Fresh frozen" / "plasma")."""
-    below = _continued(cell)
+    top = max(piece.y1 for piece in cell)
+    below = [piece.text.lstrip() for piece in cell if piece.y1 < top - SNAP_TOLERANCE]
     return bool(below) and _words(cell) <= NAME_WORDS and all(text[:1].islower() for text in below)
 
 
-def _continued(cell: Sequence[PdfLine]) -> list[str]:
-    """The pieces of `cell` below its top line, stripped at the left."""
-    top = max(piece.y1 for piece in cell)
-    return [piece.text.lstrip() for piece in cell if piece.y1 < top - SNAP_TOLERANCE]
+WRAP_MARGIN = 10.0
+"""Points left of a column's right ruling within which a wrapped line ends: its cell's
+padding and a space (a line ends where the next word would not fit)."""
 
 
-def _row_wraps(cells: Sequence[Sequence[PdfLine]]) -> bool:
-    """Whether the row's cells wrap: its first cell's lines below the top one all
-    start in lower case ("Treating a new DVT or pulmonary" / "embolism"), and no
-    other cell has a line below its top one that starts in capitals ("10 mg twice a
-    day for the first 7" / "days, then 5 mg twice a day"); rows stacked between two
-    rulings start each label anew ("Red cells" / "Platelets")."""
-    first = _continued(cells[0]) if cells[0] else []
-    if not first or not all(text[:1].islower() for text in first):
-        return False
-    return not any(text[:1].isupper() for cell in cells[1:] if cell for text in _continued(cell))
+def _fills(cell: Sequence[PdfLine], right: float) -> bool:
+    """Whether every line of `cell` but its last ends where the first word of the next
+    line would not have fitted before the column's right ruling `right` (less
+    WRAP_MARGIN): text wrapped by width, not lines set one under another ("1 or 2
+    tablets" / "1 tablet" is two rows)."""
+    heights = _heights(cell)
+    lines = [
+        sorted(
+            (p for p in cell if abs((p.y0 + p.y1) / 2 - h) <= SNAP_TOLERANCE), key=lambda p: p.x0
+        )
+        for h in sorted(heights, reverse=True)
+    ]
+    for above, below in itertools.pairwise(lines):
+        text = below[0].text.strip()
+        if not above or not text:
+            return False
+        word = text.split()[0]
+        word_width = (below[0].x1 - below[0].x0) * len(word) / len(text)
+        if max(p.x1 for p in above) + word_width < right - WRAP_MARGIN:
+            return False
+    return True
+
+
+def _row_wraps(cells: Sequence[Sequence[PdfLine]], columns: Sequence[float]) -> bool:
+    """Whether the row's cells wrap by width: every cell set on several lines fills
+    its column to the right ruling before each break (`_fills`: "Treating a new DVT or
+    pulmonary" / "embolism" beside "10 mg twice a day for the first 7" / "days, then 5
+    mg twice a day"), where rows stacked between two rulings end short ("paracetamol
+    500 mg tablets" / "ibuprofen 200 mg tablets" beside "1 or 2 tablets" / "1
+    tablet")."""
+    bounds = zip(cells, columns[1:], strict=True)
+    stacked = [(cell, right) for cell, right in bounds if len(_heights(cell)) > 1]
+    return bool(stacked) and all(_fills(cell, right) for cell, right in stacked)
 
 
 def _heights(cell: Sequence[PdfLine]) -> tuple[float, ...]:
@@ -260,17 +283,19 @@ def _heights(cell: Sequence[PdfLine]) -> tuple[float, ...]:
     return _positions([(piece.y0 + piece.y1) / 2 for piece in cell])
 
 
-def _stacked(cells: Sequence[Sequence[PdfLine]], *, names_wrap: bool = False) -> bool:
+def _stacked(
+    cells: Sequence[Sequence[PdfLine]], columns: Sequence[float], *, names_wrap: bool = False
+) -> bool:
     """Whether the row's first cell holds lines at two or more heights that another
     cell of the row holds lines at too (rows of text between two rulings, or cells
     wrapped alike; a header whose column names wrap alike is fine), unless
     `names_wrap` (every cell of the table is short: a table of data, not of
     paragraphs) and the first cell is a name that wraps (`_wraps`: "Fresh frozen" /
-    "plasma") or the row's cells wrap (`_row_wraps`), where the rows of a column
-    start anew ("Red cells" / "Platelets")."""
+    "plasma") or the row's cells wrap by width (`_row_wraps`, `columns` the column
+    rulings), where the rows of a column start anew ("Red cells" / "Platelets")."""
     tol = SNAP_TOLERANCE
     first = _heights(cells[0])
-    if len(first) < 2 or (names_wrap and (_wraps(cells[0]) or _row_wraps(cells))):
+    if len(first) < 2 or (names_wrap and (_wraps(cells[0]) or _row_wraps(cells, columns))):
         return False
     for cell in cells[1:]:
         if sum(any(abs(a - b) <= tol for b in _heights(cell)) for a in first) > 1:
