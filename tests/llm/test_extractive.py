@@ -723,15 +723,13 @@ def test_how_many_wants_a_count_of_what_it_asks_about_or_notices_it() -> None:
 def test_a_cost_question_wants_a_sum_of_money() -> None:
     """A newcomer's "How much does it cost visitors to park?" was answered with the
     visiting hours (numbers beside "visitors") and no notice: a cost is answered by a
-    sum of money ("£2.50", "free"), which the answer prefers, and a notice says when no
-    quote states one, in any wording ("What is the price of ...?")."""
+    sum of money ("£2.50", "free"), and a notice says when no quote states one, in any
+    wording ("What is the price of ...?")."""
     question = "How much does it cost visitors to park at the hospital?"
     hours = "Visiting hours for visitors at the hospital are 2 pm to 8 pm."
     parking = "Parking for visitors is free for up to 30 minutes."
     assert missing_value(question, [hours]) == "an amount of money"
     assert missing_value(question, [hours, parking]) is None
-    assert form_match("quantity", parking, question)
-    assert not form_match("quantity", hours, question)
     price = "What is the price of one vial of remdesivir?"
     assert missing_value(price, ["Each vial holds 100 mg of remdesivir."]) == "an amount of money"
     study = "How much does it cost to take part in the study?"
@@ -742,8 +740,6 @@ def test_a_cost_question_wants_a_sum_of_money() -> None:
     assert missing_value(drug, ["Naltrexone costs AUD 40 a month."]) is None
     blocks = "How many blocks is the clinic from the station?"
     assert missing_value(blocks, ["The clinic is two blocks from the station."]) is None
-    reply = extract_answer(question, (chunk("h", f"{hours}\n\n{parking}"),))
-    assert quoted(reply)[0] == ("h", parking)
 
 
 def test_a_citation_of_references_is_no_quantity() -> None:

@@ -6,10 +6,9 @@ A question's type is read from its wording (pure rules, no model):
   deep, dose, rate, duration, percentage, share, ratio, strength: the answer holds a
   number (not a year); for a dose or a strength, an amount of a drug ("200 mg"), for
   a duration ("how long"), a length of time ("10 days"), for a percentage,
-  proportion or share, a share of a whole ("66.8%", "1 in 5"), for a cost or a price
-  ("How much does parking cost?"), a sum of money ("£2.50", "free of charge"); for
-  "how many X", a number that counts X ("36 PCORnet sites") is a specific form; a
-  number that cites a paper's references ("(2,3)", "[4]") is none;
+  proportion or share, a share of a whole ("66.8%", "1 in 5"); for "how many X", a
+  number that counts X ("36 PCORnet sites") is a specific form; a number that cites a
+  paper's references ("(2,3)", "[4]") is none;
 - `change`: how did (has, have) X change: the answer holds a number and says how it
   moved ("decreased", "rose", "fell", "doubled", "from ... to");
 - `frequency`: how often / frequently: the answer holds a number or a frequency
@@ -66,7 +65,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Literal
 
-from quoteproof.retrieval.measures import MONEY, STATES_MONEY, asked_measures, missing_measures
+from quoteproof.retrieval.measures import MONEY, asked_measures, missing_measures
 from quoteproof.terms import STOPWORDS, query_stems, stem, stems, words
 
 AnswerKind = Literal[
@@ -511,10 +510,7 @@ def _counts_asked(question: str, text: str) -> bool:
 def _quantity_form(question: str) -> re.Pattern[str]:
     """What a number answering the quantity `question` looks like: an amount of a
     drug for a dose, a length of time for a duration, a share of a whole for a
-    percentage or proportion, a sum of money for a cost ("How much does parking
-    cost?": `measures.asked_measures`), else any number."""
-    if MONEY in asked_measures(question):
-        return STATES_MONEY
+    percentage or proportion, else any number."""
     if _DOSE_QUESTION.search(question):
         return _DOSE
     if _DURATION_QUESTION.search(question):
@@ -568,7 +564,6 @@ _QUANTITY_NAMES: dict[re.Pattern[str], str] = {
     _DOSE: "a dose",
     _DURATION: "a length of time",
     _SHARE: "a share of a whole",
-    STATES_MONEY: MONEY,
 }
 """What a quantity question asks for, by the form of its number (`_quantity_form`)."""
 
@@ -620,13 +615,13 @@ def missing_value(question: str, texts: Sequence[str]) -> str | None:
     time or a share where it asks for one) when it asks for a value and none of
     `texts` (the quotes an answer shows) has it (`_gives_value`: a count of what "how
     many" counts, a number near the question's words for "how much", a time for
-    "when", ...), or money, asked for in any wording, that none states
-    (`measures.missing_measures`); None when it asks for no value, when a text has it, or when there
-    is no text."""
+    "when", ...; for money, asked for in any wording, a sum of money:
+    `measures.missing_measures`); None when it asks for no value, when a text has
+    it, or when there is no text."""
     if not texts:
         return None
-    if MONEY in missing_measures(question, texts):  # "What is the price of a vial?"
-        return MONEY
+    if MONEY in asked_measures(question):  # "What is the price of a vial?"
+        return MONEY if MONEY in missing_measures(question, texts) else None
     kind = answer_kind(question)
     asked = VALUE_FORMS.get(kind)
     if asked is None:

@@ -52,7 +52,7 @@ _NOT_A_SUM = re.compile(
 """A question about a change, a difference or time spent ("how much more do they pay",
 "how much did costs rise", "how much time do nurses spend"), which a share, a ratio or
 a time answers."""
-STATES_MONEY = re.compile(
+_STATES_MONEY = re.compile(
     r"\b(?:is|are|was|were|be|been)\s+(?:\w+\s+)?free\b(?!-|\s+(?:of|from|to)\b)|"
     r"[$€£¥₹¢]|\b(?:dollars?|euros?|pence|cents?|rupees?|yen)(?![\w])|"
     r"(?:\b(?:USD|US\$|EUR|GBP|INR|Rs\.|CHF|AUD|CAD)\s?\d|\d\s?(?:USD|EUR|GBP|INR|CHF|AUD|CAD)\b)|"
@@ -98,7 +98,7 @@ def states_measure(measure: str, text: str) -> bool:
     """Whether `text` states `measure` (a name `asked_measures` gives): any currency
     sign or name, or a word for no charge, for money; a number with a unit of length
     for a distance."""
-    pattern = STATES_MONEY if measure == MONEY else _STATES_DISTANCE
+    pattern = _STATES_MONEY if measure == MONEY else _STATES_DISTANCE
     return pattern.search(text) is not None
 
 
