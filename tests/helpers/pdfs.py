@@ -600,20 +600,23 @@ WRAPPED_DOSE_ROWS = (
 name, a dose that goes on "days, then ...")."""
 
 
-def wrapped_dose_table_pdf() -> bytes:
-    """One page: `WRAPPED_DOSE_ROWS` as a fully ruled table with narrow first two columns."""
+def _paragraph_table_pdf(rows: tuple[tuple[str, ...], ...], widths: list[int]) -> bytes:
+    """One page: `rows` as a fully ruled table of wrapping paragraphs, columns `widths`
+    points wide ("<br/>" in a cell breaks its line)."""
     from reportlab.lib.styles import ParagraphStyle
     from reportlab.platypus import Paragraph
 
     buffer = io.BytesIO()
     cell = ParagraphStyle("cell", fontName="Helvetica", fontSize=9, leading=11)
-    table = Table(
-        [[Paragraph(text, cell) for text in row] for row in WRAPPED_DOSE_ROWS],
-        colWidths=[150, 150, 100],
-    )
+    table = Table([[Paragraph(text, cell) for text in row] for row in rows], colWidths=widths)
     table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
     SimpleDocTemplate(buffer, pagesize=letter).build([table])
     return buffer.getvalue()
+
+
+def wrapped_dose_table_pdf() -> bytes:
+    """One page: `WRAPPED_DOSE_ROWS` as a fully ruled table with narrow first two columns."""
+    return _paragraph_table_pdf(WRAPPED_DOSE_ROWS, [150, 150, 100])
 
 
 STACKED_DOSE_ROWS = (
@@ -628,18 +631,7 @@ STACKED_DOSE_ROWS = (
 
 def stacked_dose_table_pdf() -> bytes:
     """One page: `STACKED_DOSE_ROWS` as a fully ruled table with wide columns."""
-    from reportlab.lib.styles import ParagraphStyle
-    from reportlab.platypus import Paragraph
-
-    buffer = io.BytesIO()
-    cell = ParagraphStyle("cell", fontName="Helvetica", fontSize=9, leading=11)
-    table = Table(
-        [[Paragraph(text, cell) for text in row] for row in STACKED_DOSE_ROWS],
-        colWidths=[180, 120, 120],
-    )
-    table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
-    SimpleDocTemplate(buffer, pagesize=letter).build([table])
-    return buffer.getvalue()
+    return _paragraph_table_pdf(STACKED_DOSE_ROWS, [180, 120, 120])
 
 
 BARE_LEAD_IN = "If your child has been given too much, take these steps:"
