@@ -20,9 +20,10 @@ feet" asks for an area and is not checked).
 
 Stating a measure is read leniently, so that an answerable question is not refused:
 any currency sign or name anywhere in the sources states money (a table headed "Cost
-($)" states it for every row), as do "is free", "free of charge", "no cost", "no
-copay" (not "free of particles", "smoke-free"); a number with a
-unit of length states a distance.
+($)" states it for every row), as does a currency code beside a number ("AUD 40";
+"AUD" alone may be alcohol use disorder), and "is free", "free of charge", "no cost",
+"no fee", "costs nothing", "no copay" (not "free of particles", "smoke-free", "free
+to withdraw"); a number with a unit of length states a distance.
 """
 
 from __future__ import annotations

@@ -185,7 +185,7 @@ def _match_meaning(evidence_kind: str | None) -> str:
     return (
         " (the match averages the question's similarity to the best passage and to the "
         "best sentence, row, list or short paragraph of the passages an answer is drawn "
-        "from; `search` scores otherwise)"
+        "from; `quoteproof search` shows scores of another kind)"
     )
 
 
