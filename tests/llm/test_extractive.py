@@ -1759,7 +1759,8 @@ def test_the_sentence_referred_to_is_not_lost_as_a_repeat_of_an_overlapping_chun
     it and "This is decided by ...". "b"'s unit, quoted from the sentence before, holds
     "a"'s and says more: it stands in for it, so the sentence that answers is shown."""
     question = "Who decides whether I can have hospital transport home?"
-    head = TRANSPORT[: TRANSPORT.index(ON_NEED)]
+    earlier = "Ward staff give every patient a discharge letter and a copy of their plan. "
+    head = earlier + TRANSPORT[: TRANSPORT.index(ON_NEED)]  # its sentences are units
     embed = fake_embed({question: (1, 0, 0), ON_NEED: (1, 0.05, 0), DECIDED: (1, 0.1, 0)})
     sources = (chunk("a", head + ON_NEED), chunk("b", TRANSPORT))
     shown = quoted(extract_answer(question, sources, embed))  # type: ignore[arg-type]
