@@ -122,6 +122,12 @@ def is_general_compound(word: str) -> bool:
     )
 
 
+def _names(question: str) -> set[str]:
+    """The lower-cased words `question` writes capitalised where no sentence of it
+    opens (`_NAME_WORD`): names, matched as written."""
+    return {match.group(0).lower() for match in _NAME_WORD.finditer(question.strip())}
+
+
 def key_terms(question: str) -> list[str]:
     """Return the key terms of `question` (lower-cased, in first-seen order): its
     numbers ("3.5" whole; "100" of "100mg"), its codes of letters and digits ("9a",
@@ -136,7 +142,7 @@ def key_terms(question: str) -> list[str]:
     )
     found = _NUMBER.findall(uncoded) + codes
     lower_case = set(_LOWER_WORD.findall(question))
-    names = {match.group(0).lower() for match in _NAME_WORD.finditer(question.strip())}
+    names = _names(question)
     for term in query_terms(question):
         has_digit = any(ch.isdigit() for ch in term)
         compound = term in lower_case and is_general_compound(term)
@@ -216,7 +222,7 @@ def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     present = set(words(joined))
     missing = []
     question = _IN_WORD_MARK.sub("", question)
-    names = {match.group(0).lower() for match in _NAME_WORD.finditer(question.strip())}
+    names = _names(question)
     for term in key_terms(question):
         plain = folded(term)
         if _CODE.fullmatch(plain):
