@@ -113,3 +113,15 @@ def test_a_range_of_numbers_carries_each_number_in_it_not_one_outside_nor_a_date
     assert missing_terms("Is it open at 10?", ["Open 9.30-11.30 daily."]) == ("10",)
     # a period of years is no range of numbers: a question about 2023 needs 2023
     assert missing_terms("What did the 2023 survey find?", ["Data from 2019-2024"]) == ("2023",)
+
+
+def test_a_day_of_the_month_is_carried_by_the_rule_for_another_day_not_by_other_ordinals() -> None:
+    """A claim "approved on the 20th" is answered by the rule for "after the 15th"; a floor, a
+    century or an amendment is no day of the month on either side."""
+    rule = ["Claims approved after the 15th are paid at the end of the following month."]
+    question = "If my manager approves my claim on the 20th, when will I be paid?"
+    assert missing_terms(question, rule) == ()
+    assert missing_terms(question, ["Claims are paid monthly on 3 May."]) == ("20",)
+    assert missing_terms(question, ["Rooms on the 2nd floor are closed."]) == ("20",)
+    assert missing_terms("What changed in the 20th century?", rule) == ("20",)
+    assert missing_terms("What does the 21st Amendment say?", ["The 18th Amendment"]) == ("21",)

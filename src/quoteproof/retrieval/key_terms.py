@@ -22,7 +22,10 @@ the same number ("3.5", not "3" and "5") or a range that covers it ("9 to 12"
 carries 10, `range_numbers`; a decimal number only by itself: the bounds of a table's
 rows often leave their unit to the column, "1 to 2" beside "More than 2"), a code
 of letters and digits by the same code ("Ward 9A" is not carried by "Ward 9B", nor
-named "9" in the refusal). A name of its inhabitants is carried by the place's name
+named "9" in the refusal). A day of the month written as an ordinal after "the" ("paid
+if approved on the 20th") is carried by the same number or by any such day
+(`_DAY_OF_MONTH`: "claims approved after the 15th are paid ..." states the rule a
+question about the 20th needs). A name of its inhabitants is carried by the place's name
 ("Yorkers" by "York": the term less a DEMONYM_ENDINGS ending). Accents and the marks
 written inside a word are set aside on both sides (`folded`: "Oʻahu" carries "Oahu",
 "Clinica" carries "Clínica").
@@ -86,6 +89,14 @@ _NUMBER_WITH_UNIT = re.compile(
     r"\d+(?:mg|g|kg|mcg|ug|ml|l|dl|mmol|mmhg|h|hrs?|min|s|d|wks?|y|yrs?|iu|u|cm|mm|m|km|"
     r"ft|lbs?|oz|x|st|nd|rd|th)"
 )
+_DAY_OF_MONTH = re.compile(
+    r"\b[Tt]he\s+([1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b(?!\s+(?:[A-Z]|(?i:century|"
+    r"centuries|floor|edition|anniversary|birthday|percentile|grade|place|times?|years?|"
+    r"weeks?|months?|row|round|dose|trimester|line|generation|session)\b))"
+)
+"""A day of the month: an ordinal of 1 to 31 after "the", not of a century, a floor, an
+edition or another counted thing ("on the 20th", "after the 15th are paid", not "the
+20th century" nor "the 3rd Amendment")."""
 _LOWER_WORD = re.compile(r"\b[a-z]+\b")
 _NAME_WORD = re.compile(r"(?<!^)(?<![.?!:]\s)\b[A-Z][a-z]+\b")
 """A capitalised word that does not open the question or a sentence of it: a name."""
@@ -216,9 +227,12 @@ def range_numbers(text: str) -> set[str]:
 
 def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     """Return the key terms of `question` that none of `texts` carries, in order,
-    accents and in-word marks set aside on both sides (`folded`)."""
+    accents and in-word marks set aside on both sides (`folded`); a day of the month
+    (`_DAY_OF_MONTH`) is carried by any day of the month the texts name."""
     joined = folded("\n".join(texts))
     numbers = set(_NUMBER.findall(joined)) | range_numbers(joined)
+    if _DAY_OF_MONTH.search(joined):
+        numbers |= set(_DAY_OF_MONTH.findall(question))
     present = set(words(joined))
     missing = []
     question = _IN_WORD_MARK.sub("", question)
