@@ -424,6 +424,8 @@ def test_question_kinds_read_from_the_wording() -> None:
         "What side effects can this medicine cause in dogs?": "list",
         "Which problems does smoking cause?": "list",
         "What share of kidney failure is caused by diabetes?": "quantity",
+        "How many fires have the recalled kettles caused?": "quantity",
+        "How much damage was caused, and why?": "cause",
         "Is obesity a risk factor for wheezing?": "yes_no",
         "In what strengths is the injection available?": "quantity",
         "What share of adults owned their homes?": "quantity",
@@ -1720,7 +1722,10 @@ def test_the_reason_is_not_shown_again_from_an_overlapping_chunk() -> None:
     """Chunk windows overlap: another chunk holding the reason sentence alone repeats
     the widened quote's first sentence, and is not shown beside it."""
     question = "Why could the researchers not put a cost on missed school days?"
-    embed = fake_embed({question: (1, 0, 0), CANNOT: (1, 0.1, 0), NO_DATA: (1, 0.1, 0)})
+    both = f"{NO_DATA} {CANNOT}"  # what the widened unit is scored on
+    embed = fake_embed(
+        {question: (1, 0, 0), CANNOT: (1, 0.1, 0), NO_DATA: (1, 0.1, 0), both: (1, 0.1, 0)}
+    )
     sources = (chunk("a", ABSENCES), chunk("b", NO_DATA))
     assert quoted(extract_answer(question, sources, embed)) == [("a", f"{NO_DATA} {CANNOT}")]  # type: ignore[arg-type]
     assert _CONSEQUENCE.match("Therefore, we could not") and _CONSEQUENCE.match("Thus, it")
@@ -1744,9 +1749,10 @@ def test_a_sentence_that_opens_with_this_is_quoted_with_the_sentence_it_refers_t
     decided by the nurse in charge" does not say what is decided; the sentence before
     does, and the quote starts there. "This study ..." names its own subject."""
     question = "Who decides whether I can have hospital transport home?"
-    embed = fake_embed({question: (1, 0, 0), DECIDED: (1, 0.1, 0), ON_NEED: (0, 1, 0)})
+    both = f"{ON_NEED} {DECIDED}"  # what the widened unit is scored on
+    embed = fake_embed({question: (1, 0, 0), both: (1, 0.1, 0), ON_NEED: (0, 1, 0)})
     reply = extract_answer(question, (chunk("a", TRANSPORT),), embed)  # type: ignore[arg-type]
-    assert quoted(reply)[0] == ("a", f"{ON_NEED} {DECIDED}")
+    assert quoted(reply)[0] == ("a", both)
     alone = ("This study used survey data.", "These data come from 2021.", "It is late.")
     for sentence in (*alone, "HE staining was done.", "That is, the rule holds."):
         assert not _BACK_REFERENCE.match(sentence), sentence
@@ -1761,8 +1767,96 @@ def test_the_sentence_referred_to_is_not_lost_as_a_repeat_of_an_overlapping_chun
     question = "Who decides whether I can have hospital transport home?"
     earlier = "Ward staff give every patient a discharge letter and a copy of their plan. "
     head = earlier + TRANSPORT[: TRANSPORT.index(ON_NEED)]  # its sentences are units
-    embed = fake_embed({question: (1, 0, 0), ON_NEED: (1, 0.05, 0), DECIDED: (1, 0.1, 0)})
+    both = f"{ON_NEED} {DECIDED}"  # what the widened unit is scored on
+    embed = fake_embed({question: (1, 0, 0), ON_NEED: (1, 0.05, 0), both: (1, 0.34, 0)})
     sources = (chunk("a", head + ON_NEED), chunk("b", TRANSPORT))
     shown = quoted(extract_answer(question, sources, embed))  # type: ignore[arg-type]
     assert ("b", f"{ON_NEED} {DECIDED}") in shown
     assert ("a", ON_NEED) not in shown
+
+
+def test_a_sentence_that_opens_with_this_is_scored_with_the_sentence_it_refers_to() -> None:
+    """The sentence "This is decided by the nurse in charge" says who decides only with the sentence
+    before it, which says what is decided: the two are scored together, so they
+    outrank a sentence that only shares the question's topic."""
+    question = "Who decides whether I can have hospital transport home?"
+    first = TRANSPORT[: TRANSPORT.index(ON_NEED)].strip()
+    embed = fake_embed(
+        {
+            question: (1, 0, 0),
+            first: (1, 0.7, 0),
+            DECIDED: (0, 1, 0),
+            ON_NEED: (0.2, 1, 0),
+            f"{ON_NEED} {DECIDED}": (1, 0.05, 0),
+        }
+    )
+    reply = extract_answer(question, (chunk("a", TRANSPORT),), embed)  # type: ignore[arg-type]
+    assert quoted(reply)[0] == ("a", f"{ON_NEED} {DECIDED}")
+
+
+FINES = (  # over SHORT_PARAGRAPH_WORDS: its sentences are units of their own
+    "Where a pupil has 10 or more unauthorised sessions of absence within any period of "
+    "10 school weeks, the school may ask the local authority to issue a penalty notice "
+    "to each parent. The penalty is £80 per parent, per child, if paid within 21 days, "
+    "rising to £160 if paid between day 22 and day 28. If the penalty is not paid within "
+    "28 days, the local authority may prosecute."
+)
+
+
+def test_the_sentence_between_two_quoted_sentences_of_a_paragraph_is_quoted_with_them() -> None:
+    """A newcomer's "How big is the fine for unauthorised absence and how long do we
+    have to pay it?" showed the first and last sentences of the paragraph as two
+    quotes, as if they followed each other, without "The penalty is £80 ..." between
+    them. Two sentences apart are not joined."""
+    question = "How big is the fine for unauthorised absence and how long do we have to pay it?"
+    first, middle, last = (
+        FINES[: FINES.index(" The penalty")],
+        FINES[FINES.index("The penalty") : FINES.index(" If the")],
+        FINES[FINES.index("If the") :],
+    )
+    embed = fake_embed(
+        {question: (1, 0, 0), first: (1, 0.1, 0), last: (1, 0.15, 0), middle: (0.4, 1, 0)}
+    )
+    reply = extract_answer(question, (chunk("f", FINES),), embed)  # type: ignore[arg-type]
+    assert quoted(reply) == [("f", FINES)]
+    apart = FINES.replace(" If the", " Payment is made online or by post. If the")
+    vectors = {question: (1, 0, 0), first: (1, 0.1, 0), last: (1, 0.15, 0), middle: (0.4, 1, 0)}
+    reply = extract_answer(question, (chunk("f", apart),), fake_embed(vectors))  # type: ignore[arg-type]
+    assert quoted(reply) == [("f", first), ("f", last)]
+
+
+RECALL = (
+    "Only kettles with the following model numbers and batch codes are affected. The "
+    "batch code is printed on the silver label under the power base.\n\n"
+    "Model KT-17W (white), batch codes 2403A to 2411C\n\n"
+    "Model KT-17S (brushed steel), batch code 2408B only\n\n"
+    "The affected kettles were sold between April 2024 and January 2025."
+)
+
+
+def test_a_sentence_that_announces_the_following_list_is_quoted_with_it() -> None:
+    """A web page's "Only kettles with the following model numbers ... are affected."
+    ends with a full stop, and another sentence stands before the list: it is still
+    quoted with the list it announces, and the list's items (no bullets left) are units
+    with it, not headings left out."""
+    list_end = RECALL.index("\n\nThe affected")
+    units = {RECALL[u.start : u.end] for u in quotable_units(RECALL)}
+    assert RECALL[:list_end] in units
+    assert RECALL[: RECALL.index("\n\n")] in units  # the other sentence: its paragraph
+    question = "Which batch codes of the brushed steel kettle are recalled?"
+    ref, shown = quoted(extract_answer(question, (chunk("r", RECALL),)))[0]
+    assert ref == "r" and shown is not None and shown.startswith(RECALL[:list_end])
+    plain = RECALL.replace("the following model numbers", "some model numbers")
+    assert plain[: plain.index("\n\nModel KT-17S")] not in {
+        plain[u.start : u.end] for u in quotable_units(plain)
+    }
+
+
+def test_a_count_of_what_something_caused_is_noticed_when_no_quote_gives_one() -> None:
+    """A newcomer's "How many fires have the recalled kettles caused?" was read as a
+    question for a cause; the quote of why the kettles were recalled silenced the
+    notice that no quote gives the number asked."""
+    question = "How many fires have the recalled kettles caused?"
+    why = "Larkfield is recalling KT-17 kettles because the switch-off may fail."
+    assert missing_value(question, [why]) == "a number"
+    assert missing_value(question, ["The kettles have caused 3 fires."]) is None

@@ -28,6 +28,8 @@ from quoteproof.retrieval.measures import (
         ("How much does a full-time nurse get paid?", (MONEY,)),
         ("How many dollars did the program save per child?", (MONEY,)),
         ("What was the total cost of the campaign?", (MONEY,)),
+        ("What is the fine for putting the wrong items in the blue bin?", (MONEY,)),
+        ("What is the fine print on the label?", ()),
         ("How many miles of new sidewalk did the city build?", (DISTANCE,)),
         # counts, shares, changes, time and figures of speech ask for no sum
         ("How many people paid a fee?", ()),

@@ -116,6 +116,9 @@ _CAUSE_QUESTION = re.compile(
     r"\brisk factors?\b|\breasons?\b",
     re.IGNORECASE,
 )
+_COUNT_QUESTION = re.compile(r"\s*how (?:many|much)\b(?![^?]*\bwhy\b)", re.IGNORECASE)
+"""A question for a count or an amount, whatever caused it ("How many fires have the
+kettles caused?"), not one that also asks why."""
 _EFFECT_QUESTION = re.compile(
     r"^\s*(?:what|which)\b[^?]*?\b(?:can|could|does|do|did|may|might|will|would)\b"
     r"[^?]*?\bcause\s*(?:\?|$|(?:in|for|to|with|after|during|among|when|if|at|over)\b)|"
@@ -355,11 +358,13 @@ def _definition_subject(question: str) -> str | None:
 def _asks_cause(question: str) -> bool:
     """True when `question` asks for a cause ("why", "what causes", risk factors),
     not whether something causes something (a yes/no question: "Does X cause Y?")
-    nor what it causes (`_EFFECT_QUESTION`: "What side effects can it cause?")."""
+    nor what it causes (`_EFFECT_QUESTION`: "What side effects can it cause?") or how
+    much of it (`_COUNT_QUESTION`: "How many fires have the kettles caused?")."""
     return (
         _CAUSE_QUESTION.search(question) is not None
         and not _opens_with_verb(question)
         and _EFFECT_QUESTION.search(question) is None
+        and _COUNT_QUESTION.match(question) is None
     )
 
 

@@ -65,7 +65,9 @@ time, a frequency) and the best unit holds one, a unit without one is not quoted
 beside it (a sentence with no number does not answer "how much"); none repeating
 another (the same text, one inside another, or the same sentence with one word
 changed: the better-ranked is kept, unless the other is a unit quoted from the
-sentence before it that holds it); adjacent units of a source are joined. A unit that
+sentence before it that holds it); adjacent units of a source are joined, and so are
+two that only one sentence of their paragraph parts, with that sentence
+(`_with_gaps_filled`). A unit that
 does not stand alone is quoted from the sentence before it in its paragraph: one
 that opens with a pronoun for what that sentence names ("This is decided by the
 nurse in charge"), and, for "why", one that opens by drawing a consequence
@@ -425,28 +427,80 @@ def _choose(
             if _widens(c, chosen[k]):
                 chosen[k] = c
             continue
-        merged = False
         for j, other in enumerate(chosen):
-            if other.chunk.ref != c.chunk.ref:
-                continue
-            gap = c.chunk.text[min(other.end, c.end) : max(other.start, c.start)]
-            if (c.start < other.end and other.start < c.end) or not gap.strip():
-                longer = c if len(c.chunk.text) >= len(other.chunk.text) else other
-                chosen[j] = Candidate(
-                    longer.chunk,
-                    c.rank,
-                    min(c.start, other.start),
-                    max(c.end, other.end),
-                    other.core,
-                    other.header,
-                    longer.cut,
-                    longer.split,
-                )
-                merged = True
+            if other.chunk.ref == c.chunk.ref and _adjacent(c, other):
+                chosen[j] = _joined(c, other)
                 break
-        if not merged:
+        else:
             chosen.append(c)
+    return _with_gaps_filled(chosen, candidates)
+
+
+def _adjacent(c: Candidate, other: Candidate) -> bool:
+    """Whether units `c` and `other` of one chunk overlap or only spaces stand between
+    them."""
+    gap = c.chunk.text[min(other.end, c.end) : max(other.start, c.start)]
+    return (c.start < other.end and other.start < c.end) or not gap.strip()
+
+
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+"""A paragraph break."""
+
+
+def _one_sentence_between(a: Candidate, b: Candidate, candidates: Sequence[Candidate]) -> bool:
+    """Whether the text between units `a` and `b` of one chunk, no table rows, is one
+    unit of `candidates` (no table row, no longer than MAX_BEFORE_CHARS) of their
+    paragraph (no blank line on either side of it), with only spaces around it."""
+    if a.table is not None or b.table is not None:
+        return False
+    low, high, text = min(a.end, b.end), max(a.start, b.start), a.chunk.text
+    if _BLANK_LINE.search(text, low, high):
+        return False
+    return any(
+        c.chunk.ref == a.chunk.ref
+        and c.table is None
+        and c.cut is None
+        and c.end - c.start <= MAX_BEFORE_CHARS
+        and low <= c.start < c.end <= high
+        and not text[low : c.start].strip()
+        and not text[c.end : high].strip()
+        for c in candidates
+    )
+
+
+def _with_gaps_filled(chosen: list[Candidate], candidates: Sequence[Candidate]) -> list[Candidate]:
+    """`chosen` with two units of one chunk that only one sentence of their paragraph
+    parts (`_one_sentence_between`) quoted as one, with that sentence: a quote that leaves
+    out the sentence between two it shows would read as if they followed each other
+    ("... a penalty notice to each parent." then "If the penalty is not paid within 28
+    days ...", without "The penalty is £80 ..."). The better-ranked unit's place is
+    kept."""
+    for i, first in enumerate(chosen):
+        for j in range(i + 1, len(chosen)):
+            second = chosen[j]
+            if first.chunk.ref == second.chunk.ref and (
+                _adjacent(first, second) or _one_sentence_between(first, second, candidates)
+            ):
+                joined = [*chosen[:i], _joined(second, first), *chosen[i + 1 : j], *chosen[j + 1 :]]
+                return _with_gaps_filled(joined, candidates)
     return chosen
+
+
+def _joined(c: Candidate, other: Candidate) -> Candidate:
+    """One unit spanning units `c` and `other` of one chunk and the text between them,
+    quoted from the longer of their chunks' texts, with `c`'s source rank and
+    `other`'s core and header."""
+    longer = c if len(c.chunk.text) >= len(other.chunk.text) else other
+    return Candidate(
+        longer.chunk,
+        c.rank,
+        min(c.start, other.start),
+        max(c.end, other.end),
+        other.core,
+        other.header,
+        longer.cut,
+        longer.split,
+    )
 
 
 def _widens(unit: Candidate, other: Candidate) -> bool:
@@ -455,9 +509,8 @@ def _widens(unit: Candidate, other: Candidate) -> bool:
     own sentence says more: it stands in for `other` (an overlapping chunk's copy of
     that sentence), so the sentence that answers is not lost as a repeat."""
     inside = " ".join(words(other.quoted(other.start, other.end)))
-    return inside in " ".join(words(unit.quoted(unit.start, unit.end))) and not near_duplicate(
-        unit.core, other.quoted(other.start, other.end)
-    )
+    whole = " ".join(words(unit.quoted(unit.start, unit.end)))
+    return inside in whole and not near_duplicate(whole.replace(inside, "", 1), inside)
 
 
 def _heading_above(unit: Candidate) -> tuple[int, int] | None:
@@ -553,13 +606,17 @@ def _needs_sentence_before(question: str, unit: Candidate) -> bool:
 def _with_sentences_before(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
     """`candidates` with each unit that does not stand alone (`_needs_sentence_before`:
     "This is decided by ...", or "Therefore, we could not measure ..." for a why
-    question) quoted from the sentence before it (`_sentence_before`). Each keeps its
-    core (what it is scored on); `_choose` then joins and drops repeats as for any
-    unit."""
+    question) quoted from the sentence before it (`_sentence_before`), and scored with
+    it: its core is that sentence's core and its own, since what "this" is, or the
+    reason for "therefore", is said there. `_choose` then joins and drops repeats as
+    for any unit."""
     widened = []
     for c in candidates:
         before = _sentence_before(c, candidates) if _needs_sentence_before(question, c) else None
-        widened.append(c if before is None else replace(c, start=before.start))
+        if before is None:
+            widened.append(c)
+        else:
+            widened.append(replace(c, start=before.start, core=f"{before.core} {c.core}"))
     return widened
 
 
@@ -615,16 +672,12 @@ def choose_extractive(
     docstring) as a protocol reply, and the units offered to a model.
     `table_rows` gives each source's table rows (each row a unit of its own);
     `following` the chunk after a source, for units that run into it."""
-    candidates = candidates_of(sources, table_rows, following)
+    candidates = _with_sentences_before(question, candidates_of(sources, table_rows, following))
     forms, valued = _forms(question, candidates)
     scores = _scores(question, candidates, embed, forms) if candidates else []
     chosen = [
         _with_defined_term(question, c)
-        for c in _choose(
-            _with_sentences_before(question, candidates),
-            scores,
-            forms if valued else [False] * len(candidates),
-        )
+        for c in _choose(candidates, scores, forms if valued else [False] * len(candidates))
     ]
     offered = tuple((c.chunk.ref, c.start, c.end) for c in _offered(candidates, scores))
     if not chosen:

@@ -22,7 +22,10 @@ for\u2014" over "(a) ...",
 at least MIN_LEAD_IN_WORDS words: a form's "Petitioner :" is none; the sentences before
 it are units of their own) is never a unit alone: it is quoted with the list that
 follows it (its item lines, or up to LIST_PARAGRAPHS paragraphs that fit in LIST_CHARS);
-a lead-in with nothing after it in the text is left out. In a short paragraph, the
+a lead-in with nothing after it in the text is left out. A short paragraph with a
+sentence that announces the list after it with a full stop ("Only kettles with the
+following model numbers are affected.", `_ANNOUNCES_LIST`) is quoted whole, and that
+sentence with the list; its items keep the paragraph as their lead-in. In a short paragraph, the
 sentences before a lead-in that depends on them (`_DEPENDENT_LEAD_IN`: "If consent is
 given:", "These include:") are quoted with it and its list, as the paragraph is whole
 ("No pets without consent. If consent is given:" and the conditions). A list item keeps
@@ -133,6 +136,11 @@ _DEPENDENT_LEAD_IN = re.compile(
 )
 """The opening of a lead-in that rests on the sentence before it: a condition or a word
 pointing back ("If consent is given:", "These include:")."""
+_ANNOUNCES_LIST = re.compile(
+    r"\b(?:the following|as follows|(?:listed|set out|shown) below)\b", re.IGNORECASE
+)
+"""Words by which a sentence that ends with a full stop announces the list after its
+paragraph ("Only kettles with the following model numbers are affected.")."""
 _LEADING_CLOSERS = ")]}.,;:"
 _CROSS_REFERENCE = re.compile(
     r"\[\s*see\b[^\]]*\]|\(\s*see\b[^)]*\)|\(\d+(?:\.\d+)*(?:,\s*\d+(?:\.\d+)*)*\)",
@@ -584,6 +592,22 @@ def _next_line(lines: Sequence[tuple[int, int]], i: int, text: str) -> str:
     return text[lines[i + 1][0] : lines[i + 1][1]].lstrip() if i + 1 < len(lines) else ""
 
 
+def _announced_list(
+    lines: list[tuple[int, int]], i: int, text: str, start: int, item: bool
+) -> int | None:
+    """The end of the list that the paragraph `text[start:lines[i][1]]` announces
+    without a colon (a short paragraph, no list item itself, with a sentence that says
+    "the following" or "listed below", `_ANNOUNCES_LIST`, over a line that reads as an
+    item, `_is_item`): where `_list_after` ends it; None for any other paragraph."""
+    line = text[start : lines[i][1]]
+    if item or _words(line) > SHORT_PARAGRAPH_WORDS or not _ANNOUNCES_LIST.search(line):
+        return None
+    if not _is_item(_next_line(lines, i, text), True):
+        return None
+    list_end = _list_after(lines, i, text)
+    return list_end if list_end > lines[i][1] else None
+
+
 def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit]:
     """Return the units of `text` worth quoting, in text order (see the module
     docstring): sentences, a lead-in line with the list it leads in, each list item
@@ -639,6 +663,14 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
             for s, e in _sentences(text, start, end)
             if worth_quoting(text[s:e], line, in_list=item)
         ]
+        announced = _announced_list(lines, i, text, start, item)
+        if announced is not None:  # quoted whole, and with the list its sentence announces
+            units += [
+                Unit(start, announced if _ANNOUNCES_LIST.search(text[s:e]) else end, s, e)
+                for s, e in sentences
+            ]
+            lead_in = (start, end, announced)
+            continue
         if not sentences:
             units += _record_lines(text, start, end)
         short = _words(line) <= SHORT_PARAGRAPH_WORDS and not item

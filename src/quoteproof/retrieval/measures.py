@@ -11,7 +11,7 @@ A question asks for money only in so many words (`_ASKS_MONEY`): "how much money
 "funding", "how many dollars", "how much does (did, will ...) X cost (pay, spend,
 charge)" with the verb not followed by "of" ("how much does the cost of insulin
 affect adherence?" is no question about a price), or "what is (was ...) the (total,
-annual ...) cost (price, fee, charge) of (for, per) X" or at the question's end ("the
+annual ...) cost (price, fee, charge, fine) of (for, per) X" or at the question's end ("the
 fee structure", "the price elasticity" are none). "How much attention do parents pay",
 "how much of the budget", "how much more do they spend" or "how much did spending
 rise" ask for no sum: a share or a ratio answers them. A question asks for a distance
@@ -41,7 +41,7 @@ _ASKS_MONEY = re.compile(
     r"\b(?:cost|costs|pay|pays|paid|spend|spends|spent|charge|charges|charged|reimburse|"
     r"reimburses|reimbursed)\b(?!\s+of\b)|"
     r"\bwhat (?:is|was|are|were|would be|will be) the (?:[\w-]+ ){0,3}?"
-    r"(?:cost|price|fee|charge)(?:\s+(?:of|for|per|to)\b|\s*\?)",
+    r"(?:cost|price|fee|charge|fine)(?:\s+(?:of|for|per|to)\b|\s*\?)",
     re.IGNORECASE,
 )
 _NOT_A_SUM = re.compile(
