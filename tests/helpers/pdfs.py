@@ -634,6 +634,41 @@ def stacked_dose_table_pdf() -> bytes:
     return _paragraph_table_pdf(STACKED_DOSE_ROWS, [180, 120, 120])
 
 
+FEE_ROWS = (
+    ("Payment", "Amount", "When due"),
+    *((f"Fee item {n}", f"£{10 * n}", f"Within {n} days") for n in range(1, 31)),
+)
+"""A fee schedule long enough that a page break splits it."""
+
+
+def split_fee_table_pdf(*, text_between: bool = False) -> bytes:
+    """`FEE_ROWS` as a fully ruled table under a bold header row, split by a page
+    break after its first rows: page 2 goes on with its rows, the header not
+    repeated; with
+    `text_between`, page 2 opens with a paragraph before the rest of the table
+    (another table, for all a reader can tell)."""
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import PageBreak, Paragraph, Spacer
+
+    buffer = io.BytesIO()
+    body = getSampleStyleSheet()["BodyText"]
+    grid = ("GRID", (0, 0), (-1, -1), 0.5, colors.black)
+    first, rest = Table(FEE_ROWS[:8]), Table(FEE_ROWS[8:])
+    first.setStyle(TableStyle([grid, ("FONTNAME", (0, 0), (-1, 0), "Helvetica-Bold")]))
+    rest.setStyle(TableStyle([grid]))
+    between = [Paragraph("Other charges are listed below.", body)] if text_between else []
+    story = [
+        Paragraph("The following fees are due under this agreement.", body),
+        Spacer(1, 400),
+        first,
+        PageBreak(),
+        *between,
+        rest,
+    ]
+    SimpleDocTemplate(buffer, pagesize=letter).build(story)
+    return buffer.getvalue()
+
+
 BARE_LEAD_IN = "If your child has been given too much, take these steps:"
 BARE_STEPS = (
     ("1 Stop giving the medicine.",),

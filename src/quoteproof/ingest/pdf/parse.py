@@ -41,7 +41,10 @@ Structure, decided per line in this order (details in `structure`,
    to the cell its box's centre lies in, and the block is its rows, one line each,
    cells joined by " | " (a cell's lines by a space), kept as
    `ParsedDocument.tables`; its first row is the header only when the font shows
-   it (all bold above a body that is not). A row ruled as one cell across the
+   it (all bold above a body that is not). Such a table that opens a page with no
+   header row, as many cells a row as the headed table that ended the page before,
+   goes on that table (`_continues_table`: the page break split it, and its rows
+   keep the header). A row ruled as one cell across the
    table (a title, notes, a section label) is a line of the block but no table
    row. Other tables keep PDFium's lines, joined by "\n".
    pdfplumber's table finder is not called at ingest: it costs 20-300 ms a page,
@@ -299,6 +302,28 @@ def _at_body_size(plan: BlockPlan, body: float) -> bool:
     return max(line.size for line in plan.lines) >= body - 0.5
 
 
+def _continues_table(
+    blocks: Sequence[Block],
+    tables: Sequence[SourceTable],
+    rows: tuple[TableRow, ...],
+    start: int,
+    page_start: int,
+) -> bool:
+    """Whether the table `rows` (no header row) opening a page at `start` goes on the
+    table that ended the page before: the last block is that table, it has a header
+    row, and its rows have as many cells as these (a table the page break split, the
+    header not repeated: "Lost key or fob replacement | £45" under "Payment | Amount")."""
+    if start != page_start or not blocks or not tables or any(row.header for row in rows):
+        return False
+    before = tables[-1]
+    return (
+        blocks[-1].kind == "table"
+        and before.rows[-1].end == blocks[-1].end
+        and before.rows[0].header
+        and len(before.rows[0].cells) == len(rows[0].cells)
+    )
+
+
 def _assemble(
     plans: Sequence[BlockPlan],
     page_count: int,
@@ -340,7 +365,11 @@ def _assemble(
         start = canonical.length
         canonical.extend(pieces, plan.page)
         if found:
-            tables.append(SourceTable(tuple(_shifted(row, start) for row in found)))
+            rows = tuple(_shifted(row, start) for row in found)
+            if _continues_table(blocks, tables, rows, start, page_starts[plan.page - 1]):
+                tables[-1] = SourceTable(tables[-1].rows + rows)
+            else:
+                tables.append(SourceTable(rows))
         if plan.kind == "heading" or plan.page == 1:
             text = canonical.text_from(start)
             if plan.kind == "heading":
