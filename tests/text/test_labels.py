@@ -12,6 +12,7 @@ from quoteproof.text.labels import (
     number_duplicates,
     page_part,
     repeats_title,
+    restates_title,
     shorten,
     with_pages,
 )
@@ -132,3 +133,16 @@ def test_fit_label_never_exceeds_the_width_and_keeps_the_page_when_it_can() -> N
             assert len(fitted) <= width
             if width >= 40 and "p. " in label:
                 assert fitted.endswith(label[label.rindex(" › ") :])
+
+
+def test_a_section_that_restates_the_whole_title_is_left_out_wherever_it_stands() -> None:
+    """A school's policy labelled "Term Dates and Attendance Policy 2025-26 ›
+    Ashcombe Primary School › Term Dates and Attendance Policy 2025–26 › ..." named
+    its title twice; a title part under another section still stands."""
+    title = "Term Dates and Attendance Policy 2025-26"
+    section = ("Ashcombe Primary School", "Term Dates and Attendance Policy 2025–26", "Absence")
+    assert make_label(title, section) == f"{title} › Ashcombe Primary School › Absence"
+    recall = "Product Safety Recall: BrewMate KT-17 Electric Kettles"
+    h1 = "Product Safety Recall: BrewMate KT-17 Cordless Electric Kettles"
+    assert make_label(recall, (h1, "FAQ")) == f"{recall} › FAQ"
+    assert restates_title(h1, recall) and not restates_title("Attendance Policy", title)

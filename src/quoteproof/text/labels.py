@@ -64,16 +64,18 @@ def make_label(
 
     The label starts with `shown_title` (see `display_title`) or else `title`.
     Leading sections that repeat the document title are skipped (`repeats_title`:
-    an h1, or a cover's heading lines, would otherwise show the title twice); an
-    empty title is left out; each section part is cut to `LABEL_PART_CHARS`
-    characters. A chunk with no title, section or page is labelled `(untitled)`.
+    an h1, or a cover's heading lines, would otherwise show the title twice), and
+    so is a later one that restates the whole title (`restates_title`: a school's
+    name over the policy's own heading); an empty title is left out; each section
+    part is cut to `LABEL_PART_CHARS` characters. A chunk with no title, section or
+    page is labelled `(untitled)`.
     """
     first = shown_title or title
     parts = [first] if first else []
     skipping = True
     for name in section:
         skipping = skipping and repeats_title(name, title)
-        if not skipping:
+        if not skipping and not restates_title(name, title):
             parts.append(shorten(name))
     page = page_part(pages)
     if page is not None:
@@ -107,6 +109,22 @@ def repeats_title(section: str, title: str) -> bool:
         2 * len(name) > len(unit) and (unit[: len(name)] == name or unit[-len(name) :] == name)
         for unit in units
     )
+
+
+RESTATED_SHARE = 0.8
+"""`restates_title`: the share of the longer of a section name's and a title's words
+that both hold."""
+
+
+def restates_title(section: str, title: str) -> bool:
+    """Whether `section` names the whole document `title` again, perhaps with a word
+    changed ("Product Safety Recall: BrewMate KT-17 Cordless Electric Kettles" under
+    "Product Safety Recall: BrewMate KT-17 Electric Kettles"): two words or more, and
+    RESTATED_SHARE of the longer one's distinct words (casefolded, letters and digits)
+    in both."""
+    name, whole = set(_words(section)), set(_words(title))
+    shared = len(name & whole)
+    return shared >= 2 and shared >= RESTATED_SHARE * max(len(name), len(whole))
 
 
 def number_duplicates(labels: Sequence[str]) -> list[str]:
