@@ -47,9 +47,11 @@ def test_a_refusal_on_sentence_evidence_says_what_the_match_measures() -> None:
 
 def test_a_refusal_on_the_automatic_threshold_says_the_documents_may_still_answer() -> None:
     """A newcomer's answerable questions were refused on a threshold set from
-    off-topic questions: the refusal says that the documents may still answer, and
-    what to do first (search, then calibrate)."""
+    off-topic questions: the refusal says first that the documents may still answer
+    (a newcomer found it buried in one long sentence), and what to do first (search,
+    then calibrate)."""
     info = RetrievalInfo("hybrid", 0.594, "cosine:m", 0.651, "automatic")
     (notice,) = refusal_notices(info)
-    assert "not from questions about these documents, which may still answer it" in notice
+    assert notice.startswith("The documents may still answer this.")
+    assert "off-topic questions, not from questions about these documents." in notice
     assert notice.index("`quoteproof search`") < notice.index("`quoteproof calibrate")

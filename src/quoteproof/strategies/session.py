@@ -156,12 +156,12 @@ def refusal_notices(info: RetrievalInfo) -> list[str]:
     evidence, threshold = _distinct_figures(info.evidence, info.threshold)
     if info.below_threshold and info.threshold_source == "automatic":
         notices.append(
-            f"Refused because the best match ({evidence}) is below a threshold "
-            f"({threshold}) estimated automatically from off-topic questions, not from "
-            "questions about these documents, which may still answer it: `quoteproof "
-            "search` lists the closest passages, and `quoteproof calibrate "
-            "QUESTIONS.jsonl` (answerable questions and not) fits the threshold to your "
-            f"documents{_match_meaning(info.evidence_kind)}."
+            "The documents may still answer this. It was refused because the best match "
+            f"({evidence}) is below a threshold ({threshold}) estimated automatically from "
+            "off-topic questions, not from questions about these documents. `quoteproof "
+            "search` lists the closest passages; `quoteproof calibrate QUESTIONS.jsonl` "
+            "(answerable questions and not) fits the threshold to your documents"
+            f"{_match_meaning(info.evidence_kind)}."
         )
     elif info.below_threshold and -gap < CLOSE_CALL:
         notices.append(
