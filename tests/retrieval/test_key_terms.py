@@ -125,3 +125,15 @@ def test_a_day_of_the_month_is_carried_by_the_rule_for_another_day_not_by_other_
     assert missing_terms(question, ["Rooms on the 2nd floor are closed."]) == ("20",)
     assert missing_terms("What changed in the 20th century?", rule) == ("20",)
     assert missing_terms("What does the 21st Amendment say?", ["The 18th Amendment"]) == ("21",)
+
+
+def test_a_year_written_as_two_years_in_a_row_is_carried_by_the_same_two_years() -> None:
+    """A newcomer's "INSET days for the 2026-27 school year" was answered from the
+    2025-26 term dates, which name 2026 and "27 October"; a period of years is no
+    such year, and its years stay key terms of their own."""
+    question = "What are the INSET days for the 2026-27 school year?"
+    dates = ["Term dates 2025–26: INSET days on 1 September 2025 and 27 October 2026."]
+    assert key_terms(question) == ["2026-27", "inset"]
+    assert missing_terms(question, dates) == ("2026-27",)
+    assert missing_terms(question, ["INSET days in 2026/2027: 1 September."]) == ()
+    assert key_terms("What did the 2019-2024 survey find?") == ["2019", "2024"]

@@ -25,10 +25,13 @@ of letters and digits by the same code ("Ward 9A" is not carried by "Ward 9B", n
 named "9" in the refusal). A day of the month written as an ordinal after "the" ("paid
 if approved on the 20th") is carried by the same number or by any such day
 (`_DAY_OF_MONTH`: "claims approved after the 15th are paid ..." states the rule a
-question about the 20th needs). A name of its inhabitants is carried by the place's name
-("Yorkers" by "York": the term less a DEMONYM_ENDINGS ending). Accents and the marks
-written inside a word are set aside on both sides (`folded`: "Oʻahu" carries "Oahu",
-"Clinica" carries "Clínica").
+question about the 20th needs). A school, financial or season year written as two
+years in a row ("2026-27", "2026/2027") is one key term, carried by the same two years
+in any such writing (`year_spans`: the 2025-26 term dates do not answer a question
+about 2026-27, though they name 2026 and 27 October). A name of its inhabitants is
+carried by the place's name ("Yorkers" by "York": the term less a DEMONYM_ENDINGS
+ending). Accents and the marks written inside a word are set aside on both sides
+(`folded`: "Oʻahu" carries "Oahu", "Clinica" carries "Clínica").
 """
 
 from __future__ import annotations
@@ -97,6 +100,9 @@ _DAY_OF_MONTH = re.compile(
 """A day of the month: an ordinal of 1 to 31 after "the", not of a century, a floor, an
 edition or another counted thing ("on the 20th", "after the 15th are paid", not "the
 20th century" nor "the 3rd Amendment")."""
+_YEAR_SPAN = re.compile(r"\b((?:19|20)\d\d)\s?[-–—/]\s?((?:19|20)?\d\d)\b")
+"""A school, financial or season year written as two years in a row ("2025-26",
+"2025/2026", "2025–26")."""
 _LOWER_WORD = re.compile(r"\b[a-z]+\b")
 _NAME_WORD = re.compile(r"(?<!^)(?<![.?!:]\s)\b[A-Z][a-z]+\b")
 """A capitalised word that does not open the question or a sentence of it: a name."""
@@ -151,7 +157,9 @@ def key_terms(question: str) -> list[str]:
     uncoded = _CODE.sub(
         lambda word: "" if word.group().lower() in codes else word.group(), question
     )
-    found = _NUMBER.findall(uncoded) + codes
+    spans = year_spans(uncoded)
+    unspanned = _YEAR_SPAN.sub(lambda m: " " if year_spans(m.group()) else m.group(), uncoded)
+    found = _NUMBER.findall(unspanned) + sorted(spans) + codes
     lower_case = set(_LOWER_WORD.findall(question))
     names = _names(question)
     for term in query_terms(question):
@@ -203,6 +211,17 @@ def carries(present: Iterable[str], term: str, *, derived: bool = False) -> bool
     )
 
 
+def year_spans(text: str) -> set[str]:
+    """The years of `text` written as two years in a row (`_YEAR_SPAN`: "2025-26",
+    "2025/2026"; the second the year after the first), each as "2025-26"."""
+    found = set()
+    for match in _YEAR_SPAN.finditer(text):
+        first, second = int(match.group(1)), int(match.group(2)[-2:])
+        if (first + 1) % 100 == second:
+            found.add(f"{first}-{second:02d}")
+    return found
+
+
 def number_ranges(text: str) -> list[tuple[float, float]]:
     """The ranges of `text` ("9 to 12", "30-40 kg", "1 to 2 mg/L") as (low, high), for
     ranges narrower than MAX_RANGE of numbers below 1000 (not years) and not inside a
@@ -231,6 +250,7 @@ def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     (`_DAY_OF_MONTH`) is carried by any day of the month the texts name."""
     joined = folded("\n".join(texts))
     numbers = set(_NUMBER.findall(joined)) | range_numbers(joined)
+    spans = year_spans(joined)
     if _DAY_OF_MONTH.search(joined):
         numbers |= set(_DAY_OF_MONTH.findall(question))
     present = set(words(joined))
@@ -239,7 +259,9 @@ def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     names = _names(question)
     for term in key_terms(question):
         plain = folded(term)
-        if _CODE.fullmatch(plain):
+        if _YEAR_SPAN.fullmatch(plain):
+            carried = plain in spans
+        elif _CODE.fullmatch(plain):
             carried = plain in present
         elif plain[0].isdigit():
             carried = plain in numbers
