@@ -1722,10 +1722,7 @@ def test_the_reason_is_not_shown_again_from_an_overlapping_chunk() -> None:
     """Chunk windows overlap: another chunk holding the reason sentence alone repeats
     the widened quote's first sentence, and is not shown beside it."""
     question = "Why could the researchers not put a cost on missed school days?"
-    both = f"{NO_DATA} {CANNOT}"  # what the widened unit is scored on
-    embed = fake_embed(
-        {question: (1, 0, 0), CANNOT: (1, 0.1, 0), NO_DATA: (1, 0.1, 0), both: (1, 0.1, 0)}
-    )
+    embed = fake_embed({question: (1, 0, 0), CANNOT: (1, 0.1, 0), NO_DATA: (1, 0.1, 0)})
     sources = (chunk("a", ABSENCES), chunk("b", NO_DATA))
     assert quoted(extract_answer(question, sources, embed)) == [("a", f"{NO_DATA} {CANNOT}")]  # type: ignore[arg-type]
     assert _CONSEQUENCE.match("Therefore, we could not") and _CONSEQUENCE.match("Thus, it")
@@ -1860,3 +1857,25 @@ def test_a_count_of_what_something_caused_is_noticed_when_no_quote_gives_one() -
     why = "Larkfield is recalling KT-17 kettles because the switch-off may fail."
     assert missing_value(question, [why]) == "a number"
     assert missing_value(question, ["The kettles have caused 3 fires."]) is None
+
+
+def test_a_consequence_is_scored_on_its_own_sentence_not_with_the_one_before() -> None:
+    """Only a pronoun's sentence is scored with the one before it. "Thus, these
+    participants constituted a cohort" is quoted from the sentence before for a why
+    question, but scored on itself: scored with that sentence's many words about the
+    survey, it outranked the sentence that gives the reason for nonresponse."""
+    question = "What was the main reason students did not respond to the survey?"
+    used = "We used data from 29,023 students who took part in two survey cycles."
+    thus = "Thus, these participants made up a cohort followed over two years."
+    reason = "Absence on the day of the survey was the main reason for nonresponse."
+    method = (  # the paragraph runs over SHORT_PARAGRAPH_WORDS: its sentences are units
+        "The survey is a prospective study of secondary school students in two provinces "
+        "that collects data on their health behaviours, their schools' programs and their "
+        "neighbourhoods every year, from the same schools."
+    )
+    text = f"{method} {used} {thus}\n\n{reason}"
+    embed = fake_embed(
+        {question: (1, 0, 0), reason: (1, 0.3, 0), thus: (0, 1, 0), f"{used} {thus}": (1, 0, 0)}
+    )
+    reply = extract_answer(question, (chunk("c", text),), embed)  # type: ignore[arg-type]
+    assert quoted(reply)[0] == ("c", reason)

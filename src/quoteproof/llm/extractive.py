@@ -606,17 +606,20 @@ def _needs_sentence_before(question: str, unit: Candidate) -> bool:
 def _with_sentences_before(question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
     """`candidates` with each unit that does not stand alone (`_needs_sentence_before`:
     "This is decided by ...", or "Therefore, we could not measure ..." for a why
-    question) quoted from the sentence before it (`_sentence_before`), and scored with
-    it: its core is that sentence's core and its own, since what "this" is, or the
-    reason for "therefore", is said there. `_choose` then joins and drops repeats as
+    question) quoted from the sentence before it (`_sentence_before`). One that opens
+    with a pronoun (`_BACK_REFERENCE`) is also scored with that sentence (its core is
+    that sentence's core and its own), since what "this" is is said there; one that
+    draws a consequence keeps its own core. `_choose` then joins and drops repeats as
     for any unit."""
     widened = []
     for c in candidates:
         before = _sentence_before(c, candidates) if _needs_sentence_before(question, c) else None
         if before is None:
             widened.append(c)
-        else:
-            widened.append(replace(c, start=before.start, core=f"{before.core} {c.core}"))
+            continue
+        refers = _BACK_REFERENCE.match(c.chunk.text[c.start :]) is not None
+        core = f"{before.core} {c.core}" if refers else c.core
+        widened.append(replace(c, start=before.start, core=core))
     return widened
 
 
