@@ -641,19 +641,21 @@ FEE_ROWS = (
 """A fee schedule long enough that a page break splits it."""
 
 
-def split_fee_table_pdf(*, text_between: bool = False) -> bytes:
+def split_fee_table_pdf(*, text_between: bool = False, other_columns: bool = False) -> bytes:
     """`FEE_ROWS` as a fully ruled table under a bold header row, split by a page
     break after its first rows: page 2 goes on with its rows, the header not
     repeated; with
     `text_between`, page 2 opens with a paragraph before the rest of the table
-    (another table, for all a reader can tell)."""
+    (another table, for all a reader can tell); with `other_columns`, page 2's rows
+    are set in columns of other widths (another table of as many columns)."""
     from reportlab.lib.styles import getSampleStyleSheet
     from reportlab.platypus import PageBreak, Paragraph, Spacer
 
     buffer = io.BytesIO()
     body = getSampleStyleSheet()["BodyText"]
     grid = ("GRID", (0, 0), (-1, -1), 0.5, colors.black)
-    first, rest = Table(FEE_ROWS[:8]), Table(FEE_ROWS[8:])
+    widths = [200, 60, 140] if other_columns else None
+    first, rest = Table(FEE_ROWS[:8]), Table(FEE_ROWS[8:], colWidths=widths)
     first.setStyle(TableStyle([grid, ("FONTNAME", (0, 0), (-1, 0), "Helvetica-Bold")]))
     rest.setStyle(TableStyle([grid]))
     between = [Paragraph("Other charges are listed below.", body)] if text_between else []

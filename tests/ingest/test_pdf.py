@@ -655,14 +655,18 @@ def test_rows_set_one_under_another_between_two_rulings_are_no_wrapped_row() -> 
 def test_a_table_the_page_break_splits_is_one_table_under_its_header() -> None:
     """A tenancy's payment table went on at the top of page 2 without its header row,
     so "Lost key or fob replacement | £45" was quoted with no column names; rows
-    after a paragraph that opens page 2 are a table of their own."""
+    after a paragraph that opens page 2, or in columns of other widths, are a table of
+    their own."""
     document = parse_pdf(build.split_fee_table_pdf(), "fees.pdf")
     (table,) = document.tables
     cells = [[document.text[a:b] for a, b in row.cells] for row in table.rows]
     assert cells == [list(row) for row in build.FEE_ROWS]
     assert [row.header for row in table.rows].count(True) == 1
-    apart = parse_pdf(build.split_fee_table_pdf(text_between=True), "fees.pdf")
-    assert len(apart.tables) == 2 and not any(row.header for row in apart.tables[1].rows)
+    for apart in (
+        parse_pdf(build.split_fee_table_pdf(text_between=True), "fees.pdf"),
+        parse_pdf(build.split_fee_table_pdf(other_columns=True), "fees.pdf"),
+    ):
+        assert len(apart.tables) == 2 and not any(row.header for row in apart.tables[1].rows)
 
 
 def test_steps_numbered_without_a_mark_are_items_of_their_own() -> None:

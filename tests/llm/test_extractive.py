@@ -27,7 +27,7 @@ from quoteproof.llm.extractive import (
     choose_extractive,
 )
 from quoteproof.llm.extractive_units import TableRows, candidates_of, quotable_first
-from quoteproof.llm.quotable import OUT_OF_SCOPE, quotable_units, worth_quoting
+from quoteproof.llm.quotable import OUT_OF_SCOPE, pointable_units, quotable_units, worth_quoting
 from quoteproof.model import Chunk, Hit
 from quoteproof.quoting.parse import QuoteItem, parse_output
 from quoteproof.quoting.passages import JOIN, Passage
@@ -1843,10 +1843,11 @@ def test_a_sentence_that_announces_the_following_list_is_quoted_with_it() -> Non
     question = "Which batch codes of the brushed steel kettle are recalled?"
     ref, shown = quoted(extract_answer(question, (chunk("r", RECALL),)))[0]
     assert ref == "r" and shown is not None and shown.startswith(RECALL[:list_end])
-    plain = RECALL.replace("the following model numbers", "some model numbers")
-    assert plain[: plain.index("\n\nModel KT-17S")] not in {
-        plain[u.start : u.end] for u in quotable_units(plain)
-    }
+    for other in ("some model numbers", "the following day's model numbers"):
+        plain = RECALL.replace("the following model numbers", other)
+        assert plain[: plain.index("\n\nThe affected")] not in {
+            plain[u.start : u.end] for u in quotable_units(plain)
+        }
 
 
 def test_a_count_of_what_something_caused_is_noticed_when_no_quote_gives_one() -> None:
@@ -1879,3 +1880,44 @@ def test_a_consequence_is_scored_on_its_own_sentence_not_with_the_one_before() -
     )
     reply = extract_answer(question, (chunk("c", text),), embed)  # type: ignore[arg-type]
     assert quoted(reply)[0] == ("c", reason)
+
+
+def test_a_pronoun_sentence_is_offered_to_a_model_as_the_unit_it_is() -> None:
+    """A model points at numbered units: "This is decided by ..." quoted from the
+    sentence before is no such unit, so it is offered as its own sentence (a reviewer
+    found it dropped from the offer, leaving the model the unrelated first sentence)."""
+    question = "Who decides whether I can have hospital transport home?"
+    both = f"{ON_NEED} {DECIDED}"
+    embed = fake_embed({question: (1, 0, 0), both: (1, 0.1, 0), ON_NEED: (0, 1, 0)})
+    choice = choose_extractive(question, (chunk("a", TRANSPORT),), embed)  # type: ignore[arg-type]
+    offered = [TRANSPORT[s:e] for _, s, e in choice.offered]
+    pointable = {TRANSPORT[u.start : u.end] for u in pointable_units(TRANSPORT)}
+    assert offered[0] == DECIDED and set(offered) <= pointable
+
+
+def test_a_filled_gap_drops_an_overlapping_chunks_copy_of_the_sentence_in_it() -> None:
+    """Chunk "b" holds "a"'s middle sentence with one word changed: once "a"'s first
+    and last sentences are quoted with the one between them, "b"'s copy of that
+    sentence is not shown again."""
+    question = "How big is the fine for unauthorised absence and how long do we have to pay it?"
+    first = FINES[: FINES.index(" The penalty")]
+    middle = FINES[FINES.index("The penalty") : FINES.index(" If the")]
+    last = FINES[FINES.index("If the") :]
+    copy = middle.replace("The penalty", "The fine")  # another version's wording
+    embed = fake_embed(
+        {question: (1, 0, 0), first: (1, 0.1, 0), copy: (1, 0.6, 0), last: (1, 0.15, 0)}
+    )
+    sources = (chunk("a", FINES), chunk("b", copy))
+    assert quoted(extract_answer(question, sources, embed)) == [("a", FINES)]  # type: ignore[arg-type]
+
+
+def test_the_sentence_between_is_found_when_it_is_quoted_from_the_one_before() -> None:
+    """The sentence between two quoted ones opens with a pronoun ("This is £80 ..."),
+    so it stands among the candidates quoted from the sentence before it: it still
+    fills the gap."""
+    text = FINES.replace("The penalty is £80", "This is £80")
+    question = "How big is the fine for unauthorised absence and how long do we have to pay it?"
+    first = text[: text.index(" This is")]
+    last = text[text.index("If the") :]
+    embed = fake_embed({question: (1, 0, 0), first: (1, 0.1, 0), last: (1, 0.15, 0)})
+    assert quoted(extract_answer(question, (chunk("f", text),), embed)) == [("f", text)]  # type: ignore[arg-type]

@@ -125,6 +125,9 @@ def test_a_day_of_the_month_is_carried_by_the_rule_for_another_day_not_by_other_
     assert missing_terms(question, ["Rooms on the 2nd floor are closed."]) == ("20",)
     assert missing_terms("What changed in the 20th century?", rule) == ("20",)
     assert missing_terms("What does the 21st Amendment say?", ["The 18th Amendment"]) == ("21",)
+    assert missing_terms("What is the fine for the 3rd offence?", rule) == ("3",)  # no day
+    assert missing_terms(question, ["A warning is issued for the 1st offence."]) == ("20",)
+    assert missing_terms("Is it paid on the 20th March?", ["Paid by the 15th March."]) == ()
 
 
 def test_a_year_written_as_two_years_in_a_row_is_carried_by_the_same_two_years() -> None:
@@ -137,3 +140,5 @@ def test_a_year_written_as_two_years_in_a_row_is_carried_by_the_same_two_years()
     assert missing_terms(question, dates) == ("2026-27",)
     assert missing_terms(question, ["INSET days in 2026/2027: 1 September."]) == ()
     assert key_terms("What did the 2019-2024 survey find?") == ["2019", "2024"]
+    calendar = ["Revenue was £3m in 2019 and £4m in 2020."]  # a reviewer's two years
+    assert missing_terms("How did revenue change between 2019-2020?", calendar) == ()

@@ -146,3 +146,6 @@ def test_a_section_that_restates_the_whole_title_is_left_out_wherever_it_stands(
     h1 = "Product Safety Recall: BrewMate KT-17 Cordless Electric Kettles"
     assert make_label(recall, (h1, "FAQ")) == f"{recall} › FAQ"
     assert restates_title(h1, recall) and not restates_title("Attendance Policy", title)
+    other = "BrewMate KT-19 Electric Kettle Recall"  # another model: a section of its own
+    assert not restates_title(other, "BrewMate KT-17 Electric Kettle Recall")
+    assert not restates_title("Annual Report 2022 Financial Statements", "Annual Report 2023")

@@ -449,22 +449,36 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 def _one_sentence_between(a: Candidate, b: Candidate, candidates: Sequence[Candidate]) -> bool:
     """Whether the text between units `a` and `b` of one chunk, no table rows, is one
-    unit of `candidates` (no table row, no longer than MAX_BEFORE_CHARS) of their
-    paragraph (no blank line on either side of it), with only spaces around it."""
+    sentence of their paragraph (no blank line on either side of it): the own sentence
+    of a unit of `candidates` (`_plain_sentence`), with only spaces around it."""
     if a.table is not None or b.table is not None:
         return False
     low, high, text = min(a.end, b.end), max(a.start, b.start), a.chunk.text
     if _BLANK_LINE.search(text, low, high):
         return False
     return any(
-        c.chunk.ref == a.chunk.ref
-        and c.table is None
-        and c.cut is None
-        and c.end - c.start <= MAX_BEFORE_CHARS
-        and low <= c.start < c.end <= high
-        and not text[low : c.start].strip()
+        _plain_sentence(c, a.chunk.ref)
+        and low <= _own_start(c) < c.end <= high
+        and not text[low : _own_start(c)].strip()
         and not text[c.end : high].strip()
         for c in candidates
+    )
+
+
+def _own_start(unit: Candidate) -> int:
+    """Where `unit`'s own sentence starts (after the sentence before it, when it is
+    quoted from that one)."""
+    return unit.start if unit.own is None else unit.own
+
+
+def _plain_sentence(unit: Candidate, ref: str) -> bool:
+    """Whether `unit` is a unit of chunk `ref` that is no table row, does not run into
+    the next chunk and whose own sentence is no longer than MAX_BEFORE_CHARS."""
+    return (
+        unit.chunk.ref == ref
+        and unit.cut is None
+        and unit.table is None
+        and unit.end - _own_start(unit) <= MAX_BEFORE_CHARS
     )
 
 
@@ -474,15 +488,22 @@ def _with_gaps_filled(chosen: list[Candidate], candidates: Sequence[Candidate]) 
     out the sentence between two it shows would read as if they followed each other
     ("... a penalty notice to each parent." then "If the penalty is not paid within 28
     days ...", without "The penalty is £80 ..."). The better-ranked unit's place is
-    kept."""
+    kept, and a chosen unit the joined one now holds (an overlapping chunk's copy of
+    that sentence) is dropped."""
     for i, first in enumerate(chosen):
         for j in range(i + 1, len(chosen)):
             second = chosen[j]
             if first.chunk.ref == second.chunk.ref and (
                 _adjacent(first, second) or _one_sentence_between(first, second, candidates)
             ):
-                joined = [*chosen[:i], _joined(second, first), *chosen[i + 1 : j], *chosen[j + 1 :]]
-                return _with_gaps_filled(joined, candidates)
+                joined = _joined(second, first)
+                text = joined.quoted(joined.start, joined.end)
+                rest = [
+                    c
+                    for c in chosen[i + 1 : j] + chosen[j + 1 :]
+                    if not near_duplicate(c.quoted(c.start, c.end), text)
+                ]
+                return _with_gaps_filled([*chosen[:i], joined, *rest], candidates)
     return chosen
 
 
@@ -508,9 +529,13 @@ def _widens(unit: Candidate, other: Candidate) -> bool:
     (`_with_sentences_before`) that holds all of `other` in that sentence, while its
     own sentence says more: it stands in for `other` (an overlapping chunk's copy of
     that sentence), so the sentence that answers is not lost as a repeat."""
-    inside = " ".join(words(other.quoted(other.start, other.end)))
+    if unit.own is None:
+        return False
+    inside = other.quoted(other.start, other.end)
     whole = " ".join(words(unit.quoted(unit.start, unit.end)))
-    return inside in whole and not near_duplicate(whole.replace(inside, "", 1), inside)
+    return " ".join(words(inside)) in whole and not near_duplicate(
+        unit.quoted(unit.own, unit.end), inside
+    )
 
 
 def _heading_above(unit: Candidate) -> tuple[int, int] | None:
@@ -582,11 +607,8 @@ def _sentence_before(unit: Candidate, candidates: Sequence[Candidate]) -> Candid
     before = [
         c
         for c in candidates
-        if c.chunk.ref == unit.chunk.ref
-        and c.cut is None
-        and c.table is None
+        if _plain_sentence(c, unit.chunk.ref)
         and c.end <= unit.start
-        and c.end - c.start <= MAX_BEFORE_CHARS
         and not text[c.end : unit.start].strip()
         and text.count("\n", c.end, unit.start) < 2
     ]
@@ -619,7 +641,7 @@ def _with_sentences_before(question: str, candidates: Sequence[Candidate]) -> li
             continue
         refers = _BACK_REFERENCE.match(c.chunk.text[c.start :]) is not None
         core = f"{before.core} {c.core}" if refers else c.core
-        widened.append(replace(c, start=before.start, core=core))
+        widened.append(replace(c, start=before.start, core=core, own=c.start))
     return widened
 
 
@@ -675,14 +697,15 @@ def choose_extractive(
     docstring) as a protocol reply, and the units offered to a model.
     `table_rows` gives each source's table rows (each row a unit of its own);
     `following` the chunk after a source, for units that run into it."""
-    candidates = _with_sentences_before(question, candidates_of(sources, table_rows, following))
+    units = candidates_of(sources, table_rows, following)
+    candidates = _with_sentences_before(question, units)
     forms, valued = _forms(question, candidates)
     scores = _scores(question, candidates, embed, forms) if candidates else []
     chosen = [
         _with_defined_term(question, c)
         for c in _choose(candidates, scores, forms if valued else [False] * len(candidates))
     ]
-    offered = tuple((c.chunk.ref, c.start, c.end) for c in _offered(candidates, scores))
+    offered = tuple((c.chunk.ref, c.start, c.end) for c in _offered(units, scores))
     if not chosen:
         return ExtractiveChoice("<no-answer/>", offered)
     quotes = []  # a laid-out table's header line once, before its first chosen row

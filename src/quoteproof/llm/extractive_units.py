@@ -64,6 +64,9 @@ class Candidate:
     columns: str = ""
     """For a table row, the line above its table's first row (its column names when
     the table has a header row; a laid-out table's header line); "" when none."""
+    own: int | None = None
+    """For a unit quoted from the sentence before it (`extractive._with_sentences_before`),
+    where its own sentence starts; None for any other unit."""
 
     def quoted(self, start: int, end: int) -> str:
         """The text of `chunk.text[start:end]` as a quote of it reads: across the

@@ -137,10 +137,15 @@ _DEPENDENT_LEAD_IN = re.compile(
 """The opening of a lead-in that rests on the sentence before it: a condition or a word
 pointing back ("If consent is given:", "These include:")."""
 _ANNOUNCES_LIST = re.compile(
-    r"\b(?:the following|as follows|(?:listed|set out|shown) below)\b", re.IGNORECASE
+    r"\b(?:the following(?!\s+(?:days?|weeks?|months?|years?|mornings?|afternoons?|"
+    r"evenings?|nights?|weekends?|seasons?|terms?|semesters?|quarters?|spring|summer|"
+    r"autumn|fall|winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)|"
+    r"as follows|(?:listed|set out|shown) below)\b",
+    re.IGNORECASE,
 )
 """Words by which a sentence that ends with a full stop announces the list after its
-paragraph ("Only kettles with the following model numbers are affected.")."""
+paragraph ("Only kettles with the following model numbers are affected."; "the
+following day" is the next one, no list)."""
 _LEADING_CLOSERS = ")]}.,;:"
 _CROSS_REFERENCE = re.compile(
     r"\[\s*see\b[^\]]*\]|\(\s*see\b[^)]*\)|\(\d+(?:\.\d+)*(?:,\s*\d+(?:\.\d+)*)*\)",
@@ -663,7 +668,7 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
             for s, e in _sentences(text, start, end)
             if worth_quoting(text[s:e], line, in_list=item)
         ]
-        announced = _announced_list(lines, i, text, start, item)
+        announced = _announced_list(lines, i, text, start, item) if sentences else None
         if announced is not None:  # quoted whole, and with the list its sentence announces
             units += [
                 Unit(start, announced if _ANNOUNCES_LIST.search(text[s:e]) else end, s, e)

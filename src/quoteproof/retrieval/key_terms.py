@@ -22,13 +22,14 @@ the same number ("3.5", not "3" and "5") or a range that covers it ("9 to 12"
 carries 10, `range_numbers`; a decimal number only by itself: the bounds of a table's
 rows often leave their unit to the column, "1 to 2" beside "More than 2"), a code
 of letters and digits by the same code ("Ward 9A" is not carried by "Ward 9B", nor
-named "9" in the refusal). A day of the month written as an ordinal after "the" ("paid
-if approved on the 20th") is carried by the same number or by any such day
-(`_DAY_OF_MONTH`: "claims approved after the 15th are paid ..." states the rule a
-question about the 20th needs). A school, financial or season year written as two
-years in a row ("2026-27", "2026/2027") is one key term, carried by the same two years
-in any such writing (`year_spans`: the 2025-26 term dates do not answer a question
-about 2026-27, though they name 2026 and 27 October). A name of its inhabitants is
+named "9" in the refusal). A day of the month written as an ordinal after "on the",
+"by the", "after the" ... ("paid if approved on the 20th") is carried by the same
+number or by any such day (`_DAY_OF_MONTH`: "claims approved after the 15th are paid
+..." states the rule a question about the 20th needs). A school, financial or season
+year written as two years in a row, the second in two digits ("2026-27", "2026/27"),
+is one key term, carried by the same two years in any such writing, "2026/2027" too
+(`year_spans`: the 2025-26 term dates do not answer a question about 2026-27, though
+they name 2026 and 27 October). A name of its inhabitants is
 carried by the place's name ("Yorkers" by "York": the term less a DEMONYM_ENDINGS
 ending). Accents and the marks written inside a word are set aside on both sides
 (`folded`: "Oʻahu" carries "Oahu", "Clinica" carries "Clínica").
@@ -92,14 +93,20 @@ _NUMBER_WITH_UNIT = re.compile(
     r"\d+(?:mg|g|kg|mcg|ug|ml|l|dl|mmol|mmhg|h|hrs?|min|s|d|wks?|y|yrs?|iu|u|cm|mm|m|km|"
     r"ft|lbs?|oz|x|st|nd|rd|th)"
 )
-_DAY_OF_MONTH = re.compile(
-    r"\b[Tt]he\s+([1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b(?!\s+(?:[A-Z]|(?i:century|"
-    r"centuries|floor|edition|anniversary|birthday|percentile|grade|place|times?|years?|"
-    r"weeks?|months?|row|round|dose|trimester|line|generation|session)\b))"
+_MONTH_NAMES = (
+    "January|February|March|April|May|June|July|August|September|October|November|December"
 )
-"""A day of the month: an ordinal of 1 to 31 after "the", not of a century, a floor, an
-edition or another counted thing ("on the 20th", "after the 15th are paid", not "the
-20th century" nor "the 3rd Amendment")."""
+_DAY_OF_MONTH = re.compile(
+    r"\b(?:[Oo]n|[Bb]y|[Aa]fter|[Bb]efore|[Uu]ntil|[Tt]ill|[Ff]rom|[Ss]ince)\s+the\s+"
+    r"([1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b"
+    rf"(?!\s+(?:(?!(?:{_MONTH_NAMES})\b)[A-Z]|(?i:century|centuries|floor|edition|"
+    r"anniversary|birthday|percentile|grade|place|times?|years?|weeks?|months?|row|round|"
+    r"dose|trimester|line|generation|session|offen[cs]e|child|visit|attempt)\b))"
+)
+"""A day of the month: an ordinal of 1 to 31 after "on the", "by the", "after the" ...,
+not of a century, a floor or another counted thing ("on the 20th", "after the 15th
+are paid", "by the 3rd March"; not "the 20th century", "on the 2nd floor", "for the 3rd
+offence" nor "on the 3rd Amendment")."""
 _YEAR_SPAN = re.compile(r"\b((?:19|20)\d\d)\s?[-–—/]\s?((?:19|20)?\d\d)\b")
 """A school, financial or season year written as two years in a row ("2025-26",
 "2025/2026", "2025–26")."""
@@ -157,8 +164,10 @@ def key_terms(question: str) -> list[str]:
     uncoded = _CODE.sub(
         lambda word: "" if word.group().lower() in codes else word.group(), question
     )
-    spans = year_spans(uncoded)
-    unspanned = _YEAR_SPAN.sub(lambda m: " " if year_spans(m.group()) else m.group(), uncoded)
+    spans = year_spans(uncoded, short_only=True)
+    unspanned = _YEAR_SPAN.sub(
+        lambda m: " " if year_spans(m.group(), short_only=True) else m.group(), uncoded
+    )
     found = _NUMBER.findall(unspanned) + sorted(spans) + codes
     lower_case = set(_LOWER_WORD.findall(question))
     names = _names(question)
@@ -211,13 +220,15 @@ def carries(present: Iterable[str], term: str, *, derived: bool = False) -> bool
     )
 
 
-def year_spans(text: str) -> set[str]:
+def year_spans(text: str, *, short_only: bool = False) -> set[str]:
     """The years of `text` written as two years in a row (`_YEAR_SPAN`: "2025-26",
-    "2025/2026"; the second the year after the first), each as "2025-26"."""
+    "2025/2026"; the second the year after the first), each as "2025-26"; with
+    `short_only`, only those whose second year has two digits ("2025-26": "between
+    2019-2020" may name two calendar years)."""
     found = set()
     for match in _YEAR_SPAN.finditer(text):
         first, second = int(match.group(1)), int(match.group(2)[-2:])
-        if (first + 1) % 100 == second:
+        if (first + 1) % 100 == second and not (short_only and len(match.group(2)) > 2):
             found.add(f"{first}-{second:02d}")
     return found
 

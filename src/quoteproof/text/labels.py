@@ -121,9 +121,12 @@ def restates_title(section: str, title: str) -> bool:
     changed ("Product Safety Recall: BrewMate KT-17 Cordless Electric Kettles" under
     "Product Safety Recall: BrewMate KT-17 Electric Kettles"): two words or more, and
     RESTATED_SHARE of the longer one's distinct words (casefolded, letters and digits)
-    in both."""
+    in both, none of the others a number or a code ("KT-19" or "2022" names another
+    thing than "KT-17" or "2023")."""
     name, whole = set(_words(section)), set(_words(title))
     shared = len(name & whole)
+    if any(any(ch.isdigit() for ch in word) for word in name ^ whole):
+        return False
     return shared >= 2 and shared >= RESTATED_SHARE * max(len(name), len(whole))
 
 
