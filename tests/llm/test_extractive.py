@@ -1921,3 +1921,23 @@ def test_the_sentence_between_is_found_when_it_is_quoted_from_the_one_before() -
     last = text[text.index("If the") :]
     embed = fake_embed({question: (1, 0, 0), first: (1, 0.1, 0), last: (1, 0.15, 0)})
     assert quoted(extract_answer(question, (chunk("f", text),), embed)) == [("f", text)]  # type: ignore[arg-type]
+
+
+def test_a_list_item_line_of_two_sentences_is_quoted_whole() -> None:
+    """A Word list's items, one a line with no bullet: "do not stop these yourself" was
+    quoted without "The pre-assessment nurse will give you individual instructions.",
+    the rest of its item. Lines that wrap a sentence are no items."""
+    items = (
+        "Iron tablets: stop taking them 7 days before your colonoscopy.\n"
+        "Blood thinners such as warfarin: do not stop these yourself. The pre-assessment "
+        "nurse will give you individual instructions.\n"
+        "Diabetes medicines and insulin: you will receive a separate leaflet with doses."
+    )
+    padded = items + " " + "More words to make this paragraph long enough. " * 4
+    blood = padded.split("\n")[1]
+    assert blood in {padded[u.start : u.end] for u in quotable_units(padded)}
+    wrapped = padded.replace("yourself. The", "yourself,\nand the").replace(
+        "colonoscopy.", "colonoscopy. Take them as usual until then."
+    )
+    first = "Iron tablets: stop taking them 7 days before your colonoscopy."
+    assert first in {wrapped[u.start : u.end] for u in quotable_units(wrapped)}

@@ -142,3 +142,16 @@ def test_a_year_written_as_two_years_in_a_row_is_carried_by_the_same_two_years()
     assert key_terms("What did the 2019-2024 survey find?") == ["2019", "2024"]
     calendar = ["Revenue was £3m in 2019 and £4m in 2020."]  # a reviewer's two years
     assert missing_terms("How did revenue change between 2019-2020?", calendar) == ()
+
+
+def test_a_month_is_carried_by_a_span_of_months_that_covers_it() -> None:
+    """A newcomer's "Can I let my dog off the lead in Harrow Park in July?" was refused
+    for 'july', though the bylaw keeps dogs on a lead "between 1 May and 30 September";
+    November is outside that span, and "from October to March" covers December."""
+    bylaw = ["In Harrow Park dogs must be kept on a lead between 1 May and 30 September."]
+    assert missing_terms("Can my dog be off the lead in Harrow Park in July?", bylaw) == ()
+    assert missing_terms("Can my dog be off the lead in Harrow Park in November?", bylaw) == (
+        "november",
+    )
+    winter = ["The car park is closed from October to March."]
+    assert missing_terms("Is the car park open in December?", winter) == ()

@@ -70,6 +70,8 @@ def test_the_measures_a_question_asks_for(question: str, measures: tuple[str, ..
         (MONEY, "a fee of 40 \u20ac", True),
         (MONEY, "Screening is free for all residents.", True),
         (MONEY, "Visits have no copay.", True),
+        (MONEY, "The fixed penalty is 100 pounds, reduced to 60 pounds if paid early.", True),
+        (MONEY, "The patient weighs 140 pounds.", False),
         (MONEY, "Costs rose by 12% in 2021 among 4,000 participants.", False),
         (MONEY, "A smoke-free policy was adopted in 2019.", False),
         (MONEY, "The solution is free of particles; the closure is free from defects.", False),

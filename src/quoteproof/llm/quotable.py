@@ -3,7 +3,9 @@ quoting left out, for the extractive backend to choose from.
 
 A chunk's text is split into paragraphs (lines), then each into sentences, each sentence
 a unit; in a short paragraph (at most SHORT_PARAGRAPH_WORDS words) a sentence's unit is
-the paragraph whole, scored on that sentence. Left out: fragments under MIN_WORDS words
+the paragraph whole, scored on that sentence, and so is a short line of a paragraph
+whose lines each end a sentence (a Word or web list's items without bullets,
+`_item_line`). Left out: fragments under MIN_WORDS words
 (not counting cross-references such as "[see Warnings (5.1)]"), lines that read as
 headings (no closing punctuation, and short or title-cased), table-of-contents lines,
 table and figure captions, entries of reference lists (a line with a journal's
@@ -687,8 +689,25 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
             elif lead_in is not None and e - lead_in[0] <= CONTEXT_CHARS:
                 units.append(Unit(lead_in[0], e, s, e))
             else:
-                units.append(Unit(s, e, s, e))
+                lo, hi = _item_line(text, start, end, s, e)
+                units.append(Unit(lo, hi, s, e))
     return units
+
+
+def _item_line(text: str, start: int, end: int, s: int, e: int) -> tuple[int, int]:
+    """The span of the line of the paragraph `text[start:end]` that holds the sentence
+    `text[s:e]`, when the paragraph's lines are set apart (more than one, each ending
+    a sentence: the items of a list without bullets, "Blood thinners such as warfarin:
+    do not stop these yourself. The pre-assessment nurse will give you individual
+    instructions.") and that line runs to SHORT_PARAGRAPH_WORDS words or fewer: such
+    a line is quoted whole, like a short paragraph; else `(s, e)`."""
+    lines = [(start + m.start(), start + m.end()) for m in re.finditer(r"[^\n]+", text[start:end])]
+    if len(lines) < 2 or not all(text[lo:hi].rstrip().endswith(CLOSING) for lo, hi in lines):
+        return s, e
+    lo, hi = next(((lo, hi) for lo, hi in lines if lo <= s < hi), (s, e))
+    if e > hi or _words(text[lo:hi]) > SHORT_PARAGRAPH_WORDS:
+        return s, e
+    return lo, len(text[:hi].rstrip())
 
 
 def pointable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit]:

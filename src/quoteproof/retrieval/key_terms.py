@@ -29,10 +29,11 @@ number or by any such day (`_DAY_OF_MONTH`: "claims approved after the 15th are 
 year written as two years in a row, the second in two digits ("2026-27", "2026/27"),
 is one key term, carried by the same two years in any such writing, "2026/2027" too
 (`year_spans`: the 2025-26 term dates do not answer a question about 2026-27, though
-they name 2026 and 27 October). A name of its inhabitants is
-carried by the place's name ("Yorkers" by "York": the term less a DEMONYM_ENDINGS
-ending). Accents and the marks written inside a word are set aside on both sides
-(`folded`: "Oʻahu" carries "Oahu", "Clinica" carries "Clínica").
+they name 2026 and 27 October). A month's name is carried by a span of months that
+covers it (`spanned_months`: "between 1 May and 30 September" carries "July"). A
+name of its inhabitants is carried by the place's name ("Yorkers" by "York": the term
+less a DEMONYM_ENDINGS ending). Accents and the marks written inside a word are set
+aside on both sides (`folded`: "Oʻahu" carries "Oahu", "Clinica" carries "Clínica").
 """
 
 from __future__ import annotations
@@ -107,6 +108,12 @@ _DAY_OF_MONTH = re.compile(
 not of a century, a floor or another counted thing ("on the 20th", "after the 15th
 are paid", "by the 3rd March"; not "the 20th century", "on the 2nd floor", "for the 3rd
 offence" nor "on the 3rd Amendment")."""
+_MONTH_RANGE = re.compile(
+    rf"\b({_MONTH_NAMES})\b[^.;:\n]{{0,12}}?\s*(?:to|and|until|till|through|-|–|—)\s*"
+    rf"(?:the\s+)?(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?)?({_MONTH_NAMES})\b"
+)
+"""A span of months: "between 1 May and 30 September", "from October to March",
+"April–June"."""
 _YEAR_SPAN = re.compile(r"\b((?:19|20)\d\d)\s?[-–—/]\s?((?:19|20)?\d\d)\b")
 """A school, financial or season year written as two years in a row ("2025-26",
 "2025/2026", "2025–26")."""
@@ -220,6 +227,19 @@ def carries(present: Iterable[str], term: str, *, derived: bool = False) -> bool
     )
 
 
+def spanned_months(text: str) -> set[str]:
+    """The lower-cased names of the months the spans of months of `text` cover
+    (`_MONTH_RANGE`, from the first to the last, over the year's end too: "from October
+    to March" covers December)."""
+    names = _MONTH_NAMES.lower().split("|")
+    covered: set[str] = set()
+    for match in _MONTH_RANGE.finditer(text):
+        first, last = names.index(match.group(1).lower()), names.index(match.group(2).lower())
+        length = (last - first) % 12
+        covered |= {names[(first + k) % 12] for k in range(length + 1)}
+    return covered
+
+
 def year_spans(text: str, *, short_only: bool = False) -> set[str]:
     """The years of `text` written as two years in a row (`_YEAR_SPAN`: "2025-26",
     "2025/2026"; the second the year after the first), each as "2025-26"; with
@@ -258,10 +278,12 @@ def range_numbers(text: str) -> set[str]:
 def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
     """Return the key terms of `question` that none of `texts` carries, in order,
     accents and in-word marks set aside on both sides (`folded`); a day of the month
-    (`_DAY_OF_MONTH`) is carried by any day of the month the texts name."""
+    (`_DAY_OF_MONTH`) is carried by any day of the month the texts name, and a month's
+    name by a span of months that covers it (`spanned_months`)."""
     joined = folded("\n".join(texts))
     numbers = set(_NUMBER.findall(joined)) | range_numbers(joined)
     spans = year_spans(joined)
+    months = spanned_months(joined)
     if _DAY_OF_MONTH.search(joined):
         numbers |= set(_DAY_OF_MONTH.findall(question))
     present = set(words(joined))
@@ -272,6 +294,8 @@ def missing_terms(question: str, texts: Iterable[str]) -> tuple[str, ...]:
         plain = folded(term)
         if _YEAR_SPAN.fullmatch(plain):
             carried = plain in spans
+        elif plain in months:  # "July" in "dogs on a lead between 1 May and 30 September"
+            carried = True
         elif _CODE.fullmatch(plain):
             carried = plain in present
         elif plain[0].isdigit():

@@ -20,10 +20,11 @@ feet" asks for an area and is not checked).
 
 Stating a measure is read leniently, so that an answerable question is not refused:
 any currency sign or name anywhere in the sources states money (a table headed "Cost
-($)" states it for every row), as does a currency code beside a number ("AUD 40";
-"AUD" alone may be alcohol use disorder), and "is free", "free of charge", "no cost",
-"no fee", "costs nothing", "no copay" (not "free of particles", "smoke-free", "free
-to withdraw"); a number with a unit of length states a distance.
+($)" states it for every row; "100 pounds" too, unless it weighs), as does a currency
+code beside a number ("AUD 40"; "AUD" alone may be alcohol use disorder), and "is
+free", "free of charge", "no cost", "no fee", "costs nothing", "no copay" (not "free
+of particles", "smoke-free", "free to withdraw"); a number with a unit of length
+states a distance.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ a time answers."""
 _STATES_MONEY = re.compile(
     r"\b(?:is|are|was|were|be|been)\s+(?:\w+\s+)?free\b(?!-|\s+(?:of|from|to)\b)|"
     r"[$€£¥₹¢]|\b(?:dollars?|euros?|pence|cents?|rupees?|yen)(?![\w])|"
+    r"(?<!weighs\s)(?<!weighing\s)\b\d[\d,.]*\s+pounds?\b(?!\s+(?:in\s+)?weight\b)|"
     r"(?:\b(?:USD|US\$|EUR|GBP|INR|Rs\.|CHF|AUD|CAD)\s?\d|\d\s?(?:USD|EUR|GBP|INR|CHF|AUD|CAD)\b)|"
     r"\bfree of charge\b|\bfor free\b|\bwithout charge\b|\bcosts? nothing\b|"
     r"\bno[- ](?:cost|charge|fees?|co-?pay(?:ment)?s?)\b",
