@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from fastapi.testclient import TestClient
@@ -272,6 +273,18 @@ def test_plain_form_post_returns_the_whole_page(client: TestClient) -> None:
     assert answer is not None and verbatim_figures(answer)
     question = root.by_id("question")
     assert question is not None and question.text() == HTML_QUESTION
+
+
+def test_a_link_with_a_question_fills_the_box_and_asks_nothing(client: TestClient) -> None:
+    """A newcomer found no way to link to a question: `/?q=...` fills the question
+    box, escaped, and shows no answer until the reader asks."""
+    question = 'What is <b>"the dose"</b> & for whom?'
+    root = page_ok(client, "/?" + urlencode({"q": question}))
+    box = root.by_id("question")
+    assert box is not None and box.text() == question
+    answer = root.by_id("answer")
+    assert answer is None or not verbatim_figures(answer)
+    assert "<b>" not in client.get("/?" + urlencode({"q": question})).text
 
 
 def test_bad_questions_are_errors_not_answers(client: TestClient) -> None:

@@ -54,6 +54,10 @@ def _offered_modes(state: AppState, who: Principal) -> tuple[ModeChoice, ...]:
     return state.view(who).modes(state.backend())
 
 
+MAX_LINKED_QUESTION = 10_000
+"""The longest question `?q=` fills in (the question box's own limit)."""
+
+
 class AskForm(BaseModel):
     """The ask form's fields, as `/ask` and `/ask/stream` take them (a missing one
     is empty; the mode, quote; the context, paragraphs)."""
@@ -110,12 +114,14 @@ def _ask(
 
 
 @router.get("/", response_class=HTMLResponse)
-def ask_page(request: Request, state: StateDep, who: MaybePrincipal) -> Response:
+def ask_page(request: Request, state: StateDep, who: MaybePrincipal, q: str = "") -> Response:
     """The ask page: question form (offering the modes the backend can run and the
-    context forms worth offering for it) and the answer region."""
+    context forms worth offering for it) and the answer region. `?q=QUESTION` fills
+    the question box (cut to MAX_LINKED_QUESTION characters), so a question can be
+    linked to; it is asked only when the reader submits it."""
     if who is None:
         return pages.login_redirect(request)
-    return _ask_page(request, state, who, AskForm(), None)
+    return _ask_page(request, state, who, AskForm(question=q[:MAX_LINKED_QUESTION]), None)
 
 
 def _ask_page(
