@@ -1941,3 +1941,17 @@ def test_a_list_item_line_of_two_sentences_is_quoted_whole() -> None:
     )
     first = "Iron tablets: stop taking them 7 days before your colonoscopy."
     assert first in {wrapped[u.start : u.end] for u in quotable_units(wrapped)}
+
+
+def test_a_numbered_section_title_over_its_first_clause_is_no_part_of_it() -> None:
+    """A bylaw in plain text: "11. Appeals and representations" over "11.1 A person
+    who ..." was quoted as "Appeals and representations 11.1 A person ...", the title
+    glued to the clause and its number lost."""
+    text = (
+        "11. Appeals and representations\n"
+        "11.1 A person who has received a fixed penalty notice may write to the Council "
+        "within 14 days of the notice.\n"
+        "11.2 The Council will respond within 28 days."
+    )
+    units = {text[u.start : u.end] for u in quotable_units(text)}
+    assert units and all(unit.startswith(("11.1", "11.2")) for unit in units)

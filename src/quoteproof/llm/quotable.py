@@ -234,12 +234,18 @@ def inline_headings(text: str) -> list[tuple[int, int]]:
     ]
 
 
+_NUMBERED_TITLE = re.compile(r"(\d{1,3})\.\s+[A-Z]")
+"""A numbered section's title line ("11. Appeals and representations")."""
+
+
 def _after_heading_line(text: str, start: int, end: int) -> int:
     """Where the paragraph `text[start:end]` goes on after a heading on its first line
     ("Purpose\nThis policy describes ...", as plain-text files write a heading over
     its paragraph): the first line of at most HEADING_WORDS words, opening with a
     capital or a digit, ending with no punctuation nor a function word, and followed
-    by a line that opens with a capital; else `start`."""
+    by a line that opens with a capital, or a numbered section's title over its first
+    clause ("11. Appeals and representations" over "11.1 A person who ..."); else
+    `start`."""
     first_end = text.find("\n", start, end)
     if first_end < 0:
         return start
@@ -251,6 +257,9 @@ def _after_heading_line(text: str, start: int, end: int) -> int:
         and _words(first) <= HEADING_WORDS
         and not first.endswith((*CLOSING, ",", "-"))
     )
+    numbered = _NUMBERED_TITLE.match(first)
+    if numbered and rest.startswith(f"{numbered.group(1)}.1"):  # "11. Appeals" over "11.1"
+        return end - len(rest) if heading else start
     if heading and last_word not in STOPWORDS and rest[:1].isupper() and not LIST_MARK.match(first):
         return end - len(rest)
     return start

@@ -181,15 +181,21 @@ def parse_text(raw: bytes, path: str) -> ParsedDocument:
     path of the blocks after it, until a heading of the same level or above; any
     other is a "paragraph"; so is a line underlined by a rule ("-----", `_underlined`).
     The title is the first non-empty line (stripped) that is no rule ("=====") if it
-    has at most `TITLE_MAX_CHARS` characters, else the file name's stem. Raises
-    `IngestError` if `raw` is not UTF-8.
+    has at most `TITLE_MAX_CHARS` characters, else the file name's stem; when that
+    line and the next one are both written in capitals (`heading_level` 0: an issuer's
+    name over the document's title, "BOROUGH OF EASTMERE" over "DOG CONTROL AND PUBLIC
+    SPACES BYLAW 2024"), the longer of the two. Raises `IngestError` if `raw` is not
+    UTF-8.
     """
     text = decode_plain_text(raw, path)
     blocks = _blocks(text)
     title = PurePath(path).stem
-    for line in text.split("\n"):
-        stripped = line.strip().lstrip("\ufeff").strip()
+    lines = [line.strip().lstrip("\ufeff").strip() for line in text.split("\n")]
+    for k, stripped in enumerate(lines):
         if stripped and not _RULE.fullmatch(stripped):
+            following = lines[k + 1] if k + 1 < len(lines) else ""
+            if heading_level(stripped) == 0 and heading_level(following) == 0:
+                stripped = max(stripped, following, key=len)
             if len(stripped) <= TITLE_MAX_CHARS:
                 title = stripped
             break
