@@ -647,15 +647,19 @@ def split_fee_table_pdf(*, text_between: bool = False, other_columns: bool = Fal
     repeated; with
     `text_between`, page 2 opens with a paragraph before the rest of the table
     (another table, for all a reader can tell); with `other_columns`, page 2's rows
-    are set in columns of other widths (another table of as many columns)."""
+    are set in columns of other widths from the same left edge (another table of as
+    many columns)."""
     from reportlab.lib.styles import getSampleStyleSheet
     from reportlab.platypus import PageBreak, Paragraph, Spacer
 
     buffer = io.BytesIO()
     body = getSampleStyleSheet()["BodyText"]
     grid = ("GRID", (0, 0), (-1, -1), 0.5, colors.black)
-    widths = [200, 60, 140] if other_columns else None
-    first, rest = Table(FEE_ROWS[:8]), Table(FEE_ROWS[8:], colWidths=widths)
+    widths = [200, 100, 140]
+    first = Table(FEE_ROWS[:8], colWidths=widths, hAlign="LEFT")
+    rest = Table(
+        FEE_ROWS[8:], colWidths=[100, 200, 140] if other_columns else widths, hAlign="LEFT"
+    )
     first.setStyle(TableStyle([grid, ("FONTNAME", (0, 0), (-1, 0), "Helvetica-Bold")]))
     rest.setStyle(TableStyle([grid]))
     between = [Paragraph("Other charges are listed below.", body)] if text_between else []

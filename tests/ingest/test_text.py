@@ -78,13 +78,15 @@ def test_title_skips_blank_lines_and_bom() -> None:
     assert doc.text[doc.blocks[0].start : doc.blocks[0].end] == "Heading here  \nmore"
 
 
-def test_an_issuer_over_the_title_in_capitals_gives_way_to_the_longer_title() -> None:
+def test_an_issuer_and_the_title_in_capitals_are_the_title_together() -> None:
     """A newcomer's bylaw was titled "BOROUGH OF EASTMERE", its issuer, over "DOG
-    CONTROL AND PUBLIC SPACES BYLAW 2024"; a title over a sentence stays the title."""
+    CONTROL AND PUBLIC SPACES BYLAW 2024": two such lines are the title together, in
+    either order; a title over a sentence stays the title."""
     text = "BOROUGH OF EASTMERE\nDOG CONTROL AND PUBLIC SPACES BYLAW 2024\n\nMade in 2024."
-    assert (
-        parse_text(text.encode(), "bylaw.txt").title == "DOG CONTROL AND PUBLIC SPACES BYLAW 2024"
-    )
+    title = "BOROUGH OF EASTMERE — DOG CONTROL AND PUBLIC SPACES BYLAW 2024"
+    assert parse_text(text.encode(), "bylaw.txt").title == title
+    under = "PARKING BYLAW 2024\nISSUED BY THE BOROUGH COUNCIL\n\nMade in 2024."
+    assert parse_text(under.encode(), "parking.txt").title.startswith("PARKING BYLAW 2024")
     plain = "SIDE EFFECTS\nMost people have none.\n"
     assert parse_text(plain.encode(), "leaflet.txt").title == "SIDE EFFECTS"
 

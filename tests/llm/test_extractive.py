@@ -1909,6 +1909,16 @@ def test_a_filled_gap_drops_an_overlapping_chunks_copy_of_the_sentence_in_it() -
     )
     sources = (chunk("a", FINES), chunk("b", copy))
     assert quoted(extract_answer(question, sources, embed)) == [("a", FINES)]  # type: ignore[arg-type]
+    # a reviewer's unit that shares most words with the filled quote but says otherwise
+    other = (
+        "Within 28 days, the school may not ask the local authority to issue a penalty "
+        "notice to each parent. Pay online."
+    )
+    said = other[: other.index(" Pay")]  # what the short paragraph is scored on
+    vectors = {question: (1, 0, 0), first: (1, 0.1, 0), said: (1, 0.12, 0), last: (1, 0.15, 0)}
+    sources = (chunk("a", FINES), chunk("b", other))
+    shown = quoted(extract_answer(question, sources, fake_embed(vectors)))  # type: ignore[arg-type]
+    assert ("b", other) in shown
 
 
 def test_the_sentence_between_is_found_when_it_is_quoted_from_the_one_before() -> None:
@@ -1941,6 +1951,15 @@ def test_a_list_item_line_of_two_sentences_is_quoted_whole() -> None:
     )
     first = "Iron tablets: stop taking them 7 days before your colonoscopy."
     assert first in {wrapped[u.start : u.end] for u in quotable_units(wrapped)}
+    # a reviewer's hard-wrapped line that ends with a bracket: no item line
+    permits = (
+        "Residents may apply for one permit per household for each vehicle registered at "
+        "the address, and permits are issued for a year from approval (see the map on "
+        "page 4)\nunless the vehicle is over 3.5 tonnes. The permit costs £45 a year.\n"
+        "Visitor permits are sold in books of ten."
+    )
+    units = {permits[u.start : u.end] for u in quotable_units(permits)}
+    assert "The permit costs £45 a year." in units
 
 
 def test_a_numbered_section_title_over_its_first_clause_is_no_part_of_it() -> None:
@@ -1955,3 +1974,6 @@ def test_a_numbered_section_title_over_its_first_clause_is_no_part_of_it() -> No
     )
     units = {text[u.start : u.end] for u in quotable_units(text)}
     assert units and all(unit.startswith(("11.1", "11.2")) for unit in units)
+    # a reviewer's numbered item wrapped before "2.1 g": no title over a clause
+    dose = "2. The maximum daily dose for adults is\n2.1 g per day in divided doses."
+    assert any("maximum daily dose" in dose[u.start : u.end] for u in quotable_units(dose))

@@ -127,6 +127,7 @@ def test_a_day_of_the_month_is_carried_by_the_rule_for_another_day_not_by_other_
     assert missing_terms("What does the 21st Amendment say?", ["The 18th Amendment"]) == ("21",)
     assert missing_terms("What is the fine for the 3rd offence?", rule) == ("3",)  # no day
     assert missing_terms(question, ["A warning is issued for the 1st offence."]) == ("20",)
+    assert missing_terms(question, ["Take it on the 2nd day of your cycle."]) == ("20",)
     assert missing_terms("Is it paid on the 20th March?", ["Paid by the 15th March."]) == ()
 
 
@@ -155,3 +156,5 @@ def test_a_month_is_carried_by_a_span_of_months_that_covers_it() -> None:
     )
     winter = ["The car park is closed from October to March."]
     assert missing_terms("Is the car park open in December?", winter) == ()
+    twice = ["Payments are made in June and December."]  # two months, no span
+    assert missing_terms("Are payments made in September?", twice) == ("september",)

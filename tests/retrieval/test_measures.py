@@ -72,6 +72,8 @@ def test_the_measures_a_question_asks_for(question: str, measures: tuple[str, ..
         (MONEY, "Visits have no copay.", True),
         (MONEY, "The fixed penalty is 100 pounds, reduced to 60 pounds if paid early.", True),
         (MONEY, "The patient weighs 140 pounds.", False),
+        (MONEY, "She weighed about 140 pounds; do not lift more than 10 pounds.", False),
+        (MONEY, "He lost 10 pounds. The tyre takes 32 pounds per square inch.", False),
         (MONEY, "Costs rose by 12% in 2021 among 4,000 participants.", False),
         (MONEY, "A smoke-free policy was adopted in 2019.", False),
         (MONEY, "The solution is free of particles; the closure is free from defects.", False),

@@ -488,8 +488,9 @@ def _with_gaps_filled(chosen: list[Candidate], candidates: Sequence[Candidate]) 
     out the sentence between two it shows would read as if they followed each other
     ("... a penalty notice to each parent." then "If the penalty is not paid within 28
     days ...", without "The penalty is £80 ..."). The better-ranked unit's place is
-    kept, and a chosen unit the joined one now holds (an overlapping chunk's copy of
-    that sentence) is dropped."""
+    kept, and a chosen unit the joined one now holds, or that repeats the sentence it
+    fills in (`near_duplicate`: an overlapping chunk's copy of that sentence), is
+    dropped."""
     for i, first in enumerate(chosen):
         for j in range(i + 1, len(chosen)):
             second = chosen[j]
@@ -497,11 +498,14 @@ def _with_gaps_filled(chosen: list[Candidate], candidates: Sequence[Candidate]) 
                 _adjacent(first, second) or _one_sentence_between(first, second, candidates)
             ):
                 joined = _joined(second, first)
-                text = joined.quoted(joined.start, joined.end)
+                whole = " ".join(words(joined.quoted(joined.start, joined.end)))
+                low, high = min(first.end, second.end), max(first.start, second.start)
+                filled = joined.quoted(low, high) if low < high else ""
                 rest = [
                     c
                     for c in chosen[i + 1 : j] + chosen[j + 1 :]
-                    if not near_duplicate(c.quoted(c.start, c.end), text)
+                    if " ".join(words(c.quoted(c.start, c.end))) not in whole
+                    and not (filled.strip() and near_duplicate(c.quoted(c.start, c.end), filled))
                 ]
                 return _with_gaps_filled([*chosen[:i], joined, *rest], candidates)
     return chosen

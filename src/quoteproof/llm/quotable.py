@@ -258,8 +258,9 @@ def _after_heading_line(text: str, start: int, end: int) -> int:
         and not first.endswith((*CLOSING, ",", "-"))
     )
     numbered = _NUMBERED_TITLE.match(first)
-    if numbered and rest.startswith(f"{numbered.group(1)}.1"):  # "11. Appeals" over "11.1"
-        return end - len(rest) if heading else start
+    clause = numbered and re.match(rf"{numbered.group(1)}\.1(?!\d)\s+[A-Z]", rest)
+    if clause and heading and last_word not in STOPWORDS:  # "11. Appeals" over "11.1 A ..."
+        return end - len(rest)
     if heading and last_word not in STOPWORDS and rest[:1].isupper() and not LIST_MARK.match(first):
         return end - len(rest)
     return start
@@ -705,13 +706,20 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
 
 def _item_line(text: str, start: int, end: int, s: int, e: int) -> tuple[int, int]:
     """The span of the line of the paragraph `text[start:end]` that holds the sentence
-    `text[s:e]`, when the paragraph's lines are set apart (more than one, each ending
-    a sentence: the items of a list without bullets, "Blood thinners such as warfarin:
+    `text[s:e]`, when the paragraph's lines are set apart (more than one, each opening
+    with a capital or a digit and ending with a full stop, "!" or "?": the items of a list
+    without bullets, "Blood thinners such as warfarin:
     do not stop these yourself. The pre-assessment nurse will give you individual
     instructions.") and that line runs to SHORT_PARAGRAPH_WORDS words or fewer: such
     a line is quoted whole, like a short paragraph; else `(s, e)`."""
     lines = [(start + m.start(), start + m.end()) for m in re.finditer(r"[^\n]+", text[start:end])]
-    if len(lines) < 2 or not all(text[lo:hi].rstrip().endswith(CLOSING) for lo, hi in lines):
+    apart = all(
+        text[lo:hi].rstrip().endswith(_FULL_STOP)
+        and text[lo:hi].lstrip()[:1].isalnum()
+        and not text[lo:hi].lstrip()[:1].islower()
+        for lo, hi in lines
+    )
+    if len(lines) < 2 or not apart:
         return s, e
     lo, hi = next(((lo, hi) for lo, hi in lines if lo <= s < hi), (s, e))
     if e > hi or _words(text[lo:hi]) > SHORT_PARAGRAPH_WORDS:

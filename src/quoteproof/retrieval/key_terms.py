@@ -102,18 +102,21 @@ _DAY_OF_MONTH = re.compile(
     r"([1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b"
     rf"(?!\s+(?:(?!(?:{_MONTH_NAMES})\b)[A-Z]|(?i:century|centuries|floor|edition|"
     r"anniversary|birthday|percentile|grade|place|times?|years?|weeks?|months?|row|round|"
-    r"dose|trimester|line|generation|session|offen[cs]e|child|visit|attempt)\b))"
+    r"dose|trimester|line|generation|session|offen[cs]e|child|visit|attempt|days?|cycles?|"
+    r"pages?|warnings?|stages?|steps?|levels?|phases?|chapters?|items?)\b))"
 )
 """A day of the month: an ordinal of 1 to 31 after "on the", "by the", "after the" ...,
 not of a century, a floor or another counted thing ("on the 20th", "after the 15th
 are paid", "by the 3rd March"; not "the 20th century", "on the 2nd floor", "for the 3rd
 offence" nor "on the 3rd Amendment")."""
+_DAY = r"(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?)?"
 _MONTH_RANGE = re.compile(
-    rf"\b({_MONTH_NAMES})\b[^.;:\n]{{0,12}}?\s*(?:to|and|until|till|through|-|–|—)\s*"
-    rf"(?:the\s+)?(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?)?({_MONTH_NAMES})\b"
+    rf"\b(?:[Bb]etween\s+{_DAY}({_MONTH_NAMES})\b[^.;:\n]{{0,12}}?\s*and\s*{_DAY}"
+    rf"({_MONTH_NAMES})|({_MONTH_NAMES})\b[^.;:\n]{{0,12}}?\s*(?:to|until|till|through|-|–|—)"
+    rf"\s*{_DAY}({_MONTH_NAMES}))\b"
 )
 """A span of months: "between 1 May and 30 September", "from October to March",
-"April–June"."""
+"April–June" ("in June and December" names two months, no span)."""
 _YEAR_SPAN = re.compile(r"\b((?:19|20)\d\d)\s?[-–—/]\s?((?:19|20)?\d\d)\b")
 """A school, financial or season year written as two years in a row ("2025-26",
 "2025/2026", "2025–26")."""
@@ -234,7 +237,8 @@ def spanned_months(text: str) -> set[str]:
     names = _MONTH_NAMES.lower().split("|")
     covered: set[str] = set()
     for match in _MONTH_RANGE.finditer(text):
-        first, last = names.index(match.group(1).lower()), names.index(match.group(2).lower())
+        ends = [name for name in match.groups() if name]
+        first, last = names.index(ends[0].lower()), names.index(ends[1].lower())
         length = (last - first) % 12
         covered |= {names[(first + k) % 12] for k in range(length + 1)}
     return covered

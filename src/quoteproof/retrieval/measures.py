@@ -57,7 +57,6 @@ a time answers."""
 _STATES_MONEY = re.compile(
     r"\b(?:is|are|was|were|be|been)\s+(?:\w+\s+)?free\b(?!-|\s+(?:of|from|to)\b)|"
     r"[$€£¥₹¢]|\b(?:dollars?|euros?|pence|cents?|rupees?|yen)(?![\w])|"
-    r"(?<!weighs\s)(?<!weighing\s)\b\d[\d,.]*\s+pounds?\b(?!\s+(?:in\s+)?weight\b)|"
     r"(?:\b(?:USD|US\$|EUR|GBP|INR|Rs\.|CHF|AUD|CAD)\s?\d|\d\s?(?:USD|EUR|GBP|INR|CHF|AUD|CAD)\b)|"
     r"\bfree of charge\b|\bfor free\b|\bwithout charge\b|\bcosts? nothing\b|"
     r"\bno[- ](?:cost|charge|fees?|co-?pay(?:ment)?s?)\b",
@@ -97,12 +96,37 @@ def asked_measures(question: str) -> tuple[str, ...]:
     return tuple(asked)
 
 
+_POUNDS = re.compile(r"\b\d[\d,.]*\s+pounds?\b", re.IGNORECASE)
+_WEIGHT_BEFORE = re.compile(
+    r"\b(?:weigh\w*|lift\w*|los[et]|losing|gain\w*|carr(?:y|ies|ied|ying)|heav\w*)"
+    r"(?:\s+[\w-]+){0,3}\s*$",
+    re.IGNORECASE,
+)
+_WEIGHT_AFTER = re.compile(
+    r"\s*(?:per\s+square|of\s+(?:body\s+)?weight|in\s+weight|psi|of\s+force)\b", re.IGNORECASE
+)
+WEIGHT_WINDOW = 40
+"""How many characters before "100 pounds" are read for a word of weight."""
+
+
+def _pounds_of_money(text: str) -> bool:
+    """Whether `text` states a sum in pounds in words ("reduced to 60 pounds"), not a
+    weight ("weighs about 100 pounds", "do not lift more than 10 pounds", "lost 10
+    pounds", "10 pounds per square inch")."""
+    return any(
+        not _WEIGHT_BEFORE.search(text[max(0, m.start() - WEIGHT_WINDOW) : m.start()])
+        and not _WEIGHT_AFTER.match(text, m.end())
+        for m in _POUNDS.finditer(text)
+    )
+
+
 def states_measure(measure: str, text: str) -> bool:
     """Whether `text` states `measure` (a name `asked_measures` gives): any currency
-    sign or name, or a word for no charge, for money; a number with a unit of length
-    for a distance."""
-    pattern = _STATES_MONEY if measure == MONEY else _STATES_DISTANCE
-    return pattern.search(text) is not None
+    sign or name (pounds too, unless they weigh: `_pounds_of_money`), or a word for
+    no charge, for money; a number with a unit of length for a distance."""
+    if measure == MONEY:
+        return _STATES_MONEY.search(text) is not None or _pounds_of_money(text)
+    return _STATES_DISTANCE.search(text) is not None
 
 
 def missing_measures(question: str, texts: Iterable[str]) -> tuple[str, ...]:

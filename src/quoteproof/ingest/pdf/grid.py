@@ -51,6 +51,9 @@ class CellRow:
 
     cells: tuple[tuple[PdfLine, ...], ...]
     spanning: bool = False
+    columns: tuple[float, ...] = ()
+    """The bounds of its table's columns, left to right (PDF points, display
+    orientation): where the column rulings stand."""
 
 
 @dataclass(frozen=True)
@@ -211,7 +214,7 @@ def _rows(
         spanning = cells.spanning[row]
         width = 1 if spanning else n_columns
         row_cells = tuple(tuple(found.get((row, column), ())) for column in range(width))
-        rows.append(CellRow(row_cells, spanning))
+        rows.append(CellRow(row_cells, spanning, cells.columns))
     short = all(_words(cell) <= CELL_WORDS for cell_row in rows for cell in cell_row.cells)
     for cell_row in rows:
         if cell_row.spanning or cells.wrapped:

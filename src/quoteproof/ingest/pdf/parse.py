@@ -42,8 +42,8 @@ Structure, decided per line in this order (details in `structure`,
    cells joined by " | " (a cell's lines by a space), kept as
    `ParsedDocument.tables`; its first row is the header only when the font shows
    it (all bold above a body that is not). Such a table that opens a page with no
-   header row, its columns starting where those of the headed table that ended the
-   page before start, goes on that table (`_continues_table`: the page break split it, and its rows
+   header row, its column rulings where those of the headed table that ended the
+   page before stand, goes on that table (`_continues_table`: the page break split it, and its rows
    keep the header). A row ruled as one cell across the
    table (a title, notes, a section label) is a line of the block but no table
    row. Other tables keep PDFium's lines, joined by "\n".
@@ -304,26 +304,18 @@ def _at_body_size(plan: BlockPlan, body: float) -> bool:
 
 
 COLUMN_TOLERANCE = 3.0
-"""How far apart (points) the left edges of two tables' columns may lie for one table to
-go on the other across a page break."""
+"""How far apart (points) two tables' column rulings may stand for one table to go on
+the other across a page break."""
 
 
-def _column_starts(cells: Sequence[CellRow]) -> tuple[float | None, ...]:
-    """Where the text of each column of a table's cell rows starts (the least `x0` of
-    its pieces; None for a column with no text), spanning rows set aside."""
-    rows = [row.cells for row in cells if not row.spanning]
-    width = max((len(cells) for cells in rows), default=0)
-    return tuple(
-        min((piece.x0 for cells in rows if k < len(cells) for piece in cells[k]), default=None)
-        for k in range(width)
-    )
-
-
-def _same_columns(a: tuple[float | None, ...], b: tuple[float | None, ...]) -> bool:
-    """Whether two tables' columns (`_column_starts`) are as many and start at the same
-    places, within COLUMN_TOLERANCE where both have text."""
-    return len(a) == len(b) and all(
-        x is None or y is None or abs(x - y) <= COLUMN_TOLERANCE for x, y in zip(a, b, strict=True)
+def _same_columns(a: Sequence[CellRow], b: Sequence[CellRow]) -> bool:
+    """Whether the tables of cell rows `a` and `b` have their column rulings at the
+    same places (`CellRow.columns`, within COLUMN_TOLERANCE)."""
+    left, right = (a[0].columns if a else ()), (b[0].columns if b else ())
+    return (
+        bool(left)
+        and len(left) == len(right)
+        and all(abs(x - y) <= COLUMN_TOLERANCE for x, y in zip(left, right, strict=True))
     )
 
 
@@ -331,13 +323,13 @@ def _continues_table(
     blocks: Sequence[Block],
     tables: Sequence[SourceTable],
     rows: tuple[TableRow, ...],
-    columns: tuple[tuple[float | None, ...], tuple[float | None, ...]],
+    cells: tuple[Sequence[CellRow], Sequence[CellRow]],
     starts: tuple[int, int],
 ) -> bool:
     """Whether the table `rows` (no header row) opening a page (`starts`: where it
     starts, where its page does) goes on the table that ended the page before: the
-    last block is that table, it has a header row, and its columns (`columns`: its
-    own and these rows') are as many and start at the same places (a table the page
+    last block is that table, it has a header row, and the two tables' column rulings
+    (`cells`: its cell rows and these) stand at the same places (a table the page
     break split, the header not repeated: "Lost key or fob replacement | £45" under
     "Payment | Amount"; a contacts table of three other columns is another table)."""
     if starts[0] != starts[1] or not blocks or not tables or any(row.header for row in rows):
@@ -347,7 +339,7 @@ def _continues_table(
         blocks[-1].kind == "table"
         and before.rows[-1].end == blocks[-1].end
         and before.rows[0].header
-        and _same_columns(*columns)
+        and _same_columns(*cells)
     )
 
 
@@ -376,7 +368,7 @@ def _assemble(
     title: tuple[float, str] | None = None
     caption_open = False
     tables: list[SourceTable] = []
-    last_columns: tuple[float | None, ...] = ()  # where the last table's columns start
+    last_cells: Sequence[CellRow] = ()  # the cell rows of the last table begun
     for plan in plans:
         found: tuple[TableRow, ...] = ()
         if plan.cells is not None:
@@ -394,13 +386,12 @@ def _assemble(
         canonical.extend(pieces, plan.page)
         if found and plan.cells is not None:
             rows = tuple(_shifted(row, start) for row in found)
-            columns = _column_starts(plan.cells)
             starts = (start, page_starts[plan.page - 1])
-            if _continues_table(blocks, tables, rows, (last_columns, columns), starts):
+            if _continues_table(blocks, tables, rows, (last_cells, plan.cells), starts):
                 tables[-1] = SourceTable(tables[-1].rows + rows)
             else:
                 tables.append(SourceTable(rows))
-                last_columns = columns
+                last_cells = plan.cells
         if plan.kind == "heading" or plan.page == 1:
             text = canonical.text_from(start)
             if plan.kind == "heading":

@@ -183,9 +183,9 @@ def parse_text(raw: bytes, path: str) -> ParsedDocument:
     The title is the first non-empty line (stripped) that is no rule ("=====") if it
     has at most `TITLE_MAX_CHARS` characters, else the file name's stem; when that
     line and the next one are both written in capitals (`heading_level` 0: an issuer's
-    name over the document's title, "BOROUGH OF EASTMERE" over "DOG CONTROL AND PUBLIC
-    SPACES BYLAW 2024"), the longer of the two. Raises `IngestError` if `raw` is not
-    UTF-8.
+    name and the document's title, "BOROUGH OF EASTMERE" over "DOG CONTROL AND PUBLIC
+    SPACES BYLAW 2024", in either order), the two joined by " — ". Raises
+    `IngestError` if `raw` is not UTF-8.
     """
     text = decode_plain_text(raw, path)
     blocks = _blocks(text)
@@ -195,7 +195,7 @@ def parse_text(raw: bytes, path: str) -> ParsedDocument:
         if stripped and not _RULE.fullmatch(stripped):
             following = lines[k + 1] if k + 1 < len(lines) else ""
             if heading_level(stripped) == 0 and heading_level(following) == 0:
-                stripped = max(stripped, following, key=len)
+                stripped = f"{stripped} — {following}"
             if len(stripped) <= TITLE_MAX_CHARS:
                 title = stripped
             break
