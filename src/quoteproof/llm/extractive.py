@@ -70,13 +70,15 @@ two that only one sentence of their paragraph parts, with that sentence
 (`_with_gaps_filled`). A unit that
 does not stand alone is quoted from the sentence before it in its paragraph: one
 that opens with a pronoun for what that sentence names ("This is decided by the
-nurse in charge"), and, for "why", one that opens by drawing a consequence
-("Therefore, we could not ..."), whose reason that sentence gives.
+nurse in charge"), scored with that sentence too, and, for "why", one that opens by
+drawing a consequence ("Therefore, we could not ..."), whose reason that sentence
+gives.
 
 The same ranking offers a model its candidates (`ExtractiveChoice.offered`): up to
 OFFERED units of one chunk each, best first, none repeating a better one, so that a
 model in `quote` mode chooses among the passages this backend found instead of among
-every unit.
+every unit (a unit quoted from the sentence before is offered as its own sentence,
+the unit a model can point at).
 """
 
 from __future__ import annotations
