@@ -5,7 +5,7 @@ A chunk's text is split into paragraphs (lines), then each into sentences, each 
 a unit; in a short paragraph (at most SHORT_PARAGRAPH_WORDS words) a sentence's unit is
 the paragraph whole, scored on that sentence, and so is a short line of a paragraph
 whose lines each end a sentence (a Word or web list's items without bullets,
-`_item_line`). Left out: fragments under MIN_WORDS words
+`_item_lines`). Left out: fragments under MIN_WORDS words
 (not counting cross-references such as "[see Warnings (5.1)]"), lines that read as
 headings (no closing punctuation, and short or title-cased), table-of-contents lines,
 table and figure captions, entries of reference lists (a line with a journal's
@@ -58,6 +58,7 @@ from dataclasses import dataclass, replace
 from quoteproof.sentences import CLOSING, CONNECTORS, runs_on, sentence_bounds
 from quoteproof.terms import STOPWORDS
 from quoteproof.text.numbering import LIST_MARK, bare_number
+from quoteproof.text.spans import trim_span
 
 MIN_WORDS = 5
 HEADING_WORDS = 12
@@ -691,6 +692,7 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
         if not sentences:
             units += _record_lines(text, start, end)
         short = _words(line) <= SHORT_PARAGRAPH_WORDS and not item
+        item_lines = [] if short else _item_lines(text, start, end)
         for s, e in sentences:
             if short:  # a short paragraph is quoted whole, scored on each sentence
                 units.append(Unit(start, end, s, e))
@@ -699,32 +701,33 @@ def quotable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit
             elif lead_in is not None and e - lead_in[0] <= CONTEXT_CHARS:
                 units.append(Unit(lead_in[0], e, s, e))
             else:
-                lo, hi = _item_line(text, start, end, s, e)
+                lo, hi = next(((lo, hi) for lo, hi in item_lines if lo <= s and e <= hi), (s, e))
                 units.append(Unit(lo, hi, s, e))
     return units
 
 
-def _item_line(text: str, start: int, end: int, s: int, e: int) -> tuple[int, int]:
-    """The span of the line of the paragraph `text[start:end]` that holds the sentence
-    `text[s:e]`, when the paragraph's lines are set apart (more than one, each opening
-    with a capital or a digit and ending with a full stop, "!" or "?": the items of a list
-    without bullets, "Blood thinners such as warfarin:
-    do not stop these yourself. The pre-assessment nurse will give you individual
-    instructions.") and that line runs to SHORT_PARAGRAPH_WORDS words or fewer: such
-    a line is quoted whole, like a short paragraph; else `(s, e)`."""
-    lines = [(start + m.start(), start + m.end()) for m in re.finditer(r"[^\n]+", text[start:end])]
-    apart = all(
-        text[lo:hi].rstrip().endswith(_FULL_STOP)
-        and text[lo:hi].lstrip()[:1].isalnum()
-        and not text[lo:hi].lstrip()[:1].islower()
+def _item_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The lines of the paragraph `text[start:end]` (trimmed spans) of
+    SHORT_PARAGRAPH_WORDS words or fewer, when its lines are set apart: more than one,
+    each opening with a capital or a digit and ending with a full stop, "!" or "?" (the
+    items of a list without bullets: "Blood thinners such as warfarin: do not stop
+    these yourself. The pre-assessment nurse will give you individual
+    instructions."). A sentence of such a line is quoted with the line whole, as a
+    short paragraph is. [] for any other paragraph."""
+    lines = [
+        trim_span(text, start + m.start(), start + m.end())
+        for m in re.finditer(r"[^\n]+", text[start:end])
+    ]
+    apart = len(lines) > 1 and all(
+        text[lo:hi].endswith(_FULL_STOP) and text[lo].isalnum() and not text[lo].islower()
         for lo, hi in lines
+        if lo < hi
     )
-    if len(lines) < 2 or not apart:
-        return s, e
-    lo, hi = next(((lo, hi) for lo, hi in lines if lo <= s < hi), (s, e))
-    if e > hi or _words(text[lo:hi]) > SHORT_PARAGRAPH_WORDS:
-        return s, e
-    return lo, len(text[:hi].rstrip())
+    return (
+        [(lo, hi) for lo, hi in lines if _words(text[lo:hi]) <= SHORT_PARAGRAPH_WORDS]
+        if apart
+        else []
+    )
 
 
 def pointable_units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[Unit]:
